@@ -1,0 +1,458 @@
+"""The shared index cache: one SQLite file that many folders and many processes use.
+
+Layout (``SCHEMA_VERSION`` is kept in ``PRAGMA user_version``):
+
+- ``contents``: one row per distinct PDF *content* (keyed by SHA-256 of the bytes). Extraction,
+  pages, blocks, outline, sections and embeddings hang off a content id, so a renamed, moved or
+  touched file, or the same file in two folders, is never extracted or embedded twice.
+- ``files``: one row per (root folder, document path relative to it) with the (size, mtime_ns)
+  seen last and the content it points to, or a file-level skip reason ("permission denied").
+  ``doc`` is the document's identity everywhere in pdftui.
+- ``pages`` + ``pages_fts``: page text and its FTS5 index (porter + unicode61, diacritics
+  removed). ``pages_fts`` is contentless; its rowid is ``pages.id``.
+- ``blocks``: paragraph-sized text blocks with bounding boxes (points), for excerpts.
+- ``outline``: the validated outline; ``sections`` + ``sections_fts``: sections (outline or
+  detector) with their text, indexed by title and body.
+- ``units``: embedding units (character ranges of a page's text) with float32 vectors, per
+  model; ``embeddings``: per (content, model) progress, so an interrupted run resumes.
+
+BM25 statistics are per document: :mod:`pdftui.search.keyword` reads term instances from the
+``pages_fts_instance`` fts5vocab table and scores each document's pages with that document's own
+page count, document frequencies and average page length (``pages.n_tokens``), so adding or
+removing unrelated PDFs never changes a document's internal page ranking.
+
+Concurrency: WAL journal, a 60 s busy timeout, and every write in a short ``BEGIN IMMEDIATE``
+transaction; a content is inserted whole in one transaction (never half-indexed) and a
+content that another process inserted first is simply reused (``sha256`` is UNIQUE).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sqlite3
+import threading
+import time
+import unicodedata
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from .document import Extraction
+
+SCHEMA_VERSION = 1
+#: Bump when extraction output changes: contents extracted by an older version are redone.
+EXTRACTOR_VERSION = 1
+DB_NAME = "index.sqlite3"
+BUSY_TIMEOUT_MS = 60_000
+
+_TOKENIZER = "porter unicode61 remove_diacritics 2"
+
+_SCHEMA = f"""
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS contents(
+    id INTEGER PRIMARY KEY,
+    sha256 TEXT NOT NULL UNIQUE,
+    size INTEGER NOT NULL,
+    title TEXT NOT NULL,
+    page_count INTEGER NOT NULL,
+    skip_reason TEXT,
+    text_quality TEXT NOT NULL,
+    outline_dropped INTEGER NOT NULL DEFAULT 0,
+    notes TEXT NOT NULL DEFAULT '[]',
+    n_tokens INTEGER NOT NULL DEFAULT 0,
+    extractor_version INTEGER NOT NULL,
+    indexed_at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS files(
+    root TEXT NOT NULL,
+    doc TEXT NOT NULL,
+    size INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL,
+    content_id INTEGER REFERENCES contents(id),
+    skip_reason TEXT,
+    seen_at REAL NOT NULL,
+    PRIMARY KEY(root, doc)
+);
+CREATE INDEX IF NOT EXISTS files_content ON files(content_id);
+CREATE TABLE IF NOT EXISTS pages(
+    id INTEGER PRIMARY KEY,
+    content_id INTEGER NOT NULL REFERENCES contents(id),
+    number INTEGER NOT NULL,
+    label TEXT NOT NULL,
+    text TEXT NOT NULL,
+    n_tokens INTEGER NOT NULL,
+    UNIQUE(content_id, number)
+);
+CREATE VIRTUAL TABLE IF NOT EXISTS pages_fts USING fts5(
+    text, content='', tokenize='{_TOKENIZER}');
+CREATE VIRTUAL TABLE IF NOT EXISTS pages_fts_instance USING fts5vocab(pages_fts, 'instance');
+CREATE TABLE IF NOT EXISTS blocks(
+    content_id INTEGER NOT NULL,
+    page INTEGER NOT NULL,
+    ordinal INTEGER NOT NULL,
+    x0 REAL NOT NULL, y0 REAL NOT NULL, x1 REAL NOT NULL, y1 REAL NOT NULL,
+    text TEXT NOT NULL,
+    PRIMARY KEY(content_id, page, ordinal)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS outline(
+    content_id INTEGER NOT NULL,
+    ordinal INTEGER NOT NULL,
+    level INTEGER NOT NULL,
+    title TEXT NOT NULL,
+    page INTEGER NOT NULL,
+    y REAL,
+    PRIMARY KEY(content_id, ordinal)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS sections(
+    id INTEGER PRIMARY KEY,
+    content_id INTEGER NOT NULL,
+    ordinal INTEGER NOT NULL,
+    level INTEGER NOT NULL,
+    title TEXT NOT NULL,
+    path TEXT NOT NULL,
+    start_page INTEGER NOT NULL,
+    start_block INTEGER NOT NULL,
+    end_page INTEGER NOT NULL,
+    end_block INTEGER NOT NULL,
+    text TEXT NOT NULL,
+    source TEXT NOT NULL,
+    n_tokens INTEGER NOT NULL,
+    UNIQUE(content_id, ordinal)
+);
+CREATE VIRTUAL TABLE IF NOT EXISTS sections_fts USING fts5(
+    title, text, content='', tokenize='{_TOKENIZER}');
+CREATE VIRTUAL TABLE IF NOT EXISTS sections_fts_instance USING fts5vocab(sections_fts, 'instance');
+CREATE TABLE IF NOT EXISTS units(
+    id INTEGER PRIMARY KEY,
+    content_id INTEGER NOT NULL,
+    model_id TEXT NOT NULL,
+    page INTEGER NOT NULL,
+    ordinal INTEGER NOT NULL,
+    char_start INTEGER NOT NULL,
+    char_end INTEGER NOT NULL,
+    vector BLOB NOT NULL,
+    UNIQUE(content_id, model_id, page, ordinal)
+);
+CREATE TABLE IF NOT EXISTS embeddings(
+    content_id INTEGER NOT NULL,
+    model_id TEXT NOT NULL,
+    weights_hash TEXT NOT NULL,
+    units_total INTEGER NOT NULL,
+    units_done INTEGER NOT NULL,
+    PRIMARY KEY(content_id, model_id)
+) WITHOUT ROWID;
+"""
+
+
+class CacheError(RuntimeError):
+    """The cache location cannot be used (read-only, full, not a directory, corrupt).
+
+    The message is one plain sentence meant for the user.
+    """
+
+
+def default_cache_dir() -> Path:
+    """The cache folder: ``$PDFTUI_CACHE_DIR`` if set, else the platform user cache dir.
+
+    Uses platformdirs (``~/.cache/pdftui`` on Linux, honouring ``XDG_CACHE_HOME``).
+    """
+    env = os.environ.get("PDFTUI_CACHE_DIR")
+    if env:
+        return Path(env).expanduser()
+    from platformdirs import user_cache_dir
+
+    return Path(user_cache_dir("pdftui", appauthor=False))
+
+
+_CJK_RE = re.compile(
+    "([\u2e80-\u2fdf\u3040-\u30ff\u3100-\u312f\u3190-\u31ff\u3400-\u4dbf\u4e00-\u9fff"
+    "\uac00-\ud7af\uf900-\ufaff\U00020000-\U0002fa1f])"
+)
+_TOKEN_RE = re.compile(r"\w+")
+
+
+def fts_text(text: str) -> str:
+    """The text as it is fed to FTS5: NFKC, and each CJK character made its own token.
+
+    unicode61 treats a run of CJK characters as one token, so "天气" would never match inside
+    "今天天气很好"; spacing CJK characters out indexes them as unigrams (queries get the
+    same treatment and become phrases). Deterministic: deleting a row re-derives the same
+    tokens from the stored page text.
+    """
+    text = unicodedata.normalize("NFKC", text)
+    return _CJK_RE.sub(r" \1 ", text)
+
+
+def count_tokens(text: str) -> int:
+    """Approximate FTS5 unicode61 token count of ``fts_text(text)`` (for BM25 lengths)."""
+    return len(_TOKEN_RE.findall(fts_text(text)))
+
+
+class Cache:
+    """A connection to the shared index cache.
+
+    ``Cache(cache_dir)`` creates the folder (mode 0700) and the database if needed and
+    migrates the schema. One ``Cache`` object is one SQLite connection, usable from the
+    thread that created it only (open one per thread). Raises :class:`CacheError` when the
+    location is unusable.
+    """
+
+    def __init__(self, cache_dir: str | os.PathLike | None = None, *, readonly: bool = False):
+        self.dir = Path(cache_dir).expanduser() if cache_dir else default_cache_dir()
+        self.path = self.dir / DB_NAME
+        self._lock = threading.RLock()
+        try:
+            self.dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+            try:
+                os.chmod(self.dir, 0o700)
+            except OSError:
+                pass
+            if not os.access(self.dir, os.W_OK | os.X_OK):
+                raise CacheError(f"cache folder {self.dir} is not writable")
+            self.db = sqlite3.connect(
+                self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
+                check_same_thread=False,
+            )
+            self.db.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=NORMAL")
+            self.db.execute("PRAGMA foreign_keys=OFF")
+            self._migrate()
+        except CacheError:
+            raise
+        except (OSError, sqlite3.Error) as exc:
+            raise CacheError(f"cannot use the cache at {self.dir}: {exc}") from exc
+
+    # -- schema ---------------------------------------------------------------------------
+    def _migrate(self) -> None:
+        version = self.db.execute("PRAGMA user_version").fetchone()[0]
+        if version == SCHEMA_VERSION:
+            return
+        with self.write():
+            version = self.db.execute("PRAGMA user_version").fetchone()[0]
+            if version == SCHEMA_VERSION:
+                return
+            if version not in (0, SCHEMA_VERSION):
+                # An older layout: the cache is derived data, so start afresh.
+                for (name, kind) in self.db.execute(
+                    "SELECT name, type FROM sqlite_master WHERE type IN ('table','view') "
+                    "AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '%fts_%'"
+                ).fetchall():
+                    self.db.execute(f'DROP {kind.upper()} IF EXISTS "{name}"')
+            for stmt in _split_sql(_SCHEMA):
+                self.db.execute(stmt)
+            self.db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+
+    @contextmanager
+    def write(self) -> Iterator[sqlite3.Connection]:
+        """A ``BEGIN IMMEDIATE`` transaction: commits on success, rolls back on error.
+
+        Waits up to the busy timeout for another writer; re-entrant within one thread.
+        """
+        with self._lock:
+            if self.db.in_transaction:
+                yield self.db
+                return
+            _begin_immediate(self.db)
+            try:
+                yield self.db
+            except BaseException:
+                self.db.execute("ROLLBACK")
+                raise
+            else:
+                self.db.execute("COMMIT")
+
+    def close(self) -> None:
+        """Close the connection (idempotent)."""
+        try:
+            self.db.close()
+        except sqlite3.Error:
+            pass
+
+    def data_version(self) -> int:
+        """SQLite's ``PRAGMA data_version``: changes when another connection commits."""
+        return self.db.execute("PRAGMA data_version").fetchone()[0]
+
+    # -- files and contents ---------------------------------------------------------------
+    def files(self, root: str) -> dict[str, sqlite3.Row]:
+        """The ``files`` rows of one root folder, by ``doc``."""
+        self.db.row_factory = sqlite3.Row
+        try:
+            rows = self.db.execute("SELECT * FROM files WHERE root = ?", (root,)).fetchall()
+        finally:
+            self.db.row_factory = None
+        return {r["doc"]: r for r in rows}
+
+    def content_by_sha(self, sha256: str) -> tuple[int, int] | None:
+        """``(content_id, extractor_version)`` of the content with this hash, or None."""
+        row = self.db.execute(
+            "SELECT id, extractor_version FROM contents WHERE sha256 = ?", (sha256,)
+        ).fetchone()
+        return (row[0], row[1]) if row else None
+
+    def set_file(self, root: str, doc: str, size: int, mtime_ns: int,
+                 content_id: int | None, skip_reason: str | None = None) -> None:
+        """Point ``(root, doc)`` at a content (or record a file-level skip), then drop any
+        content no file points to any more."""
+        with self.write() as db:
+            old = db.execute(
+                "SELECT content_id FROM files WHERE root = ? AND doc = ?", (root, doc)
+            ).fetchone()
+            db.execute(
+                "INSERT INTO files(root, doc, size, mtime_ns, content_id, skip_reason, seen_at)"
+                " VALUES(?,?,?,?,?,?,?) ON CONFLICT(root, doc) DO UPDATE SET"
+                " size=excluded.size, mtime_ns=excluded.mtime_ns,"
+                " content_id=excluded.content_id, skip_reason=excluded.skip_reason,"
+                " seen_at=excluded.seen_at",
+                (root, doc, size, mtime_ns, content_id, skip_reason, time.time()),
+            )
+            if old and old[0] is not None and old[0] != content_id:
+                self._collect(old[0])
+
+    def touch_file(self, root: str, doc: str, size: int, mtime_ns: int) -> None:
+        """Record a new (size, mtime_ns) for a file whose content did not change."""
+        with self.write() as db:
+            db.execute(
+                "UPDATE files SET size=?, mtime_ns=?, seen_at=? WHERE root=? AND doc=?",
+                (size, mtime_ns, time.time(), root, doc),
+            )
+
+    def remove_files(self, root: str, docs: list[str]) -> None:
+        """Forget documents that are gone from ``root``; their rows go with them."""
+        if not docs:
+            return
+        with self.write() as db:
+            for doc in docs:
+                row = db.execute(
+                    "SELECT content_id FROM files WHERE root=? AND doc=?", (root, doc)
+                ).fetchone()
+                db.execute("DELETE FROM files WHERE root=? AND doc=?", (root, doc))
+                if row and row[0] is not None:
+                    self._collect(row[0])
+
+    def _collect(self, content_id: int) -> None:
+        """Delete a content and every row of it when no file points to it (in a txn)."""
+        if self.db.execute(
+            "SELECT 1 FROM files WHERE content_id = ? LIMIT 1", (content_id,)
+        ).fetchone():
+            return
+        self.delete_content(content_id)
+
+    def delete_content(self, content_id: int) -> None:
+        """Delete every row of one content: pages, FTS, blocks, outline, sections, units."""
+        with self.write() as db:
+            for pid, text in db.execute(
+                "SELECT id, text FROM pages WHERE content_id = ?", (content_id,)
+            ).fetchall():
+                db.execute(
+                    "INSERT INTO pages_fts(pages_fts, rowid, text) VALUES('delete', ?, ?)",
+                    (pid, fts_text(text)),
+                )
+            for sid, title, text in db.execute(
+                "SELECT id, title, text FROM sections WHERE content_id = ?", (content_id,)
+            ).fetchall():
+                db.execute(
+                    "INSERT INTO sections_fts(sections_fts, rowid, title, text)"
+                    " VALUES('delete', ?, ?, ?)",
+                    (sid, fts_text(title), fts_text(text)),
+                )
+            for table in ("pages", "blocks", "outline", "sections", "units", "embeddings"):
+                db.execute(f"DELETE FROM {table} WHERE content_id = ?", (content_id,))
+            db.execute("DELETE FROM contents WHERE id = ?", (content_id,))
+
+    def insert_content(self, sha256: str, size: int, ex: Extraction) -> int:
+        """Insert one extracted content whole, in one transaction; returns its id.
+
+        If another process inserted the same content first, that row's id is returned and
+        nothing is written twice. A content of an older ``EXTRACTOR_VERSION`` is replaced.
+        """
+        with self.write() as db:
+            found = self.content_by_sha(sha256)
+            if found and found[1] == EXTRACTOR_VERSION:
+                return found[0]
+            if found:
+                self.delete_content(found[0])
+            n_tokens_total = 0
+            cur = db.execute(
+                "INSERT INTO contents(sha256, size, title, page_count, skip_reason,"
+                " text_quality, outline_dropped, notes, n_tokens, extractor_version,"
+                " indexed_at) VALUES(?,?,?,?,?,?,?,?,0,?,?)",
+                (sha256, size, ex.title, ex.page_count, ex.skip_reason, ex.text_quality,
+                 ex.outline_dropped, json.dumps(ex.notes), EXTRACTOR_VERSION, time.time()),
+            )
+            cid = cur.lastrowid
+            index_text = ex.skip_reason is None and ex.text_quality == "ok"
+            for page in ex.pages:
+                n_tok = count_tokens(page.text) if index_text else 0
+                n_tokens_total += n_tok
+                pid = db.execute(
+                    "INSERT INTO pages(content_id, number, label, text, n_tokens)"
+                    " VALUES(?,?,?,?,?)",
+                    (cid, page.number, page.label, page.text, n_tok),
+                ).lastrowid
+                if index_text and page.text.strip():
+                    db.execute(
+                        "INSERT INTO pages_fts(rowid, text) VALUES(?, ?)",
+                        (pid, fts_text(page.text)),
+                    )
+                db.executemany(
+                    "INSERT INTO blocks(content_id, page, ordinal, x0, y0, x1, y1, text)"
+                    " VALUES(?,?,?,?,?,?,?,?)",
+                    [(cid, page.number, i, b.x0, b.y0, b.x1, b.y1, b.text)
+                     for i, b in enumerate(page.blocks)],
+                )
+            db.executemany(
+                "INSERT INTO outline(content_id, ordinal, level, title, page, y)"
+                " VALUES(?,?,?,?,?,?)",
+                [(cid, i, e.level, e.title, e.page, e.y) for i, e in enumerate(ex.outline)],
+            )
+            for s in ex.sections:
+                sid = db.execute(
+                    "INSERT INTO sections(content_id, ordinal, level, title, path, start_page,"
+                    " start_block, end_page, end_block, text, source, n_tokens)"
+                    " VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
+                    (cid, s.ordinal, s.level, s.title, s.path, s.start_page, s.start_block,
+                     s.end_page, s.end_block, s.text, s.source,
+                     count_tokens(s.title + " " + s.text) if index_text else 0),
+                ).lastrowid
+                if index_text:
+                    db.execute(
+                        "INSERT INTO sections_fts(rowid, title, text) VALUES(?,?,?)",
+                        (sid, fts_text(s.title), fts_text(s.text)),
+                    )
+            db.execute("UPDATE contents SET n_tokens=? WHERE id=?", (n_tokens_total, cid))
+            return cid
+
+    # -- embeddings -----------------------------------------------------------------------
+    def embedding_state(self, content_id: int, model_id: str) -> tuple[str, int, int] | None:
+        """``(weights_hash, units_total, units_done)`` for a content and model, or None."""
+        row = self.db.execute(
+            "SELECT weights_hash, units_total, units_done FROM embeddings"
+            " WHERE content_id=? AND model_id=?", (content_id, model_id),
+        ).fetchone()
+        return tuple(row) if row else None  # type: ignore[return-value]
+
+    def integrity_check(self) -> str:
+        """``PRAGMA integrity_check`` result ("ok" when healthy)."""
+        return self.db.execute("PRAGMA integrity_check").fetchone()[0]
+
+
+def _begin_immediate(db: sqlite3.Connection) -> None:
+    """BEGIN IMMEDIATE, retrying past the busy timeout's rare early SQLITE_BUSY."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    while True:
+        try:
+            db.execute("BEGIN IMMEDIATE")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) and "busy" not in str(exc):
+                raise
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
+
+
+def _split_sql(script: str) -> list[str]:
+    return [s.strip() for s in script.split(";\n") if s.strip()]

@@ -1,0 +1,231 @@
+"""Command line: ``pdftui [FOLDER]`` opens the TUI; ``index``, ``search`` and ``read`` serve
+scripts and benchmarks (``--json``).
+
+Exit codes: 0 success, 1 runtime failure, 2 bad input (missing folder, unknown document,
+unusable cache), 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import threading
+
+import click
+
+from .text import clean_text
+
+_COMMANDS = {"index", "search", "read", "tui"}
+
+
+class _DefaultToTui(click.Group):
+    """``pdftui FOLDER`` and bare ``pdftui`` mean ``pdftui tui ...``."""
+
+    def parse_args(self, ctx, args):
+        if not args or (args[0] not in self.commands and args[0] not in ("--help", "-h",
+                                                                          "--version")):
+            args = ["tui", *args]
+        return super().parse_args(ctx, args)
+
+
+_cache_opt = click.option(
+    "--cache-dir", type=click.Path(file_okay=False), envvar="PDFTUI_CACHE_DIR",
+    help="Cache folder (default: $PDFTUI_CACHE_DIR or the user cache dir).")
+_model_opt = click.option(
+    "--model", default=None, envvar="PDFTUI_EMBED_MODEL",
+    help="fastembed model name (default: offline all-MiniLM-L6-v2).")
+
+
+@click.group(cls=_DefaultToTui, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="pdftui")
+def main() -> None:
+    """Search and read a folder of PDFs from the terminal.
+
+    pdftui [FOLDER] opens the TUI on FOLDER (default: the current folder).
+    """
+
+
+def _fail(msg: str, code: int = 2) -> None:
+    click.echo(f"pdftui: {clean_text(msg)}", err=True)
+    sys.exit(code)
+
+
+def _run_index(folder, cache_dir, model, embed, quiet=False):
+    """Index with a rich progress bar on stderr; returns the summary."""
+    from rich.console import Console
+    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
+                               TimeElapsedColumn, TimeRemainingColumn)
+
+    from .cache import CacheError
+    from .corpus import FolderError
+    from .index import index_folder
+
+    console = Console(stderr=True)
+    cancel = threading.Event()
+    show = console.is_terminal and not quiet
+    bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                   TextColumn("{task.fields[extra]}"), TimeElapsedColumn(),
+                   TimeRemainingColumn(), console=console, transient=False, disable=not show)
+    tasks: dict[str, int] = {}
+
+    def report(p):
+        if p.phase == "extract":
+            if "extract" not in tasks:
+                tasks["extract"] = bar.add_task("documents", total=p.docs_total, extra="")
+            bar.update(tasks["extract"], completed=p.docs_done,
+                       extra=f"{p.pages_done} pages  {clean_text(p.current)[-40:]}")
+        elif p.phase == "embed":
+            if "embed" not in tasks:
+                tasks["embed"] = bar.add_task("embedding units", total=p.units_total, extra="")
+            bar.update(tasks["embed"], completed=p.units_done, total=p.units_total)
+
+    try:
+        with bar:
+            return index_folder(folder, cache_dir, model, embed=embed, progress=report,
+                                cancel=cancel)
+    except FolderError as exc:
+        _fail(str(exc))
+    except CacheError as exc:
+        _fail(str(exc))
+    except KeyboardInterrupt:
+        cancel.set()
+        _fail("interrupted; what was indexed is kept and the next run resumes", 130)
+
+
+@main.command()
+@click.argument("folder", type=click.Path(), default=".")
+@_cache_opt
+@_model_opt
+@click.option("--no-embed", is_flag=True, help="Skip embeddings (keyword search only).")
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object.")
+def index(folder, cache_dir, model, no_embed, as_json):
+    """Index FOLDER (recursively) into the shared cache and print a summary."""
+    s = _run_index(folder, cache_dir, model, not no_embed)
+    if as_json:
+        click.echo(json.dumps(s.to_json(), ensure_ascii=False))
+        return
+    click.echo(f"{s.documents} documents: {s.indexed} indexed, {s.unchanged} unchanged, "
+               f"{len(s.skipped)} skipped, {s.removed} removed · {s.pages} pages · "
+               f"{s.units} units embedded · {s.elapsed_s:.1f} s")
+    for sk in s.skipped:
+        click.echo(f"  skipped {clean_text(sk['doc'])}: {sk['reason']}")
+    for note in s.notes:
+        click.echo(f"  note {clean_text(note['doc'])}: {clean_text(note['note'])}")
+    if s.embedding_pending:
+        click.echo(f"  {s.embedding_pending} documents still need embeddings "
+                   "(run again to finish)")
+
+
+@main.command()
+@click.argument("folder", type=click.Path())
+@click.argument("query")
+@click.option("--mode", type=click.Choice(["keyword", "semantic", "hybrid"]), default="hybrid",
+              show_default=True)
+@click.option("--granularity", type=click.Choice(["page", "section"]), default="page",
+              show_default=True)
+@click.option("--top-k", type=click.IntRange(1, 1000), default=10, show_default=True)
+@click.option("--doc", "doc_glob", default=None, help="Only documents matching this path/glob.")
+@_cache_opt
+@_model_opt
+@click.option("--json", "as_json", is_flag=True, help="Print JSON (JSON Lines with QUERY -).")
+def search(folder, query, mode, granularity, top_k, doc_glob, cache_dir, model, as_json):
+    """Search FOLDER for QUERY (use - to read one query per line from stdin)."""
+    from .search.service import SearchService
+
+    _run_index(folder, cache_dir, model, mode != "keyword", quiet=False)
+    service = SearchService(folder, cache_dir=cache_dir, model=model)
+    queries = (line.rstrip("\n") for line in sys.stdin) if query == "-" else [query]
+    try:
+        for q in queries:
+            result = service.search_sync(q, mode=mode, granularity=granularity, top_k=top_k,
+                                         docs=doc_glob)
+            if as_json:
+                click.echo(json.dumps(result.to_json(), ensure_ascii=False))
+            else:
+                _print_result(result)
+    finally:
+        close = getattr(service, "close", None)
+        if close:
+            close()
+
+
+def _print_result(result) -> None:
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    console = Console(highlight=False)
+    data = result.to_json()
+    cov = data["coverage"]
+    head = (f"searched {cov.get('searched')} of {cov.get('total')}"
+            f" · semantic {cov.get('semantic_searched')} of {cov.get('total')}"
+            f" · {data['mode']} · {data['elapsed_ms']:.0f} ms")
+    console.print(Text(head, style="dim"))
+    table = Table(show_lines=True, expand=True)
+    for col, kw in (("#", {"justify": "right", "width": 3}), ("kw", {"justify": "right", "width": 4}),
+                    ("sem", {"justify": "right", "width": 4}), ("document / excerpt", {"ratio": 1})):
+        table.add_column(col, **kw)
+    for h in data["hits"]:
+        where = f"{h['doc']}  p.{h['page']}"
+        if h.get("page_label") and h["page_label"] != str(h["page"]):
+            where += f" ({h['page_label']})"
+        if h.get("section_path"):
+            where += f"  · {h['section_path']}"
+        body = Text(clean_text(where), style="bold")
+        body.append("\n" + clean_text(h.get("excerpt") or "")[:600], style="")
+        table.add_row(str(h["rank"]), str(h.get("keyword_rank") or "-"),
+                      str(h.get("semantic_rank") or "-"), body)
+    console.print(table)
+
+
+@main.command()
+@click.argument("folder", type=click.Path())
+@click.argument("doc")
+@click.option("--page", type=int, default=None, help="Page number (1-based).")
+@click.option("--section", default=None, help="Section title (or id) to print whole.")
+@_cache_opt
+@click.option("--json", "as_json", is_flag=True)
+def read(folder, doc, page, section, cache_dir, as_json):
+    """Print a page or a whole section of DOC (path relative to FOLDER) as plain text."""
+    from .library import Library, NotFound
+
+    _run_index(folder, cache_dir, None, False, quiet=True)
+    lib = Library(folder, cache_dir)
+    try:
+        if section is not None:
+            out = lib.section(doc, section)
+        else:
+            out = lib.page(doc, page or 1)
+    except NotFound as exc:
+        _fail(str(exc))
+    finally:
+        lib.close()
+    if as_json:
+        click.echo(json.dumps(out.to_json(), ensure_ascii=False))
+    else:
+        click.echo(clean_text(f"{out.doc} · {out.path or out.title} · p. {out.start_page}"
+                              + (f"-{out.end_page}" if out.end_page != out.start_page else "")))
+        click.echo()
+        click.echo(clean_text(out.text, keep_newlines=True))
+
+
+@main.command()
+@click.argument("folder", type=click.Path(), default=".")
+@_cache_opt
+@_model_opt
+def tui(folder, cache_dir, model):
+    """Open the TUI on FOLDER (default: the current folder)."""
+    from .corpus import FolderError, check_folder
+
+    try:
+        check_folder(folder)
+    except FolderError as exc:
+        _fail(str(exc))
+    from .tui.app import PdftuiApp
+
+    PdftuiApp(folder, cache_dir=cache_dir, model=model).run()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -1,0 +1,176 @@
+"""Discovering the PDFs of a folder and naming them.
+
+A document is identified by its path relative to the folder (the ``doc`` string used
+everywhere). Discovery is recursive, skips hidden folders and files (names starting with
+``.``), follows symbolic links with loop detection, and lists each real file once (the first
+path in sorted order wins). Anything whose name ends in ``.pdf`` in any case counts; FIFOs,
+devices and folders with such names are reported, never opened.
+"""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(slots=True)
+class FoundFile:
+    """One discovered ``.pdf`` name.
+
+    ``doc`` is the display-safe path relative to the root ('/'-separated; bytes that are
+    not UTF-8 appear as ``\\xNN`` escapes); ``path`` is the real path to open. ``size`` is in
+    bytes and ``mtime_ns`` in nanoseconds (both 0 when ``skip_reason`` is set).
+    ``skip_reason`` is None, "permission denied" or "not a regular file".
+    """
+
+    doc: str
+    path: str
+    size: int
+    mtime_ns: int
+    skip_reason: str | None = None
+
+
+class FolderError(RuntimeError):
+    """The folder to index does not exist or cannot be read (message is for the user)."""
+
+
+def safe_name(name: str) -> str:
+    """A file name as text that SQLite and terminals accept: undecodable bytes become
+    ``\\xNN`` and nothing else changes (control characters are stripped at display time)."""
+    try:
+        name.encode("utf-8")
+        return name
+    except UnicodeEncodeError:
+        return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
+def check_folder(folder: str | os.PathLike) -> str:
+    """The folder's real path, or :class:`FolderError` if it is missing or unreadable."""
+    path = os.path.realpath(os.fspath(folder))
+    if not os.path.exists(path):
+        raise FolderError(f"folder not found: {os.fspath(folder)}")
+    if not os.path.isdir(path):
+        raise FolderError(f"not a folder: {os.fspath(folder)}")
+    if not os.access(path, os.R_OK | os.X_OK):
+        raise FolderError(f"folder not readable (permission denied): {os.fspath(folder)}")
+    return path
+
+
+def discover(root: str) -> tuple[list[FoundFile], list[FoundFile]]:
+    """Every ``.pdf`` under ``root`` (a real path), in sorted ``doc`` order.
+
+    Returns ``(files, problems)``: ``problems`` lists folders that could not be read
+    (``doc`` ends with '/', reason "permission denied"). Never raises for what it finds.
+    """
+    files: list[FoundFile] = []
+    problems: list[FoundFile] = []
+    seen_dirs: set[tuple[int, int]] = set()
+    seen_files: set[tuple[int, int]] = set()
+
+    def walk(dirpath: str, rel: str) -> None:
+        try:
+            st = os.stat(dirpath)
+        except OSError:
+            return
+        key = (st.st_dev, st.st_ino)
+        if key in seen_dirs:
+            return  # a symlink loop or a second link to a folder already walked
+        seen_dirs.add(key)
+        try:
+            with os.scandir(dirpath) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except PermissionError:
+            problems.append(FoundFile(safe_name(rel) + "/", dirpath, 0, 0, "permission denied"))
+            return
+        except OSError as exc:
+            problems.append(FoundFile(safe_name(rel) + "/", dirpath, 0, 0,
+                                      f"unreadable folder ({exc.strerror or exc})"))
+            return
+        for entry in entries:
+            name = entry.name
+            if name.startswith("."):
+                continue
+            child_rel = f"{rel}/{name}" if rel else name
+            try:
+                is_dir = entry.is_dir(follow_symlinks=True)
+            except OSError:
+                is_dir = False
+            if is_dir and not name.lower().endswith(".pdf"):
+                walk(entry.path, child_rel)
+                continue
+            if not name.lower().endswith(".pdf"):
+                continue
+            doc = safe_name(child_rel)
+            try:
+                fst = os.stat(entry.path)
+            except PermissionError:
+                files.append(FoundFile(doc, entry.path, 0, 0, "permission denied"))
+                continue
+            except OSError:
+                continue  # dangling symlink
+            if not stat.S_ISREG(fst.st_mode):
+                files.append(FoundFile(doc, entry.path, 0, 0, "not a regular file"))
+                continue
+            fkey = (fst.st_dev, fst.st_ino)
+            if fkey in seen_files:
+                continue
+            seen_files.add(fkey)
+            if not os.access(entry.path, os.R_OK):
+                files.append(FoundFile(doc, entry.path, 0, 0, "permission denied"))
+                continue
+            files.append(FoundFile(doc, entry.path, fst.st_size, fst.st_mtime_ns))
+
+    walk(root, "")
+    files.sort(key=lambda f: f.doc)
+    return files, problems
+
+
+def sniff(path: str) -> str | None:
+    """A skip reason decided from the first bytes alone, or None when it may be a PDF.
+
+    "empty file" for 0 bytes, "not a PDF" when ``%PDF-`` is not within the first 1,024
+    bytes (HTML or gzip renamed to .pdf), "permission denied" when it cannot be read.
+    Reads at most 1 KiB, so a sparse multi-GB file of zeros costs nothing.
+    """
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(1024)
+    except PermissionError:
+        return "permission denied"
+    except OSError as exc:
+        if exc.errno == errno.EACCES:
+            return "permission denied"
+        return f"unreadable ({exc.strerror or exc})"
+    if not head:
+        return "empty file"
+    if b"%PDF-" not in head:
+        return "not a PDF"
+    return None
+
+
+def sha256_file(path: str, chunk: int = 1 << 20) -> str:
+    """Hex SHA-256 of a file's bytes (streamed in 1 MiB chunks). Raises OSError."""
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        while True:
+            b = fh.read(chunk)
+            if not b:
+                break
+            h.update(b)
+    return h.hexdigest()
+
+
+def doc_matches(doc: str, pattern: str) -> bool:
+    """True when ``doc`` equals ``pattern`` or matches it as a glob (``*``, ``?``, ``[]``);
+    a pattern without '/' also matches the file name alone."""
+    from fnmatch import fnmatchcase
+
+    if doc == pattern:
+        return True
+    if fnmatchcase(doc, pattern):
+        return True
+    return "/" not in pattern and fnmatchcase(Path(doc).name, pattern)

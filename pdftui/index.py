@@ -1,0 +1,389 @@
+"""Bringing the cache up to date with a folder: discover, extract, store, embed.
+
+Data flow (see DESIGN.md): discovery and the (size, mtime_ns) check run in the calling thread;
+changed files are hashed, and only a new SHA-256 is extracted, in worker *processes*
+(PyMuPDF is not thread-safe), several documents at once. Each extracted document is written
+whole in one transaction by this process, so keyword search sees it at once. Embedding runs
+in a background thread as soon as the first document's text is committed, in batches that
+are committed one by one, so an interrupted run resumes where it stopped.
+
+Public entry point: :func:`index_folder`.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import queue
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+from .cache import EXTRACTOR_VERSION, Cache
+from .corpus import FoundFile, check_folder, discover, sha256_file, sniff
+from .document import Extraction
+
+#: Units per embedding batch (and per committed transaction).
+EMBED_BATCH = 16
+
+
+@dataclass(slots=True)
+class Progress:
+    """A progress report. ``phase`` is "scan", "extract", "embed" or "done".
+
+    Counts: documents to extract / extracted, pages extracted, embedding units to embed /
+    embedded (in this run). ``current`` is the doc being worked on ('' when none).
+    """
+
+    phase: str
+    docs_total: int = 0
+    docs_done: int = 0
+    pages_done: int = 0
+    units_total: int = 0
+    units_done: int = 0
+    current: str = ""
+
+
+@dataclass
+class IndexSummary:
+    """What one :func:`index_folder` run found and did (``to_json`` is the CLI's --json)."""
+
+    documents: int = 0
+    indexed: int = 0
+    unchanged: int = 0
+    removed: int = 0
+    skipped: list[dict] = field(default_factory=list)
+    pages: int = 0
+    units: int = 0
+    elapsed_s: float = 0.0
+    embedding_pending: int = 0
+    notes: list[dict] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        """The summary as a JSON-ready dict."""
+        d = asdict(self)
+        d["elapsed_s"] = round(self.elapsed_s, 3)
+        return d
+
+
+ProgressFn = Callable[[Progress], None]
+
+
+def _extract_job(path: str) -> Extraction:
+    """Worker-process entry: extract one PDF and cut its sections (never raises)."""
+    from .extract import extract_document
+
+    try:
+        ex = extract_document(path)
+    except Exception as exc:  # extract_document should not raise; be safe anyway
+        return Extraction(title=os.path.basename(path), page_count=0,
+                          skip_reason=f"damaged ({type(exc).__name__})")
+    if ex.skip_reason is None and ex.pages:
+        try:
+            from .sections import sections_for
+
+            ex.sections = sections_for(ex)
+        except Exception as exc:  # noqa: BLE001 - a section bug must not lose the document
+            ex.notes.append(f"sections failed: {type(exc).__name__}: {exc}")
+            ex.sections = []
+    for p in ex.pages:
+        p.lines = []  # not stored; do not ship them back through the pipe
+    return ex
+
+
+def _init_worker() -> None:
+    os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
+    try:
+        os.nice(5)
+    except OSError:
+        pass
+
+
+def index_folder(folder: str | os.PathLike, cache_dir: str | os.PathLike | None = None,
+                 model: str | None = None, *, embed: bool = True,
+                 progress: ProgressFn | None = None, workers: int = 2,
+                 cancel: threading.Event | None = None) -> IndexSummary:
+    """Bring the cache up to date with ``folder`` and return what was done.
+
+    ``model`` names the embedding model (None: ``PDFTUI_EMBED_MODEL`` or the offline
+    default); ``embed=False`` skips embedding (keyword search still works). ``progress`` is
+    called from this thread and from the embedding thread. Setting ``cancel`` stops the run
+    after the current document or batch; everything committed so far stays.
+
+    Raises :class:`pdftui.corpus.FolderError` for a missing or unreadable folder and
+    :class:`pdftui.cache.CacheError` for an unusable cache location.
+    """
+    t0 = time.monotonic()
+    root = check_folder(folder)
+    cache = Cache(cache_dir)
+    report = progress or (lambda p: None)
+    cancel = cancel or threading.Event()
+    summary = IndexSummary()
+    try:
+        report(Progress("scan"))
+        found, problems = discover(root)
+        summary.documents = len(found)
+        for p in problems:
+            summary.skipped.append({"doc": p.doc, "reason": p.skip_reason})
+        known = cache.files(root)
+        present = {f.doc for f in found}
+        gone = [d for d in known if d not in present]
+        cache.remove_files(root, gone)
+        summary.removed = len(gone)
+
+        jobs: list[tuple[FoundFile, str]] = []
+        for f in found:
+            row = known.get(f.doc)
+            if f.skip_reason:
+                cache.set_file(root, f.doc, f.size, f.mtime_ns, None, f.skip_reason)
+                summary.skipped.append({"doc": f.doc, "reason": f.skip_reason})
+                continue
+            if row is not None and row["size"] == f.size and row["mtime_ns"] == f.mtime_ns:
+                if row["content_id"] is None and row["skip_reason"]:
+                    summary.unchanged += 1
+                    summary.skipped.append({"doc": f.doc, "reason": row["skip_reason"]})
+                    continue
+                if row["content_id"] is not None and _current(cache, row["content_id"]):
+                    summary.unchanged += 1
+                    continue
+            reason = sniff(f.path)
+            if reason:
+                cache.set_file(root, f.doc, f.size, f.mtime_ns, None, reason)
+                summary.skipped.append({"doc": f.doc, "reason": reason})
+                continue
+            try:
+                sha = sha256_file(f.path)
+            except OSError as exc:
+                reason = "permission denied" if isinstance(exc, PermissionError) else "unreadable"
+                cache.set_file(root, f.doc, f.size, f.mtime_ns, None, reason)
+                summary.skipped.append({"doc": f.doc, "reason": reason})
+                continue
+            have = cache.content_by_sha(sha)
+            if have and have[1] == EXTRACTOR_VERSION:
+                # touched, renamed, moved, or the same bytes seen in another folder
+                cache.set_file(root, f.doc, f.size, f.mtime_ns, have[0])
+                summary.unchanged += 1
+                continue
+            jobs.append((f, sha))
+
+        embedder = None
+        embed_thread: _EmbedThread | None = None
+        if embed:
+            from .embed import Embedder
+
+            embedder = Embedder(model, cache.dir)
+            embed_thread = _EmbedThread(cache.dir, embedder, report, cancel)
+            for cid in _unembedded(cache, root, embedder.model_id, embedder.weights_hash):
+                embed_thread.put(cid)
+            embed_thread.start()
+
+        _run_extraction(jobs, cache, root, summary, report, cancel, embed_thread, workers)
+
+        if embed_thread is not None:
+            embed_thread.finish()
+            embed_thread.join()
+            summary.units = embed_thread.units_done
+            if embed_thread.error is not None:
+                summary.notes.append({"doc": "", "note": f"embedding stopped: {embed_thread.error}"})
+            summary.embedding_pending = len(
+                _unembedded(cache, root, embedder.model_id, embedder.weights_hash))
+        # skip reasons carried by contents (not a PDF, password protected, no text layer ...)
+        for doc, reason, quality in cache.db.execute(
+            "SELECT f.doc, c.skip_reason, c.text_quality FROM files f JOIN contents c"
+            " ON c.id = f.content_id WHERE f.root = ? ORDER BY f.doc", (root,)
+        ).fetchall():
+            if reason:
+                summary.skipped.append({"doc": doc, "reason": reason})
+            elif quality != "ok":
+                summary.notes.append({"doc": doc, "note": quality})
+        summary.skipped.sort(key=lambda s: s["doc"])
+        report(Progress("done"))
+    finally:
+        summary.elapsed_s = time.monotonic() - t0
+        cache.close()
+    return summary
+
+
+def _current(cache: Cache, content_id: int) -> bool:
+    row = cache.db.execute(
+        "SELECT extractor_version FROM contents WHERE id=?", (content_id,)
+    ).fetchone()
+    return bool(row) and row[0] == EXTRACTOR_VERSION
+
+
+def _unembedded(cache: Cache, root: str, model_id: str, weights_hash: str) -> list[int]:
+    """Content ids of ``root`` with searchable text whose embeddings are missing or partial."""
+    rows = cache.db.execute(
+        "SELECT DISTINCT c.id FROM files f JOIN contents c ON c.id = f.content_id"
+        " LEFT JOIN embeddings e ON e.content_id = c.id AND e.model_id = ?"
+        " WHERE f.root = ? AND c.skip_reason IS NULL AND c.text_quality = 'ok'"
+        " AND (e.content_id IS NULL OR e.units_done < e.units_total OR e.weights_hash != ?)"
+        " ORDER BY c.size",
+        (model_id, root, weights_hash),
+    ).fetchall()
+    return [r[0] for r in rows]
+
+
+def _run_extraction(jobs, cache: Cache, root: str, summary: IndexSummary, report: ProgressFn,
+                    cancel: threading.Event, embed_thread, workers: int) -> None:
+    """Extract ``jobs`` in worker processes and store each result as it arrives.
+
+    If a PDF crashes a worker (MuPDF segfault), the remaining documents are retried one at a
+    time, and the one that crashes alone is skipped as "damaged (crashed the extractor)".
+    """
+    if not jobs:
+        return
+    jobs = sorted(jobs, key=lambda j: j[0].size)
+    prog = Progress("extract", docs_total=len(jobs))
+    pending = list(jobs)
+    solo = False
+    ctx = multiprocessing.get_context("spawn")
+    while pending and not cancel.is_set():
+        n = 1 if solo else max(1, min(workers, len(pending)))
+        pool = ProcessPoolExecutor(max_workers=n, mp_context=ctx, initializer=_init_worker)
+        broken = False
+        try:
+            futures: dict[Future, tuple[FoundFile, str]] = {}
+            queue_ = list(pending)
+            # keep at most 2 jobs per worker in flight, so cancel is prompt
+            while (queue_ or futures) and not cancel.is_set():
+                while queue_ and len(futures) < 2 * n:
+                    job = queue_.pop(0)
+                    futures[pool.submit(_extract_job, job[0].path)] = job
+                done, _ = wait(list(futures), timeout=0.5, return_when=FIRST_COMPLETED)
+                for fut in done:
+                    f, sha = futures.pop(fut)
+                    try:
+                        ex = fut.result()
+                    except BrokenProcessPool:
+                        if solo:
+                            ex = Extraction(title=os.path.basename(f.path), page_count=0,
+                                            skip_reason="damaged (crashed the extractor)")
+                        else:
+                            broken = True
+                            continue
+                    _store(cache, root, f, sha, ex, summary, embed_thread)
+                    pending.remove((f, sha))
+                    prog.docs_done += 1
+                    prog.pages_done += len(ex.pages)
+                    prog.current = f.doc
+                    report(prog)
+                if broken:
+                    break
+        finally:
+            pool.shutdown(wait=not broken, cancel_futures=True)
+        if broken:
+            solo = True
+
+
+def _store(cache: Cache, root: str, f: FoundFile, sha: str, ex: Extraction,
+           summary: IndexSummary, embed_thread) -> None:
+    cid = cache.insert_content(sha, f.size, ex)
+    cache.set_file(root, f.doc, f.size, f.mtime_ns, cid)
+    summary.indexed += 1
+    summary.pages += len(ex.pages)
+    if ex.skip_reason is None and ex.text_quality == "ok" and embed_thread is not None:
+        embed_thread.put(cid)
+
+
+class _EmbedThread(threading.Thread):
+    """Embeds contents' pages unit by unit in batches, each batch its own transaction."""
+
+    def __init__(self, cache_dir, embedder, report: ProgressFn, cancel: threading.Event):
+        super().__init__(name="pdftui-embed", daemon=True)
+        self.cache_dir = cache_dir
+        self.embedder = embedder
+        self.report = report
+        self.cancel = cancel
+        self.q: queue.Queue[int | None] = queue.Queue()
+        self.units_done = 0
+        self.units_total = 0
+        self.error: str | None = None
+        self._queued: set[int] = set()
+
+    def put(self, content_id: int) -> None:
+        if content_id not in self._queued:
+            self._queued.add(content_id)
+            self.q.put(content_id)
+
+    def finish(self) -> None:
+        self.q.put(None)
+
+    def run(self) -> None:
+        cache = Cache(self.cache_dir)
+        try:
+            while not self.cancel.is_set():
+                cid = self.q.get()
+                if cid is None:
+                    break
+                self._embed_content(cache, cid)
+        except Exception as exc:  # noqa: BLE001 - reported in the summary, never a crash
+            self.error = f"{type(exc).__name__}: {exc}"
+        finally:
+            cache.close()
+
+    def _embed_content(self, cache: Cache, cid: int) -> None:
+        emb = self.embedder
+        model_id, whash = emb.model_id, emb.weights_hash
+        state = cache.embedding_state(cid, model_id)
+        if state and state[0] != whash:
+            with cache.write() as db:
+                db.execute("DELETE FROM units WHERE content_id=? AND model_id=?", (cid, model_id))
+                db.execute("DELETE FROM embeddings WHERE content_id=? AND model_id=?",
+                           (cid, model_id))
+            state = None
+        if state and state[2] >= state[1]:
+            return
+        pages = cache.db.execute(
+            "SELECT number, text FROM pages WHERE content_id=? ORDER BY number", (cid,)
+        ).fetchall()
+        todo: list[tuple[int, int, int, int, str]] = []
+        for number, text in pages:
+            pos = 0
+            for i, unit in enumerate(emb.units(text)):
+                start = text.find(unit, pos)
+                if start < 0:
+                    start = pos
+                end = start + len(unit)
+                todo.append((number, i, start, end, unit))
+                pos = start + 1
+        have = {(p, o) for p, o in cache.db.execute(
+            "SELECT page, ordinal FROM units WHERE content_id=? AND model_id=?", (cid, model_id))}
+        with cache.write() as db:
+            if not db.execute("SELECT 1 FROM contents WHERE id=?", (cid,)).fetchone():
+                return
+            db.execute(
+                "INSERT INTO embeddings(content_id, model_id, weights_hash, units_total,"
+                " units_done) VALUES(?,?,?,?,?) ON CONFLICT(content_id, model_id) DO UPDATE"
+                " SET units_total=excluded.units_total, units_done=excluded.units_done",
+                (cid, model_id, whash, len(todo), len(have)),
+            )
+        todo = [t for t in todo if (t[0], t[1]) not in have]
+        self.units_total += len(todo)
+        for b in range(0, len(todo), EMBED_BATCH):
+            if self.cancel.is_set():
+                return
+            batch = todo[b:b + EMBED_BATCH]
+            vecs = emb.embed([t[4] for t in batch]).astype(np.float32, copy=False)
+            with cache.write() as db:
+                if not db.execute("SELECT 1 FROM contents WHERE id=?", (cid,)).fetchone():
+                    return  # the document changed or went away meanwhile
+                db.executemany(
+                    "INSERT OR IGNORE INTO units(content_id, model_id, page, ordinal,"
+                    " char_start, char_end, vector) VALUES(?,?,?,?,?,?,?)",
+                    [(cid, model_id, t[0], t[1], t[2], t[3], v.tobytes())
+                     for t, v in zip(batch, vecs)],
+                )
+                db.execute(
+                    "UPDATE embeddings SET units_done=(SELECT count(*) FROM units"
+                    " WHERE content_id=? AND model_id=?) WHERE content_id=? AND model_id=?",
+                    (cid, model_id, cid, model_id),
+                )
+            self.units_done += len(batch)
+            self.report(Progress("embed", units_total=self.units_total,
+                                 units_done=self.units_done))
