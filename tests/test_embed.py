@@ -1,0 +1,226 @@
+"""Tests for pdftui.embed with the real offline model (no mocks of the model)."""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import pdftui.embed as embed_mod
+from pdftui.embed import (
+    DEFAULT_MODEL,
+    DEFAULT_WEIGHTS_SHA256,
+    Embedder,
+    EmbedderUnavailable,
+    resolve_model_name,
+)
+
+REPO = pathlib.Path(__file__).resolve().parents[1]
+CORPUS = pathlib.Path("/work/shared/corpus")
+ATTENTION_PDF = CORPUS / "arxiv-1706.03762v7-attention-is-all-you-need.pdf"
+
+TRANSFORMER_PARAGRAPH = (
+    "Multi-head attention allows the model to jointly attend to information from different "
+    "representation subspaces at different positions. We employ h = 8 parallel attention "
+    "layers, or heads; for each of these we use queries, keys and values of dimension 64, "
+    "and the outputs of the heads are concatenated and projected."
+)
+BITCOIN_PARAGRAPH = (
+    "A purely peer-to-peer version of electronic cash would allow online payments to be sent "
+    "directly from one party to another without going through a financial institution. "
+    "Digital signatures provide part of the solution, and the network timestamps transactions "
+    "by hashing them into an ongoing chain of hash-based proof-of-work."
+)
+
+
+@pytest.fixture(scope="module")
+def embedder(tmp_path_factory: pytest.TempPathFactory) -> Embedder:
+    emb = Embedder(None, tmp_path_factory.mktemp("cache"))
+    emb.load()
+    return emb
+
+
+@pytest.fixture(scope="module")
+def counter():
+    """A plain tokenizer (no truncation) to count tokens the way the model sees them."""
+    from tokenizers import Tokenizer
+
+    path = REPO / "pdftui" / "models" / "all-MiniLM-L6-v2" / "tokenizer.json"
+    tok = Tokenizer.from_file(str(path))
+    tok.no_truncation()
+    tok.no_padding()
+    return lambda text: len(tok.encode(text).ids)  # special tokens included
+
+
+@pytest.fixture(scope="module")
+def long_text() -> str:
+    pymupdf = pytest.importorskip("pymupdf")
+    if not ATTENTION_PDF.exists():
+        pytest.skip("corpus PDF not available")
+    with pymupdf.open(ATTENTION_PDF) as doc:
+        return "\n".join(doc[i].get_text() for i in range(1, 4))
+
+
+def test_resolve_model_name(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("PDFTUI_EMBED_MODEL", raising=False)
+    assert resolve_model_name(None) == DEFAULT_MODEL
+    monkeypatch.setenv("PDFTUI_EMBED_MODEL", "BAAI/bge-small-en-v1.5")
+    assert resolve_model_name(None) == "BAAI/bge-small-en-v1.5"
+    assert resolve_model_name("intfloat/multilingual-e5-large") == "intfloat/multilingual-e5-large"
+    assert resolve_model_name("Sentence-Transformers/All-MiniLM-L6-v2") == DEFAULT_MODEL
+
+
+def test_import_does_not_load_fastembed_or_onnxruntime() -> None:
+    code = (
+        "import sys, pdftui.embed\n"
+        "bad = [m for m in ('fastembed', 'onnxruntime') if m in sys.modules]\n"
+        "assert not bad, bad\n"
+        "import os; assert os.environ['ORT_DISABLE_TELEMETRY'] == '1'\n"
+    )
+    env = dict(os.environ)
+    env.pop("ORT_DISABLE_TELEMETRY", None)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=REPO, env=env, capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr
+
+
+def test_default_attributes_need_no_model(tmp_path: pathlib.Path) -> None:
+    emb = Embedder(None, tmp_path)
+    assert emb.model_id == DEFAULT_MODEL
+    assert emb.weights_hash == DEFAULT_WEIGHTS_SHA256
+    assert emb.dim == 384
+    assert emb.max_tokens == 256
+    assert emb.units("hello world") == ["hello world"]
+    assert not emb.loaded
+    assert not (tmp_path / "models").exists()
+
+
+def test_short_text_is_one_unit(embedder: Embedder) -> None:
+    text = "  Attention Is All You Need.\nThe dominant sequence transduction models...  "
+    assert embedder.units(text) == [text]
+    assert embedder.units("") == []
+    assert embedder.units(" \n\t  ") == []
+
+
+def test_long_text_gives_overlapping_windows(embedder: Embedder, counter, long_text: str) -> None:
+    units = embedder.units(long_text)
+    assert len(units) >= 3
+    positions = []
+    start = 0
+    for unit in units:
+        assert counter(unit) <= embedder.max_tokens
+        pos = long_text.find(unit, start)
+        assert pos >= 0, "every unit is a substring of the text"
+        positions.append(pos)
+        start = pos + 1
+    # windows start at word boundaries and overlap their predecessor
+    for (p0, u0), p1 in zip(zip(positions, units), positions[1:]):
+        assert p0 < p1 < p0 + len(u0)
+        assert p1 == 0 or long_text[p1 - 1].isspace()
+    assert positions[0] == long_text.find(units[0][:20])
+    # the text's end is covered by the last unit
+    last_words = long_text.split()[-5:]
+    assert " ".join(units[-1].split()[-5:]) == " ".join(last_words)
+    assert long_text.rstrip().endswith(units[-1])
+    # windows are close to full: most of them use at least 3/4 of the budget
+    assert all(counter(u) > embedder.max_tokens * 3 // 4 for u in units[:-1])
+
+
+def test_units_never_raise_on_odd_text(embedder: Embedder, counter) -> None:
+    odd = [
+        "\x00\x01\x02 control \x07\x1b[0m" * 200,
+        "漢字かな混じり文" * 800,
+        "a" * 100_000,
+        "word " * 3 + "z" * 100_000 + " end",
+        "lone \ud800 surrogate " * 300,
+        "🙂" * 3000,
+    ]
+    for text in odd:
+        units = embedder.units(text)
+        assert units, repr(text[:20])
+        for unit in units:
+            assert unit in text
+            assert counter(unit.replace("\ud800", "\ufffd")) <= embedder.max_tokens
+    cjk_units = embedder.units(odd[1])
+    assert len(cjk_units) > 1
+
+
+def test_embed_shapes_and_norms(embedder: Embedder) -> None:
+    vectors = embedder.embed([TRANSFORMER_PARAGRAPH, BITCOIN_PARAGRAPH, "x"], batch_size=2)
+    assert vectors.shape == (3, 384)
+    assert vectors.dtype == np.float32
+    np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    empty = embedder.embed([])
+    assert empty.shape == (0, 384) and empty.dtype == np.float32
+    query = embedder.embed_query("attention heads in transformers")
+    assert query.shape == (384,) and query.dtype == np.float32
+    assert abs(float(np.linalg.norm(query)) - 1.0) < 1e-5
+
+
+def test_query_is_closer_to_the_matching_paragraph(embedder: Embedder) -> None:
+    passages = embedder.embed([TRANSFORMER_PARAGRAPH, BITCOIN_PARAGRAPH])
+    query = embedder.embed_query("attention heads in transformers")
+    transformer, bitcoin = passages @ query
+    assert transformer > bitcoin + 0.1
+    # a query embeds like the same text as a passage (no prefixes for this model)
+    again = embedder.embed(["attention heads in transformers"])[0]
+    assert float(again @ query) > 0.999
+
+
+def test_embed_and_query_from_two_threads(embedder: Embedder) -> None:
+    import threading
+
+    results: dict[str, np.ndarray] = {}
+    worker = threading.Thread(
+        target=lambda: results.update(p=embedder.embed([TRANSFORMER_PARAGRAPH] * 8, 4))
+    )
+    worker.start()
+    q = embedder.embed_query("bitcoin")
+    worker.join()
+    assert results["p"].shape == (8, 384) and q.shape == (384,)
+
+
+def test_model_folder_assembled_once(tmp_path: pathlib.Path, monkeypatch) -> None:
+    first = Embedder(None, tmp_path)
+    first.load()
+    folder = tmp_path / "models" / "all-MiniLM-L6-v2"
+    names = {p.name for p in folder.iterdir()}
+    assert {"model.onnx", "tokenizer.json", "tokenizer_config.json", "config.json",
+            "special_tokens_map.json", "LICENSE"} <= names
+    marker = json.loads((folder / ".pdftui-verified.json").read_text())
+    assert marker["sha256"] == DEFAULT_WEIGHTS_SHA256
+    assert (tmp_path / "fastembed").is_dir()  # fastembed's cache_dir stays inside ours
+
+    def no_rehash(*args, **kwargs):
+        raise AssertionError("the weights were hashed again")
+
+    monkeypatch.setattr(embed_mod, "_sha256_file", no_rehash)
+    second = Embedder(None, tmp_path)
+    second.load()
+    np.testing.assert_allclose(
+        first.embed_query("reuse"), second.embed_query("reuse"), atol=1e-6
+    )
+
+
+def test_damaged_folder_is_repaired(tmp_path: pathlib.Path) -> None:
+    folder = embed_mod.assemble_default_model(tmp_path)
+    onnx = folder / "model.onnx"
+    onnx.unlink()
+    onnx.write_bytes(b"not a model")  # stat changes, so the marker no longer matches
+    (folder / "tokenizer.json").write_text("{}")
+    assert embed_mod.assemble_default_model(tmp_path) == folder
+    assert embed_mod._sha256_file(onnx) == DEFAULT_WEIGHTS_SHA256
+    assert (folder / "tokenizer.json").stat().st_size > 100_000
+
+
+def test_unknown_model_gives_clear_error(tmp_path: pathlib.Path) -> None:
+    emb = Embedder("no-such-org/no-such-model", tmp_path)
+    with pytest.raises(EmbedderUnavailable, match="no-such-org/no-such-model"):
+        emb.embed_query("hello")
