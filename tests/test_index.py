@@ -1,0 +1,187 @@
+"""The index engine on real PDFs and a real SQLite cache: change detection, crash safety,
+concurrency and the CLI summary."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from pdftui.cache import Cache
+from pdftui.index import index_folder
+
+from .conftest import CORPUS, SMALL_DOCS, copy_docs
+
+
+def _counts(cache_dir: Path) -> dict[str, int]:
+    db = sqlite3.connect(cache_dir / "index.sqlite3")
+    out = {t: db.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
+           for t in ("contents", "files", "pages", "blocks", "sections", "units")}
+    out["fts"] = db.execute("SELECT count(*) FROM pages_fts_instance").fetchone()[0]
+    db.close()
+    return out
+
+
+def _content_ids(cache_dir: Path, root: Path) -> dict[str, int]:
+    db = sqlite3.connect(cache_dir / "index.sqlite3")
+    rows = db.execute("SELECT doc, content_id FROM files WHERE root=?",
+                      (os.path.realpath(root),)).fetchall()
+    db.close()
+    return dict(rows)
+
+
+def test_index_then_unchanged(small_folder, cache_dir):
+    s = index_folder(small_folder, cache_dir, embed=False)
+    assert (s.documents, s.indexed, s.unchanged, s.skipped) == (3, 3, 0, [])
+    assert s.pages == 4 + 3 + 5
+    again = index_folder(small_folder, cache_dir, embed=False)
+    assert (again.indexed, again.unchanged) == (0, 3)
+
+
+def test_touch_reindexes_nothing(small_folder, cache_dir):
+    index_folder(small_folder, cache_dir, embed=False)
+    before = _content_ids(cache_dir, small_folder)
+    p = small_folder / SMALL_DOCS[0]
+    os.utime(p, ns=(time.time_ns(), time.time_ns() + 10**9))
+    s = index_folder(small_folder, cache_dir, embed=False)
+    assert (s.indexed, s.unchanged) == (0, 3)
+    assert _content_ids(cache_dir, small_folder) == before
+
+
+def test_rename_rekeys_without_extraction(small_folder, cache_dir):
+    index_folder(small_folder, cache_dir, embed=False)
+    before = _content_ids(cache_dir, small_folder)
+    (small_folder / "moved").mkdir()
+    os.rename(small_folder / SMALL_DOCS[0], small_folder / "moved" / "renamed.pdf")
+    s = index_folder(small_folder, cache_dir, embed=False)
+    assert s.indexed == 0 and s.removed == 1
+    after = _content_ids(cache_dir, small_folder)
+    assert after["moved/renamed.pdf"] == before[SMALL_DOCS[0]]
+    assert SMALL_DOCS[0] not in after
+
+
+def test_edit_replaces_every_row_and_delete_removes_them(small_folder, cache_dir):
+    index_folder(small_folder, cache_dir, embed=False)
+    target = small_folder / SMALL_DOCS[0]
+    old_cid = _content_ids(cache_dir, small_folder)[SMALL_DOCS[0]]
+    shutil.copy(CORPUS / "texlive-lppl-license.pdf", target)  # same name, new content
+    s = index_folder(small_folder, cache_dir, embed=False)
+    assert s.indexed == 1
+    new_cid = _content_ids(cache_dir, small_folder)[SMALL_DOCS[0]]
+    assert new_cid != old_cid
+    db = sqlite3.connect(cache_dir / "index.sqlite3")
+    for table in ("pages", "blocks", "outline", "sections", "units"):
+        assert db.execute(f"SELECT count(*) FROM {table} WHERE content_id=?",
+                          (old_cid,)).fetchone()[0] == 0
+    # the FTS index no longer knows the old text: a word only the old paper had
+    hits = db.execute("SELECT count(*) FROM pages_fts WHERE pages_fts MATCH 'bosonic'").fetchone()
+    assert hits[0] == 0
+    db.close()
+    target.unlink()
+    s = index_folder(small_folder, cache_dir, embed=False)
+    assert s.removed == 1 and s.documents == 2
+    db = sqlite3.connect(cache_dir / "index.sqlite3")
+    assert db.execute("SELECT count(*) FROM pages WHERE content_id=?", (new_cid,)).fetchone()[0] == 0
+    db.close()
+
+
+def test_same_pdf_in_two_folders_is_extracted_once(tmp_path, cache_dir):
+    a = copy_docs(tmp_path / "a", SMALL_DOCS[:1])
+    b = copy_docs(tmp_path / "b", SMALL_DOCS[:1])
+    assert index_folder(a, cache_dir, embed=False).indexed == 1
+    s = index_folder(b, cache_dir, embed=False)
+    assert (s.indexed, s.unchanged) == (0, 1)
+    assert _counts(cache_dir)["contents"] == 1
+
+
+def test_discovery_rules(tmp_path, cache_dir):
+    root = tmp_path / "tree"
+    copy_docs(root / "sub", SMALL_DOCS[:1])
+    shutil.copy(CORPUS / SMALL_DOCS[1], root / "UPPER.PDF")
+    copy_docs(root / ".hidden", SMALL_DOCS[2:3])
+    (root / "sub" / "loop").symlink_to(root)  # a symlink loop
+    (root / "alias.pdf").symlink_to(root / "UPPER.PDF")  # same real file twice
+    os.mkfifo(root / "fifo.pdf")
+    (root / "folder.pdf").mkdir()
+    s = index_folder(root, cache_dir, embed=False)
+    docs = set(_content_ids(cache_dir, root))
+    assert f"sub/{SMALL_DOCS[0]}" in docs and ("UPPER.PDF" in docs or "alias.pdf" in docs)
+    assert not any(".hidden" in d for d in docs)
+    assert {"doc": "fifo.pdf", "reason": "not a regular file"} in s.skipped
+    assert s.indexed == 2
+
+
+def test_missing_folder_is_one_line_exit_2(tmp_path):
+    r = subprocess.run([sys.executable, "-m", "pdftui.cli", "index", str(tmp_path / "nope")],
+                       capture_output=True, text=True)
+    assert r.returncode == 2
+    assert r.stderr.strip().count("\n") == 0 and "not found" in r.stderr
+
+
+def test_cli_json_summary(small_folder, cache_dir):
+    r = subprocess.run([sys.executable, "-m", "pdftui.cli", "index", str(small_folder),
+                        "--cache-dir", str(cache_dir), "--no-embed", "--json"],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    d = json.loads(r.stdout)
+    assert {k: d[k] for k in ("documents", "indexed", "unchanged", "skipped", "pages")} == {
+        "documents": 3, "indexed": 3, "unchanged": 0, "skipped": [], "pages": 12}
+    assert {"units", "elapsed_s"} <= set(d)
+
+
+def test_embeddings_resume_after_kill(small_folder, cache_dir):
+    """kill -9 during embedding leaves a healthy cache; the next run finishes the job."""
+    cmd = [sys.executable, "-m", "pdftui.cli", "index", str(small_folder),
+           "--cache-dir", str(cache_dir), "--json"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.time() + 120
+    db_path = cache_dir / "index.sqlite3"
+    while time.time() < deadline:  # wait until some units are committed
+        time.sleep(0.5)
+        if db_path.exists():
+            try:
+                db = sqlite3.connect(db_path, timeout=5)
+                n = db.execute("SELECT count(*) FROM units").fetchone()[0]
+                db.close()
+            except sqlite3.Error:
+                n = 0
+            if n > 0:
+                break
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    c = Cache(cache_dir)
+    assert c.integrity_check() == "ok"
+    c.close()
+    first = _counts(cache_dir)
+    s = index_folder(small_folder, cache_dir)
+    assert s.embedding_pending == 0
+    final = _counts(cache_dir)
+    assert final["contents"] == 3 and final["pages"] == 12
+    assert final["units"] >= first["units"]
+    db = sqlite3.connect(db_path)
+    dup = db.execute("SELECT count(*) FROM (SELECT content_id, model_id, page, ordinal, count(*) c"
+                     " FROM units GROUP BY 1,2,3,4 HAVING c > 1)").fetchone()[0]
+    done = db.execute("SELECT count(*) FROM embeddings WHERE units_done = units_total").fetchone()[0]
+    db.close()
+    assert dup == 0 and done == 3
+
+
+def test_two_concurrent_indexers(small_folder, cache_dir):
+    cmd = [sys.executable, "-m", "pdftui.cli", "index", str(small_folder),
+           "--cache-dir", str(cache_dir), "--no-embed", "--json"]
+    procs = [subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for _ in range(2)]
+    outs = [p.communicate(timeout=300) for p in procs]
+    for p, (out, err) in zip(procs, outs):
+        assert p.returncode == 0, err
+        assert "locked" not in err
+    counts = _counts(cache_dir)
+    assert counts["contents"] == 3 and counts["files"] == 3 and counts["pages"] == 12
