@@ -133,8 +133,6 @@ def index_folder(folder: str | os.PathLike, cache_dir: str | os.PathLike | None 
         known = cache.files(root)
         present = {f.doc for f in found}
         gone = [d for d in known if d not in present]
-        cache.remove_files(root, gone)
-        summary.removed = len(gone)
 
         jobs: list[tuple[FoundFile, str]] = []
         for f in found:
@@ -170,6 +168,10 @@ def index_folder(folder: str | os.PathLike, cache_dir: str | os.PathLike | None 
                 summary.unchanged += 1
                 continue
             jobs.append((f, sha))
+        # Forget vanished paths only now: a renamed file has been re-keyed to its content
+        # above, so that content is still referenced and survives.
+        cache.remove_files(root, gone)
+        summary.removed = len(gone)
 
         embedder = None
         embed_thread: _EmbedThread | None = None
