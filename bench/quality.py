@@ -1,0 +1,244 @@
+"""Search quality on the graded queries (../shared/eval/queries.json).
+
+Usage::
+
+    PDFTUI_CACHE_DIR=/work/cache-bench python bench/quality.py [--corpus DIR]
+        [--queries FILE] [--modes keyword,semantic,hybrid] [--json PATH]
+        [--policy or|and|and_or] [--tiebreak doc_coverage|page_coverage|doc_then_bm25|none]
+        [--no-stopwords] [--doc-arm W] [--section-semantic] [--title-weight W]
+
+The corpus must already be indexed into the cache (``pdftui index``). For every mode it
+prints, per query class and overall, page NDCG@10, doc NDCG@10, gold doc in the top 3 and
+MRR@10 over the page queries, and section MRR@10 / NDCG@10 over the section queries. Side by
+side it runs the design the seeds warn against, "corpus_bm25": one corpus-wide FTS5 table
+over every page (built here in a temporary database from the cached page text) sorted by
+raw bm25(), queried with the OR of the query's tokens.
+
+Metrics (eval README; the reference system's definitions), over the first 10 hits:
+
+- page NDCG@10: DCG = sum grade / log2(i + 1), i 1-based; divided by the ideal DCG of all
+  labelled grades sorted.
+- doc NDCG@10: hits collapsed to documents in order of first appearance, a document's gain
+  the highest grade among its labelled pages; ideal = documents by that gain.
+- top-3 gold doc: one of the first 3 distinct documents has a page graded >= 2.
+- MRR@10: 1 / rank of the first hit graded >= 2 (0 if none).
+- section hits count when the document matches and the start page equals a labelled
+  section's start page (its grade is the gain).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sqlite3
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from pdftui.cache import fts_text  # noqa: E402
+from pdftui.search import keyword  # noqa: E402
+from pdftui.search.service import Engine, Options  # noqa: E402
+
+HERE = Path(__file__).resolve().parent
+DEFAULT_QUERIES = HERE.parents[1] / "shared" / "eval" / "queries.json"
+BASELINES = {  # eval README: doc NDCG@10 / top-3 gold doc / page NDCG@10 (82 page queries)
+    "corpus_bm25 (README)": (0.740, 0.780, 0.532),
+    "semantic first-256 (README)": (0.790, 0.854, 0.458),
+}
+
+
+def dcg(gains: list[float]) -> float:
+    """Discounted cumulative gain: sum g_i / log2(i + 1), i 1-based."""
+    return sum(g / math.log2(i + 1) for i, g in enumerate(gains, start=1))
+
+
+def ndcg(gains: list[float], ideal: list[float], k: int = 10) -> float:
+    """NDCG@k of a gain list against the ideal gains (sorted here)."""
+    best = dcg(sorted(ideal, reverse=True)[:k])
+    return dcg(gains[:k]) / best if best > 0 else 0.0
+
+
+def page_metrics(hits: list[tuple[str, int]], labels: dict[str, dict[str, int]],
+                 k: int = 10) -> dict[str, float]:
+    """page_ndcg, doc_ndcg, top3, mrr for one page query; ``hits`` = [(doc, page)]."""
+    hits = hits[:k]
+    grade = lambda d, p: labels.get(d, {}).get(str(p), 0)  # noqa: E731
+    gains = [grade(d, p) for d, p in hits]
+    ideal = [g for pages in labels.values() for g in pages.values()]
+    doc_gain = {d: max(pages.values()) for d, pages in labels.items() if pages}
+    docs: list[str] = []
+    for d, _p in hits:
+        if d not in docs:
+            docs.append(d)
+    mrr = 0.0
+    for i, g in enumerate(gains, start=1):
+        if g >= 2:
+            mrr = 1.0 / i
+            break
+    return {
+        "page_ndcg": ndcg(gains, ideal, k),
+        "doc_ndcg": ndcg([doc_gain.get(d, 0) for d in docs], list(doc_gain.values()), k),
+        "top3": 1.0 if any(doc_gain.get(d, 0) >= 2 for d in docs[:3]) else 0.0,
+        "mrr": mrr,
+    }
+
+
+def section_metrics(hits: list[tuple[str, int]], sections: list[dict], k: int = 10
+                    ) -> dict[str, float]:
+    """section_mrr, section_ndcg for one section query; ``hits`` = [(doc, start_page)]."""
+    want = {(s["doc"], int(s["start_page"])): int(s.get("grade", 3)) for s in sections}
+    gains, seen = [], set()
+    for key in hits[:k]:
+        g = want.get(key, 0)
+        if key in seen:  # a second section at the same start page earns nothing more
+            g = 0
+        seen.add(key)
+        gains.append(g)
+    mrr = next((1.0 / i for i, g in enumerate(gains, start=1) if g >= 2), 0.0)
+    return {"section_mrr": mrr, "section_ndcg": ndcg(gains, list(want.values()), k)}
+
+
+class CorpusBM25:
+    """The warned-against design: one FTS5 table over all pages, raw bm25() order."""
+
+    def __init__(self, engine: Engine):
+        self.db = sqlite3.connect(":memory:")
+        self.db.execute("CREATE VIRTUAL TABLE p USING fts5(text, doc UNINDEXED,"
+                        " page UNINDEXED, tokenize='porter unicode61 remove_diacritics 2')")
+        engine.refresh()
+        rows = []
+        for d in engine._docs:
+            if d.reason is not None:
+                continue
+            for number, text in engine.db.execute(
+                    "SELECT number, text FROM pages WHERE content_id=?", (d.content_id,)):
+                rows.append((fts_text(text), d.doc, number))
+        self.db.executemany("INSERT INTO p(text, doc, page) VALUES(?,?,?)", rows)
+
+    def search(self, text: str, k: int = 10) -> list[tuple[str, int]]:
+        toks = keyword.tokenize(text, stem=False)
+        if not toks:
+            return []
+        q = " OR ".join('"' + t.replace('"', '""') + '"' for t in dict.fromkeys(toks))
+        return [(d, int(p)) for d, p in self.db.execute(
+            "SELECT doc, page FROM p WHERE p MATCH ? ORDER BY bm25(p) LIMIT ?", (q, k))]
+
+
+def run(engine: Engine, queries: list[dict], modes: list[str], baseline: bool = True,
+        k: int = 10) -> dict:
+    """Score every mode on every query: ``{mode: {"classes": {cls: {metric: mean}},
+    "all": {...}, "sections": {...}, "per_query": {id: {...}}}}``."""
+    out: dict = {}
+    systems = list(modes) + (["corpus_bm25"] if baseline else [])
+    bm25 = CorpusBM25(engine) if baseline else None
+    for mode in systems:
+        per_q: dict[str, dict] = {}
+        for q in queries:
+            sec = q.get("granularity") == "section"
+            if mode == "corpus_bm25":
+                if sec:
+                    continue
+                hits = bm25.search(q["query"], k)
+            else:
+                res = engine.search(q["query"], mode=mode,
+                                    granularity="section" if sec else "page", top_k=k)
+                hits = [(h.doc, h.page) for h in res.hits]
+            m = section_metrics(hits, q["sections"], k) if sec else \
+                page_metrics(hits, q["labels"], k)
+            m["class"] = q["class"]
+            per_q[q["id"]] = m
+        out[mode] = summarise(per_q)
+    return out
+
+
+def summarise(per_q: dict[str, dict]) -> dict:
+    by_class: dict[str, list[dict]] = defaultdict(list)
+    for m in per_q.values():
+        by_class[m["class"]].append(m)
+    mean = lambda ms, key: sum(m[key] for m in ms) / len(ms) if ms else 0.0  # noqa: E731
+    classes = {}
+    page_all = [m for m in per_q.values() if "page_ndcg" in m]
+    for cls, ms in sorted(by_class.items()):
+        keys = [x for x in ms[0] if x != "class"]
+        classes[cls] = {key: round(mean(ms, key), 4) for key in keys} | {"n": len(ms)}
+    allm = {key: round(mean(page_all, key), 4) for key in
+            ("doc_ndcg", "top3", "page_ndcg", "mrr")} | {"n": len(page_all)}
+    return {"classes": classes, "all": allm, "per_query": per_q}
+
+
+def print_table(results: dict) -> None:
+    print(f"{'system':<14}{'class':<11}{'n':>3}  {'docNDCG':>8}{'top3':>7}{'pageNDCG':>9}"
+          f"{'MRR':>7}   {'secMRR':>7}{'secNDCG':>8}")
+    for mode, r in results.items():
+        for cls, m in list(r["classes"].items()) + [("ALL pages", r["all"])]:
+            if "section_mrr" in m:
+                print(f"{mode:<14}{cls:<11}{m['n']:>3}  {'':>8}{'':>7}{'':>9}{'':>7}   "
+                      f"{m['section_mrr']:>7.3f}{m['section_ndcg']:>8.3f}")
+            else:
+                print(f"{mode:<14}{cls:<11}{m['n']:>3}  {m['doc_ndcg']:>8.3f}{m['top3']:>7.3f}"
+                      f"{m['page_ndcg']:>9.3f}{m['mrr']:>7.3f}")
+        print()
+    for name, (a, b, c) in BASELINES.items():
+        print(f"{name}: doc NDCG {a:.3f}  top3 {b:.3f}  page NDCG {c:.3f}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--corpus", default=None, help="corpus folder (default: from queries.json)")
+    ap.add_argument("--queries", default=str(DEFAULT_QUERIES))
+    ap.add_argument("--cache-dir", default=None)
+    ap.add_argument("--modes", default="keyword,semantic,hybrid")
+    ap.add_argument("--classes", default=None, help="only these classes (comma-separated)")
+    ap.add_argument("--json", dest="json_path", default=None)
+    ap.add_argument("--no-baseline", action="store_true")
+    ap.add_argument("--per-query", action="store_true")
+    ap.add_argument("--policy", default=None)
+    ap.add_argument("--tiebreak", default=None)
+    ap.add_argument("--no-stopwords", action="store_true")
+    ap.add_argument("--doc-arm", type=float, default=None)
+    ap.add_argument("--section-semantic", action="store_true")
+    ap.add_argument("--title-weight", type=float, default=None)
+    args = ap.parse_args(argv)
+
+    data = json.loads(Path(args.queries).read_text())
+    corpus = args.corpus or str(Path(args.queries).resolve().parents[1] / data["corpus"])
+    queries = data["queries"]
+    if args.classes:
+        wanted = set(args.classes.split(","))
+        queries = [q for q in queries if q["class"] in wanted]
+    opts = Options()
+    if args.policy:
+        opts.policy = args.policy
+    if args.tiebreak:
+        opts.tiebreak = args.tiebreak
+    if args.no_stopwords:
+        opts.stopwords = False
+    if args.doc_arm is not None:
+        opts.doc_arm = args.doc_arm
+    if args.section_semantic:
+        opts.section_semantic = True
+    if args.title_weight is not None:
+        opts.title_weight = args.title_weight
+    engine = Engine(corpus, args.cache_dir, options=opts)
+    t0 = time.perf_counter()
+    results = run(engine, queries, args.modes.split(","), not args.no_baseline)
+    print_table(results)
+    print(f"options: {opts}  ({time.perf_counter() - t0:.1f} s)")
+    if args.per_query:
+        for mode, r in results.items():
+            for qid, m in r["per_query"].items():
+                print(mode, qid, {k: round(v, 3) for k, v in m.items() if k != "class"})
+    if args.json_path:
+        Path(args.json_path).write_text(json.dumps(
+            {"options": opts.__dict__, "results": results}, indent=1))
+    engine.close()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,94 @@
+"""Choosing the excerpt of a hit: the paragraph-sized block that holds the match.
+
+Pure functions over block texts plus one helper that tokenises many blocks at once with the
+index's own tokenizer (:func:`pdftui.search.keyword.tokenize_many`), so "holds the match"
+means exactly what the keyword arm matched (porter stems, prefixes, CJK unigrams).
+
+Rules (issue 3 item 5): the block with the most distinct query terms wins, skipping blocks
+under ``MIN_CHARS`` characters (headings, captions, page numbers) unless nothing longer
+matches; for a semantic-only hit the block overlapping the best embedding unit's character
+range most (ties: more query terms, then earlier). The text is capped near ``MAX_CHARS``
+characters at a word boundary, with an ellipsis.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .keyword import Term, tokenize_many
+
+MIN_CHARS = 80
+MAX_CHARS = 2000
+
+
+def cap(text: str, limit: int = MAX_CHARS) -> str:
+    """``text`` with whitespace runs collapsed, cut at a word boundary near ``limit``
+    characters (an ellipsis marks the cut)."""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    cut = text.rfind(" ", 0, limit)
+    if cut < limit * 0.8:
+        cut = limit
+    return text[:cut].rstrip() + " …"
+
+
+def block_spans(page_text: str, blocks: Sequence[str]) -> list[tuple[int, int]]:
+    """Character range of each block inside the page text, ``[(start, end)]``.
+
+    Blocks are searched for in order; a block not found verbatim gets the range between
+    its neighbours (an empty range at the running position).
+    """
+    spans = []
+    pos = 0
+    for b in blocks:
+        i = page_text.find(b, pos) if b else -1
+        if i < 0:
+            spans.append((pos, pos))
+        else:
+            spans.append((i, i + len(b)))
+            pos = i + len(b)
+    return spans
+
+
+def matched_terms(block_stems: set[str], terms: Sequence[Term]) -> int:
+    """How many distinct query terms a block's stems contain (prefix terms by prefix)."""
+    n = 0
+    for t in terms:
+        if t.prefix:
+            if any(s.startswith(t.text) for s in block_stems):
+                n += 1
+        elif t.text in block_stems:
+            n += 1
+    return n
+
+
+def choose(blocks: Sequence[str], terms: Sequence[Term],
+           unit_span: tuple[int, int] | None = None, page_text: str | None = None,
+           stems: Sequence[set[str]] | None = None) -> tuple[int, str]:
+    """The excerpt of one page: ``(block index, capped plain text)``; ``(-1, "")`` when the
+    page has no blocks.
+
+    ``unit_span`` (with ``page_text``) is the best embedding unit's char range, for hits
+    that only the semantic arm found. ``stems`` are the blocks' stem sets if already known.
+    """
+    if not blocks:
+        return -1, ""
+    if stems is None:
+        stems = tokenize_many(list(blocks)) if terms else [set() for _ in blocks]
+    counts = [matched_terms(s, terms) for s in stems]
+    long_ = [len(b.strip()) >= MIN_CHARS for b in blocks]
+    if unit_span is not None and page_text is not None:
+        spans = block_spans(page_text, blocks)
+        a, b = unit_span
+        overlap = [max(0, min(b, e) - max(a, s)) for s, e in spans]
+        cands = [i for i in range(len(blocks)) if overlap[i] > 0 and long_[i]] or \
+            [i for i in range(len(blocks)) if overlap[i] > 0]
+        if cands:
+            best = max(cands, key=lambda i: (counts[i], overlap[i], -i))
+            return best, cap(blocks[best])
+    pool = [i for i in range(len(blocks)) if long_[i]]
+    if not pool or max(counts[i] for i in pool) == 0 and max(counts) > 0:
+        pool = list(range(len(blocks)))
+    best = max(pool, key=lambda i: (counts[i], -i))
+    return best, cap(blocks[best])

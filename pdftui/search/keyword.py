@@ -1,0 +1,384 @@
+"""The keyword arm: safe query parsing and per-document BM25 over the cache's FTS5 data.
+
+No user text is ever handed to FTS5's query parser, so no input can raise: the query is
+tokenised exactly like the index (``fts_text()`` then FTS5's own ``porter unicode61
+remove_diacritics 2`` tokenizer, read back through an in-memory fts5vocab table), and term
+statistics are read from the ``pages_fts_instance`` / ``sections_fts_instance`` fts5vocab
+tables with bound parameters. A trailing ``*`` on a word (``fin*``) is a prefix term: it
+matches every indexed term in ``['fin', 'fio')``, counted as one term, as FTS5 does.
+
+Scoring is Okapi BM25 (Robertson & Spärck Jones; Robertson & Zaragoza, "The Probabilistic
+Relevance Framework: BM25 and Beyond", 2009) in the exact form of SQLite FTS5's ``bm25()``::
+
+    idf(t)   = ln((N - df + 0.5) / (df + 0.5)), replaced by 1e-6 when <= 0
+    score(p) = sum_t idf(t) * tf * (k1 + 1) / (tf + k1 * (1 - b + b * dl / avgdl))
+
+with k1 = 1.2, b = 0.75, and DOCUMENT-LOCAL statistics: N = the document's pages, df = its
+pages containing t, avgdl = its mean ``pages.n_tokens``, dl = the page's ``n_tokens``. A
+document's internal ranking therefore never depends on which other PDFs share the cache.
+Sections use the same formula with FTS5's column weighting: tf = w_title * tf_title + tf_body
+and dl = the section's ``n_tokens`` (title + body).
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+import threading
+import unicodedata
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..cache import fts_text
+from . import fusion
+
+K1 = 1.2
+B = 0.75
+MAX_QUERY_CHARS = 1000
+MAX_TERMS = 32
+TITLE_WEIGHT = 4.0
+"""Section-title column weight relative to the body (measured by bench/quality.py)."""
+
+#: Very common English function words and question words, dropped from queries (unless a
+#: query has nothing else). Kept lower-case and unstemmed; compared after stemming.
+STOPWORDS = frozenset("""
+a about above after again against all am an and any are as at be because been before being
+below between both but by can could did do does doing down during each few for from further
+had has have having he her here hers herself him himself his how i if in into is it its itself
+just me more most my myself no nor not of off on once only or other our ours ourselves out
+over own same she should so some such than that the their theirs them themselves then there
+these they this those through to too under until up very was we were what when where which
+while who whom why will with would you your yours yourself yourselves get gets got
+""".split())
+
+_CTRL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffe\uffff\ud800-\udfff]")
+_PREFIX_RE = re.compile(r"(\w+)\*")
+_TOKENIZER = "porter unicode61 remove_diacritics 2"
+_PLAIN_TOKENIZER = "unicode61 remove_diacritics 2"
+
+
+@dataclass(frozen=True, slots=True)
+class Term:
+    """One query term as indexed: a porter stem (``prefix`` False) or an unstemmed,
+    case-folded, diacritic-free prefix (``prefix`` True, matches terms starting with it)."""
+
+    text: str
+    prefix: bool = False
+
+    def __str__(self) -> str:
+        return self.text + ("*" if self.prefix else "")
+
+
+# -- tokenising like the index ----------------------------------------------------------------
+_local = threading.local()
+
+
+def _tok_db() -> sqlite3.Connection:
+    db = getattr(_local, "db", None)
+    if db is None:
+        db = sqlite3.connect(":memory:", isolation_level=None)
+        db.execute(f"CREATE VIRTUAL TABLE q USING fts5(t, tokenize='{_TOKENIZER}')")
+        db.execute("CREATE VIRTUAL TABLE qv USING fts5vocab(q, 'instance')")
+        db.execute(f"CREATE VIRTUAL TABLE p USING fts5(t, tokenize='{_PLAIN_TOKENIZER}')")
+        db.execute("CREATE VIRTUAL TABLE pv USING fts5vocab(p, 'instance')")
+        _local.db = db
+    return db
+
+
+def clean_text(text: object) -> str:
+    """Any value -> a bounded, printable string (NFKC, control characters and lone
+    surrogates replaced by spaces, at most ``MAX_QUERY_CHARS`` characters)."""
+    if not isinstance(text, str):
+        text = "" if text is None else str(text)
+    text = text[: MAX_QUERY_CHARS * 2]
+    text = text.encode("utf-8", "replace").decode("utf-8", "replace")
+    text = _CTRL_RE.sub(" ", text)
+    text = unicodedata.normalize("NFKC", text)
+    return text[:MAX_QUERY_CHARS]
+
+
+def tokenize(text: str, stem: bool = True) -> list[str]:
+    """FTS5's own tokens of ``fts_text(text)``, in order (porter stems when ``stem``).
+
+    Uses a per-thread in-memory FTS5 table with the index's tokenizer (~0.1 ms). CJK
+    characters come back as unigrams, as they are indexed.
+    """
+    db = _tok_db()
+    table, vocab = ("q", "qv") if stem else ("p", "pv")
+    db.execute("BEGIN")
+    try:
+        db.execute(f"INSERT INTO {table}(rowid, t) VALUES(1, ?)", (fts_text(clean_text(text)),))
+        rows = db.execute(f"SELECT term FROM {vocab} ORDER BY offset").fetchall()
+    finally:
+        db.execute("ROLLBACK")
+    return [r[0] for r in rows]
+
+
+def tokenize_many(texts: list[str]) -> list[set[str]]:
+    """Distinct porter stems of each text (one in-memory FTS5 pass for all of them)."""
+    if not texts:
+        return []
+    db = _tok_db()
+    out: list[set[str]] = [set() for _ in texts]
+    db.execute("BEGIN")
+    try:
+        db.executemany("INSERT INTO q(rowid, t) VALUES(?, ?)",
+                       [(i + 1, fts_text(clean_text(t))) for i, t in enumerate(texts)])
+        for term, doc in db.execute("SELECT term, doc FROM qv"):
+            out[doc - 1].add(term)
+    finally:
+        db.execute("ROLLBACK")
+    return out
+
+
+def _stem_stopwords() -> frozenset[str]:
+    cached = getattr(_local, "stops", None)
+    if cached is None:
+        cached = frozenset(t for w in STOPWORDS for t in tokenize(w))
+        _local.stops = cached
+    return cached
+
+
+def parse_query(text: object, stopwords: bool = True) -> list[Term]:
+    """User text -> distinct index terms, in query order. Never raises.
+
+    FTS5 syntax has no meaning here: quotes, brackets, colons, ``AND``/``OR``/``NOT``/
+    ``NEAR``, ``^`` and ``-`` are all just separators or words; hyphenated compounds
+    (``multi-head``) become their component terms (``multi``, ``head``). ``word*`` is a prefix
+    term. With ``stopwords``, common function words are dropped unless nothing else is left.
+    At most ``MAX_TERMS`` terms are kept.
+    """
+    try:
+        clean = clean_text(text)
+        terms: list[Term] = []
+        seen: set[Term] = set()
+
+        def add(t: Term) -> None:
+            if t.text and t not in seen:
+                seen.add(t)
+                terms.append(t)
+
+        pos = 0
+        for m in _PREFIX_RE.finditer(clean):
+            for tok in tokenize(clean[pos:m.start()]):
+                add(Term(tok))
+            plain = tokenize(m.group(1), stem=False)
+            for tok in plain[:-1]:
+                add(Term(tokenize(tok)[0] if tokenize(tok) else tok))
+            if plain:
+                add(Term(plain[-1], prefix=True))
+            pos = m.end()
+        for tok in tokenize(clean[pos:]):
+            add(Term(tok))
+        if stopwords:
+            stops = _stem_stopwords()
+            kept = [t for t in terms if t.prefix or t.text not in stops]
+            if kept:
+                terms = kept
+        return terms[:MAX_TERMS]
+    except (sqlite3.Error, ValueError, UnicodeError):
+        return []
+
+
+def _prefix_upper(prefix: str) -> str:
+    """The smallest string greater than every string starting with ``prefix``."""
+    return prefix[:-1] + chr(ord(prefix[-1]) + 1) if prefix else "\U0010ffff"
+
+
+# -- per-document BM25 ------------------------------------------------------------------------
+@dataclass
+class Unit:
+    """The rows of one ranked granularity (pages or sections), as numpy arrays by row."""
+
+    ids: np.ndarray          # int64 pages.id / sections.id
+    content: np.ndarray      # int64 content_id
+    n_tokens: np.ndarray     # float64
+    row_of: dict[int, int] = field(default_factory=dict)
+    n: dict[int, int] = field(default_factory=dict)        # content -> rows
+    avgdl: dict[int, float] = field(default_factory=dict)  # content -> mean n_tokens
+
+
+@dataclass
+class Ranking:
+    """The keyword arm's answer for one query.
+
+    ``per_doc[content_id]`` lists that content's matching rows (ids of pages or sections)
+    best first by document-local BM25; ``scores[id]`` is the BM25 score; ``terms[id]`` the
+    set of query terms (as strings) the row contains.
+    """
+
+    terms: list[Term]
+    per_doc: dict[int, list[int]]
+    scores: dict[int, float]
+    row_terms: dict[int, frozenset[str]]
+    doc_terms: dict[int, frozenset[str]]
+
+
+class KeywordIndex:
+    """Per-document BM25 over one cache connection (pages and sections).
+
+    ``KeywordIndex(db)`` keeps the per-row statistics (content, length) in memory and
+    reloads them when :meth:`refresh` sees that the cache changed. Use from one thread.
+    """
+
+    def __init__(self, db: sqlite3.Connection):
+        self.db = db
+        self._units: dict[str, Unit] = {}
+        self._version: tuple | None = None
+
+    def refresh(self, version: tuple | None = None) -> None:
+        """Drop the in-memory statistics when ``version`` (any token) changed."""
+        if version != self._version:
+            self._units.clear()
+            self._version = version
+
+    def _unit(self, kind: str) -> Unit:
+        u = self._units.get(kind)
+        if u is None:
+            table = "pages" if kind == "pages" else "sections"
+            rows = self.db.execute(
+                f"SELECT id, content_id, n_tokens FROM {table} ORDER BY id").fetchall()
+            arr = np.array(rows, dtype=np.int64).reshape(-1, 3)
+            u = Unit(ids=arr[:, 0], content=arr[:, 1], n_tokens=arr[:, 2].astype(np.float64))
+            u.row_of = {int(i): r for r, i in enumerate(u.ids)}
+            if len(arr):
+                cs, inv, counts = np.unique(u.content, return_inverse=True, return_counts=True)
+                sums = np.bincount(inv, weights=u.n_tokens)
+                for c, n, s in zip(cs.tolist(), counts.tolist(), sums.tolist()):
+                    u.n[c] = n
+                    u.avgdl[c] = s / n if n and s > 0 else 1.0
+            self._units[kind] = u
+        return u
+
+    def _term_rows(self, kind: str, term: Term) -> list[tuple[int, str, int]]:
+        """``[(row id, column, tf)]`` for one term from the fts5vocab instance table."""
+        vocab = "pages_fts_instance" if kind == "pages" else "sections_fts_instance"
+        if term.prefix:
+            sql = (f"SELECT doc, col, count(*) FROM {vocab} WHERE term >= ? AND term < ?"
+                   " GROUP BY doc, col")
+            args: tuple = (term.text, _prefix_upper(term.text))
+        else:
+            sql = f"SELECT doc, col, count(*) FROM {vocab} WHERE term = ? GROUP BY doc, col"
+            args = (term.text,)
+        return self.db.execute(sql, args).fetchall()
+
+    def rank(self, terms: list[Term], contents: set[int] | None = None, kind: str = "pages",
+             policy: str = "or", title_weight: float = TITLE_WEIGHT) -> Ranking:
+        """Rank the rows (``kind`` "pages" or "sections") of each content by BM25.
+
+        ``contents`` limits the search (None = every content). ``policy`` "or" keeps rows
+        containing any term; "and" keeps only rows containing every term; "and_or" is "and"
+        per document, relaxed to "or" in a document where no row has every term.
+        """
+        unit = self._unit(kind)
+        empty = Ranking(terms, {}, {}, {}, {})
+        if not terms or not len(unit.ids):
+            return empty
+        n_rows = len(unit.ids)
+        scores = np.zeros(n_rows)
+        nmatch = np.zeros(n_rows, dtype=np.int32)
+        row_terms: dict[int, set[str]] = {}
+        for term in terms:
+            rows = self._term_rows(kind, term)
+            if not rows:
+                continue
+            tf_by_row: dict[int, float] = {}
+            for rid, col, cnt in rows:
+                r = unit.row_of.get(rid)
+                if r is None:
+                    continue
+                w = title_weight if (kind == "sections" and col == "title") else 1.0
+                tf_by_row[r] = tf_by_row.get(r, 0.0) + w * cnt
+            if contents is not None:
+                tf_by_row = {r: v for r, v in tf_by_row.items()
+                             if int(unit.content[r]) in contents}
+            if not tf_by_row:
+                continue
+            idx = np.fromiter(tf_by_row.keys(), dtype=np.int64, count=len(tf_by_row))
+            tf = np.fromiter(tf_by_row.values(), dtype=np.float64, count=len(tf_by_row))
+            cont = unit.content[idx]
+            ucont, inv = np.unique(cont, return_inverse=True)
+            df = np.bincount(inv).astype(np.float64)
+            n_doc = np.array([unit.n[int(c)] for c in ucont], dtype=np.float64)
+            idf = np.log((n_doc - df + 0.5) / (df + 0.5))
+            idf = np.where(idf <= 0, 1e-6, idf)
+            avgdl = np.array([unit.avgdl[int(c)] for c in ucont])[inv]
+            dl = unit.n_tokens[idx]
+            scores[idx] += idf[inv] * tf * (K1 + 1) / (tf + K1 * (1 - B + B * dl / avgdl))
+            nmatch[idx] += 1
+            key = str(term)
+            for r in idx.tolist():
+                row_terms.setdefault(r, set()).add(key)
+        matched = np.nonzero(nmatch)[0]
+        if not len(matched):
+            return empty
+        per_doc: dict[int, list[int]] = {}
+        cont = unit.content[matched]
+        order = np.lexsort((unit.ids[matched], -scores[matched], cont))
+        for r in matched[order].tolist():
+            per_doc.setdefault(int(unit.content[r]), []).append(r)
+        if policy in ("and", "and_or"):
+            want = max(int(nmatch[matched].max()), 1) if policy == "and" else None
+            for c in list(per_doc):
+                rows = per_doc[c]
+                full = [r for r in rows if nmatch[r] == len(terms)]
+                if policy == "and":
+                    per_doc[c] = [r for r in rows if nmatch[r] >= want]
+                elif full:
+                    per_doc[c] = full
+                if not per_doc[c]:
+                    del per_doc[c]
+        out_per_doc = {c: [int(unit.ids[r]) for r in rows] for c, rows in per_doc.items()}
+        out_scores = {int(unit.ids[r]): float(scores[r])
+                      for rows in per_doc.values() for r in rows}
+        out_terms = {int(unit.ids[r]): frozenset(row_terms.get(r, ()))
+                     for rows in per_doc.values() for r in rows}
+        doc_terms = {c: frozenset().union(*(row_terms.get(r, set()) for r in rows))
+                     for c, rows in per_doc.items()}
+        return Ranking(terms, out_per_doc, out_scores, out_terms, doc_terms)
+
+
+def fuse(ranking: Ranking, docs: dict[str, int], tiebreak: str = "doc_coverage",
+         ) -> list[tuple[tuple[str, int], float]]:
+    """Stage 1: one cross-corpus list of ``((doc, row id), rrf score)`` best first.
+
+    ``docs`` maps each document in scope to its content id (two documents with the same
+    bytes both appear). Each row scores ``1/(60 + its rank inside its own document)``; ties
+    in a rank band are broken by ``tiebreak``:
+
+    - "doc_coverage": the document's rarity-weighted coverage (:func:`fusion.rarity_coverage`
+      over documents matched), then the row's own BM25-free coverage;
+    - "page_coverage": the row's own rarity-weighted coverage, then the document's;
+    - "none": content order only (for measurement).
+    Remaining ties go by content id (insertion order in the cache), never by path.
+    """
+    doc_terms = {d: ranking.doc_terms[c] for d, c in docs.items() if c in ranking.doc_terms}
+    doc_cov = fusion.rarity_coverage(doc_terms)
+    # df over documents for page-level coverage uses the same N and df.
+    n = len(doc_terms)
+    df: dict[str, int] = {}
+    for ts in doc_terms.values():
+        for t in ts:
+            df[t] = df.get(t, 0) + 1
+    import math
+    w = {t: math.log(1.0 + n / d) for t, d in df.items()}
+    per_doc: dict[str, list[tuple[str, int]]] = {}
+    item_tb: dict[tuple[str, int], tuple[float, ...]] = {}
+    doc_tb: dict[str, tuple[float, ...]] = {}
+    for d in sorted(doc_terms, key=lambda d: docs[d]):
+        c = docs[d]
+        rows = ranking.per_doc[c]
+        per_doc[d] = [(d, r) for r in rows]
+        for r in rows:
+            pc = sum(w[t] for t in ranking.row_terms[r])
+            if tiebreak == "doc_coverage":
+                item_tb[(d, r)] = (doc_cov[d], pc)
+            elif tiebreak == "page_coverage":
+                item_tb[(d, r)] = (pc, doc_cov[d])
+            elif tiebreak == "doc_then_bm25":
+                item_tb[(d, r)] = (doc_cov[d], ranking.scores[r])
+            else:
+                item_tb[(d, r)] = (0.0,)
+        doc_tb[d] = (0.0,)
+    return fusion.fuse_per_document(per_doc, None, item_tb)

@@ -1,0 +1,488 @@
+"""The search service the TUI and the CLI share (no Textual here).
+
+``SearchService(root, cache_dir=None, model=None)``:
+
+- ``await service.search(query, mode="hybrid", granularity="page", top_k=10, docs=None)``
+  returns a :class:`SearchResult`. Blocking work runs on one worker thread that owns its own
+  SQLite connection, the in-memory vector matrix and the embedding model (loaded lazily, on
+  the first semantic or hybrid search, so keyword-only use never imports fastembed). A newer
+  ``search`` call supersedes older ones: an older call raises ``asyncio.CancelledError``
+  as soon as its worker reaches the next stage boundary (or at once if it is still queued),
+  and never returns stale results.
+- ``service.search_sync(...)``: the same, blocking (CLI, bench).
+- ``service.close()``.
+
+Ranking (issue 3; numbers in bench/quality.py):
+
+1. keyword arm (:mod:`.keyword`): per-document BM25 with document-local statistics; stage 1
+   fuses the per-document lists by RRF 1/(60 + rank) and breaks ties inside a rank band by
+   rarity-weighted coverage (:func:`.fusion.rarity_coverage`).
+2. semantic arm (:mod:`.semantic`): cosine of the query vector with every unit, page = max.
+3. hybrid: stage-2 RRF (k = 60) of the stage-1 keyword list and the semantic list.
+
+Modes: "keyword", "semantic", "hybrid". Granularities: "page" and "section" (sections are
+ranked by the keyword arm with the title column weighted above the body; semantic section
+scores are the maximum over the units on the section's pages).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import os
+import sqlite3
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..cache import Cache
+from ..corpus import doc_matches
+from . import fusion, keyword
+from .excerpt import MAX_CHARS, cap, choose
+from .semantic import VectorMatrix
+
+MODES = ("hybrid", "keyword", "semantic")
+GRANULARITIES = ("page", "section")
+
+
+@dataclass
+class Options:
+    """Ranking choices, fixed by measurement (bench/quality.py); exposed for the bench."""
+
+    policy: str = "or"                 # keyword matching: "or", "and", "and_or"
+    tiebreak: str = "doc_coverage"     # stage-1 band tie-break (see keyword.fuse)
+    stopwords: bool = True
+    doc_arm: float = 0.0               # weight of the document-level head-vector arm
+    section_semantic: bool = False     # semantic arm in hybrid section search
+    title_weight: float = keyword.TITLE_WEIGHT
+    depth: int = 1000                  # arm list depth fed to stage-2 fusion
+
+
+@dataclass
+class Hit:
+    """One ranked hit. Page hits have ``section`` etc. None; section hits fill them."""
+
+    rank: int
+    doc: str
+    page: int
+    page_label: str
+    score: float
+    keyword_rank: int | None
+    semantic_rank: int | None
+    excerpt: str
+    section_path: str = ""
+    section: str | None = None
+    start_page: int | None = None
+    end_page: int | None = None
+
+    def to_json(self) -> dict:
+        """The hit as a JSON-ready dict (section keys only for section hits)."""
+        d = {"rank": self.rank, "doc": self.doc, "page": self.page,
+             "page_label": self.page_label, "score": round(self.score, 6),
+             "keyword_rank": self.keyword_rank, "semantic_rank": self.semantic_rank,
+             "excerpt": self.excerpt, "section_path": self.section_path}
+        if self.section is not None:
+            d.update(section=self.section, start_page=self.start_page, end_page=self.end_page)
+        return d
+
+
+@dataclass
+class SearchResult:
+    """Hits plus coverage. ``coverage``: searched, total, semantic_searched, embedding
+    (docs still being embedded), skipped [{doc, reason}], and "note" when the semantic
+    arm could not run (e.g. the model is unavailable)."""
+
+    query: str
+    mode: str
+    granularity: str
+    coverage: dict
+    elapsed_ms: float
+    hits: list[Hit] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        """``{"query", "mode", "granularity", "coverage", "elapsed_ms", "hits"}``."""
+        return {"query": self.query, "mode": self.mode, "granularity": self.granularity,
+                "coverage": self.coverage, "elapsed_ms": round(self.elapsed_ms, 1),
+                "hits": [h.to_json() for h in self.hits]}
+
+
+class Superseded(Exception):
+    """Raised inside the worker when a newer search has started."""
+
+
+@dataclass
+class _Doc:
+    doc: str
+    content_id: int | None
+    reason: str | None   # None when searchable
+
+
+class Engine:
+    """Synchronous search over one root folder; one SQLite connection, one thread."""
+
+    def __init__(self, root: str | os.PathLike, cache_dir: str | os.PathLike | None = None,
+                 model: str | None = None, options: Options | None = None):
+        from ..embed import resolve_model_name
+
+        self.root = os.path.realpath(os.fspath(root))
+        self.cache = Cache(cache_dir)
+        self.db = self.cache.db
+        self.model_name = model
+        self.model_id = resolve_model_name(model)
+        self.options = options or Options()
+        self.kw = keyword.KeywordIndex(self.db)
+        self._matrix: VectorMatrix | None = None
+        self._matrix_version: int | None = None
+        self._embedder = None
+        self._version: int | None = None
+        self._docs: list[_Doc] = []
+        self._pages: dict[int, tuple[int, int, str]] = {}
+        self._sections_cache: dict[int, list[tuple]] = {}
+
+    def close(self) -> None:
+        self.cache.close()
+
+    # -- cache state ----------------------------------------------------------------------
+    def refresh(self) -> None:
+        """Reload the document list and statistics when another connection committed."""
+        v = self.cache.data_version()
+        if v == self._version and self._docs is not None and self._version is not None:
+            return
+        self._version = v
+        rows = self.db.execute(
+            "SELECT f.doc, f.content_id, f.skip_reason, c.skip_reason, c.text_quality"
+            " FROM files f LEFT JOIN contents c ON c.id = f.content_id WHERE f.root = ?"
+            " ORDER BY f.content_id, f.doc", (self.root,)).fetchall()
+        docs = []
+        for doc, cid, freason, creason, quality in rows:
+            reason = freason or creason
+            if cid is None and not reason:
+                reason = "not indexed"
+            elif not reason and quality and quality != "ok":
+                reason = quality
+            docs.append(_Doc(doc, cid, reason))
+        self._docs = docs
+        self.kw.refresh(v)
+        self._pages = {}
+        self._sections_cache = {}
+
+    def _scope(self, docs: str | list[str] | None) -> list[_Doc]:
+        if docs is None or docs == "" or docs == []:
+            return self._docs
+        pats = [docs] if isinstance(docs, str) else list(docs)
+        return [d for d in self._docs if any(doc_matches(d.doc, p) for p in pats)]
+
+    def _page_info(self, pid: int) -> tuple[int, int, str]:
+        """``(content_id, number, label)`` of a pages.id."""
+        got = self._pages.get(pid)
+        if got is None:
+            r = self.db.execute("SELECT content_id, number, label FROM pages WHERE id=?",
+                                (pid,)).fetchone()
+            got = (r[0], r[1], r[2]) if r else (0, 0, "")
+            self._pages[pid] = got
+        return got
+
+    def _labels(self, cid: int, pages: list[int]) -> dict[int, tuple[str, str]]:
+        if not pages:
+            return {}
+        q = ",".join("?" * len(pages))
+        return {n: (label, text) for n, label, text in self.db.execute(
+            f"SELECT number, label, text FROM pages WHERE content_id=? AND number IN ({q})",
+            (cid, *pages))}
+
+    def _sections(self, cid: int) -> list[tuple]:
+        got = self._sections_cache.get(cid)
+        if got is None:
+            got = self.db.execute(
+                "SELECT id, title, path, start_page, start_block, end_page, end_block, level"
+                " FROM sections WHERE content_id=? ORDER BY start_page, start_block, ordinal",
+                (cid,)).fetchall()
+            self._sections_cache[cid] = got
+        return got
+
+    def section_path_at(self, cid: int, page: int, block: int) -> str:
+        """Path of the innermost section of content ``cid`` enclosing (page, block)."""
+        pos = (page, max(block, 0))
+        best = ""
+        for _sid, _t, path, sp, sb, ep, eb, _lvl in self._sections(cid):
+            if (sp, sb) > pos:
+                break
+            if pos < (ep, eb) or (ep, eb) <= (sp, sb) and pos[0] == sp:
+                best = path
+        return best
+
+    # -- the model ------------------------------------------------------------------------
+    def matrix(self) -> VectorMatrix:
+        """The unit matrix, refreshed when the cache changed since the last query."""
+        if self._matrix is None:
+            self._matrix = VectorMatrix(self.model_id)
+        if self._matrix_version != self._version:
+            self._matrix.refresh(self.db)
+            self._matrix_version = self._version
+        return self._matrix
+
+    def embed_query(self, text: str) -> np.ndarray:
+        """The query vector (dim,), loading the model on first use."""
+        if self._embedder is None:
+            from ..embed import Embedder
+
+            self._embedder = Embedder(self.model_name, self.cache.dir)
+        return self._embedder.embed_query(text)
+
+    # -- coverage -------------------------------------------------------------------------
+    def coverage(self, scope: list[_Doc], semantic: bool) -> dict:
+        searchable = [d for d in scope if d.reason is None]
+        state = {c: (d, t) for c, d, t in self.db.execute(
+            "SELECT content_id, units_done, units_total FROM embeddings WHERE model_id=?",
+            (self.model_id,))}
+        complete = [d for d in searchable if d.content_id in state
+                    and state[d.content_id][0] >= state[d.content_id][1]]
+        pending = [d.doc for d in searchable if d not in complete]
+        return {"searched": len(searchable), "total": len(scope),
+                "semantic_searched": len(complete), "embedding": pending,
+                "skipped": [{"doc": d.doc, "reason": d.reason} for d in scope
+                            if d.reason is not None]}
+
+    # -- search ---------------------------------------------------------------------------
+    def search(self, query: object, mode: str = "hybrid", granularity: str = "page",
+               top_k: int = 10, docs: str | list[str] | None = None,
+               check=lambda: None) -> SearchResult:
+        """Run one search; ``check()`` is called between stages and may raise to abort.
+
+        Raises ValueError for an unknown mode or granularity. Never raises on query text.
+        """
+        t0 = time.perf_counter()
+        if mode not in MODES:
+            raise ValueError(f"mode must be one of {', '.join(MODES)}")
+        if granularity not in GRANULARITIES:
+            raise ValueError(f"granularity must be one of {', '.join(GRANULARITIES)}")
+        text = keyword.clean_text(query)
+        top_k = max(1, int(top_k))
+        self.refresh()
+        scope = self._scope(docs)
+        searchable = [d for d in scope if d.reason is None]
+        coverage = self.coverage(scope, mode != "keyword")
+        lists = self.rank(text, mode, granularity, searchable, coverage, check)
+        check()
+        hits = self.hits(lists, granularity, top_k, text)
+        return SearchResult(text, mode, granularity, coverage,
+                            (time.perf_counter() - t0) * 1000, hits)
+
+    def rank(self, text: str, mode: str, granularity: str, searchable: list[_Doc],
+             coverage: dict, check=lambda: None) -> dict:
+        """The ranked lists of one query: ``{"fused": [(key, score)], "keyword": [keys],
+        "semantic": [keys], "unit": {key: (cid, unit)}, "terms": [Term], "rows": {key: row}}``.
+        Keys are ``(doc, page)`` for pages, ``(doc, section_id)`` for sections."""
+        o = self.options
+        kind = "pages" if granularity == "page" else "sections"
+        terms = keyword.parse_query(text, stopwords=o.stopwords)
+        contents = {d.content_id for d in searchable}
+        by_doc = {d.doc: d.content_id for d in searchable}
+        out: dict = {"terms": terms, "keyword": [], "semantic": [], "unit": {}, "fused": []}
+        if mode in ("keyword", "hybrid") and terms:
+            ranking = self.kw.rank(terms, contents, kind, o.policy, o.title_weight)
+            fused = keyword.fuse(ranking, by_doc, o.tiebreak)
+            if kind == "pages":
+                kw_keys = [(d, self._page_info(r)[1]) for (d, r), _ in fused]
+            else:
+                kw_keys = [(d, r) for (d, r), _ in fused]
+            out["keyword"] = kw_keys
+            out["kw_scores"] = [s for _, s in fused]
+        check()
+        use_sem = mode == "semantic" or (mode == "hybrid" and (
+            kind == "pages" or o.section_semantic))
+        if use_sem and text.strip():
+            try:
+                m = self.matrix()
+                check()
+                q = self.embed_query(text)
+            except Exception as exc:  # noqa: BLE001 - EmbedderUnavailable and friends
+                coverage["semantic_searched"] = 0
+                coverage["note"] = f"semantic search unavailable: {exc}"
+                m = None
+            if m is not None:
+                check()
+                docs_of: dict[int, list[str]] = {}
+                for d in searchable:
+                    docs_of.setdefault(d.content_id, []).append(d.doc)
+                ranked = m.rank_pages(q, contents)
+                if kind == "pages":
+                    sem = []
+                    for cid, page, _s, unit in ranked:
+                        for d in docs_of.get(cid, ()):
+                            sem.append((d, page))
+                            out["unit"][(d, page)] = (cid, unit)
+                else:
+                    sem = self._section_semantic(ranked, docs_of)
+                out["semantic"] = sem
+                if o.doc_arm > 0 and kind == "pages":
+                    out["doc_rank"] = {}
+                    for i, (cid, _s) in enumerate(m.rank_docs(q, contents), start=1):
+                        for d in docs_of.get(cid, ()):
+                            out["doc_rank"][d] = i
+        # stage 2
+        if mode == "keyword":
+            out["fused"] = list(zip(out["keyword"], out.get("kw_scores", [])))
+        elif mode == "semantic":
+            out["fused"] = [(k, 1.0 / (fusion.K + i))
+                            for i, k in enumerate(out["semantic"], start=1)]
+        else:
+            kwl = out["keyword"][: o.depth]
+            sml = out["semantic"][: o.depth]
+            scores = fusion.rrf([kwl, sml])
+            if out.get("doc_rank"):
+                for key in scores:
+                    r = out["doc_rank"].get(key[0])
+                    if r:
+                        scores[key] += o.doc_arm / (fusion.K + r)
+            kr = {k: i for i, k in enumerate(kwl)}
+            sr = {k: i for i, k in enumerate(sml)}
+            big = 10 ** 9
+            keys = sorted(scores, key=lambda k: (-scores[k], min(kr.get(k, big), sr.get(k, big)),
+                                                 kr.get(k, big)))
+            out["fused"] = [(k, scores[k]) for k in keys]
+        return out
+
+    def _section_semantic(self, ranked, docs_of) -> list[tuple[str, int]]:
+        """Sections by the best unit score on their pages (units are page-based)."""
+        page_score = {(cid, page): s for cid, page, s, _u in ranked}
+        scored = []
+        for cid, ds in docs_of.items():
+            for sid, _t, _p, sp, _sb, ep, eb, _lvl in self._sections(cid):
+                last = ep if eb > 0 or ep == sp else ep - 1
+                best = max((page_score.get((cid, p), -1.0) for p in range(sp, last + 1)),
+                           default=-1.0)
+                if best > -1.0:
+                    for d in ds:
+                        scored.append((best, -sp, (d, sid)))
+        scored.sort(key=lambda x: (-x[0], -x[1]))
+        return [k for _s, _p, k in scored]
+
+    def hits(self, lists: dict, granularity: str, top_k: int, text: str) -> list[Hit]:
+        """Turn the top ``top_k`` fused keys into hits with ranks, excerpts and paths."""
+        kr = {k: i for i, k in enumerate(lists["keyword"], start=1)}
+        sr = {k: i for i, k in enumerate(lists["semantic"], start=1)}
+        top = lists["fused"][:top_k]
+        cid_of = {d.doc: d.content_id for d in self._docs}
+        terms = lists["terms"]
+        hits: list[Hit] = []
+        if granularity == "page":
+            for rank, ((doc, page), score) in enumerate(top, start=1):
+                cid = cid_of[doc]
+                info = self._labels(cid, [page]).get(page, ("", ""))
+                blocks = [t for (t,) in self.db.execute(
+                    "SELECT text FROM blocks WHERE content_id=? AND page=? ORDER BY ordinal",
+                    (cid, page))]
+                unit_span = None
+                if (doc, page) not in kr and (doc, page) in lists["unit"]:
+                    ucid, unit = lists["unit"][(doc, page)]
+                    unit_span = self._matrix.span(ucid, unit) if self._matrix else None
+                bi, excerpt = choose(blocks, terms, unit_span, info[1])
+                if bi < 0:
+                    excerpt = cap(info[1], MAX_CHARS)
+                hits.append(Hit(rank, doc, page, info[0], score, kr.get((doc, page)),
+                                sr.get((doc, page)), excerpt,
+                                self.section_path_at(cid, page, max(bi, 0))))
+        else:
+            for rank, ((doc, sid), score) in enumerate(top, start=1):
+                cid = cid_of[doc]
+                row = next((s for s in self._sections(cid) if s[0] == sid), None)
+                if row is None:
+                    continue
+                _sid, title, path, sp, sb, ep, eb, _lvl = row
+                blocks = []
+                for page, ordinal, t in self.db.execute(
+                        "SELECT page, ordinal, text FROM blocks WHERE content_id=? AND"
+                        " page BETWEEN ? AND ? ORDER BY page, ordinal LIMIT 400", (cid, sp, ep)):
+                    if (sp, sb) <= (page, ordinal) and ((page, ordinal) < (ep, eb) or
+                                                        (ep, eb) <= (sp, sb)):
+                        blocks.append(t)
+                _bi, excerpt = choose(blocks, terms)
+                label = self._labels(cid, [sp]).get(sp, ("", ""))[0]
+                end_page = ep if eb > 0 or ep == sp else ep - 1
+                hits.append(Hit(rank, doc, sp, label, score, kr.get((doc, sid)),
+                                sr.get((doc, sid)), excerpt, path, title, sp,
+                                max(end_page, sp)))
+        return hits
+
+
+class SearchService:
+    """Async search over one folder's cached index; see the module docstring."""
+
+    def __init__(self, root: str | os.PathLike, cache_dir: str | os.PathLike | None = None,
+                 model: str | None = None, options: Options | None = None):
+        self.root = os.path.realpath(os.fspath(root))
+        self.cache_dir = cache_dir
+        self.model = model
+        self.options = options
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pdftui-search")
+        self._engine: Engine | None = None
+        self._gen = 0
+        self._lock = threading.Lock()
+
+    def _get_engine(self) -> Engine:
+        if self._engine is None:
+            self._engine = Engine(self.root, self.cache_dir, self.model, self.options)
+        return self._engine
+
+    def _run(self, gen: int | None, query, mode, granularity, top_k, docs) -> SearchResult:
+        def check() -> None:
+            if gen is not None and self._gen != gen:
+                raise Superseded()
+
+        check()
+        return self._get_engine().search(query, mode, granularity, top_k, docs, check)
+
+    async def search(self, query: str, mode: str = "hybrid", granularity: str = "page",
+                     top_k: int = 10, docs: str | list[str] | None = None) -> SearchResult:
+        """Search without blocking the event loop; a newer call cancels this one
+        (``asyncio.CancelledError``). Raises ValueError for a bad mode/granularity and
+        :class:`pdftui.cache.CacheError` for an unusable cache."""
+        with self._lock:
+            self._gen += 1
+            gen = self._gen
+        loop = asyncio.get_running_loop()
+        fut = loop.run_in_executor(self._executor, self._run, gen, query, mode, granularity,
+                                   top_k, docs)
+        try:
+            result = await fut
+        except Superseded:
+            raise asyncio.CancelledError() from None
+        except asyncio.CancelledError:
+            with self._lock:
+                if self._gen == gen:
+                    self._gen += 1  # stop the worker at its next stage boundary
+            raise
+        if self._gen != gen:
+            raise asyncio.CancelledError()
+        return result
+
+    def search_sync(self, query: str, mode: str = "hybrid", granularity: str = "page",
+                    top_k: int = 10, docs: str | list[str] | None = None) -> SearchResult:
+        """Blocking search (on the service's worker thread)."""
+        return self._executor.submit(self._run, None, query, mode, granularity, top_k,
+                                     docs).result()
+
+    def warm(self) -> None:
+        """Load the vector matrix and the model now (optional; the first search does it)."""
+        def go() -> None:
+            e = self._get_engine()
+            e.refresh()
+            e.matrix()
+            e.embed_query("warm up")
+        self._executor.submit(go).result()
+
+    def close(self) -> None:
+        """Close the connection and stop the worker thread (idempotent)."""
+        def go() -> None:
+            if self._engine is not None:
+                self._engine.close()
+                self._engine = None
+        try:
+            self._executor.submit(go).result()
+        except RuntimeError:
+            pass
+        self._executor.shutdown(wait=False)
