@@ -1,0 +1,535 @@
+"""Bench for pdftui.sections: heading detector quality and the page-walk cost.
+
+Usage::
+
+    python bench/sections.py [--corpus DIR] [--verbose] [--json PATH] [--fit]
+                             [--loader auto|extract|local] [--workers 2]
+
+For every corpus PDF with an outline (MANIFEST.tsv has_toc == yes, else get_toc non-empty):
+
+* Detector quality. The detector runs with the outline hidden; its headings are
+  matched one-to-one (greedy, in outline order) to outline entries when the normalised
+  titles match (``sections.titles_match``: equal ignoring case/punctuation/spacing, a
+  >= 60% prefix, or difflib ratio >= 0.8) AND the pages differ by at most the tolerance
+  (0 and 1, reported separately). Two truths are reported:
+    - ``visible``: outline entries whose title is printed as a line on their own page
+      (entries such as "Title", figure anchors or bookmarks that print nothing cannot
+      be detected from the page and are left out of recall);
+    - ``all``: every outline entry.
+  Precision counts every detected heading that matches no outline entry as a false
+  positive, even when it is a real heading that the outline omits; so it is a lower bound.
+  Micro = pooled counts; macro = mean of per-document figures.
+* Page-walk cost. For each outline section (from ``build_sections`` over the outline):
+  a page-mode search lands on the page holding most of the section's tokens and walks
+  outward, each step adding the neighbouring page that adds most tokens, until 95% of
+  the section's tokens are covered; the cost is the pages read beyond the first.
+  Section mode reads the section itself: cost 0.
+* ``--fit`` refits the detector weights: logistic regression (numpy, L2) over candidate
+  rows labelled by the outline, on a by-document train split; the threshold maximises
+  train F1; held-out figures are from the validation documents.
+
+Documents are loaded with ``pdftui.extract.extract_document`` when it exists (``--loader
+auto``), else with a small PyMuPDF loader below producing the same shapes. Loads are
+cached as pickles in $TMPDIR/pdftui-bench-sections.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import hashlib
+import json
+import math
+import os
+import pickle
+import re
+import statistics
+import sys
+import tempfile
+import time
+import unicodedata
+from multiprocessing import Pool
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from pdftui import sections as S  # noqa: E402
+from pdftui.document import Block, Extraction, Line, OutlineEntry, Page  # noqa: E402
+
+CORPUS = Path("/work/shared/corpus")
+CACHE = Path(tempfile.gettempdir()) / "pdftui-bench-sections"
+_BOLD_NAME = re.compile(r"bold|black|heavy|demi|semibold|medi|[-.,]b$|[-.,]bd", re.I)
+_WORD = re.compile(r"\w+")
+
+# --------------------------------------------------------------------------------------
+# Loading
+# --------------------------------------------------------------------------------------
+
+
+def _norm(text: str) -> str:
+    text = unicodedata.normalize("NFKC", text).replace("\u00ad", "")
+    return "".join(c for c in text if c >= " " or c == "\n")
+
+
+def load_local(path: str) -> Extraction:
+    """Stand-in for extract_document: blocks/lines from get_text('dict'), outline with y."""
+    import pymupdf
+
+    doc = pymupdf.open(path)
+    pages: list[Page] = []
+    for i, pg in enumerate(doc):
+        d = pg.get_text("dict", flags=pymupdf.TEXTFLAGS_TEXT)
+        blocks: list[Block] = []
+        lines: list[Line] = []
+        for b in d["blocks"]:
+            if b.get("type") != 0:
+                continue
+            texts: list[str] = []
+            bi = len(blocks)
+            for ln in b["lines"]:
+                spans = [s for s in ln["spans"] if s["text"].strip()]
+                if not spans:
+                    continue
+                t = _norm("".join(s["text"] for s in ln["spans"])).strip()
+                dom = max(spans, key=lambda s: len(s["text"].strip()))
+                bold = bool(dom["flags"] & 16) or bool(_BOLD_NAME.search(dom["font"]))
+                x0, y0, x1, y1 = ln["bbox"]
+                lines.append(Line(t, x0, y0, x1, y1, dom["font"], dom["size"], bold, bi))
+                texts.append(t)
+            if not texts:
+                continue
+            joined = ""
+            for t in texts:
+                if joined.endswith("-") and t[:1].islower():
+                    joined = joined[:-1] + t
+                else:
+                    joined = f"{joined} {t}" if joined else t
+            x0, y0, x1, y1 = b["bbox"]
+            blocks.append(Block(joined, x0, y0, x1, y1))
+        pages.append(
+            Page(
+                number=i + 1,
+                label="",
+                text="\n".join(b.text for b in blocks),
+                blocks=blocks,
+                lines=lines,
+                width=pg.rect.width,
+                height=pg.rect.height,
+            )
+        )
+    outline: list[OutlineEntry] = []
+    dropped = 0
+    for e in doc.get_toc(simple=False):
+        level, title, pno = e[0], e[1], e[2]
+        if not (1 <= pno <= len(pages)):
+            dropped += 1
+            continue
+        y = None
+        dest = e[3] if len(e) > 3 else {}
+        to = dest.get("to") if isinstance(dest, dict) else None
+        if to is not None and dest.get("kind") == pymupdf.LINK_GOTO:
+            h = pages[pno - 1].height
+            yy = h - float(to.y) if h else None
+            if yy is not None and 0 <= yy <= h:
+                y = yy
+        outline.append(OutlineEntry(level, title, pno, y))
+    n = len(pages)
+    doc.close()
+    return Extraction(title="", page_count=n, pages=pages, outline=outline, outline_dropped=dropped)
+
+
+def load(path: str, loader: str = "auto") -> Extraction:
+    if loader in ("auto", "extract"):
+        try:
+            from pdftui.extract import extract_document  # type: ignore
+        except ImportError:
+            if loader == "extract":
+                raise
+        else:
+            return extract_document(path)
+    st = os.stat(path)
+    key = hashlib.sha1(f"{path}:{st.st_size}:{st.st_mtime}:v1".encode()).hexdigest()[:16]
+    CACHE.mkdir(parents=True, exist_ok=True)
+    f = CACHE / f"{Path(path).stem[:60]}-{key}.pkl"
+    if f.exists():
+        try:
+            return pickle.loads(f.read_bytes())
+        except Exception:
+            pass
+    ex = load_local(path)
+    f.write_bytes(pickle.dumps(ex))
+    return ex
+
+
+def outlined_pdfs(corpus: Path) -> list[Path]:
+    manifest = corpus / "MANIFEST.tsv"
+    out: list[Path] = []
+    if manifest.exists():
+        with manifest.open() as fh:
+            for row in csv.DictReader(fh, delimiter="\t"):
+                if row.get("has_toc", "").strip().lower() in ("yes", "true", "1"):
+                    out.append(corpus / row["file"])
+        return [p for p in out if p.exists()]
+    import pymupdf
+
+    for p in sorted(corpus.glob("*.pdf")):
+        try:
+            with pymupdf.open(p) as d:
+                if d.get_toc():
+                    out.append(p)
+        except Exception:
+            pass
+    return out
+
+
+# --------------------------------------------------------------------------------------
+# Evaluation
+# --------------------------------------------------------------------------------------
+
+
+def visible_entries(ex: Extraction, rows) -> list[bool]:
+    """Is each outline entry's title printed as a row (or two) on its page?"""
+    by_page: dict[int, list[str]] = {}
+    for r in rows:
+        by_page.setdefault(r.page, []).append(r.text)
+    vis = []
+    for e in ex.outline:
+        texts = by_page.get(e.page - 1, [])
+        ok = any(S.titles_match(t, e.title) for t in texts)
+        if not ok:  # heading wrapped over two rows
+            ok = any(S.titles_match(a + " " + b, e.title) for a, b in zip(texts, texts[1:]))
+        vis.append(ok)
+    return vis
+
+
+def match(truth: list[OutlineEntry], found: list[OutlineEntry], tol: int) -> int:
+    """Greedy one-to-one matches: same title (normalised, fuzzy) and |page diff| <= tol."""
+    used = [False] * len(found)
+    by_page: dict[int, list[int]] = {}
+    for j, f in enumerate(found):
+        by_page.setdefault(f.page, []).append(j)
+    tp = 0
+    for e in truth:
+        cands = []
+        for p in range(e.page - tol, e.page + tol + 1):
+            cands.extend(by_page.get(p, []))
+        cands.sort(key=lambda j: (abs(found[j].page - e.page), j))
+        for j in cands:
+            if not used[j] and S.titles_match(found[j].title, e.title):
+                used[j] = True
+                tp += 1
+                break
+    return tp
+
+
+def page_walk(ex: Extraction) -> list[dict]:
+    """Pages beyond the first that page mode reads to cover 95% of each section's tokens."""
+    secs = S.build_sections(ex.pages, ex.outline, "outline")
+    out = []
+    idx = {p.number: i for i, p in enumerate(ex.pages)}
+    starts = sorted({(s.start_page, s.start_block) for s in secs})
+    for s in secs:
+        if s.title == S.FRONT_MATTER or s.ordinal == 0 and s.path == s.title and s.level == 0:
+            continue
+        counts = []
+        for pno in range(s.start_page, s.end_page + 1):
+            blocks = ex.pages[idx[pno]].blocks
+            lo = s.start_block if pno == s.start_page else 0
+            hi = s.end_block if pno == s.end_page else len(blocks)
+            counts.append(sum(len(_WORD.findall(b.text)) for b in blocks[lo:hi]))
+        total = sum(counts)
+        if total == 0:
+            continue
+        best = max(range(len(counts)), key=lambda i: counts[i])
+        lo = hi = best
+        covered = counts[best]
+        while covered < 0.95 * total:
+            left = counts[lo - 1] if lo > 0 else -1
+            right = counts[hi + 1] if hi + 1 < len(counts) else -1
+            if right >= left:
+                hi += 1
+                covered += right
+            else:
+                lo -= 1
+                covered += left
+        nested = any(s.start_page <= p <= s.end_page for p, _ in starts) and False
+        out.append(
+            {
+                "level": s.level,
+                "pages_spanned": len(counts),
+                "extra_pages": hi - lo,
+                "tokens": total,
+                "nested": nested,
+            }
+        )
+    return out
+
+
+def evaluate(args: tuple) -> dict:
+    path, loader, weights = args
+    if weights is not None:
+        S.WEIGHTS[:] = weights["weights"]
+        S.BIAS = weights["bias"]
+        S.THRESHOLD = weights["threshold"]
+    t0 = time.perf_counter()
+    ex = load(str(path), loader)
+    t1 = time.perf_counter()
+    rows = S.candidate_rows(ex.pages)
+    vis = visible_entries(ex, rows)
+    t2 = time.perf_counter()
+    found = S.detect_headings(ex.pages)
+    t3 = time.perf_counter()
+    visible = [e for e, v in zip(ex.outline, vis) if v]
+    res = {
+        "file": Path(path).name,
+        "pages": len(ex.pages),
+        "outline": len(ex.outline),
+        "visible": len(visible),
+        "detected": len(found),
+        "tp_vis": {t: match(visible, found, t) for t in (0, 1)},
+        "tp_all": {t: match(ex.outline, found, t) for t in (0, 1)},
+        "walk": page_walk(ex),
+        "secs_detect": t3 - t2,
+        "secs_load": t1 - t0,
+    }
+    t4 = time.perf_counter()
+    S.build_sections(ex.pages, ex.outline, "outline")
+    res["secs_build"] = time.perf_counter() - t4
+    return res
+
+
+def prf(tp: int, n_true: int, n_found: int) -> tuple[float, float, float]:
+    p = tp / n_found if n_found else (1.0 if n_true == 0 else 0.0)
+    r = tp / n_true if n_true else 1.0
+    f = 2 * p * r / (p + r) if p + r else 0.0
+    return p, r, f
+
+
+def summarise(results: list[dict]) -> dict:
+    out: dict = {"documents": len(results)}
+    for truth in ("vis", "all"):
+        n_key = "visible" if truth == "vis" else "outline"
+        for tol in (0, 1):
+            tp = sum(r[f"tp_{truth}"][tol] for r in results)
+            nt = sum(r[n_key] for r in results)
+            nf = sum(r["detected"] for r in results)
+            micro = prf(tp, nt, nf)
+            per = [prf(r[f"tp_{truth}"][tol], r[n_key], r["detected"]) for r in results]
+            macro = tuple(statistics.fmean(x[i] for x in per) for i in range(3)) if per else (0, 0, 0)
+            out[f"{truth}_tol{tol}"] = {
+                "micro": dict(zip("prf", micro)),
+                "macro": dict(zip("prf", macro)),
+                "tp": tp,
+                "truth": nt,
+                "detected": nf,
+            }
+    walks = [w for r in results for w in r["walk"]]
+    leaf = [w for w in walks if w["level"] == max(x["level"] for x in walks)] if walks else []
+
+    def wstats(ws: list[dict]) -> dict:
+        if not ws:
+            return {}
+        e = sorted(w["extra_pages"] for w in ws)
+        return {
+            "sections": len(e),
+            "mean_extra_pages": statistics.fmean(e),
+            "median": e[len(e) // 2],
+            "p90": e[min(len(e) - 1, int(0.9 * len(e)))],
+            "max": e[-1],
+            "share_needing_walk": sum(x > 0 for x in e) / len(e),
+            "total_extra_pages": sum(e),
+        }
+
+    out["page_walk"] = {
+        "all_sections": wstats(walks),
+        "multi_page_sections": wstats([w for w in walks if w["pages_spanned"] > 1]),
+        "section_mode_extra_pages": 0,
+    }
+    for lvl in sorted({w["level"] for w in walks})[:3]:
+        out["page_walk"][f"level_{lvl}"] = wstats([w for w in walks if w["level"] == lvl])
+    del leaf
+    out["secs_detect_total"] = sum(r["secs_detect"] for r in results)
+    out["secs_build_max"] = max((r["secs_build"] for r in results), default=0.0)
+    return out
+
+
+# --------------------------------------------------------------------------------------
+# Fitting
+# --------------------------------------------------------------------------------------
+
+
+def is_validation(name: str) -> bool:
+    """Deterministic by-document split: about one document in three is held out."""
+    return int(hashlib.md5(name.encode()).hexdigest(), 16) % 3 == 0
+
+
+def rows_labels(args: tuple) -> tuple[str, list[list[float]], list[int]]:
+    path, loader = args
+    ex = load(str(path), loader)
+    rows = S.candidate_rows(ex.pages)
+    by_page: dict[int, list[OutlineEntry]] = {}
+    for e in ex.outline:
+        by_page.setdefault(e.page - 1, []).append(e)
+    X, y = [], []
+    for r in rows:
+        if r.rejected:
+            continue
+        pos = any(S.titles_match(r.text, e.title) for e in by_page.get(r.page, []))
+        X.append(r.feats)
+        y.append(1 if pos else 0)
+    return Path(path).name, X, y
+
+
+def fit_lr(X, y, l2: float = 1e-3, iters: int = 3000, lr: float = 0.5):
+    import numpy as np
+
+    X = np.asarray(X, dtype=float)
+    y = np.asarray(y, dtype=float)
+    # per-document balance is not attempted; positives are up-weighted to 1:1 overall
+    wpos = (len(y) - y.sum()) / max(1.0, y.sum())
+    sw = np.where(y > 0, wpos, 1.0)
+    sw = sw / sw.mean()
+    w = np.zeros(X.shape[1])
+    b = 0.0
+    for _ in range(iters):
+        z = X @ w + b
+        p = 1 / (1 + np.exp(-np.clip(z, -30, 30)))
+        g = (p - y) * sw
+        w -= lr * (X.T @ g / len(y) + l2 * w)
+        b -= lr * g.mean()
+    return w, b
+
+
+def do_fit(paths: list[Path], loader: str, workers: int) -> dict:
+    import numpy as np
+
+    with Pool(workers) as pool:
+        data = pool.map(rows_labels, [(p, loader) for p in paths])
+    train = [d for d in data if not is_validation(d[0])]
+    val = [d for d in data if is_validation(d[0])]
+    Xtr = [x for d in train for x in d[1]]
+    ytr = [v for d in train for v in d[2]]
+    w, b = fit_lr(Xtr, ytr)
+    # threshold: maximise train F1 of the full detector (matching, tol 0), coarse grid
+    best = None
+    train_paths = [p for p in paths if not is_validation(p.name)]
+    val_paths = [p for p in paths if is_validation(p.name)]
+    with Pool(workers) as pool:
+        for thr in (0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95):
+            wt = {"weights": list(map(float, w)), "bias": float(b), "threshold": thr}
+            res = pool.map(evaluate, [(p, loader, wt) for p in train_paths])
+            f = summarise(res)["vis_tol0"]["micro"]["f"]
+            print(f"threshold {thr:.2f}: train micro F1 (visible, tol 0) {f:.3f}", flush=True)
+            if best is None or f > best[0]:
+                best = (f, thr)
+        wt = {"weights": list(map(float, w)), "bias": float(b), "threshold": best[1]}
+        res_val = pool.map(evaluate, [(p, loader, wt) for p in val_paths])
+        res_tr = pool.map(evaluate, [(p, loader, wt) for p in train_paths])
+    sv, st = summarise(res_val), summarise(res_tr)
+    print("\nfitted on", len(train_paths), "train docs,", len(Xtr), "rows,", int(sum(ytr)), "positives")
+    print("validation docs:", ", ".join(p.name for p in val_paths))
+    for name, s in (("train", st), ("validation", sv)):
+        for k in ("vis_tol0", "vis_tol1", "all_tol0"):
+            m = s[k]["micro"]
+            print(f"{name:10s} {k}: P {m['p']:.3f} R {m['r']:.3f} F1 {m['f']:.3f}  (macro F1 {s[k]['macro']['f']:.3f})")
+    print("\nWEIGHTS = [")
+    for n, v in zip(S.FEATURE_NAMES, w):
+        print(f"    {v:+.3f},  # {n}")
+    print(f"]\nBIAS = {b:+.3f}\nTHRESHOLD = {best[1]}")
+    return {"weights": wt, "train": st, "validation": sv}
+
+
+# --------------------------------------------------------------------------------------
+# Report
+# --------------------------------------------------------------------------------------
+
+
+def print_report(summary: dict, results: list[dict], verbose: bool) -> None:
+    try:
+        from rich.console import Console
+        from rich.table import Table
+    except ImportError:  # plain fallback
+        Console = None
+    rows = []
+    for truth, label in (("vis", "visible outline entries"), ("all", "all outline entries")):
+        for tol in (0, 1):
+            s = summary[f"{truth}_tol{tol}"]
+            rows.append(
+                [label, str(tol), f"{s['micro']['p']:.3f}", f"{s['micro']['r']:.3f}", f"{s['micro']['f']:.3f}",
+                 f"{s['macro']['p']:.3f}", f"{s['macro']['r']:.3f}", f"{s['macro']['f']:.3f}",
+                 f"{s['tp']}/{s['truth']} of {s['detected']}"]
+            )
+    head = ["truth", "page tol", "P micro", "R micro", "F1 micro", "P macro", "R macro", "F1 macro", "tp/truth of detected"]
+    walk_rows = []
+    for k, w in summary["page_walk"].items():
+        if not isinstance(w, dict) or not w:
+            continue
+        walk_rows.append([k, str(w["sections"]), f"{w['mean_extra_pages']:.2f}", str(w["median"]), str(w["p90"]),
+                          str(w["max"]), f"{w['share_needing_walk']:.1%}", "0"])
+    whead = ["sections", "n", "mean extra pages", "median", "p90", "max", "share > 0", "section mode"]
+    doc_rows = []
+    if verbose:
+        for r in sorted(results, key=lambda r: r["file"]):
+            p0 = prf(r["tp_vis"][0], r["visible"], r["detected"])
+            p1 = prf(r["tp_vis"][1], r["visible"], r["detected"])
+            doc_rows.append([r["file"][:55], str(r["pages"]), str(r["outline"]), str(r["visible"]), str(r["detected"]),
+                             f"{p0[0]:.2f}", f"{p0[1]:.2f}", f"{p0[2]:.2f}", f"{p1[2]:.2f}",
+                             "val" if is_validation(r["file"]) else "train"])
+    dhead = ["document", "pages", "outline", "visible", "detected", "P0", "R0", "F1 0", "F1 1", "split"]
+    if Console is None:
+        for h, rs in ((head, rows), (whead, walk_rows), (dhead, doc_rows)):
+            if rs:
+                print("\t".join(h))
+                for r in rs:
+                    print("\t".join(r))
+                print()
+        return
+    con = Console()
+    for title, h, rs in (("Heading detector vs outline", head, rows),
+                         ("Page-walk cost (page mode, 95% of section tokens)", whead, walk_rows),
+                         ("Per document (visible truth)", dhead, doc_rows)):
+        if not rs:
+            continue
+        t = Table(title=title)
+        for c in h:
+            t.add_column(c)
+        for r in rs:
+            t.add_row(*r)
+        con.print(t)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--corpus", type=Path, default=CORPUS)
+    ap.add_argument("--verbose", action="store_true")
+    ap.add_argument("--json", type=Path)
+    ap.add_argument("--fit", action="store_true")
+    ap.add_argument("--loader", default="auto", choices=["auto", "extract", "local"])
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--split", choices=["all", "train", "validation"], default="all")
+    a = ap.parse_args()
+    paths = outlined_pdfs(a.corpus)
+    t0 = time.perf_counter()
+    if a.fit:
+        out = do_fit(paths, a.loader, a.workers)
+        if a.json:
+            a.json.write_text(json.dumps(out, indent=2))
+        return
+    if a.split != "all":
+        paths = [p for p in paths if is_validation(p.name) == (a.split == "validation")]
+    with Pool(a.workers) as pool:
+        results = pool.map(evaluate, [(p, a.loader, None) for p in paths])
+    summary = summarise(results)
+    summary["wall_seconds"] = time.perf_counter() - t0
+    print_report(summary, results, a.verbose)
+    print(f"{len(paths)} outlined PDFs, {sum(r['pages'] for r in results)} pages, "
+          f"{summary['wall_seconds']:.1f} s wall; detector {summary['secs_detect_total']:.1f} s total; "
+          f"slowest build_sections {summary['secs_build_max'] * 1000:.0f} ms")
+    if a.json:
+        summary["per_document"] = [{k: v for k, v in r.items() if k != "walk"} for r in results]
+        a.json.write_text(json.dumps(summary, indent=2))
+
+
+if __name__ == "__main__":
+    main()
