@@ -1,0 +1,916 @@
+"""Turn one PDF file into an :class:`~pdftui.document.Extraction`.
+
+Runs inside a worker process (PyMuPDF is not thread-safe). :func:`extract_document`
+never raises for a bad file: every failure becomes ``Extraction(skip_reason=...)``.
+
+Skip reasons (exact strings)::
+
+    "empty file"          0 bytes
+    "not a PDF"           no ``%PDF-`` in the first 1024 bytes (HTML or gzip renamed .pdf),
+                          or PyMuPDF says ``is_pdf`` is false
+    "password protected"  needs a user password (owner-only encryption is indexed)
+    "damaged"             open raises, or the file opens "repaired" with 0 pages
+    "0 pages"             valid structure whose page tree is empty
+    "permission denied"   EACCES while opening/reading
+    "not a regular file"  FIFO, directory, device, socket (checked with os.stat first;
+                          a FIFO is never opened, since opening it would block)
+    "file not found"      path vanished between the scan and the extraction
+    "read error"          any other OSError while reading the header
+
+Text pipeline per page
+----------------------
+1. One ``TextPage`` is built per page with ``TEXT_PRESERVE_WHITESPACE |
+   TEXT_MEDIABOX_CLIP`` (ligatures are *not* preserved, so MuPDF expands them; NFKC
+   catches the rest). Plain text is extracted first (cheap) and feeds the garbage
+   statistics.
+2. Slow-page guard: "dict" extraction costs roughly 10 µs per glyph span, plain text
+   ~40 ns per char (made/16: 200 000 one-glyph spans -> dict 2 s, text 0.01 s). When the
+   plain text of a page is longer than ``page_timeout_s * 10_000`` characters (50 000 at
+   the default), or building the TextPage alone took more than half the budget, the page
+   falls back to "blocks" extraction: same block texts and bboxes, but no per-line font
+   information (``Page.lines`` is empty for that page and a note names the page).
+3. Blocks are put in reading order: a page is treated as two-column only when at least
+   20 % of its characters sit in blocks entirely left of the page's vertical midline and
+   20 % entirely right of it; then each band between full-width blocks reads left column
+   (top to bottom) then right column. Blocks whose lines alternate between the columns
+   (made/03 p1) are split first. Single-column pages keep MuPDF's order.
+4. Lines are normalised (:func:`normalize_text`) and joined inside a block by a space,
+   repairing line-end hyphenation (see :func:`join_lines`). Page text = blocks joined by
+   a blank line.
+5. Soft hyphens that a simple (WinAnsi) font draws as ``-`` are recovered from the
+   content stream: words the stream spells with U+00AD are un-hyphenated in the page
+   text (made/02 ``hy-phen`` -> ``hyphen``).
+6. Form widget values that are not already in the page text become an extra block.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import re
+import stat
+import time
+import unicodedata
+from pathlib import Path
+
+from pdftui.document import Block, Extraction, Line, OutlineEntry, Page
+
+__all__ = ["extract_document", "normalize_text", "strip_control", "join_lines"]
+
+# --------------------------------------------------------------------------- text utils
+
+# CSI (ESC [ ... final), OSC (ESC ] ... BEL or ST), other 2-byte ESC sequences, 8-bit CSI.
+_ANSI_RE = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]"
+    r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"
+    r"|\x1b[PX^_][^\x1b]*(?:\x1b\\)?"
+    r"|\x1b[ -/]*[0-~]"
+    r"|\x9b[0-?]*[ -/]*[@-~]"
+)
+# C0 (minus \t \n), DEL, C1, plus bidi overrides/isolates that can reorder terminal output.
+_CTRL_CHARS = "".join(chr(c) for c in range(0x00, 0x20) if c not in (0x09, 0x0A)) + "\x7f" + "".join(
+    chr(c) for c in range(0x80, 0xA0)
+) + "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+_CTRL_RE = re.compile("[" + re.escape(_CTRL_CHARS) + "]")
+_CTRL_NO_TAB_NL_RE = re.compile("[" + re.escape(_CTRL_CHARS + "\t\n") + "]")
+
+
+def strip_control(s: str, *, keep_newlines: bool = True, keep_tabs: bool = True) -> str:
+    """Make untrusted text safe to print in a terminal.
+
+    Removes ANSI/VT escape sequences (CSI, OSC, DCS/PM/APC, 2-byte ESC, 8-bit CSI), then
+    every C0/C1 control character, DEL and NUL, and the Unicode bidi override/isolate
+    characters (U+202A-202E, U+2066-2069) that could visually reorder a terminal line.
+    ``\\n`` and ``\\t`` are kept unless ``keep_newlines``/``keep_tabs`` is false, in which
+    case they become a single space. Never raises for a ``str``; returns a new string.
+    """
+    if not s:
+        return s
+    s = _ANSI_RE.sub("", s)
+    if keep_newlines and keep_tabs:
+        return _CTRL_RE.sub("", s)
+    if not keep_newlines:
+        s = s.replace("\r\n", " ").replace("\n", " ")
+    if not keep_tabs:
+        s = s.replace("\t", " ")
+    return _CTRL_NO_TAB_NL_RE.sub("", s) if not (keep_newlines or keep_tabs) else _CTRL_RE.sub("", s)
+
+
+# zero-width and invisible format characters removed by normalisation
+_INVISIBLE = "\u00ad\u200b\u200c\u200d\u2060\ufeff\u180e\u200e\u200f\ufffd\u034f\u2061\u2062\u2063\u2064"
+_INVISIBLE_RE = re.compile("[" + re.escape(_INVISIBLE) + "]")
+_NORM_CTRL_RE = re.compile(
+    "[" + re.escape("".join(chr(c) for c in range(0x20) if c not in (0x09, 0x0A, 0x0D))
+                    + "\x7f" + "".join(chr(c) for c in range(0x80, 0xA0))
+                    + "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069") + "]"
+)
+_HSPACE_RE = re.compile(r"[^\S\n]+")
+
+
+def normalize_text(s: str) -> str:
+    """Normalise text for indexing, display and queries (one line or many).
+
+    NFKC (ligatures U+FB00-FB06 -> letters, fullwidth -> ASCII, Arabic presentation forms
+    -> base letters, NFD accents -> precomposed), then removes soft hyphens, zero-width
+    and other invisible format characters, U+FFFD, control characters (C0 except
+    ``\\t\\n\\r``, C1, DEL) and ANSI escape sequences; runs of horizontal whitespace
+    (including tabs and NBSP) collapse to one space, ``\\r\\n``/``\\r`` become ``\\n``.
+    Leading/trailing whitespace of the whole string is stripped. Line-end hyphenation is
+    *not* handled here (see :func:`join_lines`). Never raises for a ``str``.
+    """
+    if not s:
+        return ""
+    if "\x1b" in s or "\x9b" in s:
+        s = _ANSI_RE.sub("", s)
+    s = unicodedata.normalize("NFKC", s)
+    s = _INVISIBLE_RE.sub("", s)
+    s = _NORM_CTRL_RE.sub("", s)
+    if "\r" in s:
+        s = s.replace("\r\n", "\n").replace("\r", "\n")
+    s = _HSPACE_RE.sub(" ", s)
+    return s.strip()
+
+
+_HYPHENS = ("-", "\u2010", "\u2011")
+_LEAD_PUNCT = "([{\"'\u201c\u2018\u00ab<"
+
+
+def _join_hyphenated(prev: str, nxt: str) -> str:
+    """Join ``prev`` (ending in a hyphen) with the following line ``nxt``."""
+    head, _, last = prev.rpartition(" ")
+    frag = last[:-1].lstrip(_LEAD_PUNCT)
+    if not frag:  # a free-standing dash at the line end: keep it, keep the space
+        return prev + " " + nxt
+    first = nxt[0]
+    if (
+        len(frag) >= 2
+        and frag.isalpha()
+        and frag.islower()
+        and first.isalpha()
+        and first.islower()
+        and not any(h in frag for h in _HYPHENS)
+    ):
+        return prev[:-1] + nxt  # line-break artefact: zeppe- + linophile
+    return prev + nxt  # real hyphen: state-of-the- + art, n- + octanal, 10- + 20
+
+
+def _is_cjk(c: str) -> bool:
+    o = ord(c)
+    return (
+        0x3040 <= o <= 0x30FF  # hiragana, katakana
+        or 0x3400 <= o <= 0x4DBF
+        or 0x4E00 <= o <= 0x9FFF  # CJK unified ideographs
+        or 0xF900 <= o <= 0xFAFF
+        or 0x3000 <= o <= 0x303F  # CJK punctuation
+        or 0xFF01 <= o <= 0xFF60
+        or 0x20000 <= o <= 0x2FA1F
+    )
+
+
+def join_lines(lines: list[str]) -> str:
+    """Join the visual lines of one block into a paragraph.
+
+    Lines are expected to be normalised already except for a *trailing* soft hyphen,
+    which marks a discretionary break and is joined directly. A trailing ``-``/U+2010
+    is treated as a line-break artefact (hyphen dropped, words glued) when the fragment
+    before it is >= 2 lowercase letters with no other hyphen and the next line starts
+    with a lowercase letter; otherwise the hyphen is kept and the lines are glued without
+    a space (``state-of-the-art``, ``n-octanal``, ``10-20``). Other lines are joined by a
+    single space.
+    """
+    out = ""
+    for raw in lines:
+        soft = raw.rstrip().endswith("\u00ad")
+        ln = normalize_text(raw) if ("\u00ad" in raw or "\x1b" in raw) else raw.strip()
+        if not ln:
+            continue
+        if not out:
+            out = ln
+        elif out.endswith("\u00ad"):
+            out = out[:-1] + ln
+        elif out.endswith(_HYPHENS):
+            out = _join_hyphenated(out, ln)
+        elif _is_cjk(out[-1]) and _is_cjk(ln[0]):
+            out = out + ln  # CJK text has no spaces between words or wrapped lines
+        else:
+            out = out + " " + ln
+        if soft:
+            out += "\u00ad"
+    return out.rstrip("\u00ad")
+
+
+# --------------------------------------------------------------------------- garbage detector
+
+_BAD_CHAR_RE = re.compile(
+    "[" + re.escape("".join(chr(c) for c in range(0x20) if c not in (0x09, 0x0A, 0x0D)) + "\ufffd") + "]"
+)
+_WS_RE = re.compile(r"\s+")
+_NON_ALNUM_RE = re.compile(r"[\W_]+")
+_LATIN_TOKEN_RE = re.compile(r"[0-9A-Za-z\u00c0-\u024f]{4,}")
+_LOWER_UPPER_RE = re.compile(r"[a-z\u00df-\u00ff\u0101-\u017f][A-Z\u00c0-\u00de\u0100-\u017e]")
+
+
+def _junk_token(tok: str) -> bool:
+    """A Latin token that no language writes: case flips inside, digits inside letters."""
+    flips = len(_LOWER_UPPER_RE.findall(tok))
+    if flips >= 2:
+        return True
+    if flips == 1 and any(c.isdigit() for c in tok[1:]) and not tok.isupper():
+        return True
+    return False
+
+
+class _TextStats:
+    """Running character statistics of the RAW extracted text of a document."""
+
+    __slots__ = ("chars", "bad", "letters", "tokens", "junk", "font_bad_chars")
+
+    def __init__(self) -> None:
+        self.chars = 0  # non-whitespace characters
+        self.bad = 0  # control characters and U+FFFD
+        self.letters = 0  # Unicode letters and digits
+        self.tokens = 0  # Latin tokens of >= 4 chars
+        self.junk = 0  # of which look like shifted/garbled code points
+        self.font_bad_chars = 0  # chars on pages whose every font lacks a Unicode mapping
+
+    def add(self, raw: str, *, fonts_unmappable: bool) -> None:
+        n = len(_WS_RE.sub("", raw))
+        self.chars += n
+        self.bad += len(_BAD_CHAR_RE.findall(raw))
+        self.letters += len(_NON_ALNUM_RE.sub("", raw))
+        toks = _LATIN_TOKEN_RE.findall(raw)
+        self.tokens += len(toks)
+        self.junk += sum(1 for t in toks if _junk_token(t))
+        if fonts_unmappable:
+            self.font_bad_chars += n
+
+    def verdict(self) -> str | None:
+        """Return a reason string when the text layer looks like garbage, else None."""
+        if self.chars == 0:
+            return None
+        bad = self.bad / self.chars
+        if bad > 0.25:
+            return f"{bad:.0%} of the characters are control codes or unknown glyphs"
+        if self.font_bad_chars / self.chars > 0.5:
+            return "fonts have no usable Unicode mapping"
+        if self.chars >= 200 and self.letters / self.chars < 0.35:
+            return f"only {self.letters / self.chars:.0%} of the characters are letters or digits"
+        if self.tokens >= 20 and self.junk / self.tokens > 0.2:
+            return f"{self.junk / self.tokens:.0%} of the words look like shifted code points"
+        return None
+
+
+_MEANINGLESS_GLYPH_RE = re.compile(r"^(?!uni[0-9A-Fa-f]{4}|u[0-9A-Fa-f]{4,6}$)[A-Za-z_.]{0,6}\d+$")
+
+
+def _font_unmappable(doc, xref: int, ftype: str, encoding: str, cache: dict[int, bool]) -> bool:
+    """True when MuPDF cannot map this font's codes to Unicode (text will be glyph ids).
+
+    Type3/simple fonts without /ToUnicode whose /Differences glyph names are mostly
+    meaningless (``g1``, ``a12``): MuPDF then guesses, e.g. made/05 ``abcab`` -> ``ab ab``.
+    """
+    hit = cache.get(xref)
+    if hit is not None:
+        return hit
+    result = False
+    try:
+        if xref > 0 and doc.xref_get_key(xref, "ToUnicode")[0] == "null":
+            # Type0 fonts are left to the text statistics: MuPDF often maps Identity-H/V
+            # CID fonts through the embedded font (real/cjk-japanese-vertical-writing).
+            if ftype != "Type0":
+                kind, diff = doc.xref_get_key(xref, "Encoding/Differences")
+                if kind == "array":
+                    names = re.findall(r"/([^\s/\[\]]+)", diff)
+                    if names:
+                        bad = sum(1 for n in names if _MEANINGLESS_GLYPH_RE.match(n))
+                        result = bad / len(names) > 0.5
+    except Exception:  # noqa: BLE001 - broken font dicts are not our problem here
+        result = False
+    cache[xref] = result
+    return result
+
+
+# --------------------------------------------------------------------------- layout helpers
+
+_BOLD_NAME_RE = re.compile(
+    r"(bold|black|heavy|semibold|demibold|demi\b|extrabold|ultrabold|[-,.]b$|[-,.]bd$|cmbx|cmb\d|sfbx|bx\d|-medi\b)",
+    re.IGNORECASE,
+)
+
+
+_BOLD_CACHE: dict[tuple[str, bool], bool] = {}
+
+
+def _is_bold(font: str, flags: int) -> bool:
+    key = (font, bool(flags & 16))
+    hit = _BOLD_CACHE.get(key)
+    if hit is None:
+        hit = key[1] or bool(_BOLD_NAME_RE.search(font))
+        if len(_BOLD_CACHE) < 10_000:
+            _BOLD_CACHE[key] = hit
+    return hit
+
+
+class _RawBlock:
+    """A block under construction: bbox plus its lines (text, bbox, font, size, bold)."""
+
+    __slots__ = ("x0", "y0", "x1", "y1", "lines", "chars")
+
+    def __init__(self, x0, y0, x1, y1, lines):
+        self.x0, self.y0, self.x1, self.y1 = x0, y0, x1, y1
+        self.lines = lines  # list of (raw_text, (x0,y0,x1,y1), font, size, bold)
+        self.chars = sum(len(t[0]) for t in lines)
+
+
+def _blocks_from_dict(tp) -> list[_RawBlock]:
+    out = []
+    for b in tp.extractDICT()["blocks"]:
+        if b.get("type", 0) != 0:
+            continue
+        lines = []
+        for ln in b.get("lines", ()):
+            spans = ln.get("spans", ())
+            if not spans:
+                continue
+            text = "".join(s["text"] for s in spans)
+            if not text.strip():
+                continue
+            weight: dict[tuple[str, float, bool], int] = {}
+            for s in spans:
+                n = len(s["text"].strip())
+                if n:
+                    key = (s["font"], round(s["size"], 2), _is_bold(s["font"], s["flags"]))
+                    weight[key] = weight.get(key, 0) + n
+            font, size, bold = max(weight, key=weight.get) if weight else ("", 0.0, False)
+            lines.append((text, tuple(ln["bbox"]), font, size, bold))
+        if lines:
+            x0, y0, x1, y1 = b["bbox"]
+            out.append(_RawBlock(x0, y0, x1, y1, lines))
+    return out
+
+
+def _blocks_from_blocks(tp) -> list[_RawBlock]:
+    out = []
+    for x0, y0, x1, y1, text, _no, btype in tp.extractBLOCKS():
+        if btype != 0 or not text.strip():
+            continue
+        lines = [(t, (x0, y0, x1, y1), "", 0.0, False) for t in text.split("\n") if t.strip()]
+        out.append(_RawBlock(x0, y0, x1, y1, lines))
+    return out
+
+
+def _side(x0: float, x1: float, mid: float, tol: float) -> str:
+    left = x1 <= mid + tol
+    right = x0 >= mid - tol
+    if left and not right:
+        return "L"
+    if right and not left:
+        return "R"
+    return "S"
+
+
+def _reading_order(blocks: list[_RawBlock], px0: float, width: float) -> list[_RawBlock]:
+    """Order blocks column by column when the page is clearly two-column, else as is."""
+    if len(blocks) < 2 or width <= 0:
+        return blocks
+    mid = px0 + width / 2
+    tol = width * 0.02
+    # split blocks whose lines alternate between the two columns (no line crosses mid)
+    split: list[_RawBlock] = []
+    for b in blocks:
+        if len(b.lines) >= 2 and _side(b.x0, b.x1, mid, tol) == "S":
+            sides = [_side(ln[1][0], ln[1][2], mid, tol) for ln in b.lines]
+            if "S" not in sides and "L" in sides and "R" in sides:
+                for want in ("L", "R"):
+                    ls = [ln for ln, sd in zip(b.lines, sides) if sd == want]
+                    split.append(
+                        _RawBlock(
+                            min(ln[1][0] for ln in ls), min(ln[1][1] for ln in ls),
+                            max(ln[1][2] for ln in ls), max(ln[1][3] for ln in ls), ls,
+                        )
+                    )
+                continue
+        split.append(b)
+    total = sum(b.chars for b in split) or 1
+    sides = [_side(b.x0, b.x1, mid, tol) for b in split]
+    left = sum(b.chars for b, s in zip(split, sides) if s == "L")
+    right = sum(b.chars for b, s in zip(split, sides) if s == "R")
+    if left < 0.2 * total or right < 0.2 * total:
+        return blocks  # single column (or unclear): keep MuPDF's order
+    spanning = sorted((b for b, s in zip(split, sides) if s == "S"), key=lambda b: b.y0)
+    bands: list[tuple[list[_RawBlock], list[_RawBlock]]] = [([], []) for _ in range(len(spanning) + 1)]
+    for b, s in zip(split, sides):
+        if s == "S":
+            continue
+        k = sum(1 for sp in spanning if sp.y0 <= b.y0)  # band index
+        bands[k][0 if s == "L" else 1].append(b)
+    ordered: list[_RawBlock] = []
+    for k, (lft, rgt) in enumerate(bands):
+        ordered.extend(sorted(lft, key=lambda b: b.y0))
+        ordered.extend(sorted(rgt, key=lambda b: b.y0))
+        if k < len(spanning):
+            ordered.append(spanning[k])
+    return ordered
+
+
+# soft hyphen drawn by a simple-font byte 0xAD: MuPDF reports it as '-'
+_MIDWORD_HYPHEN_RE = re.compile(r"[^\W\d_]-[^\W\d_]")
+_LITERAL_RE = re.compile(rb"\((?:\\.|[^\\()])*\)", re.DOTALL)
+_HEX_RE = re.compile(rb"<([0-9A-Fa-f\s]+)>")
+_TJ_ARRAY_RE = re.compile(rb"\[([^\]]*)\]\s*TJ", re.DOTALL)
+_ESC_MAP = {b"n": b"\n", b"r": b"\r", b"t": b"\t", b"b": b"\b", b"f": b"\f"}
+_HEX_AD_RE = re.compile(rb"<(?:[0-9A-Fa-f]{2}|\s)*[aA][dD]")
+_SOFT_WORD_RE = re.compile(r"[^\W\d_]+(?:\u00ad[^\W\d_]+)+")
+
+
+def _decode_literal(tok: bytes) -> bytes:
+    body = tok[1:-1]
+    out = bytearray()
+    i = 0
+    while i < len(body):
+        c = body[i : i + 1]
+        if c == b"\\" and i + 1 < len(body):
+            n = body[i + 1 : i + 2]
+            if n in _ESC_MAP:
+                out += _ESC_MAP[n]
+                i += 2
+            elif n.isdigit():
+                j = i + 1
+                while j < len(body) and j < i + 4 and body[j : j + 1] in b"01234567":
+                    j += 1
+                out.append(int(body[i + 1 : j], 8) & 0xFF)
+                i = j
+            else:
+                out += n
+                i += 2
+        else:
+            out += c
+            i += 1
+    return bytes(out)
+
+
+def _soft_hyphen_words(stream: bytes) -> set[str]:
+    """Words spelt with byte 0xAD (WinAnsi soft hyphen) in a page content stream."""
+    words: set[str] = set()
+    chunks: list[bytes] = []
+    for arr in _TJ_ARRAY_RE.findall(stream):  # TJ arrays: glue string pieces together
+        parts = [_decode_literal(m.group(0)) for m in _LITERAL_RE.finditer(arr)]
+        parts += [bytes.fromhex(h.decode().replace(" ", "").replace("\n", "")) if len(h.strip()) % 2 == 0 else b""
+                  for h in _HEX_RE.findall(arr)]
+        chunks.append(b"".join(parts))
+    chunks += [_decode_literal(m.group(0)) for m in _LITERAL_RE.finditer(stream)]
+    for h in _HEX_RE.findall(stream):
+        h = re.sub(rb"\s", b"", h)
+        if len(h) % 2 == 0:
+            chunks.append(bytes.fromhex(h.decode()))
+    for c in chunks:
+        if b"\xad" in c:
+            for w in _SOFT_WORD_RE.findall(c.decode("cp1252", errors="replace")):
+                words.add(w)
+    return words
+
+
+def _fix_soft_hyphens(page, text_sample: str) -> dict[str, str]:
+    """Map ``hy-phen`` -> ``hyphen`` for words the content stream spells with 0xAD."""
+    if not _MIDWORD_HYPHEN_RE.search(text_sample):
+        return {}
+    try:
+        stream = page.read_contents()
+    except Exception:  # noqa: BLE001
+        return {}
+    if len(stream) > 2_000_000 or not (
+        b"\xad" in stream or b"\\255" in stream or _HEX_AD_RE.search(stream)
+    ):
+        return {}
+    return {w.replace("\u00ad", "-"): w.replace("\u00ad", "") for w in _soft_hyphen_words(stream)}
+
+
+# --------------------------------------------------------------------------- title
+
+_JUNK_TITLES = {
+    "untitled", "untitled document", "title", "document", "none", "unknown", "no title",
+    "notitle", "default", "slide 1", "presentation", "powerpoint presentation", "doc",
+    "pdf", "new document", "layout 1", "page 1", "microsoft word", "word document",
+}
+_APP_PREFIX_RE = re.compile(
+    r"^\s*(microsoft\s+(word|powerpoint|excel)|word|powerpoint|excel)\s*-\s*", re.IGNORECASE
+)
+_FILENAME_RE = re.compile(
+    r"^(?:.*[\\/])?[^\\/]+\.(pdf|docx?|dotx?|rtf|odt|tex|dvi|ps|eps|indd|qxd|qxp|txt|html?|xlsx?|pptx?|pages|key|ai|cdr|pub|fm|wpd|xml)$",
+    re.IGNORECASE,
+)
+
+
+def _clean_title(meta_title: str | None, stem: str) -> str:
+    """Metadata title when it looks like a real title, else the file stem."""
+    t = normalize_text(strip_control(meta_title or "", keep_newlines=False, keep_tabs=False))
+    t = t.replace("\n", " ").strip()
+    t = _APP_PREFIX_RE.sub("", t).strip()
+    if (
+        not t
+        or len(t) >= 300
+        or t.lower().strip(" .") in _JUNK_TITLES
+        or _FILENAME_RE.match(t)
+        or t.lower() == stem.lower()
+        or re.match(r"^(arxiv:|doi:|https?://|www\.|isbn|issn)", t, re.IGNORECASE)
+        or not any(c.isalpha() for c in t)
+        or re.fullmatch(r"[\w-]*\d[\w-]*", t) and " " not in t and not t.isalpha()  # ids like "a1b2_c3"
+    ):
+        return stem
+    return t
+
+
+# --------------------------------------------------------------------------- outline
+
+_REF_RE = re.compile(r"^\s*\[\s*(\d+)\s+\d+\s+R")
+
+
+def _dest_is_broken(doc, item_xref: int, page_xrefs: set[int]) -> bool:
+    """True when the outline item's explicit destination targets nothing or a non-page.
+
+    MuPDF maps ``[null /XYZ ...]`` and references to missing objects to page 1; the raw
+    /Dest (or /A /D of a GoTo action) array is inspected to catch that.
+    """
+    if item_xref <= 0:
+        return False
+    try:
+        kind, val = doc.xref_get_key(item_xref, "Dest")
+        if kind in ("null",):
+            kind, val = doc.xref_get_key(item_xref, "A/D")
+        if kind != "array":
+            return False  # named destinations: PyMuPDF resolves them (page 0 if missing)
+        body = val.strip()[1:].lstrip()
+        if body.startswith("null"):
+            return True
+        m = _REF_RE.match(val)
+        if m:
+            return int(m.group(1)) not in page_xrefs
+        return False  # integer page numbers (seen in some producers): trust PyMuPDF
+    except Exception:  # noqa: BLE001
+        return False
+
+
+def _outline(doc, page_count: int, matrices: dict[int, object], notes: list[str]) -> tuple[list[OutlineEntry], int]:
+    """Validated, level-normalised outline entries plus the number dropped."""
+    try:
+        toc = doc.get_toc(simple=False)
+    except Exception as exc:  # noqa: BLE001
+        notes.append(f"outline unreadable: {type(exc).__name__}")
+        return [], 0
+    if not toc:
+        return [], 0
+    page_xrefs: set[int] = set()
+    try:
+        page_xrefs = {doc.page_xref(i) for i in range(page_count)}
+    except Exception:  # noqa: BLE001
+        page_xrefs = set()
+    entries: list[OutlineEntry] = []
+    dropped = 0
+    stack: list[tuple[int, int]] = []  # (original level, normalised level)
+    for item in toc:
+        try:
+            level, title, page = int(item[0]), item[1], int(item[2])
+            link = item[3] if len(item) > 3 and isinstance(item[3], dict) else {}
+        except Exception:  # noqa: BLE001
+            dropped += 1
+            continue
+        title = normalize_text(strip_control(title or "", keep_newlines=False, keep_tabs=False)).replace("\n", " ")
+        if not title or not (1 <= page <= page_count):
+            dropped += 1
+            continue
+        if page_xrefs and _dest_is_broken(doc, int(link.get("xref", 0) or 0), page_xrefs):
+            dropped += 1
+            continue
+        y = _dest_y(doc, page, link, matrices)
+        while stack and stack[-1][0] >= level:
+            stack.pop()
+        norm = stack[-1][1] + 1 if stack else 1
+        stack.append((level, norm))
+        entries.append(OutlineEntry(level=norm, title=title, page=page, y=y))
+    return entries, dropped
+
+
+def _dest_y(doc, page: int, link: dict, matrices: dict[int, object]) -> float | None:
+    """Destination y in top-left page coordinates, or None.
+
+    PyMuPDF reports explicit GoTo destinations already converted (top-left), but named
+    destinations (``kind`` LINK_NAMED, e.g. LaTeX/hyperref ``section.1``) in raw PDF
+    coordinates (origin bottom-left); those are converted with the page's
+    transformation matrix. Values outside the page are discarded.
+    """
+    import pymupdf
+
+    to = link.get("to")
+    if to is None:
+        return None
+    try:
+        kind = link.get("kind")
+        height = None
+        if kind == pymupdf.LINK_NAMED:
+            mat = matrices.get(page - 1)
+            if mat is None:
+                pg = doc[page - 1]
+                mat = (pg.transformation_matrix, pg.rect.height)
+                matrices[page - 1] = mat
+            y = (pymupdf.Point(to) * mat[0]).y
+            height = mat[1]
+        elif kind == pymupdf.LINK_GOTO:
+            y = float(pymupdf.Point(to).y)
+            if y == 0.0:
+                return None  # MuPDF reports an absent /XYZ top as 0
+            mat = matrices.get(page - 1)
+            height = mat[1] if mat else None
+        else:
+            return None
+        if height is not None and not (0.0 <= y <= height):
+            return None
+        return round(float(y), 2)
+    except Exception:  # noqa: BLE001
+        return None
+
+
+# --------------------------------------------------------------------------- main entry
+
+_FLAGS = None
+
+
+def _text_flags() -> int:
+    global _FLAGS
+    if _FLAGS is None:
+        import pymupdf
+
+        _FLAGS = pymupdf.TEXT_PRESERVE_WHITESPACE | pymupdf.TEXT_MEDIABOX_CLIP
+    return _FLAGS
+
+
+def _skip(stem: str, reason: str, note: str | None = None, page_count: int = 0) -> Extraction:
+    return Extraction(title=stem, page_count=page_count, skip_reason=reason, notes=[note] if note else [])
+
+
+def extract_document(path: str | os.PathLike, *, page_timeout_s: float = 5.0) -> Extraction:
+    """Extract text, layout lines, outline and metadata title from one PDF.
+
+    Args:
+        path: file to read. Must be a regular file; checked with ``os.stat`` before any
+            open so FIFOs/devices never block the worker.
+        page_timeout_s: per-page time budget in seconds. MuPDF calls cannot be
+            interrupted, so it is enforced *before* the expensive step: pages whose
+            plain text exceeds ``page_timeout_s * 10_000`` characters, or whose TextPage
+            took more than half the budget to build, use the cheap "blocks" extraction
+            (no font info). A page that still overruns the budget gets a note.
+
+    Returns:
+        An :class:`Extraction`. For an indexed file ``skip_reason`` is None, ``pages``
+        holds one :class:`Page` per physical page (1-based ``number``; ``label`` '' when
+        the PDF defines no page labels; blocks in reading order with bboxes in points,
+        origin top-left; ``lines`` with font/size/bold for the heading detector),
+        ``outline`` holds validated entries (invalid ones counted in
+        ``outline_dropped``), ``text_quality`` is "ok", "no text layer" (no page has
+        text: scanned, or blank) or "unreliable" (garbage text layer; pages are still
+        returned). ``sections`` is left empty (see ``pdftui.sections``). For a skipped
+        file only ``title`` (file stem), ``skip_reason`` and ``notes`` are meaningful.
+
+    Never raises for a bad file (OS errors and MuPDF errors become skip reasons or
+    notes); programming errors inside a page are caught per page and noted.
+    """
+    p = Path(os.fspath(path))
+    stem = p.stem or p.name
+    # ---- file type and header, without opening anything that could block
+    try:
+        st = os.stat(p)
+    except FileNotFoundError:
+        return _skip(stem, "file not found")
+    except PermissionError:
+        return _skip(stem, "permission denied")
+    except OSError as exc:
+        return _skip(stem, "read error", exc.strerror or type(exc).__name__)
+    if not stat.S_ISREG(st.st_mode):
+        return _skip(stem, "not a regular file")
+    if st.st_size == 0:
+        return _skip(stem, "empty file")
+    try:
+        with open(p, "rb") as fh:
+            head = fh.read(1024)
+    except PermissionError:
+        return _skip(stem, "permission denied")
+    except OSError as exc:
+        if exc.errno == errno.EACCES:
+            return _skip(stem, "permission denied")
+        return _skip(stem, "read error", exc.strerror or type(exc).__name__)
+    if not head:
+        return _skip(stem, "empty file")
+    if b"%PDF-" not in head:
+        return _skip(stem, "not a PDF")
+    try:
+        return _extract_pdf(p, stem, page_timeout_s)
+    except PermissionError:
+        return _skip(stem, "permission denied")
+    except Exception as exc:  # noqa: BLE001 - last line of defence: never raise
+        return _skip(stem, "damaged", f"extraction failed: {type(exc).__name__}: {str(exc)[:200]}")
+
+
+def _extract_pdf(p: Path, stem: str, page_timeout_s: float) -> Extraction:
+    import pymupdf
+
+    pymupdf.TOOLS.mupdf_display_errors(False)
+    pymupdf.TOOLS.mupdf_display_warnings(False)
+    pymupdf.TOOLS.reset_mupdf_warnings()
+    try:
+        doc = pymupdf.open(str(p), filetype="pdf")
+    except PermissionError:
+        return _skip(stem, "permission denied")
+    except Exception as exc:  # noqa: BLE001 - FileDataError and friends
+        return _skip(stem, "damaged", f"{type(exc).__name__}: {str(exc)[:200]}")
+    try:
+        if not doc.is_pdf:
+            return _skip(stem, "not a PDF")
+        if doc.needs_pass:
+            return _skip(stem, "password protected")
+        n = doc.page_count
+        if n == 0:
+            if doc.is_repaired:
+                return _skip(stem, "damaged", "no pages could be recovered")
+            return _skip(stem, "0 pages")
+        notes: list[str] = []
+        if doc.is_repaired:
+            notes.append("file was damaged and has been repaired; text may be incomplete")
+        try:
+            title = _clean_title(doc.metadata.get("title") if doc.metadata else "", stem)
+        except Exception:  # noqa: BLE001
+            title = stem
+        try:
+            has_labels = bool(doc.get_page_labels())
+        except Exception:  # noqa: BLE001
+            has_labels = False
+
+        flags = _text_flags()
+        max_dict_chars = int(page_timeout_s * 10_000)
+        stats = _TextStats()
+        font_cache: dict[int, bool] = {}
+        matrices: dict[int, object] = {}
+        pages: list[Page] = []
+        empty_pages = 0
+        fallback_pages: list[int] = []
+        slow_pages: list[int] = []
+        failed_pages: list[int] = []
+        widget_values = 0
+        for i in range(n):
+            t0 = time.perf_counter()
+            try:
+                page = doc[i]
+                prect = page.rect
+                matrices[i] = (page.transformation_matrix, prect.height)
+                label = ""
+                if has_labels:
+                    try:
+                        label = strip_control(page.get_label() or "", keep_newlines=False, keep_tabs=False)
+                    except Exception:  # noqa: BLE001
+                        label = ""
+                tp = page.get_textpage(flags=flags)
+                t_tp = time.perf_counter() - t0
+                raw = tp.extractText()
+                unmappable = False
+                if raw.strip():
+                    fonts = page.get_fonts()
+                    if fonts:
+                        unmappable = all(
+                            _font_unmappable(doc, f[0], f[2], f[5], font_cache) for f in fonts
+                        )
+                stats.add(raw, fonts_unmappable=unmappable)
+                if len(raw) > max_dict_chars or t_tp > page_timeout_s / 2:
+                    raw_blocks = _blocks_from_blocks(tp)
+                    with_lines = False
+                    fallback_pages.append(i + 1)
+                else:
+                    raw_blocks = _blocks_from_dict(tp)
+                    with_lines = True
+                del tp
+                raw_blocks = _reading_order(raw_blocks, prect.x0, prect.width)
+                soft = _fix_soft_hyphens(page, raw) if "-" in raw else {}
+                blocks: list[Block] = []
+                lines: list[Line] = []
+                for rb in raw_blocks:
+                    norm_lines = []
+                    for text, bbox, font, size, bold in rb.lines:
+                        soft_end = text.rstrip().endswith("\u00ad")
+                        t = normalize_text(text)
+                        if not t:
+                            continue
+                        norm_lines.append(t + ("\u00ad" if soft_end else ""))
+                        if with_lines:
+                            lines.append(
+                                Line(t, bbox[0], bbox[1], bbox[2], bbox[3], font, float(size), bool(bold), len(blocks))
+                            )
+                    btext = join_lines(norm_lines)
+                    if soft:
+                        for k, v in soft.items():
+                            btext = btext.replace(k, v)
+                    if btext:
+                        blocks.append(Block(btext, rb.x0, rb.y0, rb.x1, rb.y1))
+                    elif with_lines:  # drop lines of a block that vanished
+                        while lines and lines[-1].block == len(blocks):
+                            lines.pop()
+                # form field values not already in the text
+                try:
+                    if page.first_widget is not None:
+                        have = "\n".join(b.text for b in blocks).casefold()
+                        vals = []
+                        rects = []
+                        for w in page.widgets():
+                            v = w.field_value
+                            if w.field_type in (pymupdf.PDF_WIDGET_TYPE_CHECKBOX, pymupdf.PDF_WIDGET_TYPE_RADIOBUTTON,
+                                                pymupdf.PDF_WIDGET_TYPE_BUTTON, pymupdf.PDF_WIDGET_TYPE_SIGNATURE):
+                                continue
+                            if isinstance(v, (list, tuple)):
+                                v = " ".join(str(x) for x in v)
+                            v = normalize_text(strip_control(str(v or ""))).replace("\n", " ")
+                            if v and v.casefold() not in have and v not in vals:
+                                vals.append(v)
+                                rects.append(w.rect)
+                        if vals:
+                            r = rects[0]
+                            for rr in rects[1:]:
+                                r = r | rr
+                            if with_lines:
+                                for v, rr in zip(vals, rects):
+                                    lines.append(Line(v, rr.x0, rr.y0, rr.x1, rr.y1, "", 0.0, False, len(blocks)))
+                            blocks.append(Block(" ".join(vals), r.x0, r.y0, r.x1, r.y1))
+                            widget_values += len(vals)
+                except Exception:  # noqa: BLE001
+                    pass
+                text = "\n\n".join(b.text for b in blocks)
+                if not text:
+                    empty_pages += 1
+                pages.append(Page(i + 1, label, text, blocks, lines, round(prect.width, 2), round(prect.height, 2)))
+            except Exception as exc:  # noqa: BLE001 - one bad page must not lose the document
+                failed_pages.append(i + 1)
+                pages.append(Page(i + 1, "", ""))
+                empty_pages += 1
+                if len(failed_pages) <= 3:
+                    notes.append(f"page {i + 1}: text extraction failed ({type(exc).__name__})")
+            if time.perf_counter() - t0 > page_timeout_s:
+                slow_pages.append(i + 1)
+
+        if fallback_pages:
+            notes.append(f"{len(fallback_pages)} very dense page(s) extracted without font info: {_pagelist(fallback_pages)}")
+        if slow_pages:
+            notes.append(f"{len(slow_pages)} page(s) took longer than {page_timeout_s:g} s: {_pagelist(slow_pages)}")
+        if len(failed_pages) > 3:
+            notes.append(f"{len(failed_pages)} pages failed: {_pagelist(failed_pages)}")
+        if widget_values:
+            notes.append(f"{widget_values} form field value(s) added to the page text")
+        try:
+            if doc.xref_get_key(doc.pdf_catalog(), "AcroForm/XFA")[0] != "null":
+                notes.append("XFA form: content filled in by the form engine is not in the page text")
+        except Exception:  # noqa: BLE001
+            pass
+
+        # ---- text quality
+        quality = "ok"
+        text_pages = n - empty_pages
+        verdict = stats.verdict()
+        if verdict:
+            quality = "unreliable"
+            notes.append(f"text layer looks garbled ({verdict})")
+        elif stats.chars == 0 or text_pages == 0:
+            quality = "no text layer"
+            notes.append("no extractable text: scanned or blank pages (needs OCR)")
+        elif empty_pages and n >= 3 and text_pages / n < 0.1 and stats.chars < 20 * n:
+            quality = "no text layer"
+            notes.append(f"only {text_pages} of {n} pages have text (scanned document?)")
+        elif empty_pages:
+            notes.append(f"{empty_pages} of {n} pages have no text")
+        if quality == "ok" and stats.chars and stats.bad / stats.chars > 0.02:
+            notes.append(f"{stats.bad / stats.chars:.0%} of the characters could not be mapped to Unicode")
+
+        outline, dropped = _outline(doc, n, matrices, notes)
+        if dropped:
+            notes.append(f"{dropped} outline entr{'y' if dropped == 1 else 'ies'} dropped (empty title or invalid target)")
+        try:
+            warns = pymupdf.TOOLS.mupdf_warnings()
+            if warns:
+                first = strip_control(warns.splitlines()[0], keep_newlines=False)[:160]
+                notes.append(f"MuPDF warnings: {first}")
+        except Exception:  # noqa: BLE001
+            pass
+        return Extraction(
+            title=title,
+            page_count=n,
+            pages=pages,
+            outline=outline,
+            outline_dropped=dropped,
+            sections=[],
+            skip_reason=None,
+            text_quality=quality,
+            notes=notes,
+        )
+    finally:
+        try:
+            doc.close()
+        except Exception:  # noqa: BLE001
+            pass
+
+
+def _pagelist(nums: list[int], limit: int = 10) -> str:
+    s = ", ".join(str(x) for x in nums[:limit])
+    return s + (", ..." if len(nums) > limit else "")
