@@ -199,6 +199,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--per-query", action="store_true")
     ap.add_argument("--policy", default=None)
     ap.add_argument("--tiebreak", default=None)
+    ap.add_argument("--scheme", default=None)
     ap.add_argument("--no-stopwords", action="store_true")
     ap.add_argument("--doc-arm", type=float, default=None)
     ap.add_argument("--section-semantic", action="store_true")
@@ -216,6 +217,8 @@ def main(argv: list[str] | None = None) -> int:
         opts.policy = args.policy
     if args.tiebreak:
         opts.tiebreak = args.tiebreak
+    if args.scheme:
+        opts.scheme = args.scheme
     if args.no_stopwords:
         opts.stopwords = False
     if args.doc_arm is not None:

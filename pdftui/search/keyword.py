@@ -340,7 +340,7 @@ class KeywordIndex:
 
 
 def fuse(ranking: Ranking, docs: dict[str, int], tiebreak: str = "doc_coverage",
-         ) -> list[tuple[tuple[str, int], float]]:
+         scheme: str = "band") -> list[tuple[tuple[str, int], float]]:
     """Stage 1: one cross-corpus list of ``((doc, row id), rrf score)`` best first.
 
     ``docs`` maps each document in scope to its content id (two documents with the same
@@ -352,6 +352,11 @@ def fuse(ranking: Ranking, docs: dict[str, int], tiebreak: str = "doc_coverage",
     - "page_coverage": the row's own rarity-weighted coverage, then the document's;
     - "none": content order only (for measurement).
     Remaining ties go by content id (insertion order in the cache), never by path.
+
+    ``scheme`` "doc_rrf" instead adds a document-level list: documents ordered by rarity
+    coverage, each row scoring ``1/(60 + rank in its document) + 1/(60 + its document's
+    rank)`` (two-list RRF), which lets a strong document's second page outrank a weak
+    document's best one.
     """
     doc_terms = {d: ranking.doc_terms[c] for d, c in docs.items() if c in ranking.doc_terms}
     doc_cov = fusion.rarity_coverage(doc_terms)
@@ -381,4 +386,14 @@ def fuse(ranking: Ranking, docs: dict[str, int], tiebreak: str = "doc_coverage",
             else:
                 item_tb[(d, r)] = (0.0,)
         doc_tb[d] = (0.0,)
+    if scheme == "doc_rrf":
+        doc_order = sorted(per_doc, key=lambda d: (-doc_cov[d], docs[d]))
+        drank = {d: i for i, d in enumerate(doc_order, start=1)}
+        scored = []
+        for d, items in per_doc.items():
+            for i, it in enumerate(items, start=1):
+                scored.append((1.0 / (fusion.K + i) + 1.0 / (fusion.K + drank[d]), item_tb[it],
+                               it))
+        scored.sort(key=lambda x: (-x[0], tuple(-v for v in x[1])))
+        return [(it, s) for s, _tb, it in scored]
     return fusion.fuse_per_document(per_doc, None, item_tb)

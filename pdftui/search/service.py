@@ -54,6 +54,7 @@ class Options:
 
     policy: str = "or"                 # keyword matching: "or", "and", "and_or"
     tiebreak: str = "doc_coverage"     # stage-1 band tie-break (see keyword.fuse)
+    scheme: str = "band"               # stage-1 fusion scheme (see keyword.fuse)
     stopwords: bool = True
     doc_arm: float = 0.0               # weight of the document-level head-vector arm
     section_semantic: bool = False     # semantic arm in hybrid section search
@@ -284,7 +285,7 @@ class Engine:
         out: dict = {"terms": terms, "keyword": [], "semantic": [], "unit": {}, "fused": []}
         if mode in ("keyword", "hybrid") and terms:
             ranking = self.kw.rank(terms, contents, kind, o.policy, o.title_weight)
-            fused = keyword.fuse(ranking, by_doc, o.tiebreak)
+            fused = keyword.fuse(ranking, by_doc, o.tiebreak, o.scheme)
             if kind == "pages":
                 kw_keys = [(d, self._page_info(r)[1]) for (d, r), _ in fused]
             else:

@@ -1,0 +1,141 @@
+"""End-to-end search over a few real corpus PDFs: hits, ranks, coverage, cancellation."""
+
+import asyncio
+import json
+import subprocess
+import sys
+
+import pytest
+
+from pdftui.index import index_folder
+from pdftui.search import SearchService
+
+from .conftest import REPO, SMALL_DOCS, copy_docs
+
+HIT_KEYS = {"rank", "doc", "page", "page_label", "score", "keyword_rank", "semantic_rank",
+            "excerpt", "section_path"}
+
+
+@pytest.fixture(scope="module")
+def indexed(tmp_path_factory):
+    base = tmp_path_factory.mktemp("search")
+    folder = copy_docs(base / "papers", SMALL_DOCS)
+    (folder / "broken.pdf").write_bytes(b"this is not a pdf at all")
+    cache = base / "cache"
+    index_folder(folder, cache_dir=cache)
+    service = SearchService(folder, cache_dir=cache)
+    yield folder, cache, service
+    service.close()
+
+
+def test_keyword_hits_shape_and_coverage(indexed):
+    folder, cache, service = indexed
+    res = service.search_sync("speaker verification", mode="keyword", top_k=5)
+    data = res.to_json()
+    assert set(data) == {"query", "mode", "granularity", "coverage", "elapsed_ms", "hits"}
+    cov = data["coverage"]
+    assert cov["total"] == 4 and cov["searched"] == 3
+    assert {"searched", "total", "semantic_searched", "embedding", "skipped"} <= set(cov)
+    assert [s["doc"] for s in cov["skipped"]] == ["broken.pdf"]
+    assert data["hits"], "a plain query finds something"
+    top = data["hits"][0]
+    assert HIT_KEYS <= set(top)
+    assert top["doc"] == "arxiv-2005.07143-ecapa-tdnn-speaker-verification.pdf"
+    assert [h["rank"] for h in data["hits"]] == list(range(1, len(data["hits"]) + 1))
+    assert all(h["semantic_rank"] is None and h["keyword_rank"] for h in data["hits"])
+    assert all(0 < len(h["excerpt"]) <= 2100 for h in data["hits"])
+    assert "speaker" in top["excerpt"].lower() or "verification" in top["excerpt"].lower()
+    json.dumps(data)
+
+
+def test_per_arm_ranks_match_single_arm_searches(indexed):
+    _folder, _cache, service = indexed
+    q = "cosmic microwave background constraints on light scalar dark matter"
+    hyb = service.search_sync(q, mode="hybrid", top_k=10)
+    kw = service.search_sync(q, mode="keyword", top_k=100)
+    sem = service.search_sync(q, mode="semantic", top_k=100)
+    kw_rank = {(h.doc, h.page): h.rank for h in kw.hits}
+    sem_rank = {(h.doc, h.page): h.rank for h in sem.hits}
+    assert hyb.hits and hyb.coverage["semantic_searched"] == 3
+    for h in hyb.hits:
+        assert h.keyword_rank == kw_rank.get((h.doc, h.page))
+        assert h.semantic_rank == sem_rank.get((h.doc, h.page))
+        assert h.keyword_rank or h.semantic_rank
+    scores = [h.score for h in hyb.hits]
+    assert scores == sorted(scores, reverse=True)
+    assert hyb.hits[0].doc == "arxiv-0908.0054-ultralight-bosonic-dark-matter-cmb.pdf"
+
+
+def test_scope_and_sections(indexed):
+    _folder, _cache, service = indexed
+    res = service.search_sync("attention", mode="hybrid", docs="arxiv-2005*")
+    assert res.coverage["total"] == 1
+    assert {h.doc for h in res.hits} <= {"arxiv-2005.07143-ecapa-tdnn-speaker-verification.pdf"}
+    sec = service.search_sync("squeeze excitation blocks", mode="keyword",
+                              granularity="section")
+    assert sec.hits
+    for h in sec.hits:
+        d = h.to_json()
+        assert {"section", "start_page", "end_page", "section_path"} <= set(d)
+        assert d["page"] == d["start_page"] <= d["end_page"]
+    page_hits = service.search_sync("squeeze excitation", mode="keyword").hits
+    assert any(h.section_path for h in page_hits)
+
+
+def test_hostile_queries_in_every_mode(indexed):
+    _folder, _cache, service = indexed
+    from .test_keyword import hostile_queries
+
+    for q in hostile_queries():
+        for mode in ("keyword", "hybrid"):
+            res = service.search_sync(q, mode=mode, top_k=3)
+            assert res.to_json()["query"] is not None
+    with pytest.raises(ValueError):
+        service.search_sync("x", mode="nonsense")
+
+
+def test_newer_search_cancels_older(indexed):
+    folder, cache, _service = indexed
+
+    async def go():
+        service = SearchService(folder, cache_dir=cache)
+        try:
+            first = asyncio.create_task(service.search("dark matter", mode="keyword"))
+            await asyncio.sleep(0)
+            second = asyncio.create_task(service.search("speaker", mode="keyword"))
+            results = await asyncio.gather(first, second, return_exceptions=True)
+            assert isinstance(results[0], asyncio.CancelledError)
+            assert results[1].query == "speaker"
+            again = await service.search("speaker", mode="keyword")
+            assert again.hits
+        finally:
+            service.close()
+
+    asyncio.run(go())
+
+
+def test_unembedded_documents_are_reported(tmp_path):
+    folder = copy_docs(tmp_path / "p", SMALL_DOCS[:2])
+    index_folder(folder, cache_dir=tmp_path / "c", embed=False)
+    service = SearchService(folder, cache_dir=tmp_path / "c")
+    try:
+        res = service.search_sync("dark matter", mode="hybrid")
+        cov = res.coverage
+        assert cov["searched"] == 2 and cov["semantic_searched"] == 0
+        assert sorted(cov["embedding"]) == sorted(SMALL_DOCS[:2])
+        assert res.hits and all(h.semantic_rank is None for h in res.hits)
+    finally:
+        service.close()
+
+
+def test_keyword_search_never_loads_fastembed(indexed):
+    folder, cache, _service = indexed
+    code = (
+        "import sys; from pdftui.search import SearchService\n"
+        f"s = SearchService({str(folder)!r}, cache_dir={str(cache)!r})\n"
+        "r = s.search_sync('dark matter', mode='keyword'); s.close()\n"
+        "assert r.hits\n"
+        "bad = [m for m in sys.modules if m.startswith(('fastembed', 'onnxruntime', 'textual'))]\n"
+        "assert not bad, bad\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=REPO)
