@@ -30,6 +30,8 @@ from .document import Extraction
 
 #: Units per embedding batch (and per committed transaction).
 EMBED_BATCH = 16
+#: Wall-clock budget for extracting one document, seconds (the 1,370-page manual takes ~7 s).
+DOC_TIMEOUT_S = 300.0
 
 
 @dataclass(slots=True)
@@ -236,7 +238,9 @@ def _run_extraction(jobs, cache: Cache, root: str, summary: IndexSummary, report
     """Extract ``jobs`` in worker processes and store each result as it arrives.
 
     If a PDF crashes a worker (MuPDF segfault), the remaining documents are retried one at a
-    time, and the one that crashes alone is skipped as "damaged (crashed the extractor)".
+    time, and the one that crashes alone is skipped as "damaged (crashed the extractor)". A
+    document whose extraction runs longer than :data:`DOC_TIMEOUT_S` is skipped as
+    "damaged (extraction timed out)" and its worker is killed.
     """
     if not jobs:
         return
@@ -245,12 +249,23 @@ def _run_extraction(jobs, cache: Cache, root: str, summary: IndexSummary, report
     pending = list(jobs)
     solo = False
     ctx = multiprocessing.get_context("spawn")
+
+    def finish(job, ex: Extraction) -> None:
+        f, sha = job
+        _store(cache, root, f, sha, ex, summary, embed_thread)
+        pending.remove(job)
+        prog.docs_done += 1
+        prog.pages_done += len(ex.pages)
+        prog.current = f.doc
+        report(prog)
+
     while pending and not cancel.is_set():
         n = 1 if solo else max(1, min(workers, len(pending)))
         pool = ProcessPoolExecutor(max_workers=n, mp_context=ctx, initializer=_init_worker)
-        broken = False
+        crashed = restart = False
         try:
             futures: dict[Future, tuple[FoundFile, str]] = {}
+            started: dict[Future, float] = {}
             queue_ = list(pending)
             # keep at most 2 jobs per worker in flight, so cancel is prompt
             while (queue_ or futures) and not cancel.is_set():
@@ -259,28 +274,45 @@ def _run_extraction(jobs, cache: Cache, root: str, summary: IndexSummary, report
                     futures[pool.submit(_extract_job, job[0].path)] = job
                 done, _ = wait(list(futures), timeout=0.5, return_when=FIRST_COMPLETED)
                 for fut in done:
-                    f, sha = futures.pop(fut)
+                    job = futures.pop(fut)
                     try:
                         ex = fut.result()
                     except BrokenProcessPool:
-                        if solo:
-                            ex = Extraction(title=os.path.basename(f.path), page_count=0,
-                                            skip_reason="damaged (crashed the extractor)")
-                        else:
-                            broken = True
+                        if not solo:
+                            crashed = True
                             continue
-                    _store(cache, root, f, sha, ex, summary, embed_thread)
-                    pending.remove((f, sha))
-                    prog.docs_done += 1
-                    prog.pages_done += len(ex.pages)
-                    prog.current = f.doc
-                    report(prog)
-                if broken:
+                        ex = Extraction(title=os.path.basename(job[0].path), page_count=0,
+                                        skip_reason="damaged (crashed the extractor)")
+                    finish(job, ex)
+                if crashed:
+                    break
+                now = time.monotonic()
+                for fut in futures:
+                    if fut not in started and fut.running():
+                        started[fut] = now
+                late = [fut for fut in futures if now - started.get(fut, now) > DOC_TIMEOUT_S]
+                if late:
+                    for fut in late:
+                        job = futures.pop(fut)
+                        finish(job, Extraction(title=os.path.basename(job[0].path),
+                                               page_count=0,
+                                               skip_reason="damaged (extraction timed out)"))
+                    _kill_workers(pool)
+                    restart = True
                     break
         finally:
-            pool.shutdown(wait=not broken, cancel_futures=True)
-        if broken:
+            pool.shutdown(wait=not (crashed or restart), cancel_futures=True)
+        if crashed:
             solo = True
+
+
+def _kill_workers(pool: ProcessPoolExecutor) -> None:
+    """Kill a pool's worker processes (a stuck MuPDF call cannot be interrupted otherwise)."""
+    for proc in list(getattr(pool, "_processes", {}).values()):
+        try:
+            proc.kill()
+        except Exception:  # noqa: BLE001 - already gone
+            pass
 
 
 def _store(cache: Cache, root: str, f: FoundFile, sha: str, ex: Extraction,

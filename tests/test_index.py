@@ -185,3 +185,18 @@ def test_two_concurrent_indexers(small_folder, cache_dir):
         assert "locked" not in err
     counts = _counts(cache_dir)
     assert counts["contents"] == 3 and counts["files"] == 3 and counts["pages"] == 12
+
+
+def test_extraction_timeout_skips_only_that_document(tmp_path, cache_dir, monkeypatch):
+    """A document that overruns the per-document budget is skipped with its reason, its
+    worker is killed, and the other documents are still indexed."""
+    import pdftui.index as index_mod
+
+    from .conftest import TRICKY
+
+    folder = copy_docs(tmp_path / "docs", SMALL_DOCS[:1])
+    shutil.copy(TRICKY / "real" / "many-pages-lwarp-manual-1370pages.pdf", folder / "big.pdf")
+    monkeypatch.setattr(index_mod, "DOC_TIMEOUT_S", 1.0)
+    s = index_folder(folder, cache_dir, embed=False, workers=1)
+    assert {"doc": "big.pdf", "reason": "damaged (extraction timed out)"} in s.skipped
+    assert _content_ids(cache_dir, folder)[SMALL_DOCS[0]] is not None
