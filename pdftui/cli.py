@@ -150,6 +150,14 @@ def search(folder, query, mode, granularity, top_k, doc_glob, cache_dir, model, 
             close()
 
 
+def _shorten(s: str, n: int) -> str:
+    """``s`` cut to about ``n`` characters at a word boundary, with an ellipsis."""
+    if len(s) <= n:
+        return s
+    cut = s.rfind(" ", 0, n)
+    return s[: cut if cut > n // 2 else n] + " …"
+
+
 def _print_result(result) -> None:
     from rich.console import Console
     from rich.table import Table
@@ -173,7 +181,7 @@ def _print_result(result) -> None:
         if h.get("section_path"):
             where += f"  · {h['section_path']}"
         body = Text(clean_text(where), style="bold")
-        body.append("\n" + clean_text(h.get("excerpt") or "")[:600], style="")
+        body.append("\n" + _shorten(clean_text(h.get("excerpt") or ""), 320), style="")
         table.add_row(str(h["rank"]), str(h.get("keyword_rank") or "-"),
                       str(h.get("semantic_rank") or "-"), body)
     console.print(table)
