@@ -1,0 +1,1 @@
+"""The Textual TUI of pdftui (``pdftui FOLDER``); see :mod:`pdftui.tui.app`."""

@@ -1,0 +1,617 @@
+"""The pdftui App: a search box, and corpus | results | reader panes over the search service.
+
+Wiring (DESIGN.md): workers do the work and post messages, the app routes them.
+
+- indexing: :func:`pdftui.index.index_folder` in a thread worker; progress arrives as
+  coalescing :class:`~.messages.IndexProgress` messages; the corpus pane and the current
+  search are refreshed as documents land, so search works from the first indexed document;
+- watching: ``watchfiles.awatch`` in its own worker; changes start another indexing run;
+- searching: :class:`pdftui.search.service.SearchService` in an exclusive async worker (a
+  newer query cancels the older one) with a short debounce while typing; a result is shown
+  only if the box, mode, granularity and scope still match the request (never stale);
+- reading: cache reads in thread workers through :class:`~.data.LibraryGate`.
+
+An error in any worker becomes a notification. Every binding has an ``id`` so a keymap
+(``PdftuiApp(keymap={"mode.keyword": "K"})`` or env ``PDFTUI_KEYMAP="mode.keyword=K,..."``)
+can remap it. Importing this module does not import fastembed: the model is loaded by the
+service at the first semantic or hybrid query.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from dataclasses import asdict
+from pathlib import Path
+
+from rich.text import Text
+from textual import on, work
+from textual.app import App, ComposeResult, SystemCommand
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.reactive import reactive
+from textual.screen import Screen
+from textual.timer import Timer
+from textual.widgets import Footer, Input, Static
+from textual.worker import Worker, WorkerState
+
+from ..text import clean_text
+from .compare_view import CompareScreen, hit_key
+from .corpus_pane import CorpusPane
+from .data import LibraryGate
+from .help_screen import HelpScreen
+from .messages import (DocumentsLoaded, FolderChanged, HitHighlighted, IndexFinished,
+                       IndexProgress, OpenHit, PaneFocused, ScopeChanged, SearchDone)
+from .reader_pane import ReaderBody, ReaderPane
+from .results_pane import HitTable, ResultsPane
+
+MODES = ("keyword", "semantic", "hybrid")
+PANES = ("search", "corpus", "results", "reader")
+#: Hits per search in the results pane.
+TOP_K = 20
+#: Seconds of quiet typing before a search-as-you-type runs.
+DEBOUNCE_S = 0.25
+
+
+def _keymap_from_env() -> dict[str, str]:
+    out = {}
+    for item in os.environ.get("PDFTUI_KEYMAP", "").split(","):
+        if "=" in item:
+            k, v = item.split("=", 1)
+            out[k.strip()] = v.strip()
+    return out
+
+
+def _pdf_filter(change, path: str) -> bool:
+    name = os.path.basename(path)
+    if name.startswith(".") or name.endswith("~"):
+        return False
+    return name.lower().endswith(".pdf") or os.path.isdir(path) or "." not in name
+
+
+class PdftuiApp(App):
+    """Search and read a folder of PDFs: ``PdftuiApp(folder, cache_dir=..., model=...).run()``.
+
+    Keyword-only arguments for tests and embedding: ``index`` (bring the cache up to date in
+    the background, default True), ``watch`` (follow changes of the folder, default True),
+    ``show_timings`` (elapsed ms in the coverage line; default: env ``PDFTUI_HIDE_TIMINGS``
+    unset), ``service`` (a ready :class:`~pdftui.search.service.SearchService` to share),
+    ``keymap`` (binding id -> key).
+    """
+
+    CSS_PATH = "pdftui.tcss"
+    TITLE = "pdftui"
+    ENABLE_COMMAND_PALETTE = True
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-medium"), (150, "-wide")]
+
+    BINDINGS = [
+        Binding("slash", "focus_search", "Search", key_display="/", id="search.focus"),
+        Binding("question_mark", "help", "Help", key_display="?", id="help"),
+        Binding("f1", "help", "Help", show=False, id="help.f1"),
+        Binding("tab", "pane(1)", "Next pane", show=False, priority=True, id="pane.next"),
+        Binding("shift+tab", "pane(-1)", "Previous pane", show=False, priority=True,
+                id="pane.previous"),
+        Binding("k", "mode('keyword')", "Keyword", id="mode.keyword"),
+        Binding("s", "mode('semantic')", "Semantic", id="mode.semantic"),
+        Binding("h", "mode('hybrid')", "Hybrid", id="mode.hybrid"),
+        Binding("1", "mode('keyword')", "Keyword", show=False, id="mode.keyword_1"),
+        Binding("2", "mode('semantic')", "Semantic", show=False, id="mode.semantic_2"),
+        Binding("3", "mode('hybrid')", "Hybrid", show=False, id="mode.hybrid_3"),
+        Binding("c", "compare", "Compare", id="compare"),
+        Binding("n", "hit(1)", "Next hit", id="hit.next"),
+        Binding("N", "hit(-1)", "Prev hit", show=False, key_display="N", id="hit.previous"),
+        Binding("p", "granularity", "Pages/sections", show=False, id="granularity"),
+        Binding("escape", "back", "Back", id="back"),
+        Binding("q", "quit", "Quit", id="quit"),
+    ]
+
+    #: Help screen text: (group, [(keys, what)]).
+    HELP = [
+        ("Everywhere", [
+            ("/", "focus the search box (type; Enter searches and moves to the results)"),
+            ("Tab / Shift+Tab", "next / previous pane: search, documents, results, reader"),
+            ("k s h  (1 2 3)", "keyword / semantic / hybrid mode"),
+            ("p", "rank pages or whole sections"),
+            ("c", "compare view: keyword, semantic and hybrid lists side by side"),
+            ("n / N", "next / previous hit (in the reader: in this document)"),
+            ("Esc", "back (reader -> results -> search box)"),
+            ("? / F1", "this help"),
+            ("Ctrl+P", "command palette (every action)"),
+            ("q", "quit"),
+        ]),
+        ("Results", [
+            ("↑ ↓", "move through the hits; the excerpt below follows"),
+            ("Enter", "open the hit in the reader"),
+        ]),
+        ("Reader", [
+            ("← / →", "previous / next page"),
+            ("PgUp / PgDn", "scroll a screen; at the edge, previous / next page"),
+            ("[ / ]", "previous / next section"),
+            ("v", "toggle page view and the whole enclosing section"),
+            ("g", "go to page"),
+            ("↑ ↓ Home End", "scroll"),
+        ]),
+        ("Documents", [
+            ("Space", "add / remove the document from the search scope"),
+            ("o", "scope to this document only"),
+            ("x", "clear the scope (search the whole folder)"),
+            ("f", "filter the list (type; ↓ or Esc returns to the list)"),
+        ]),
+    ]
+
+    mode: reactive[str] = reactive("hybrid", init=False)
+    granularity: reactive[str] = reactive("page", init=False)
+    view: reactive[str] = reactive("results", init=False)
+
+    def __init__(self, folder: str | os.PathLike = ".", cache_dir: str | os.PathLike | None = None,
+                 model: str | None = None, *, index: bool = True, watch: bool = True,
+                 show_timings: bool | None = None, service=None,
+                 keymap: dict[str, str] | None = None, debounce: float = DEBOUNCE_S) -> None:
+        super().__init__()
+        self.root = os.path.realpath(os.fspath(folder))
+        self.cache_dir = cache_dir
+        self.model = model
+        self.do_index = index
+        self.do_watch = watch
+        self.show_timings = (not os.environ.get("PDFTUI_HIDE_TIMINGS")) if show_timings is None \
+            else show_timings
+        self.service = service
+        self._own_service = service is None
+        self._service_lock = asyncio.Lock()
+        self.gate = LibraryGate(self.root, cache_dir)
+        self.debounce = debounce
+        self.scope: tuple[str, ...] = ()
+        self.documents: list = []
+        self._keymap = {**_keymap_from_env(), **(keymap or {})}
+        self._debounce_timer: Timer | None = None
+        self._rerun_timer: Timer | None = None
+        self._cancel_index = None
+        self._indexing = False
+        self._reindex = False
+        self._index_status = ""
+        self._last_docs_done = -1
+        self._search_serial = 0
+        self._last_key: tuple | None = None
+        self.sub_title = clean_text(Path(self.root).name)
+
+    # -- layout ---------------------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="top"):
+            yield Input(placeholder="search all PDFs (Enter)…", id="query", compact=True)
+            yield Static("", id="mode-badge", markup=False)
+        yield Static("", id="status", markup=False)
+        with Horizontal(id="main", classes="view-results"):
+            yield CorpusPane(id="corpus", classes="pane")
+            yield ResultsPane(id="results", classes="pane")
+            yield ReaderPane(self.gate, id="reader", classes="pane")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        if self._keymap:
+            self.set_keymap(self._keymap)
+        self.query_one(ResultsPane).show_timings = self.show_timings
+        self._update_badge()
+        self._update_status()
+        self.query_one("#query", Input).focus()
+        self.load_documents()
+        if self.do_index:
+            self.start_index()
+        if self.do_watch:
+            self.watch_folder()
+
+    @property
+    def main_screen(self) -> Screen:
+        """The screen holding the panes (the bottom of the stack)."""
+        return self.screen_stack[0]
+
+    # -- workers --------------------------------------------------------------------------
+    @work(thread=True, exclusive=True, group="documents", exit_on_error=False)
+    def load_documents(self) -> None:
+        """Read the document list from the cache (thread) and post it."""
+        from ..embed import resolve_model_name
+
+        model_id = resolve_model_name(self.model)
+        docs = self.gate.run(lambda lib: lib.documents(model_id))
+        self.post_message(DocumentsLoaded(docs))
+
+    def start_index(self) -> None:
+        """Bring the cache up to date with the folder in the background."""
+        if self._indexing:
+            self._reindex = True
+            return
+        import threading
+
+        self._indexing = True
+        self._cancel_index = threading.Event()
+        self._index_worker(self._cancel_index)
+
+    @work(thread=True, group="index", exit_on_error=False)
+    def _index_worker(self, cancel) -> None:
+        from ..index import index_folder
+
+        def progress(p) -> None:
+            self.post_message(IndexProgress(**asdict(p)))
+
+        try:
+            summary = index_folder(self.root, self.cache_dir, self.model, embed=True,
+                                   progress=progress, cancel=cancel)
+        except Exception as exc:  # noqa: BLE001 - a notification, never a crash
+            self.post_message(IndexFinished(None, f"{type(exc).__name__}: {exc}"))
+            return
+        self.post_message(IndexFinished(summary.to_json()))
+
+    @work(exclusive=True, group="watch", exit_on_error=False)
+    async def watch_folder(self) -> None:
+        """Follow the folder with watchfiles; PDF changes start another indexing run."""
+        from watchfiles import awatch
+
+        self._stop_watch = asyncio.Event()
+        async for changes in awatch(self.root, watch_filter=_pdf_filter, debounce=700,
+                                    stop_event=self._stop_watch, recursive=True):
+            self.post_message(FolderChanged(sorted(p for _, p in changes)))
+
+    async def get_service(self):
+        """The search service, created on first use (the import runs off the UI thread)."""
+        async with self._service_lock:
+            if self.service is None:
+                def make():
+                    from ..search.service import SearchService
+
+                    return SearchService(self.root, cache_dir=self.cache_dir, model=self.model)
+
+                self.service = await asyncio.to_thread(make)
+            return self.service
+
+    def search_key(self) -> tuple:
+        """What a search for the current state would ask: (query, mode, granularity, scope)."""
+        return (self.query_one("#query", Input).value.strip(), self.mode, self.granularity,
+                self.scope)
+
+    def run_search(self, keep_cursor: bool = False) -> None:
+        """Search for the box's text now (an older search is cancelled)."""
+        if self._debounce_timer is not None:
+            self._debounce_timer.stop()
+            self._debounce_timer = None
+        key = self.search_key()
+        if not key[0]:
+            self.workers.cancel_group(self, "search")
+            self._last_key = None
+            self.query_one(ResultsPane).clear()
+            return
+        self._last_key = key
+        results = self.query_one(ResultsPane)
+        if results.data is None or not keep_cursor:
+            results.show_message(f"searching ({key[1]})…")
+        self._search_worker(key, keep_cursor)
+
+    @work(exclusive=True, group="search", exit_on_error=False)
+    async def _search_worker(self, key: tuple, keep_cursor: bool) -> None:
+        query, mode, granularity, scope = key
+        service = await self.get_service()
+        try:
+            result = await service.search(query, mode=mode, granularity=granularity,
+                                          top_k=TOP_K, docs=list(scope) or None)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - shown, never a crash
+            self.query_one(ResultsPane).show_message(
+                f"search failed: {type(exc).__name__}: {exc}")
+            self.notify(clean_text(f"{type(exc).__name__}: {exc}"), title="Search failed",
+                        severity="error")
+            return
+        self.post_message(SearchDone(key + (keep_cursor,), result.to_json()))
+
+    # -- message routing ------------------------------------------------------------------
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """Every worker error ends here, as a notification."""
+        if event.state == WorkerState.ERROR:
+            err = event.worker.error
+            self.notify(clean_text(f"{type(err).__name__}: {err}"),
+                        title=f"{event.worker.group or 'worker'} failed", severity="error",
+                        timeout=8)
+            if event.worker.group == "index":
+                self._indexing = False
+
+    @on(SearchDone)
+    def _search_done(self, event: SearchDone) -> None:
+        key, keep_cursor = event.key[:4], event.key[4]
+        if key != self.search_key():
+            return  # stale: the box, mode, granularity or scope changed since
+        self.query_one(ResultsPane).set_result(event.data, keep_cursor=keep_cursor)
+
+    @on(DocumentsLoaded)
+    def _documents_loaded(self, event: DocumentsLoaded) -> None:
+        self.documents = event.documents
+        self.query_one(CorpusPane).set_documents(event.documents)
+        self._update_status()
+
+    @on(IndexProgress)
+    def _index_progress(self, event: IndexProgress) -> None:
+        if event.phase == "scan":
+            self._index_status = "scanning folder…"
+        elif event.phase == "extract":
+            self._index_status = (f"indexing {event.docs_done}/{event.docs_total}: "
+                                  f"{clean_text(event.current)}")
+            if event.docs_done != self._last_docs_done:
+                self._last_docs_done = event.docs_done
+                self.load_documents()
+                self._schedule_rerun()
+        elif event.phase == "embed":
+            self._index_status = f"embedding {event.units_done}/{event.units_total} units"
+            self._schedule_rerun(docs=True)
+        self._update_status()
+
+    @on(IndexFinished)
+    def _index_finished(self, event: IndexFinished) -> None:
+        self._indexing = False
+        self._last_docs_done = -1
+        if event.error:
+            self._index_status = "indexing failed"
+            self.notify(clean_text(event.error), title="Indexing failed", severity="error",
+                        timeout=10)
+        else:
+            s = event.summary or {}
+            self._index_status = ""
+            if s.get("indexed") or s.get("removed"):
+                self.notify(f"indexed {s.get('indexed', 0)}, removed {s.get('removed', 0)}"
+                            f" · {s.get('pages', 0)} pages", title="Index updated", timeout=3)
+        self.load_documents()
+        if self._last_key is not None:
+            self.run_search(keep_cursor=True)
+        self._update_status()
+        if self._reindex:
+            self._reindex = False
+            self.start_index()
+
+    @on(FolderChanged)
+    def _folder_changed(self, event: FolderChanged) -> None:
+        self.start_index()
+
+    @on(ScopeChanged)
+    def _scope_changed(self, event: ScopeChanged) -> None:
+        self.scope = tuple(event.docs)
+        self._update_status()
+        self.run_search()
+
+    @on(PaneFocused)
+    def _pane_focused(self, event: PaneFocused) -> None:
+        if self.screen is self.main_screen:
+            self.view = event.name
+
+    @on(HitHighlighted)
+    def _hit_highlighted(self, event: HitHighlighted) -> None:
+        pass
+
+    @on(OpenHit)
+    def _open_hit(self, event: OpenHit) -> None:
+        self.open_hit(event.hit)
+
+    def open_hit(self, hit: dict) -> None:
+        """Show ``hit`` in the reader and move there."""
+        results = self.query_one(ResultsPane)
+        reader = self.query_one(ReaderPane)
+        reader.open_hit(hit, results.pattern, results.hits)
+        self.show_pane("reader")
+
+    @on(Input.Changed, "#query")
+    def _query_changed(self, event: Input.Changed) -> None:
+        if self._debounce_timer is not None:
+            self._debounce_timer.stop()
+        if not event.value.strip():
+            self.run_search()
+            return
+        self._debounce_timer = self.set_timer(self.debounce, self._debounced)
+
+    def _debounced(self) -> None:
+        self._debounce_timer = None
+        if self.search_key() != self._last_key:
+            self.run_search()
+
+    @on(Input.Submitted, "#query")
+    def _query_submitted(self, event: Input.Submitted) -> None:
+        if self.search_key() != self._last_key or self._debounce_timer is not None:
+            self.run_search()
+        if event.value.strip():
+            self.show_pane("results")
+
+    def _schedule_rerun(self, docs: bool = False) -> None:
+        """Refresh the search (and the document list) at most about once a second while
+        indexing, so new documents appear in the results as they land."""
+        if self._rerun_timer is not None:
+            return
+
+        def fire() -> None:
+            self._rerun_timer = None
+            if docs:
+                self.load_documents()
+            if self._last_key is not None and self.screen is self.main_screen:
+                self.run_search(keep_cursor=True)
+
+        self._rerun_timer = self.set_timer(1.0, fire)
+
+    # -- status ---------------------------------------------------------------------------
+    def _update_badge(self) -> None:
+        badge = Text()
+        for m in MODES:
+            style = "bold reverse" if m == self.mode else "dim"
+            badge.append(f" {m} ", style=style)
+        badge.append(f" {self.granularity}s", style="dim")
+        self.query_one("#mode-badge", Static).update(badge)
+
+    def _update_status(self) -> None:
+        docs = self.documents
+        ready = sum(1 for d in docs if d.status in ("indexed", "embedding"))
+        skipped = sum(1 for d in docs if d.status not in ("indexed", "embedding"))
+        out = Text()
+        out.append(f"{ready} documents", style="bold")
+        if skipped:
+            out.append(f" · {skipped} skipped")
+        embedding = [d for d in docs if d.status == "embedding"]
+        if embedding:
+            out.append(f" · {len(embedding)} embedding")
+        if self._index_status:
+            out.append(" · ")
+            out.append(Text(self._index_status, style="italic"))
+        if self.scope:
+            out.append(" · scope: ", style="bold")
+            names = ", ".join(clean_text(Path(d).name) for d in self.scope[:2])
+            if len(self.scope) > 2:
+                names += f" +{len(self.scope) - 2}"
+            out.append(names)
+            out.append("  (x clears)", style="dim")
+        self.query_one("#status", Static).update(out)
+
+    # -- views ----------------------------------------------------------------------------
+    def watch_view(self, view: str) -> None:
+        main = self.query_one("#main")
+        for name in ("corpus", "results", "reader"):
+            main.set_class(name == view, f"view-{name}")
+
+    def show_pane(self, name: str) -> None:
+        """Make pane ``name`` current (shown on narrow screens) and focus it."""
+        if name == "search":
+            self.query_one("#query", Input).focus()
+            return
+        self.view = name
+        pane = {"corpus": CorpusPane, "results": ResultsPane, "reader": ReaderPane}[name]
+        self.call_after_refresh(self.query_one(pane).focus_main)
+
+    def _current_pane(self) -> str:
+        focused = self.focused
+        if focused is None:
+            return self.view
+        if focused.id == "query":
+            return "search"
+        for node in focused.ancestors_with_self:
+            if isinstance(node, CorpusPane):
+                return "corpus"
+            if isinstance(node, ResultsPane):
+                return "results"
+            if isinstance(node, ReaderPane):
+                return "reader"
+        return self.view
+
+    # -- actions --------------------------------------------------------------------------
+    def action_focus_search(self) -> None:
+        """Focus the search box."""
+        self.query_one("#query", Input).focus()
+
+    def action_pane(self, delta: int) -> None:
+        """Next / previous pane (in other screens: next / previous widget)."""
+        if self.screen is not self.main_screen:
+            if delta > 0:
+                self.screen.focus_next()
+            else:
+                self.screen.focus_previous()
+            return
+        i = PANES.index(self._current_pane())
+        self.show_pane(PANES[(i + delta) % len(PANES)])
+
+    def action_back(self) -> None:
+        """Reader -> results -> search box."""
+        current = self._current_pane()
+        if current in ("reader", "corpus"):
+            self.show_pane("results")
+        elif current == "results":
+            self.show_pane("search")
+        elif current == "search" and self.query_one(ResultsPane).data is not None:
+            self.show_pane("results")
+
+    def action_hit(self, delta: int) -> None:
+        """Next / previous hit (in the reader: in the open document)."""
+        if self._current_pane() == "reader":
+            self.query_one(ReaderPane).step_hit(delta)
+        else:
+            self.query_one(ResultsPane).move(delta)
+
+    def action_mode(self, mode: str) -> None:
+        """Switch to keyword / semantic / hybrid ranking."""
+        self.mode = mode
+
+    def watch_mode(self, mode: str) -> None:
+        self._update_badge()
+        if self._last_key is not None or self.search_key()[0]:
+            self.run_search()
+
+    def action_granularity(self) -> None:
+        """Rank pages or whole sections."""
+        self.granularity = "section" if self.granularity == "page" else "page"
+
+    def watch_granularity(self, granularity: str) -> None:
+        self._update_badge()
+        if self._last_key is not None or self.search_key()[0]:
+            self.run_search()
+
+    def action_compare(self) -> None:
+        """Keyword, semantic and hybrid lists side by side."""
+        query = self.search_key()[0]
+        if not query:
+            self.notify("Type a query first.", timeout=2)
+            return
+        hit = self.query_one(ResultsPane).current_hit()
+
+        def done(result) -> None:
+            if result:
+                self.open_hit(result)
+
+        self.push_screen(CompareScreen(self.get_service, query, self.scope, self.granularity,
+                                       10, self.mode, self.show_timings,
+                                       hit_key(hit) if hit else None), done)
+
+    def action_help(self) -> None:
+        """Show every key."""
+        self.push_screen(HelpScreen(self.HELP))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("mode", "granularity", "compare", "hit", "focus_search", "back") and \
+                self.screen is not self.main_screen:
+            return False
+        return True
+
+    def get_system_commands(self, screen: Screen):
+        """The palette lists every action of the app (Ctrl+P), then Textual's own."""
+        seen = set()
+        for b in self.BINDINGS:
+            if b.id in ("pane.next", "pane.previous") or b.description in seen:
+                continue
+            seen.add(b.description)
+            action = b.action
+            yield SystemCommand(f"{b.description}", f"key {b.key_display or b.key}",
+                                lambda a=action: self.run_action(a))
+        for name, help_text, pane_action in (
+            ("Reader: next page", "→", "next_page"),
+            ("Reader: previous page", "←", "prev_page"),
+            ("Reader: next section", "]", "next_section"),
+            ("Reader: previous section", "[", "prev_section"),
+            ("Reader: toggle page / section", "v", "toggle_view"),
+            ("Reader: go to page", "g", "goto"),
+            ("Documents: clear scope", "x", "clear_scope"),
+        ):
+            target = CorpusPane if pane_action == "clear_scope" else ReaderPane
+            yield SystemCommand(name, f"key {help_text}",
+                                lambda t=target, a=pane_action: getattr(
+                                    self.query_one(t), f"action_{a}")())
+        yield from super().get_system_commands(screen)
+
+    async def action_quit(self) -> None:
+        """Stop the background work and quit."""
+        self._stop_background()
+        self.exit()
+
+    def _stop_background(self) -> None:
+        if self._cancel_index is not None:
+            self._cancel_index.set()
+        stop = getattr(self, "_stop_watch", None)
+        if stop is not None:
+            stop.set()
+
+    async def on_unmount(self) -> None:
+        self._stop_background()
+        if self._own_service and self.service is not None:
+            close = getattr(self.service, "close", None)
+            if close:
+                await asyncio.to_thread(close)
+        await asyncio.to_thread(self.gate.close)
+
+
+__all__ = ["PdftuiApp", "HitTable", "ReaderBody"]

@@ -1,0 +1,219 @@
+"""The compare view: keyword, semantic and hybrid top-k lists side by side.
+
+The hit under the cursor is highlighted in all three lists (or marked absent), each row
+shows where the hit lands in the fused list ("→3"; in the hybrid list the two arm ranks),
+and the line below the lists spells out the movement: "keyword #3 → hybrid #1 (▲2)".
+Enter opens the hit in the reader; Esc goes back.
+
+The three searches run one after another: the service lets the newest call win, so three
+concurrent calls would cancel each other.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Static
+
+from .render import coverage_line, highlight, literal, terms_pattern
+from .results_pane import hit_where
+
+MODES = ("keyword", "semantic", "hybrid")
+
+
+def hit_key(hit: dict) -> tuple:
+    """Identity of a hit across lists: (doc, page, section)."""
+    return (hit.get("doc"), hit.get("page"), hit.get("section"))
+
+
+def movement(from_rank: int | None, to_rank: int | None) -> str:
+    """"▲2", "▼3", "=" or "" (absent from the fused list)."""
+    if not from_rank or not to_rank:
+        return ""
+    d = from_rank - to_rank
+    return f"▲{d}" if d > 0 else (f"▼{-d}" if d < 0 else "=")
+
+
+class CompareScreen(Screen):
+    """Three ranked lists of one query, one per mode, with rank movement."""
+
+    BINDINGS = [
+        Binding("escape", "close", "Back", id="compare.close"),
+        Binding("c", "close", "Back", show=False, id="compare.toggle"),
+        Binding("tab", "focus_next", "Next list", show=False, priority=True,
+                id="compare.next"),
+        Binding("shift+tab", "focus_previous", "Previous list", show=False, priority=True,
+                id="compare.prev"),
+        Binding("n", "move(1)", "Next hit", show=False, id="compare.next_hit"),
+        Binding("N", "move(-1)", "Previous hit", show=False, id="compare.prev_hit"),
+    ]
+
+    def __init__(self, service_factory, query: str, scope, granularity: str = "page",
+                 top_k: int = 10, focus_mode: str = "hybrid", show_timings: bool = True,
+                 start_key: tuple | None = None) -> None:
+        super().__init__()
+        self.service_factory = service_factory
+        self.query_text = query
+        self.scope = scope
+        self.granularity = granularity
+        self.top_k = top_k
+        self.focus_mode = focus_mode
+        self.show_timings = show_timings
+        self.start_key = start_key
+        self.pattern = terms_pattern(query)
+        self.results: dict[str, dict] = {}
+
+    def compose(self) -> ComposeResult:
+        head = Text("Compare  ", style="bold")
+        head.append(literal(self.query_text))
+        yield Static(head, id="compare-head", markup=False)
+        with Horizontal(id="compare-lists"):
+            for mode in MODES:
+                with Vertical(classes="compare-col", id=f"col-{mode}") as col:
+                    col.border_title = mode
+                    yield DataTable(id=f"list-{mode}", cursor_type="row")
+        with VerticalScroll(id="compare-detail-box", can_focus=False):
+            yield Static("searching…", id="compare-detail", markup=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one(f"#list-{self.focus_mode}", DataTable).focus()
+        self._run()
+
+    @work(exclusive=True, group="compare", exit_on_error=False)
+    async def _run(self) -> None:
+        service = await self.service_factory()
+        for mode in MODES:
+            for attempt in range(3):
+                try:
+                    res = await service.search(self.query_text, mode=mode,
+                                               granularity=self.granularity,
+                                               top_k=self.top_k, docs=self.scope or None)
+                    break
+                except asyncio.CancelledError:
+                    # superseded by another search (e.g. a re-run after indexing): retry
+                    if attempt == 2 or not self.is_attached:
+                        raise
+                    await asyncio.sleep(0.05)
+            self.results[mode] = res.to_json()
+        self._fill()
+
+    # -- rendering ------------------------------------------------------------------------
+    def _ranks(self, mode: str) -> dict[tuple, int]:
+        return {hit_key(h): h.get("rank") for h in self.results.get(mode, {}).get("hits", [])}
+
+    def _fill(self) -> None:
+        hybrid = self._ranks("hybrid")
+        for mode in MODES:
+            table = self.query_one(f"#list-{mode}", DataTable)
+            table.clear(columns=True)
+            width = max(20, table.size.width or 26)
+            doc_w = max(6, width - 2 - 5 - 6 - 2 * 4 - 1)
+            table.add_column(Text("#", justify="right"), width=2, key="rank")
+            table.add_column("document", width=doc_w, key="doc")
+            table.add_column("page", width=5, key="page")
+            table.add_column("→hy" if mode != "hybrid" else "kw/sm", width=6, key="move")
+            for h in self.results.get(mode, {}).get("hits", []):
+                if mode == "hybrid":
+                    kr, sr = h.get("keyword_rank"), h.get("semantic_rank")
+                    move = Text(f"{kr or '-'}/{sr or '-'}", style="dim")
+                else:
+                    hr = hybrid.get(hit_key(h))
+                    move = Text(f"{hr}" if hr else "-", style="" if hr else "dim")
+                table.add_row(Text(str(h.get("rank")), justify="right", style="bold"),
+                              literal(h.get("doc", "")), literal(hit_where(h)), move,
+                              key=repr(hit_key(h)))
+        focus = self.query_one(f"#list-{self.focus_mode}", DataTable)
+        if self.start_key is not None and repr(self.start_key) in focus.rows:
+            focus.move_cursor(row=focus.get_row_index(repr(self.start_key)), animate=False)
+        head = Text("Compare  ", style="bold")
+        head.append(literal(self.query_text))
+        if "hybrid" in self.results:
+            head.append("   ")
+            head.append(literal(coverage_line(self.results["hybrid"], self.show_timings),
+                                style="dim"))
+        self.query_one("#compare-head", Static).update(head)
+        self._sync(focus)
+
+    def _current(self, table: DataTable) -> dict | None:
+        mode = (table.id or "list-hybrid").removeprefix("list-")
+        hits = self.results.get(mode, {}).get("hits", [])
+        row = table.cursor_row
+        return hits[row] if hits and 0 <= row < len(hits) else None
+
+    def _sync(self, source: DataTable) -> None:
+        hit = self._current(source)
+        detail = self.query_one("#compare-detail", Static)
+        if hit is None:
+            detail.update(Text("No hits." if self.results else "searching…", style="dim"))
+            return
+        key = hit_key(hit)
+        ranks = {m: self._ranks(m).get(key) for m in MODES}
+        for mode in MODES:
+            table = self.query_one(f"#list-{mode}", DataTable)
+            if table is source:
+                continue
+            if repr(key) in table.rows:
+                table.show_cursor = True
+                table.move_cursor(row=table.get_row_index(repr(key)), animate=False)
+            else:
+                table.show_cursor = False
+        out = literal(hit.get("doc", ""), style="bold")
+        out.append(f"  p. {hit_where(hit)}\n")
+        parts = []
+        for mode in ("keyword", "semantic"):
+            r = ranks[mode]
+            if r:
+                part = f"{mode} #{r}"
+                if ranks["hybrid"]:
+                    part += f" → hybrid #{ranks['hybrid']} {movement(r, ranks['hybrid'])}"
+            else:
+                part = f"{mode}: not in top {self.top_k}"
+            parts.append(part)
+        if not ranks["hybrid"]:
+            parts.append(f"hybrid: not in top {self.top_k}")
+        out.append(" · ".join(parts) + "\n")
+        body = literal(hit.get("excerpt", ""))
+        highlight(body, self.pattern)
+        out.append_text(body)
+        detail.update(out)
+
+    @on(DataTable.RowHighlighted)
+    def _highlighted(self, event: DataTable.RowHighlighted) -> None:
+        event.stop()
+        if event.data_table.has_focus and self.results:
+            self._sync(event.data_table)
+
+    @on(DataTable.RowSelected)
+    def _selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        hit = self._current(event.data_table)
+        if hit is not None:
+            self.dismiss(hit)
+
+    def on_descendant_focus(self, event) -> None:
+        if isinstance(event.widget, DataTable):
+            for t in self.query(DataTable):
+                t.show_cursor = True
+            if self.results:
+                self._sync(event.widget)
+
+    def action_move(self, delta: int) -> None:
+        """Move the cursor of the focused list."""
+        table = self.focused
+        if isinstance(table, DataTable) and table.row_count:
+            table.move_cursor(row=max(0, min(table.row_count - 1, table.cursor_row + delta)))
+
+    def action_close(self) -> None:
+        """Back to the results."""
+        self.dismiss(None)
+
+    def on_resize(self, event) -> None:
+        if self.results:
+            self.call_after_refresh(self._fill)

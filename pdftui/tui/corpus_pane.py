@@ -1,0 +1,227 @@
+"""The corpus pane: every document of the folder, its status, a filter, and the scope.
+
+Documents are shown with their title (or file name), page count and status ("indexed",
+"embedding 40%", "skipped: reason", "no text layer"). Space toggles a document in or out of
+the search scope, ``o`` scopes to the highlighted document only, ``x`` clears the scope
+(search the whole folder again), ``f`` focuses the filter, which narrows the list as you type.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.widgets import Input, SelectionList, Static
+from textual.widgets.selection_list import Selection
+
+from ..text import clean_text
+from .messages import PaneFocused, ScopeChanged
+from .render import literal
+
+
+def status_tag(info) -> Text:
+    """A short fixed-width status tag for the list: "ok", "42%", "skip", "none", "!"."""
+    status = info.status
+    if status == "indexed":
+        return Text(" ok ", style="dim")
+    if status == "embedding":
+        return Text(f"{int(info.embedded * 100):>3}%", style="italic")
+    if status == "skipped":
+        return Text("skip", style="bold")
+    if status == "no text layer":
+        return Text("none", style="bold")
+    return Text("  ! ", style="bold")
+
+
+def status_text(info) -> Text:
+    """The dim second line of a document entry: pages and status."""
+    pages = f"{info.pages} p" if info.pages else "- p"
+    status = info.status
+    if status == "indexed":
+        out = Text(f"{pages} · indexed", style="dim")
+    elif status == "embedding":
+        out = Text(f"{pages} · embedding {int(info.embedded * 100)}%", style="dim italic")
+    elif status == "skipped":
+        out = Text(f"{pages} · skipped: ", style="dim")
+        out.append(literal(info.reason or "unknown reason"))
+    else:
+        out = Text(f"{pages} · ", style="dim")
+        out.append(literal(status))
+    return out
+
+
+class DocList(SelectionList):
+    """The document list; Space toggles a document in the scope."""
+
+    BINDINGS = [
+        Binding("space", "select", "Scope ±", id="corpus.toggle"),
+    ]
+
+
+class CorpusPane(Vertical):
+    """Documents of the folder with status, a type-to-filter box and a multi-select scope."""
+
+    BINDINGS = [
+        Binding("o", "only", "Only this", id="corpus.only"),
+        Binding("x", "clear_scope", "Clear scope", id="corpus.clear"),
+        Binding("f", "focus_filter", "Filter", id="corpus.filter"),
+    ]
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.documents: list = []
+        self.scope: set[str] = set()
+        self.border_title = "Documents"
+
+    def compose(self) -> ComposeResult:
+        yield Input(placeholder="filter documents", id="corpus-filter", compact=True)
+        yield DocList(id="doc-list")
+        yield Static("", id="doc-detail", markup=False)
+
+    # -- data -----------------------------------------------------------------------------
+    def set_documents(self, documents: list) -> None:
+        """Show ``documents`` (``DocumentInfo`` list), keeping the scope and the cursor."""
+        self.documents = list(documents)
+        known = {d.doc for d in self.documents}
+        if self.scope - known:
+            self.scope &= known
+            self.post_message(ScopeChanged(tuple(sorted(self.scope))))
+        self._rebuild()
+
+    def _visible(self) -> list:
+        needle = self.query_one("#corpus-filter", Input).value.strip().lower()
+        if not needle:
+            return self.documents
+        return [d for d in self.documents
+                if needle in clean_text(d.title).lower() or needle in clean_text(d.doc).lower()]
+
+    def _rebuild(self) -> None:
+        lst = self.query_one(DocList)
+        old = lst.highlighted
+        old_value = None
+        if old is not None and 0 <= old < lst.option_count:
+            old_value = lst.get_option_at_index(old).value
+        items = []
+        for d in self._visible():
+            prompt = status_tag(d)
+            prompt.append(" ")
+            prompt.append(literal(d.title or d.doc))
+            prompt.no_wrap = True
+            prompt.overflow = "ellipsis"
+            items.append(Selection(prompt, d.doc, d.doc in self.scope))
+        with lst.prevent(SelectionList.SelectedChanged, SelectionList.SelectionToggled):
+            lst.clear_options()
+            lst.add_options(items)
+        if lst.option_count:
+            index = 0
+            if old_value is not None:
+                try:
+                    index = lst.get_option_index(old_value)
+                except Exception:  # noqa: BLE001 - the document left the list
+                    index = min(old or 0, lst.option_count - 1)
+            lst.highlighted = index
+        self._update_title()
+        self._show_detail()
+
+    def _show_detail(self) -> None:
+        """Title, file name, pages and status of the highlighted document."""
+        lst = self.query_one(DocList)
+        box = self.query_one("#doc-detail", Static)
+        if lst.highlighted is None or not lst.option_count:
+            box.update(Text("no documents yet" if not self.documents else "no match",
+                            style="dim"))
+            return
+        doc = lst.get_option_at_index(lst.highlighted).value
+        info = next((d for d in self.documents if d.doc == doc), None)
+        if info is None:
+            box.update("")
+            return
+        out = literal(info.title or info.doc, style="bold")
+        out.append("\n")
+        out.append(literal(info.doc, style="dim"))
+        out.append("\n")
+        out.append(status_text(info))
+        if doc in self.scope:
+            out.append("  · in scope", style="bold")
+        box.update(out)
+
+    @on(SelectionList.SelectionHighlighted)
+    def _doc_highlighted(self, event) -> None:
+        event.stop()
+        self._show_detail()
+
+    def _update_title(self) -> None:
+        n = len(self.documents)
+        ready = sum(1 for d in self.documents if d.status in ("indexed", "embedding"))
+        title = f"Documents {ready}/{n}" if ready != n else f"Documents {n}"
+        if self.scope:
+            title += f" · scope {len(self.scope)}"
+        self.border_title = title
+
+    # -- events ---------------------------------------------------------------------------
+    @on(Input.Changed, "#corpus-filter")
+    def _filter_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        self._rebuild()
+
+    @on(Input.Submitted, "#corpus-filter")
+    def _filter_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.query_one(DocList).focus()
+
+    def on_key(self, event) -> None:
+        filt = self.query_one("#corpus-filter", Input)
+        if filt.has_focus and event.key in ("down", "escape"):
+            event.stop()
+            self.query_one(DocList).focus()
+
+    @on(SelectionList.SelectionToggled)
+    def _toggled(self, event: SelectionList.SelectionToggled) -> None:
+        event.stop()
+        doc = event.selection.value
+        if doc in self.scope:
+            self.scope.discard(doc)
+        else:
+            self.scope.add(doc)
+        self._scope_changed()
+
+    @on(SelectionList.SelectedChanged)
+    def _selected_changed(self, event) -> None:
+        event.stop()
+
+    def on_descendant_focus(self, event) -> None:
+        self.post_message(PaneFocused("corpus"))
+
+    def _scope_changed(self) -> None:
+        self._update_title()
+        self._show_detail()
+        self.post_message(ScopeChanged(tuple(sorted(self.scope))))
+
+    # -- actions --------------------------------------------------------------------------
+    def action_only(self) -> None:
+        """Scope the search to the highlighted document only."""
+        lst = self.query_one(DocList)
+        if lst.highlighted is None or not lst.option_count:
+            return
+        doc = lst.get_option_at_index(lst.highlighted).value
+        self.scope = {doc}
+        self._rebuild()
+        self._scope_changed()
+
+    def action_clear_scope(self) -> None:
+        """Search the whole folder again."""
+        if not self.scope:
+            return
+        self.scope = set()
+        self._rebuild()
+        self._scope_changed()
+
+    def action_focus_filter(self) -> None:
+        """Focus the filter box."""
+        self.query_one("#corpus-filter", Input).focus()
+
+    def focus_main(self) -> None:
+        """Focus the document list (used when the pane becomes current)."""
+        self.query_one(DocList).focus()

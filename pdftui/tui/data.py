@@ -1,0 +1,40 @@
+"""Thread-safe access to the cache's read side for the TUI's thread workers."""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable
+from typing import TypeVar
+
+from ..library import Library
+
+T = TypeVar("T")
+
+
+class LibraryGate:
+    """One :class:`pdftui.library.Library`, opened lazily, used by one thread at a time.
+
+    Thread workers call :meth:`run` with a function of the library; the lock keeps the
+    single SQLite connection from being used by two threads at once.
+    """
+
+    def __init__(self, root: str | os.PathLike, cache_dir: str | os.PathLike | None = None):
+        self.root = root
+        self.cache_dir = cache_dir
+        self._lock = threading.Lock()
+        self._lib: Library | None = None
+
+    def run(self, fn: Callable[[Library], T]) -> T:
+        """``fn(library)`` under the lock (call from a worker thread, never the UI thread)."""
+        with self._lock:
+            if self._lib is None:
+                self._lib = Library(self.root, self.cache_dir)
+            return fn(self._lib)
+
+    def close(self) -> None:
+        """Close the connection (idempotent)."""
+        with self._lock:
+            if self._lib is not None:
+                self._lib.close()
+                self._lib = None

@@ -1,0 +1,54 @@
+"""The help screen (``?`` or F1): every key, grouped by where it works."""
+
+from __future__ import annotations
+
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+INTRO = (
+    "pdftui searches every PDF of the folder at once. Each hit shows its fused rank (#), "
+    "its keyword rank (kw) and its semantic rank (sem): the hybrid list is the reciprocal "
+    "rank fusion of the two. The coverage line says how many documents were searched."
+)
+
+
+class HelpScreen(ModalScreen[None]):
+    """Keys and what they do; Esc, q, ? or F1 closes it."""
+
+    BINDINGS = [
+        Binding("escape", "close", "Close", id="help.close"),
+        Binding("q", "close", "Close", show=False, id="help.close_q"),
+        Binding("question_mark", "close", "Close", show=False, id="help.close_help"),
+        Binding("f1", "close", "Close", show=False, id="help.close_f1"),
+    ]
+
+    def __init__(self, groups: list[tuple[str, list[tuple[str, str]]]]) -> None:
+        super().__init__()
+        self.groups = groups
+
+    def compose(self) -> ComposeResult:
+        table = Table.grid(padding=(0, 2))
+        table.add_column(style="bold", no_wrap=True)
+        table.add_column()
+        for title, rows in self.groups:
+            table.add_row(Text(title, style="bold underline"), "")
+            for keys, what in rows:
+                table.add_row(Text(keys), Text(what))
+            table.add_row("", "")
+        with VerticalScroll(id="help-box") as box:
+            box.border_title = "pdftui keys"
+            box.border_subtitle = "Esc closes"
+            yield Static(Text(INTRO), id="help-intro")
+            yield Static(table, id="help-keys")
+
+    def on_mount(self) -> None:
+        self.query_one("#help-box").focus()
+
+    def action_close(self) -> None:
+        """Close the help."""
+        self.dismiss(None)

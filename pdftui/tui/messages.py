@@ -1,0 +1,90 @@
+"""Messages that carry work results from workers and panes to the app.
+
+They are dataclasses (Textual's :class:`~textual.message.Message` calls ``__post_init__``),
+so a message is built like a record. Thread workers never touch widgets: they post one of
+these and the app routes it. :class:`IndexProgress` can replace an older, not yet handled
+:class:`IndexProgress`, so a burst of progress reports costs one repaint (toolong's habit).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from textual.message import Message
+
+
+@dataclass
+class IndexProgress(Message):
+    """Background indexing progress (one of them replaces a queued older one)."""
+
+    phase: str
+    docs_total: int = 0
+    docs_done: int = 0
+    pages_done: int = 0
+    units_total: int = 0
+    units_done: int = 0
+    current: str = ""
+
+    def can_replace(self, message: Message) -> bool:
+        # Only the same phase coalesces: "extract" reports bring new documents (the corpus
+        # pane refreshes on them), so an "embed" report must not swallow the last of them.
+        return isinstance(message, IndexProgress) and message.phase == self.phase
+
+
+@dataclass
+class IndexFinished(Message):
+    """A background indexing run ended; ``summary`` is ``IndexSummary.to_json()``."""
+
+    summary: dict | None = None
+    error: str = ""
+
+
+@dataclass
+class DocumentsLoaded(Message):
+    """The documents of the folder as the cache knows them (``DocumentInfo`` list)."""
+
+    documents: list = field(default_factory=list)
+
+
+@dataclass
+class FolderChanged(Message):
+    """watchfiles saw PDFs added, edited, renamed or deleted in the folder."""
+
+    paths: list[str] = field(default_factory=list)
+
+
+@dataclass
+class SearchDone(Message):
+    """A search finished; ``data`` is ``SearchResult.to_json()``; ``key`` names the request."""
+
+    key: tuple
+    data: dict
+
+
+@dataclass
+class ScopeChanged(Message):
+    """The corpus pane's selection of documents changed (empty: the whole folder)."""
+
+    docs: tuple[str, ...] = ()
+
+
+@dataclass
+class HitHighlighted(Message):
+    """The cursor of the results table moved onto ``hit`` (a ``to_json()`` hit dict)."""
+
+    hit: dict[str, Any] | None
+
+
+@dataclass
+class OpenHit(Message):
+    """Open ``hit`` in the reader."""
+
+    hit: dict[str, Any]
+
+
+@dataclass
+class PaneFocused(Message):
+    """Focus moved into the pane called ``name`` ("corpus", "results" or "reader")."""
+
+    name: str

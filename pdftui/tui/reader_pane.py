@@ -1,0 +1,430 @@
+"""The reader pane: a page, or the whole section that encloses it, with the query highlighted.
+
+It opens on a hit's page with the hit's block in view (marked with a bar at its left) and
+the query's words highlighted. ``←``/``→`` step pages; PageDown/PageUp scroll a screen and
+step to the next/previous page at the end/start of one (a pager's habit); ``[``/``]`` go to
+the previous/next section; ``v`` toggles between the page and the whole enclosing section
+(breadcrumb "p. 7-9 / 15 · 3 Model > 3.2 Attention"); ``g`` jumps to a page; ``n``/``N``
+(app bindings) go to the next/previous hit in this document.
+
+All cache reads run in a thread worker (:class:`~pdftui.tui.data.LibraryGate`); the worker
+posts :class:`ReaderPane.Loaded` and only the UI thread touches widgets.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.message import Message
+from textual.screen import ModalScreen
+from textual.widgets import Input, Label, Static
+
+from ..text import clean_text
+from .messages import PaneFocused
+from .render import count_matches, highlight, literal, page_ref
+
+
+def _collapse(s: str) -> str:
+    return " ".join(clean_text(s).split())
+
+
+def find_target(paragraphs: list[str], excerpt: str = "",
+                pattern: re.Pattern[str] | None = None) -> int | None:
+    """Index of the paragraph that holds ``excerpt`` (a hit's block), else of the first
+    paragraph with the most query matches, else None."""
+    key = _collapse(excerpt).rstrip("…").strip()
+    if key:
+        probe = key[:80]
+        for i, p in enumerate(paragraphs):
+            if _collapse(p).startswith(probe):
+                return i
+        for i, p in enumerate(paragraphs):
+            if probe in _collapse(p):
+                return i
+    if pattern is not None:
+        counts = [count_matches(p, pattern) for p in paragraphs]
+        if counts and max(counts) > 0:
+            return counts.index(max(counts))
+    return None
+
+
+@dataclass
+class ReadRequest:
+    """What to show: a page (``kind="page"``) or a section (``kind="section"``)."""
+
+    doc: str
+    kind: str = "page"
+    page: int = 1
+    excerpt: str = ""
+    section_id: int | None = None
+    block: int | None = None
+    scroll: str = "target"  # "target", "top" or "bottom"
+
+
+@dataclass
+class ReadView:
+    """A loaded page or section, ready to render."""
+
+    request: ReadRequest
+    title: str
+    pages: int
+    page: int
+    label: str
+    start_page: int
+    end_page: int
+    paragraphs: list[str]
+    target: int | None
+    section_path: str = ""
+    section_id: int | None = None
+    sections: list[dict] = field(default_factory=list)
+    note: str = ""
+
+
+def load_view(lib, req: ReadRequest, pattern: re.Pattern[str] | None) -> ReadView:
+    """Read what ``req`` asks for from a :class:`pdftui.library.Library` (worker thread)."""
+    doc = req.doc
+    pages = lib.page_count(doc)
+    title = lib.title(doc)
+    sections = lib.sections(doc)
+    page = max(1, min(req.page, pages or 1))
+    note = ""
+    if req.kind == "section":
+        sec = None
+        if req.section_id is not None:
+            sec = lib.section(doc, req.section_id)
+        else:
+            blocks = [b[4] for b in lib.blocks(doc, page)]
+            block = req.block
+            if block is None:
+                block = find_target(blocks, req.excerpt, pattern) or 0
+            sec = lib.section_at(doc, page, block)
+        if sec is not None:
+            paragraphs = [p for p in sec.text.split("\n\n") if p.strip()] or [sec.text]
+            target = find_target(paragraphs, req.excerpt, pattern)
+            return ReadView(req, title, pages, page, lib.page_label(doc, page),
+                            sec.start_page, sec.end_page, paragraphs, target, sec.path,
+                            sec.section_id, sections)
+        note = "no section holds this page; showing the page"
+        req = replace(req, kind="page")
+    blocks = [b[4] for b in lib.blocks(doc, page)]
+    paragraphs = blocks or [p for p in lib.page(doc, page).text.split("\n\n") if p.strip()]
+    target = req.block if req.block is not None and req.block < len(paragraphs) else \
+        find_target(paragraphs, req.excerpt, pattern)
+    sec = lib.section_at(doc, page, target or 0)
+    return ReadView(req, title, pages, page, lib.page_label(doc, page), page, page, paragraphs,
+                    target, sec.path if sec else "", sec.section_id if sec else None,
+                    sections, note)
+
+
+class GoToPageScreen(ModalScreen[int | None]):
+    """Ask for a page number (Enter jumps, Esc cancels)."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="goto.cancel")]
+
+    def __init__(self, pages: int, current: int) -> None:
+        super().__init__()
+        self.pages = pages
+        self.current = current
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="goto-box"):
+            yield Label(f"Go to page (1-{self.pages}, now {self.current}):")
+            yield Input(placeholder=str(self.current), type="integer", id="goto-input")
+
+    @on(Input.Submitted)
+    def _submit(self, event: Input.Submitted) -> None:
+        event.stop()
+        try:
+            self.dismiss(int(event.value))
+        except ValueError:
+            self.dismiss(None)
+
+    def action_cancel(self) -> None:
+        """Close without jumping."""
+        self.dismiss(None)
+
+
+class ReaderBody(VerticalScroll, can_focus=True):
+    """The scrolling text of the reader, holding the reader's keys."""
+
+    BINDINGS = [
+        Binding("right", "pane('next_page')", "Next page", key_display="→",
+                id="reader.next_page"),
+        Binding("left", "pane('prev_page')", "Prev page", key_display="←",
+                id="reader.prev_page"),
+        Binding("pagedown", "pane('page_down')", "Next screen/page", show=False,
+                id="reader.page_down"),
+        Binding("pageup", "pane('page_up')", "Previous screen/page", show=False,
+                id="reader.page_up"),
+        Binding("right_square_bracket", "pane('next_section')", "Next section",
+                key_display="]", id="reader.next_section"),
+        Binding("left_square_bracket", "pane('prev_section')", "Prev section",
+                key_display="[", id="reader.prev_section"),
+        Binding("v", "pane('toggle_view')", "Page/section", id="reader.toggle_view"),
+        Binding("g", "pane('goto')", "Go to page", id="reader.goto"),
+    ]
+
+    def action_pane(self, name: str) -> None:
+        """Run the reader pane's action ``name``."""
+        pane = self.parent
+        getattr(pane, f"action_{name}")()
+
+
+class ReaderPane(Vertical):
+    """A page or a whole section of one document, with terms highlighted."""
+
+    @dataclass
+    class Loaded(Message):
+        """A page or section finished loading in the worker."""
+
+        serial: int
+        view: ReadView | None
+        error: str = ""
+
+    def __init__(self, gate, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.gate = gate
+        self.view: ReadView | None = None
+        self.pattern: re.Pattern[str] | None = None
+        self.hits: list[dict] = []
+        self._serial = 0
+        self.border_title = "Reader"
+
+    def compose(self) -> ComposeResult:
+        yield Static(Text("Open a hit (Enter) to read it here.", style="dim"), id="reader-head")
+        yield ReaderBody(id="reader-body")
+
+    # -- opening --------------------------------------------------------------------------
+    def open_hit(self, hit: dict, pattern: re.Pattern[str] | None, hits: list[dict]) -> None:
+        """Show ``hit``: its page (or its section, for a section hit) with the hit block in
+        view; ``hits`` are the current result's hits (for n / N inside this document)."""
+        self.pattern = pattern
+        doc = hit.get("doc", "")
+        self.hits = sorted((h for h in hits if h.get("doc") == doc),
+                           key=lambda h: (h.get("page") or 0, h.get("rank") or 0))
+        kind = "section" if hit.get("section") is not None else "page"
+        self.request(ReadRequest(doc, kind, int(hit.get("page") or 1),
+                                 hit.get("excerpt") or ""))
+
+    def request(self, req: ReadRequest) -> None:
+        """Load ``req`` in a worker; the newest request wins."""
+        self._serial += 1
+        self._load(self._serial, req, self.pattern)
+
+    @work(thread=True, exclusive=True, group="reader", exit_on_error=False)
+    def _load(self, serial: int, req: ReadRequest, pattern) -> None:
+        try:
+            view = self.gate.run(lambda lib: load_view(lib, req, pattern))
+        except Exception as exc:  # noqa: BLE001 - shown as a notification
+            self.post_message(self.Loaded(serial, None, f"{type(exc).__name__}: {exc}"))
+            return
+        self.post_message(self.Loaded(serial, view))
+
+    @on(Loaded)
+    async def _loaded(self, event: Loaded) -> None:
+        event.stop()
+        if event.serial != self._serial:
+            return  # a newer request is on its way
+        if event.view is None:
+            self.notify(clean_text(event.error), title="Reader", severity="error")
+            return
+        await self._show_view(event.view)
+
+    async def _show_view(self, view: ReadView) -> None:
+        self.view = view
+        kind = view.request.kind
+        self.border_title = f"Reader · {kind}"
+        head = literal(view.title or view.request.doc, style="bold")
+        head.append("\n")
+        head.append_text(self.breadcrumb_text())
+        self.query_one("#reader-head", Static).update(head)
+        body = self.query_one(ReaderBody)
+        await body.remove_children()
+        widgets = []
+        for i, para in enumerate(view.paragraphs):
+            text = literal(para, keep_newlines=True)
+            highlight(text, self.pattern)
+            w = Static(text, markup=False, classes="para")
+            if i == view.target:
+                w.add_class("-hit")
+            widgets.append(w)
+        if not widgets:
+            widgets.append(Static(Text("(this page has no text)", style="dim"), classes="para"))
+        await body.mount_all(widgets)
+        if view.note:
+            self.notify(view.note, title="Reader", timeout=3)
+        self.call_after_refresh(self._scroll, view)
+
+    def _scroll(self, view: ReadView) -> None:
+        body = self.query_one(ReaderBody)
+        how = view.request.scroll
+        if how == "bottom":
+            body.scroll_end(animate=False)
+        elif how == "target" and view.target is not None:
+            paras = list(body.query(".para"))
+            if 0 <= view.target < len(paras):
+                body.scroll_to_widget(paras[view.target], animate=False, top=True)
+                return
+            body.scroll_home(animate=False)
+        else:
+            body.scroll_home(animate=False)
+
+    def breadcrumb(self) -> str:
+        """"p. 7-9 / 15 · 3 Model Architecture > 3.2 Attention" (plain text)."""
+        return self.breadcrumb_text().plain
+
+    def breadcrumb_text(self) -> Text:
+        """The breadcrumb as literal text."""
+        v = self.view
+        if v is None:
+            return Text("")
+        if v.request.kind == "section" and v.end_page != v.start_page:
+            where = f"p. {v.start_page}-{v.end_page} / {v.pages}"
+        elif v.request.kind == "section":
+            where = f"p. {v.start_page} / {v.pages}"
+        else:
+            where = f"p. {page_ref(v.page, v.label)} / {v.pages}"
+        out = Text(where, style="bold")
+        if v.section_path:
+            out.append(" · ")
+            out.append(literal(v.section_path, style="italic"))
+        n_hits = len(self.hits)
+        if n_hits:
+            out.append(f"  ({n_hits} hit{'s' if n_hits != 1 else ''} in this document)",
+                       style="dim")
+        return out
+
+    # -- actions --------------------------------------------------------------------------
+    def _need_view(self) -> ReadView | None:
+        if self.view is None:
+            self.notify("Open a hit first (Enter in the results).", timeout=2)
+        return self.view
+
+    def step_page(self, delta: int, scroll: str = "top") -> None:
+        """Show the page ``delta`` pages away (page view)."""
+        v = self._need_view()
+        if v is None:
+            return
+        target = v.page + delta
+        if not 1 <= target <= v.pages:
+            self.notify("first page" if target < 1 else "last page", timeout=1.5)
+            return
+        self.request(ReadRequest(v.request.doc, "page", target, scroll=scroll))
+
+    def action_next_page(self) -> None:
+        """Next page."""
+        self.step_page(+1)
+
+    def action_prev_page(self) -> None:
+        """Previous page."""
+        self.step_page(-1)
+
+    def action_page_down(self) -> None:
+        """Scroll a screen; at the end of the page, go to the next page."""
+        body = self.query_one(ReaderBody)
+        if body.scroll_y >= body.max_scroll_y:
+            self.step_page(+1)
+        else:
+            body.scroll_page_down(animate=False)
+
+    def action_page_up(self) -> None:
+        """Scroll a screen back; at the top of the page, go to the previous page's end."""
+        body = self.query_one(ReaderBody)
+        if body.scroll_y <= 0:
+            self.step_page(-1, scroll="bottom")
+        else:
+            body.scroll_page_up(animate=False)
+
+    def _section_step(self, delta: int) -> None:
+        v = self._need_view()
+        if v is None:
+            return
+        if not v.sections:
+            self.notify("This document has no sections.", timeout=2)
+            return
+        ids = [s["id"] for s in v.sections]
+        if v.section_id in ids:
+            i = ids.index(v.section_id) + delta
+        else:  # before the first section
+            i = 0 if delta > 0 else -1
+        if not 0 <= i < len(ids):
+            self.notify("last section" if delta > 0 else "first section", timeout=1.5)
+            return
+        s = v.sections[i]
+        if v.request.kind == "section":
+            self.request(ReadRequest(v.request.doc, "section", s["start_page"],
+                                     section_id=s["id"], scroll="top"))
+        else:
+            self.request(ReadRequest(v.request.doc, "page", s["start_page"],
+                                     block=s["start_block"]))
+
+    def action_next_section(self) -> None:
+        """Next section."""
+        self._section_step(+1)
+
+    def action_prev_section(self) -> None:
+        """Previous section."""
+        self._section_step(-1)
+
+    def action_toggle_view(self) -> None:
+        """Toggle between the page and the whole section that encloses it."""
+        v = self._need_view()
+        if v is None:
+            return
+        if v.request.kind == "page":
+            block = v.target if v.target is not None else 0
+            self.request(ReadRequest(v.request.doc, "section", v.page,
+                                     excerpt=v.request.excerpt, block=block))
+        else:
+            self.request(ReadRequest(v.request.doc, "page", v.page, excerpt=v.request.excerpt))
+
+    def action_goto(self) -> None:
+        """Ask for a page number and go there."""
+        v = self._need_view()
+        if v is None:
+            return
+
+        def go(n: int | None) -> None:
+            if n is None:
+                return
+            if not 1 <= n <= v.pages:
+                self.notify(f"no page {n} (1-{v.pages})", severity="warning", timeout=2)
+                return
+            self.request(ReadRequest(v.request.doc, "page", n))
+
+        self.app.push_screen(GoToPageScreen(v.pages, v.page), go)
+
+    def step_hit(self, delta: int) -> None:
+        """Go to the next (``delta`` > 0) or previous hit in this document."""
+        v = self._need_view()
+        if v is None:
+            return
+        if not self.hits:
+            self.notify("No hits in this document.", timeout=1.5)
+            return
+        page = v.page
+        if delta > 0:
+            nxt = [h for h in self.hits if (h.get("page") or 0) > page]
+            hit = nxt[0] if nxt else None
+        else:
+            prv = [h for h in self.hits if (h.get("page") or 0) < page]
+            hit = prv[-1] if prv else None
+        if hit is None:
+            self.notify("no more hits in this document" if delta > 0
+                        else "no earlier hit in this document", timeout=1.5)
+            return
+        self.request(ReadRequest(v.request.doc, v.request.kind, int(hit.get("page") or 1),
+                                 hit.get("excerpt") or ""))
+
+    def focus_main(self) -> None:
+        """Focus the text (used when the pane becomes current)."""
+        self.query_one(ReaderBody).focus()
+
+    def on_descendant_focus(self, event) -> None:
+        self.post_message(PaneFocused("reader"))

@@ -1,0 +1,88 @@
+"""Turning untrusted strings into literal, highlighted ``rich.text.Text``.
+
+Everything the TUI shows from a PDF (text, titles, outline entries, file names) goes through
+:func:`literal`: :func:`pdftui.text.clean_text` strips escape sequences and control
+characters, and ``Text`` never parses markup, so ``[bold]`` in a PDF stays ``[bold]``.
+"""
+
+from __future__ import annotations
+
+import re
+
+from rich.text import Text
+
+from ..text import clean_text
+
+#: Style of a query term inside shown text (reverse works without colour too).
+TERM_STYLE = "bold reverse"
+_OPERATORS = {"AND", "OR", "NOT", "NEAR"}
+_WORD_RE = re.compile(r"\w+", re.UNICODE)
+
+
+def literal(s: object, style: str = "", keep_newlines: bool = False) -> Text:
+    """``s`` cleaned and wrapped as a literal :class:`Text` (never markup)."""
+    return Text(clean_text("" if s is None else str(s), keep_newlines=keep_newlines),
+                style=style)
+
+
+def terms_pattern(query: str) -> re.Pattern[str] | None:
+    """A case-insensitive regex matching the query's words (and words they begin), or None.
+
+    FTS operators in capitals and one-letter words are left out; ``*`` and quotes are
+    dropped (the words between them count).
+    """
+    words = []
+    for w in _WORD_RE.findall(clean_text(query or "")):
+        if w in _OPERATORS or (len(w) < 2 and not w.isdigit() and ord(w[0]) < 0x2E80):
+            continue
+        if w.lower() not in (x.lower() for x in words):
+            words.append(w)
+    if not words:
+        return None
+    words.sort(key=len, reverse=True)
+    alt = "|".join(re.escape(w) for w in words)
+    return re.compile(rf"(?<!\w)(?:{alt})\w*", re.IGNORECASE)
+
+
+def highlight(text: Text, pattern: re.Pattern[str] | None, style: str = TERM_STYLE) -> int:
+    """Style every match of ``pattern`` in ``text`` (in place); returns the match count."""
+    if pattern is None:
+        return 0
+    return text.highlight_regex(pattern, style=style)
+
+
+def count_matches(s: str, pattern: re.Pattern[str] | None) -> int:
+    """How many matches of ``pattern`` the plain string ``s`` holds."""
+    return 0 if pattern is None else sum(1 for _ in pattern.finditer(s))
+
+
+def page_ref(page: int | None, label: str | None) -> str:
+    """"7" or "7 (vii)" when the printed label differs from the number."""
+    if page is None:
+        return ""
+    label = clean_text(label or "")
+    return f"{page} ({label})" if label and label != str(page) else str(page)
+
+
+def coverage_line(data: dict, show_timings: bool = True) -> str:
+    """"searched 98 of 105 · semantic 60 of 105 · 2 skipped · hybrid · 12 ms" from a
+    ``SearchResult.to_json()`` dict (tolerant of missing keys)."""
+    cov = data.get("coverage") or {}
+    total = cov.get("total", "?")
+    parts = [f"searched {cov.get('searched', '?')} of {total}"]
+    if data.get("mode") != "keyword":
+        parts.append(f"semantic {cov.get('semantic_searched', '?')} of {total}")
+    skipped = cov.get("skipped")
+    n_skipped = len(skipped) if isinstance(skipped, (list, tuple)) else (skipped or 0)
+    if n_skipped:
+        parts.append(f"{n_skipped} skipped")
+    embedding = cov.get("embedding")
+    n_emb = len(embedding) if isinstance(embedding, (list, tuple)) else (embedding or 0)
+    if n_emb and data.get("mode") != "keyword":
+        parts.append(f"{n_emb} embedding")
+    parts.append(f"{len(data.get('hits') or [])} hits")
+    if show_timings and data.get("elapsed_ms") is not None:
+        parts.append(f"{float(data['elapsed_ms']):.0f} ms")
+    if cov.get("note"):
+        parts.append(clean_text(str(cov["note"])))
+    return " · ".join(parts)

@@ -1,0 +1,203 @@
+"""The results pane: one ranked list across every document, ranks side by side.
+
+Columns: fused rank, document, page (with its printed label), section path, keyword rank,
+semantic rank, fused score. The coverage line sits above the table; the highlighted hit's
+excerpt is shown in full below it, with the query's words highlighted. Hits are the
+``SearchResult.to_json()`` dicts of :mod:`pdftui.search.service` (a stable contract).
+"""
+
+from __future__ import annotations
+
+import re
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Vertical, VerticalScroll
+from textual.widgets import DataTable, Static
+
+from .messages import HitHighlighted, OpenHit, PaneFocused
+from .render import coverage_line, highlight, literal, page_ref, terms_pattern
+
+#: Fixed column widths: rank, page, kw, sem, score (document and section share the rest).
+_FIXED = {"rank": 3, "page": 6, "kw": 4, "sem": 4, "score": 6}
+
+
+def hit_where(hit: dict) -> str:
+    """"5" / "5 (v)" for page hits, "5-7" for section hits."""
+    start, end = hit.get("start_page"), hit.get("end_page")
+    if hit.get("section") is not None and start and end and end != start:
+        return f"{start}-{end}"
+    return page_ref(hit.get("page"), hit.get("page_label"))
+
+
+def hit_section(hit: dict) -> str:
+    """The section path shown for a hit (its own title for section hits)."""
+    return hit.get("section_path") or hit.get("section") or ""
+
+
+def rank_text(value) -> Text:
+    """A rank cell: the number, or a dim "-" when that arm did not find the hit."""
+    return Text(str(value), justify="right") if value else Text("-", style="dim",
+                                                                   justify="right")
+
+
+class HitTable(DataTable):
+    """The hits table (row cursor; Enter opens the hit)."""
+
+
+class ResultsPane(Vertical):
+    """The ranked hits, the coverage of the search and the excerpt of the highlighted hit."""
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.data: dict | None = None
+        self.pattern: re.Pattern[str] | None = None
+        self.message = "Type a question and press Enter  (/ search · ? help)"
+        self.show_timings = True
+        self.border_title = "Results"
+
+    def compose(self) -> ComposeResult:
+        yield Static(self.message, id="coverage", markup=False)
+        yield HitTable(id="hits", cursor_type="row", zebra_stripes=False)
+        with VerticalScroll(id="excerpt-box", can_focus=False):
+            yield Static("", id="excerpt", markup=False)
+
+    def on_mount(self) -> None:
+        self._build_table()
+
+    # -- data -----------------------------------------------------------------------------
+    @property
+    def hits(self) -> list[dict]:
+        """The current hits (``to_json()`` dicts)."""
+        return list((self.data or {}).get("hits") or [])
+
+    def show_message(self, text: str) -> None:
+        """Show ``text`` in the coverage line (e.g. "searching…" or an error)."""
+        self.message = text
+        self.query_one("#coverage", Static).update(literal(text, style="dim"))
+
+    def set_result(self, data: dict, keep_cursor: bool = False) -> None:
+        """Show a ``SearchResult.to_json()`` dict; ``keep_cursor`` keeps the same hit
+        highlighted when it is still listed (a re-run after indexing)."""
+        old = self.current_hit() if keep_cursor else None
+        self.data = data
+        self.pattern = terms_pattern(data.get("query", ""))
+        self.border_title = f"Results · {data.get('mode', '')} · {data.get('granularity', 'page')}"
+        self.query_one("#coverage", Static).update(
+            literal(coverage_line(data, self.show_timings), style="dim"))
+        self._build_table()
+        table = self.query_one(HitTable)
+        if old is not None:
+            for i, h in enumerate(self.hits):
+                if (h.get("doc"), h.get("page"), h.get("section")) == \
+                        (old.get("doc"), old.get("page"), old.get("section")):
+                    table.move_cursor(row=i, animate=False)
+                    break
+        self._show_excerpt()
+
+    def clear(self) -> None:
+        """Forget the current result (the box was emptied)."""
+        self.data = None
+        self.pattern = None
+        self._build_table()
+        self.show_message("Type a question and press Enter  (/ search · ? help)")
+        self._show_excerpt()
+
+    def _widths(self) -> tuple[int, int]:
+        width = max(40, (self.query_one(HitTable).size.width or self.size.width or 80) - 2)
+        # DataTable pads every cell by one column on each side
+        rest = width - sum(_FIXED.values()) - 2 * 7 - 1
+        doc = max(8, rest * 11 // 20)
+        return doc, max(6, rest - doc)
+
+    def _build_table(self) -> None:
+        table = self.query_one(HitTable)
+        row = table.cursor_row if table.row_count else 0
+        table.clear(columns=True)
+        doc_w, sec_w = self._widths()
+        table.add_column(Text("#", justify="right"), width=_FIXED["rank"], key="rank")
+        table.add_column("document", width=doc_w, key="doc")
+        table.add_column("page", width=_FIXED["page"], key="page")
+        table.add_column("section", width=sec_w, key="section")
+        table.add_column(Text("kw", justify="right"), width=_FIXED["kw"], key="kw")
+        table.add_column(Text("sem", justify="right"), width=_FIXED["sem"], key="sem")
+        table.add_column(Text("score", justify="right"), width=_FIXED["score"], key="score")
+        for i, h in enumerate(self.hits):
+            score = h.get("score")
+            table.add_row(
+                Text(str(h.get("rank", i + 1)), justify="right", style="bold"),
+                literal(h.get("doc", "")),
+                literal(hit_where(h)),
+                literal(hit_section(h), style="dim"),
+                rank_text(h.get("keyword_rank")),
+                rank_text(h.get("semantic_rank")),
+                Text(f"{score:.4f}"[1:] if isinstance(score, float) and 0 <= score < 1
+                     else str(score), justify="right"),
+                key=str(i),
+            )
+        if self.hits:
+            table.move_cursor(row=min(row, len(self.hits) - 1), animate=False)
+
+    def on_resize(self, event) -> None:
+        if self.data is not None:
+            table = self.query_one(HitTable)
+            row = table.cursor_row
+            self._build_table()
+            table.move_cursor(row=row, animate=False)
+        else:
+            self._build_table()
+
+    def current_hit(self) -> dict | None:
+        """The hit under the cursor, or None."""
+        hits = self.hits
+        if not hits:
+            return None
+        row = self.query_one(HitTable).cursor_row
+        return hits[row] if 0 <= row < len(hits) else None
+
+    def _show_excerpt(self) -> None:
+        hit = self.current_hit()
+        box = self.query_one("#excerpt", Static)
+        if hit is None:
+            box.update(Text("No hits." if self.data is not None else "", style="dim"))
+            return
+        head = Text()
+        head.append(f"#{hit.get('rank')} ", style="bold")
+        head.append(literal(hit.get("doc", ""), style="bold"))
+        head.append(f"  p. {hit_where(hit)}")
+        if hit_section(hit):
+            head.append("  · ")
+            head.append(literal(hit_section(hit), style="italic"))
+        body = literal(hit.get("excerpt", ""))
+        highlight(body, self.pattern)
+        box.update(Text("\n").join([head, body]))
+        self.query_one("#excerpt-box").scroll_home(animate=False)
+
+    # -- navigation -----------------------------------------------------------------------
+    def move(self, delta: int) -> None:
+        """Move the cursor ``delta`` hits (n / N)."""
+        if not self.hits:
+            return
+        table = self.query_one(HitTable)
+        table.move_cursor(row=max(0, min(len(self.hits) - 1, table.cursor_row + delta)))
+
+    def focus_main(self) -> None:
+        """Focus the table (used when the pane becomes current)."""
+        self.query_one(HitTable).focus()
+
+    @on(DataTable.RowHighlighted, "#hits")
+    def _highlighted(self, event: DataTable.RowHighlighted) -> None:
+        event.stop()
+        self._show_excerpt()
+        self.post_message(HitHighlighted(self.current_hit()))
+
+    @on(DataTable.RowSelected, "#hits")
+    def _selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        hit = self.current_hit()
+        if hit is not None:
+            self.post_message(OpenHit(hit))
+
+    def on_descendant_focus(self, event) -> None:
+        self.post_message(PaneFocused("results"))
