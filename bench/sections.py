@@ -485,7 +485,7 @@ def print_report(summary: dict, results: list[dict], verbose: bool) -> None:
                     print("\t".join(r))
                 print()
         return
-    con = Console()
+    con = Console(width=max(160, Console().width))
     for title, h, rs in (("Heading detector vs outline", head, rows),
                          ("Page-walk cost (page mode, 95% of section tokens)", whead, walk_rows),
                          ("Per document (visible truth)", dhead, doc_rows)):

@@ -80,7 +80,7 @@ def titles_match(a: str, b: str, threshold: float = 0.8) -> bool:
 # --------------------------------------------------------------------------------------
 
 
-def _block_matches_title(block_text: str, title_sq: str) -> bool:
+def _block_matches_title(block_text: str, title_sq: str, strict: bool = False) -> bool:
     """Does the block start with the (squashed) title?  Fuzzy on the first characters."""
     if not title_sq:
         return False
@@ -89,6 +89,8 @@ def _block_matches_title(block_text: str, title_sq: str) -> bool:
         return False
     if head.startswith(title_sq):
         return True
+    if strict:
+        return False
     # the title minus its numbering ("Attention" for "3.2 Attention"), when the number
     # was printed apart from its title (another block) or dropped from the outline
     stripped = _squash(_NUMBER_PREFIX.sub("", normalise_title(title_sq)))
@@ -122,9 +124,10 @@ def _locate(page: Page, entry: OutlineEntry) -> int:
         for i in near:
             if _block_matches_title(blocks[i].text, title_sq):
                 return i
-        for i, b in enumerate(blocks):
-            if _block_matches_title(b.text, title_sq) and abs(b.y0 - y) < 120:
-                return i
+        for strict in (True, False):
+            for i, b in enumerate(blocks):
+                if _block_matches_title(b.text, title_sq, strict) and abs(b.y0 - y) < 120:
+                    return i
         containing = [i for i in near if blocks[i].y0 - Y_SLACK <= y <= blocks[i].y1]
         if containing:
             return containing[0]
@@ -132,9 +135,10 @@ def _locate(page: Page, entry: OutlineEntry) -> int:
         if below:
             return min(below, key=lambda i: (blocks[i].y0 - y, i))
         return len(blocks)
-    for i, b in enumerate(blocks):
-        if _block_matches_title(b.text, title_sq):
-            return i
+    for strict in (True, False):
+        for i, b in enumerate(blocks):
+            if _block_matches_title(b.text, title_sq, strict):
+                return i
     return 0
 
 

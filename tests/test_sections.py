@@ -1,0 +1,166 @@
+"""Sections from outlines and from the heading detector, on real corpus PDFs."""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from functools import lru_cache
+from pathlib import Path
+
+import pytest
+
+from pdftui.document import Extraction, OutlineEntry
+from pdftui.extract import extract_document
+from pdftui.sections import (
+    build_sections,
+    detect_headings,
+    numbering,
+    section_path_at,
+    sections_for,
+    titles_match,
+)
+
+CORPUS = Path("/work/shared/corpus")
+TRICKY = Path("/work/shared/tricky")
+ATTENTION = CORPUS / "arxiv-1706.03762v5-attention-is-all-you-need.pdf"
+TRACEMONKEY = TRICKY / "real" / "two-column-tracemonkey-pldi09.pdf"
+
+pytestmark = pytest.mark.skipif(not ATTENTION.exists(), reason="corpus not available")
+
+
+@lru_cache(maxsize=None)
+def load(path: Path) -> Extraction:
+    return extract_document(str(path))
+
+
+def by_title(sections, title):
+    return next(s for s in sections if s.title == title)
+
+
+def test_attention_outline_sections_paths_and_bounds():
+    ex = load(ATTENTION)
+    secs = sections_for(ex)
+    assert secs and all(s.source == "outline" for s in secs)
+    att = by_title(secs, "3.2 Attention")
+    assert att.path == "3 Model Architecture > 3.2 Attention"
+    assert att.level == 2
+    assert att.text.startswith("3.2 Attention")
+    # stops before the next same-level heading (3.3), but includes its subsections
+    assert "3.3 Position-wise Feed-Forward Networks" not in att.text
+    assert "3.2.1 Scaled Dot-Product Attention" in att.text
+    ffn = by_title(secs, "3.3 Position-wise Feed-Forward Networks")
+    assert ffn.text.startswith("3.3 Position-wise Feed-Forward Networks")
+    assert (att.end_page, att.end_block) == (ffn.start_page, ffn.start_block)
+    # 3.2 starts on page 3 and runs to page 5 (3.3 is on page 5)
+    assert att.start_page == 3 and att.end_page == 5
+    sub = by_title(secs, "3.2.1 Scaled Dot-Product Attention")
+    assert sub.start_page == 4 and sub.text.startswith("3.2.1 Scaled Dot-Product Attention")
+    assert sub.path.endswith("3.2 Attention > 3.2.1 Scaled Dot-Product Attention")
+    # the leading section holds the title/abstract, before "1 Introduction"
+    assert secs[0].ordinal == 0 and secs[0].start_page == 1 and secs[0].start_block == 0
+    assert "Abstract" in secs[0].text
+    intro = by_title(secs, "1 Introduction")
+    assert intro.text.startswith("1 Introduction") and "Abstract" not in intro.text
+    assert [s.ordinal for s in secs] == list(range(len(secs)))
+
+
+def test_section_path_at():
+    ex = load(ATTENTION)
+    secs = sections_for(ex)
+    att = by_title(secs, "3.2 Attention")
+    assert section_path_at(secs, att.start_page, att.start_block) == att.path
+    sub = by_title(secs, "3.2.2 Multi-Head Attention")
+    assert section_path_at(secs, sub.start_page, sub.start_block) == sub.path
+    assert section_path_at(secs, 1, 0) == secs[0].path
+    assert section_path_at(secs, 999, 0) == ""
+    assert section_path_at([], 1, 0) == ""
+
+
+def test_detector_with_outline_hidden_finds_numbered_headings():
+    ex = load(ATTENTION)
+    hidden = dataclasses.replace(ex, outline=[])
+    found = detect_headings(hidden.pages)
+    titles = [h.title for h in found]
+    hit = [h for h in found if titles_match(h.title, "3.2 Attention")]
+    assert hit and hit[0].page == 3 and hit[0].level == 2
+    assert any(titles_match(t, "3.2.1 Scaled Dot-Product Attention") for t in titles)
+    assert any(titles_match(t, "3 Model Architecture") for t in titles)
+    # no captions, running headers, page numbers or run-in paragraph labels
+    assert not any(t.lower().startswith(("figure", "table")) for t in titles)
+    assert not any(t.strip().isdigit() for t in titles)
+    assert "Encoder:" not in titles
+    secs = sections_for(hidden)
+    assert secs and secs[-1].source == "detected"
+    att = next(s for s in secs if titles_match(s.title, "3.2 Attention"))
+    assert att.path.endswith("3.2 Attention") and " > " in att.path
+
+
+def test_detector_rejects_running_headers():
+    # ICLR-style running header "Published as a conference paper at ..." on every page
+    path = CORPUS / "arxiv-2010.11929-vit-image-is-worth-16x16-words.pdf"
+    found = detect_headings(load(path).pages)
+    assert found
+    assert not any("conference paper" in h.title.lower() for h in found)
+    assert any(titles_match(h.title, "1 Introduction") for h in found)
+
+
+def test_two_column_paper_without_outline():
+    ex = load(TRACEMONKEY)
+    assert not ex.outline
+    secs = sections_for(ex)
+    assert secs and secs[-1].source == "detected"
+    intro = [s for s in secs if s.title == "1. Introduction"]
+    assert intro and intro[0].start_page == 1
+    assert intro[0].text.startswith("1. Introduction")
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        TRICKY / "made" / "17_toc_edge_cases.pdf",
+        TRICKY / "made" / "18_toc_cycle.pdf",
+        TRICKY / "real" / "outline-circular.pdf",
+    ],
+)
+def test_odd_outlines_never_hang(path):
+    ex = load(path)
+    t0 = time.perf_counter()
+    secs = sections_for(ex)
+    assert time.perf_counter() - t0 < 5
+    for s in secs:
+        assert (s.start_page, s.start_block) <= (s.end_page, s.end_block)
+    # and with garbage headings: out of range, duplicates, unsorted, empty
+    bad = [
+        OutlineEntry(2, "B", 1, 10_000.0),
+        OutlineEntry(1, "A", 1, None),
+        OutlineEntry(1, "A", 1, None),
+        OutlineEntry(3, "", 1, None),
+        OutlineEntry(1, "gone", 10_000, None),
+        OutlineEntry(-4, "neg", 1, -50.0),
+    ]
+    out = build_sections(ex.pages, bad, "outline")
+    assert all(s.title != "gone" for s in out)
+    assert build_sections([], bad, "outline") == []
+
+
+def test_build_sections_is_fast_on_a_big_outline():
+    ex = load(ATTENTION)
+    pages = ex.pages * 90  # ~1,350 pages
+    for i, p in enumerate(pages):
+        pages[i] = dataclasses.replace(p, number=i + 1)
+    heads = [
+        OutlineEntry(1 + (i % 3), f"Heading {i}", 1 + (i * 1350) // 1900, None)
+        for i in range(1900)
+    ]
+    t0 = time.perf_counter()
+    secs = build_sections(pages, heads, "outline")
+    assert time.perf_counter() - t0 < 5
+    assert len(secs) >= 1900
+
+
+def test_numbering():
+    assert numbering("3.2 Attention") == ("3.2", 2)
+    assert numbering("A.1 Proofs") == ("A.1", 2)
+    assert numbering("IV. Results") == ("IV", 1)
+    assert numbering("Chapter 4 Sets") == ("4", 1)
+    assert numbering("A model of everything") == ("", 0)
