@@ -75,7 +75,7 @@ def choose(blocks: Sequence[str], terms: Sequence[Term],
     if not blocks:
         return -1, ""
     if stems is None:
-        stems = tokenize_many(list(blocks)) if terms else [set() for _ in blocks]
+        stems = tokenize_many(list(blocks), list(terms)) if terms else [set() for _ in blocks]
     counts = [matched_terms(s, terms) for s in stems]
     long_ = [len(b.strip()) >= MIN_CHARS for b in blocks]
     if unit_span is not None and page_text is not None:

@@ -115,8 +115,12 @@ def tokenize(text: str, stem: bool = True) -> list[str]:
     return [r[0] for r in rows]
 
 
-def tokenize_many(texts: list[str]) -> list[set[str]]:
-    """Distinct porter stems of each text (one in-memory FTS5 pass for all of them)."""
+def tokenize_many(texts: list[str], only: list[Term] | None = None) -> list[set[str]]:
+    """Distinct porter stems of each text (one in-memory FTS5 pass for all of them).
+
+    With ``only``, just the stems matching those query terms are returned (exact terms,
+    or stems starting with a prefix term), which is much faster for long texts.
+    """
     if not texts:
         return []
     db = _tok_db()
@@ -125,7 +129,21 @@ def tokenize_many(texts: list[str]) -> list[set[str]]:
     try:
         db.executemany("INSERT INTO q(rowid, t) VALUES(?, ?)",
                        [(i + 1, fts_text(clean_text(t))) for i, t in enumerate(texts)])
-        for term, doc in db.execute("SELECT term, doc FROM qv"):
+        if only is None:
+            rows = db.execute("SELECT DISTINCT term, doc FROM qv")
+        else:
+            exact = [t.text for t in only if not t.prefix]
+            conds, args = [], []
+            if exact:
+                conds.append(f"term IN ({','.join('?' * len(exact))})")
+                args.extend(exact)
+            for t in only:
+                if t.prefix:
+                    conds.append("(term >= ? AND term < ?)")
+                    args.extend((t.text, _prefix_upper(t.text)))
+            rows = db.execute(f"SELECT DISTINCT term, doc FROM qv WHERE {' OR '.join(conds)}",
+                              args) if conds else []
+        for term, doc in rows:
             out[doc - 1].add(term)
     finally:
         db.execute("ROLLBACK")

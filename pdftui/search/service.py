@@ -53,7 +53,7 @@ class Options:
     """Ranking choices, fixed by measurement (bench/quality.py); exposed for the bench."""
 
     policy: str = "or"                 # keyword matching: "or", "and", "and_or"
-    tiebreak: str = "doc_coverage"     # stage-1 band tie-break (see keyword.fuse)
+    tiebreak: str = "page_coverage"    # stage-1 band tie-break (see keyword.fuse)
     scheme: str = "band"               # stage-1 fusion scheme (see keyword.fuse)
     stopwords: bool = True
     doc_arm: float = 0.0               # weight of the document-level head-vector arm
