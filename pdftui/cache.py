@@ -204,11 +204,12 @@ class Cache:
         self.path = self.dir / DB_NAME
         self._lock = threading.RLock()
         try:
-            self.dir.mkdir(parents=True, exist_ok=True, mode=0o700)
-            try:
-                os.chmod(self.dir, 0o700)
-            except OSError:
-                pass
+            if not self.dir.is_dir():
+                self.dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+                try:  # only a folder we created: never re-mode a folder the user gave us
+                    os.chmod(self.dir, 0o700)
+                except OSError:
+                    pass
             if not os.access(self.dir, os.W_OK | os.X_OK):
                 raise CacheError(f"cache folder {self.dir} is not writable")
             self.db = sqlite3.connect(
