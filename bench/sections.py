@@ -228,10 +228,11 @@ def page_walk(ex: Extraction) -> list[dict]:
     secs = S.build_sections(ex.pages, ex.outline, "outline")
     out = []
     idx = {p.number: i for i, p in enumerate(ex.pages)}
-    starts = sorted({(s.start_page, s.start_block) for s in secs})
     for s in secs:
-        if s.title == S.FRONT_MATTER or s.ordinal == 0 and s.path == s.title and s.level == 0:
-            continue
+        if s.ordinal == 0 and s.start_page == ex.pages[0].number and s.start_block == 0 and not any(
+            e.page == s.start_page and S.titles_match(e.title, s.title) for e in ex.outline
+        ):
+            continue  # the leading (front matter) section is not an outline section
         counts = []
         for pno in range(s.start_page, s.end_page + 1):
             blocks = ex.pages[idx[pno]].blocks
@@ -253,14 +254,12 @@ def page_walk(ex: Extraction) -> list[dict]:
             else:
                 lo -= 1
                 covered += left
-        nested = any(s.start_page <= p <= s.end_page for p, _ in starts) and False
         out.append(
             {
                 "level": s.level,
                 "pages_spanned": len(counts),
                 "extra_pages": hi - lo,
                 "tokens": total,
-                "nested": nested,
             }
         )
     return out
@@ -325,7 +324,6 @@ def summarise(results: list[dict]) -> dict:
                 "detected": nf,
             }
     walks = [w for r in results for w in r["walk"]]
-    leaf = [w for w in walks if w["level"] == max(x["level"] for x in walks)] if walks else []
 
     def wstats(ws: list[dict]) -> dict:
         if not ws:
@@ -348,7 +346,6 @@ def summarise(results: list[dict]) -> dict:
     }
     for lvl in sorted({w["level"] for w in walks})[:3]:
         out["page_walk"][f"level_{lvl}"] = wstats([w for w in walks if w["level"] == lvl])
-    del leaf
     out["secs_detect_total"] = sum(r["secs_detect"] for r in results)
     out["secs_build_max"] = max((r["secs_build"] for r in results), default=0.0)
     return out
