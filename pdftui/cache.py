@@ -204,6 +204,8 @@ class Cache:
         self.path = self.dir / DB_NAME
         self._lock = threading.RLock()
         try:
+            if self.dir.exists() and not self.dir.is_dir():
+                raise CacheError(f"cache location {self.dir} is a file, not a folder")
             if not self.dir.is_dir():
                 self.dir.mkdir(parents=True, exist_ok=True, mode=0o700)
                 try:  # only a folder we created: never re-mode a folder the user gave us
@@ -212,6 +214,8 @@ class Cache:
                     pass
             if not os.access(self.dir, os.W_OK | os.X_OK):
                 raise CacheError(f"cache folder {self.dir} is not writable")
+            if self.path.exists() and not os.access(self.path, os.R_OK | os.W_OK):
+                raise CacheError(f"cache database {self.path} is read-only")
             self.db = sqlite3.connect(
                 self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
                 check_same_thread=False,
@@ -259,11 +263,17 @@ class Cache:
             _begin_immediate(self.db)
             try:
                 yield self.db
-            except BaseException:
-                self.db.execute("ROLLBACK")
-                raise
-            else:
                 self.db.execute("COMMIT")
+            except BaseException as exc:
+                if self.db.in_transaction:
+                    try:
+                        self.db.execute("ROLLBACK")
+                    except sqlite3.Error:
+                        pass
+                if isinstance(exc, sqlite3.OperationalError) and _STORAGE_RE.search(str(exc)):
+                    raise CacheError(f"cannot write the cache at {self.dir}: {exc}"
+                                     " (disk full or read-only?)") from exc
+                raise
 
     def close(self) -> None:
         """Close the connection (idempotent)."""
@@ -438,6 +448,10 @@ class Cache:
     def integrity_check(self) -> str:
         """``PRAGMA integrity_check`` result ("ok" when healthy)."""
         return self.db.execute("PRAGMA integrity_check").fetchone()[0]
+
+
+#: sqlite3 errors that mean the cache location cannot take writes (not a bug of ours).
+_STORAGE_RE = re.compile(r"full|disk I/O|readonly|read-only|unable to open|out of memory", re.I)
 
 
 def _begin_immediate(db: sqlite3.Connection) -> None:

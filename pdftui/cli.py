@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import sys
 import threading
 
@@ -30,7 +31,7 @@ class _DefaultToTui(click.Group):
 
 
 _cache_opt = click.option(
-    "--cache-dir", type=click.Path(file_okay=False), envvar="PDFTUI_CACHE_DIR",
+    "--cache-dir", type=click.Path(), envvar="PDFTUI_CACHE_DIR",
     help="Cache folder (default: $PDFTUI_CACHE_DIR or the user cache dir).")
 _model_opt = click.option(
     "--model", default=None, envvar="PDFTUI_EMBED_MODEL",
@@ -88,6 +89,8 @@ def _run_index(folder, cache_dir, model, embed, quiet=False):
         _fail(str(exc))
     except CacheError as exc:
         _fail(str(exc))
+    except sqlite3.Error as exc:  # a damaged or unusable cache file: one line, no traceback
+        _fail(f"cannot use the cache: {exc}")
     except KeyboardInterrupt:
         cancel.set()
         _fail("interrupted; what was indexed is kept and the next run resumes", 130)
