@@ -1,0 +1,82 @@
+"""Reading pages and whole sections from the cache (``Library`` and ``pdftui read``)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from pdftui.index import index_folder
+from pdftui.library import Library, NotFound
+
+from .conftest import CORPUS, copy_docs
+
+ATTENTION = "arxiv-1706.03762v5-attention-is-all-you-need.pdf"
+
+
+@pytest.fixture
+def attention_folder(tmp_path, cache_dir):
+    folder = copy_docs(tmp_path / "papers", [ATTENTION])
+    index_folder(folder, cache_dir, embed=False)
+    return folder
+
+
+def _read(folder, cache_dir, *args):
+    r = subprocess.run([sys.executable, "-m", "pdftui.cli", "read", str(folder), *args,
+                        "--cache-dir", str(cache_dir)], capture_output=True, text=True,
+                       timeout=120)
+    return r
+
+
+def test_read_section_spanning_pages_starts_at_heading_and_stops_before_next(
+        attention_folder, cache_dir):
+    r = _read(attention_folder, cache_dir, ATTENTION, "--section", "3.2 Attention", "--json")
+    assert r.returncode == 0, r.stderr
+    d = json.loads(r.stdout)
+    assert d["title"] == "3.2 Attention"
+    assert d["start_page"] == 3 and d["end_page"] >= 4
+    assert d["text"].startswith("3.2 Attention")
+    assert "Scaled Dot-Product Attention" in d["text"]  # its subsection, on page 4
+    assert "3.3 Position-wise Feed-Forward Networks" not in d["text"]
+    assert "3.1 Encoder and Decoder Stacks" not in d["text"]
+
+
+def test_read_page_and_errors(attention_folder, cache_dir):
+    r = _read(attention_folder, cache_dir, ATTENTION, "--page", "1")
+    assert r.returncode == 0 and "Attention Is All You Need" in r.stdout
+    r = _read(attention_folder, cache_dir, ATTENTION, "--page", "99")
+    assert r.returncode == 2 and "no page 99" in r.stderr
+    r = _read(attention_folder, cache_dir, "nope.pdf", "--page", "1")
+    assert r.returncode == 2 and "no indexed document" in r.stderr
+
+
+def test_library_documents_and_section_at(attention_folder, cache_dir):
+    lib = Library(attention_folder, cache_dir)
+    try:
+        docs = lib.documents()
+        assert [d.doc for d in docs] == [ATTENTION]
+        assert docs[0].pages == 15 and docs[0].status == "indexed"
+        sec = lib.section_at(ATTENTION, 4)
+        assert sec is not None and "3.2" in sec.path
+        with pytest.raises(NotFound):
+            lib.section(ATTENTION, "no such heading anywhere")
+    finally:
+        lib.close()
+
+
+def test_sections_follow_an_edit(attention_folder, cache_dir):
+    """After the PDF is replaced, the old sections are gone and the new ones are read."""
+    target = attention_folder / ATTENTION
+    shutil.copy(CORPUS / "arxiv-0908.0054-ultralight-bosonic-dark-matter-cmb.pdf", target)
+    index_folder(attention_folder, cache_dir, embed=False)
+    lib = Library(attention_folder, cache_dir)
+    try:
+        titles = [s["title"] for s in lib.sections(ATTENTION)]
+        assert "3.2 Attention" not in titles
+        with pytest.raises(NotFound):
+            lib.section(ATTENTION, "3.2 Attention")
+    finally:
+        lib.close()
