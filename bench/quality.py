@@ -130,7 +130,7 @@ class CorpusBM25:
 
 
 def run(engine: Engine, queries: list[dict], modes: list[str], baseline: bool = True,
-        k: int = 10) -> dict:
+        k: int = 10, scope: list[str] | None = None) -> dict:
     """Score every mode on every query: ``{mode: {"classes": {cls: {metric: mean}},
     "all": {...}, "sections": {...}, "per_query": {id: {...}}}}``."""
     out: dict = {}
@@ -146,7 +146,8 @@ def run(engine: Engine, queries: list[dict], modes: list[str], baseline: bool = 
                 hits = bm25.search(q["query"], k)
             else:
                 res = engine.search(q["query"], mode=mode,
-                                    granularity="section" if sec else "page", top_k=k)
+                                    granularity="section" if sec else "page", top_k=k,
+                                    docs=scope)
                 hits = [(h.doc, h.page) for h in res.hits]
             m = section_metrics(hits, q["sections"], k) if sec else \
                 page_metrics(hits, q["labels"], k)
@@ -196,10 +197,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--classes", default=None, help="only these classes (comma-separated)")
     ap.add_argument("--json", dest="json_path", default=None)
     ap.add_argument("--no-baseline", action="store_true")
+    ap.add_argument("--embedded-only", action="store_true",
+                    help="while indexing: only fully embedded documents and their queries")
     ap.add_argument("--per-query", action="store_true")
     ap.add_argument("--policy", default=None)
     ap.add_argument("--tiebreak", default=None)
     ap.add_argument("--scheme", default=None)
+    ap.add_argument("--idf", default=None)
+    ap.add_argument("--section-scheme", default=None)
     ap.add_argument("--no-stopwords", action="store_true")
     ap.add_argument("--doc-arm", type=float, default=None)
     ap.add_argument("--section-semantic", action="store_true")
@@ -217,6 +222,10 @@ def main(argv: list[str] | None = None) -> int:
         opts.policy = args.policy
     if args.tiebreak:
         opts.tiebreak = args.tiebreak
+    if args.section_scheme:
+        opts.section_scheme = args.section_scheme
+    if args.idf:
+        opts.idf = args.idf
     if args.scheme:
         opts.scheme = args.scheme
     if args.no_stopwords:
@@ -228,8 +237,18 @@ def main(argv: list[str] | None = None) -> int:
     if args.title_weight is not None:
         opts.title_weight = args.title_weight
     engine = Engine(corpus, args.cache_dir, options=opts)
+    scope = None
+    if args.embedded_only:
+        engine.refresh()
+        cov = engine.coverage(engine._docs, True)
+        pending = set(cov["embedding"])
+        scope = [d.doc for d in engine._docs if d.reason is None and d.doc not in pending]
+        ok = set(scope)
+        queries = [q for q in queries if all(d in ok for d in (
+            q.get("labels") or {s["doc"]: 1 for s in q.get("sections", [])}))]
+        print(f"embedded-only: {len(scope)} documents, {len(queries)} queries")
     t0 = time.perf_counter()
-    results = run(engine, queries, args.modes.split(","), not args.no_baseline)
+    results = run(engine, queries, args.modes.split(","), not args.no_baseline, scope=scope)
     print_table(results)
     print(f"options: {opts}  ({time.perf_counter() - t0:.1f} s)")
     if args.per_query:

@@ -282,12 +282,16 @@ class KeywordIndex:
         return self.db.execute(sql, args).fetchall()
 
     def rank(self, terms: list[Term], contents: set[int] | None = None, kind: str = "pages",
-             policy: str = "or", title_weight: float = TITLE_WEIGHT) -> Ranking:
+             policy: str = "or", title_weight: float = TITLE_WEIGHT, idf: str = "fts5"
+             ) -> Ranking:
         """Rank the rows (``kind`` "pages" or "sections") of each content by BM25.
 
         ``contents`` limits the search (None = every content). ``policy`` "or" keeps rows
         containing any term; "and" keeps only rows containing every term; "and_or" is "and"
         per document, relaxed to "or" in a document where no row has every term.
+        ``idf`` "fts5" is FTS5's ln((N - df + 0.5)/(df + 0.5)) floored at 1e-6; "lucene" is
+        the always-positive ln(1 + (N - df + 0.5)/(df + 0.5)) (Lucene's BM25 variant), which
+        keeps a weight for terms on most pages of a document.
         """
         unit = self._unit(kind)
         empty = Ranking(terms, {}, {}, {}, {})
@@ -319,11 +323,14 @@ class KeywordIndex:
             ucont, inv = np.unique(cont, return_inverse=True)
             df = np.bincount(inv).astype(np.float64)
             n_doc = np.array([unit.n[int(c)] for c in ucont], dtype=np.float64)
-            idf = np.log((n_doc - df + 0.5) / (df + 0.5))
-            idf = np.where(idf <= 0, 1e-6, idf)
+            if idf == "lucene":
+                w_idf = np.log1p((n_doc - df + 0.5) / (df + 0.5))
+            else:
+                w_idf = np.log((n_doc - df + 0.5) / (df + 0.5))
+                w_idf = np.where(w_idf <= 0, 1e-6, w_idf)
             avgdl = np.array([unit.avgdl[int(c)] for c in ucont])[inv]
             dl = unit.n_tokens[idx]
-            scores[idx] += idf[inv] * tf * (K1 + 1) / (tf + K1 * (1 - B + B * dl / avgdl))
+            scores[idx] += w_idf[inv] * tf * (K1 + 1) / (tf + K1 * (1 - B + B * dl / avgdl))
             nmatch[idx] += 1
             key = str(term)
             for r in idx.tolist():

@@ -54,10 +54,12 @@ class Options:
 
     policy: str = "or"                 # keyword matching: "or", "and", "and_or"
     tiebreak: str = "page_coverage"    # stage-1 band tie-break (see keyword.fuse)
-    scheme: str = "band"               # stage-1 fusion scheme (see keyword.fuse)
+    idf: str = "lucene"                # BM25 idf form (see keyword.KeywordIndex.rank)
+    scheme: str = "doc_rrf"            # stage-1 fusion scheme for pages (see keyword.fuse)
+    section_scheme: str = "band"       # stage-1 fusion scheme for sections
     stopwords: bool = True
     doc_arm: float = 0.0               # weight of the document-level head-vector arm
-    section_semantic: bool = False     # semantic arm in hybrid section search
+    section_semantic: bool = True      # semantic arm in hybrid section search (measured)
     title_weight: float = keyword.TITLE_WEIGHT
     depth: int = 1000                  # arm list depth fed to stage-2 fusion
 
@@ -284,8 +286,9 @@ class Engine:
         by_doc = {d.doc: d.content_id for d in searchable}
         out: dict = {"terms": terms, "keyword": [], "semantic": [], "unit": {}, "fused": []}
         if mode in ("keyword", "hybrid") and terms:
-            ranking = self.kw.rank(terms, contents, kind, o.policy, o.title_weight)
-            fused = keyword.fuse(ranking, by_doc, o.tiebreak, o.scheme)
+            ranking = self.kw.rank(terms, contents, kind, o.policy, o.title_weight, o.idf)
+            fused = keyword.fuse(ranking, by_doc, o.tiebreak,
+                                 o.scheme if kind == "pages" else o.section_scheme)
             if kind == "pages":
                 kw_keys = [(d, self._page_info(r)[1]) for (d, r), _ in fused]
             else:
