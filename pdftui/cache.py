@@ -390,7 +390,8 @@ class Cache:
                 "INSERT INTO contents(sha256, size, title, page_count, skip_reason,"
                 " text_quality, outline_dropped, notes, n_tokens, extractor_version,"
                 " indexed_at) VALUES(?,?,?,?,?,?,?,?,0,?,?)",
-                (sha256, size, ex.title, ex.page_count, ex.skip_reason, ex.text_quality,
+                (sha256, size, _storable(ex.title), ex.page_count, ex.skip_reason,
+                 ex.text_quality,
                  ex.outline_dropped, json.dumps(ex.notes), EXTRACTOR_VERSION, time.time()),
             )
             cid = cur.lastrowid
@@ -448,6 +449,21 @@ class Cache:
     def integrity_check(self) -> str:
         """``PRAGMA integrity_check`` result ("ok" when healthy)."""
         return self.db.execute("PRAGMA integrity_check").fetchone()[0]
+
+
+def _storable(s: str) -> str:
+    """``s`` as text SQLite accepts: a title taken from a non-UTF-8 file name carries lone
+    surrogates (``os.fsdecode``), which become ``\\xNN`` like :func:`corpus.safe_name`."""
+    try:
+        s.encode("utf-8")
+        return s
+    except UnicodeEncodeError:
+        return s.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace") \
+            if _only_escapes(s) else s.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def _only_escapes(s: str) -> bool:
+    return all(not 0xD800 <= ord(c) <= 0xDFFF or 0xDC80 <= ord(c) <= 0xDCFF for c in s)
 
 
 #: sqlite3 errors that mean the cache location cannot take writes (not a bug of ours).
