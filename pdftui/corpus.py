@@ -3,8 +3,9 @@
 A document is identified by its path relative to the folder (the ``doc`` string used
 everywhere). Discovery is recursive, skips hidden folders and files (names starting with
 ``.``), follows symbolic links with loop detection, and lists each real file once (the first
-path in sorted order wins). Anything whose name ends in ``.pdf`` in any case counts; FIFOs,
-devices and folders with such names are reported, never opened.
+path in sorted order wins). Anything whose name ends in ``.pdf`` in any case counts; FIFOs
+and devices with such names are reported, never opened; a folder with such a name is walked
+like any folder.
 """
 
 from __future__ import annotations
@@ -99,7 +100,7 @@ def discover(root: str) -> tuple[list[FoundFile], list[FoundFile]]:
                 is_dir = entry.is_dir(follow_symlinks=True)
             except OSError:
                 is_dir = False
-            if is_dir and not name.lower().endswith(".pdf"):
+            if is_dir:  # a folder named "x.pdf" is still a folder: its PDFs count
                 walk(entry.path, child_rel)
                 continue
             if not name.lower().endswith(".pdf"):
