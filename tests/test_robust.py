@@ -121,3 +121,98 @@ def test_read_only_cache_locations_as_non_root(tmp_path, one_pdf):
                         env=env), "ermission denied")
     _one_line_error(cli("index", one_pdf, "--no-embed", "--cache-dir", rodb, nobody=True,
                         env=env), "read-only")
+
+
+# --------------------------------------------------------------------------- hostile trees
+
+
+@pytest.fixture(scope="module")
+def hostile_tree(tmp_path_factory):
+    """The hostile tree of bench/robust.py, indexed once (in-process, no embeddings)."""
+    base = tmp_path_factory.mktemp("hostile")
+    root, cases, one_of = robust.build_hostile_tree(base)
+    cache = base / "cache"
+    t0 = time.monotonic()
+    summary = index_folder(root, cache, embed=False)
+    return root, cases, one_of, cache, summary, time.monotonic() - t0
+
+
+def test_hostile_tree_every_name_indexed_or_skipped_with_its_reason(hostile_tree):
+    root, cases, one_of, cache, summary, seconds = hostile_tree
+    reported = {s["doc"]: s["reason"] for s in summary.skipped}
+    db = robust._db(cache)
+    wrong = []
+    for c in cases:
+        if "\\x" in c.doc:
+            continue  # non-UTF-8 names: see test_non_utf8_names_are_indexed (xfail)
+        state, cid = robust.doc_state(db, str(root), c.doc)
+        if c.kind == "absent":
+            ok = state == "missing"
+        elif c.kind == "indexed":
+            ok = state == "ok" and bool(robust.fts_pages(db, cid, c.word))
+        else:
+            ok = state == c.kind and reported.get(c.doc) == c.kind
+        if not ok:
+            wrong.append((c.doc, c.kind, state, reported.get(c.doc)))
+    for group in one_of:
+        listed = [d for d in group if robust.doc_state(db, str(root), d)[0] != "missing"]
+        if len(listed) != 1:
+            wrong.append((group, "exactly one", listed, None))
+    db.close()
+    assert wrong == []
+    # the sparse 4 GB file of zeros is judged from its first KiB
+    assert seconds < 30
+
+
+def test_hostile_names_round_trip_through_read(hostile_tree):
+    root, _cases, _one_of, cache, _s, _t = hostile_tree
+    for doc in ("-leading-dash.pdf", "[bold]red[/] [link=x]y [red on white]z.pdf",
+                "$HOME $(echo pwned) ${x}.pdf", "new\nline.pdf", "folder.pdf/in-folder.pdf"):
+        r = cli("read", root, "--cache-dir", cache, "--json", "--", doc)
+        assert r.rc == 0, (doc, r.err)
+        assert "tree word" in json.loads(r.out)["text"]
+
+
+def test_hostile_tree_summary_output_is_clean(hostile_tree):
+    root, _cases, _one_of, cache, _s, _t = hostile_tree
+    r = cli("index", root, "--cache-dir", cache, "--no-embed")
+    assert r.rc == 0, r.err
+    assert robust.unsafe_bytes(r.out + r.err) == []
+    assert "skipped fifo.pdf: not a regular file" in r.out
+    assert "folder.pdf:" not in r.out  # a folder named .pdf is walked, not skipped
+
+
+@pytest.mark.xfail(reason="extract.py opens pymupdf.open(str(path)): MuPDF cannot open a path "
+                          "whose non-UTF-8 bytes Python holds as surrogates, so the file is "
+                          "skipped as 'damaged' (FileDataError) instead of indexed", strict=True)
+def test_non_utf8_names_are_indexed(hostile_tree):
+    root, cases, _one_of, cache, _s, _t = hostile_tree
+    db = robust._db(cache)
+    got = {c.doc: robust.doc_state(db, str(root), c.doc)[0] for c in cases if "\\x" in c.doc}
+    db.close()
+    assert got and set(got.values()) == {"ok"}, got
+
+
+def test_non_utf8_names_are_listed_safely(hostile_tree):
+    """Whatever extraction makes of them, non-UTF-8 names are listed once, as \\xNN text,
+    and the index run goes on (it crashed on storing the surrogate title before)."""
+    root, cases, _one_of, cache, summary, _t = hostile_tree
+    db = robust._db(cache)
+    docs = [d for (d,) in db.execute("SELECT doc FROM files WHERE doc LIKE '%\\x%'")]
+    titles = [t for (t,) in db.execute("SELECT title FROM contents WHERE title LIKE '%\\x%'")]
+    db.close()
+    assert sorted(docs) == ["latin1-caf\\xe9-\\xff.pdf", "sub-\\xe9\\xe8/inner.pdf"]
+    assert "latin1-caf\\xe9-\\xff" in titles
+    assert summary.documents >= len(cases) - 4
+
+
+@pytest.mark.xfail(reason="extract.py: the title falls back to the raw file stem, so ESC and "
+                          "other control characters of a file name reach contents.title",
+                   strict=True)
+def test_title_from_file_name_has_no_control_characters(tmp_path):
+    from pdftui.extract import extract_document
+
+    p = tmp_path / "esc-\x1b[31mred\x1b[0m-\x07bell.pdf"
+    robust.make_pdf(p, ["some words here"])
+    title = extract_document(p).title
+    assert robust.unsafe_bytes(title) == [], repr(title)
