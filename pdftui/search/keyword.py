@@ -212,6 +212,7 @@ class Unit:
     ids: np.ndarray          # int64 pages.id / sections.id
     content: np.ndarray      # int64 content_id
     n_tokens: np.ndarray     # float64
+    number: np.ndarray       # int64 page number (pages) or start page (sections)
     row_of: dict[int, int] = field(default_factory=dict)
     n: dict[int, int] = field(default_factory=dict)        # content -> rows
     avgdl: dict[int, float] = field(default_factory=dict)  # content -> mean n_tokens
@@ -254,11 +255,12 @@ class KeywordIndex:
     def _unit(self, kind: str) -> Unit:
         u = self._units.get(kind)
         if u is None:
-            table = "pages" if kind == "pages" else "sections"
+            table, num = ("pages", "number") if kind == "pages" else ("sections", "start_page")
             rows = self.db.execute(
-                f"SELECT id, content_id, n_tokens FROM {table} ORDER BY id").fetchall()
-            arr = np.array(rows, dtype=np.int64).reshape(-1, 3)
-            u = Unit(ids=arr[:, 0], content=arr[:, 1], n_tokens=arr[:, 2].astype(np.float64))
+                f"SELECT id, content_id, n_tokens, {num} FROM {table} ORDER BY id").fetchall()
+            arr = np.array(rows, dtype=np.int64).reshape(-1, 4)
+            u = Unit(ids=arr[:, 0], content=arr[:, 1], n_tokens=arr[:, 2].astype(np.float64),
+                     number=arr[:, 3])
             u.row_of = {int(i): r for r, i in enumerate(u.ids)}
             if len(arr):
                 cs, inv, counts = np.unique(u.content, return_inverse=True, return_counts=True)
@@ -268,6 +270,12 @@ class KeywordIndex:
                     u.avgdl[c] = s / n if n and s > 0 else 1.0
             self._units[kind] = u
         return u
+
+    def page_number(self, pid: int) -> int:
+        """The 1-based page number of a pages.id (0 when unknown)."""
+        u = self._unit("pages")
+        r = u.row_of.get(pid)
+        return int(u.number[r]) if r is not None else 0
 
     def _term_rows(self, kind: str, term: Term) -> list[tuple[int, str, int]]:
         """``[(row id, column, tf)]`` for one term from the fts5vocab instance table."""
@@ -305,20 +313,20 @@ class KeywordIndex:
             rows = self._term_rows(kind, term)
             if not rows:
                 continue
-            tf_by_row: dict[int, float] = {}
-            for rid, col, cnt in rows:
-                r = unit.row_of.get(rid)
-                if r is None:
-                    continue
-                w = title_weight if (kind == "sections" and col == "title") else 1.0
-                tf_by_row[r] = tf_by_row.get(r, 0.0) + w * cnt
+            arr = np.array([(rid, cnt, 1 if col == "title" else 0) for rid, col, cnt in rows],
+                           dtype=np.int64).reshape(-1, 3)
+            pos = np.searchsorted(unit.ids, arr[:, 0])
+            pos = np.minimum(pos, len(unit.ids) - 1)
+            keep = unit.ids[pos] == arr[:, 0]
             if contents is not None:
-                tf_by_row = {r: v for r, v in tf_by_row.items()
-                             if int(unit.content[r]) in contents}
-            if not tf_by_row:
+                keep &= np.isin(unit.content[pos], np.fromiter(contents, dtype=np.int64,
+                                                               count=len(contents)))
+            if not keep.any():
                 continue
-            idx = np.fromiter(tf_by_row.keys(), dtype=np.int64, count=len(tf_by_row))
-            tf = np.fromiter(tf_by_row.values(), dtype=np.float64, count=len(tf_by_row))
+            w = np.where(arr[:, 2] == 1, title_weight if kind == "sections" else 1.0, 1.0)
+            w = w * arr[:, 1]
+            idx, inv_rows = np.unique(pos[keep], return_inverse=True)
+            tf = np.bincount(inv_rows, weights=w[keep]).astype(np.float64)
             cont = unit.content[idx]
             ucont, inv = np.unique(cont, return_inverse=True)
             df = np.bincount(inv).astype(np.float64)

@@ -156,17 +156,17 @@ class VectorMatrix:
             mask = np.isin(keys_c, np.fromiter(contents, dtype=np.int64, count=len(contents)))
             page_max = np.where(mask, page_max, -np.inf)
         order = np.argsort(-page_max, kind="stable")
-        ends = np.append(self.page_starts[1:], len(sims))
-        out = []
-        for p in order.tolist():
-            s = float(page_max[p])
-            if s == -np.inf:
-                break
-            a, b = int(self.page_starts[p]), int(ends[p])
-            best = a + int(np.argmax(sims[a:b]))
-            cid, page = self.page_keys[p]
-            out.append((cid, page, s, int(self.unit_index[best])))
-        return out
+        order = order[np.isfinite(page_max[order])]
+        # best unit of each page: the first unit whose similarity equals the page maximum
+        seg = np.repeat(np.arange(len(self.page_starts)),
+                        np.diff(np.append(self.page_starts, len(sims))))
+        hit = np.flatnonzero(sims >= page_max[seg])
+        _, first = np.unique(seg[hit], return_index=True)
+        best = np.full(len(self.page_starts), -1, dtype=np.int64)
+        best[np.unique(seg[hit])] = self.unit_index[hit[first]]
+        keys = self.page_keys
+        return [(keys[p][0], keys[p][1], s, b) for p, s, b in
+                zip(order.tolist(), page_max[order].tolist(), best[order].tolist())]
 
     def rank_docs(self, q: np.ndarray, contents: set[int] | None = None
                   ) -> list[tuple[int, float]]:

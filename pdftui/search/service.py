@@ -14,11 +14,17 @@
 
 Ranking (issue 3; numbers in bench/quality.py):
 
-1. keyword arm (:mod:`.keyword`): per-document BM25 with document-local statistics; stage 1
-   fuses the per-document lists by RRF 1/(60 + rank) and breaks ties inside a rank band by
-   rarity-weighted coverage (:func:`.fusion.rarity_coverage`).
+1. keyword arm (:mod:`.keyword`): per-document BM25 with document-local statistics (idf in
+   the always-positive Lucene form, measured better than FTS5's floored idf); stage 1 fuses
+   the per-document page lists by RRF 1/(60 + rank in its document) plus a document-level
+   list (documents ordered by rarity-weighted coverage, :func:`.fusion.rarity_coverage`),
+   ties broken by the page's own rarity-weighted coverage ("doc_rrf"; the plain band
+   scheme, every document's best page first, measured worse in hybrid: see
+   bench/quality.py). Sections use the plain band scheme.
 2. semantic arm (:mod:`.semantic`): cosine of the query vector with every unit, page = max.
-3. hybrid: stage-2 RRF (k = 60) of the stage-1 keyword list and the semantic list.
+3. hybrid: stage-2 RRF (k = 60) of the stage-1 keyword list and the semantic list. A third,
+   document-level head-vector arm (``Options.doc_arm``) is off: it did not help both page
+   and document metrics.
 
 Modes: "keyword", "semantic", "hybrid". Granularities: "page" and "section" (sections are
 ranked by the keyword arm with the title column weighted above the body; semantic section
@@ -243,7 +249,8 @@ class Engine:
             (self.model_id,))}
         complete = [d for d in searchable if d.content_id in state
                     and state[d.content_id][0] >= state[d.content_id][1]]
-        pending = [d.doc for d in searchable if d not in complete]
+        done = {d.doc for d in complete}
+        pending = [d.doc for d in searchable if d.doc not in done]
         return {"searched": len(searchable), "total": len(scope),
                 "semantic_searched": len(complete), "embedding": pending,
                 "skipped": [{"doc": d.doc, "reason": d.reason} for d in scope
@@ -290,7 +297,7 @@ class Engine:
             fused = keyword.fuse(ranking, by_doc, o.tiebreak,
                                  o.scheme if kind == "pages" else o.section_scheme)
             if kind == "pages":
-                kw_keys = [(d, self._page_info(r)[1]) for (d, r), _ in fused]
+                kw_keys = [(d, self.kw.page_number(r)) for (d, r), _ in fused]
             else:
                 kw_keys = [(d, r) for (d, r), _ in fused]
             out["keyword"] = kw_keys
