@@ -43,7 +43,7 @@ from .document import Extraction
 
 SCHEMA_VERSION = 1
 #: Bump when extraction output changes: contents extracted by an older version are redone.
-EXTRACTOR_VERSION = 1
+EXTRACTOR_VERSION = 2
 DB_NAME = "index.sqlite3"
 BUSY_TIMEOUT_MS = 60_000
 
@@ -377,13 +377,22 @@ class Cache:
         """Insert one extracted content whole, in one transaction; returns its id.
 
         If another process inserted the same content first, that row's id is returned and
-        nothing is written twice. A content of an older ``EXTRACTOR_VERSION`` is replaced.
+        nothing is written twice. A content of an older ``EXTRACTOR_VERSION`` is replaced;
+        the embedding units of its pages whose text did not change are kept, so an extractor
+        upgrade does not re-embed the corpus.
         """
         with self.write() as db:
             found = self.content_by_sha(sha256)
             if found and found[1] == EXTRACTOR_VERSION:
                 return found[0]
+            old_texts: dict[int, str] = {}
+            old_units: list[tuple] = []
             if found:
+                old_texts = dict(db.execute(
+                    "SELECT number, text FROM pages WHERE content_id=?", (found[0],)))
+                old_units = db.execute(
+                    "SELECT model_id, page, ordinal, char_start, char_end, vector FROM units"
+                    " WHERE content_id=?", (found[0],)).fetchall()
                 self.delete_content(found[0])
             n_tokens_total = 0
             cur = db.execute(
@@ -435,6 +444,13 @@ class Cache:
                         (sid, fts_text(s.title), fts_text(s.text)),
                     )
             db.execute("UPDATE contents SET n_tokens=? WHERE id=?", (n_tokens_total, cid))
+            if old_units and index_text:
+                same = {p.number for p in ex.pages if old_texts.get(p.number) == p.text}
+                db.executemany(
+                    "INSERT INTO units(content_id, model_id, page, ordinal, char_start,"
+                    " char_end, vector) VALUES(?,?,?,?,?,?,?)",
+                    [(cid, *u) for u in old_units if u[1] in same],
+                )
             return cid
 
     # -- embeddings -----------------------------------------------------------------------

@@ -200,3 +200,23 @@ def test_extraction_timeout_skips_only_that_document(tmp_path, cache_dir, monkey
     s = index_folder(folder, cache_dir, embed=False, workers=1)
     assert {"doc": "big.pdf", "reason": "damaged (extraction timed out)"} in s.skipped
     assert _content_ids(cache_dir, folder)[SMALL_DOCS[0]] is not None
+
+
+def test_extractor_upgrade_keeps_embeddings_of_unchanged_pages(tmp_path, cache_dir, monkeypatch):
+    """Re-extraction after an EXTRACTOR_VERSION bump replaces text rows but keeps the
+    vectors of pages whose text is the same, so nothing is re-embedded."""
+    import pdftui.cache as cache_mod
+    import pdftui.index as index_mod
+
+    folder = copy_docs(tmp_path / "docs", SMALL_DOCS[:1])
+    first = index_folder(folder, cache_dir)
+    assert first.units > 0 and first.embedding_pending == 0
+    monkeypatch.setattr(cache_mod, "EXTRACTOR_VERSION", cache_mod.EXTRACTOR_VERSION + 1)
+    monkeypatch.setattr(index_mod, "EXTRACTOR_VERSION", cache_mod.EXTRACTOR_VERSION)
+    again = index_folder(folder, cache_dir)
+    assert again.indexed == 1 and again.units == 0 and again.embedding_pending == 0
+    db = sqlite3.connect(cache_dir / "index.sqlite3")
+    version, = db.execute("SELECT extractor_version FROM contents").fetchone()
+    n_units, = db.execute("SELECT count(*) FROM units").fetchone()
+    db.close()
+    assert version == cache_mod.EXTRACTOR_VERSION and n_units == first.units
