@@ -104,6 +104,16 @@ def _init_worker() -> None:
         os.nice(5)
     except OSError:
         pass
+    # A worker holds both ends of the pool's call queue, so it never sees EOF when the
+    # indexer dies (kill -9, OOM killer): without this it would wait forever as an orphan.
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="pdftui-parent-watch", daemon=True).start()
 
 
 def index_folder(folder: str | os.PathLike, cache_dir: str | os.PathLike | None = None,
