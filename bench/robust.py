@@ -418,15 +418,22 @@ def build_unreadable_tree(base: Path) -> Path:
 
 
 UNREADABLE_EXPECT = {"ok.pdf": "indexed", "locked.pdf": "permission denied",
-                     "lockeddir/": "permission denied", "noexec/": "permission denied"}
+                     "lockeddir/": "permission denied", "noexec/in.pdf": "permission denied"}
 
 
-_AS_NOBODY: list | None | bool = False
+_AS_NOBODY: tuple | None | bool = False
+
+_PROBE = ("import os, sys, multiprocessing as mp, pdftui, pymupdf, click\n"
+          "if __name__ == '__main__':\n"
+          "    p = mp.get_context('spawn').Process(target=print, args=('',)); p.start(); p.join()\n"
+          "    print(os.geteuid(), p.exitcode)\n")
 
 
-def as_nobody() -> list[str] | None:
-    """A command prefix that runs a command as an unprivileged user (``setpriv`` or
-    ``runuser``), or None when not root, no such user, or it cannot run this Python."""
+def as_nobody() -> tuple[list[str], str, dict] | None:
+    """How to run this project's Python as an unprivileged user: (command prefix such as
+    ``setpriv --reuid=...``, python executable, extra environment), or None when not root,
+    there is no such user, or no interpreter that user can run imports pdftui and spawns a
+    worker process (the venv's python may live under root's home)."""
     global _AS_NOBODY
     if _AS_NOBODY is not False:
         return _AS_NOBODY  # type: ignore[return-value]
@@ -434,7 +441,13 @@ def as_nobody() -> list[str] | None:
     if os.geteuid() != 0:
         return None
     import pwd
+    import site
 
+    ver = f"python{sys.version_info[0]}.{sys.version_info[1]}"
+    pythons = [sys.executable, os.path.realpath(sys.executable), f"/usr/bin/{ver}",
+               f"/usr/local/bin/{ver}", shutil.which(ver) or ""]
+    paths = [str(REPO), *site.getsitepackages()]
+    env = {"PYTHONPATH": os.pathsep.join(paths), "PYTHONNOUSERSITE": "1"}
     for name in ("nobody", "daemon"):
         try:
             pw = pwd.getpwnam(name)
@@ -447,29 +460,23 @@ def as_nobody() -> list[str] | None:
         if shutil.which("runuser"):
             prefixes.append(["runuser", "-u", name, "--"])
         for pre in prefixes:
-            try:
-                r = subprocess.run([*pre, sys.executable, "-c", "import os; print(os.geteuid())"],
-                                   capture_output=True, text=True, timeout=60, cwd="/")
-            except (OSError, subprocess.SubprocessError):
-                continue
-            if r.returncode == 0 and r.stdout.strip() == str(pw.pw_uid):
-                _AS_NOBODY = pre
-                return pre
+            for py in dict.fromkeys(p for p in pythons if p):
+                try:
+                    r = subprocess.run([*pre, py, "-c", _PROBE], capture_output=True, text=True,
+                                       timeout=60, cwd="/", env={**os.environ, **env,
+                                                                 "HOME": "/tmp"})
+                except (OSError, subprocess.SubprocessError):
+                    continue
+                if r.returncode == 0 and r.stdout.split() == [str(pw.pw_uid), "0"]:
+                    _AS_NOBODY = (pre, py, env, (pw.pw_uid, pw.pw_gid))
+                    return _AS_NOBODY  # type: ignore[return-value]
     return None
 
 
 def nobody_ids() -> tuple[int, int] | None:
     """(uid, gid) of the user :func:`as_nobody` runs as."""
-    pre = as_nobody()
-    if not pre:
-        return None
-    import pwd
-
-    name = pre[2] if pre[0] == "runuser" else None
-    if name:
-        pw = pwd.getpwnam(name)
-        return pw.pw_uid, pw.pw_gid
-    return int(pre[1].split("=")[1]), int(pre[2].split("=")[1])
+    how = as_nobody()
+    return how[3] if how else None
 
 
 def open_up(path: Path) -> None:
@@ -496,7 +503,7 @@ def build_untrusted(base: Path) -> tuple[Path, str]:
     returns (folder, doc). Its plain word is ``untrustedword``."""
     root = base / "untrusted"
     root.mkdir(parents=True)
-    name = "[bold]x[/] \x1b[31mred\x1b[0m \x07.pdf"
+    name = "[bold]x [link=x]y \x1b[31mred\x1b[0m \x07.pdf"  # no '/': it would be a folder
     text1 = "untrustedword " + " ".join(HOSTILE_BITS)
     text2 = "second page untrustedword [bold]not bold[/bold] \x1b[2J cleared?"
     toc = [[1, "[bold]Intro[/] \x1b[31mred\x1b[0m \x00nul", 1],
@@ -512,7 +519,7 @@ def build_untrusted(base: Path) -> tuple[Path, str]:
     page = doc[0]
     # the 10,000-character word on a page wide enough to hold it
     wide = doc.new_page(width=14400, height=200)
-    wide.insert_text((5, 40), LONG_WORD, fontsize=2.5)
+    wide.insert_text((5, 40), LONG_WORD, fontsize=1.5)  # 10,000 x ~1.1 pt fits 14,400 pt
     wide.insert_text((5, 80), "untrustedword long page", fontsize=10)
     doc.set_metadata({"title": "[bold]Title[/] \x1b]0;pwned\x07 \x1b[31mred " + "\x00\x01"})
     doc.set_toc(toc)
@@ -557,10 +564,13 @@ def cli(*args: str | os.PathLike, timeout: float = 120, stdin: str | None = None
     """Run ``python -m pdftui.cli ARGS`` and capture its output (never raises);
     ``nobody``: as the unprivileged user of :func:`as_nobody`."""
     cmd = [sys.executable, "-m", "pdftui.cli", *[os.fspath(a) for a in args]]
-    if nobody:
-        cmd = [*as_nobody(), *cmd]
-        cwd = cwd or "/"
     full_env = {**os.environ, "COLUMNS": "120", **(env or {})}
+    if nobody:
+        pre, py, extra, _ids = as_nobody()
+        cmd = [*pre, py, *cmd[1:]]
+        full_env.update(extra)
+        full_env.setdefault("HOME", "/tmp")
+        cwd = cwd or "/"
     t0 = time.monotonic()
     proc = subprocess.Popen(cmd, stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=full_env,
@@ -611,25 +621,52 @@ def kill_folder(base: Path, small: int = 40) -> Path:
     return folder
 
 
+def _mutate(folder: Path, i: int) -> None:
+    """Give the next run work to do: new content for a few tiny PDFs, one added, one gone."""
+    import pymupdf
+
+    tiny = sorted((folder / "tiny").glob("*.pdf"))
+    for p in tiny[(i * 5) % max(1, len(tiny)):][:5]:
+        doc = pymupdf.open()
+        for k in range(3):
+            doc.new_page(width=200, height=100).insert_text(
+                (10, 30), f"round{i} {p.stem} page{k} common", fontsize=9)
+        doc.save(p)
+        doc.close()
+    make_pdf(folder / "tiny" / f"added{i:02d}.pdf", [f"added in round{i} common"])
+    if i % 3 == 2 and len(tiny) > 10:
+        tiny[-1].unlink()
+
+
 def kill_loop(folder: Path, cache_dir: Path, times: int, *, embed: bool, seed: int = 5,
               max_delay: float = 4.0) -> dict:
-    """``kill -9`` ``pdftui index`` at random moments ``times`` times, then run it normally.
+    """``kill -9`` ``pdftui index`` at random moments ``times`` times (changing a few files
+    before each run so that every run has work), then run it normally, then index the
+    same folder into a fresh cache for reference.
 
-    Returns {"kills", "final": Run, "integrity", "dups", "orphans_alive"}."""
+    Returns {"kills", "final": Run, "integrity", "dups", "orphans_alive", "snapshot",
+    "reference"}."""
     rng = random.Random(seed)
     args = ["index", str(folder), "--cache-dir", str(cache_dir), "--json"]
     if not embed:
         args.append("--no-embed")
     kills = 0
     orphans = 0
-    for _ in range(times):
+    for i in range(times):
+        if i:
+            _mutate(folder, i)
         proc = subprocess.Popen([sys.executable, "-m", "pdftui.cli", *args],
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                 start_new_session=True)
-        time.sleep(rng.uniform(0.3, max_delay))
+        t0 = time.monotonic()
+        deadline = t0 + rng.uniform(0.25, max_delay)
+        while proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.02)
         if proc.poll() is None:
             proc.send_signal(signal.SIGKILL)
             kills += 1
+        else:  # it finished first: aim the next kills inside a run of that length
+            max_delay = max(0.3, min(max_delay, 0.8 * (time.monotonic() - t0)))
         proc.wait()
         # the worker processes of a killed indexer must go away on their own
         deadline = time.monotonic() + 10
@@ -649,8 +686,35 @@ def kill_loop(folder: Path, cache_dir: Path, times: int, *, embed: bool, seed: i
         snap = snapshot(db)
     finally:
         db.close()
+    ref_cache = Path(str(cache_dir) + "-reference")
+    ref_args = [a if a != str(cache_dir) else str(ref_cache) for a in args]
+    ref = cli(*ref_args, timeout=600)
+    db = _db(ref_cache)
+    try:
+        ref_snap = snapshot(db)
+    finally:
+        db.close()
     return {"kills": kills, "final": final, "integrity": integrity, "dups": dups,
-            "orphans_alive": orphans, "snapshot": snap}
+            "orphans_alive": orphans, "snapshot": snap, "reference": ref_snap, "ref_run": ref}
+
+
+def same_index(got: dict, ref: dict) -> list[str]:
+    """Differences between two :func:`snapshot` s of one folder (empty when the same)."""
+    out = []
+    gf = {k.split("|", 1)[1]: v for k, v in got["files"].items()}
+    rf = {k.split("|", 1)[1]: v for k, v in ref["files"].items()}
+    if gf != rf:
+        out.append(f"files differ: missing {sorted(set(rf) - set(gf))[:5]}, extra "
+                   f"{sorted(set(gf) - set(rf))[:5]}, changed "
+                   f"{sorted(d for d in set(gf) & set(rf) if gf[d] != rf[d])[:5]}")
+    if got["contents"] != ref["contents"]:
+        bad = [k[:12] for k in set(got["contents"]) | set(ref["contents"])
+               if got["contents"].get(k) != ref["contents"].get(k)]
+        out.append(f"contents differ: {bad[:5]}")
+    for k in ("fts_instances", "section_fts_instances"):
+        if got[k] != ref[k]:
+            out.append(f"{k}: {got[k]} vs {ref[k]}")
+    return out
 
 
 def _group_alive(pgid: int) -> bool:
@@ -702,28 +766,32 @@ class ChangeSeq:
         make_pdf(self.folder / doc, pages, toc=toc)
         self.truth[doc] = " ".join(pages)
 
-    def search(self, query: str, granularity: str = "page") -> list[dict]:
-        r = cli("search", self.folder, query, "--mode", "keyword", "--granularity",
+    def search(self, queries: list[str], granularity: str = "page") -> list[list[dict]]:
+        """The hits of each query, from one ``pdftui search -`` call (JSON Lines)."""
+        r = cli("search", self.folder, "-", "--mode", "keyword", "--granularity",
                 granularity, "--cache-dir", self.cache_dir, "--json", "--top-k", "50",
-                timeout=self.timeout)
+                stdin="\n".join(queries) + "\n", timeout=self.timeout)
         self.runs.append(r)
-        if r.rc != 0 or r.hung:
-            self.problems.append(f"search {query!r} failed: rc={r.rc} {r.err[-300:]}")
-            return []
-        return json.loads(r.out.splitlines()[-1])["hits"]
+        lines = r.out.splitlines()
+        if r.rc != 0 or r.hung or len(lines) != len(queries):
+            self.problems.append(f"search {queries!r} failed: rc={r.rc} {r.err[-300:]}")
+            return [[] for _ in queries]
+        return [json.loads(line)["hits"] for line in lines]
 
     def check(self, step: str, gone_words: list[str], live: dict[str, str]) -> None:
         """After ``step``: no hit for a word no file holds any more, each live word found in
         its doc, and every hit's doc exists and its excerpt's words are in that file."""
         self.steps += 1
+        queries = [*gone_words, *live, "shared topic"]
         for gran in ("page", "section"):
-            for w in gone_words:
-                for h in self.search(w, gran):
+            answers = self.search(queries, gran)
+            for w, hits in zip(gone_words, answers):
+                for h in hits:
                     self.problems.append(f"{step}: stale {gran} hit for {w!r} in {h['doc']}")
-            for w, doc in live.items():
-                hits = self.search(w, gran)
+            for (w, doc), hits in zip(live.items(), answers[len(gone_words):]):
                 if doc not in {h["doc"] for h in hits}:
                     self.problems.append(f"{step}: {w!r} ({gran}) missing from {doc}")
+            for hits in answers:
                 for h in hits:
                     self._check_hit(step, gran, h)
 
@@ -780,10 +848,6 @@ class ChangeSeq:
         os.replace(f / "d.pdf", f / "a.pdf")
         self.truth["a.pdf"] = self.truth.pop("d.pdf")
         self.check("swap", ["replacedalpha", "replacedbeta"], {"deltaone": "a.pdf"})
-        # shared topic: every hit must be a live document with its own text
-        for gran in ("page", "section"):
-            for h in self.search("shared topic", gran):
-                self._check_hit("final", gran, h)
 
 
 # --------------------------------------------------------------------------- the bench
@@ -1055,17 +1119,11 @@ def bench_queries(tmp: Path, timeout: float, hybrid: bool) -> Row:
 def bench_kill(tmp: Path, times: int, embed: bool) -> Row:
     row = Row(f"kill -9 x{times}")
     folder = kill_folder(tmp / "k")
-    ref_cache = tmp / "cache-kill-ref"
-    args = ["--no-embed"] if not embed else []
-    ref = cli("index", folder, "--cache-dir", ref_cache, "--json", *args, timeout=600)
-    row.account(ref, "reference index")
-    db = _db(ref_cache)
-    ref_snap = snapshot(db)
-    db.close()
     res = kill_loop(folder, tmp / "cache-kill", times, embed=embed,
-                    max_delay=8.0 if embed else 3.0)
-    row.tried = res["kills"] + 1
+                    max_delay=10.0 if embed else 2.5)
+    row.tried = times + 1
     row.account(res["final"], "index after kills")
+    row.account(res["ref_run"], "reference index")
     if res["integrity"] != "ok":
         row.crashes += 1
         row.problems.append(f"integrity_check: {res['integrity']}")
@@ -1073,19 +1131,14 @@ def bench_kill(tmp: Path, times: int, embed: bool) -> Row:
         row.wrong += 1
         row.problems.append(f"duplicates/orphans: {res['dups']}")
     if res["orphans_alive"]:
-        row.problems.append(f"{res['orphans_alive']} killed runs left worker processes alive")
-    got = res["snapshot"]
-    ref_files = {k.split("|", 1)[1]: v for k, v in ref_snap["files"].items()}
-    got_files = {k.split("|", 1)[1]: v for k, v in got["files"].items()}
-    if ref_files != got_files or ref_snap["contents"] != got["contents"] or \
-            ref_snap["fts_instances"] != got["fts_instances"] or \
-            ref_snap["section_fts_instances"] != got["section_fts_instances"]:
         row.wrong += 1
-        missing = sorted(set(ref_files) - set(got_files))[:5]
-        row.problems.append(f"after kills the cache differs from a clean index (missing {missing},"
-                            f" fts {got['fts_instances']} vs {ref_snap['fts_instances']})")
-    else:
-        row.indexed = len(got_files)
+        row.problems.append(f"{res['orphans_alive']} killed runs left worker processes alive")
+    diff = same_index(res["snapshot"], res["reference"])
+    if diff:
+        row.wrong += 1
+        row.problems.append("after kills the cache differs from a clean index: " + "; ".join(diff))
+    row.indexed = len(res["snapshot"]["files"])
+    row.problems.append(f"(info) {res['kills']} of {times} runs killed mid-way")
     return row
 
 

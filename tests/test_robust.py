@@ -216,3 +216,209 @@ def test_title_from_file_name_has_no_control_characters(tmp_path):
     robust.make_pdf(p, ["some words here"])
     title = extract_document(p).title
     assert robust.unsafe_bytes(title) == [], repr(title)
+
+
+def test_unreadable_file_and_folder_as_non_root(tmp_path):
+    """As an unprivileged user: an unreadable file and folder are reported 'permission
+    denied' and indexing goes on."""
+    _nobody_or_skip()
+    root = robust.build_unreadable_tree(tmp_path)
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    os.chown(cache, *robust.nobody_ids())
+    robust.open_up(tmp_path)
+    r = cli("index", root, "--cache-dir", cache, "--no-embed", "--json", nobody=True,
+            env={"HOME": str(cache)})
+    assert r.rc == 0 and "Traceback" not in r.err, r.err
+    s = json.loads(r.out)
+    got = {d["doc"]: d["reason"] for d in s["skipped"]}
+    want = {k: v for k, v in robust.UNREADABLE_EXPECT.items() if v != "indexed"}
+    assert got == want
+    assert s["indexed"] == 1
+    # the text summary says it plainly too
+    r = cli("index", root, "--cache-dir", cache, "--no-embed", nobody=True,
+            env={"HOME": str(cache)})
+    assert "skipped locked.pdf: permission denied" in r.out
+    assert "skipped lockeddir/: permission denied" in r.out
+
+
+# --------------------------------------------------------------------------- kill -9
+
+
+def _check_kill_loop(tmp_path, times: int, embed: bool, small: int) -> None:
+    folder = robust.kill_folder(tmp_path, small=small)
+    res = robust.kill_loop(folder, tmp_path / "cache", times, embed=embed,
+                           max_delay=10.0 if embed else 2.0)
+    final = res["final"]
+    assert final.rc == 0 and not final.crashed and not final.locked, final.err
+    assert res["integrity"] == "ok"
+    assert not any(res["dups"].values()), res["dups"]  # nothing indexed twice, no orphans
+    assert res["orphans_alive"] == 0, "a killed indexer left its worker processes running"
+    assert robust.same_index(res["snapshot"], res["reference"]) == []  # nothing missing
+    assert res["kills"] >= 1
+    if embed:
+        assert json.loads(final.out)["embedding_pending"] == 0
+
+
+def test_kill_9_three_times_then_a_normal_run(tmp_path):
+    _check_kill_loop(tmp_path, 3, embed=False, small=15)
+
+
+@pytest.mark.slow
+def test_kill_9_ten_times_with_embedding_then_a_normal_run(tmp_path):
+    _check_kill_loop(tmp_path, 10, embed=True, small=40)
+
+
+# --------------------------------------------------------------------------- concurrency
+
+
+def test_indexer_and_searcher_on_one_cache(tmp_path):
+    """An indexer and a searcher (whose search also indexes) on one cache at once: no
+    'database is locked', no duplicate rows."""
+    folder = tmp_path / "conc"
+    robust.tiny_corpus(folder, 40, prefix="conc", pages=2)
+    cache = tmp_path / "cache"
+    import subprocess
+
+    cmd = [sys.executable, "-m", "pdftui.cli"]
+    indexer = subprocess.Popen([*cmd, "index", str(folder), "--cache-dir", str(cache),
+                                "--no-embed", "--json"], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    searches = [cli("search", folder, "common", "--mode", "keyword", "--cache-dir", cache,
+                    "--json") for _ in range(3)]
+    out, err = indexer.communicate(timeout=300)
+    assert indexer.returncode == 0, err
+    for r in [robust.Run(0, out, err, 0), *searches]:
+        assert r.rc == 0 and not r.locked and "Traceback" not in r.err, r.err
+    assert json.loads(searches[-1].out.splitlines()[-1])["hits"]
+    db = robust._db(cache)
+    assert not any(robust.duplicates(db).values())
+    assert db.execute("SELECT count(*) FROM files").fetchone()[0] == 40
+    db.close()
+
+
+def test_indexing_while_a_reader_holds_a_long_read(tmp_path):
+    """A long read transaction (a TUI scrolling a result list) never blocks the writer."""
+    folder = tmp_path / "r"
+    robust.tiny_corpus(folder, 10, prefix="rd")
+    cache = tmp_path / "cache"
+    index_folder(folder, cache, embed=False)
+    reader = sqlite3.connect(cache / "index.sqlite3")
+    reader.execute("BEGIN")
+    reader.execute("SELECT count(*) FROM pages").fetchone()
+    robust.tiny_corpus(folder / "more", 5, prefix="more")
+    s = index_folder(folder, cache, embed=False)
+    reader.execute("COMMIT")
+    reader.close()
+    assert s.indexed == 5
+
+
+# --------------------------------------------------------------------------- changes
+
+
+def test_changes_between_cli_calls_never_show_stale_text(tmp_path):
+    seq = robust.ChangeSeq(tmp_path, tmp_path / "cache")
+    seq.run()
+    assert seq.problems == []
+    assert all(not r.crashed and not r.locked for r in seq.runs)
+
+
+# --------------------------------------------------------------------------- untrusted text
+
+
+@pytest.fixture(scope="module")
+def untrusted(tmp_path_factory):
+    base = tmp_path_factory.mktemp("untrusted")
+    folder, doc = robust.build_untrusted(base)
+    cache = base / "cache"
+    r = cli("index", folder, "--cache-dir", cache, "--no-embed")
+    return folder, doc, cache, r
+
+
+def test_untrusted_index_output_is_clean(untrusted):
+    _folder, _doc, _cache, r = untrusted
+    assert r.rc == 0, r.err
+    assert robust.unsafe_bytes(r.out + r.err) == []
+
+
+@pytest.mark.parametrize("query", ["untrustedword", "bold", "red", "Intro", "link"])
+@pytest.mark.parametrize("granularity", ["page", "section"])
+def test_untrusted_search_output_is_clean_and_literal(untrusted, query, granularity):
+    folder, _doc, cache, _r = untrusted
+    r = cli("search", folder, query, "--mode", "keyword", "--granularity", granularity,
+            "--cache-dir", cache)
+    assert r.rc == 0, r.err
+    assert robust.unsafe_bytes(r.out + r.err) == []
+    if query == "untrustedword" and granularity == "page":
+        assert "[bold]" in r.out  # markup shown as text, not applied
+
+
+@pytest.mark.parametrize("how", [[], ["--page", "3"], ["--section", "Intro"], ["--json"]])
+def test_untrusted_read_output_is_clean_and_literal(untrusted, how):
+    folder, doc, cache, _r = untrusted
+    r = cli("read", folder, *how, "--cache-dir", cache, "--", doc)
+    assert r.rc == 0, r.err
+    assert robust.unsafe_bytes(r.out + r.err) == []
+    if not how:
+        assert "[bold]" in r.out and "[link=x]" in r.out and "[/]" in r.out
+    if how[:1] == ["--page"]:
+        assert robust.LONG_WORD in r.out  # a 10,000-character word survives whole
+
+
+def test_untrusted_stored_text_has_no_control_characters(untrusted):
+    _folder, _doc, cache, _r = untrusted
+    db = robust._db(cache)
+    rows = [t for (t,) in db.execute("SELECT text FROM pages UNION ALL SELECT title FROM"
+                                     " sections UNION ALL SELECT title FROM outline")]
+    db.close()
+    assert rows and all(robust.unsafe_bytes(t) == [] for t in rows), rows
+
+
+# --------------------------------------------------------------------------- hostile queries
+
+
+def _hostile_queries() -> list[str]:
+    txt = [ln.split("\t", 1)[0] for ln in
+           (robust.TRICKY / "queries" / "hostile_queries.txt").read_text().splitlines()
+           if ln and not ln.startswith("#")]
+    js = [q["query"] for q in
+          json.loads((robust.TRICKY / "queries" / "hostile_queries.json").read_text())]
+    return list(dict.fromkeys(txt + js))
+
+
+@pytest.mark.skipif(not (robust.TRICKY / "queries").is_dir(), reason="no ../shared/tricky")
+def test_hostile_queries_through_the_cli(untrusted):
+    folder, _doc, cache, _r = untrusted
+    queries = [q for q in _hostile_queries() if "\n" not in q and "\r" not in q]
+    for gran in ("page", "section"):
+        r = cli("search", folder, "-", "--mode", "keyword", "--granularity", gran,
+                "--cache-dir", cache, "--json", stdin="\n".join(queries) + "\n")
+        assert r.rc == 0 and "Traceback" not in r.err, r.err
+        answers = [json.loads(line) for line in r.out.splitlines()]
+        assert len(answers) == len(queries)
+        assert all(isinstance(a["hits"], list) for a in answers)
+    # a query that starts with '-' after '--', and in the text table
+    r = cli("search", folder, "--mode", "keyword", "--cache-dir", cache, "--", "-dead")
+    assert r.rc == 0, r.err
+
+
+def test_any_text_as_a_query_never_raises(untrusted):
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    from pdftui.search.service import SearchService
+
+    folder, _doc, cache, _r = untrusted
+    svc = SearchService(folder, cache_dir=cache)
+
+    @settings(max_examples=150, deadline=None,
+              suppress_health_check=[HealthCheck.function_scoped_fixture])
+    @given(st.text(max_size=200), st.sampled_from(["page", "section"]))
+    def run(q, gran):
+        res = svc.search_sync(q, mode="keyword", granularity=gran, top_k=5)
+        assert isinstance(res.to_json()["hits"], list)
+
+    try:
+        run()
+    finally:
+        svc.close()
