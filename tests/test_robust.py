@@ -297,22 +297,6 @@ def test_indexer_and_searcher_on_one_cache(tmp_path):
     db.close()
 
 
-def test_indexing_while_a_reader_holds_a_long_read(tmp_path):
-    """A long read transaction (a TUI scrolling a result list) never blocks the writer."""
-    folder = tmp_path / "r"
-    robust.tiny_corpus(folder, 10, prefix="rd")
-    cache = tmp_path / "cache"
-    index_folder(folder, cache, embed=False)
-    reader = sqlite3.connect(cache / "index.sqlite3")
-    reader.execute("BEGIN")
-    reader.execute("SELECT count(*) FROM pages").fetchone()
-    robust.tiny_corpus(folder / "more", 5, prefix="more")
-    s = index_folder(folder, cache, embed=False)
-    reader.execute("COMMIT")
-    reader.close()
-    assert s.indexed == 5
-
-
 # --------------------------------------------------------------------------- changes
 
 
@@ -422,3 +406,53 @@ def test_any_text_as_a_query_never_raises(untrusted):
         run()
     finally:
         svc.close()
+
+
+# --------------------------------------------------------------------------- many files
+
+
+def _progress_run(folder, cache):
+    seen = []
+    gaps = []
+    last = [time.monotonic()]
+
+    def report(p):
+        now = time.monotonic()
+        if p.phase == "extract":
+            gaps.append(now - last[0])
+            last[0] = now
+            seen.append((p.docs_done, p.docs_total))
+
+    s = index_folder(folder, cache, embed=False, progress=report)
+    return s, seen, gaps
+
+
+def _check_progress(s, seen, gaps, n):
+    assert s.documents == n and s.indexed == n and s.skipped == []
+    totals = {t for _d, t in seen}
+    assert totals == {n}
+    done = [d for d, _t in seen]
+    assert done == sorted(done) and done[-1] == n  # honest: reaches the total, never back
+    assert max(gaps[1:], default=0) < 10  # responsive: a report at least every few seconds
+
+
+def test_progress_is_honest_on_300_small_pdfs(tmp_path):
+    folder = tmp_path / "many"
+    robust.tiny_corpus(folder, 300, prefix="m", per_dir=10)
+    s, seen, gaps = _progress_run(folder, tmp_path / "cache")
+    _check_progress(s, seen, gaps, 300)
+
+
+@pytest.mark.slow
+def test_3000_small_pdfs_in_30_folders(tmp_path):
+    folder = tmp_path / "many"
+    robust.tiny_corpus(folder, 3000, prefix="m", per_dir=100)
+    t0 = time.monotonic()
+    s, seen, gaps = _progress_run(folder, tmp_path / "cache")
+    _check_progress(s, seen, gaps, 3000)
+    again = index_folder(folder, tmp_path / "cache", embed=False)
+    assert again.unchanged == 3000 and again.indexed == 0
+    db = robust._db(tmp_path / "cache")
+    assert not any(robust.duplicates(db).values())
+    db.close()
+    print(f"3000 PDFs indexed in {time.monotonic() - t0:.1f} s")
