@@ -199,7 +199,7 @@ class Cache:
     location is unusable.
     """
 
-    def __init__(self, cache_dir: str | os.PathLike | None = None, *, readonly: bool = False):
+    def __init__(self, cache_dir: str | os.PathLike | None = None):
         self.dir = Path(cache_dir).expanduser() if cache_dir else default_cache_dir()
         self.path = self.dir / DB_NAME
         self._lock = threading.RLock()

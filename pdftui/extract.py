@@ -54,47 +54,11 @@ import unicodedata
 from pathlib import Path
 
 from pdftui.document import Block, Extraction, Line, OutlineEntry, Page
+from pdftui.text import _ANSI_RE, strip_control
 
 __all__ = ["extract_document", "normalize_text", "strip_control", "join_lines"]
 
 # --------------------------------------------------------------------------- text utils
-
-# CSI (ESC [ ... final), OSC (ESC ] ... BEL or ST), other 2-byte ESC sequences, 8-bit CSI.
-_ANSI_RE = re.compile(
-    r"\x1b\[[0-?]*[ -/]*[@-~]"
-    r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"
-    r"|\x1b[PX^_][^\x1b]*(?:\x1b\\)?"
-    r"|\x1b[ -/]*[0-~]"
-    r"|\x9b[0-?]*[ -/]*[@-~]"
-)
-# C0 (minus \t \n), DEL, C1, plus bidi overrides/isolates that can reorder terminal output.
-_CTRL_CHARS = "".join(chr(c) for c in range(0x00, 0x20) if c not in (0x09, 0x0A)) + "\x7f" + "".join(
-    chr(c) for c in range(0x80, 0xA0)
-) + "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
-_CTRL_RE = re.compile("[" + re.escape(_CTRL_CHARS) + "]")
-_CTRL_NO_TAB_NL_RE = re.compile("[" + re.escape(_CTRL_CHARS + "\t\n") + "]")
-
-
-def strip_control(s: str, *, keep_newlines: bool = True, keep_tabs: bool = True) -> str:
-    """Make untrusted text safe to print in a terminal.
-
-    Removes ANSI/VT escape sequences (CSI, OSC, DCS/PM/APC, 2-byte ESC, 8-bit CSI), then
-    every C0/C1 control character, DEL and NUL, and the Unicode bidi override/isolate
-    characters (U+202A-202E, U+2066-2069) that could visually reorder a terminal line.
-    ``\\n`` and ``\\t`` are kept unless ``keep_newlines``/``keep_tabs`` is false, in which
-    case they become a single space. Never raises for a ``str``; returns a new string.
-    """
-    if not s:
-        return s
-    s = _ANSI_RE.sub("", s)
-    if keep_newlines and keep_tabs:
-        return _CTRL_RE.sub("", s)
-    if not keep_newlines:
-        s = s.replace("\r\n", " ").replace("\n", " ")
-    if not keep_tabs:
-        s = s.replace("\t", " ")
-    return _CTRL_NO_TAB_NL_RE.sub("", s) if not (keep_newlines or keep_tabs) else _CTRL_RE.sub("", s)
-
 
 # zero-width and invisible format characters removed by normalisation
 _INVISIBLE = "\u00ad\u200b\u200c\u200d\u2060\ufeff\u180e\u200e\u200f\ufffd\u034f\u2061\u2062\u2063\u2064"
