@@ -15,6 +15,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import queue
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -147,6 +148,7 @@ def index_folder(folder: str | os.PathLike, cache_dir: str | os.PathLike | None 
         gone = [d for d in known if d not in present]
 
         jobs: list[tuple[FoundFile, str]] = []
+        unchanged_docs: set[str] = set()
         for f in found:
             row = known.get(f.doc)
             if f.skip_reason:
@@ -155,11 +157,11 @@ def index_folder(folder: str | os.PathLike, cache_dir: str | os.PathLike | None 
                 continue
             if row is not None and row["size"] == f.size and row["mtime_ns"] == f.mtime_ns:
                 if row["content_id"] is None and row["skip_reason"]:
-                    summary.unchanged += 1
                     summary.skipped.append({"doc": f.doc, "reason": row["skip_reason"]})
                     continue
                 if row["content_id"] is not None and _current(cache, row["content_id"]):
                     summary.unchanged += 1
+                    unchanged_docs.add(f.doc)
                     continue
             reason = sniff(f.path)
             if reason:
@@ -178,6 +180,7 @@ def index_folder(folder: str | os.PathLike, cache_dir: str | os.PathLike | None 
                 # touched, renamed, moved, or the same bytes seen in another folder
                 cache.set_file(root, f.doc, f.size, f.mtime_ns, have[0])
                 summary.unchanged += 1
+                unchanged_docs.add(f.doc)
                 continue
             jobs.append((f, sha))
         # Forget vanished paths only now: a renamed file has been re-keyed to its content
@@ -213,6 +216,8 @@ def index_folder(folder: str | os.PathLike, cache_dir: str | os.PathLike | None 
         ).fetchall():
             if reason:
                 summary.skipped.append({"doc": doc, "reason": reason})
+                if doc in unchanged_docs:  # each document is counted once: as skipped
+                    summary.unchanged -= 1
             elif quality != "ok":
                 summary.notes.append({"doc": doc, "note": quality})
         summary.skipped.sort(key=lambda s: s["doc"])
@@ -259,6 +264,7 @@ def _run_extraction(jobs, cache: Cache, root: str, summary: IndexSummary, report
     pending = list(jobs)
     solo = False
     ctx = multiprocessing.get_context("spawn")
+    _ensure_resource_tracker()
 
     def finish(job, ex: Extraction) -> None:
         f, sha = job
@@ -316,6 +322,30 @@ def _run_extraction(jobs, cache: Cache, root: str, summary: IndexSummary, report
             solo = True
 
 
+def _ensure_resource_tracker() -> None:
+    """Start multiprocessing's resource tracker with a real stderr.
+
+    Inside a TUI ``sys.stderr`` is a capture object whose ``fileno()`` is -1, and starting
+    the tracker then fails with "bad value(s) in fds_to_keep"; give it /dev/null instead.
+    """
+    from multiprocessing import resource_tracker
+
+    try:
+        ok = sys.stderr is not None and sys.stderr.fileno() >= 0
+    except (AttributeError, OSError, ValueError):
+        ok = False
+    if ok:
+        resource_tracker.ensure_running()
+        return
+    saved = sys.stderr
+    with open(os.devnull, "w") as devnull:
+        sys.stderr = devnull
+        try:
+            resource_tracker.ensure_running()
+        finally:
+            sys.stderr = saved
+
+
 def _kill_workers(pool: ProcessPoolExecutor) -> None:
     """Kill a pool's worker processes (a stuck MuPDF call cannot be interrupted otherwise)."""
     for proc in list(getattr(pool, "_processes", {}).values()):
@@ -329,7 +359,8 @@ def _store(cache: Cache, root: str, f: FoundFile, sha: str, ex: Extraction,
            summary: IndexSummary, embed_thread) -> None:
     cid = cache.insert_content(sha, f.size, ex)
     cache.set_file(root, f.doc, f.size, f.mtime_ns, cid)
-    summary.indexed += 1
+    if ex.skip_reason is None:  # a skipped document is counted in summary.skipped only
+        summary.indexed += 1
     summary.pages += len(ex.pages)
     if ex.skip_reason is None and ex.text_quality == "ok" and embed_thread is not None:
         embed_thread.put(cid)
