@@ -220,3 +220,22 @@ def test_extractor_upgrade_keeps_embeddings_of_unchanged_pages(tmp_path, cache_d
     n_units, = db.execute("SELECT count(*) FROM units").fetchone()
     db.close()
     assert version == cache_mod.EXTRACTOR_VERSION and n_units == first.units
+
+
+def test_index_runs_when_stderr_has_no_file_descriptor(small_folder, cache_dir, monkeypatch):
+    """Inside the TUI, sys.stderr is a capture object whose fileno() is -1; starting the
+    worker processes must not fail with "bad value(s) in fds_to_keep"."""
+    import io
+    import multiprocessing.resource_tracker as rt
+
+    class Capture(io.StringIO):
+        def fileno(self):
+            return -1
+
+    tracker = rt._resource_tracker
+    if getattr(tracker, "_pid", None) is not None:  # start it afresh in this test
+        monkeypatch.setattr(rt, "_resource_tracker", rt.ResourceTracker())
+        monkeypatch.setattr(rt, "ensure_running", rt._resource_tracker.ensure_running)
+    monkeypatch.setattr(sys, "stderr", Capture())
+    s = index_folder(small_folder, cache_dir, embed=False)
+    assert s.indexed == 3
