@@ -99,7 +99,7 @@ def _extract_job(path: str) -> Extraction:
     return ex
 
 
-def _init_worker() -> None:
+def _init_worker(parent: int | None = None) -> None:
     os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
     try:
         os.nice(5)
@@ -107,7 +107,9 @@ def _init_worker() -> None:
         pass
     # A worker holds both ends of the pool's call queue, so it never sees EOF when the
     # indexer dies (kill -9, OOM killer): without this it would wait forever as an orphan.
-    parent = os.getppid()
+    # ``parent`` comes from the indexer itself: a worker started just as the indexer died
+    # must not take init (pid 1) for its parent.
+    parent = parent or os.getppid()
 
     def watch() -> None:
         while os.getppid() == parent:
@@ -277,7 +279,8 @@ def _run_extraction(jobs, cache: Cache, root: str, summary: IndexSummary, report
 
     while pending and not cancel.is_set():
         n = 1 if solo else max(1, min(workers, len(pending)))
-        pool = ProcessPoolExecutor(max_workers=n, mp_context=ctx, initializer=_init_worker)
+        pool = ProcessPoolExecutor(max_workers=n, mp_context=ctx, initializer=_init_worker,
+                                   initargs=(os.getpid(),))
         crashed = restart = False
         try:
             futures: dict[Future, tuple[FoundFile, str]] = {}
