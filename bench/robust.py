@@ -652,6 +652,7 @@ def kill_loop(folder: Path, cache_dir: Path, times: int, *, embed: bool, seed: i
         args.append("--no-embed")
     kills = 0
     orphans = 0
+    left: list[str] = []
     for i in range(times):
         if i:
             _mutate(folder, i)
@@ -674,6 +675,7 @@ def kill_loop(folder: Path, cache_dir: Path, times: int, *, embed: bool, seed: i
             time.sleep(0.1)
         if _group_alive(proc.pid):
             orphans += 1
+            left.extend(_group_cmds(proc.pid))
             try:
                 os.killpg(proc.pid, signal.SIGKILL)
             except OSError:
@@ -695,7 +697,24 @@ def kill_loop(folder: Path, cache_dir: Path, times: int, *, embed: bool, seed: i
     finally:
         db.close()
     return {"kills": kills, "final": final, "integrity": integrity, "dups": dups,
-            "orphans_alive": orphans, "snapshot": snap, "reference": ref_snap, "ref_run": ref}
+            "orphans_alive": orphans, "left": left, "snapshot": snap, "reference": ref_snap,
+            "ref_run": ref}
+
+
+def _group_cmds(pgid: int) -> list[str]:
+    out = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open(f"/proc/{pid}/stat") as fh:
+                parts = fh.read().rsplit(")", 1)[1].split()
+            if int(parts[2]) == pgid and parts[0] != "Z":
+                with open(f"/proc/{pid}/cmdline", "rb") as fh:
+                    out.append(fh.read().replace(b"\0", b" ").decode(errors="replace")[:120])
+        except OSError:
+            continue
+    return out
 
 
 def same_index(got: dict, ref: dict) -> list[str]:
@@ -1132,7 +1151,8 @@ def bench_kill(tmp: Path, times: int, embed: bool) -> Row:
         row.problems.append(f"duplicates/orphans: {res['dups']}")
     if res["orphans_alive"]:
         row.wrong += 1
-        row.problems.append(f"{res['orphans_alive']} killed runs left worker processes alive")
+        row.problems.append(f"{res['orphans_alive']} killed runs left worker processes alive:"
+                            f" {res['left'][:3]}")
     diff = same_index(res["snapshot"], res["reference"])
     if diff:
         row.wrong += 1
