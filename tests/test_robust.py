@@ -261,7 +261,7 @@ def _check_kill_loop(tmp_path, times: int, embed: bool, small: int) -> None:
 
 
 def test_kill_9_three_times_then_a_normal_run(tmp_path):
-    _check_kill_loop(tmp_path, 3, embed=False, small=15)
+    _check_kill_loop(tmp_path, 3, embed=False, small=10)
 
 
 @pytest.mark.slow
@@ -436,11 +436,11 @@ def _check_progress(s, seen, gaps, n):
     assert max(gaps[1:], default=0) < 10  # responsive: a report at least every few seconds
 
 
-def test_progress_is_honest_on_300_small_pdfs(tmp_path):
+def test_progress_is_honest_on_150_small_pdfs(tmp_path):
     folder = tmp_path / "many"
-    robust.tiny_corpus(folder, 300, prefix="m", per_dir=10)
+    robust.tiny_corpus(folder, 150, prefix="m", per_dir=10)
     s, seen, gaps = _progress_run(folder, tmp_path / "cache")
-    _check_progress(s, seen, gaps, 300)
+    _check_progress(s, seen, gaps, 150)
 
 
 @pytest.mark.slow
