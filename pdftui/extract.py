@@ -54,6 +54,7 @@ import unicodedata
 from pathlib import Path
 
 from pdftui.document import Block, Extraction, Line, OutlineEntry, Page
+from pdftui.corpus import safe_name
 from pdftui.text import _ANSI_RE, strip_control
 
 __all__ = ["extract_document", "normalize_text", "strip_control", "join_lines"]
@@ -465,6 +466,20 @@ _FILENAME_RE = re.compile(
 )
 
 
+def _open_pdf(p: Path):
+    """Open a PDF with PyMuPDF; a path MuPDF cannot take as UTF-8 (non-UTF-8 bytes held as
+    surrogates) is opened from its bytes instead."""
+    import pymupdf
+
+    name = str(p)
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        with open(p, "rb") as fh:
+            return pymupdf.open(stream=fh.read(), filetype="pdf")
+    return pymupdf.open(name, filetype="pdf")
+
+
 def _clean_title(meta_title: str | None, stem: str) -> str:
     """Metadata title when it looks like a real title, else the file stem."""
     t = normalize_text(strip_control(meta_title or "", keep_newlines=False, keep_tabs=False))
@@ -638,7 +653,9 @@ def extract_document(path: str | os.PathLike, *, page_timeout_s: float = 5.0) ->
     notes); programming errors inside a page are caught per page and noted.
     """
     p = Path(os.fspath(path))
-    stem = p.stem or p.name
+    # the fallback title: a display-safe file stem (non-UTF-8 bytes as \xNN, no controls)
+    stem = normalize_text(strip_control(safe_name(p.stem or p.name), keep_newlines=False,
+                                        keep_tabs=False)) or "untitled"
     # ---- file type and header, without opening anything that could block
     try:
         st = os.stat(p)
@@ -680,7 +697,7 @@ def _extract_pdf(p: Path, stem: str, page_timeout_s: float) -> Extraction:
     pymupdf.TOOLS.mupdf_display_warnings(False)
     pymupdf.TOOLS.reset_mupdf_warnings()
     try:
-        doc = pymupdf.open(str(p), filetype="pdf")
+        doc = _open_pdf(p)
     except PermissionError:
         return _skip(stem, "permission denied")
     except Exception as exc:  # noqa: BLE001 - FileDataError and friends

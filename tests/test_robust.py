@@ -143,8 +143,6 @@ def test_hostile_tree_every_name_indexed_or_skipped_with_its_reason(hostile_tree
     db = robust._db(cache)
     wrong = []
     for c in cases:
-        if "\\x" in c.doc:
-            continue  # non-UTF-8 names: see test_non_utf8_names_are_indexed (xfail)
         state, cid = robust.doc_state(db, str(root), c.doc)
         if c.kind == "absent":
             ok = state == "missing"
@@ -182,9 +180,6 @@ def test_hostile_tree_summary_output_is_clean(hostile_tree):
     assert "folder.pdf:" not in r.out  # a folder named .pdf is walked, not skipped
 
 
-@pytest.mark.xfail(reason="extract.py opens pymupdf.open(str(path)): MuPDF cannot open a path "
-                          "whose non-UTF-8 bytes Python holds as surrogates, so the file is "
-                          "skipped as 'damaged' (FileDataError) instead of indexed", strict=True)
 def test_non_utf8_names_are_indexed(hostile_tree):
     root, cases, _one_of, cache, _s, _t = hostile_tree
     db = robust._db(cache)
@@ -206,9 +201,6 @@ def test_non_utf8_names_are_listed_safely(hostile_tree):
     assert summary.documents >= len(cases) - 4
 
 
-@pytest.mark.xfail(reason="extract.py: the title falls back to the raw file stem, so ESC and "
-                          "other control characters of a file name reach contents.title",
-                   strict=True)
 def test_title_from_file_name_has_no_control_characters(tmp_path):
     from pdftui.extract import extract_document
 
