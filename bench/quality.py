@@ -209,6 +209,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--doc-arm", type=float, default=None)
     ap.add_argument("--section-semantic", action="store_true")
     ap.add_argument("--title-weight", type=float, default=None)
+    ap.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE",
+                    help="set any Options field (repeatable), e.g. --set doc_weight=2")
     args = ap.parse_args(argv)
 
     data = json.loads(Path(args.queries).read_text())
@@ -236,6 +238,11 @@ def main(argv: list[str] | None = None) -> int:
         opts.section_semantic = True
     if args.title_weight is not None:
         opts.title_weight = args.title_weight
+    for kv in args.set:
+        key, _, val = kv.partition("=")
+        cur = getattr(opts, key)  # AttributeError names a wrong field
+        setattr(opts, key, type(cur)(val) if not isinstance(cur, bool)
+                else val.lower() in ("1", "true", "yes"))
     engine = Engine(corpus, args.cache_dir, options=opts)
     scope = None
     if args.embedded_only:

@@ -167,3 +167,50 @@ def test_policies(cache):
     assert len(idx.rank(terms, None, "pages", "and").per_doc[cid]) == 1
     assert len(idx.rank(terms, None, "pages", "and_or").per_doc[cid]) == 1
     assert idx.rank(terms, {cid + 99}, "pages", "or").per_doc == {}
+
+
+def test_doc_bm25_over_documents_as_units(cache):
+    a = add(cache, "a", DOC_A)
+    b = add(cache, "b", DOC_B)
+    c = add(cache, "c", DOC_C)
+    idx = KeywordIndex(cache.db)
+    r = idx.rank(parse_query("attention pasta"), None, "pages", "or")
+    docs = {"a.pdf": a, "b.pdf": b, "c.pdf": c}
+    got = keyword.doc_bm25(r, docs)
+    lens = {cid: cache.db.execute("SELECT sum(n_tokens) FROM pages WHERE content_id=?",
+                                  (cid,)).fetchone()[0] for cid in (a, b, c)}
+    avg = sum(lens.values()) / 3
+
+    def tf(cid, word):
+        return sum(cache.db.execute(
+            "SELECT count(*) FROM pages_fts_instance WHERE term=? AND doc IN"
+            " (SELECT id FROM pages WHERE content_id=?)", (word, cid)).fetchone())
+
+    def part(cid, word, df):
+        idf = math.log(1 + (3 - df + 0.5) / (df + 0.5))
+        t = tf(cid, word)
+        return idf * t * 2.2 / (t + 1.2 * (0.25 + 0.75 * lens[cid] / avg)) if t else 0.0
+
+    for name, cid in docs.items():
+        assert got[name] == pytest.approx(part(cid, "attent", 3) + part(cid, "pasta", 2))
+    order = keyword.doc_order(r, docs, "bm25")
+    assert order == sorted(docs, key=lambda d: -got[d])
+    # the per-document page lists are untouched by the document statistics
+    alone = idx.rank(parse_query("attention pasta"), {a}, "pages", "or")
+    assert alone.per_doc[a] == r.per_doc[a]
+
+
+def test_query_coverage_is_the_share_of_rarity_mass(cache):
+    a = add(cache, "a", DOC_A)
+    b = add(cache, "b", DOC_B)
+    idx = KeywordIndex(cache.db)
+    r = idx.rank(parse_query("attention weather zyzzyva"), None, "pages", "or")
+    cov = keyword.query_coverage(r, {"a.pdf": a, "b.pdf": b})
+    idf = {t: math.log(1 + (2 - df + 0.5) / (df + 0.5))
+           for t, df in (("attent", 2), ("weather", 1), ("zyzzyva", 0))}
+    total = sum(idf.values())
+    pid = {n: i for i, n in cache.db.execute(
+        "SELECT id, number FROM pages WHERE content_id=?", (a,))}
+    assert cov[pid[3]] == pytest.approx((idf["attent"] + idf["weather"]) / total)
+    assert cov[pid[1]] == pytest.approx(idf["attent"] / total)
+    assert all(0 < v < 1 for v in cov.values())   # nobody holds the unknown word

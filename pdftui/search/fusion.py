@@ -81,7 +81,9 @@ def rarity_coverage(doc_terms: Mapping[Hashable, Iterable[str]]) -> dict[Hashabl
     for ts in sets.values():
         for t in ts:
             df[t] = df.get(t, 0) + 1
-    return {d: sum(math.log(1.0 + n / df[t]) for t in ts) for d, ts in sets.items()}
+    # sorted: a float sum over a set would depend on the process's string hash seed
+    return {d: math.fsum(math.log(1.0 + n / df[t]) for t in sorted(ts))
+            for d, ts in sets.items()}
 
 
 def fuse_per_document(per_doc: Mapping[Hashable, Sequence[T]],

@@ -22,6 +22,7 @@ and dl = the section's ``n_tokens`` (title + body).
 
 from __future__ import annotations
 
+import math
 import re
 import sqlite3
 import threading
@@ -215,6 +216,7 @@ class Unit:
     number: np.ndarray       # int64 page number (pages) or start page (sections)
     row_of: dict[int, int] = field(default_factory=dict)
     n: dict[int, int] = field(default_factory=dict)        # content -> rows
+    total: dict[int, float] = field(default_factory=dict)  # content -> sum of n_tokens
     avgdl: dict[int, float] = field(default_factory=dict)  # content -> mean n_tokens
 
 
@@ -232,6 +234,8 @@ class Ranking:
     scores: dict[int, float]
     row_terms: dict[int, frozenset[str]]
     doc_terms: dict[int, frozenset[str]]
+    doc_tf: dict[int, dict[str, float]] = field(default_factory=dict)
+    doc_len: dict[int, float] = field(default_factory=dict)
 
 
 class KeywordIndex:
@@ -267,6 +271,7 @@ class KeywordIndex:
                 sums = np.bincount(inv, weights=u.n_tokens)
                 for c, n, s in zip(cs.tolist(), counts.tolist(), sums.tolist()):
                     u.n[c] = n
+                    u.total[c] = s
                     u.avgdl[c] = s / n if n and s > 0 else 1.0
             self._units[kind] = u
         return u
@@ -309,6 +314,7 @@ class KeywordIndex:
         scores = np.zeros(n_rows)
         nmatch = np.zeros(n_rows, dtype=np.int32)
         row_terms: dict[int, set[str]] = {}
+        doc_tf: dict[int, dict[str, float]] = {}
         for term in terms:
             rows = self._term_rows(kind, term)
             if not rows:
@@ -341,6 +347,8 @@ class KeywordIndex:
             scores[idx] += w_idf[inv] * tf * (K1 + 1) / (tf + K1 * (1 - B + B * dl / avgdl))
             nmatch[idx] += 1
             key = str(term)
+            for c, t in zip(ucont.tolist(), np.bincount(inv, weights=tf).tolist()):
+                doc_tf.setdefault(c, {})[key] = t
             for r in idx.tolist():
                 row_terms.setdefault(r, set()).add(key)
         matched = np.nonzero(nmatch)[0]
@@ -369,11 +377,77 @@ class KeywordIndex:
                      for rows in per_doc.values() for r in rows}
         doc_terms = {c: frozenset().union(*(row_terms.get(r, set()) for r in rows))
                      for c, rows in per_doc.items()}
-        return Ranking(terms, out_per_doc, out_scores, out_terms, doc_terms)
+        return Ranking(terms, out_per_doc, out_scores, out_terms, doc_terms,
+                       {c: doc_tf[c] for c in per_doc},
+                       unit.total)
+
+
+def doc_bm25(ranking: Ranking, docs: dict[str, int], k1: float = K1, b: float = B
+             ) -> dict[str, float]:
+    """BM25 of each document as one unit, with statistics over the documents in ``docs``.
+
+    tf = the term's occurrences in the whole document, dl = the document's tokens,
+    N = documents in scope, df = those containing the term, idf in the Lucene form
+    ln(1 + (N - df + 0.5)/(df + 0.5)). Compares documents with one set of statistics,
+    never per-document page scores. Documents matching nothing are absent.
+    """
+    n = len(docs)
+    if not n:
+        return {}
+    lens = [ranking.doc_len.get(c, 0.0) for c in docs.values()]
+    avgdl = (sum(lens) / n) or 1.0
+    df: dict[str, int] = {}
+    for c in docs.values():
+        for t in ranking.doc_tf.get(c, ()):
+            df[t] = df.get(t, 0) + 1
+    idf = {t: math.log1p((n - d + 0.5) / (d + 0.5)) for t, d in df.items()}
+    out = {}
+    for d, c in docs.items():
+        tfs = ranking.doc_tf.get(c)
+        if not tfs:
+            continue
+        norm = k1 * (1 - b + b * ranking.doc_len.get(c, avgdl) / avgdl)
+        out[d] = math.fsum(idf[t] * tf * (k1 + 1) / (tf + norm) for t, tf in tfs.items())
+    return out
+
+
+def query_coverage(ranking: Ranking, docs: dict[str, int]) -> dict[int, float]:
+    """Each matched row's share of the query's rarity mass: ``sum of idf(t) over the query
+    terms the row contains / sum of idf(t) over all query terms``, in [0, 1].
+
+    idf(t) = ln(1 + (N - df + 0.5)/(df + 0.5)) over the documents in scope (N documents, df
+    of them containing t; a term found nowhere has df = 0, the largest idf). A page holding
+    the rare words of the query scores near 1; a page matching only common ones near 0.
+    This is a post-retrieval query-performance signal (how much of the query the keyword
+    arm could match at all), used to weight the keyword arm's contribution in hybrid
+    fusion; it compares rows by which query words they hold, never by BM25 scores.
+    """
+    n = len(docs)
+    keys = [str(t) for t in ranking.terms]
+    if not n or not keys:
+        return {}
+    df = dict.fromkeys(keys, 0)
+    for c in docs.values():
+        for t in ranking.doc_tf.get(c, ()):
+            df[t] = df.get(t, 0) + 1
+    idf = {t: math.log1p((n - d + 0.5) / (d + 0.5)) for t, d in df.items()}
+    total = math.fsum(idf[t] for t in keys) or 1.0
+    return {r: math.fsum(idf[t] for t in sorted(ts)) / total
+            for r, ts in ranking.row_terms.items()}
+
+
+def doc_order(ranking: Ranking, docs: dict[str, int], signal: str = "bm25") -> list[str]:
+    """Documents that matched, best first by ``signal``: "bm25" (:func:`doc_bm25`) or
+    "coverage" (:func:`fusion.rarity_coverage`); ties by coverage, then content id."""
+    doc_terms = {d: ranking.doc_terms[c] for d, c in docs.items() if c in ranking.doc_terms}
+    cov = fusion.rarity_coverage(doc_terms)
+    sig = cov if signal == "coverage" else doc_bm25(ranking, docs)
+    return sorted(doc_terms, key=lambda d: (-sig.get(d, 0.0), -cov[d], docs[d]))
 
 
 def fuse(ranking: Ranking, docs: dict[str, int], tiebreak: str = "doc_coverage",
-         scheme: str = "band") -> list[tuple[tuple[str, int], float]]:
+         scheme: str = "band", doc_signal: str = "coverage", doc_weight: float = 1.0,
+         doc_k: int = fusion.K) -> list[tuple[tuple[str, int], float]]:
     """Stage 1: one cross-corpus list of ``((doc, row id), rrf score)`` best first.
 
     ``docs`` maps each document in scope to its content id (two documents with the same
@@ -399,7 +473,6 @@ def fuse(ranking: Ranking, docs: dict[str, int], tiebreak: str = "doc_coverage",
     for ts in doc_terms.values():
         for t in ts:
             df[t] = df.get(t, 0) + 1
-    import math
     w = {t: math.log(1.0 + n / d) for t, d in df.items()}
     per_doc: dict[str, list[tuple[str, int]]] = {}
     item_tb: dict[tuple[str, int], tuple[float, ...]] = {}
@@ -409,7 +482,7 @@ def fuse(ranking: Ranking, docs: dict[str, int], tiebreak: str = "doc_coverage",
         rows = ranking.per_doc[c]
         per_doc[d] = [(d, r) for r in rows]
         for r in rows:
-            pc = sum(w[t] for t in ranking.row_terms[r])
+            pc = math.fsum(w[t] for t in sorted(ranking.row_terms[r]))
             if tiebreak == "doc_coverage":
                 item_tb[(d, r)] = (doc_cov[d], pc)
             elif tiebreak == "page_coverage":
@@ -420,13 +493,12 @@ def fuse(ranking: Ranking, docs: dict[str, int], tiebreak: str = "doc_coverage",
                 item_tb[(d, r)] = (0.0,)
         doc_tb[d] = (0.0,)
     if scheme == "doc_rrf":
-        doc_order = sorted(per_doc, key=lambda d: (-doc_cov[d], docs[d]))
-        drank = {d: i for i, d in enumerate(doc_order, start=1)}
+        drank = {d: i for i, d in enumerate(doc_order(ranking, docs, doc_signal), start=1)}
         scored = []
         for d, items in per_doc.items():
             for i, it in enumerate(items, start=1):
-                scored.append((1.0 / (fusion.K + i) + 1.0 / (fusion.K + drank[d]), item_tb[it],
-                               it))
+                scored.append((1.0 / (fusion.K + i) + doc_weight / (doc_k + drank[d]),
+                               item_tb[it], it))
         scored.sort(key=lambda x: (-x[0], tuple(-v for v in x[1])))
         return [(it, s) for s, _tb, it in scored]
     return fusion.fuse_per_document(per_doc, None, item_tb)

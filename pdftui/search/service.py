@@ -62,6 +62,16 @@ class Options:
     tiebreak: str = "page_coverage"    # stage-1 band tie-break (see keyword.fuse)
     idf: str = "lucene"                # BM25 idf form (see keyword.KeywordIndex.rank)
     scheme: str = "doc_rrf"            # stage-1 fusion scheme for pages (see keyword.fuse)
+    doc_signal: str = "bm25"           # document list of doc_rrf: "coverage" or "bm25"
+    doc_weight: float = 1.0            # weight of that document list in stage 1
+    doc_k: int = 60                    # its RRF constant
+    kw_weight: float = 1.0             # stage-2 RRF weight of the keyword page list
+    sem_weight: float = 2.0            # stage-2 RRF weight of the semantic page list
+    doc_level: float = 0.0             # stage-2 weight of the fused document list
+    doc_level_kw: str = "bm25"         # keyword document list: "bm25", "coverage", "none"
+    sem_doc: str = "max"               # semantic document score: "max", "top2", "top3"
+    kw_gate: str = "page"              # keyword weight in hybrid: "none", "query", "page"
+    gate_power: float = 2.0            # exponent on that coverage
     section_scheme: str = "band"       # stage-1 fusion scheme for sections
     stopwords: bool = True
     doc_arm: float = 0.0               # weight of the document-level head-vector arm
@@ -295,13 +305,19 @@ class Engine:
         if mode in ("keyword", "hybrid") and terms:
             ranking = self.kw.rank(terms, contents, kind, o.policy, o.title_weight, o.idf)
             fused = keyword.fuse(ranking, by_doc, o.tiebreak,
-                                 o.scheme if kind == "pages" else o.section_scheme)
+                                 o.scheme if kind == "pages" else o.section_scheme,
+                                 o.doc_signal, o.doc_weight, o.doc_k)
             if kind == "pages":
                 kw_keys = [(d, self.kw.page_number(r)) for (d, r), _ in fused]
             else:
                 kw_keys = [(d, r) for (d, r), _ in fused]
+            if o.kw_gate != "none":
+                cov = keyword.query_coverage(ranking, by_doc)
+                out["kw_cov"] = [cov.get(r, 0.0) for (_d, r), _ in fused]
             out["keyword"] = kw_keys
             out["kw_scores"] = [s for _, s in fused]
+            if o.doc_level > 0 and kind == "pages" and o.doc_level_kw != "none":
+                out["kw_docs"] = keyword.doc_order(ranking, by_doc, o.doc_level_kw)
         check()
         use_sem = mode == "semantic" or (mode == "hybrid" and (
             kind == "pages" or o.section_semantic))
@@ -329,6 +345,8 @@ class Engine:
                 else:
                     sem = self._section_semantic(ranked, docs_of)
                 out["semantic"] = sem
+                if o.doc_level > 0 and kind == "pages":
+                    out["sem_docs"] = self._semantic_docs(ranked, docs_of, o.sem_doc)
                 if o.doc_arm > 0 and kind == "pages":
                     out["doc_rank"] = {}
                     for i, (cid, _s) in enumerate(m.rank_docs(q, contents), start=1):
@@ -343,7 +361,27 @@ class Engine:
         else:
             kwl = out["keyword"][: o.depth]
             sml = out["semantic"][: o.depth]
-            scores = fusion.rrf([kwl, sml])
+            scores = fusion.rrf([kwl, sml], weights=[o.kw_weight, o.sem_weight])
+            if out.get("kw_cov"):
+                # scale each keyword contribution by the page's (or the best page's)
+                # share of the query's rarity mass
+                covs = out["kw_cov"][: o.depth]
+                qc = max(covs, default=0.0)
+                seen = set()
+                for i, (key, c) in enumerate(zip(kwl, covs), start=1):
+                    if key in seen:
+                        continue
+                    seen.add(key)
+                    g = (qc if o.kw_gate == "query" else c) ** o.gate_power
+                    scores[key] -= o.kw_weight * (1.0 - g) / (fusion.K + i)
+            if o.doc_level > 0 and (out.get("kw_docs") or out.get("sem_docs")):
+                dl = fusion.order(fusion.rrf([out.get("kw_docs", []),
+                                              out.get("sem_docs", [])]))
+                drank = {d: i for i, d in enumerate(dl, start=1)}
+                for key in scores:
+                    r = drank.get(key[0])
+                    if r:
+                        scores[key] += o.doc_level / (fusion.K + r)
             if out.get("doc_rank"):
                 for key in scores:
                     r = out["doc_rank"].get(key[0])
@@ -356,6 +394,19 @@ class Engine:
                                                  kr.get(k, big)))
             out["fused"] = [(k, scores[k]) for k in keys]
         return out
+
+    @staticmethod
+    def _semantic_docs(ranked, docs_of, how: str) -> list[str]:
+        """Documents by their semantic score: the best page's cosine ("max") or the mean
+        of their best n pages ("topN", fewer when the document has fewer pages)."""
+        n = 1 if how == "max" else int(how[3:])
+        best: dict[int, list[float]] = {}
+        for cid, _page, s, _u in ranked:
+            got = best.setdefault(cid, [])
+            if len(got) < n:
+                got.append(s)
+        order = sorted(best, key=lambda c: (-sum(best[c]) / len(best[c]), c))
+        return [d for c in order for d in docs_of.get(c, ())]
 
     def _section_semantic(self, ranked, docs_of) -> list[tuple[str, int]]:
         """Sections by the best unit score on their pages (units are page-based)."""
