@@ -368,7 +368,7 @@ def build_hostile_tree(base: Path) -> tuple[Path, list[TreeCase], list[list[str]
     cases.append(TreeCase("outfile.pdf", "indexed", "outsidefileword"))
     os.symlink("plain/plain.pdf", root / "alias.pdf")
     os.symlink("nowhere.pdf", root / "dangling.pdf")
-    cases.append(TreeCase("dangling.pdf", "absent"))
+    cases.append(TreeCase("dangling.pdf", "broken link"))
     # not regular files
     os.mkfifo(root / "fifo.pdf")
     cases.append(TreeCase("fifo.pdf", "not a regular file"))

@@ -25,7 +25,8 @@ class FoundFile:
     ``doc`` is the display-safe path relative to the root ('/'-separated; bytes that are
     not UTF-8 appear as ``\\xNN`` escapes); ``path`` is the real path to open. ``size`` is in
     bytes and ``mtime_ns`` in nanoseconds (both 0 when ``skip_reason`` is set).
-    ``skip_reason`` is None, "permission denied" or "not a regular file".
+    ``skip_reason`` is None, "permission denied", "not a regular file" or "broken link"
+    (a symbolic link to nothing, or a link loop).
     """
 
     doc: str
@@ -112,7 +113,8 @@ def discover(root: str) -> tuple[list[FoundFile], list[FoundFile]]:
                 files.append(FoundFile(doc, entry.path, 0, 0, "permission denied"))
                 continue
             except OSError:
-                continue  # dangling symlink
+                files.append(FoundFile(doc, entry.path, 0, 0, "broken link"))
+                continue
             if not stat.S_ISREG(fst.st_mode):
                 files.append(FoundFile(doc, entry.path, 0, 0, "not a regular file"))
                 continue

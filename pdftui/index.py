@@ -31,6 +31,10 @@ from .document import Extraction
 
 #: Units per embedding batch (and per committed transaction).
 EMBED_BATCH = 16
+#: Skip reasons that may say more about the run than the file (a worker that crashed, maybe
+#: for want of memory or because workers cannot start here): kept per file and retried on
+#: the next run, never cached against the content.
+TRANSIENT_SKIPS = ("damaged (crashed the extractor)",)
 #: Wall-clock budget for extracting one document, seconds (the 1,370-page manual takes ~7 s).
 DOC_TIMEOUT_S = 300.0
 
@@ -158,7 +162,8 @@ def index_folder(folder: str | os.PathLike, cache_dir: str | os.PathLike | None 
                 summary.skipped.append({"doc": f.doc, "reason": f.skip_reason})
                 continue
             if row is not None and row["size"] == f.size and row["mtime_ns"] == f.mtime_ns:
-                if row["content_id"] is None and row["skip_reason"]:
+                if (row["content_id"] is None and row["skip_reason"]
+                        and row["skip_reason"] not in TRANSIENT_SKIPS):
                     summary.skipped.append({"doc": f.doc, "reason": row["skip_reason"]})
                     continue
                 if row["content_id"] is not None and _current(cache, row["content_id"]):
@@ -360,6 +365,11 @@ def _kill_workers(pool: ProcessPoolExecutor) -> None:
 
 def _store(cache: Cache, root: str, f: FoundFile, sha: str, ex: Extraction,
            summary: IndexSummary, embed_thread) -> None:
+    if ex.skip_reason in TRANSIENT_SKIPS:
+        # recorded against the file, not the content, so the next run tries again
+        cache.set_file(root, f.doc, f.size, f.mtime_ns, None, ex.skip_reason)
+        summary.skipped.append({"doc": f.doc, "reason": ex.skip_reason})
+        return
     cid = cache.insert_content(sha, f.size, ex)
     cache.set_file(root, f.doc, f.size, f.mtime_ns, cid)
     if ex.skip_reason is None:  # a skipped document is counted in summary.skipped only
