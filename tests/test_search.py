@@ -139,3 +139,20 @@ def test_keyword_search_never_loads_fastembed(indexed):
         "assert not bad, bad\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, cwd=REPO)
+
+
+def test_section_semantic_arm_scores_units_inside_each_section(indexed):
+    _folder, _cache, service = indexed
+    res = service.search_sync("squeeze excitation blocks", mode="semantic",
+                              granularity="section", top_k=50)
+    assert res.hits and all(h.section is not None for h in res.hits)
+    keys = [(h.doc, h.section_path) for h in res.hits]
+    assert len(keys) == len(set(keys))
+    # sections on one page are told apart: not every section of the best hit's start page
+    # shares its rank band, the deepest section holding the best unit comes first
+    first = res.hits[0]
+    same_page = [h for h in res.hits if h.doc == first.doc and h.page == first.page]
+    assert first.section_path.count(" > ") >= max(h.section_path.count(" > ")
+                                                  for h in same_page
+                                                  if first.section_path.startswith(
+                                                      h.section_path))

@@ -432,8 +432,14 @@ def query_coverage(ranking: Ranking, docs: dict[str, int]) -> dict[int, float]:
             df[t] = df.get(t, 0) + 1
     idf = {t: math.log1p((n - d + 0.5) / (d + 0.5)) for t, d in df.items()}
     total = math.fsum(idf[t] for t in keys) or 1.0
-    return {r: math.fsum(idf[t] for t in sorted(ts)) / total
-            for r, ts in ranking.row_terms.items()}
+    memo: dict[frozenset, float] = {}   # rows share few distinct term sets
+    out = {}
+    for r, ts in ranking.row_terms.items():
+        v = memo.get(ts)
+        if v is None:
+            v = memo[ts] = math.fsum(idf[t] for t in sorted(ts)) / total
+        out[r] = v
+    return out
 
 
 def doc_order(ranking: Ranking, docs: dict[str, int], signal: str = "bm25") -> list[str]:
@@ -477,12 +483,16 @@ def fuse(ranking: Ranking, docs: dict[str, int], tiebreak: str = "doc_coverage",
     per_doc: dict[str, list[tuple[str, int]]] = {}
     item_tb: dict[tuple[str, int], tuple[float, ...]] = {}
     doc_tb: dict[str, tuple[float, ...]] = {}
+    pc_memo: dict[frozenset, float] = {}
     for d in sorted(doc_terms, key=lambda d: docs[d]):
         c = docs[d]
         rows = ranking.per_doc[c]
         per_doc[d] = [(d, r) for r in rows]
         for r in rows:
-            pc = math.fsum(w[t] for t in sorted(ranking.row_terms[r]))
+            ts = ranking.row_terms[r]
+            pc = pc_memo.get(ts)
+            if pc is None:
+                pc = pc_memo[ts] = math.fsum(w[t] for t in sorted(ts))
             if tiebreak == "doc_coverage":
                 item_tb[(d, r)] = (doc_cov[d], pc)
             elif tiebreak == "page_coverage":

@@ -12,23 +12,25 @@
 - ``service.search_sync(...)``: the same, blocking (CLI, bench).
 - ``service.close()``.
 
-Ranking (issue 3; numbers in bench/quality.py):
+Ranking (issue 3; measured with bench/quality.py, numbers in the git log):
 
 1. keyword arm (:mod:`.keyword`): per-document BM25 with document-local statistics (idf in
-   the always-positive Lucene form, measured better than FTS5's floored idf); stage 1 fuses
-   the per-document page lists by RRF 1/(60 + rank in its document) plus a document-level
-   list (documents ordered by rarity-weighted coverage, :func:`.fusion.rarity_coverage`),
-   ties broken by the page's own rarity-weighted coverage ("doc_rrf"; the plain band
-   scheme, every document's best page first, measured worse in hybrid: see
-   bench/quality.py). Sections use the plain band scheme.
-2. semantic arm (:mod:`.semantic`): cosine of the query vector with every unit, page = max.
-3. hybrid: stage-2 RRF (k = 60) of the stage-1 keyword list and the semantic list. A third,
-   document-level head-vector arm (``Options.doc_arm``) is off: it did not help both page
-   and document metrics.
-
-Modes: "keyword", "semantic", "hybrid". Granularities: "page" and "section" (sections are
-ranked by the keyword arm with the title column weighted above the body; semantic section
-scores are the maximum over the units on the section's pages).
+   the always-positive Lucene form); each document's page ranking never depends on other
+   documents. Stage 1 ("doc_rrf") scores a page 1/(60 + its rank in its document) +
+   1/(60 + its document's rank), documents ranked by BM25 over documents-as-units with the
+   folder's statistics (:func:`.keyword.doc_bm25`; it compares documents, never
+   per-document page scores); band ties by the page's rarity-weighted coverage.
+   Sections use the plain band scheme.
+2. semantic arm (:mod:`.semantic`): cosine of the query vector with every unit, page = max;
+   a section = max over the units whose character range overlaps the section's text
+   (ties to the deeper section), so sections sharing a page are told apart.
+3. hybrid: stage-2 weighted RRF (k = 60; Cormack et al. 2009) of the stage-1 keyword list
+   (weight 1) and the semantic list (weight 2), each keyword contribution scaled by the
+   square of that page's share of the query's idf mass (:func:`.keyword.query_coverage`:
+   a page matching only common words of a long described query adds little; a page
+   holding its rare terms keeps nearly full weight). A document-level head-vector arm
+   (``Options.doc_arm``) and a fused document list (``Options.doc_level``) are off: they
+   did not help both page and document metrics.
 """
 
 from __future__ import annotations
@@ -47,7 +49,7 @@ import numpy as np
 from ..cache import Cache
 from ..corpus import doc_matches
 from . import fusion, keyword
-from .excerpt import MAX_CHARS, cap, choose
+from .excerpt import MAX_CHARS, block_spans, cap, choose
 from .semantic import VectorMatrix
 
 MODES = ("hybrid", "keyword", "semantic")
@@ -76,6 +78,7 @@ class Options:
     stopwords: bool = True
     doc_arm: float = 0.0               # weight of the document-level head-vector arm
     section_semantic: bool = True      # semantic arm in hybrid section search (measured)
+    section_units: bool = True         # section cosine = max over units overlapping it
     title_weight: float = keyword.TITLE_WEIGHT
     depth: int = 1000                  # arm list depth fed to stage-2 fusion
 
@@ -160,6 +163,7 @@ class Engine:
         self._docs: list[_Doc] = []
         self._pages: dict[int, tuple[int, int, str]] = {}
         self._sections_cache: dict[int, list[tuple]] = {}
+        self._sec_units: dict[int, tuple] = {}
 
     def close(self) -> None:
         self.cache.close()
@@ -187,6 +191,7 @@ class Engine:
         self.kw.refresh(v)
         self._pages = {}
         self._sections_cache = {}
+        self._sec_units = {}
 
     def _scope(self, docs: str | list[str] | None) -> list[_Doc]:
         if docs is None or docs == "" or docs == []:
@@ -294,14 +299,14 @@ class Engine:
     def rank(self, text: str, mode: str, granularity: str, searchable: list[_Doc],
              coverage: dict, check=lambda: None) -> dict:
         """The ranked lists of one query: ``{"fused": [(key, score)], "keyword": [keys],
-        "semantic": [keys], "unit": {key: (cid, unit)}, "terms": [Term], "rows": {key: row}}``.
+        "semantic": [keys], "ranked": [(cid, page, cosine, best unit)], "terms": [Term]}``.
         Keys are ``(doc, page)`` for pages, ``(doc, section_id)`` for sections."""
         o = self.options
         kind = "pages" if granularity == "page" else "sections"
         terms = keyword.parse_query(text, stopwords=o.stopwords)
         contents = {d.content_id for d in searchable}
         by_doc = {d.doc: d.content_id for d in searchable}
-        out: dict = {"terms": terms, "keyword": [], "semantic": [], "unit": {}, "fused": []}
+        out: dict = {"terms": terms, "keyword": [], "semantic": [], "fused": []}
         if mode in ("keyword", "hybrid") and terms:
             ranking = self.kw.rank(terms, contents, kind, o.policy, o.title_weight, o.idf)
             fused = keyword.fuse(ranking, by_doc, o.tiebreak,
@@ -337,11 +342,12 @@ class Engine:
                     docs_of.setdefault(d.content_id, []).append(d.doc)
                 ranked = m.rank_pages(q, contents)
                 if kind == "pages":
-                    sem = []
-                    for cid, page, _s, unit in ranked:
-                        for d in docs_of.get(cid, ()):
-                            sem.append((d, page))
-                            out["unit"][(d, page)] = (cid, unit)
+                    # best units are looked up for the shown hits only (see hits())
+                    out["ranked"] = ranked
+                    sem = [(d, page) for cid, page, _s, _u in ranked
+                           for d in docs_of.get(cid, ())]
+                elif o.section_units:
+                    sem = self._section_semantic_units(m, q, docs_of)
                 else:
                     sem = self._section_semantic(ranked, docs_of)
                 out["semantic"] = sem
@@ -387,11 +393,12 @@ class Engine:
                     r = out["doc_rank"].get(key[0])
                     if r:
                         scores[key] += o.doc_arm / (fusion.K + r)
-            kr = {k: i for i, k in enumerate(kwl)}
-            sr = {k: i for i, k in enumerate(sml)}
             big = 10 ** 9
-            keys = sorted(scores, key=lambda k: (-scores[k], min(kr.get(k, big), sr.get(k, big)),
-                                                 kr.get(k, big)))
+            kr = dict.fromkeys(scores, big)
+            kr.update((k, i) for i, k in reversed(list(enumerate(kwl))))
+            sr = dict.fromkeys(scores, big)
+            sr.update((k, i) for i, k in reversed(list(enumerate(sml))))
+            keys = sorted(scores, key=lambda k: (-scores[k], min(kr[k], sr[k]), kr[k]))
             out["fused"] = [(k, scores[k]) for k in keys]
         return out
 
@@ -407,6 +414,80 @@ class Engine:
                 got.append(s)
         order = sorted(best, key=lambda c: (-sum(best[c]) / len(best[c]), c))
         return [d for c in order for d in docs_of.get(c, ())]
+
+    def _section_unit_map(self, m: VectorMatrix, cid: int):
+        """``(section ids, levels, start pages, segment starts, unit indexes)`` of one
+        content: for each section, the content's embedding units whose character range
+        overlaps the section's text (from its heading's block to the next section's), as
+        one flat array cut into segments. Cached until the cache changes."""
+        c = m._contents.get(cid)
+        n_units = len(c.pages) if c is not None else 0
+        got = self._sec_units.get(cid)
+        if got is not None and got[0] == n_units:
+            return got[1]
+        secs = self._sections(cid)
+        if not n_units or not secs:
+            self._sec_units[cid] = (n_units, None)
+            return None
+        texts = dict(self.db.execute("SELECT number, text FROM pages WHERE content_id=?",
+                                     (cid,)))
+        blocks: dict[int, list[str]] = {}
+        for page, t in self.db.execute(
+                "SELECT page, text FROM blocks WHERE content_id=? ORDER BY page, ordinal",
+                (cid,)):
+            blocks.setdefault(page, []).append(t)
+        starts_of: dict[int, list[int]] = {}
+        big = 10_000_000
+
+        def pos(page: int, block: int) -> int:
+            st = starts_of.get(page)
+            if st is None:
+                st = [a for a, _b in block_spans(texts.get(page, ""), blocks.get(page, []))]
+                starts_of[page] = st
+            off = st[block] if 0 <= block < len(st) else len(texts.get(page, ""))
+            return page * big + min(off, big - 1)
+
+        us = c.pages.astype(np.int64) * big + c.spans[:, 0]
+        ue = c.pages.astype(np.int64) * big + c.spans[:, 1]
+        sids, levels, sps, seg, idx = [], [], [], [], []
+        for sid, _t, _p, sp, sb, ep, eb, lvl in secs:
+            a = pos(sp, sb)
+            b = pos(ep, eb)
+            if b <= a:
+                b = (sp + 1) * big
+            hit = np.flatnonzero((us < b) & (ue > a))
+            if not len(hit):
+                continue
+            sids.append(sid)
+            levels.append(lvl)
+            sps.append(sp)
+            seg.append(len(idx))
+            idx.extend(hit.tolist())
+        out = (sids, np.array(levels), np.array(sps), np.array(seg, dtype=np.int64),
+               np.array(idx, dtype=np.int64)) if sids else None
+        self._sec_units[cid] = (n_units, out)
+        return out
+
+    def _section_semantic_units(self, m: VectorMatrix, q: np.ndarray, docs_of
+                                ) -> list[tuple[str, int]]:
+        """Sections by the best cosine of an embedding unit overlapping their text; ties
+        (a parent holds its children's units) go to the deeper, then earlier, section."""
+        if not len(m.unit_content) or m.matrix.shape[1] != q.shape[0]:
+            return []
+        sims = m.matrix @ q.astype(np.float32, copy=False)
+        scored = []
+        for cid, ds in docs_of.items():
+            got = self._section_unit_map(m, cid)
+            if got is None:
+                continue
+            sids, levels, sps, seg, idx = got
+            off = int(np.searchsorted(m.unit_content, cid))
+            best = np.maximum.reduceat(sims[off + idx], seg)
+            for sid, s, lvl, sp in zip(sids, best.tolist(), levels.tolist(), sps.tolist()):
+                for d in ds:
+                    scored.append((-s, -lvl, sp, (d, sid)))
+        scored.sort(key=lambda x: x[:3])
+        return [k for *_x, k in scored]
 
     def _section_semantic(self, ranked, docs_of) -> list[tuple[str, int]]:
         """Sections by the best unit score on their pages (units are page-based)."""
@@ -439,9 +520,11 @@ class Engine:
                     "SELECT text FROM blocks WHERE content_id=? AND page=? ORDER BY ordinal",
                     (cid, page))]
                 unit_span = None
-                if (doc, page) not in kr and (doc, page) in lists["unit"]:
-                    ucid, unit = lists["unit"][(doc, page)]
-                    unit_span = self._matrix.span(ucid, unit) if self._matrix else None
+                if (doc, page) not in kr and (doc, page) in sr and self._matrix:
+                    unit = next((u for c, p, _s, u in lists.get("ranked", ())
+                                 if c == cid and p == page), -1)
+                    if unit >= 0:
+                        unit_span = self._matrix.span(cid, unit)
                 bi, excerpt = choose(blocks, terms, unit_span, info[1])
                 if bi < 0:
                     excerpt = cap(info[1], MAX_CHARS)
