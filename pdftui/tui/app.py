@@ -172,6 +172,9 @@ class PdftuiApp(App):
         self._last_docs_done = -1
         self._search_serial = 0
         self._last_key: tuple | None = None
+        #: The request key of the result (or failure) on screen.
+        self.shown_key: tuple | None = None
+        self._semantic_ready = False
         self.sub_title = clean_text(Path(self.root).name)
 
     # -- layout ---------------------------------------------------------------------------
@@ -276,6 +279,7 @@ class PdftuiApp(App):
         if not key[0]:
             self.workers.cancel_group(self, "search")
             self._last_key = None
+            self.shown_key = None
             self.query_one(ResultsPane).clear()
             return
         self._last_key = key
@@ -289,16 +293,25 @@ class PdftuiApp(App):
         query, mode, granularity, scope = key
         service = await self.get_service()
         try:
+            if mode != "keyword" and not self._semantic_ready:
+                # the first semantic search loads the model (a second or more over SSH):
+                # show keyword hits meanwhile, so the screen answers within a blink
+                quick = await service.search(query, mode="keyword", granularity=granularity,
+                                             top_k=TOP_K, docs=list(scope) or None)
+                self.post_message(SearchDone(key + (keep_cursor,), quick.to_json(), True))
             result = await service.search(query, mode=mode, granularity=granularity,
                                           top_k=TOP_K, docs=list(scope) or None)
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # noqa: BLE001 - shown, never a crash
+            self.shown_key = key
             self.query_one(ResultsPane).show_message(
                 f"search failed: {type(exc).__name__}: {exc}")
             self.notify(clean_text(f"{type(exc).__name__}: {exc}"), title="Search failed",
                         severity="error")
             return
+        if mode != "keyword":
+            self._semantic_ready = True
         self.post_message(SearchDone(key + (keep_cursor,), result.to_json()))
 
     # -- message routing ------------------------------------------------------------------
@@ -317,7 +330,13 @@ class PdftuiApp(App):
         key, keep_cursor = event.key[:4], event.key[4]
         if key != self.search_key():
             return  # stale: the box, mode, granularity or scope changed since
-        self.query_one(ResultsPane).set_result(event.data, keep_cursor=keep_cursor)
+        results = self.query_one(ResultsPane)
+        if event.provisional:
+            results.set_result(event.data, keep_cursor=keep_cursor)
+            results.show_message(f"keyword hits · loading the embedding model for {key[1]}…")
+            return
+        self.shown_key = key
+        results.set_result(event.data, keep_cursor=keep_cursor)
 
     @on(DocumentsLoaded)
     def _documents_loaded(self, event: DocumentsLoaded) -> None:
@@ -514,8 +533,8 @@ class PdftuiApp(App):
             self.show_pane("results")
         elif current == "results":
             self.show_pane("search")
-        elif current == "search" and self.query_one(ResultsPane).data is not None:
-            self.show_pane("results")
+        elif current == "search":
+            self.show_pane("results")  # leave the box, so single keys act again
 
     def action_hit(self, delta: int) -> None:
         """Next / previous hit (in the reader: in the open document)."""

@@ -105,7 +105,8 @@ class CorpusPane(Vertical):
             old_value = lst.get_option_at_index(old).value
         items = []
         for d in self._visible():
-            prompt = status_tag(d)
+            prompt = Text("● " if d.doc in self.scope else "  ", style="bold")
+            prompt.append_text(status_tag(d))
             prompt.append(" ")
             prompt.append(literal(d.title or d.doc))
             prompt.no_wrap = True
@@ -185,6 +186,7 @@ class CorpusPane(Vertical):
             self.scope.discard(doc)
         else:
             self.scope.add(doc)
+        self._rebuild()
         self._scope_changed()
 
     @on(SelectionList.SelectedChanged)

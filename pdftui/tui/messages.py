@@ -56,10 +56,14 @@ class FolderChanged(Message):
 
 @dataclass
 class SearchDone(Message):
-    """A search finished; ``data`` is ``SearchResult.to_json()``; ``key`` names the request."""
+    """A search finished; ``data`` is ``SearchResult.to_json()``; ``key`` names the request.
+
+    ``provisional``: keyword hits shown while the embedding model loads for the first
+    semantic or hybrid search (the real result follows)."""
 
     key: tuple
     data: dict
+    provisional: bool = False
 
 
 @dataclass

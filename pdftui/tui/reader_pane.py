@@ -250,7 +250,8 @@ class ReaderPane(Vertical):
         for i, para in enumerate(view.paragraphs):
             text = literal(para, keep_newlines=True)
             highlight(text, self.pattern)
-            w = Static(text, markup=False, classes="para")
+            w = Static(text, markup=False,
+                       classes="para -short" if len(para) < 40 and "\n" not in para else "para")
             if i == view.target:
                 w.add_class("-hit")
             widgets.append(w)

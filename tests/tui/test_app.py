@@ -1,0 +1,435 @@
+"""Pilot tests of the TUI on a small real index (see conftest.py)."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pdftui.tui.app import PdftuiApp
+from pdftui.tui.compare_view import CompareScreen
+from pdftui.tui.corpus_pane import CorpusPane, DocList
+from pdftui.tui.help_screen import HelpScreen
+from pdftui.tui.reader_pane import GoToPageScreen, ReaderBody, ReaderPane
+from pdftui.tui.results_pane import HitTable, ResultsPane
+
+from ..conftest import TRICKY
+from .conftest import MARKUP_DOC, make_markup_pdf, search, settle, wait_for
+
+ATTENTION = "arxiv-1706.03762v5-attention-is-all-you-need.pdf"
+
+
+def run(coro):
+    return asyncio.run(coro)
+
+
+def cell_text(table, row: int, key: str) -> str:
+    value = table.get_cell_at((row, list(table.columns).index(key)))
+    return getattr(value, "plain", str(value))
+
+
+async def reader_ready(pilot, check=lambda r: True):
+    reader = pilot.app.query_one(ReaderPane)
+    await wait_for(pilot, lambda: reader.view is not None and check(reader), what="reader")
+    await pilot.pause()
+    return reader
+
+
+def test_import_does_not_load_fastembed():
+    code = ("import sys, pdftui.tui.app; "
+            "sys.exit(1 if any(m.startswith(('fastembed', 'onnxruntime')) for m in sys.modules)"
+            " else 0)")
+    assert subprocess.run([sys.executable, "-c", code]).returncode == 0
+
+
+def test_query_shows_three_rank_columns(make_app):
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(pilot)
+            data = await search(pilot, "multi-head attention")
+            assert data["mode"] == "hybrid" and data["hits"]
+            table = app.query_one(HitTable)
+            labels = [c.label.plain for c in table.columns.values()]
+            assert labels == ["#", "document", "page", "section", "kw", "sem", "score"]
+            assert table.row_count == len(data["hits"])
+            first = data["hits"][0]
+            assert cell_text(table, 0, "rank") == "1"
+            assert cell_text(table, 0, "kw") == str(first["keyword_rank"] or "-")
+            assert cell_text(table, 0, "sem") == str(first["semantic_rank"] or "-")
+            # both arms ranked something
+            assert any(h["keyword_rank"] for h in data["hits"])
+            assert any(h["semantic_rank"] for h in data["hits"])
+            cov = str(app.query_one("#coverage").render())
+            assert cov.startswith("searched 4 of 4 · semantic 4 of 4")
+            # the excerpt of the highlighted hit is shown with the terms highlighted
+            excerpt = app.query_one("#excerpt").render()
+            assert first["excerpt"][:40] in str(excerpt)
+            assert "ms" not in cov  # timings hidden
+            # Enter in the box moved focus to the results
+            assert isinstance(app.focused, HitTable)
+    run(go())
+
+
+def test_mode_keys_switch_modes(make_app):
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(pilot)
+            await search(pilot, "euler fonts")
+            results = app.query_one(ResultsPane)
+            for key, mode in (("k", "keyword"), ("s", "semantic"), ("h", "hybrid"),
+                              ("1", "keyword"), ("2", "semantic"), ("3", "hybrid")):
+                await pilot.press(key)
+                await wait_for(pilot, lambda: app.shown_key == app.search_key()
+                               and results.data["mode"] == mode, what=mode)
+                assert app.mode == mode
+                if mode == "keyword":
+                    assert all(h["semantic_rank"] is None for h in results.data["hits"])
+                    assert "semantic" not in str(app.query_one("#coverage").render())
+            # granularity: whole sections
+            await pilot.press("p")
+            await wait_for(pilot, lambda: results.data["granularity"] == "section")
+            assert all("section" in h for h in results.data["hits"])
+    run(go())
+
+
+def test_reader_pages_sections_and_back(make_app):
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(100, 30)) as pilot:
+            await settle(pilot)
+            await search(pilot, "multi-head attention jointly attend")
+            table = app.query_one(HitTable)
+            await pilot.press("down")
+            await pilot.press("up")
+            hit = app.query_one(ResultsPane).current_hit()
+            await pilot.press("enter")
+            reader = await reader_ready(pilot)
+            assert app.view == "reader" and isinstance(app.focused, ReaderBody)
+            v = reader.view
+            assert (v.request.doc, v.page) == (hit["doc"], hit["page"])
+            assert v.target is not None  # the hit block is marked and scrolled to
+            assert reader.query(".para.-hit")
+            assert reader.breadcrumb().startswith(f"p. {hit['page']} / {v.pages}")
+            page = v.page
+            await pilot.press("right")
+            await reader_ready(pilot, lambda r: r.view.page == page + 1)
+            await pilot.press("left")
+            await reader_ready(pilot, lambda r: r.view.page == page)
+            # whole section
+            await pilot.press("v")
+            await reader_ready(pilot, lambda r: r.view.request.kind == "section")
+            crumb = reader.breadcrumb()
+            assert crumb.startswith("p. ") and " / 15 · " in crumb
+            assert "Attention" in crumb
+            sid = reader.view.section_id
+            await pilot.press("right_square_bracket")
+            await reader_ready(pilot, lambda r: r.view.section_id != sid)
+            await pilot.press("left_square_bracket")
+            await reader_ready(pilot, lambda r: r.view.section_id == sid)
+            await pilot.press("v")
+            await reader_ready(pilot, lambda r: r.view.request.kind == "page")
+            # go to page
+            await pilot.press("g")
+            await wait_for(pilot, lambda: isinstance(app.screen, GoToPageScreen))
+            await pilot.press("1", "2", "enter")
+            await reader_ready(pilot, lambda r: r.view.page == 12)
+            # back to the results, where we left them
+            row = table.cursor_row
+            await pilot.press("escape")
+            await pilot.pause()
+            assert app.view == "results" and isinstance(app.focused, HitTable)
+            assert table.cursor_row == row
+    run(go())
+
+
+def test_next_previous_hit(make_app):
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(pilot)
+            data = await search(pilot, "attention")
+            table = app.query_one(HitTable)
+            await pilot.press("n", "n")
+            assert table.cursor_row == 2
+            await pilot.press("N")
+            assert table.cursor_row == 1
+            await pilot.press("enter")
+            reader = await reader_ready(pilot)
+            in_doc = sorted(h["page"] for h in data["hits"] if h["doc"] == reader.view.request.doc)
+            start = reader.view.page
+            later = [p for p in in_doc if p > start]
+            if later:
+                await pilot.press("n")
+                await reader_ready(pilot, lambda r: r.view.page == later[0])
+                await pilot.press("N")
+                await reader_ready(pilot, lambda r: r.view.page == start)
+    run(go())
+
+
+def test_scope_to_one_document_and_clear(make_app):
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(160, 48)) as pilot:
+            await settle(pilot)
+            await search(pilot, "the")
+            assert len({h["doc"] for h in app.query_one(ResultsPane).hits}) > 1
+            await pilot.press("shift+tab")  # results -> documents
+            lst = app.query_one(DocList)
+            await wait_for(pilot, lambda: lst.has_focus, what="document list focus")
+            docs = [lst.get_option_at_index(i).value for i in range(lst.option_count)]
+            for _ in range(docs.index("texlive-euler.pdf")):
+                await pilot.press("down")
+            await pilot.press("o")
+            await wait_for(pilot, lambda: app.scope == ("texlive-euler.pdf",)
+                           and app.shown_key == app.search_key(), what="scoped result")
+            data = app.query_one(ResultsPane).data
+            assert {h["doc"] for h in data["hits"]} == {"texlive-euler.pdf"}
+            assert data["coverage"]["total"] == 1
+            assert "scope" in str(app.query_one("#status").render())
+            # space adds a second document
+            await pilot.press("up", "space")
+            await wait_for(pilot, lambda: len(app.scope) == 2 and
+                           app.shown_key == app.search_key())
+            await pilot.press("x")
+            await wait_for(pilot, lambda: app.scope == () and app.shown_key == app.search_key())
+            assert app.query_one(ResultsPane).data["coverage"]["total"] == 4
+            # the filter narrows the list
+            await pilot.press("f", *"euler")
+            assert lst.option_count == 1
+    run(go())
+
+
+def test_compare_view(make_app):
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(160, 48)) as pilot:
+            await settle(pilot)
+            await search(pilot, "attention heads")
+            await pilot.press("c")
+            await wait_for(pilot, lambda: isinstance(app.screen, CompareScreen))
+            screen = app.screen
+            await wait_for(pilot, lambda: len(screen.results) == 3, what="three lists")
+            await pilot.pause()
+            for mode in ("keyword", "semantic", "hybrid"):
+                assert screen.query_one(f"#list-{mode}").row_count > 0
+            detail = str(screen.query_one("#compare-detail").render())
+            assert "keyword" in detail and "semantic" in detail
+            await pilot.press("tab")  # to another list; the cursor follows in the others
+            await pilot.press("down")
+            await pilot.pause()
+            # Enter opens the hit in the reader
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: app.screen is app.main_screen)
+            await reader_ready(pilot)
+            await pilot.press("c")
+            await wait_for(pilot, lambda: isinstance(app.screen, CompareScreen))
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: app.screen is app.main_screen)
+    run(go())
+
+
+def test_markup_in_pdf_is_shown_literally(make_app):
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(pilot)
+            names = [d.doc for d in app.documents]
+            assert MARKUP_DOC in names
+            data = await search(pilot, "zorblax")
+            assert data["hits"] and data["hits"][0]["doc"] == MARKUP_DOC
+            table = app.query_one(HitTable)
+            assert cell_text(table, 0, "doc") == MARKUP_DOC
+            await pilot.press("k")
+            data = await search(pilot, "markup typed shown")
+            row = next(i for i, h in enumerate(data["hits"]) if h["doc"] == MARKUP_DOC)
+            table.move_cursor(row=row)
+            await pilot.pause()
+            excerpt = str(app.query_one("#excerpt").render())
+            assert "[bold]x[/]" in excerpt and "[link=http://x]y" in excerpt
+            assert "\x1b" not in excerpt
+            await pilot.press("enter")
+            reader = await reader_ready(pilot)
+            shown = "\n".join(str(p.render()) for p in reader.query(".para"))
+            assert "[bold]x[/]" in shown and "[link=http://x]y" in shown and "[/] alone" in shown
+            assert "\x1b" not in shown and "red text" in shown
+            # the SVG of the screen holds the brackets as typed (nothing was parsed)
+            svg = app.export_screenshot()
+            assert "[bold]x[/]" in svg.replace("&#160;", " ")
+            # the corpus list shows the file name literally
+            lst = app.query_one(DocList)
+            prompts = [str(lst.get_option_at_index(i).prompt) for i in range(lst.option_count)]
+            assert any("[bold]" in p for p in prompts)
+    run(go())
+
+
+def hostile_queries() -> list[str]:
+    out = []
+    for line in (TRICKY / "queries" / "hostile_queries.txt").read_text().splitlines():
+        if line and not line.startswith("#"):
+            out.append(line.split("\t", 1)[0])
+    return out
+
+
+def test_hostile_queries_never_crash(make_app):
+    import json
+
+    extra = [q["query"] for q in json.loads(
+        (TRICKY / "queries" / "hostile_queries.json").read_text())]
+
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            await pilot.press("k")
+            box = app.query_one("#query")
+            typed = {"[/]", '"don\'t" AND (', "'; DROP TABLE pages; --", "*", "\\", "-dead",
+                     "body:term", "a OR"}
+            for q in hostile_queries():
+                if q in typed:
+                    await search(pilot, q)  # typed key by key
+                else:  # not typeable through the pilot: set the box's value
+                    box.focus()
+                    box.value = q
+                    await pilot.press("enter")
+                    await pilot.pause(0.05)
+                assert app.is_running
+            for q in extra:  # the JSON file adds unprintable cases
+                box.focus()
+                box.value = q
+                await pilot.press("enter")
+                await pilot.pause(0.02)
+            await pilot.press("h")
+            await search(pilot, "[/]")
+            assert "search failed" not in str(app.query_one("#coverage").render())
+            assert app.is_running
+    run(go())
+
+
+def test_narrow_shows_one_pane_wide_shows_three(make_app):
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            panes = {n: app.query_one(f"#{n}") for n in ("corpus", "results", "reader")}
+            shown = lambda: {n for n, p in panes.items() if p.display and p.region.width}  # noqa: E731
+            assert shown() == {"results"}
+            await search(pilot, "euler")
+            await pilot.press("tab")  # results -> reader
+            await pilot.pause()
+            assert shown() == {"reader"}
+            await pilot.press("tab", "tab")  # -> search -> documents
+            await pilot.pause()
+            assert shown() == {"corpus"} and app.query_one(DocList).has_focus
+            await pilot.press("escape")
+            await pilot.pause()
+            assert shown() == {"results"}
+            await pilot.resize_terminal(200, 60)
+            await pilot.pause(0.1)
+            assert shown() == {"corpus", "results", "reader"}
+    run(go())
+
+
+def test_help_screen_and_palette(make_app):
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            await pilot.press("escape")  # leave the box, so ? is a key, not a character
+            await pilot.press("question_mark")
+            await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: app.screen is app.main_screen)
+            await pilot.press("f1")
+            await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
+            await pilot.press("escape")
+            await pilot.press("ctrl+p")
+            from textual.command import CommandPalette
+
+            await wait_for(pilot, lambda: isinstance(app.screen, CommandPalette))
+            commands = [c.title for c in app.get_system_commands(app.main_screen)]
+            assert "Compare" in commands and "Reader: go to page" in commands
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: app.screen is app.main_screen)
+            # every binding has an id (a keymap can remap it)
+            for cls in (PdftuiApp, CorpusPane, ReaderBody):
+                assert all(b.id for b in cls.BINDINGS)
+    run(go())
+
+
+def test_stale_result_is_never_shown(make_app):
+    from pdftui.tui.messages import SearchDone
+
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(pilot)
+            data = await search(pilot, "euler")
+            app.post_message(SearchDone(("zorblax", "hybrid", "page", (), False),
+                                        {"query": "zorblax", "hits": []}))
+            await pilot.pause(0.1)
+            assert app.query_one(ResultsPane).data is data
+            # typing fast: only the last query's result lands
+            box = app.query_one("#query")
+            box.focus()
+            box.value = ""
+            await pilot.press(*"boson", "backspace", "backspace", "backspace", "backspace",
+                              "backspace", *"euler fonts")
+            await wait_for(pilot, lambda: app.shown_key == app.search_key())
+            assert app.query_one(ResultsPane).data["query"] == "euler fonts"
+    run(go())
+
+
+class _FailingService:
+    async def search(self, *a, **kw):
+        raise RuntimeError("disk on fire [bold]")
+
+
+def test_worker_error_becomes_notification(make_app):
+    async def go():
+        app = make_app(service=_FailingService())
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            await search(pilot, "anything")
+            assert app.is_running
+            assert "search failed" in str(app.query_one("#coverage").render())
+            assert any("disk on fire [bold]" in n.message for n in app._notifications)
+    run(go())
+
+
+def test_no_color(make_app, monkeypatch):
+    monkeypatch.setenv("NO_COLOR", "1")
+
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            assert app.no_color
+            await settle(pilot)
+            await search(pilot, "euler")
+            assert app.query_one(ResultsPane).hits
+    run(go())
+
+
+def test_watch_picks_up_new_and_deleted_pdfs(tmp_path, service):
+    folder = tmp_path / "watched"
+    folder.mkdir()
+    make_markup_pdf(folder / "first.pdf")
+
+    async def go():
+        app = PdftuiApp(folder, cache_dir=tmp_path / "cache", watch=True, show_timings=False)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for(pilot, lambda: len(app.documents) == 1 and not app._indexing,
+                           timeout=60, what="first index")
+            await pilot.pause(0.3)  # let the watcher start
+            shutil.copy(folder / "first.pdf", folder / "second.pdf")
+            await wait_for(pilot, lambda: len(app.documents) == 2, timeout=30,
+                           what="new PDF picked up")
+            (folder / "first.pdf").unlink()
+            await wait_for(pilot, lambda: [d.doc for d in app.documents] == ["second.pdf"],
+                           timeout=30, what="deleted PDF dropped")
+    run(go())
