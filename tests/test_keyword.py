@@ -214,3 +214,19 @@ def test_query_coverage_is_the_share_of_rarity_mass(cache):
     assert cov[pid[3]] == pytest.approx((idf["attent"] + idf["weather"]) / total)
     assert cov[pid[1]] == pytest.approx(idf["attent"] / total)
     assert all(0 < v < 1 for v in cov.values())   # nobody holds the unknown word
+
+
+def test_closed_compound_matches_its_open_and_hyphenated_forms(cache):
+    cid = add(cache, "a", ["a feed-forward layer with a forward pass", "feed the cat",
+                           "the feedforward network", "go forward, feed later"])
+    idx = KeywordIndex(cache.db)
+    pid = {n: i for i, n in cache.db.execute("SELECT id, number FROM pages")}
+    terms = parse_query("feedforward")
+    assert sorted(idx.rank(terms, None, "pages", "or").per_doc[cid]) == [pid[3]]
+    idx.decompound = True
+    r = idx.rank(terms, None, "pages", "or")
+    assert sorted(r.per_doc[cid]) == [pid[1], pid[3]]   # adjacent pairs only, not p2/p4
+    assert r.row_terms[pid[1]] == frozenset({"feedforward"})
+    for q in hostile_queries():
+        idx.rank(parse_query(q), None, "pages", "or")
+        idx.rank(parse_query(q), None, "sections", "or")

@@ -249,11 +249,14 @@ class KeywordIndex:
         self.db = db
         self._units: dict[str, Unit] = {}
         self._version: tuple | None = None
+        self._vocab_memo: dict[tuple[str, str], bool] = {}
+        self.decompound = False
 
     def refresh(self, version: tuple | None = None) -> None:
         """Drop the in-memory statistics when ``version`` (any token) changed."""
         if version != self._version:
             self._units.clear()
+            self._vocab_memo.clear()
             self._version = version
 
     def _unit(self, kind: str) -> Unit:
@@ -282,9 +285,64 @@ class KeywordIndex:
         r = u.row_of.get(pid)
         return int(u.number[r]) if r is not None else 0
 
+    def _has_term(self, vocab: str, text: str) -> bool:
+        key = (vocab, text)
+        got = self._vocab_memo.get(key)
+        if got is None:
+            got = self.db.execute(f"SELECT 1 FROM {vocab} WHERE term = ? LIMIT 1",
+                                  (text,)).fetchone() is not None
+            self._vocab_memo[key] = got
+        return got
+
+    def _split_rows(self, vocab: str, text: str) -> list[tuple[int, str, int]]:
+        """Occurrences of a closed compound written open or hyphenated: for a query term
+        like ``feedforward``, every place the index holds ``feed`` immediately followed by
+        ``forward`` (from "feed-forward" or "feed forward"), as ``[(row, column, count)]``.
+
+        Splits are tried at every point leaving two parts of >= 3 characters that are
+        both indexed terms (the second part stemmed like the index); only exact adjacent
+        pairs count, so a false split ("under" + "stand") adds nothing unless that phrase
+        really occurs. Decompounding by known-word splitting (Koehn & Knight, "Empirical
+        Methods for Compound Splitting", EACL 2003), matched as a phrase.
+        """
+        out: list[tuple[int, str, int]] = []
+        if len(text) < 6 or not text.isalpha():
+            return out
+        for i in range(3, len(text) - 2):
+            a = text[:i]
+            stems = tokenize(text[i:])
+            if len(stems) != 1:
+                continue
+            b = stems[0]
+            if not (self._has_term(vocab, a) and self._has_term(vocab, b)):
+                continue
+            rows_a = self.db.execute(f"SELECT doc, col, offset FROM {vocab} WHERE term = ?",
+                                     (a,)).fetchall()
+            rows_b = self.db.execute(f"SELECT doc, col, offset FROM {vocab} WHERE term = ?",
+                                     (b,)).fetchall()
+            if not rows_a or not rows_b:
+                continue
+            cols = {"title": 1}
+            ka = np.array([(d * 2 + cols.get(c, 0)) * (1 << 24) + o + 1
+                           for d, c, o in rows_a], dtype=np.int64)
+            kb = np.array([(d * 2 + cols.get(c, 0)) * (1 << 24) + o
+                           for d, c, o in rows_b], dtype=np.int64)
+            hit = ka[np.isin(ka, kb)] >> 24
+            if not len(hit):
+                continue
+            u, n = np.unique(hit, return_counts=True)
+            out.extend((int(x) >> 1, "title" if int(x) & 1 else "text", int(c))
+                       for x, c in zip(u.tolist(), n.tolist()))
+        return out
+
     def _term_rows(self, kind: str, term: Term) -> list[tuple[int, str, int]]:
-        """``[(row id, column, tf)]`` for one term from the fts5vocab instance table."""
+        """``[(row id, column, tf)]`` for one term from the fts5vocab instance table
+        (with the term's open-compound occurrences when ``self.decompound``)."""
         vocab = "pages_fts_instance" if kind == "pages" else "sections_fts_instance"
+        if self.decompound and not term.prefix:
+            sql = f"SELECT doc, col, count(*) FROM {vocab} WHERE term = ? GROUP BY doc, col"
+            return self.db.execute(sql, (term.text,)).fetchall() + \
+                self._split_rows(vocab, term.text)
         if term.prefix:
             sql = (f"SELECT doc, col, count(*) FROM {vocab} WHERE term >= ? AND term < ?"
                    " GROUP BY doc, col")

@@ -69,6 +69,8 @@ class Options:
     doc_k: int = 60                    # its RRF constant
     kw_weight: float = 1.0             # stage-2 RRF weight of the keyword page list
     sem_weight: float = 2.0            # stage-2 RRF weight of the semantic page list
+    k2: int = 60                       # stage-2 RRF constant
+    decompound: bool = True            # closed compounds also match their open form
     doc_level: float = 0.0             # stage-2 weight of the fused document list
     doc_level_kw: str = "bm25"         # keyword document list: "bm25", "coverage", "none"
     sem_doc: str = "max"               # semantic document score: "max", "top2", "top3"
@@ -308,6 +310,7 @@ class Engine:
         by_doc = {d.doc: d.content_id for d in searchable}
         out: dict = {"terms": terms, "keyword": [], "semantic": [], "fused": []}
         if mode in ("keyword", "hybrid") and terms:
+            self.kw.decompound = o.decompound
             ranking = self.kw.rank(terms, contents, kind, o.policy, o.title_weight, o.idf)
             fused = keyword.fuse(ranking, by_doc, o.tiebreak,
                                  o.scheme if kind == "pages" else o.section_scheme,
@@ -367,7 +370,7 @@ class Engine:
         else:
             kwl = out["keyword"][: o.depth]
             sml = out["semantic"][: o.depth]
-            scores = fusion.rrf([kwl, sml], weights=[o.kw_weight, o.sem_weight])
+            scores = fusion.rrf([kwl, sml], k=o.k2, weights=[o.kw_weight, o.sem_weight])
             if out.get("kw_cov"):
                 # scale each keyword contribution by the page's (or the best page's)
                 # share of the query's rarity mass
@@ -379,7 +382,7 @@ class Engine:
                         continue
                     seen.add(key)
                     g = (qc if o.kw_gate == "query" else c) ** o.gate_power
-                    scores[key] -= o.kw_weight * (1.0 - g) / (fusion.K + i)
+                    scores[key] -= o.kw_weight * (1.0 - g) / (o.k2 + i)
             if o.doc_level > 0 and (out.get("kw_docs") or out.get("sem_docs")):
                 dl = fusion.order(fusion.rrf([out.get("kw_docs", []),
                                               out.get("sem_docs", [])]))
