@@ -82,7 +82,7 @@ class Options:
     section_semantic: bool = True      # semantic arm in hybrid section search (measured)
     section_units: bool = True         # section cosine = max over units overlapping it
     title_weight: float = keyword.TITLE_WEIGHT
-    depth: int = 1000                  # arm list depth fed to stage-2 fusion
+    depth: int = 100                   # arm list depth fed to stage-2 fusion (measured)
 
 
 @dataclass
@@ -347,7 +347,12 @@ class Engine:
                 if kind == "pages":
                     # best units are looked up for the shown hits only (see hits())
                     out["ranked"] = ranked
-                    sem = [(d, page) for cid, page, _s, _u in ranked
+                    out["docs_of"] = docs_of
+                    # hybrid fuses the first ``depth`` pages only; ranks of shown hits
+                    # beyond them are counted in hits()
+                    src = ranked[: o.depth] if mode == "hybrid" else ranked
+                    out["sem_cut"] = len(src) < len(ranked)
+                    sem = [(d, page) for cid, page, _s, _u in src
                            for d in docs_of.get(cid, ())]
                 elif o.section_units:
                     sem = self._section_semantic_units(m, q, docs_of)
@@ -381,7 +386,7 @@ class Engine:
                     if key in seen:
                         continue
                     seen.add(key)
-                    g = (qc if o.kw_gate == "query" else c) ** o.gate_power
+                    g = {"query": qc, "page": c, "both": c * qc}[o.kw_gate] ** o.gate_power
                     scores[key] -= o.kw_weight * (1.0 - g) / (o.k2 + i)
             if o.doc_level > 0 and (out.get("kw_docs") or out.get("sem_docs")):
                 dl = fusion.order(fusion.rrf([out.get("kw_docs", []),
@@ -511,6 +516,17 @@ class Engine:
         """Turn the top ``top_k`` fused keys into hits with ranks, excerpts and paths."""
         kr = {k: i for i, k in enumerate(lists["keyword"], start=1)}
         sr = {k: i for i, k in enumerate(lists["semantic"], start=1)}
+        if lists.get("sem_cut"):
+            want = {k for k, _s in lists["fused"][:top_k]} - set(sr)
+            i = 0
+            for cid, page, _s, _u in lists["ranked"]:
+                if not want:
+                    break
+                for d in lists["docs_of"].get(cid, ()):
+                    i += 1
+                    if (d, page) in want:
+                        sr[(d, page)] = i
+                        want.discard((d, page))
         top = lists["fused"][:top_k]
         cid_of = {d.doc: d.content_id for d in self._docs}
         terms = lists["terms"]
