@@ -6,6 +6,7 @@ Usage::
         [--queries FILE] [--modes keyword,semantic,hybrid] [--json PATH]
         [--policy or|and|and_or] [--tiebreak doc_coverage|page_coverage|doc_then_bm25|none]
         [--no-stopwords] [--doc-arm W] [--section-semantic] [--title-weight W]
+        [--set FIELD=VALUE ...]   (any pdftui.search.service.Options field)
 
 The corpus must already be indexed into the cache (``pdftui index``). For every mode it
 prints, per query class and overall, page NDCG@10, doc NDCG@10, gold doc in the top 3 and

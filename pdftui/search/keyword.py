@@ -18,6 +18,13 @@ pages containing t, avgdl = its mean ``pages.n_tokens``, dl = the page's ``n_tok
 document's internal ranking therefore never depends on which other PDFs share the cache.
 Sections use the same formula with FTS5's column weighting: tf = w_title * tf_title + tf_body
 and dl = the section's ``n_tokens`` (title + body).
+
+Across documents nothing above is compared. Documents are compared by :func:`doc_bm25`
+(the same BM25 with each document as one unit and the folder's documents as the
+collection) and rows by :func:`query_coverage` (their share of the query's idf mass); both
+use one set of statistics for every document in scope. With ``KeywordIndex.decompound`` a
+closed compound in the query (``feedforward``) also matches its open or hyphenated form
+(``feed-forward``) as an adjacent pair (:meth:`KeywordIndex._split_rows`).
 """
 
 from __future__ import annotations
