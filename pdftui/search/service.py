@@ -22,15 +22,18 @@ Ranking (issue 3; measured with bench/quality.py, numbers in the git log):
    per-document page scores); band ties by the page's rarity-weighted coverage.
    Sections use the plain band scheme.
 2. semantic arm (:mod:`.semantic`): cosine of the query vector with every unit, page = max;
-   a section = max over the units whose character range overlaps the section's text
-   (ties to the deeper section), so sections sharing a page are told apart.
+   a section = max over the units with at least half their characters inside the
+   section's text (heading block to the next section's; ties to the deeper section), so
+   sections sharing a page are told apart.
 3. hybrid: stage-2 weighted RRF (k = 60; Cormack et al. 2009) of the stage-1 keyword list
    (weight 1) and the semantic list (weight 2), each keyword contribution scaled by the
    square of that page's share of the query's idf mass (:func:`.keyword.query_coverage`:
    a page matching only common words of a long described query adds little; a page
    holding its rare terms keeps nearly full weight). A document-level head-vector arm
    (``Options.doc_arm``) and a fused document list (``Options.doc_level``) are off: they
-   did not help both page and document metrics.
+   did not help both page and document metrics. Hybrid SECTION search orders sections by
+   the semantic arm alone (``Options.section_kw_weight`` = 0) and still reports each
+   hit's keyword rank: any keyword weight measured worse on the section queries.
 """
 
 from __future__ import annotations
@@ -81,6 +84,8 @@ class Options:
     doc_arm: float = 0.0               # weight of the document-level head-vector arm
     section_semantic: bool = True      # semantic arm in hybrid section search (measured)
     section_units: bool = True         # section cosine = max over units overlapping it
+    section_unit_rule: str = "half"    # which units: "overlap", "start", "half"
+    section_kw_weight: float = 0.0     # hybrid sections: keyword list weight (measured: 0)
     title_weight: float = keyword.TITLE_WEIGHT
     depth: int = 100                   # arm list depth fed to stage-2 fusion (measured)
 
@@ -375,7 +380,8 @@ class Engine:
         else:
             kwl = out["keyword"][: o.depth]
             sml = out["semantic"][: o.depth]
-            scores = fusion.rrf([kwl, sml], k=o.k2, weights=[o.kw_weight, o.sem_weight])
+            kw_w = o.kw_weight if kind == "pages" else o.section_kw_weight
+            scores = fusion.rrf([kwl, sml], k=o.k2, weights=[kw_w, o.sem_weight])
             if out.get("kw_cov"):
                 # scale each keyword contribution by the page's (or the best page's)
                 # share of the query's rarity mass
@@ -387,7 +393,7 @@ class Engine:
                         continue
                     seen.add(key)
                     g = {"query": qc, "page": c, "both": c * qc}[o.kw_gate] ** o.gate_power
-                    scores[key] -= o.kw_weight * (1.0 - g) / (o.k2 + i)
+                    scores[key] -= kw_w * (1.0 - g) / (o.k2 + i)
             if o.doc_level > 0 and (out.get("kw_docs") or out.get("sem_docs")):
                 dl = fusion.order(fusion.rrf([out.get("kw_docs", []),
                                               out.get("sem_docs", [])]))
@@ -463,7 +469,18 @@ class Engine:
             b = pos(ep, eb)
             if b <= a:
                 b = (sp + 1) * big
-            hit = np.flatnonzero((us < b) & (ue > a))
+            if self.options.section_unit_rule == "start":
+                hit = np.flatnonzero((us >= a) & (us < b))
+                if not len(hit):
+                    hit = np.flatnonzero((us < b) & (ue > a))
+            elif self.options.section_unit_rule == "half":
+                # units with at least half their characters inside the section
+                inside = np.minimum(ue, b) - np.maximum(us, a)
+                hit = np.flatnonzero(inside * 2 >= (ue - us))
+                if not len(hit):
+                    hit = np.flatnonzero((us < b) & (ue > a))
+            else:
+                hit = np.flatnonzero((us < b) & (ue > a))
             if not len(hit):
                 continue
             sids.append(sid)
