@@ -42,6 +42,18 @@ def rank_text(value) -> Text:
                                                                    justify="right")
 
 
+
+
+def short_doc(doc: str, width: int) -> str:
+    """A document path fitted to ``width`` columns: ".pdf" dropped, then the middle elided
+    ("arxiv-1706…all-you-need"), since both the source prefix and the title end identify it."""
+    name = doc[:-4] if doc.lower().endswith(".pdf") else doc
+    if len(name) <= width or width < 6:
+        return name
+    head = (width - 1) * 2 // 5
+    tail = width - 1 - head
+    return name[:head] + "…" + name[-tail:]
+
 class HitTable(DataTable):
     """The hits table (row cursor; Enter opens the hit)."""
 
@@ -104,7 +116,7 @@ class ResultsPane(Vertical):
         self.show_message("Type a question and press Enter  (/ search · ? help)")
         self._show_excerpt()
 
-    def _widths(self) -> tuple[int, int]:
+    def _widths(self) -> tuple[int, int]:  # noqa: D401
         width = max(40, (self.query_one(HitTable).size.width or self.size.width or 80) - 2)
         # DataTable pads every cell by one column on each side
         rest = width - sum(_FIXED.values()) - 2 * 7 - 1
@@ -127,7 +139,7 @@ class ResultsPane(Vertical):
             score = h.get("score")
             table.add_row(
                 Text(str(h.get("rank", i + 1)), justify="right", style="bold"),
-                literal(h.get("doc", "")),
+                literal(short_doc(h.get("doc", ""), doc_w)),
                 literal(hit_where(h)),
                 literal(hit_section(h), style="dim"),
                 rank_text(h.get("keyword_rank")),
