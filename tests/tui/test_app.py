@@ -15,7 +15,7 @@ from pdftui.tui.compare_view import CompareScreen
 from pdftui.tui.corpus_pane import CorpusPane, DocList
 from pdftui.tui.help_screen import HelpScreen
 from pdftui.tui.reader_pane import GoToPageScreen, ReaderBody, ReaderPane
-from pdftui.tui.results_pane import HitTable, ResultsPane
+from pdftui.tui.results_pane import HitTable, ResultsPane, short_doc
 
 from ..conftest import TRICKY
 from .conftest import MARKUP_DOC, make_markup_pdf, search, settle, wait_for
@@ -244,7 +244,8 @@ def test_markup_in_pdf_is_shown_literally(make_app):
             data = await search(pilot, "zorblax")
             assert data["hits"] and data["hits"][0]["doc"] == MARKUP_DOC
             table = app.query_one(HitTable)
-            assert cell_text(table, 0, "doc") == MARKUP_DOC[:-4]  # shown without ".pdf"
+            doc_width = table.columns["doc"].width
+            assert cell_text(table, 0, "doc") == short_doc(MARKUP_DOC, doc_width)
             await pilot.press("k")
             data = await search(pilot, "markup typed shown")
             row = next(i for i, h in enumerate(data["hits"]) if h["doc"] == MARKUP_DOC)
@@ -447,3 +448,10 @@ def test_watch_picks_up_new_and_deleted_pdfs(tmp_path, service):
             await wait_for(pilot, lambda: [d.doc for d in app.documents] == ["second.pdf"],
                            timeout=30, what="deleted PDF dropped")
     run(go())
+
+
+def test_short_doc_keeps_both_ends():
+    assert short_doc("arxiv-1706.03762v5-attention-is-all-you-need.pdf", 20) == \
+        "arxiv-1…all-you-need"
+    assert short_doc("a.pdf", 9) == "a"
+    assert len(short_doc("x" * 300 + ".pdf", 12)) == 12
