@@ -139,8 +139,8 @@ class VectorMatrix:
         return int(s[0]), int(s[1])
 
     # -- searching ------------------------------------------------------------------------
-    def rank_pages(self, q: np.ndarray, contents: set[int] | None = None
-                   ) -> list[tuple[int, int, float, int]]:
+    def rank_pages(self, q: np.ndarray, contents: set[int] | None = None,
+                   page_score: str = "max") -> list[tuple[int, int, float, int]]:
         """Pages by descending max-over-units cosine with the query vector ``q`` (dim,).
 
         Returns ``[(content_id, page, score, best unit index inside the content)]`` for every
@@ -151,6 +151,11 @@ class VectorMatrix:
             return []
         sims = self.matrix @ q.astype(np.float32, copy=False)
         page_max = np.maximum.reduceat(sims, self.page_starts)
+        best_sims = page_max
+        if page_score == "first":
+            page_max = sims[self.page_starts]
+        elif page_score == "blend":
+            page_max = 0.5 * (page_max + sims[self.page_starts])
         keys_c = self.unit_content[self.page_starts]
         if contents is not None:
             mask = np.isin(keys_c, np.fromiter(contents, dtype=np.int64, count=len(contents)))
@@ -160,7 +165,7 @@ class VectorMatrix:
         # best unit of each page: the first unit whose similarity equals the page maximum
         seg = np.repeat(np.arange(len(self.page_starts)),
                         np.diff(np.append(self.page_starts, len(sims))))
-        hit = np.flatnonzero(sims >= page_max[seg])
+        hit = np.flatnonzero(sims >= best_sims[seg])
         _, first = np.unique(seg[hit], return_index=True)
         best = np.full(len(self.page_starts), -1, dtype=np.int64)
         best[np.unique(seg[hit])] = self.unit_index[hit[first]]

@@ -88,6 +88,7 @@ class Options:
     section_kw_weight: float = 0.0     # hybrid sections: keyword list weight (measured: 0)
     title_weight: float = keyword.TITLE_WEIGHT
     depth: int = 100                   # arm list depth fed to stage-2 fusion (measured)
+    sem_page: str = "max"              # page cosine: "max" over units, "first" unit, "blend"
 
 
 @dataclass
@@ -348,7 +349,7 @@ class Engine:
                 docs_of: dict[int, list[str]] = {}
                 for d in searchable:
                     docs_of.setdefault(d.content_id, []).append(d.doc)
-                ranked = m.rank_pages(q, contents)
+                ranked = m.rank_pages(q, contents, self.options.sem_page)
                 if kind == "pages":
                     # best units are looked up for the shown hits only (see hits())
                     out["ranked"] = ranked
