@@ -78,7 +78,8 @@ def _run_index(folder, cache_dir, model, embed, quiet=False):
                        extra=f"{p.pages_done} pages  {clean_text(p.current)[-40:]}")
         elif p.phase == "embed":
             if "embed" not in tasks:
-                tasks["embed"] = bar.add_task("embedding units", total=p.units_total, extra="")
+                tasks["embed"] = bar.add_task("embedding units", total=p.units_total,
+                                              completed=p.units_done, extra="")
             bar.update(tasks["embed"], completed=p.units_done, total=p.units_total)
 
     try:
@@ -93,7 +94,13 @@ def _run_index(folder, cache_dir, model, embed, quiet=False):
         _fail(f"cannot use the cache: {exc}")
     except KeyboardInterrupt:
         cancel.set()
-        _fail("interrupted; what was indexed is kept and the next run resumes", 130)
+        click.echo("pdftui: interrupted; what was indexed is kept and the next run resumes",
+                   err=True)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        # Every write is already committed; skip interpreter teardown, where onnxruntime's
+        # thread pool aborts ("terminate called without an active exception").
+        os._exit(130)
 
 
 @main.command()

@@ -206,16 +206,34 @@ def index_folder(folder: str | os.PathLike, cache_dir: str | os.PathLike | None 
                 embed_thread.put(cid)
             embed_thread.start()
 
-        _run_extraction(jobs, cache, root, summary, report, cancel, embed_thread, workers)
-
+        try:
+            _run_extraction(jobs, cache, root, summary, report, cancel, embed_thread, workers)
+            if embed_thread is not None:
+                embed_thread.finish()
+                while embed_thread.is_alive():
+                    embed_thread.join(0.2)
+        except BaseException:
+            # Ctrl-C or an error: let the embedding thread finish its batch and stop, so
+            # onnxruntime is not torn down mid-run at interpreter exit
+            cancel.set()
+            if embed_thread is not None and embed_thread.is_alive():
+                embed_thread.finish()
+                embed_thread.join(60)
+            raise
         if embed_thread is not None:
-            embed_thread.finish()
-            embed_thread.join()
             summary.units = embed_thread.units_done
             if embed_thread.error is not None:
                 summary.notes.append({"doc": "", "note": f"embedding stopped: {embed_thread.error}"})
-            summary.embedding_pending = len(
-                _unembedded(cache, root, embedder.model_id, embedder.weights_hash))
+        from .embed import DEFAULT_MODEL, DEFAULT_WEIGHTS_SHA256, resolve_model_name
+
+        model_id = embedder.model_id if embedder else resolve_model_name(model)
+        if embedder is not None:
+            whash = embedder.weights_hash
+        elif model_id == DEFAULT_MODEL:
+            whash = DEFAULT_WEIGHTS_SHA256
+        else:
+            whash = None  # not known without loading the model: count missing or partial only
+        summary.embedding_pending = len(_unembedded(cache, root, model_id, whash))
         # skip reasons carried by contents (not a PDF, password protected, no text layer ...)
         for doc, reason, quality in cache.db.execute(
             "SELECT f.doc, c.skip_reason, c.text_quality FROM files f JOIN contents c"
@@ -242,15 +260,17 @@ def _current(cache: Cache, content_id: int) -> bool:
     return bool(row) and row[0] == EXTRACTOR_VERSION
 
 
-def _unembedded(cache: Cache, root: str, model_id: str, weights_hash: str) -> list[int]:
-    """Content ids of ``root`` with searchable text whose embeddings are missing or partial."""
+def _unembedded(cache: Cache, root: str, model_id: str, weights_hash: str | None) -> list[int]:
+    """Content ids of ``root`` with searchable text whose embeddings are missing, partial
+    or made with other weights (``weights_hash`` None: that last check is skipped)."""
     rows = cache.db.execute(
         "SELECT DISTINCT c.id FROM files f JOIN contents c ON c.id = f.content_id"
         " LEFT JOIN embeddings e ON e.content_id = c.id AND e.model_id = ?"
         " WHERE f.root = ? AND c.skip_reason IS NULL AND c.text_quality = 'ok'"
-        " AND (e.content_id IS NULL OR e.units_done < e.units_total OR e.weights_hash != ?)"
+        " AND (e.content_id IS NULL OR e.units_done < e.units_total"
+        " OR (? IS NOT NULL AND e.weights_hash != ?))"
         " ORDER BY c.size",
-        (model_id, root, weights_hash),
+        (model_id, root, weights_hash, weights_hash),
     ).fetchall()
     return [r[0] for r in rows]
 
@@ -389,8 +409,9 @@ class _EmbedThread(threading.Thread):
         self.report = report
         self.cancel = cancel
         self.q: queue.Queue[int | None] = queue.Queue()
-        self.units_done = 0
-        self.units_total = 0
+        self.units_done = 0      # embedded by this run
+        self.units_total = 0     # to embed in this run
+        self.units_before = 0    # already embedded by an earlier (interrupted) run
         self.error: str | None = None
         self._queued: set[int] = set()
 
@@ -404,18 +425,45 @@ class _EmbedThread(threading.Thread):
 
     def run(self) -> None:
         cache = Cache(self.cache_dir)
+        plans: list[tuple[int, list]] = []
+        finished = False
         try:
             while not self.cancel.is_set():
-                cid = self.q.get()
-                if cid is None:
-                    break
-                self._embed_content(cache, cid)
+                # Plan every content queued so far (tokenising is cheap), so the unit total
+                # is known early and the progress bar does not keep growing; block only
+                # when there is nothing left to embed.
+                while True:
+                    if plans or finished:
+                        try:
+                            cid = self.q.get_nowait()
+                        except queue.Empty:
+                            break
+                    else:
+                        cid = self.q.get()
+                    if cid is None:
+                        finished = True
+                        continue
+                    todo = self._plan(cache, cid)
+                    if todo:
+                        plans.append((cid, todo))
+                    self._report()
+                if not plans:
+                    if finished:
+                        break
+                    continue
+                cid, todo = plans.pop(0)
+                self._embed_content(cache, cid, todo)
         except Exception as exc:  # noqa: BLE001 - reported in the summary, never a crash
             self.error = f"{type(exc).__name__}: {exc}"
         finally:
             cache.close()
 
-    def _embed_content(self, cache: Cache, cid: int) -> None:
+    def _report(self) -> None:
+        self.report(Progress("embed", units_total=self.units_before + self.units_total,
+                             units_done=self.units_before + self.units_done))
+
+    def _plan(self, cache: Cache, cid: int) -> list[tuple[int, int, int, int, str]]:
+        """The units of one content still to embed: ``(page, ordinal, start, end, text)``."""
         emb = self.embedder
         model_id, whash = emb.model_id, emb.weights_hash
         state = cache.embedding_state(cid, model_id)
@@ -426,7 +474,7 @@ class _EmbedThread(threading.Thread):
                            (cid, model_id))
             state = None
         if state and state[2] >= state[1]:
-            return
+            return []
         pages = cache.db.execute(
             "SELECT number, text FROM pages WHERE content_id=? ORDER BY number", (cid,)
         ).fetchall()
@@ -444,7 +492,7 @@ class _EmbedThread(threading.Thread):
             "SELECT page, ordinal FROM units WHERE content_id=? AND model_id=?", (cid, model_id))}
         with cache.write() as db:
             if not db.execute("SELECT 1 FROM contents WHERE id=?", (cid,)).fetchone():
-                return
+                return []
             db.execute(
                 "INSERT INTO embeddings(content_id, model_id, weights_hash, units_total,"
                 " units_done) VALUES(?,?,?,?,?) ON CONFLICT(content_id, model_id) DO UPDATE"
@@ -452,7 +500,14 @@ class _EmbedThread(threading.Thread):
                 (cid, model_id, whash, len(todo), len(have)),
             )
         todo = [t for t in todo if (t[0], t[1]) not in have]
+        self.units_before += len(have)
         self.units_total += len(todo)
+        return todo
+
+    def _embed_content(self, cache: Cache, cid: int, todo: list) -> None:
+        """Embed ``todo`` units of one content, one committed transaction per batch."""
+        emb = self.embedder
+        model_id = emb.model_id
         for b in range(0, len(todo), EMBED_BATCH):
             if self.cancel.is_set():
                 return
@@ -473,5 +528,4 @@ class _EmbedThread(threading.Thread):
                     (cid, model_id, cid, model_id),
                 )
             self.units_done += len(batch)
-            self.report(Progress("embed", units_total=self.units_total,
-                                 units_done=self.units_done))
+            self._report()

@@ -239,3 +239,40 @@ def test_index_runs_when_stderr_has_no_file_descriptor(small_folder, cache_dir, 
     monkeypatch.setattr(sys, "stderr", Capture())
     s = index_folder(small_folder, cache_dir, embed=False)
     assert s.indexed == 3
+
+
+def test_no_embed_reports_what_still_needs_embedding(small_folder, cache_dir):
+    s = index_folder(small_folder, cache_dir, embed=False)
+    assert s.embedding_pending == 3 and s.units == 0
+
+
+def test_ctrl_c_during_embedding_exits_cleanly_and_resume_counts_done_units(small_folder,
+                                                                             cache_dir):
+    """SIGINT while embedding: the one-line message, no onnxruntime abort noise, exit 130;
+    the next run's progress total is known from its first report (it does not grow)."""
+    cmd = [sys.executable, "-m", "pdftui.cli", "index", str(small_folder),
+           "--cache-dir", str(cache_dir)]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    db_path = cache_dir / "index.sqlite3"
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        time.sleep(0.3)
+        try:
+            db = sqlite3.connect(db_path, timeout=5)
+            n = db.execute("SELECT count(*) FROM units").fetchone()[0]
+            db.close()
+        except sqlite3.Error:
+            n = 0
+        if n > 0:
+            break
+    proc.send_signal(signal.SIGINT)
+    _out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert "interrupted" in err and "terminate called" not in err and "Traceback" not in err
+    seen = []
+    s = index_folder(small_folder, cache_dir, progress=seen.append)
+    embeds = [p for p in seen if p.phase == "embed"]
+    assert s.embedding_pending == 0
+    if embeds:  # the interrupted run may have finished the last content already
+        assert all(p.units_total == embeds[0].units_total for p in embeds)  # known up front
+        assert embeds[-1].units_done == embeds[-1].units_total
