@@ -139,11 +139,34 @@ def index(folder, cache_dir, model, no_embed, as_json):
 @_cache_opt
 @_model_opt
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (JSON Lines with QUERY -).")
-def search(folder, query, mode, granularity, top_k, doc_glob, cache_dir, model, as_json):
-    """Search FOLDER for QUERY (use - to read one query per line from stdin)."""
+@click.option("--wait-embed", is_flag=True,
+              help="Embed every document before searching (default: search at once with "
+                   "what is embedded and say how much that covers).")
+def search(folder, query, mode, granularity, top_k, doc_glob, cache_dir, model, as_json,
+           wait_embed):
+    """Search FOLDER for QUERY (use - to read one query per line from stdin).
+
+    The text index is brought up to date first; embedding the rest of a large folder
+    takes minutes, so by default the semantic arm searches what is embedded already and
+    the coverage says how much that is (run `pdftui index` or pass --wait-embed).
+    """
+    from .corpus import doc_matches
+    from .library import Library
     from .search.service import SearchService
 
-    _run_index(folder, cache_dir, model, mode != "keyword", quiet=False)
+    summary = _run_index(folder, cache_dir, model, wait_embed and mode != "keyword",
+                         quiet=False)
+    if doc_glob:
+        lib = Library(folder, cache_dir)
+        try:
+            known = [d.doc for d in lib.documents()]
+        finally:
+            lib.close()
+        if not any(doc_matches(d, doc_glob) for d in known):
+            _fail(f"no document in {folder} matches --doc {doc_glob!r}")
+    if summary.embedding_pending and mode != "keyword" and not as_json:
+        click.echo(f"pdftui: {summary.embedding_pending} documents are not embedded yet, so "
+                   "the semantic arm skips them (run `pdftui index` to embed them)", err=True)
     service = SearchService(folder, cache_dir=cache_dir, model=model)
     queries = (line.rstrip("\n") for line in sys.stdin) if query == "-" else [query]
     try:

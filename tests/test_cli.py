@@ -1,0 +1,44 @@
+"""The click commands as a script would use them: exit codes, JSON shapes, coverage."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from pdftui.index import index_folder
+
+
+def _cli(*args, input=None):
+    return subprocess.run([sys.executable, "-m", "pdftui.cli", *map(str, args)],
+                          capture_output=True, text=True, input=input, timeout=300)
+
+
+def test_search_answers_at_once_with_what_is_embedded(small_folder, cache_dir):
+    """Nothing embedded yet: a hybrid search does not stop to embed the folder, it answers
+    from the keyword arm and says the semantic arm covered 0 documents."""
+    index_folder(small_folder, cache_dir, embed=False)
+    r = _cli("search", small_folder, "dark matter", "--cache-dir", cache_dir, "--json")
+    assert r.returncode == 0, r.stderr
+    d = json.loads(r.stdout)
+    assert d["coverage"]["searched"] == 3 and d["coverage"]["semantic_searched"] == 0
+    assert d["hits"] and all(h["semantic_rank"] is None for h in d["hits"])
+    db = __import__("sqlite3").connect(cache_dir / "index.sqlite3")
+    assert db.execute("SELECT count(*) FROM units").fetchone()[0] == 0
+    db.close()
+
+
+def test_search_doc_glob_that_matches_nothing_is_an_error(small_folder, cache_dir):
+    r = _cli("search", small_folder, "dark matter", "--cache-dir", cache_dir,
+             "--mode", "keyword", "--doc", "nosuch*")
+    assert r.returncode == 2 and "matches --doc 'nosuch*'" in r.stderr
+
+
+def test_search_stdin_json_lines_one_object_per_line(small_folder, cache_dir):
+    lines = ["dark matter", "", '"don\'t" AND (', "[/]", "NEAR(rock roll)"]
+    r = _cli("search", small_folder, "-", "--cache-dir", cache_dir, "--mode", "keyword",
+             "--json", input="\n".join(lines) + "\n")
+    assert r.returncode == 0, r.stderr
+    out = [json.loads(x) for x in r.stdout.splitlines()]
+    assert [o["query"] for o in out] == lines
+    assert out[0]["hits"] and out[1]["hits"] == []
