@@ -225,15 +225,27 @@ def _print_result(result) -> None:
 @click.argument("doc")
 @click.option("--page", type=int, default=None, help="Page number (1-based).")
 @click.option("--section", default=None, help="Section title (or id) to print whole.")
+@click.option("--sections", "list_sections", is_flag=True, help="List the sections (id, pages, path).")
 @_cache_opt
 @click.option("--json", "as_json", is_flag=True)
-def read(folder, doc, page, section, cache_dir, as_json):
+def read(folder, doc, page, section, list_sections, cache_dir, as_json):
     """Print a page or a whole section of DOC (path relative to FOLDER) as plain text."""
     from .library import Library, NotFound
 
     _run_index(folder, cache_dir, None, False, quiet=True)
     lib = Library(folder, cache_dir)
     try:
+        if list_sections:
+            rows = lib.sections(doc)
+            if as_json:
+                click.echo(json.dumps(rows, ensure_ascii=False))
+            else:
+                for r in rows:
+                    pages = f"p. {r['start_page']}" + (
+                        f"-{r['last_page']}" if r["last_page"] > r["start_page"] else "")
+                    click.echo(f"{r['id']:>7}  {pages:<11} {'  ' * (r['level'] - 1)}"
+                               f"{clean_text(r['title'])}")
+            return
         if section is not None:
             out = lib.section(doc, section)
         else:

@@ -8,6 +8,7 @@ keeps current. Pages are 1-based.
 from __future__ import annotations
 
 import os
+import re
 import sqlite3
 from dataclasses import dataclass
 
@@ -49,6 +50,19 @@ class SectionText:
         return {"doc": self.doc, "title": self.title, "start_page": self.start_page,
                 "end_page": self.end_page, "text": self.text, "section_path": self.path,
                 "section_id": self.section_id}
+
+
+#: Leading heading numbers: "3", "3.2.", "A.1", "B.", "IV.", "Chapter 4", "Appendix A".
+_NUMBERING_RE = re.compile(
+    r"^\s*(?:(?:chapter|section|appendix)\s+)?"
+    r"(?:[0-9]+(?:\.[0-9a-z]+)*\.?|[a-z](?:\.[0-9]+)+\.?|[a-z]\.|[ivxlc]+\.|[a-z](?=\s*$))\s*",
+    re.IGNORECASE)
+
+
+def _last_page(start_page: int, end_page: int, end_block: int) -> int:
+    """The last page a section has text on (its end is exclusive: block ``end_block`` of
+    ``end_page``, so an end at block 0 means it stopped on the page before)."""
+    return end_page - 1 if end_block == 0 and end_page > start_page else end_page
 
 
 class NotFound(LookupError):
@@ -148,13 +162,19 @@ class Library:
 
     def sections(self, doc: str) -> list[dict]:
         """The document's sections in order: dicts with id, ordinal, level, title, path,
-        start_page, start_block, end_page, end_block, source."""
+        start_page, start_block, end_page, end_block (exclusive end), source, and
+        last_page (the last page holding its text)."""
         cid = self.content_id(doc)
         cols = ("id", "ordinal", "level", "title", "path", "start_page", "start_block",
                 "end_page", "end_block", "source")
-        return [dict(zip(cols, r)) for r in self.db.execute(
+        out = []
+        for r in self.db.execute(
             f"SELECT {', '.join(cols)} FROM sections WHERE content_id=? ORDER BY ordinal",
-            (cid,))]
+            (cid,)):
+            d = dict(zip(cols, r))
+            d["last_page"] = _last_page(d["start_page"], d["end_page"], d["end_block"])
+            out.append(d)
+        return out
 
     def section(self, doc: str, key: str | int) -> SectionText:
         """A whole section by id (int or digits) or title (exact, then case-insensitive
@@ -167,25 +187,32 @@ class Library:
                 f"SELECT {cols} FROM sections WHERE content_id=? AND id=?", (cid, int(key))
             ).fetchone()
         if row is None and isinstance(key, str):
-            k = key.strip()
-            for sql, arg in (
-                ("title = ?", k),
-                ("lower(title) LIKE lower(?) || '%'", k),
-                ("lower(title) LIKE '%' || lower(?) || '%'", k),
-                ("lower(path) LIKE '%' || lower(?) || '%'", k),
-            ):
-                row = self.db.execute(
-                    f"SELECT {cols} FROM sections WHERE content_id=? AND {sql}"
-                    " ORDER BY ordinal LIMIT 1", (cid, arg),
-                ).fetchone()
-                if row:
-                    break
+            row = self._match_title(cid, cols, key)
         if row is None:
             raise NotFound(f"no section {key!r} in {doc}")
         sid, title, path, start, end, end_block, text = row
-        if end_block == 0 and end > start:
-            end -= 1  # the section stops before the first block of end_page
-        return SectionText(doc, title, start, end, text, path, sid)
+        return SectionText(doc, title, start, _last_page(start, end, end_block), text, path, sid)
+
+    def _match_title(self, cid: int, cols: str, key: str):
+        """The first section whose title matches ``key``: equal ignoring case, then equal
+        once leading numbering ("3.2", "A.1", "IV.") is dropped from both, then a title
+        starting with it, then one containing it (outline order decides among equals)."""
+        rows = self.db.execute(
+            f"SELECT {cols} FROM sections WHERE content_id=? ORDER BY ordinal", (cid,)
+        ).fetchall()
+        k = " ".join(key.split()).casefold()
+        bare = _NUMBERING_RE.sub("", k)
+        tests = (
+            lambda t: t == k,
+            lambda t: bool(bare) and _NUMBERING_RE.sub("", t) == bare,
+            lambda t: t.startswith(k),
+            lambda t: k in t,
+        )
+        for test in tests:
+            for r in rows:
+                if test(" ".join(r[1].split()).casefold()):
+                    return r
+        return None
 
     def section_at(self, doc: str, page: int, block: int = 0) -> SectionText | None:
         """The innermost section that holds block ``block`` of ``page``, or None."""

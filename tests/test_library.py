@@ -80,3 +80,25 @@ def test_sections_follow_an_edit(attention_folder, cache_dir):
             lib.section(ATTENTION, "3.2 Attention")
     finally:
         lib.close()
+
+
+def test_section_titles_match_with_or_without_numbering(tmp_path, cache_dir):
+    """v7 of the paper has outline titles without numbers ("Attention"): "3.2 Attention"
+    still finds it, and a bare "Attention" prefers the heading over the paper's title."""
+    v7 = "arxiv-1706.03762v7-attention-is-all-you-need.pdf"
+    folder = copy_docs(tmp_path / "papers", [ATTENTION, v7])
+    index_folder(folder, cache_dir, embed=False)
+    lib = Library(folder, cache_dir)
+    try:
+        assert lib.section(v7, "3.2 Attention").title == "Attention"
+        assert lib.section(v7, "3.2 Attention").start_page == 3
+        assert lib.section(ATTENTION, "Attention").title == "3.2 Attention"
+        assert lib.section(ATTENTION, "attention is all").title.startswith("Attention Is All")
+    finally:
+        lib.close()
+
+
+def test_read_lists_sections(attention_folder, cache_dir):
+    r = _read(attention_folder, cache_dir, ATTENTION, "--sections")
+    assert r.returncode == 0, r.stderr
+    assert any(line.split()[-2:] == ["3.2", "Attention"] for line in r.stdout.splitlines())
