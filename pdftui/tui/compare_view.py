@@ -22,7 +22,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
 from .render import coverage_line, highlight, literal, terms_pattern
-from .results_pane import hit_where
+from .results_pane import hit_where, short_doc
 
 MODES = ("keyword", "semantic", "hybrid")
 
@@ -127,7 +127,8 @@ class CompareScreen(Screen):
                     hr = hybrid.get(hit_key(h))
                     move = Text(f"{hr}" if hr else "-", style="" if hr else "dim")
                 table.add_row(Text(str(h.get("rank")), justify="right", style="bold"),
-                              literal(h.get("doc", "")), literal(hit_where(h)), move,
+                              literal(short_doc(h.get("doc", ""), doc_w)),
+                              literal(hit_where(h)), move,
                               key=repr(hit_key(h)))
         focus = self.query_one(f"#list-{self.focus_mode}", DataTable)
         if self.start_key is not None and repr(self.start_key) in focus.rows:
