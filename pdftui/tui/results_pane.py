@@ -36,6 +36,22 @@ def hit_section(hit: dict) -> str:
     return hit.get("section_path") or hit.get("section") or ""
 
 
+def short_section(path: str, width: int) -> str:
+    """A section path fitted to ``width`` columns, keeping the innermost titles (the most
+    specific part): "3 Model Architecture > 3.2 Attention" -> "… > 3.2 Attention"."""
+    if len(path) <= width:
+        return path
+    parts = path.split(" > ")
+    out = parts[-1]
+    for part in reversed(parts[:-1]):
+        longer = f"{part} > {out}"
+        if len(longer) + 2 > width:
+            break
+        out = longer
+    out = "… > " + out if out != path else out
+    return out if len(out) <= width else out[: max(1, width - 1)] + "…"
+
+
 def rank_text(value) -> Text:
     """A rank cell: the number, or a dim "-" when that arm did not find the hit."""
     return Text(str(value), justify="right") if value else Text("-", style="dim",
@@ -141,7 +157,7 @@ class ResultsPane(Vertical):
                 Text(str(h.get("rank", i + 1)), justify="right", style="bold"),
                 literal(short_doc(h.get("doc", ""), doc_w)),
                 literal(hit_where(h)),
-                literal(hit_section(h), style="dim"),
+                literal(short_section(hit_section(h), sec_w), style="dim"),
                 rank_text(h.get("keyword_rank")),
                 rank_text(h.get("semantic_rank")),
                 Text(f"{score:.4f}"[1:] if isinstance(score, float) and 0 <= score < 1

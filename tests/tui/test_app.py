@@ -455,3 +455,12 @@ def test_short_doc_keeps_both_ends():
         "arxiv-1…all-you-need"
     assert short_doc("a.pdf", 9) == "a"
     assert len(short_doc("x" * 300 + ".pdf", 12)) == 12
+
+
+def test_short_section_keeps_the_innermost_titles():
+    from pdftui.tui.results_pane import short_section
+
+    assert short_section("3 Model Architecture > 3.2 Attention", 22) == "… > 3.2 Attention"
+    assert short_section("3 Model Architecture > 3.2 Attention", 40) == \
+        "3 Model Architecture > 3.2 Attention"
+    assert len(short_section("A > " + "b" * 50, 12)) == 12
