@@ -36,6 +36,7 @@ def test_keyword_hits_shape_and_coverage(indexed):
     cov = data["coverage"]
     assert cov["total"] == 4 and cov["searched"] == 3
     assert {"searched", "total", "semantic_searched", "embedding", "skipped"} <= set(cov)
+    assert cov["semantic_searched"] == 0  # keyword mode searches no vectors
     assert [s["doc"] for s in cov["skipped"]] == ["broken.pdf"]
     assert data["hits"], "a plain query finds something"
     top = data["hits"][0]

@@ -275,7 +275,7 @@ class Engine:
         done = {d.doc for d in complete}
         pending = [d.doc for d in searchable if d.doc not in done]
         return {"searched": len(searchable), "total": len(scope),
-                "semantic_searched": len(complete), "embedding": pending,
+                "semantic_searched": len(complete) if semantic else 0, "embedding": pending,
                 "skipped": [{"doc": d.doc, "reason": d.reason} for d in scope
                             if d.reason is not None]}
 
