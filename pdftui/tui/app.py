@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from dataclasses import asdict
+from dataclasses import replace
 from pathlib import Path
 
 from rich.text import Text
@@ -233,7 +233,7 @@ class PdftuiApp(App):
         from ..index import index_folder
 
         def progress(p) -> None:
-            self.post_message(IndexProgress(**asdict(p)))
+            self.post_message(IndexProgress(replace(p)))
 
         try:
             summary = index_folder(self.root, self.cache_dir, self.model, embed=True,
@@ -345,7 +345,8 @@ class PdftuiApp(App):
         self._update_status()
 
     @on(IndexProgress)
-    def _index_progress(self, event: IndexProgress) -> None:
+    def _index_progress(self, message: IndexProgress) -> None:
+        event = message.progress
         if event.phase == "scan":
             self._index_status = "scanning folder…"
         elif event.phase == "extract":

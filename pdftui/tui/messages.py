@@ -13,23 +13,21 @@ from typing import Any
 
 from textual.message import Message
 
+from ..index import Progress
+
 
 @dataclass
 class IndexProgress(Message):
-    """Background indexing progress (one of them replaces a queued older one)."""
+    """Background indexing progress, carrying :class:`pdftui.index.Progress` (one of them
+    replaces a queued older one of the same phase)."""
 
-    phase: str
-    docs_total: int = 0
-    docs_done: int = 0
-    pages_done: int = 0
-    units_total: int = 0
-    units_done: int = 0
-    current: str = ""
+    progress: Progress
 
     def can_replace(self, message: Message) -> bool:
         # Only the same phase coalesces: "extract" reports bring new documents (the corpus
         # pane refreshes on them), so an "embed" report must not swallow the last of them.
-        return isinstance(message, IndexProgress) and message.phase == self.phase
+        return (isinstance(message, IndexProgress)
+                and message.progress.phase == self.progress.phase)
 
 
 @dataclass
