@@ -38,6 +38,24 @@ def _content_ids(cache_dir: Path, root: Path) -> dict[str, int]:
     return dict(rows)
 
 
+def _start_until_units(cmd: list[str], cache_dir: Path) -> subprocess.Popen:
+    """Start ``cmd`` and return once it has committed its first embedding units (or 120 s)."""
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    db_path = cache_dir / "index.sqlite3"
+    deadline = time.time() + 120
+    while time.time() < deadline and proc.poll() is None:
+        time.sleep(0.3)
+        try:
+            db = sqlite3.connect(db_path, timeout=5)
+            n = db.execute("SELECT count(*) FROM units").fetchone()[0]
+            db.close()
+        except sqlite3.Error:
+            n = 0
+        if n > 0:
+            break
+    return proc
+
+
 def test_index_then_unchanged(small_folder, cache_dir):
     s = index_folder(small_folder, cache_dir, embed=False)
     assert (s.documents, s.indexed, s.unchanged, s.skipped) == (3, 3, 0, [])
@@ -141,20 +159,8 @@ def test_embeddings_resume_after_kill(small_folder, cache_dir):
     """kill -9 during embedding leaves a healthy cache; the next run finishes the job."""
     cmd = [sys.executable, "-m", "pdftui.cli", "index", str(small_folder),
            "--cache-dir", str(cache_dir), "--json"]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    deadline = time.time() + 120
+    proc = _start_until_units(cmd, cache_dir)
     db_path = cache_dir / "index.sqlite3"
-    while time.time() < deadline:  # wait until some units are committed
-        time.sleep(0.5)
-        if db_path.exists():
-            try:
-                db = sqlite3.connect(db_path, timeout=5)
-                n = db.execute("SELECT count(*) FROM units").fetchone()[0]
-                db.close()
-            except sqlite3.Error:
-                n = 0
-            if n > 0:
-                break
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     c = Cache(cache_dir)
@@ -252,19 +258,7 @@ def test_ctrl_c_during_embedding_exits_cleanly_and_resume_counts_done_units(smal
     the next run's progress ends with every unit counted."""
     cmd = [sys.executable, "-m", "pdftui.cli", "index", str(small_folder),
            "--cache-dir", str(cache_dir)]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    db_path = cache_dir / "index.sqlite3"
-    deadline = time.time() + 120
-    while time.time() < deadline:
-        time.sleep(0.3)
-        try:
-            db = sqlite3.connect(db_path, timeout=5)
-            n = db.execute("SELECT count(*) FROM units").fetchone()[0]
-            db.close()
-        except sqlite3.Error:
-            n = 0
-        if n > 0:
-            break
+    proc = _start_until_units(cmd, cache_dir)
     proc.send_signal(signal.SIGINT)
     _out, err = proc.communicate(timeout=120)
     assert proc.returncode == 130, err
