@@ -101,6 +101,7 @@ class PdftuiApp(App):
         Binding("n", "hit(1)", "Next hit", id="hit.next"),
         Binding("N", "hit(-1)", "Prev hit", show=False, key_display="N", id="hit.previous"),
         Binding("p", "granularity", "Pages/sections", show=False, id="granularity"),
+        Binding("x", "clear_scope", "Clear scope", show=False, id="scope.clear"),
         Binding("escape", "back", "Back", id="back"),
         Binding("q", "quit", "Quit", id="quit"),
     ]
@@ -114,6 +115,7 @@ class PdftuiApp(App):
             ("p", "rank pages or whole sections"),
             ("c", "compare view: keyword, semantic and hybrid lists side by side"),
             ("n / N", "next / previous hit (in the reader: in this document)"),
+            ("x", "clear the scope (search the whole folder)"),
             ("Esc", "back (reader -> results -> search box)"),
             ("? / F1", "this help"),
             ("Ctrl+P", "command palette (every action)"),
@@ -134,7 +136,6 @@ class PdftuiApp(App):
         ("Documents", [
             ("Space", "add / remove the document from the search scope"),
             ("o", "scope to this document only"),
-            ("x", "clear the scope (search the whole folder)"),
             ("f", "filter the list (type; ↓ or Esc returns to the list)"),
         ]),
     ]
@@ -552,6 +553,10 @@ class PdftuiApp(App):
         self._update_badge()
         if self._last_key is not None or self.search_key()[0]:
             self.run_search()
+
+    def action_clear_scope(self) -> None:
+        """Search the whole folder again, from any pane."""
+        self.query_one(CorpusPane).action_clear_scope()
 
     def action_granularity(self) -> None:
         """Rank pages or whole sections."""

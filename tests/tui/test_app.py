@@ -199,6 +199,15 @@ def test_scope_to_one_document_and_clear(make_app):
             await pilot.press("x")
             await wait_for(pilot, lambda: app.scope == () and app.shown_key == app.search_key())
             assert app.query_one(ResultsPane).data["coverage"]["total"] == 4
+            # x clears the scope from the results pane too
+            await pilot.press("o")
+            await wait_for(pilot, lambda: len(app.scope) == 1)
+            await pilot.press("tab")  # documents -> results
+            await wait_for(pilot, lambda: app.query_one(HitTable).has_focus, what="results")
+            await pilot.press("x")
+            await wait_for(pilot, lambda: app.scope == ())
+            await pilot.press("shift+tab")
+            await wait_for(pilot, lambda: lst.has_focus, what="document list focus")
             # the filter narrows the list
             await pilot.press("f", *"euler")
             assert lst.option_count == 1
