@@ -94,7 +94,7 @@ def _tok_db() -> sqlite3.Connection:
     return db
 
 
-def clean_text(text: object) -> str:
+def clean_query(text: object) -> str:
     """Any value -> a bounded, printable string (NFKC, control characters and lone
     surrogates replaced by spaces, at most ``MAX_QUERY_CHARS`` characters)."""
     if not isinstance(text, str):
@@ -116,7 +116,7 @@ def tokenize(text: str, stem: bool = True) -> list[str]:
     table, vocab = ("q", "qv") if stem else ("p", "pv")
     db.execute("BEGIN")
     try:
-        db.execute(f"INSERT INTO {table}(rowid, t) VALUES(1, ?)", (fts_text(clean_text(text)),))
+        db.execute(f"INSERT INTO {table}(rowid, t) VALUES(1, ?)", (fts_text(clean_query(text)),))
         rows = db.execute(f"SELECT term FROM {vocab} ORDER BY offset").fetchall()
     finally:
         db.execute("ROLLBACK")
@@ -136,7 +136,7 @@ def tokenize_many(texts: list[str], only: list[Term] | None = None) -> list[set[
     db.execute("BEGIN")
     try:
         db.executemany("INSERT INTO q(rowid, t) VALUES(?, ?)",
-                       [(i + 1, fts_text(clean_text(t))) for i, t in enumerate(texts)])
+                       [(i + 1, fts_text(clean_query(t))) for i, t in enumerate(texts)])
         if only is None:
             rows = db.execute("SELECT DISTINCT term, doc FROM qv")
         else:
@@ -176,7 +176,7 @@ def parse_query(text: object, stopwords: bool = True) -> list[Term]:
     At most ``MAX_TERMS`` terms are kept.
     """
     try:
-        clean = clean_text(text)
+        clean = clean_query(text)
         terms: list[Term] = []
         seen: set[Term] = set()
 

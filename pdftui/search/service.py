@@ -292,7 +292,7 @@ class Engine:
             raise ValueError(f"mode must be one of {', '.join(MODES)}")
         if granularity not in GRANULARITIES:
             raise ValueError(f"granularity must be one of {', '.join(GRANULARITIES)}")
-        text = keyword.clean_text(query)
+        text = keyword.clean_query(query)
         top_k = max(1, int(top_k))
         self.refresh()
         scope = self._scope(docs)
