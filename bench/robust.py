@@ -701,7 +701,8 @@ def kill_loop(folder: Path, cache_dir: Path, times: int, *, embed: bool, seed: i
             "ref_run": ref}
 
 
-def _group_cmds(pgid: int) -> list[str]:
+def _group_pids(pgid: int) -> list[str]:
+    """Live (non-zombie) processes of a process group, read from /proc."""
     out = []
     for pid in os.listdir("/proc"):
         if not pid.isdigit():
@@ -709,9 +710,19 @@ def _group_cmds(pgid: int) -> list[str]:
         try:
             with open(f"/proc/{pid}/stat") as fh:
                 parts = fh.read().rsplit(")", 1)[1].split()
-            if int(parts[2]) == pgid and parts[0] != "Z":
-                with open(f"/proc/{pid}/cmdline", "rb") as fh:
-                    out.append(fh.read().replace(b"\0", b" ").decode(errors="replace")[:120])
+        except OSError:
+            continue
+        if int(parts[2]) == pgid and parts[0] != "Z":
+            out.append(pid)
+    return out
+
+
+def _group_cmds(pgid: int) -> list[str]:
+    out = []
+    for pid in _group_pids(pgid):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as fh:
+                out.append(fh.read().replace(b"\0", b" ").decode(errors="replace")[:120])
         except OSError:
             continue
     return out
@@ -743,18 +754,7 @@ def _group_alive(pgid: int) -> bool:
         return False
     except PermissionError:
         return True
-    # zombies do not count
-    for pid in os.listdir("/proc"):
-        if not pid.isdigit():
-            continue
-        try:
-            with open(f"/proc/{pid}/stat") as fh:
-                parts = fh.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(parts[2]) == pgid and parts[0] != "Z":
-            return True
-    return False
+    return bool(_group_pids(pgid))  # zombies do not count
 
 
 # --------------------------------------------------------------------------- change sequence
