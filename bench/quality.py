@@ -11,9 +11,12 @@ Usage::
 The corpus must already be indexed into the cache (``pdftui index``). For every mode it
 prints, per query class and overall, page NDCG@10, doc NDCG@10, gold doc in the top 3 and
 MRR@10 over the page queries, and section MRR@10 / NDCG@10 over the section queries. Side by
-side it runs the design the seeds warn against, "corpus_bm25": one corpus-wide FTS5 table
-over every page (built here in a temporary database from the cached page text) sorted by
-raw bm25(), queried with the OR of the query's tokens.
+side it runs the two simple designs of the eval README: "corpus_bm25" (the design the seeds
+warn against), one corpus-wide FTS5 table over every page (built here in a temporary database
+from the cached page text) sorted by raw bm25(), queried with the OR of the query's tokens;
+and "semantic_first256", one vector per page (its first embedding unit, i.e. its first 256
+tokens) ranked by exhaustive cosine. It then checks, per query class, hybrid against the
+better of the two on doc NDCG, top-3 and page NDCG.
 
 Metrics (eval README; the reference system's definitions), over the first 10 hits:
 
@@ -135,7 +138,7 @@ def run(engine: Engine, queries: list[dict], modes: list[str], baseline: bool = 
     """Score every mode on every query: ``{mode: {"classes": {cls: {metric: mean}},
     "all": {...}, "sections": {...}, "per_query": {id: {...}}}}``."""
     out: dict = {}
-    systems = list(modes) + (["corpus_bm25"] if baseline else [])
+    systems = list(modes) + (["corpus_bm25", "semantic_first256"] if baseline else [])
     bm25 = CorpusBM25(engine) if baseline else None
     for mode in systems:
         per_q: dict[str, dict] = {}
@@ -145,6 +148,16 @@ def run(engine: Engine, queries: list[dict], modes: list[str], baseline: bool = 
                 if sec:
                     continue
                 hits = bm25.search(q["query"], k)
+            elif mode == "semantic_first256":
+                if sec:
+                    continue
+                saved = engine.options.sem_page
+                engine.options.sem_page = "first"   # one vector per page: its first unit
+                try:
+                    res = engine.search(q["query"], mode="semantic", top_k=k, docs=scope)
+                finally:
+                    engine.options.sem_page = saved
+                hits = [(h.doc, h.page) for h in res.hits]
             else:
                 res = engine.search(q["query"], mode=mode,
                                     granularity="section" if sec else "page", top_k=k,
@@ -156,6 +169,28 @@ def run(engine: Engine, queries: list[dict], modes: list[str], baseline: bool = 
             per_q[q["id"]] = m
         out[mode] = summarise(per_q)
     return out
+
+
+def simple_design_check(results: dict, system: str = "hybrid") -> list[str]:
+    """Per class, ``system`` against the better of the two simple designs (corpus_bm25,
+    semantic_first256) on doc NDCG, top-3 and page NDCG: one line per class, "ok" or the
+    metrics where it falls short."""
+    simple = [results[s]["classes"] for s in ("corpus_bm25", "semantic_first256")
+              if s in results]
+    if system not in results or not simple:
+        return []
+    lines = []
+    for cls, m in results[system]["classes"].items():
+        if "doc_ndcg" not in m:
+            continue
+        short = []
+        for key in ("doc_ndcg", "top3", "page_ndcg"):
+            best = max(c[cls][key] for c in simple if cls in c)
+            if m[key] + 1e-9 < best:
+                short.append(f"{key} {m[key]:.3f} < {best:.3f}")
+        lines.append(f"{system} vs best simple design, {cls}: " + ("ok" if not short
+                                                                    else "; ".join(short)))
+    return lines
 
 
 def summarise(per_q: dict[str, dict]) -> dict:
@@ -174,15 +209,15 @@ def summarise(per_q: dict[str, dict]) -> dict:
 
 
 def print_table(results: dict) -> None:
-    print(f"{'system':<14}{'class':<11}{'n':>3}  {'docNDCG':>8}{'top3':>7}{'pageNDCG':>9}"
+    print(f"{'system':<19}{'class':<11}{'n':>3}  {'docNDCG':>8}{'top3':>7}{'pageNDCG':>9}"
           f"{'MRR':>7}   {'secMRR':>7}{'secNDCG':>8}")
     for mode, r in results.items():
         for cls, m in list(r["classes"].items()) + [("ALL pages", r["all"])]:
             if "section_mrr" in m:
-                print(f"{mode:<14}{cls:<11}{m['n']:>3}  {'':>8}{'':>7}{'':>9}{'':>7}   "
+                print(f"{mode:<19}{cls:<11}{m['n']:>3}  {'':>8}{'':>7}{'':>9}{'':>7}   "
                       f"{m['section_mrr']:>7.3f}{m['section_ndcg']:>8.3f}")
             else:
-                print(f"{mode:<14}{cls:<11}{m['n']:>3}  {m['doc_ndcg']:>8.3f}{m['top3']:>7.3f}"
+                print(f"{mode:<19}{cls:<11}{m['n']:>3}  {m['doc_ndcg']:>8.3f}{m['top3']:>7.3f}"
                       f"{m['page_ndcg']:>9.3f}{m['mrr']:>7.3f}")
         print()
     for name, (a, b, c) in BASELINES.items():
@@ -258,6 +293,8 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     results = run(engine, queries, args.modes.split(","), not args.no_baseline, scope=scope)
     print_table(results)
+    for line in simple_design_check(results):
+        print(line)
     print(f"options: {opts}  ({time.perf_counter() - t0:.1f} s)")
     if args.per_query:
         for mode, r in results.items():

@@ -12,7 +12,9 @@ Layout (``SCHEMA_VERSION`` is kept in ``PRAGMA user_version``):
   removed). ``pages_fts`` is contentless; its rowid is ``pages.id``.
 - ``blocks``: paragraph-sized text blocks with bounding boxes (points), for excerpts.
 - ``outline``: the validated outline; ``sections`` + ``sections_fts``: sections (outline or
-  detector) with their text, indexed by title and body.
+  detector) with their whole text (subsections included, for reading), indexed by title and
+  the section's *own* text, its first ``own_chars`` characters (up to its first subsection;
+  -1 = all), so a parent never collects its subsections' term counts.
 - ``units``: embedding units (character ranges of a page's text) with float32 vectors, per
   model; ``embeddings``: per (content, model) progress, so an interrupted run resumes.
 
@@ -41,9 +43,9 @@ from pathlib import Path
 
 from .document import Extraction
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 #: Bump when extraction output changes: contents extracted by an older version are redone.
-EXTRACTOR_VERSION = 2
+EXTRACTOR_VERSION = 3
 DB_NAME = "index.sqlite3"
 BUSY_TIMEOUT_MS = 60_000
 
@@ -119,6 +121,7 @@ CREATE TABLE IF NOT EXISTS sections(
     text TEXT NOT NULL,
     source TEXT NOT NULL,
     n_tokens INTEGER NOT NULL,
+    own_chars INTEGER NOT NULL DEFAULT -1,
     UNIQUE(content_id, ordinal)
 );
 CREATE VIRTUAL TABLE IF NOT EXISTS sections_fts USING fts5(
@@ -239,6 +242,12 @@ class Cache:
             version = self.db.execute("PRAGMA user_version").fetchone()[0]
             if version == SCHEMA_VERSION:
                 return
+            if version == 1:
+                # v1 -> v2: sections gain own_chars (-1 = whole text, which is what v1
+                # indexed); embeddings are kept, contents re-extract (EXTRACTOR_VERSION)
+                self.db.execute("ALTER TABLE sections ADD COLUMN own_chars INTEGER"
+                                " NOT NULL DEFAULT -1")
+                version = SCHEMA_VERSION
             if version not in (0, SCHEMA_VERSION):
                 # An older layout: the cache is derived data, so start afresh.
                 for (name, kind) in self.db.execute(
@@ -361,13 +370,14 @@ class Cache:
                     "INSERT INTO pages_fts(pages_fts, rowid, text) VALUES('delete', ?, ?)",
                     (pid, fts_text(text)),
                 )
-            for sid, title, text in db.execute(
-                "SELECT id, title, text FROM sections WHERE content_id = ?", (content_id,)
+            for sid, title, text, own in db.execute(
+                "SELECT id, title, text, own_chars FROM sections WHERE content_id = ?",
+                (content_id,),
             ).fetchall():
                 db.execute(
                     "INSERT INTO sections_fts(sections_fts, rowid, title, text)"
                     " VALUES('delete', ?, ?, ?)",
-                    (sid, fts_text(title), fts_text(text)),
+                    (sid, fts_text(title), fts_text(text if own < 0 else text[:own])),
                 )
             for table in ("pages", "blocks", "outline", "sections", "units", "embeddings"):
                 db.execute(f"DELETE FROM {table} WHERE content_id = ?", (content_id,))
@@ -432,16 +442,17 @@ class Cache:
             for s in ex.sections:
                 sid = db.execute(
                     "INSERT INTO sections(content_id, ordinal, level, title, path, start_page,"
-                    " start_block, end_page, end_block, text, source, n_tokens)"
-                    " VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
+                    " start_block, end_page, end_block, text, source, n_tokens, own_chars)"
+                    " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)",
                     (cid, s.ordinal, s.level, s.title, s.path, s.start_page, s.start_block,
                      s.end_page, s.end_block, s.text, s.source,
-                     count_tokens(s.title + " " + s.text) if index_text else 0),
+                     count_tokens(s.title + " " + s.own_text) if index_text else 0,
+                     s.own_chars),
                 ).lastrowid
                 if index_text:
                     db.execute(
                         "INSERT INTO sections_fts(rowid, title, text) VALUES(?,?,?)",
-                        (sid, fts_text(s.title), fts_text(s.text)),
+                        (sid, fts_text(s.title), fts_text(s.own_text)),
                     )
             db.execute("UPDATE contents SET n_tokens=? WHERE id=?", (n_tokens_total, cid))
             if old_units and index_text:

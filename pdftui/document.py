@@ -79,7 +79,11 @@ class Section:
     The section runs from block ``start_block`` of ``start_page`` (inclusive) to block
     ``end_block`` of ``end_page`` (exclusive; ``end_block`` may equal the number of blocks
     on ``end_page`` meaning "to the end of that page"). ``path`` joins the titles of the
-    enclosing sections with " > ". ``source`` is "outline" or "detected".
+    enclosing sections with " > ". ``source`` is "outline" or "detected". ``text`` is the
+    whole section, subsections included (what a reader shows); its first ``own_chars``
+    characters are the section's *own* text, up to its first subsection's heading (the
+    whole text when it has none), which the keyword index ranks so that a parent does not
+    outrank its subsections by containing their words.
     """
 
     ordinal: int
@@ -92,6 +96,12 @@ class Section:
     end_block: int
     text: str
     source: str
+    own_chars: int = -1
+
+    @property
+    def own_text(self) -> str:
+        """The section's text before its first subsection (all of it when ``own_chars`` < 0)."""
+        return self.text if self.own_chars < 0 else self.text[: self.own_chars]
 
 
 @dataclass(slots=True)

@@ -168,7 +168,8 @@ def build_sections(
     range (those are dropped). Each heading's start block is found by :func:`_locate`;
     headings are ordered by (page, block, original order); a section ends (exclusive)
     where the next heading with level ``<=`` its own starts, or at the end of the
-    document. Text before the first heading becomes a leading section (ordinal 0) titled
+    document; its own text (``own_chars``) stops at the next heading of any level.
+    Text before the first heading becomes a leading section (ordinal 0) titled
     with the first page's largest short line, or "(front matter)".
 
     Cost: O(blocks + headings * blocks_on_their_page) plus the joined text, which for
@@ -243,6 +244,11 @@ def build_sections(
         text, pe, be = text_between(starts[k], ends[k])
         if ends[k] < starts[k]:  # cannot happen after sorting; guard anyway
             pe, be, text = pi, b, ""
+        # own text: up to the next heading of any level (a subsection's, when one follows)
+        own_chars = -1
+        if k + 1 < len(located) and starts[k + 1] < ends[k]:
+            own = text_between(starts[k], starts[k + 1])[0]
+            own_chars = len(own) if text.startswith(own) else -1
         sections.append(
             Section(
                 ordinal=len(sections),
@@ -255,6 +261,7 @@ def build_sections(
                 end_block=be,
                 text=text,
                 source=source,
+                own_chars=own_chars,
             )
         )
     return sections

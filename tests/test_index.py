@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from pdftui.cache import Cache
+from pdftui.cache import Cache, fts_text
 from pdftui.index import index_folder
 
 from .conftest import CORPUS, SMALL_DOCS, copy_docs
@@ -271,3 +271,33 @@ def test_ctrl_c_during_embedding_exits_cleanly_and_resume_counts_done_units(smal
         totals = [p.units_total for p in embeds]
         assert totals == sorted(totals)  # grows only while documents are still extracted
         assert embeds[-1].units_done == embeds[-1].units_total
+
+
+def test_schema_v1_cache_migrates_and_keeps_its_embeddings(tmp_path, cache_dir):
+    """A cache written by schema v1 (sections without own_chars) is migrated in place:
+    the column is added, vectors are kept, and the next index re-extracts (extractor
+    version bump) without embedding anything again; the section FTS then holds own text."""
+    folder = copy_docs(tmp_path / "docs", SMALL_DOCS[2:3])
+    first = index_folder(folder, cache_dir)
+    db = sqlite3.connect(cache_dir / "index.sqlite3")
+    db.execute("UPDATE contents SET extractor_version = extractor_version - 1")
+    db.execute("ALTER TABLE sections DROP COLUMN own_chars")
+    # v1 indexed each section's whole text
+    db.execute("INSERT INTO sections_fts(sections_fts) VALUES('delete-all')")
+    for sid, title, text in db.execute("SELECT id, title, text FROM sections").fetchall():
+        db.execute("INSERT INTO sections_fts(rowid, title, text) VALUES(?,?,?)",
+                   (sid, fts_text(title), fts_text(text)))
+    db.execute("PRAGMA user_version=1")
+    db.commit()
+    db.close()
+    again = index_folder(folder, cache_dir)
+    assert again.indexed == 1 and again.units == 0 and again.embedding_pending == 0
+    db = sqlite3.connect(cache_dir / "index.sqlite3")
+    assert db.execute("PRAGMA user_version").fetchone()[0] == 2
+    assert db.execute("SELECT count(*) FROM units").fetchone()[0] == first.units
+    parent, = db.execute("SELECT id FROM sections WHERE title LIKE '3 %Proposed%'").fetchone()
+    child, = db.execute("SELECT id FROM sections WHERE title LIKE '3.2 %'").fetchone()
+    hits = {r for (r,) in db.execute(
+        "SELECT rowid FROM sections_fts WHERE sections_fts MATCH 'Res2Net'")}
+    db.close()
+    assert child in hits and parent not in hits   # the parent no longer holds 3.2's words

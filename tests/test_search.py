@@ -157,3 +157,47 @@ def test_section_semantic_arm_scores_units_inside_each_section(indexed):
                                                   for h in same_page
                                                   if first.section_path.startswith(
                                                       h.section_path))
+
+
+def test_page_score_blend_of_best_and_first_unit():
+    """rank_pages: "max" = best unit, "first" = the page's first unit, "blend:A" in between
+    (hand-made unit vectors; page 1 has a weak head and one strong unit, page 2 a fair
+    head only)."""
+    import numpy as np
+
+    from pdftui.search.semantic import VectorMatrix, _Content
+
+    q = np.array([1.0, 0.0], dtype=np.float32)
+    v = lambda c: np.array([c, (1 - c * c) ** 0.5], dtype=np.float32)  # noqa: E731 - cos c
+    m = VectorMatrix("test")
+    m._contents = {1: _Content(3, 3, np.vstack([v(0.1), v(0.9), v(0.6)]),
+                               np.array([1, 1, 2], dtype=np.int32),
+                               np.zeros((3, 2), dtype=np.int64), None)}
+    m._rebuild()
+    order = lambda how: [(p, round(s, 3)) for _c, p, s, _u in m.rank_pages(q, None, how)]  # noqa: E731
+    assert order("max") == [(1, 0.9), (2, 0.6)]
+    assert order("first") == [(2, 0.6), (1, 0.1)]
+    assert order("blend:0.5") == [(2, 0.6), (1, 0.5)]
+    assert order("blend:0.25") == [(1, 0.7), (2, 0.6)]
+
+
+def test_adaptive_first_unit_weight_follows_query_coverage(indexed):
+    """Hybrid weights the page head more for a query whose rare words no page holds
+    (a described query) than for one in the documents' own words; the weight stays in
+    [adapt_lo, adapt_hi] and semantic-only search uses adapt_lo."""
+    from pdftui.search.service import Engine
+
+    folder, cache, _service = indexed
+    e = Engine(folder, cache)
+    try:
+        e.refresh()
+        docs = [d for d in e._docs if d.reason is None]
+        lo, hi = e.options.adapt_lo, e.options.adapt_hi
+        own = e.rank("squeeze excitation Res2Blocks", "hybrid", "page", docs, {})
+        described = e.rank("a listener telling people apart by their voices in noisy rooms",
+                           "hybrid", "page", docs, {})
+        sem = e.rank("squeeze excitation Res2Blocks", "semantic", "page", docs, {})
+    finally:
+        e.close()
+    assert lo <= own["first_unit_weight"] < described["first_unit_weight"] <= hi
+    assert sem["first_unit_weight"] == lo

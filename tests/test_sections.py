@@ -164,3 +164,18 @@ def test_numbering():
     assert numbering("IV. Results") == ("IV", 1)
     assert numbering("Chapter 4 Sets") == ("4", 1)
     assert numbering("A model of everything") == ("", 0)
+
+
+def test_own_text_stops_at_the_first_subsection():
+    """A parent's own text (what the keyword index ranks) ends where its first
+    subsection starts; a leaf's own text is its whole text (own_chars -1)."""
+    secs = sections_for(load(ATTENTION))
+    att = by_title(secs, "3.2 Attention")
+    assert 0 <= att.own_chars < len(att.text)
+    assert att.own_text.startswith("3.2 Attention")
+    assert "3.2.1 Scaled Dot-Product Attention" not in att.own_text
+    assert att.text.startswith(att.own_text)
+    sub = by_title(secs, "3.2.1 Scaled Dot-Product Attention")
+    nxt = by_title(secs, "3.2.2 Multi-Head Attention")
+    assert sub.own_chars == -1 and sub.own_text == sub.text   # next heading: a sibling
+    assert nxt.own_text == nxt.text

@@ -141,7 +141,10 @@ class VectorMatrix:
     # -- searching ------------------------------------------------------------------------
     def rank_pages(self, q: np.ndarray, contents: set[int] | None = None,
                    page_score: str = "max") -> list[tuple[int, int, float, int]]:
-        """Pages by descending max-over-units cosine with the query vector ``q`` (dim,).
+        """Pages by descending cosine with the query vector ``q`` (dim,).
+
+        ``page_score``: "max" = the best unit's cosine; "first" = the page's first unit
+        (its head: ~256 tokens); "blend:A" = (1 - A) * max + A * first ("blend" = 0.5).
 
         Returns ``[(content_id, page, score, best unit index inside the content)]`` for every
         page with units (of ``contents`` when given), best first; equal scores by content id
@@ -154,8 +157,9 @@ class VectorMatrix:
         best_sims = page_max
         if page_score == "first":
             page_max = sims[self.page_starts]
-        elif page_score == "blend":
-            page_max = 0.5 * (page_max + sims[self.page_starts])
+        elif page_score.startswith("blend"):
+            a = float(page_score[6:] or 0.5)  # "blend" or "blend:A", A = weight of first unit
+            page_max = (1 - a) * page_max + a * sims[self.page_starts]
         keys_c = self.unit_content[self.page_starts]
         if contents is not None:
             mask = np.isin(keys_c, np.fromiter(contents, dtype=np.int64, count=len(contents)))
