@@ -116,7 +116,7 @@ class PdftuiApp(App):
             ("c", "compare view: keyword, semantic and hybrid lists side by side"),
             ("n / N", "next / previous hit (in the reader: in this document)"),
             ("x", "clear the scope (search the whole folder)"),
-            ("Esc", "back (reader -> results -> search box)"),
+            ("Esc", "back: reader -> results (or compare) -> search box"),
             ("? / F1", "this help"),
             ("Ctrl+P", "command palette (every action)"),
             ("q", "quit"),
@@ -127,7 +127,7 @@ class PdftuiApp(App):
         ]),
         ("Reader", [
             ("← / →", "previous / next page"),
-            ("PgUp / PgDn", "scroll a screen; at the edge, previous / next page"),
+            ("PgUp / PgDn", "scroll; at the edge, previous / next page (or section)"),
             ("[ / ]", "previous / next section"),
             ("v", "toggle page view and the whole enclosing section"),
             ("g", "go to page"),
@@ -173,6 +173,7 @@ class PdftuiApp(App):
         self._last_docs_done = -1
         self._search_serial = 0
         self._last_key: tuple | None = None
+        self._reader_from_compare: tuple | None = None  # hit key: Esc returns to compare
         #: The request key of the result (or failure) on screen.
         self.shown_key: tuple | None = None
         self._semantic_ready = False
@@ -405,6 +406,7 @@ class PdftuiApp(App):
 
     @on(OpenHit)
     def _open_hit(self, event: OpenHit) -> None:
+        self._reader_from_compare = None
         self.open_hit(event.hit)
 
     def open_hit(self, hit: dict) -> None:
@@ -416,6 +418,7 @@ class PdftuiApp(App):
 
     @on(Input.Changed, "#query")
     def _query_changed(self, event: Input.Changed) -> None:
+        self._reader_from_compare = None
         if self._debounce_timer is not None:
             self._debounce_timer.stop()
         if not event.value.strip():
@@ -531,7 +534,11 @@ class PdftuiApp(App):
     def action_back(self) -> None:
         """Reader -> results -> search box."""
         current = self._current_pane()
-        if current in ("reader", "corpus"):
+        if current == "reader" and self._reader_from_compare is not None:
+            key, self._reader_from_compare = self._reader_from_compare, None
+            self.show_pane("results")
+            self.action_compare(start_key=key)  # back where the reader was opened
+        elif current in ("reader", "corpus"):
             self.show_pane("results")
         elif current == "results":
             self.show_pane("search")
@@ -567,21 +574,24 @@ class PdftuiApp(App):
         if self._last_key is not None or self.search_key()[0]:
             self.run_search()
 
-    def action_compare(self) -> None:
-        """Keyword, semantic and hybrid lists side by side."""
+    def action_compare(self, start_key: tuple | None = None) -> None:
+        """Keyword, semantic and hybrid lists side by side (cursor on ``start_key``, else
+        on the results' current hit); a hit opened from there returns there on Esc."""
         query = self.search_key()[0]
         if not query:
             self.notify("Type a query first.", timeout=2)
             return
-        hit = self.query_one(ResultsPane).current_hit()
+        if start_key is None:
+            hit = self.query_one(ResultsPane).current_hit()
+            start_key = hit_key(hit) if hit else None
 
         def done(result) -> None:
             if result:
                 self.open_hit(result)
+                self._reader_from_compare = hit_key(result)
 
         self.push_screen(CompareScreen(self.get_service, query, self.scope, self.granularity,
-                                       10, self.mode, self.show_timings,
-                                       hit_key(hit) if hit else None), done)
+                                       10, self.mode, self.show_timings, start_key), done)
 
     def action_help(self) -> None:
         """Show every key."""

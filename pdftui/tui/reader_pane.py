@@ -2,7 +2,8 @@
 
 It opens on a hit's page with the hit's block in view (marked with a bar at its left) and
 the query's words highlighted. ``←``/``→`` step pages; PageDown/PageUp scroll a screen and
-step to the next/previous page at the end/start of one (a pager's habit); ``[``/``]`` go to
+step to the next/previous page (section, in a section view) at the end/start of one (a
+pager's habit); ``[``/``]`` go to
 the previous/next section; ``v`` toggles between the page and the whole enclosing section
 (breadcrumb "p. 7-9 / 15 · 3 Model > 3.2 Attention"); ``g`` jumps to a page; ``n``/``N``
 (app bindings) go to the next/previous hit in this document.
@@ -326,23 +327,34 @@ class ReaderPane(Vertical):
         """Previous page."""
         self.step_page(-1)
 
+    def _in_section_view(self) -> bool:
+        return self.view is not None and self.view.request.kind == "section"
+
     def action_page_down(self) -> None:
-        """Scroll a screen; at the end of the page, go to the next page."""
+        """Scroll a screen; at the end of the page (section), go to the next page
+        (section): a whole-section view stays a section view."""
         body = self.query_one(ReaderBody)
         if body.scroll_y >= body.max_scroll_y:
-            self.step_page(+1)
+            if self._in_section_view():
+                self._section_step(+1)
+            else:
+                self.step_page(+1)
         else:
             body.scroll_page_down(animate=False)
 
     def action_page_up(self) -> None:
-        """Scroll a screen back; at the top of the page, go to the previous page's end."""
+        """Scroll a screen back; at the top of the page (section), go to the end of the
+        previous page (section)."""
         body = self.query_one(ReaderBody)
         if body.scroll_y <= 0:
-            self.step_page(-1, scroll="bottom")
+            if self._in_section_view():
+                self._section_step(-1, scroll="bottom")
+            else:
+                self.step_page(-1, scroll="bottom")
         else:
             body.scroll_page_up(animate=False)
 
-    def _section_step(self, delta: int) -> None:
+    def _section_step(self, delta: int, scroll: str = "top") -> None:
         v = self._need_view()
         if v is None:
             return
@@ -360,7 +372,7 @@ class ReaderPane(Vertical):
         s = v.sections[i]
         if v.request.kind == "section":
             self.request(ReadRequest(v.request.doc, "section", s["start_page"],
-                                     section_id=s["id"], scroll="top"))
+                                     section_id=s["id"], scroll=scroll))
         else:
             self.request(ReadRequest(v.request.doc, "page", s["start_page"],
                                      block=s["start_block"]))

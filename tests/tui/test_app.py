@@ -132,6 +132,17 @@ def test_reader_pages_sections_and_back(make_app):
             await reader_ready(pilot, lambda r: r.view.section_id != sid)
             await pilot.press("left_square_bracket")
             await reader_ready(pilot, lambda r: r.view.section_id == sid)
+            # PgDn past the end of a section shows the next section, still whole
+            for _ in range(60):
+                await pilot.press("pagedown")
+                await pilot.pause()
+                if reader.view.section_id != sid:
+                    break
+            await reader_ready(pilot, lambda r: r.view.section_id != sid)
+            assert reader.view.request.kind == "section"
+            await pilot.press("pageup")
+            await reader_ready(pilot, lambda r: r.view.section_id == sid)
+            assert reader.view.request.kind == "section"
             await pilot.press("v")
             await reader_ready(pilot, lambda r: r.view.request.kind == "page")
             # go to page
@@ -235,7 +246,19 @@ def test_compare_view(make_app):
             # Enter opens the hit in the reader
             await pilot.press("enter")
             await wait_for(pilot, lambda: app.screen is app.main_screen)
-            await reader_ready(pilot)
+            reader = await reader_ready(pilot)
+            opened = (reader.view.request.doc, reader.view.page)
+            # Esc from a reader opened in compare goes back to compare, on that hit
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: isinstance(app.screen, CompareScreen))
+            back = app.screen
+            await wait_for(pilot, lambda: len(back.results) == 3, what="three lists")
+            await pilot.pause()
+            hit = back._current(back.focused)
+            assert hit is not None and (hit["doc"], hit["page"]) == opened
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: app.screen is app.main_screen)
+            assert app.view == "results"
             await pilot.press("c")
             await wait_for(pilot, lambda: isinstance(app.screen, CompareScreen))
             await pilot.press("escape")
