@@ -331,6 +331,18 @@ class Cache:
             if old and old[0] is not None and old[0] != content_id:
                 self._collect(old[0])
 
+    def add_pending(self, root: str, docs: list[str]) -> None:
+        """Record new documents that are queued for extraction (content and reason NULL,
+        size and mtime -1 so a later run never takes them for unchanged), so that searches
+        during a first index count them in the total. Existing rows are left alone."""
+        if not docs:
+            return
+        with self.write() as db:
+            db.executemany(
+                "INSERT OR IGNORE INTO files(root, doc, size, mtime_ns, content_id,"
+                " skip_reason, seen_at) VALUES(?,?,-1,-1,NULL,NULL,?)",
+                [(root, d, time.time()) for d in docs])
+
     def touch_file(self, root: str, doc: str, size: int, mtime_ns: int) -> None:
         """Record a new (size, mtime_ns) for a file whose content did not change."""
         with self.write() as db:

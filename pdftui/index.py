@@ -190,6 +190,8 @@ def index_folder(folder: str | os.PathLike, cache_dir: str | os.PathLike | None 
                 unchanged_docs.add(f.doc)
                 continue
             jobs.append((f, sha))
+        # new documents are visible as queued (coverage totals) until extracted
+        cache.add_pending(root, [f.doc for f, _sha in jobs if f.doc not in known])
         # Forget vanished paths only now: a renamed file has been re-keyed to its content
         # above, so that content is still referenced and survives.
         cache.remove_files(root, gone)

@@ -19,8 +19,9 @@ from .cache import Cache
 class DocumentInfo:
     """One document of the folder as the cache knows it.
 
-    ``status`` is "indexed", "embedding" (text searchable, vectors partial), "skipped"
-    (``reason`` says why), "no text layer" or "unreliable". ``embedded`` is the fraction
+    ``status`` is "indexed", "embedding" (text searchable, vectors partial), "queued" (found,
+    text not extracted yet), "skipped" (``reason`` says why), "no text layer" or
+    "unreliable". ``embedded`` is the fraction
     of units embedded for the model asked about (0.0-1.0; 1.0 when not asked).
     """
 
@@ -101,6 +102,9 @@ class Library:
                 emb[cid] = (done / total) if total else 1.0
         out = []
         for doc, freason, cid, title, pages, creason, quality in rows:
+            if cid is None and not freason:
+                out.append(DocumentInfo(doc, os.path.basename(doc), 0, "queued", "", 0.0))
+                continue
             if cid is None or creason:
                 out.append(DocumentInfo(doc, title or os.path.basename(doc), pages or 0,
                                         "skipped", freason or creason or "", 0.0, cid))

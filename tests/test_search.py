@@ -201,3 +201,37 @@ def test_adaptive_first_unit_weight_follows_query_coverage(indexed):
         e.close()
     assert lo <= own["first_unit_weight"] < described["first_unit_weight"] <= hi
     assert sem["first_unit_weight"] == lo
+
+
+def test_coverage_counts_documents_still_queued_for_indexing(tmp_path):
+    """During a first index, a search counts every document found in the total and says
+    how many are still being indexed (not searched, not "skipped"); the documents list
+    shows them as queued; the next run indexes them."""
+    import threading
+
+    from pdftui.library import Library
+
+    folder = copy_docs(tmp_path / "papers", SMALL_DOCS)
+    cache = tmp_path / "cache"
+    stop = threading.Event()
+
+    def progress(p):
+        if p.phase == "extract" and p.docs_done >= 1:
+            stop.set()   # stop after the first document
+
+    index_folder(folder, cache_dir=cache, embed=False, workers=1, progress=progress,
+                 cancel=stop)
+    service = SearchService(folder, cache_dir=cache)
+    try:
+        cov = service.search_sync("speaker", mode="keyword").coverage
+        assert cov["total"] == 3 and cov["searched"] == 1
+        assert len(cov["indexing"]) == 2 and cov["skipped"] == []
+        lib = Library(folder, cache)
+        assert sorted(d.status for d in lib.documents()) == ["indexed", "queued", "queued"]
+        lib.close()
+        s = index_folder(folder, cache_dir=cache, embed=False)
+        assert s.indexed == 2 and s.unchanged == 1
+        cov = service.search_sync("speaker", mode="keyword").coverage
+        assert (cov["total"], cov["searched"], cov["indexing"]) == (3, 3, [])
+    finally:
+        service.close()

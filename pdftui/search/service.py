@@ -63,6 +63,7 @@ from .excerpt import MAX_CHARS, block_spans, cap, choose
 from .semantic import VectorMatrix
 
 MODES = ("hybrid", "keyword", "semantic")
+QUEUED = "queued for indexing"
 GRANULARITIES = ("page", "section")
 
 
@@ -132,8 +133,9 @@ class Hit:
 @dataclass
 class SearchResult:
     """Hits plus coverage. ``coverage``: searched, total, semantic_searched, embedding
-    (docs still being embedded), skipped [{doc, reason}], and "note" when the semantic
-    arm could not run (e.g. the model is unavailable)."""
+    (docs still being embedded), indexing (docs queued for text extraction: in the total,
+    not searched yet), skipped [{doc, reason}], and "note" when the semantic arm could not
+    run (e.g. the model is unavailable)."""
 
     query: str
     mode: str
@@ -201,7 +203,7 @@ class Engine:
         for doc, cid, freason, creason, quality in rows:
             reason = freason or creason
             if cid is None and not reason:
-                reason = "not indexed"
+                reason = QUEUED   # being indexed: counted in the total, not searched
             elif not reason and quality and quality != "ok":
                 reason = quality
             docs.append(_Doc(doc, cid, reason))
@@ -286,8 +288,9 @@ class Engine:
         pending = [d.doc for d in searchable if d.doc not in done]
         return {"searched": len(searchable), "total": len(scope),
                 "semantic_searched": len(complete) if semantic else 0, "embedding": pending,
+                "indexing": [d.doc for d in scope if d.reason == QUEUED],
                 "skipped": [{"doc": d.doc, "reason": d.reason} for d in scope
-                            if d.reason is not None]}
+                            if d.reason is not None and d.reason != QUEUED]}
 
     # -- search ---------------------------------------------------------------------------
     def search(self, query: object, mode: str = "hybrid", granularity: str = "page",

@@ -465,9 +465,12 @@ class PdftuiApp(App):
     def _update_status(self) -> None:
         docs = self.documents
         ready = sum(1 for d in docs if d.status in ("indexed", "embedding"))
-        skipped = sum(1 for d in docs if d.status not in ("indexed", "embedding"))
+        skipped = sum(1 for d in docs if d.status not in ("indexed", "embedding", "queued"))
+        queued = sum(1 for d in docs if d.status == "queued")
         out = Text()
         out.append(f"{ready} documents", style="bold")
+        if queued:
+            out.append(f" · {queued} queued")
         if skipped:
             out.append(f" · {skipped} skipped")
         embedding = [d for d in docs if d.status == "embedding"]

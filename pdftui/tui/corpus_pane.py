@@ -28,6 +28,8 @@ def status_tag(info) -> Text:
         return Text(" ok ", style="dim")
     if status == "embedding":
         return Text(f"{int(info.embedded * 100):>3}%", style="italic")
+    if status == "queued":
+        return Text(" ...", style="dim")
     if status == "skipped":
         return Text("skip", style="bold")
     if status == "no text layer":
@@ -43,6 +45,8 @@ def status_text(info) -> Text:
         out = Text(f"{pages} · indexed", style="dim")
     elif status == "embedding":
         out = Text(f"{pages} · embedding {int(info.embedded * 100)}%", style="dim italic")
+    elif status == "queued":
+        out = Text(f"{pages} · queued for indexing", style="dim italic")
     elif status == "skipped":
         out = Text(f"{pages} · skipped: ", style="dim")
         out.append(literal(info.reason or "unknown reason"))

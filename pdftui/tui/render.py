@@ -76,6 +76,9 @@ def coverage_line(data: dict, show_timings: bool = True) -> str:
     n_skipped = len(skipped) if isinstance(skipped, (list, tuple)) else (skipped or 0)
     if n_skipped:
         parts.append(f"{n_skipped} skipped")
+    indexing = cov.get("indexing")
+    if indexing:
+        parts.append(f"{len(indexing)} indexing")
     embedding = cov.get("embedding")
     n_emb = len(embedding) if isinstance(embedding, (list, tuple)) else (embedding or 0)
     if n_emb and data.get("mode") != "keyword":
