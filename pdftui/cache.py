@@ -16,7 +16,8 @@ Layout (``SCHEMA_VERSION`` is kept in ``PRAGMA user_version``):
   the section's *own* text, its first ``own_chars`` characters (up to its first subsection;
   -1 = all), so a parent never collects its subsections' term counts.
 - ``units``: embedding units (character ranges of a page's text) with float32 vectors, per
-  model; ``embeddings``: per (content, model) progress, so an interrupted run resumes.
+  model, plus one head unit per section (page ``SECTION_HEAD_PAGE`` = 0, ordinal = the
+  section's ordinal); ``embeddings``: per (content, model) progress, so an interrupted run resumes.
 
 BM25 statistics are per document: :mod:`pdftui.search.keyword` reads term instances from the
 ``pages_fts_instance`` fts5vocab table and scores each document's pages with that document's own
@@ -46,6 +47,11 @@ from .document import Extraction
 SCHEMA_VERSION = 2
 #: Bump when extraction output changes: contents extracted by an older version are redone.
 EXTRACTOR_VERSION = 3
+#: ``units.page`` of a section's head unit (``units.ordinal`` = ``sections.ordinal``): the
+#: first embedding unit of the section's own text, from its heading. Page units are >= 1.
+SECTION_HEAD_PAGE = 0
+#: Characters of a section's own text offered to its head unit (cut to the model's tokens).
+SECTION_HEAD_CHARS = 1200
 DB_NAME = "index.sqlite3"
 BUSY_TIMEOUT_MS = 60_000
 
@@ -186,6 +192,12 @@ def fts_text(text: str) -> str:
     """
     text = unicodedata.normalize("NFKC", text)
     return _CJK_RE.sub(r" \1 ", text)
+
+
+def _head_source(title: str, text: str, own_chars: int) -> tuple[str, str]:
+    """What a section's head unit is made from: its title and the start of its own text."""
+    own = text if own_chars < 0 else text[:own_chars]
+    return title, own[:SECTION_HEAD_CHARS]
 
 
 def count_tokens(text: str) -> int:
@@ -409,12 +421,16 @@ class Cache:
                 return found[0]
             old_texts: dict[int, str] = {}
             old_units: list[tuple] = []
+            old_heads: dict[int, tuple[str, str]] = {}
             if found:
                 old_texts = dict(db.execute(
                     "SELECT number, text FROM pages WHERE content_id=?", (found[0],)))
                 old_units = db.execute(
                     "SELECT model_id, page, ordinal, char_start, char_end, vector FROM units"
                     " WHERE content_id=?", (found[0],)).fetchall()
+                old_heads = {o: _head_source(t, x, n) for o, t, x, n in db.execute(
+                    "SELECT ordinal, title, text, own_chars FROM sections WHERE content_id=?",
+                    (found[0],))}
                 self.delete_content(found[0])
             n_tokens_total = 0
             cur = db.execute(
@@ -469,10 +485,14 @@ class Cache:
             db.execute("UPDATE contents SET n_tokens=? WHERE id=?", (n_tokens_total, cid))
             if old_units and index_text:
                 same = {p.number for p in ex.pages if old_texts.get(p.number) == p.text}
+                same_heads = {s.ordinal for s in ex.sections
+                              if old_heads.get(s.ordinal) == _head_source(
+                                  s.title, s.text, s.own_chars)}
                 db.executemany(
                     "INSERT INTO units(content_id, model_id, page, ordinal, char_start,"
                     " char_end, vector) VALUES(?,?,?,?,?,?,?)",
-                    [(cid, *u) for u in old_units if u[1] in same],
+                    [(cid, *u) for u in old_units
+                     if (u[2] in same_heads if u[1] == SECTION_HEAD_PAGE else u[1] in same)],
                 )
             return cid
 

@@ -25,7 +25,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from .cache import EXTRACTOR_VERSION, Cache
+from .cache import EXTRACTOR_VERSION, SECTION_HEAD_CHARS, SECTION_HEAD_PAGE, Cache
 from .corpus import FoundFile, check_folder, discover, sha256_file, sniff
 from .document import Extraction
 
@@ -204,8 +204,10 @@ def index_folder(folder: str | os.PathLike, cache_dir: str | os.PathLike | None 
 
             embedder = Embedder(model, cache.dir)
             embed_thread = _EmbedThread(cache.dir, embedder, report, cancel)
+            replaced = {known[f.doc]["content_id"] for f, _sha in jobs if f.doc in known}
             for cid in _unembedded(cache, root, embedder.model_id, embedder.weights_hash):
-                embed_thread.put(cid)
+                if cid not in replaced:   # re-extracted first, then queued
+                    embed_thread.put(cid)
             embed_thread.start()
 
         try:
@@ -263,16 +265,20 @@ def _current(cache: Cache, content_id: int) -> bool:
 
 
 def _unembedded(cache: Cache, root: str, model_id: str, weights_hash: str | None) -> list[int]:
-    """Content ids of ``root`` with searchable text whose embeddings are missing, partial
-    or made with other weights (``weights_hash`` None: that last check is skipped)."""
+    """Content ids of ``root`` with searchable text whose embeddings are missing, partial,
+    made with other weights (``weights_hash`` None: that check is skipped) or without
+    section head units (a cache embedded before they existed)."""
     rows = cache.db.execute(
         "SELECT DISTINCT c.id FROM files f JOIN contents c ON c.id = f.content_id"
         " LEFT JOIN embeddings e ON e.content_id = c.id AND e.model_id = ?"
         " WHERE f.root = ? AND c.skip_reason IS NULL AND c.text_quality = 'ok'"
         " AND (e.content_id IS NULL OR e.units_done < e.units_total"
-        " OR (? IS NOT NULL AND e.weights_hash != ?))"
+        " OR (? IS NOT NULL AND e.weights_hash != ?)"
+        " OR (EXISTS (SELECT 1 FROM sections s WHERE s.content_id = c.id) AND NOT EXISTS"
+        "     (SELECT 1 FROM units u WHERE u.content_id = c.id AND u.model_id = ?"
+        "      AND u.page = ?)))"
         " ORDER BY c.size",
-        (model_id, root, weights_hash, weights_hash),
+        (model_id, root, weights_hash, weights_hash, model_id, SECTION_HEAD_PAGE),
     ).fetchall()
     return [r[0] for r in rows]
 
@@ -445,16 +451,19 @@ class _EmbedThread(threading.Thread):
                     if cid is None:
                         finished = True
                         continue
-                    todo = self._plan(cache, cid)
+                    self._queued.discard(cid)   # a replaced content may reuse the id
+                    stamp = cache.db.execute("SELECT indexed_at FROM contents WHERE id=?",
+                                             (cid,)).fetchone()
+                    todo = self._plan(cache, cid) if stamp else []
                     if todo:
-                        plans.append((cid, todo))
+                        plans.append((cid, stamp[0], todo))
                     self._report()
                 if not plans:
                     if finished:
                         break
                     continue
-                cid, todo = plans.pop(0)
-                self._embed_content(cache, cid, todo)
+                cid, stamp, todo = plans.pop(0)
+                self._embed_content(cache, cid, stamp, todo)
         except Exception as exc:  # noqa: BLE001 - reported in the summary, never a crash
             self.error = f"{type(exc).__name__}: {exc}"
         finally:
@@ -475,7 +484,7 @@ class _EmbedThread(threading.Thread):
                 db.execute("DELETE FROM embeddings WHERE content_id=? AND model_id=?",
                            (cid, model_id))
             state = None
-        if state and state[2] >= state[1]:
+        if state and state[2] >= state[1] and not self._heads_missing(cache, cid, model_id):
             return []
         pages = cache.db.execute(
             "SELECT number, text FROM pages WHERE content_id=? ORDER BY number", (cid,)
@@ -490,6 +499,15 @@ class _EmbedThread(threading.Thread):
                 end = start + len(unit)
                 todo.append((number, i, start, end, unit))
                 pos = start + 1
+        # one head unit per section: the first unit of its own text, from its heading
+        # (page 0 marks them; the semantic section arm ranks sections by it)
+        for ordinal, title, text, own in cache.db.execute(
+                "SELECT ordinal, title, text, own_chars FROM sections WHERE content_id=?"
+                " ORDER BY ordinal", (cid,)).fetchall():
+            own_text = text if own < 0 else text[:own]
+            first = next(iter(emb.units(own_text[:SECTION_HEAD_CHARS])), "") or title
+            if first.strip():
+                todo.append((SECTION_HEAD_PAGE, ordinal, 0, len(first), first))
         have = {(p, o) for p, o in cache.db.execute(
             "SELECT page, ordinal FROM units WHERE content_id=? AND model_id=?", (cid, model_id))}
         with cache.write() as db:
@@ -506,8 +524,18 @@ class _EmbedThread(threading.Thread):
         self.units_total += len(todo)
         return todo
 
-    def _embed_content(self, cache: Cache, cid: int, todo: list) -> None:
-        """Embed ``todo`` units of one content, one committed transaction per batch."""
+    @staticmethod
+    def _heads_missing(cache: Cache, cid: int, model_id: str) -> bool:
+        """True when the content has sections but no section head unit for the model."""
+        return bool(cache.db.execute(
+            "SELECT EXISTS (SELECT 1 FROM sections WHERE content_id=?) AND NOT EXISTS"
+            " (SELECT 1 FROM units WHERE content_id=? AND model_id=? AND page=?)",
+            (cid, cid, model_id, SECTION_HEAD_PAGE)).fetchone()[0])
+
+    def _embed_content(self, cache: Cache, cid: int, stamp: float, todo: list) -> None:
+        """Embed ``todo`` units of one content, one committed transaction per batch;
+        stops when the content is no longer the one planned (``stamp`` = its
+        ``indexed_at``: a re-extracted content may get the same id)."""
         emb = self.embedder
         model_id = emb.model_id
         for b in range(0, len(todo), EMBED_BATCH):
@@ -516,7 +544,8 @@ class _EmbedThread(threading.Thread):
             batch = todo[b:b + EMBED_BATCH]
             vecs = emb.embed([t[4] for t in batch]).astype(np.float32, copy=False)
             with cache.write() as db:
-                if not db.execute("SELECT 1 FROM contents WHERE id=?", (cid,)).fetchone():
+                if not db.execute("SELECT 1 FROM contents WHERE id=? AND indexed_at=?",
+                                  (cid, stamp)).fetchone():
                     return  # the document changed or went away meanwhile
                 db.executemany(
                     "INSERT OR IGNORE INTO units(content_id, model_id, page, ordinal,"

@@ -275,13 +275,17 @@ def test_ctrl_c_during_embedding_exits_cleanly_and_resume_counts_done_units(smal
 
 def test_schema_v1_cache_migrates_and_keeps_its_embeddings(tmp_path, cache_dir):
     """A cache written by schema v1 (sections without own_chars) is migrated in place:
-    the column is added, vectors are kept, and the next index re-extracts (extractor
-    version bump) without embedding anything again; the section FTS then holds own text."""
+    the column is added, page vectors are kept, and the next index re-extracts (extractor
+    version bump) embedding only the section head units v1 did not have; the section FTS
+    then holds own text. (It also holds the fix for a re-extracted content reusing its old
+    id while the old one was queued for embedding: stale units were written into it and the
+    new content was never embedded.)"""
     folder = copy_docs(tmp_path / "docs", SMALL_DOCS[2:3])
     first = index_folder(folder, cache_dir)
     db = sqlite3.connect(cache_dir / "index.sqlite3")
     db.execute("UPDATE contents SET extractor_version = extractor_version - 1")
     db.execute("ALTER TABLE sections DROP COLUMN own_chars")
+    db.execute("DELETE FROM units WHERE page = 0")   # v1 had no section head units
     # v1 indexed each section's whole text
     db.execute("INSERT INTO sections_fts(sections_fts) VALUES('delete-all')")
     for sid, title, text in db.execute("SELECT id, title, text FROM sections").fetchall():
@@ -289,9 +293,11 @@ def test_schema_v1_cache_migrates_and_keeps_its_embeddings(tmp_path, cache_dir):
                    (sid, fts_text(title), fts_text(text)))
     db.execute("PRAGMA user_version=1")
     db.commit()
+    n_sections = db.execute("SELECT count(*) FROM sections").fetchone()[0]
     db.close()
     again = index_folder(folder, cache_dir)
-    assert again.indexed == 1 and again.units == 0 and again.embedding_pending == 0
+    # page vectors kept; only the new section head units are embedded
+    assert again.indexed == 1 and again.units == n_sections and again.embedding_pending == 0
     db = sqlite3.connect(cache_dir / "index.sqlite3")
     assert db.execute("PRAGMA user_version").fetchone()[0] == 2
     assert db.execute("SELECT count(*) FROM units").fetchone()[0] == first.units

@@ -235,3 +235,25 @@ def test_coverage_counts_documents_still_queued_for_indexing(tmp_path):
         assert (cov["total"], cov["searched"], cov["indexing"]) == (3, 3, [])
     finally:
         service.close()
+
+
+def test_section_head_units_are_embedded_and_never_ranked_as_pages(indexed):
+    """Every section gets one head unit (units.page 0, ordinal = the section's); page
+    ranking never returns page 0; hybrid section search puts the section whose heading
+    answers first."""
+    import sqlite3
+
+    folder, cache, service = indexed
+    db = sqlite3.connect(cache / "index.sqlite3")
+    n_heads = db.execute("SELECT count(*) FROM units WHERE page = 0").fetchone()[0]
+    n_sections = db.execute(
+        "SELECT count(*) FROM sections WHERE content_id IN"
+        " (SELECT content_id FROM embeddings)").fetchone()[0]
+    done = db.execute("SELECT min(units_done >= units_total) FROM embeddings").fetchone()[0]
+    db.close()
+    assert n_heads == n_sections > 0 and done == 1
+    pages = service.search_sync("speaker verification", mode="semantic", top_k=200)
+    assert pages.hits and all(h.page >= 1 for h in pages.hits)
+    secs = service.search_sync("one-dimensional squeeze excitation Res2Blocks",
+                               mode="hybrid", granularity="section", top_k=5)
+    assert secs.hits[0].section.startswith("3.2 1-Dimensional Squeeze-Excitation")

@@ -1,7 +1,8 @@
 """The semantic arm: exhaustive cosine over every cached embedding unit, in numpy.
 
 The cache holds, per content and model, embedding *units* (character ranges of a page's text)
-with L2-normalised float32 vectors. :class:`VectorMatrix` keeps them in memory as one
+with L2-normalised float32 vectors, and one head unit per section (the first unit of its own
+text, kept apart from the page matrix: :meth:`VectorMatrix.section_heads`). :class:`VectorMatrix` keeps them in memory as one
 ``(n_units, dim)`` float32 matrix; a query is one matrix product ``M @ q`` (cosine, since
 both sides are unit length) and a page scores the maximum over its units, so a term on the
 last line of a long page is not diluted by the rest of it. No vector database, no
@@ -20,6 +21,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..cache import SECTION_HEAD_PAGE
+
 
 @dataclass
 class _Content:
@@ -31,6 +34,8 @@ class _Content:
     pages: np.ndarray        # int32, 1-based page of each unit
     spans: np.ndarray        # int64 (n, 2): char_start, char_end into pages.text
     head: np.ndarray | None  # (dim,) unit-length mean of the first HEAD_UNITS units
+    section_vectors: np.ndarray | None = None  # (n_sections, dim): section head units
+    section_ordinals: np.ndarray | None = None  # int64 sections.ordinal of each row
 
 
 HEAD_UNITS = 4
@@ -79,9 +84,15 @@ class VectorMatrix:
 
     def _load(self, db: sqlite3.Connection, cid: int, done: int, total: int) -> _Content:
         rows = db.execute(
-            "SELECT page, char_start, char_end, vector FROM units"
+            "SELECT page, char_start, char_end, vector, ordinal FROM units"
             " WHERE content_id = ? AND model_id = ? ORDER BY page, ordinal",
             (cid, self.model_id)).fetchall()
+        heads = [r for r in rows if r[0] == SECTION_HEAD_PAGE]
+        rows = [r for r in rows if r[0] != SECTION_HEAD_PAGE]
+        sec_vecs = sec_ords = None
+        if heads:
+            sec_vecs = np.vstack([np.frombuffer(r[3], dtype=np.float32) for r in heads])
+            sec_ords = np.array([r[4] for r in heads], dtype=np.int64)
         if rows:
             vecs = np.vstack([np.frombuffer(r[3], dtype=np.float32) for r in rows])
             pages = np.array([r[0] for r in rows], dtype=np.int32)
@@ -94,7 +105,7 @@ class VectorMatrix:
             pages = np.zeros(0, dtype=np.int32)
             spans = np.zeros((0, 2), dtype=np.int64)
             head = None
-        return _Content(done, total, vecs, pages, spans, head)
+        return _Content(done, total, vecs, pages, spans, head, sec_vecs, sec_ords)
 
     def _rebuild(self) -> None:
         parts = [(cid, c) for cid, c in sorted(self._contents.items()) if len(c.pages)]
@@ -176,6 +187,14 @@ class VectorMatrix:
         keys = self.page_keys
         return [(keys[p][0], keys[p][1], s, b) for p, s, b in
                 zip(order.tolist(), page_max[order].tolist(), best[order].tolist())]
+
+    def section_heads(self, cid: int, q: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+        """``(section ordinals, cosines)`` of one content's section head units with the
+        query vector ``q`` (dim,), or None when it has none (not embedded yet)."""
+        c = self._contents.get(cid)
+        if c is None or c.section_vectors is None or c.section_vectors.shape[1] != q.shape[0]:
+            return None
+        return c.section_ordinals, c.section_vectors @ q.astype(np.float32, copy=False)
 
     def rank_docs(self, q: np.ndarray, contents: set[int] | None = None
                   ) -> list[tuple[int, float]]:
