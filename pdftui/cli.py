@@ -135,14 +135,15 @@ def index(folder, cache_dir, model, no_embed, as_json):
 @click.option("--granularity", type=click.Choice(["page", "section"]), default="page",
               show_default=True)
 @click.option("--top-k", type=click.IntRange(1, 1000), default=10, show_default=True)
-@click.option("--doc", "doc_glob", default=None, help="Only documents matching this path/glob.")
+@click.option("--doc", "doc_globs", multiple=True,
+              help="Only documents matching this path or glob (repeatable).")
 @_cache_opt
 @_model_opt
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (JSON Lines with QUERY -).")
 @click.option("--wait-embed", is_flag=True,
               help="Embed every document before searching (default: search at once with "
                    "what is embedded and say how much that covers).")
-def search(folder, query, mode, granularity, top_k, doc_glob, cache_dir, model, as_json,
+def search(folder, query, mode, granularity, top_k, doc_globs, cache_dir, model, as_json,
            wait_embed):
     """Search FOLDER for QUERY (use - to read one query per line from stdin).
 
@@ -156,14 +157,16 @@ def search(folder, query, mode, granularity, top_k, doc_glob, cache_dir, model, 
 
     summary = _run_index(folder, cache_dir, model, wait_embed and mode != "keyword",
                          quiet=False)
-    if doc_glob:
+    if doc_globs:
         lib = Library(folder, cache_dir)
         try:
             known = [d.doc for d in lib.documents()]
         finally:
             lib.close()
-        if not any(doc_matches(d, doc_glob) for d in known):
-            _fail(f"no document in {folder} matches --doc {doc_glob!r}")
+        for glob in doc_globs:
+            if not any(doc_matches(d, glob) for d in known):
+                _fail(f"no document in {folder} matches --doc {glob!r} (a path relative to "
+                      f"the folder, or a glob such as '{glob.rstrip('*')}*')")
     if summary.embedding_pending and mode != "keyword" and not as_json:
         click.echo(f"pdftui: {summary.embedding_pending} documents are not embedded yet, so "
                    "the semantic arm skips them (run `pdftui index` to embed them)", err=True)
@@ -172,7 +175,7 @@ def search(folder, query, mode, granularity, top_k, doc_glob, cache_dir, model, 
     try:
         for q in queries:
             result = service.search_sync(q, mode=mode, granularity=granularity, top_k=top_k,
-                                         docs=doc_glob)
+                                         docs=list(doc_globs) or None)
             if as_json:
                 click.echo(json.dumps(result.to_json(), ensure_ascii=False))
             else:
@@ -203,6 +206,11 @@ def _print_result(result) -> None:
             f" · semantic {cov.get('semantic_searched')} of {cov.get('total')}"
             f" · {data['mode']} · {data['elapsed_ms']:.0f} ms")
     console.print(Text(head, style="dim"))
+    if cov.get("note"):
+        console.print(Text(clean_text(str(cov["note"])), style="dim"))
+    if not data["hits"]:
+        console.print("no hits")
+        return
     table = Table(show_lines=True, expand=True)
     for col, kw in (("#", {"justify": "right", "width": 3}), ("kw", {"justify": "right", "width": 4}),
                     ("sem", {"justify": "right", "width": 4}), ("document / excerpt", {"ratio": 1})):
@@ -223,7 +231,8 @@ def _print_result(result) -> None:
 @main.command()
 @click.argument("folder", type=click.Path())
 @click.argument("doc")
-@click.option("--page", type=int, default=None, help="Page number (1-based).")
+@click.option("--page", type=click.IntRange(min=1), default=None,
+              help="Page number (1-based; the default is page 1).")
 @click.option("--section", default=None, help="Section title (or id) to print whole.")
 @click.option("--sections", "list_sections", is_flag=True, help="List the sections (id, pages, path).")
 @_cache_opt
@@ -232,6 +241,8 @@ def read(folder, doc, page, section, list_sections, cache_dir, as_json):
     """Print a page or a whole section of DOC (path relative to FOLDER) as plain text."""
     from .library import Library, NotFound
 
+    if sum(x is not None and x is not False for x in (page, section, list_sections)) > 1:
+        _fail("use one of --page, --section and --sections")
     _run_index(folder, cache_dir, None, False, quiet=True)
     lib = Library(folder, cache_dir)
     try:

@@ -42,3 +42,31 @@ def test_search_stdin_json_lines_one_object_per_line(small_folder, cache_dir):
     out = [json.loads(x) for x in r.stdout.splitlines()]
     assert [o["query"] for o in out] == lines
     assert out[0]["hits"] and out[1]["hits"] == []
+
+
+def test_search_repeated_doc_scopes_to_all_of_them(small_folder, cache_dir):
+    """--doc is repeatable (it used to keep only the last one); no match hints at a glob."""
+    r = _cli("search", small_folder, "the", "--cache-dir", cache_dir, "--mode", "keyword",
+             "--doc", "arxiv-0908*", "--doc", "debian-*", "--json")
+    assert r.returncode == 0, r.stderr
+    d = json.loads(r.stdout)
+    assert d["coverage"]["total"] == 2
+    assert {h["doc"][:6] for h in d["hits"]} <= {"arxiv-", "debian"}
+    r = _cli("search", small_folder, "the", "--cache-dir", cache_dir, "--mode", "keyword",
+             "--doc", "debian")
+    assert r.returncode == 2 and "'debian*'" in r.stderr
+
+
+def test_search_without_hits_says_so(small_folder, cache_dir):
+    r = _cli("search", small_folder, "xyzzyqwertyfoo", "--cache-dir", cache_dir,
+             "--mode", "keyword")
+    assert r.returncode == 0 and "no hits" in r.stdout
+
+
+def test_read_rejects_page_zero_and_two_targets(small_folder, cache_dir):
+    name = "arxiv-2005.07143-ecapa-tdnn-speaker-verification.pdf"
+    r = _cli("read", small_folder, name, "--page", "0", "--cache-dir", cache_dir)
+    assert r.returncode == 2 and "--page" in r.stderr
+    r = _cli("read", small_folder, name, "--page", "2", "--section", "1 Introduction",
+             "--cache-dir", cache_dir)
+    assert r.returncode == 2 and "use one of --page, --section and --sections" in r.stderr

@@ -257,3 +257,11 @@ def test_section_head_units_are_embedded_and_never_ranked_as_pages(indexed):
     secs = service.search_sync("one-dimensional squeeze excitation Res2Blocks",
                                mode="hybrid", granularity="section", top_k=5)
     assert secs.hits[0].section.startswith("3.2 1-Dimensional Squeeze-Excitation")
+
+
+def test_hybrid_says_when_no_document_holds_a_query_word(indexed):
+    _folder, _cache, service = indexed
+    res = service.search_sync("xyzzyqwertyfoo", mode="hybrid")
+    assert res.hits and all(h.keyword_rank is None for h in res.hits)
+    assert "no document holds a word of the query" in res.coverage["note"]
+    assert "note" not in service.search_sync("speaker verification").coverage

@@ -412,6 +412,9 @@ class Engine:
                     for i, (cid, _s) in enumerate(m.rank_docs(q, contents), start=1):
                         for d in docs_of.get(cid, ()):
                             out["doc_rank"][d] = i
+        if mode == "hybrid" and text.strip() and not out["keyword"] and out["semantic"]:
+            coverage.setdefault("note", "no document holds a word of the query: these are "
+                                "only the semantic arm's nearest hits, however far")
         # stage 2
         if mode == "keyword":
             out["fused"] = list(zip(out["keyword"], out.get("kw_scores", [])))

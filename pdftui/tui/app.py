@@ -91,16 +91,16 @@ class PdftuiApp(App):
         Binding("tab", "pane(1)", "Next pane", show=False, priority=True, id="pane.next"),
         Binding("shift+tab", "pane(-1)", "Previous pane", show=False, priority=True,
                 id="pane.previous"),
-        Binding("k", "mode('keyword')", "Keyword", id="mode.keyword"),
-        Binding("s", "mode('semantic')", "Semantic", id="mode.semantic"),
-        Binding("h", "mode('hybrid')", "Hybrid", id="mode.hybrid"),
+        Binding("k", "mode('keyword')", "Keyword", show=False, id="mode.keyword"),
+        Binding("s", "mode('semantic')", "Semantic", show=False, id="mode.semantic"),
+        Binding("h", "mode('hybrid')", "Hybrid", show=False, id="mode.hybrid"),
         Binding("1", "mode('keyword')", "Keyword", show=False, id="mode.keyword_1"),
         Binding("2", "mode('semantic')", "Semantic", show=False, id="mode.semantic_2"),
         Binding("3", "mode('hybrid')", "Hybrid", show=False, id="mode.hybrid_3"),
         Binding("c", "compare", "Compare", id="compare"),
         Binding("n", "hit(1)", "Next hit", id="hit.next"),
         Binding("N", "hit(-1)", "Prev hit", show=False, key_display="N", id="hit.previous"),
-        Binding("p", "granularity", "Pages/sections", show=False, id="granularity"),
+        Binding("p", "granularity", "Pages/sections", id="granularity"),
         Binding("x", "clear_scope", "Clear scope", show=False, id="scope.clear"),
         Binding("escape", "back", "Back", id="back"),
         Binding("q", "quit", "Quit", id="quit"),
@@ -116,7 +116,7 @@ class PdftuiApp(App):
             ("c", "compare view: keyword, semantic and hybrid lists side by side"),
             ("n / N", "next / previous hit (in the reader: in this document)"),
             ("x", "clear the scope (search the whole folder)"),
-            ("Esc", "back: reader -> results (or compare) -> search box"),
+            ("Esc", "back: reader -> results (or compare); leave the search box"),
             ("? / F1", "this help"),
             ("Ctrl+P", "command palette (every action)"),
             ("q", "quit"),
@@ -535,18 +535,17 @@ class PdftuiApp(App):
         self.show_pane(PANES[(i + delta) % len(PANES)])
 
     def action_back(self) -> None:
-        """Reader -> results -> search box."""
+        """Reader (or documents, or the search box) -> results; a reader opened from the
+        compare view -> compare."""
         current = self._current_pane()
         if current == "reader" and self._reader_from_compare is not None:
             key, self._reader_from_compare = self._reader_from_compare, None
             self.show_pane("results")
             self.action_compare(start_key=key)  # back where the reader was opened
-        elif current in ("reader", "corpus"):
+        elif current in ("reader", "corpus", "search"):
+            # the box is left for the results, so single keys act again; Esc never goes
+            # *into* the box (keys typed next would edit the query): "/" does that
             self.show_pane("results")
-        elif current == "results":
-            self.show_pane("search")
-        elif current == "search":
-            self.show_pane("results")  # leave the box, so single keys act again
 
     def action_hit(self, delta: int) -> None:
         """Next / previous hit (in the reader: in the open document)."""

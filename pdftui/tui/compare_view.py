@@ -32,6 +32,27 @@ def hit_key(hit: dict) -> tuple:
     return (hit.get("doc"), hit.get("page"), hit.get("section"))
 
 
+def distinctive_name(doc: str) -> str:
+    """The telling part of a document's file name for narrow columns: leading id-like
+    segments are dropped ("arxiv-1706.03762v5-attention-is-all-you-need.pdf" ->
+    "attention-is-all-you-need", "google-2003-file-system.pdf" -> "file-system"); the
+    full name is on the line below the lists."""
+    name = doc.rsplit("/", 1)[-1]
+    name = name[:-4] if name.lower().endswith(".pdf") else name
+    parts = name.split("-")
+    digit = [any(c.isdigit() for c in p) for p in parts]
+    i = 0
+    while (i < len(parts) - 1 and (digit[i] or digit[i + 1])
+           and not all(digit[i + 1:])):
+        i += 1
+    return "-".join(parts[i:]) or name
+
+
+def fit(name: str, width: int) -> str:
+    """``name`` cut to ``width`` columns at its end, with an ellipsis."""
+    return name if len(name) <= width else name[: max(1, width - 1)] + "…"
+
+
 def movement(from_rank: int | None, to_rank: int | None) -> str:
     """"▲2", "▼3", "=" or "" (absent from the fused list)."""
     if not from_rank or not to_rank:
@@ -113,12 +134,17 @@ class CompareScreen(Screen):
         for mode in MODES:
             table = self.query_one(f"#list-{mode}", DataTable)
             table.clear(columns=True)
-            width = max(20, table.size.width or 26)
-            doc_w = max(6, width - 2 - 5 - 6 - 2 * 4 - 1)
+            width = max(20, table.size.width or self.app.size.width // 3)
+            # narrow (80 columns): no movement column (the line below spells it out)
+            narrow = width < 40
+            page_w = 4 if narrow else 5
+            doc_w = max(6, width - 2 - page_w - (0 if narrow else 6)
+                        - 2 * (3 if narrow else 4) - 1)
             table.add_column(Text("#", justify="right"), width=2, key="rank")
             table.add_column("document", width=doc_w, key="doc")
-            table.add_column("page", width=5, key="page")
-            table.add_column("→hy" if mode != "hybrid" else "kw/sm", width=6, key="move")
+            table.add_column("page", width=page_w, key="page")
+            if not narrow:
+                table.add_column("→hy" if mode != "hybrid" else "kw/sm", width=6, key="move")
             for h in self.results.get(mode, {}).get("hits", []):
                 if mode == "hybrid":
                     kr, sr = h.get("keyword_rank"), h.get("semantic_rank")
@@ -126,10 +152,11 @@ class CompareScreen(Screen):
                 else:
                     hr = hybrid.get(hit_key(h))
                     move = Text(f"{hr}" if hr else "-", style="" if hr else "dim")
-                table.add_row(Text(str(h.get("rank")), justify="right", style="bold"),
-                              literal(short_doc(h.get("doc", ""), doc_w)),
-                              literal(hit_where(h)), move,
-                              key=repr(hit_key(h)))
+                cells = [Text(str(h.get("rank")), justify="right", style="bold"),
+                         literal(fit(distinctive_name(h.get("doc", "")), doc_w) if narrow
+                                 else short_doc(h.get("doc", ""), doc_w)),
+                         literal(hit_where(h))] + ([] if narrow else [move])
+                table.add_row(*cells, key=repr(hit_key(h)))
         focus = self.query_one(f"#list-{self.focus_mode}", DataTable)
         if self.start_key is not None and repr(self.start_key) in focus.rows:
             focus.move_cursor(row=focus.get_row_index(repr(self.start_key)), animate=False)

@@ -91,10 +91,17 @@ def test_mode_keys_switch_modes(make_app):
                 if mode == "keyword":
                     assert all(h["semantic_rank"] is None for h in results.data["hits"])
                     assert "semantic" not in str(app.query_one("#coverage").render())
+            # Esc in the results never moves into the search box (the next key would
+            # edit the query): keys still act
+            query = app.search_key()[0]
+            await pilot.press("escape")
+            await pilot.pause()
+            assert isinstance(app.focused, HitTable)
             # granularity: whole sections
             await pilot.press("p")
             await wait_for(pilot, lambda: results.data["granularity"] == "section")
             assert all("section" in h for h in results.data["hits"])
+            assert app.search_key()[0] == query
     run(go())
 
 
@@ -496,3 +503,13 @@ def test_short_section_keeps_the_innermost_titles():
     assert short_section("3 Model Architecture > 3.2 Attention", 40) == \
         "3 Model Architecture > 3.2 Attention"
     assert len(short_section("A > " + "b" * 50, 12)) == 12
+
+
+def test_distinctive_name_drops_leading_ids_only():
+    from pdftui.tui.compare_view import distinctive_name as d
+
+    assert d("arxiv-1706.03762v5-attention-is-all-you-need.pdf") == "attention-is-all-you-need"
+    assert d("google-2003-file-system.pdf") == "file-system"
+    assert d("debian-r-intro.pdf") == "debian-r-intro"
+    assert d("sub/raft-2014.pdf") == "raft-2014"
+    assert d("2024.pdf") == "2024"
