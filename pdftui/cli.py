@@ -12,6 +12,7 @@ import os
 import sqlite3
 import sys
 import threading
+import time
 
 import click
 
@@ -52,6 +53,10 @@ def _fail(msg: str, code: int = 2) -> None:
     sys.exit(code)
 
 
+PLAIN_PROGRESS_S = 15.0
+"""Seconds between progress lines when stderr is not a terminal."""
+
+
 def _run_index(folder, cache_dir, model, embed, quiet=False):
     """Index with a rich progress bar on stderr; returns the summary."""
     from rich.console import Console
@@ -69,8 +74,29 @@ def _run_index(folder, cache_dir, model, embed, quiet=False):
                    TextColumn("{task.fields[extra]}"), TimeElapsedColumn(),
                    TimeRemainingColumn(), console=console, transient=False, disable=not show)
     tasks: dict[str, int] = {}
+    plain = not show and not quiet   # stderr is a log or a pipe: a line every 15 s
+    last = {"t": 0.0, "phase": ""}
+
+    def log_line(p) -> None:
+        if p.phase == "extract" and p.docs_total:
+            done = p.docs_done >= p.docs_total
+            line = (f"pdftui: extracted {p.docs_done}/{p.docs_total} documents, "
+                    f"{p.pages_done} pages")
+        elif p.phase == "embed" and p.units_total:
+            done = p.units_done >= p.units_total
+            line = f"pdftui: embedded {p.units_done}/{p.units_total} units"
+        else:
+            return
+        now = time.monotonic()
+        if p.phase == last["phase"] and not done and now - last["t"] < PLAIN_PROGRESS_S:
+            return
+        last.update(t=now, phase=p.phase)
+        click.echo(line, err=True)
 
     def report(p):
+        if plain:
+            log_line(p)
+            return
         if p.phase == "extract":
             if "extract" not in tasks:
                 tasks["extract"] = bar.add_task("documents", total=p.docs_total, extra="")

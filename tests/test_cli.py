@@ -70,3 +70,10 @@ def test_read_rejects_page_zero_and_two_targets(small_folder, cache_dir):
     r = _cli("read", small_folder, name, "--page", "2", "--section", "1 Introduction",
              "--cache-dir", cache_dir)
     assert r.returncode == 2 and "use one of --page, --section and --sections" in r.stderr
+
+
+def test_index_logs_plain_progress_lines_when_stderr_is_not_a_terminal(small_folder, cache_dir):
+    r = _cli("index", small_folder, "--cache-dir", cache_dir, "--no-embed", "--json")
+    assert r.returncode == 0, r.stderr
+    assert "pdftui: extracted" in r.stderr and "\x1b" not in r.stderr
+    assert json.loads(r.stdout)["indexed"] == 3
