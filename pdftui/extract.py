@@ -35,8 +35,9 @@ Text pipeline per page
    (top to bottom) then right column. Blocks whose lines alternate between the columns
    (made/03 p1) are split first. Single-column pages keep MuPDF's order.
 4. Lines are normalised (:func:`normalize_text`) and joined inside a block by a space,
-   repairing line-end hyphenation (see :func:`join_lines`). Page text = blocks joined by
-   a blank line.
+   repairing line-end hyphenation (see :func:`join_lines`); a block that continues the
+   previous block's paragraph across a column break is glued to it
+   (:func:`merge_continued_blocks`). Page text = blocks joined by a blank line.
 5. Soft hyphens that a simple (WinAnsi) font draws as ``-`` are recovered from the
    content stream: words the stream spells with U+00AD are un-hyphenated in the page
    text (made/02 ``hy-phen`` -> ``hyphen``).
@@ -117,6 +118,52 @@ def _join_hyphenated(prev: str, nxt: str) -> str:
     ):
         return prev[:-1] + nxt  # line-break artefact: zeppe- + linophile
     return prev + nxt  # real hyphen: state-of-the- + art, n- + octanal, 10- + 20
+
+
+_TERMINAL = ".!?:;\u2026\"'\u201d\u2019)]"
+CONTINUATION_MIN_CHARS = 80
+"""A block this long (or longer) whose text stops mid-sentence may continue in the next."""
+
+
+def continues(prev: str, nxt: str) -> bool:
+    """Does block text ``nxt`` continue the paragraph ``prev`` across a column break?
+
+    True when ``prev`` is body text (>= :data:`CONTINUATION_MIN_CHARS` characters) that
+    stops mid-sentence (no terminal punctuation; a trailing hyphenation fragment counts as
+    mid-word) and ``nxt`` starts with a lowercase letter. Headings, captions and list items
+    start upper-case or with a digit or a symbol, so they are never glued to the text above.
+    """
+    prev, nxt = prev.rstrip(), nxt.lstrip()
+    if len(prev) < CONTINUATION_MIN_CHARS or not nxt or not (nxt[0].isalpha()
+                                                            and nxt[0].islower()):
+        return False
+    return not prev.endswith(tuple(_TERMINAL))
+
+
+def merge_continued_blocks(blocks: list[Block], lines: list[Line]
+                           ) -> tuple[list[Block], list[Line]]:
+    """Glue each block that continues the previous one's paragraph (:func:`continues`,
+    e.g. "keeping a persis-" | "tent TCP connection" at a column break) into it: text
+    joined as wrapped lines are (hyphenation repaired), bbox the union; ``lines`` get
+    their new block indexes. Blocks are in reading order; pages are never crossed."""
+    if len(blocks) < 2:
+        return blocks, lines
+    out: list[Block] = []
+    new_index: list[int] = []
+    for b in blocks:
+        if out and continues(out[-1].text, b.text):
+            a = out[-1]
+            out[-1] = Block(join_lines([a.text, b.text]), min(a.x0, b.x0), min(a.y0, b.y0),
+                            max(a.x1, b.x1), max(a.y1, b.y1))
+        else:
+            out.append(b)
+        new_index.append(len(out) - 1)
+    if len(out) == len(blocks):
+        return blocks, lines
+    for ln in lines:
+        if 0 <= ln.block < len(new_index):
+            ln.block = new_index[ln.block]
+    return out, lines
 
 
 def _is_cjk(c: str) -> bool:
@@ -791,6 +838,7 @@ def _extract_pdf(p: Path, stem: str, page_timeout_s: float) -> Extraction:
                     elif with_lines:  # drop lines of a block that vanished
                         while lines and lines[-1].block == len(blocks):
                             lines.pop()
+                blocks, lines = merge_continued_blocks(blocks, lines)
                 # form field values not already in the text
                 try:
                     if page.first_widget is not None:

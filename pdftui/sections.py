@@ -23,7 +23,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 
-from pdftui.document import Extraction, Line, OutlineEntry, Page, Section
+from pdftui.document import Block, Extraction, Line, OutlineEntry, Page, Section
 
 __all__ = [
     "build_sections",
@@ -142,6 +142,37 @@ def _locate(page: Page, entry: OutlineEntry) -> int:
     return 0
 
 
+def split_at_heading(page: Page, b: int, title: str) -> bool:
+    """Split block ``b`` of ``page`` in two before the line that starts with ``title``,
+    when that line is not the block's first (a heading MuPDF grouped with the paragraph
+    above it). Updates the page's blocks, text and line block indexes in place; returns
+    True when it split. Pages without line information are left alone."""
+    block = page.blocks[b]
+    title_sq = _squash(title)
+    mine = [ln for ln in page.lines if ln.block == b]
+    if len(mine) < 2 or not title_sq or _block_matches_title(block.text, title_sq, True):
+        return False
+    # the heading's number may be a line of its own ("2.5" | "Chunk Size")
+    at = next((i for i in range(1, len(mine)) if _block_matches_title(
+        " ".join(ln.text for ln in mine[i:i + 3]), title_sq, True)), None)
+    if at is None:
+        return False
+    head = mine[at].text.strip()
+    k = block.text.find(head, max(0, sum(len(ln.text) for ln in mine[:at]) - 40))
+    before = block.text[:k].rstrip() if k > 0 else ""
+    if not before:
+        return False
+    first = Block(before, block.x0, block.y0, block.x1, mine[at].y0)
+    second = Block(block.text[k:], block.x0, mine[at].y0, block.x1, block.y1)
+    page.blocks[b:b + 1] = [first, second]
+    moved = {id(ln) for ln in mine[at:]}
+    for ln in page.lines:
+        if ln.block > b or id(ln) in moved:
+            ln.block += 1
+    page.text = "\n\n".join(x.text for x in page.blocks)
+    return True
+
+
 def _front_matter_title(pages: list[Page], upto_page: int) -> str:
     """The largest-font short line of the first page before the first heading."""
     for page in pages[:1]:
@@ -162,6 +193,10 @@ def build_sections(
     pages: list[Page], headings: list[OutlineEntry], source: str
 ) -> list[Section]:
     """Turn ``headings`` into sections over ``pages``.
+
+    A heading whose line MuPDF grouped into the block of the paragraph above it gets that
+    block split first (:func:`split_at_heading`: ``pages`` are changed in place), so every
+    section starts at its heading.
 
     ``pages`` are in document order (``pages[i].number == i + 1`` is not required; page
     numbers are looked up). ``headings`` may be unsorted, duplicated or point out of
@@ -187,6 +222,12 @@ def build_sections(
         if b >= len(pages[pi].blocks) and pi + 1 < len(pages):
             # destination below the last block: the heading is at the top of the next page
             pi, b = pi + 1, 0
+        elif b < len(pages[pi].blocks) and split_at_heading(pages[pi], b, e.title):
+            # the heading's line sat inside a block after the end of the previous
+            # section: that block is now two, the heading starts the second
+            located = [(qi, qb + 1 if qi == pi and qb > b else qb, o, q)
+                       for qi, qb, o, q in located]
+            b += 1
         located.append((pi, b, order, e))
     located.sort(key=lambda t: (t[0], t[1], t[2]))
 

@@ -337,3 +337,22 @@ def test_lwarp_manual():
     e = extract_document(REAL / "many-pages-lwarp-manual-1370pages.pdf")
     assert e.page_count == 1370 and e.text_quality == "ok"
     assert len(e.outline) > 1000
+
+
+def test_paragraph_continued_across_a_column_break_is_one_block():
+    """GFS p. 3: "keeping a persis-" ends the left column and "tent TCP connection" starts
+    the right one; they are one paragraph (one block, hyphenation repaired), so keyword
+    search finds "persistent" there and the reader shows one paragraph."""
+    from pdftui.extract import continues
+
+    ex = extract_document(str(CORPUS / "google-2003-file-system.pdf"))
+    page = ex.pages[2]
+    assert "persistent TCP connection" in page.text
+    assert "persis-" not in page.text
+    block = next(b for b in page.blocks if "persistent TCP" in b.text)
+    assert block.text.startswith("A large chunk size offers")
+    assert all(0 <= ln.block < len(page.blocks) for ln in page.lines)
+    # headings and captions (upper-case or numbered starts) are never glued on
+    long = "x" * 100 + " and then"
+    assert continues(long, "more text") and not continues(long, "2.6 Metadata")
+    assert not continues(long + ".", "more text") and not continues("short and", "more")

@@ -179,3 +179,18 @@ def test_own_text_stops_at_the_first_subsection():
     nxt = by_title(secs, "3.2.2 Multi-Head Attention")
     assert sub.own_chars == -1 and sub.own_text == sub.text   # next heading: a sibling
     assert nxt.own_text == nxt.text
+
+
+def test_heading_grouped_with_the_paragraph_above_starts_its_section():
+    """GFS has no outline; MuPDF puts "2.5" | "Chunk Size" in the block that ends 2.4.
+    The block is split at the heading, so 2.5 starts at its heading and 2.4 ends before."""
+    ex = extract_document(str(CORPUS / "google-2003-file-system.pdf"))
+    secs = sections_for(ex)
+    chunk = by_title(secs, "2.5 Chunk Size")
+    assert chunk.text.startswith("2.5 Chunk Size Chunk size is one of the key design")
+    master = by_title(secs, "2.4 Single Master")
+    assert master.text.rstrip().endswith("at practically no extra cost.")
+    page = ex.pages[chunk.start_page - 1]
+    assert page.blocks[chunk.start_block].text.startswith("2.5 Chunk Size")
+    assert page.text == "\n\n".join(b.text for b in page.blocks)
+    assert all(0 <= ln.block < len(page.blocks) for ln in page.lines)
