@@ -28,6 +28,7 @@ from textual.widgets import Input, Label, Static
 
 from ..text import clean_text
 from .messages import PaneFocused
+from .results_pane import short_section
 from .render import count_matches, highlight, literal, page_ref
 
 
@@ -176,6 +177,19 @@ class ReaderBody(VerticalScroll, can_focus=True):
         pane = self.parent
         getattr(pane, f"action_{name}")()
 
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        if round(old_value) != round(new_value) and isinstance(self.parent, ReaderPane):
+            self.parent.follow_scroll()
+
+    def top_paragraph(self) -> int:
+        """Index of the first paragraph visible at the top (0 when none)."""
+        y = self.scroll_y
+        for i, w in enumerate(self.query(".para")):
+            if w.virtual_region.bottom > y:
+                return i
+        return 0
+
 
 class ReaderPane(Vertical):
     """A page or a whole section of one document, with terms highlighted."""
@@ -241,10 +255,7 @@ class ReaderPane(Vertical):
         self.view = view
         kind = view.request.kind
         self.border_title = f"Reader · {kind}"
-        head = literal(view.title or view.request.doc, style="bold")
-        head.append("\n")
-        head.append_text(self.breadcrumb_text())
-        self.query_one("#reader-head", Static).update(head)
+        self._update_head()
         body = self.query_one(ReaderBody)
         await body.remove_children()
         widgets = []
@@ -277,6 +288,34 @@ class ReaderPane(Vertical):
         else:
             body.scroll_home(animate=False)
 
+    def follow_scroll(self) -> None:
+        """In a page view, name the section of the paragraph at the top of the screen
+        (the page may hold the end of one section and the start of others)."""
+        v = self.view
+        if v is None or v.request.kind != "page" or not v.sections:
+            return
+        pos = (v.page, self.query_one(ReaderBody).top_paragraph())
+        best = None
+        for s in v.sections:
+            start = (s["start_page"], s["start_block"])
+            end = (s["end_page"], s["end_block"])
+            if start <= pos and (pos < end or end <= start):
+                if best is None or s["level"] >= best["level"]:
+                    best = s
+        if best is not None and best["id"] != v.section_id:
+            v.section_path, v.section_id = best["path"], best["id"]
+            self._update_head()
+
+    def _update_head(self) -> None:
+        v = self.view
+        width = max(10, (self.size.width or 80) - 2)
+        title = v.title or v.request.doc
+        head = literal(title if len(title) <= width else title[: width - 1] + "…",
+                       style="bold")
+        head.append("\n")
+        head.append_text(self.breadcrumb_text())
+        self.query_one("#reader-head", Static).update(head)
+
     def breadcrumb(self) -> str:
         """"p. 7-9 / 15 · 3 Model Architecture > 3.2 Attention" (plain text)."""
         return self.breadcrumb_text().plain
@@ -293,13 +332,21 @@ class ReaderPane(Vertical):
         else:
             where = f"p. {page_ref(v.page, v.label)} / {v.pages}"
         out = Text(where, style="bold")
+        n_hits = len(self.hits)
+        hits = f"  ({n_hits} hit{'s' if n_hits != 1 else ''} in this document)" if n_hits else ""
+        width = (self.size.width or 80) - 2
         if v.section_path:
             out.append(" · ")
-            out.append(literal(v.section_path, style="italic"))
-        n_hits = len(self.hits)
-        if n_hits:
-            out.append(f"  ({n_hits} hit{'s' if n_hits != 1 else ''} in this document)",
-                       style="dim")
+            # fit the path to the line, keeping its innermost titles ("… > 6.2.4 Reads");
+            # the path goes before the hit count, which shrinks or goes when room is short
+            if hits and width - len(where) - 3 - len(hits) < min(len(v.section_path), 30):
+                hits = f"  ({n_hits} hits)" if n_hits != 1 else "  (1 hit)"
+                if width - len(where) - 3 - len(hits) < min(len(v.section_path), 20):
+                    hits = ""
+            room = width - len(where) - 3 - len(hits)
+            out.append(literal(short_section(v.section_path, max(12, room)), style="italic"))
+        if hits:
+            out.append(hits, style="dim")
         return out
 
     # -- actions --------------------------------------------------------------------------

@@ -133,7 +133,8 @@ def test_reader_pages_sections_and_back(make_app):
             await reader_ready(pilot, lambda r: r.view.request.kind == "section")
             crumb = reader.breadcrumb()
             assert crumb.startswith("p. ") and " / 15 · " in crumb
-            assert "Attention" in crumb
+            assert "3.2" in crumb and "Attention" in reader.view.section_path
+            assert len(crumb) <= reader.size.width   # fitted, innermost title kept
             sid = reader.view.section_id
             await pilot.press("right_square_bracket")
             await reader_ready(pilot, lambda r: r.view.section_id != sid)
@@ -513,3 +514,25 @@ def test_distinctive_name_drops_leading_ids_only():
     assert d("debian-r-intro.pdf") == "debian-r-intro"
     assert d("sub/raft-2014.pdf") == "raft-2014"
     assert d("2024.pdf") == "2024"
+
+
+def test_reader_head_names_the_section_at_the_top_of_the_screen(make_app):
+    """A page view that holds several sections: scrolling moves the breadcrumb from the
+    section the page starts in to the one at the top of the screen."""
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            await search(pilot, "scaled dot-product attention")
+            await pilot.press("enter")
+            reader = await reader_ready(pilot)
+            reader.request(reader.view.request.__class__(ATTENTION, "page", 3, scroll="top"))
+            await reader_ready(pilot, lambda r: r.view.page == 3 and r.view.request.doc == ATTENTION)
+            body = app.query_one(ReaderBody)
+            await pilot.pause()
+            first = reader.view.section_path
+            body.scroll_end(animate=False)
+            await wait_for(pilot, lambda: reader.view.section_path != first, what="new path")
+            assert "3.2" in reader.view.section_path or "3.1" in reader.view.section_path
+            assert len(reader.breadcrumb()) <= 80
+    run(go())
