@@ -14,7 +14,7 @@ from pdftui.tui.app import PdftuiApp
 from pdftui.tui.compare_view import CompareScreen
 from pdftui.tui.corpus_pane import CorpusPane, DocList
 from pdftui.tui.help_screen import HelpScreen
-from pdftui.tui.reader_pane import GoToPageScreen, ReaderBody, ReaderPane
+from pdftui.tui.reader_pane import GoToPageScreen, ReaderBody, ReaderPane, ReadRequest
 from pdftui.tui.results_pane import HitTable, ResultsPane, short_doc
 
 from ..conftest import TRICKY
@@ -526,8 +526,8 @@ def test_reader_head_names_the_section_at_the_top_of_the_screen(make_app):
             await search(pilot, "scaled dot-product attention")
             await pilot.press("enter")
             reader = await reader_ready(pilot)
-            reader.request(reader.view.request.__class__(ATTENTION, "page", 3, scroll="top"))
-            await reader_ready(pilot, lambda r: r.view.page == 3 and r.view.request.doc == ATTENTION)
+            reader.request(ReadRequest(ATTENTION, "page", 3, scroll="top"))
+            await reader_ready(pilot, lambda r: (r.view.request.doc, r.view.page) == (ATTENTION, 3))
             body = app.query_one(ReaderBody)
             await pilot.pause()
             first = reader.view.section_path
