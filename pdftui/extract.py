@@ -546,6 +546,50 @@ def _clean_title(meta_title: str | None, stem: str) -> str:
     return t
 
 
+_ID_LINE_RE = re.compile(r"^(arxiv:|doi:|https?://|[a-z-]+(\.[a-z]+)?/\d{7})", re.IGNORECASE)
+
+
+def _squashed(text: str) -> str:
+    return re.sub(r"\W+", "", text.casefold())
+
+
+def _title_on_first_page(meta_title: str, first: Page, is_stem: bool = False) -> str:
+    """The metadata title when the first page shows it; else the first page's largest
+    text (up to 3 consecutive lines of that size: a wrapped title), when there is one.
+    Word exports often carry a stale metadata title ("System Model" on Dynamo); with no
+    usable metadata (``is_stem``: the file name stands in) the largest text must be at
+    least two words."""
+    if not first.lines or (not is_stem and _squashed(meta_title)[:40]
+                           in _squashed(first.text[:4000])):
+        return meta_title
+    # horizontal lines only (the arXiv stamp runs up the margin), no identifiers
+    cands = [ln for ln in first.lines if (ln.x1 - ln.x0) >= (ln.y1 - ln.y0)
+             and not _ID_LINE_RE.match(ln.text.strip())]
+    biggest = max((ln.size for ln in cands), default=0.0)
+    weight: dict[float, int] = {}
+    for ln in cands:
+        weight[round(ln.size, 1)] = weight.get(round(ln.size, 1), 0) + len(ln.text)
+    body = max(weight, key=weight.get, default=0.0)
+    # a title stands out: larger than the body text, or the page is a title page where
+    # the largest text is short
+    if biggest <= 0 or (biggest < 1.15 * body and weight[round(biggest, 1)] > 150):
+        return meta_title
+    picked: list[str] = []
+    for ln in cands:
+        if abs(ln.size - biggest) < 0.5:
+            picked.append(ln.text.strip())
+        elif picked:
+            break
+    title = strip_control(join_lines([t for t in picked[:3] if t]), keep_newlines=False,
+                          keep_tabs=False).rstrip("∗*†‡ ")
+    letters = sum(c.isalpha() for c in title)
+    if is_stem and (letters < 6 or len(title.split()) < 2):
+        return meta_title
+    if 3 <= letters and len(title) <= 200:
+        return title
+    return meta_title
+
+
 # --------------------------------------------------------------------------- outline
 
 _REF_RE = re.compile(r"^\s*\[\s*(\d+)\s+\d+\s+R")
@@ -922,6 +966,8 @@ def _extract_pdf(p: Path, stem: str, page_timeout_s: float) -> Extraction:
                 notes.append(f"MuPDF warnings: {first}")
         except Exception:  # noqa: BLE001
             pass
+        if pages:
+            title = _title_on_first_page(title, pages[0], title == stem)
         return Extraction(
             title=title,
             page_count=n,

@@ -321,8 +321,9 @@ def test_blank_page_with_outline():
 def test_title_from_metadata_or_stem():
     e = extract_document(CORPUS / "arxiv-1904.05862-wav2vec.pdf")
     assert e.title.startswith("wav2vec")
+    # empty metadata title: the first page's title (the file name when it has none)
     e = extract_document(CORPUS / "arxiv-1706.03762v5-attention-is-all-you-need.pdf")
-    assert e.title == "arxiv-1706.03762v5-attention-is-all-you-need"  # empty metadata title
+    assert e.title == "Attention Is All You Need"
 
 
 @slow
@@ -356,3 +357,17 @@ def test_paragraph_continued_across_a_column_break_is_one_block():
     long = "x" * 100 + " and then"
     assert continues(long, "more text") and not continues(long, "2.6 Metadata")
     assert not continues(long + ".", "more text") and not continues("short and", "more")
+
+
+def test_stale_metadata_title_gives_way_to_the_first_page_title():
+    """Dynamo's metadata title is "System Model" (a Word export); the first page's title is
+    used instead. A metadata title the first page shows is kept."""
+    assert extract_document(str(CORPUS / "debian-r-intro.pdf")).title == "An Introduction to R"
+    assert extract_document(str(CORPUS / "amazon-2007-dynamo.pdf")).title == \
+        "Dynamo: Amazon’s Highly Available Key-value Store"
+    # junk metadata ("paper.dvi"): the first page's largest horizontal text, not the
+    # arXiv stamp up the margin
+    assert extract_document(str(CORPUS / "google-2003-file-system.pdf")).title == \
+        "The Google File System"
+    assert extract_document(str(CORPUS / "arxiv-1706.03762v5-attention-is-all-you-need.pdf")
+                            ).title == "Attention Is All You Need"
