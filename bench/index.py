@@ -26,7 +26,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from pdftui.index import EMBED_BATCH, index_folder  # noqa: E402
+from pdftui.index import EMBED_BATCH, index_folder, section_head_text  # noqa: E402
 
 
 def _rss_mb() -> tuple[float, float]:
@@ -91,8 +91,13 @@ def main() -> None:
         texts = [t[s:e] for t, s, e in db.execute(
             "SELECT p.text, u.char_start, u.char_end FROM units u JOIN pages p"
             " ON p.content_id = u.content_id AND p.number = u.page ORDER BY u.id")]
-        db.close()
         emb = Embedder(None, tmp / "bare-cache")
+        # section head units (page 0): rebuilt from their sections as the index does
+        texts += [section_head_text(emb, *r) for r in db.execute(
+            "SELECT s.title, s.text, s.own_chars FROM units u JOIN sections s"
+            " ON s.content_id = u.content_id AND s.ordinal = u.ordinal"
+            " WHERE u.page = 0 ORDER BY u.id")]
+        db.close()
         emb.embed(["warm up"])
         t1 = time.monotonic()
         for b in range(0, len(texts), EMBED_BATCH):

@@ -407,6 +407,14 @@ def _store(cache: Cache, root: str, f: FoundFile, sha: str, ex: Extraction,
         embed_thread.put(cid)
 
 
+def section_head_text(embedder, title: str, text: str, own_chars: int) -> str:
+    """The text of a section's head unit: the first embedding unit (up to the model's
+    token limit) of the section's own text, from its heading; the title when that is
+    empty. ``own_chars`` as in ``sections.own_chars`` (-1 = the whole text)."""
+    own = text if own_chars < 0 else text[:own_chars]
+    return next(iter(embedder.units(own[:SECTION_HEAD_CHARS])), "") or title
+
+
 class _EmbedThread(threading.Thread):
     """Embeds contents' pages unit by unit in batches, each batch its own transaction."""
 
@@ -504,8 +512,7 @@ class _EmbedThread(threading.Thread):
         for ordinal, title, text, own in cache.db.execute(
                 "SELECT ordinal, title, text, own_chars FROM sections WHERE content_id=?"
                 " ORDER BY ordinal", (cid,)).fetchall():
-            own_text = text if own < 0 else text[:own]
-            first = next(iter(emb.units(own_text[:SECTION_HEAD_CHARS])), "") or title
+            first = section_head_text(emb, title, text, own)
             if first.strip():
                 todo.append((SECTION_HEAD_PAGE, ordinal, 0, len(first), first))
         have = {(p, o) for p, o in cache.db.execute(
