@@ -142,7 +142,7 @@ def index(folder, cache_dir, model, no_embed, as_json):
         click.echo(json.dumps(s.to_json(), ensure_ascii=False))
         return
     click.echo(f"{s.documents} documents: {s.indexed} indexed, {s.unchanged} unchanged, "
-               f"{len(s.skipped)} skipped, {s.removed} removed · {s.pages} pages · "
+               f"{len(s.skipped)} skipped, {s.removed} removed · {s.pages} pages extracted · "
                f"{s.units} units embedded · {s.elapsed_s:.1f} s")
     for sk in s.skipped:
         click.echo(f"  skipped {clean_text(sk['doc'])}: {sk['reason']}")
@@ -191,8 +191,9 @@ def search(folder, query, mode, granularity, top_k, doc_globs, cache_dir, model,
             lib.close()
         for glob in doc_globs:
             if not any(doc_matches(d, glob) for d in known):
-                _fail(f"no document in {folder} matches --doc {glob!r} (a path relative to "
-                      f"the folder, or a glob such as '{glob.rstrip('*')}*')")
+                hint = "" if any(c in glob for c in "*?[") else \
+                    f" (a path relative to the folder, or a glob such as '{glob}*')"
+                _fail(f"no document in {folder} matches --doc {glob!r}{hint}")
     if summary.embedding_pending and mode != "keyword" and not as_json:
         click.echo(f"pdftui: {summary.embedding_pending} documents are not embedded yet, so "
                    "the semantic arm skips them (run `pdftui index` to embed them)", err=True)
@@ -228,9 +229,10 @@ def _print_result(result) -> None:
     console = Console(highlight=False)
     data = result.to_json()
     cov = data["coverage"]
-    head = (f"searched {cov.get('searched')} of {cov.get('total')}"
-            f" · semantic {cov.get('semantic_searched')} of {cov.get('total')}"
-            f" · {data['mode']} · {data['elapsed_ms']:.0f} ms")
+    head = f"searched {cov.get('searched')} of {cov.get('total')}"
+    if data["mode"] != "keyword":
+        head += f" · semantic {cov.get('semantic_searched')} of {cov.get('total')}"
+    head += f" · {data['mode']} · {data['elapsed_ms']:.0f} ms"
     console.print(Text(head, style="dim"))
     if cov.get("note"):
         console.print(Text(clean_text(str(cov["note"])), style="dim"))

@@ -413,8 +413,7 @@ class Engine:
                         for d in docs_of.get(cid, ()):
                             out["doc_rank"][d] = i
         if mode == "hybrid" and text.strip() and not out["keyword"] and out["semantic"]:
-            coverage.setdefault("note", "no document holds a word of the query: these are "
-                                "only the semantic arm's nearest hits, however far")
+            coverage.setdefault("note", "no document holds a query word: semantic hits only")
         # stage 2
         if mode == "keyword":
             out["fused"] = list(zip(out["keyword"], out.get("kw_scores", [])))

@@ -47,6 +47,7 @@ from .results_pane import HitTable, ResultsPane
 
 MODES = ("keyword", "semantic", "hybrid")
 PANES = ("search", "corpus", "results", "reader")
+TAB_PANES = ("corpus", "results", "reader")
 #: Hits per search in the results pane.
 TOP_K = 20
 #: Seconds of quiet typing before a search-as-you-type runs.
@@ -110,7 +111,7 @@ class PdftuiApp(App):
     HELP = [
         ("Everywhere", [
             ("/", "focus the search box (type; Enter searches and moves to the results)"),
-            ("Tab / Shift+Tab", "next / previous pane: search, documents, results, reader"),
+            ("Tab / Shift+Tab", "next / previous pane: documents, results, reader"),
             ("k s h  (1 2 3)", "keyword / semantic / hybrid mode"),
             ("p", "rank pages or whole sections"),
             ("c", "compare view: keyword, semantic and hybrid lists side by side"),
@@ -189,7 +190,7 @@ class PdftuiApp(App):
             yield CorpusPane(id="corpus", classes="pane")
             yield ResultsPane(id="results", classes="pane")
             yield ReaderPane(self.gate, id="reader", classes="pane")
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         if self._keymap:
@@ -531,8 +532,14 @@ class PdftuiApp(App):
             else:
                 self.screen.focus_previous()
             return
-        i = PANES.index(self._current_pane())
-        self.show_pane(PANES[(i + delta) % len(PANES)])
+        current = self._current_pane()
+        if current == "search":   # Tab leaves the box for the results
+            self.show_pane("results" if delta > 0 else "corpus")
+            return
+        # the box is not in the cycle ("/" goes there): a Tab never lands in it, where
+        # the keys typed next would edit the query
+        i = TAB_PANES.index(current)
+        self.show_pane(TAB_PANES[(i + delta) % len(TAB_PANES)])
 
     def action_back(self) -> None:
         """Reader (or documents, or the search box) -> results; a reader opened from the

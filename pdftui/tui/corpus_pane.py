@@ -69,7 +69,7 @@ class CorpusPane(Vertical):
 
     BINDINGS = [
         Binding("o", "only", "Only this", id="corpus.only"),
-        Binding("x", "clear_scope", "Clear scope", id="corpus.clear"),
+        Binding("x", "clear_scope", "Clear scope", show=False, id="corpus.clear"),
         Binding("f", "focus_filter", "Filter", id="corpus.filter"),
     ]
 

@@ -156,20 +156,20 @@ class ReaderBody(VerticalScroll, can_focus=True):
     """The scrolling text of the reader, holding the reader's keys."""
 
     BINDINGS = [
-        Binding("right", "pane('next_page')", "Next page", key_display="→",
+        Binding("right", "pane('next_page')", "Page", key_display="←→",
                 id="reader.next_page"),
-        Binding("left", "pane('prev_page')", "Prev page", key_display="←",
+        Binding("left", "pane('prev_page')", "Prev page", key_display="←", show=False,
                 id="reader.prev_page"),
         Binding("pagedown", "pane('page_down')", "Next screen/page", show=False,
                 id="reader.page_down"),
         Binding("pageup", "pane('page_up')", "Previous screen/page", show=False,
                 id="reader.page_up"),
-        Binding("right_square_bracket", "pane('next_section')", "Next section",
-                key_display="]", id="reader.next_section"),
+        Binding("right_square_bracket", "pane('next_section')", "Section",
+                key_display="[]", id="reader.next_section"),
         Binding("left_square_bracket", "pane('prev_section')", "Prev section",
-                key_display="[", id="reader.prev_section"),
-        Binding("v", "pane('toggle_view')", "Page/section", id="reader.toggle_view"),
-        Binding("g", "pane('goto')", "Go to page", id="reader.goto"),
+                key_display="[", show=False, id="reader.prev_section"),
+        Binding("v", "pane('toggle_view')", "Whole", id="reader.toggle_view"),
+        Binding("g", "pane('goto')", "Go to page", show=False, id="reader.goto"),
     ]
 
     def action_pane(self, name: str) -> None:
@@ -437,7 +437,11 @@ class ReaderPane(Vertical):
         v = self._need_view()
         if v is None:
             return
-        if v.request.kind == "page":
+        if v.request.kind == "page" and v.section_id is not None:
+            # the section the breadcrumb names (it follows the scrolling)
+            self.request(ReadRequest(v.request.doc, "section", v.page,
+                                     excerpt=v.request.excerpt, section_id=v.section_id))
+        elif v.request.kind == "page":
             block = v.target if v.target is not None else 0
             self.request(ReadRequest(v.request.doc, "section", v.page,
                                      excerpt=v.request.excerpt, block=block))

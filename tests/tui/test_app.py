@@ -366,9 +366,13 @@ def test_narrow_shows_one_pane_wide_shows_three(make_app):
             await pilot.press("tab")  # results -> reader
             await pilot.pause()
             assert shown() == {"reader"}
-            await pilot.press("tab", "tab")  # -> search -> documents
+            await pilot.press("tab")  # -> documents (never into the search box)
             await pilot.pause()
             assert shown() == {"corpus"} and app.query_one(DocList).has_focus
+            query = app.search_key()[0]
+            await pilot.press("tab", "tab", "tab")   # documents -> results -> reader -> documents
+            await pilot.pause()
+            assert shown() == {"corpus"} and app.search_key()[0] == query
             await pilot.press("escape")
             await pilot.pause()
             assert shown() == {"results"}
@@ -535,4 +539,9 @@ def test_reader_head_names_the_section_at_the_top_of_the_screen(make_app):
             await wait_for(pilot, lambda: reader.view.section_path != first, what="new path")
             assert "3.2" in reader.view.section_path or "3.1" in reader.view.section_path
             assert len(reader.breadcrumb()) <= 80
+            # v opens the section the breadcrumb names, not the hit's
+            named = reader.view.section_id
+            await pilot.press("v")
+            await reader_ready(pilot, lambda r: r.view.request.kind == "section")
+            assert reader.view.section_id == named
     run(go())
