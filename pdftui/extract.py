@@ -111,7 +111,7 @@ def _join_hyphenated(prev: str, nxt: str) -> str:
     if (
         len(frag) >= 2
         and frag.isalpha()
-        and frag.islower()
+        and (frag.islower() or frag[1:].islower())   # "zeppe-", "Sim-" (sentence start)
         and first.isalpha()
         and first.islower()
         and not any(h in frag for h in _HYPHENS)
@@ -185,7 +185,8 @@ def join_lines(lines: list[str]) -> str:
     Lines are expected to be normalised already except for a *trailing* soft hyphen,
     which marks a discretionary break and is joined directly. A trailing ``-``/U+2010
     is treated as a line-break artefact (hyphen dropped, words glued) when the fragment
-    before it is >= 2 lowercase letters with no other hyphen and the next line starts
+    before it is >= 2 letters, lowercase after the first ("zeppe-", "Sim-"), with no other
+    hyphen, and the next line starts
     with a lowercase letter; otherwise the hyphen is kept and the lines are glued without
     a space (``state-of-the-art``, ``n-octanal``, ``10-20``). Other lines are joined by a
     single space.

@@ -56,6 +56,8 @@ def test_join_lines_rules():
     assert join_lines(["n-", "octanal"]) == "n-octanal"
     assert join_lines(["10-", "20"]) == "10-20"
     assert join_lines(["pre-", "Raphaelite"]) == "pre-Raphaelite"
+    assert join_lines(["Sim-", "ilarly, the"]) == "Similarly, the"   # GFS p. 4
+    assert join_lines(["X-", "ray"]) == "X-ray"
     assert join_lines(["one", "two"]) == "one two"
     assert join_lines(["日本", "語"]) == "日本語"
     assert join_lines(["dis\u00ad", "cretionary"]) == "discretionary"
