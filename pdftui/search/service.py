@@ -124,6 +124,7 @@ class Hit:
     section: str | None = None
     start_page: int | None = None
     end_page: int | None = None
+    section_id: int | None = None
 
     def to_json(self) -> dict:
         """The hit as a JSON-ready dict (section keys only for section hits)."""
@@ -132,7 +133,8 @@ class Hit:
              "keyword_rank": self.keyword_rank, "semantic_rank": self.semantic_rank,
              "excerpt": self.excerpt, "section_path": self.section_path}
         if self.section is not None:
-            d.update(section=self.section, start_page=self.start_page, end_page=self.end_page)
+            d.update(section=self.section, start_page=self.start_page, end_page=self.end_page,
+                     section_id=self.section_id)
         return d
 
 
@@ -660,7 +662,7 @@ class Engine:
                 end_page = ep if eb > 0 or ep == sp else ep - 1
                 hits.append(Hit(rank, doc, sp, label, score, kr.get((doc, sid)),
                                 sr.get((doc, sid)), excerpt, path, title, sp,
-                                max(end_page, sp)))
+                                max(end_page, sp), sid))
         return hits
 
 

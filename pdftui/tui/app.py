@@ -99,9 +99,9 @@ class PdftuiApp(App):
         Binding("2", "mode('semantic')", "Semantic", show=False, id="mode.semantic_2"),
         Binding("3", "mode('hybrid')", "Hybrid", show=False, id="mode.hybrid_3"),
         Binding("c", "compare", "Compare", id="compare"),
-        Binding("n", "hit(1)", "Next hit", id="hit.next"),
+        Binding("n", "hit(1)", "Next", id="hit.next"),
         Binding("N", "hit(-1)", "Prev hit", show=False, key_display="N", id="hit.previous"),
-        Binding("p", "granularity", "Pages/sections", id="granularity"),
+        Binding("p", "granularity", "Sections", id="granularity"),
         Binding("x", "clear_scope", "Clear scope", show=False, id="scope.clear"),
         Binding("escape", "back", "Back", id="back"),
         Binding("q", "quit", "Quit", id="quit"),
@@ -174,7 +174,7 @@ class PdftuiApp(App):
         self._last_docs_done = -1
         self._search_serial = 0
         self._last_key: tuple | None = None
-        self._reader_from_compare: tuple | None = None  # hit key: Esc returns to compare
+        self._reader_from_compare: tuple | None = None  # (hit key, list): Esc returns there
         #: The request key of the result (or failure) on screen.
         self.shown_key: tuple | None = None
         self._semantic_ready = False
@@ -546,9 +546,9 @@ class PdftuiApp(App):
         compare view -> compare."""
         current = self._current_pane()
         if current == "reader" and self._reader_from_compare is not None:
-            key, self._reader_from_compare = self._reader_from_compare, None
+            (key, mode), self._reader_from_compare = self._reader_from_compare, None
             self.show_pane("results")
-            self.action_compare(start_key=key)  # back where the reader was opened
+            self.action_compare(start_key=key, focus_mode=mode)  # back to that row
         elif current in ("reader", "corpus", "search"):
             # the box is left for the results, so single keys act again; Esc never goes
             # *into* the box (keys typed next would edit the query): "/" does that
@@ -583,7 +583,8 @@ class PdftuiApp(App):
         if self._last_key is not None or self.search_key()[0]:
             self.run_search()
 
-    def action_compare(self, start_key: tuple | None = None) -> None:
+    def action_compare(self, start_key: tuple | None = None,
+                       focus_mode: str | None = None) -> None:
         """Keyword, semantic and hybrid lists side by side (cursor on ``start_key``, else
         on the results' current hit); a hit opened from there returns there on Esc."""
         query = self.search_key()[0]
@@ -596,11 +597,13 @@ class PdftuiApp(App):
 
         def done(result) -> None:
             if result:
-                self.open_hit(result)
-                self._reader_from_compare = hit_key(result)
+                hit, mode = result
+                self.open_hit(hit)
+                self._reader_from_compare = (hit_key(hit), mode)
 
         self.push_screen(CompareScreen(self.get_service, query, self.scope, self.granularity,
-                                       10, self.mode, self.show_timings, start_key), done)
+                                       10, focus_mode or self.mode, self.show_timings,
+                                       start_key), done)
 
     def action_help(self) -> None:
         """Show every key."""

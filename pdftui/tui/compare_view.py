@@ -3,7 +3,8 @@
 The hit under the cursor is highlighted in all three lists (or marked absent), each row
 shows where the hit lands in the fused list ("→3"; in the hybrid list the two arm ranks),
 and the line below the lists spells out the movement: "keyword #3 → hybrid #1 (▲2)".
-Enter opens the hit in the reader; Esc goes back.
+Enter opens the hit in the reader (the screen is dismissed with ``(hit, mode of the list)``);
+Esc goes back.
 
 The three searches run one after another: the service lets the newest call win, so three
 concurrent calls would cancel each other.
@@ -137,7 +138,7 @@ class CompareScreen(Screen):
             width = max(20, table.size.width or self.app.size.width // 3)
             # narrow (80 columns): no movement column (the line below spells it out)
             narrow = width < 40
-            page_w = 4 if narrow else 5
+            page_w = 5
             doc_w = max(6, width - 2 - page_w - (0 if narrow else 6)
                         - 2 * (3 if narrow else 4) - 1)
             table.add_column(Text("#", justify="right"), width=2, key="rank")
@@ -223,7 +224,8 @@ class CompareScreen(Screen):
         event.stop()
         hit = self._current(event.data_table)
         if hit is not None:
-            self.dismiss(hit)
+            # the list it came from, so a return from the reader lands on the same row
+            self.dismiss((hit, (event.data_table.id or "list-hybrid")[len("list-"):]))
 
     def on_descendant_focus(self, event) -> None:
         if isinstance(event.widget, DataTable):

@@ -225,7 +225,7 @@ class ReaderPane(Vertical):
                            key=lambda h: (h.get("page") or 0, h.get("rank") or 0))
         kind = "section" if hit.get("section") is not None else "page"
         self.request(ReadRequest(doc, kind, int(hit.get("page") or 1),
-                                 hit.get("excerpt") or ""))
+                                 hit.get("excerpt") or "", section_id=hit.get("section_id")))
 
     def request(self, req: ReadRequest) -> None:
         """Load ``req`` in a worker; the newest request wins."""
@@ -294,7 +294,13 @@ class ReaderPane(Vertical):
         v = self.view
         if v is None or v.request.kind != "page" or not v.sections:
             return
-        pos = (v.page, self.query_one(ReaderBody).top_paragraph())
+        body = self.query_one(ReaderBody)
+        paras = list(body.query(".para"))
+        if v.target is not None and 0 <= v.target < len(paras):
+            r = paras[v.target].virtual_region
+            if r.y < body.scroll_y + body.size.height and r.bottom > body.scroll_y:
+                return   # the paragraph we were sent to is on screen: its section stays
+        pos = (v.page, body.top_paragraph())
         best = None
         for s in v.sections:
             start = (s["start_page"], s["start_block"])
@@ -334,7 +340,7 @@ class ReaderPane(Vertical):
         out = Text(where, style="bold")
         n_hits = len(self.hits)
         hits = f"  ({n_hits} hit{'s' if n_hits != 1 else ''} in this document)" if n_hits else ""
-        width = (self.size.width or 80) - 2
+        width = (self.size.width or 80) - 4   # border and padding
         if v.section_path:
             out.append(" · ")
             # fit the path to the line, keeping its innermost titles ("… > 6.2.4 Reads");

@@ -101,6 +101,13 @@ def test_mode_keys_switch_modes(make_app):
             await pilot.press("p")
             await wait_for(pilot, lambda: results.data["granularity"] == "section")
             assert all("section" in h for h in results.data["hits"])
+            # a section hit opens that section (by id), wherever its excerpt lies
+            await pilot.press("down", "down")
+            hit = results.current_hit()
+            await pilot.press("enter")
+            reader = await reader_ready(pilot, lambda r: r.view.request.kind == "section")
+            assert reader.view.section_id == hit["section_id"]
+            await pilot.press("escape")
             assert app.search_key()[0] == query
     run(go())
 
@@ -251,6 +258,7 @@ def test_compare_view(make_app):
             await pilot.press("tab")  # to another list; the cursor follows in the others
             await pilot.press("down")
             await pilot.pause()
+            source = screen.focused.id
             # Enter opens the hit in the reader
             await pilot.press("enter")
             await wait_for(pilot, lambda: app.screen is app.main_screen)
@@ -263,6 +271,7 @@ def test_compare_view(make_app):
             await wait_for(pilot, lambda: len(back.results) == 3, what="three lists")
             await pilot.pause()
             hit = back._current(back.focused)
+            assert back.focused.id == source   # the list it was opened from
             assert hit is not None and (hit["doc"], hit["page"]) == opened
             await pilot.press("escape")
             await wait_for(pilot, lambda: app.screen is app.main_screen)
@@ -530,7 +539,7 @@ def test_reader_head_names_the_section_at_the_top_of_the_screen(make_app):
             await search(pilot, "scaled dot-product attention")
             await pilot.press("enter")
             reader = await reader_ready(pilot)
-            reader.request(ReadRequest(ATTENTION, "page", 3, scroll="top"))
+            reader.request(ReadRequest(ATTENTION, "page", 3, block=0, scroll="top"))
             await reader_ready(pilot, lambda r: (r.view.request.doc, r.view.page) == (ATTENTION, 3))
             body = app.query_one(ReaderBody)
             await pilot.pause()
