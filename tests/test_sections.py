@@ -14,6 +14,7 @@ from pdftui.extract import extract_document
 from pdftui.sections import (
     build_sections,
     detect_headings,
+    follows,
     numbering,
     section_path_at,
     sections_for,
@@ -194,3 +195,20 @@ def test_heading_grouped_with_the_paragraph_above_starts_its_section():
     assert page.blocks[chunk.start_block].text.startswith("2.5 Chunk Size")
     assert page.text == "\n\n".join(b.text for b in page.blocks)
     assert all(0 <= ln.block < len(page.blocks) for ln in page.lines)
+
+
+def test_follows_section_numbering():
+    assert follows((3, 1), (3, 2)) and follows((3, 1), (3, 1, 1)) and follows((3, 1), (4,))
+    assert not follows((3, 1), (3, 3)) and not follows((4,), (3, 2))
+    assert follows((2, 2), (2, 2, 4), gap=4) and not follows((2, 2), (2, 2, 4))
+    assert not follows((1,), (1,)) and not follows((2,), (1,))
+
+
+def test_figure_label_out_of_numbering_is_not_a_heading():
+    """GFS (no outline) prints a figure label "4 Master" between 3.1 and 3.2: it breaks
+    the numbering 3.1 -> 3.2, so it is dropped; 3.1 and 3.2 stay adjacent."""
+    titles = [e.title for e in detect_headings(load(CORPUS / "google-2003-file-system.pdf").pages)]
+    assert not any(t.startswith("4 Master") for t in titles)
+    i = titles.index("3.1 Leases and Mutation Order")
+    assert titles[i + 1] == "3.2 Data Flow"
+    assert "4. MASTER OPERATION" in titles

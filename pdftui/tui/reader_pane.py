@@ -66,7 +66,8 @@ class ReadRequest:
     excerpt: str = ""
     section_id: int | None = None
     block: int | None = None
-    scroll: str = "target"  # "target", "top" or "bottom"
+    scroll: str = "target"  # "target", "top", "bottom" or "before" (see ``before``)
+    before: int | None = None  # section id: end the screen where this subsection starts
 
 
 @dataclass
@@ -86,6 +87,7 @@ class ReadView:
     section_id: int | None = None
     sections: list[dict] = field(default_factory=list)
     note: str = ""
+    stop: int | None = None  # paragraph where ``request.before`` starts (None: not found)
 
 
 def load_view(lib, req: ReadRequest, pattern: re.Pattern[str] | None) -> ReadView:
@@ -109,9 +111,15 @@ def load_view(lib, req: ReadRequest, pattern: re.Pattern[str] | None) -> ReadVie
         if sec is not None:
             paragraphs = [p for p in sec.text.split("\n\n") if p.strip()] or [sec.text]
             target = find_target(paragraphs, req.excerpt, pattern)
+            stop = None
+            if req.before is not None:
+                # the subsection's heading paragraph, after the parent's own text
+                child = lib.section(doc, req.before).text.split("\n\n")[0].strip()
+                stop = next((k for k in range(1, len(paragraphs))
+                             if paragraphs[k].strip() == child), None)
             return ReadView(req, title, pages, page, lib.page_label(doc, page),
                             sec.start_page, sec.end_page, paragraphs, target, sec.path,
-                            sec.section_id, sections)
+                            sec.section_id, sections, stop=stop)
         note = "no section holds this page; showing the page"
         req = replace(req, kind="page")
     blocks = [b[4] for b in lib.blocks(doc, page)]
@@ -277,7 +285,15 @@ class ReaderPane(Vertical):
     def _scroll(self, view: ReadView) -> None:
         body = self.query_one(ReaderBody)
         how = view.request.scroll
-        if how == "bottom":
+        if how == "before" and view.stop is not None:
+            # the parent's own text fills the screen, ending where the subsection we
+            # came from begins
+            paras = list(body.query(".para"))
+            if view.stop < len(paras):
+                y = paras[view.stop].virtual_region.y - body.scrollable_content_region.height
+                body.scroll_to(y=max(0, y), animate=False)
+                return
+        if how in ("bottom", "before"):
             body.scroll_end(animate=False)
         elif how == "target" and view.target is not None:
             paras = list(body.query(".para"))
@@ -389,7 +405,7 @@ class ReaderPane(Vertical):
         body = self.query_one(ReaderBody)
         if body.scroll_y >= body.max_scroll_y:
             if self._in_section_view():
-                self._section_step(+1)
+                self._section_step(+1, continuous=True)
             else:
                 self.step_page(+1)
         else:
@@ -401,13 +417,20 @@ class ReaderPane(Vertical):
         body = self.query_one(ReaderBody)
         if body.scroll_y <= 0:
             if self._in_section_view():
-                self._section_step(-1, scroll="bottom")
+                self._section_step(-1, scroll="bottom", continuous=True)
             else:
                 self.step_page(-1, scroll="bottom")
         else:
             body.scroll_page_up(animate=False)
 
-    def _section_step(self, delta: int, scroll: str = "top") -> None:
+    def _section_step(self, delta: int, scroll: str = "top", continuous: bool = False) -> None:
+        """Show the section ``delta`` places away in outline order (``]``/``[``).
+
+        ``continuous`` (PgDn/PgUp at a section's edge) reads on through the text instead:
+        forward it skips the subsections the shown section already held, so nothing is
+        read twice; backward into a parent it shows the parent ending where this section
+        begins (its own text), not at the end of its last subsection.
+        """
         v = self._need_view()
         if v is None:
             return
@@ -419,13 +442,24 @@ class ReaderPane(Vertical):
             i = ids.index(v.section_id) + delta
         else:  # before the first section
             i = 0 if delta > 0 else -1
+        before = None
+        if continuous and v.section_id in ids:
+            cur = v.sections[ids.index(v.section_id)]
+            end = (cur["end_page"], cur["end_block"])
+            if delta > 0:
+                i = next((j for j in range(i, len(ids))
+                          if (v.sections[j]["start_page"], v.sections[j]["start_block"]) >= end),
+                         len(ids))
+            elif i >= 0 and (v.sections[i]["end_page"], v.sections[i]["end_block"]) > (
+                    cur["start_page"], cur["start_block"]):
+                before, scroll = cur["id"], "before"  # the previous one is our parent
         if not 0 <= i < len(ids):
             self.notify("last section" if delta > 0 else "first section", timeout=1.5)
             return
         s = v.sections[i]
         if v.request.kind == "section":
             self.request(ReadRequest(v.request.doc, "section", s["start_page"],
-                                     section_id=s["id"], scroll=scroll))
+                                     section_id=s["id"], scroll=scroll, before=before))
         else:
             self.request(ReadRequest(v.request.doc, "page", s["start_page"],
                                      block=s["start_block"]))

@@ -158,6 +158,10 @@ def test_reader_pages_sections_and_back(make_app):
             await pilot.press("pageup")
             await reader_ready(pilot, lambda r: r.view.section_id == sid)
             assert reader.view.request.kind == "section"
+            # ... landing at its end, not somewhere in its middle
+            body = reader.query_one(ReaderBody)
+            await wait_for(pilot, lambda: body.max_scroll_y > 0
+                           and body.scroll_y == body.max_scroll_y, what="end of section")
             await pilot.press("v")
             await reader_ready(pilot, lambda r: r.view.request.kind == "page")
             # go to page
@@ -553,4 +557,44 @@ def test_reader_head_names_the_section_at_the_top_of_the_screen(make_app):
             await pilot.press("v")
             await reader_ready(pilot, lambda r: r.view.request.kind == "section")
             assert reader.view.section_id == named
+    run(go())
+
+
+def test_pgdn_pgup_read_on_through_nested_sections(make_app):
+    """PgDn at the end of a parent section (which holds its subsections) goes to the next
+    section after it, not to its first subsection; PgUp from a first subsection shows the
+    parent ending where the subsection begins (the parent's own text on screen)."""
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            reader = app.query_one(ReaderPane)
+            reader.request(ReadRequest(ATTENTION, "section", 1))
+            reader = await reader_ready(pilot)
+            secs = {s["title"]: s for s in reader.view.sections}
+            model, stacks = secs["3 Model Architecture"], secs["3.1 Encoder and Decoder Stacks"]
+            app.show_pane("reader")
+            reader.request(ReadRequest(ATTENTION, "section", model["start_page"],
+                                       section_id=model["id"], scroll="bottom"))
+            await reader_ready(pilot, lambda r: r.view.section_id == model["id"])
+            body = reader.query_one(ReaderBody)
+            await wait_for(pilot, lambda: body.scroll_y == body.max_scroll_y, what="end")
+            await pilot.press("pagedown")
+            await reader_ready(pilot, lambda r: r.view.section_id != model["id"])
+            assert reader.view.section_path.startswith("4 Why Self-Attention")
+            reader.request(ReadRequest(ATTENTION, "section", stacks["start_page"],
+                                       section_id=stacks["id"], scroll="top"))
+            await reader_ready(pilot, lambda r: r.view.section_id == stacks["id"])
+            await pilot.pause()
+            await pilot.press("pageup")
+            await reader_ready(pilot, lambda r: r.view.section_id == model["id"])
+            await pilot.pause()
+            v = reader.view
+            assert v.stop is not None and v.paragraphs[v.stop].startswith("3.1")
+            paras = list(body.query(".para"))
+            # the parent's own text is on screen and the subsection starts just below it
+            bottom = body.scroll_y + body.scrollable_content_region.height
+            assert paras[v.stop].virtual_region.y >= bottom - 1
+            assert paras[v.stop - 1].virtual_region.bottom > body.scroll_y
+            assert body.scroll_y < body.max_scroll_y
     run(go())
