@@ -412,7 +412,8 @@ class Cache:
 
         If another process inserted the same content first, that row's id is returned and
         nothing is written twice. A content of an older ``EXTRACTOR_VERSION`` is replaced;
-        the embedding units of its pages whose text did not change are kept, so an extractor
+        the embedding units of its pages whose text did not change, and the head units of
+        its sections whose title and opening text did not change, are kept, so an extractor
         upgrade does not re-embed the corpus.
         """
         with self.write() as db:
@@ -485,15 +486,22 @@ class Cache:
             db.execute("UPDATE contents SET n_tokens=? WHERE id=?", (n_tokens_total, cid))
             if old_units and index_text:
                 same = {p.number for p in ex.pages if old_texts.get(p.number) == p.text}
-                same_heads = {s.ordinal for s in ex.sections
-                              if old_heads.get(s.ordinal) == _head_source(
-                                  s.title, s.text, s.own_chars)}
+                # a section head is kept by what it is made from, whatever its ordinal
+                # (a heading added or dropped before it shifts the ordinals)
+                head_vecs = {(u[0], old_heads[u[2]]): u for u in old_units
+                             if u[1] == SECTION_HEAD_PAGE and u[2] in old_heads}
+                keep = [(cid, *u) for u in old_units
+                        if u[1] != SECTION_HEAD_PAGE and u[1] in same]
+                models = {u[0] for u in old_units}
+                for s in ex.sections:
+                    src = _head_source(s.title, s.text, s.own_chars)
+                    for model_id in models:
+                        u = head_vecs.get((model_id, src))
+                        if u is not None:
+                            keep.append((cid, model_id, SECTION_HEAD_PAGE, s.ordinal, *u[3:]))
                 db.executemany(
                     "INSERT INTO units(content_id, model_id, page, ordinal, char_start,"
-                    " char_end, vector) VALUES(?,?,?,?,?,?,?)",
-                    [(cid, *u) for u in old_units
-                     if (u[2] in same_heads if u[1] == SECTION_HEAD_PAGE else u[1] in same)],
-                )
+                    " char_end, vector) VALUES(?,?,?,?,?,?,?)", keep)
             return cid
 
     # -- embeddings -----------------------------------------------------------------------

@@ -141,9 +141,10 @@ def index(folder, cache_dir, model, no_embed, as_json):
     if as_json:
         click.echo(json.dumps(s.to_json(), ensure_ascii=False))
         return
+    kept = f" ({s.units_kept} kept from before)" if s.units_kept else ""
     click.echo(f"{s.documents} documents: {s.indexed} indexed, {s.unchanged} unchanged, "
                f"{len(s.skipped)} skipped, {s.removed} removed · {s.pages} pages extracted · "
-               f"{s.units} units embedded · {s.elapsed_s:.1f} s")
+               f"{s.units} units embedded{kept} · {s.elapsed_s:.1f} s")
     for sk in s.skipped:
         click.echo(f"  skipped {clean_text(sk['doc'])}: {sk['reason']}")
     for note in s.notes:
@@ -181,6 +182,8 @@ def search(folder, query, mode, granularity, top_k, doc_globs, cache_dir, model,
     from .library import Library
     from .search.service import SearchService
 
+    if query != "-" and not query.strip():
+        _fail("QUERY is empty: give the words to search for, or - to read queries from stdin")
     summary = _run_index(folder, cache_dir, model, wait_embed and mode != "keyword",
                          quiet=False)
     if doc_globs:

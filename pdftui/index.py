@@ -67,6 +67,7 @@ class IndexSummary:
     skipped: list[dict] = field(default_factory=list)
     pages: int = 0
     units: int = 0
+    units_kept: int = 0
     elapsed_s: float = 0.0
     embedding_pending: int = 0
     notes: list[dict] = field(default_factory=list)
@@ -226,6 +227,7 @@ def index_folder(folder: str | os.PathLike, cache_dir: str | os.PathLike | None 
             raise
         if embed_thread is not None:
             summary.units = embed_thread.units_done
+            summary.units_kept = embed_thread.units_before
             if embed_thread.error is not None:
                 summary.notes.append({"doc": "", "note": f"embedding stopped: {embed_thread.error}"})
         from .embed import DEFAULT_MODEL, DEFAULT_WEIGHTS_SHA256, resolve_model_name

@@ -63,6 +63,11 @@ def test_search_without_hits_says_so(small_folder, cache_dir):
     assert r.returncode == 0 and "no hits" in r.stdout
 
 
+def test_search_empty_query_is_a_usage_error(small_folder, cache_dir):
+    r = _cli("search", small_folder, "  ", "--cache-dir", cache_dir)
+    assert r.returncode == 2 and "QUERY is empty" in r.stderr and not r.stdout
+
+
 def test_read_rejects_page_zero_and_two_targets(small_folder, cache_dir):
     name = "arxiv-2005.07143-ecapa-tdnn-speaker-verification.pdf"
     r = _cli("read", small_folder, name, "--page", "0", "--cache-dir", cache_dir)

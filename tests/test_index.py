@@ -307,3 +307,24 @@ def test_schema_v1_cache_migrates_and_keeps_its_embeddings(tmp_path, cache_dir):
         "SELECT rowid FROM sections_fts WHERE sections_fts MATCH 'Res2Net'")}
     db.close()
     assert child in hits and parent not in hits   # the parent no longer holds 3.2's words
+
+
+def test_extractor_upgrade_keeps_section_heads_whose_ordinal_moved(tmp_path, cache_dir):
+    """A detector change that adds or drops a heading shifts the ordinals of the sections
+    after it; their head vectors are kept by what they are made from (title and opening
+    text), not by ordinal, and the summary says how many vectors were kept."""
+    folder = copy_docs(tmp_path / "docs", SMALL_DOCS[2:3])
+    first = index_folder(folder, cache_dir)
+    db = sqlite3.connect(cache_dir / "index.sqlite3")
+    db.execute("UPDATE contents SET extractor_version = extractor_version - 1")
+    db.execute("UPDATE sections SET ordinal = ordinal + 100")
+    db.execute("UPDATE units SET ordinal = ordinal + 100 WHERE page = 0")
+    db.commit()
+    db.close()
+    again = index_folder(folder, cache_dir)
+    assert again.indexed == 1 and again.units == 0 and again.units_kept == first.units
+    db = sqlite3.connect(cache_dir / "index.sqlite3")
+    heads = db.execute("SELECT count(*) FROM units WHERE page = 0 AND ordinal < 100"
+                       ).fetchone()[0]
+    assert heads == db.execute("SELECT count(*) FROM sections").fetchone()[0] > 0
+    db.close()
