@@ -598,3 +598,16 @@ def test_pgdn_pgup_read_on_through_nested_sections(make_app):
             assert paras[v.stop - 1].virtual_region.bottom > body.scroll_y
             assert body.scroll_y < body.max_scroll_y
     run(go())
+
+
+def test_long_status_line_ends_in_an_ellipsis_at_80_columns(make_app):
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            app.scope = (ATTENTION, "arxiv-0908.0054-ultralight-bosonic-dark-matter-cmb.pdf")
+            app._update_status()
+            await pilot.pause()
+            line = app.query_one("#status").render_line(0).text.rstrip()
+            assert line.endswith("…") and len(line) <= 80
+    run(go())
