@@ -201,6 +201,10 @@ def test_adaptive_first_unit_weight_follows_query_coverage(indexed):
         e.close()
     assert lo <= own["first_unit_weight"] < described["first_unit_weight"] <= hi
     assert sem["first_unit_weight"] == lo
+    # the document-level arm follows the same signal: silent for the documents' own words
+    w = e.options.doc_arm
+    assert 0 <= own["doc_arm_weight"] < described["doc_arm_weight"] <= w
+    assert sorted(described["doc_rank"].values()) == list(range(1, len(docs) + 1))
 
 
 def test_coverage_counts_documents_still_queued_for_indexing(tmp_path):

@@ -39,7 +39,7 @@ class _Content:
 
 
 HEAD_UNITS = 4
-"""Units averaged into a document's head vector (the optional document-level arm)."""
+"""Units averaged into a document's head vector (the hybrid document-level arm)."""
 
 
 class VectorMatrix:
@@ -60,6 +60,8 @@ class VectorMatrix:
         self.unit_index = np.zeros(0, dtype=np.int64)   # position inside its content
         self.page_starts = np.zeros(0, dtype=np.int64)  # first unit of each (content, page)
         self.page_keys: list[tuple[int, int]] = []
+        self.head_matrix = np.zeros((0, 0), dtype=np.float32)  # (n_contents, dim) heads
+        self.head_content = np.zeros(0, dtype=np.int64)
 
     # -- loading --------------------------------------------------------------------------
     def refresh(self, db: sqlite3.Connection) -> None:
@@ -124,7 +126,13 @@ class VectorMatrix:
             self.page_starts = np.concatenate([[0], change]).astype(np.int64)
             self.page_keys = list(zip(self.unit_content[self.page_starts].tolist(),
                                       self.unit_page[self.page_starts].tolist()))
+            heads = [(cid, c.head) for cid, c in parts if c.head is not None]
+            self.head_matrix = np.vstack([h for _, h in heads]) if heads else \
+                np.zeros((0, dim), dtype=np.float32)
+            self.head_content = np.array([cid for cid, _ in heads], dtype=np.int64)
         else:
+            self.head_matrix = np.zeros((0, 0), dtype=np.float32)
+            self.head_content = np.zeros(0, dtype=np.int64)
             self.matrix = np.zeros((0, 0), dtype=np.float32)
             self.unit_content = np.zeros(0, dtype=np.int64)
             self.unit_page = np.zeros(0, dtype=np.int32)
@@ -199,13 +207,17 @@ class VectorMatrix:
     def rank_docs(self, q: np.ndarray, contents: set[int] | None = None
                   ) -> list[tuple[int, float]]:
         """Contents by descending cosine of their head vector (mean of the first
-        ``HEAD_UNITS`` units, re-normalised) with ``q``: ``[(content_id, score)]``."""
-        out = []
-        for cid, c in self._contents.items():
-            if c.head is None or (contents is not None and cid not in contents):
-                continue
-            if c.head.shape[0] != q.shape[0]:
-                continue
-            out.append((cid, float(c.head @ q)))
-        out.sort(key=lambda x: (-x[1], x[0]))
-        return out
+        ``HEAD_UNITS`` units, re-normalised: the document's opening, title and abstract for
+        a paper) with ``q``: ``[(content_id, score)]``, equal scores by content id. One
+        ``(n_contents, dim) @ (dim,)`` product."""
+        if self._dirty:
+            self._rebuild()
+        if not len(self.head_content) or self.head_matrix.shape[1] != q.shape[0]:
+            return []
+        sims = self.head_matrix @ q.astype(np.float32, copy=False)
+        cids = self.head_content
+        if contents is not None:
+            keep = np.isin(cids, np.fromiter(contents, dtype=np.int64, count=len(contents)))
+            sims, cids = sims[keep], cids[keep]
+        order = np.lexsort((cids, -sims))
+        return [(int(cids[i]), float(sims[i])) for i in order]
