@@ -201,7 +201,7 @@ def search(folder, query, mode, granularity, top_k, doc_globs, cache_dir, model,
         click.echo(f"pdftui: {summary.embedding_pending} documents are not embedded yet, so "
                    "the semantic arm skips them (run `pdftui index` to embed them)", err=True)
     service = SearchService(folder, cache_dir=cache_dir, model=model)
-    queries = (line.rstrip("\n") for line in sys.stdin) if query == "-" else [query]
+    queries = (line.rstrip("\r\n") for line in sys.stdin) if query == "-" else [query]
     try:
         for q in queries:
             result = service.search_sync(q, mode=mode, granularity=granularity, top_k=top_k,

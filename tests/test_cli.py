@@ -42,6 +42,13 @@ def test_search_stdin_json_lines_one_object_per_line(small_folder, cache_dir):
     out = [json.loads(x) for x in r.stdout.splitlines()]
     assert [o["query"] for o in out] == lines
     assert out[0]["hits"] and out[1]["hits"] == []
+    # a file with Windows line ends gives the same queries (no trailing carriage return)
+    r = _cli("search", small_folder, "-", "--cache-dir", cache_dir, "--mode", "keyword",
+             "--json", input="\r\n".join(lines[:2]) + "\r\n")
+    assert [json.loads(x)["query"] for x in r.stdout.splitlines()] == lines[:2]
+    # a PDF without page labels gives the page number as the label
+    assert all(h["page_label"] == str(h["page"]) for h in out[0]["hits"]
+               if "ultralight" in h["doc"])
 
 
 def test_search_repeated_doc_scopes_to_all_of_them(small_folder, cache_dir):

@@ -7,7 +7,8 @@ means exactly what the keyword arm matched (porter stems, prefixes, CJK unigrams
 Rules (issue 3 item 5): the block with the most distinct query terms wins, skipping blocks
 under ``MIN_CHARS`` characters (headings, captions, page numbers) unless nothing longer
 matches; for a semantic-only hit the block overlapping the best embedding unit's character
-range most (ties: more query terms, then earlier). The text is capped near ``MAX_CHARS``
+range most (ties: more query terms, then earlier). A block shorter than ``MIN_CHARS`` is
+shown with the blocks that follow it (:func:`grow`). The text is capped near ``MAX_CHARS``
 characters at a word boundary, with an ellipsis.
 """
 
@@ -63,6 +64,24 @@ def matched_terms(block_stems: set[str], terms: Sequence[Term]) -> int:
     return n
 
 
+def grow(blocks: Sequence[str], i: int, min_chars: int = MIN_CHARS) -> str:
+    """Block ``i``'s text, joined with the blocks after it (then before it, at the end of
+    the page) until it holds ``min_chars`` characters: a match in a heading, a one-letter
+    line or a caption is shown with the paragraph it belongs to, not alone."""
+    text = blocks[i].strip()
+    j = i + 1
+    while len(text) < min_chars and j < len(blocks):
+        if blocks[j].strip():
+            text = f"{text} {blocks[j].strip()}"
+        j += 1
+    j = i - 1
+    while len(text) < min_chars and j >= 0:
+        if blocks[j].strip():
+            text = f"{blocks[j].strip()} {text}"
+        j -= 1
+    return text
+
+
 def choose(blocks: Sequence[str], terms: Sequence[Term],
            unit_span: tuple[int, int] | None = None, page_text: str | None = None,
            stems: Sequence[set[str]] | None = None) -> tuple[int, str]:
@@ -86,9 +105,9 @@ def choose(blocks: Sequence[str], terms: Sequence[Term],
             [i for i in range(len(blocks)) if overlap[i] > 0]
         if cands:
             best = max(cands, key=lambda i: (counts[i], overlap[i], -i))
-            return best, cap(blocks[best])
+            return best, cap(grow(blocks, best))
     pool = [i for i in range(len(blocks)) if long_[i]]
     if not pool or max(counts[i] for i in pool) == 0 and max(counts) > 0:
         pool = list(range(len(blocks)))
     best = max(pool, key=lambda i: (counts[i], -i))
-    return best, cap(blocks[best])
+    return best, cap(grow(blocks, best))

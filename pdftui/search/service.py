@@ -124,7 +124,7 @@ class Hit:
     rank: int
     doc: str
     page: int
-    page_label: str
+    page_label: str   # the printed label, else the page number as text
     score: float
     keyword_rank: int | None
     semantic_rank: int | None
@@ -655,7 +655,8 @@ class Engine:
                 bi, excerpt = choose(blocks, terms, unit_span, info[1])
                 if bi < 0:
                     excerpt = cap(info[1], MAX_CHARS)
-                hits.append(Hit(rank, doc, page, info[0], score, kr.get((doc, page)),
+                hits.append(Hit(rank, doc, page, info[0] or str(page), score,
+                                kr.get((doc, page)),
                                 sr.get((doc, page)), excerpt,
                                 self.section_path_at(cid, page, max(bi, 0))))
         else:
@@ -673,7 +674,7 @@ class Engine:
                                                         (ep, eb) <= (sp, sb)):
                         blocks.append(t)
                 _bi, excerpt = choose(blocks, terms)
-                label = self._labels(cid, [sp]).get(sp, ("", ""))[0]
+                label = self._labels(cid, [sp]).get(sp, ("", ""))[0] or str(sp)
                 end_page = ep if eb > 0 or ep == sp else ep - 1
                 hits.append(Hit(rank, doc, sp, label, score, kr.get((doc, sid)),
                                 sr.get((doc, sid)), excerpt, path, title, sp,
