@@ -85,6 +85,8 @@ class PdftuiApp(App):
     ENABLE_COMMAND_PALETTE = True
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-medium"), (150, "-wide")]
 
+    #: Keys that work everywhere. The footer shows only the few that matter in the focused
+    #: pane (the panes repeat theirs with ``show=True``), so it fits in 80 columns.
     BINDINGS = [
         Binding("slash", "focus_search", "Search", key_display="/", id="search.focus"),
         Binding("question_mark", "help", "Help", key_display="?", id="help"),
@@ -98,13 +100,13 @@ class PdftuiApp(App):
         Binding("1", "mode('keyword')", "Keyword", show=False, id="mode.keyword_1"),
         Binding("2", "mode('semantic')", "Semantic", show=False, id="mode.semantic_2"),
         Binding("3", "mode('hybrid')", "Hybrid", show=False, id="mode.hybrid_3"),
-        Binding("c", "compare", "Compare", id="compare"),
-        Binding("n", "hit(1)", "Next", id="hit.next"),
+        Binding("c", "compare", "Compare", show=False, id="compare"),
+        Binding("n", "hit(1)", "Next", show=False, id="hit.next"),
         Binding("N", "hit(-1)", "Prev hit", show=False, key_display="N", id="hit.previous"),
-        Binding("p", "granularity", "Sections", id="granularity"),
+        Binding("p", "granularity", "Sections", show=False, id="granularity"),
         Binding("x", "clear_scope", "Clear scope", show=False, id="scope.clear"),
         Binding("escape", "back", "Back", id="back"),
-        Binding("q", "quit", "Quit", id="quit"),
+        Binding("q", "quit", "Quit", show=False, id="quit"),
     ]
 
     #: Help screen text: (group, [(keys, what)]).

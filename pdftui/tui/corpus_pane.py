@@ -8,13 +8,16 @@ the search scope, ``o`` scopes to the highlighted document only, ``x`` clears th
 
 from __future__ import annotations
 
+import re
+
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.widgets import Input, SelectionList, Static
-from textual.widgets.selection_list import Selection
+from textual.message import Message
+from textual.widgets import Input, OptionList, Static
+from textual.widgets.option_list import Option
 
 from ..text import clean_text
 from .messages import PaneFocused, ScopeChanged
@@ -56,12 +59,57 @@ def status_text(info) -> Text:
     return out
 
 
-class DocList(SelectionList):
-    """The document list; Space toggles a document in the scope."""
+class DocList(OptionList):
+    """The document list (option ids are document paths); Space toggles the highlighted
+    document in the scope, shown by a "●" (no check boxes: they cost three columns and
+    read as ticked on a monochrome terminal)."""
 
     BINDINGS = [
-        Binding("space", "select", "Scope ±", id="corpus.toggle"),
+        Binding("space", "toggle", "Scope ±", id="corpus.toggle"),
     ]
+
+    class Toggled(Message):
+        """Space on a document: ``doc`` goes in or out of the scope."""
+
+        def __init__(self, doc: str) -> None:
+            super().__init__()
+            self.doc = doc
+
+    def action_toggle(self) -> None:
+        """Put the highlighted document in the scope, or take it out."""
+        if self.highlighted is not None and self.option_count:
+            self.post_message(self.Toggled(self.get_option_at_index(self.highlighted).id))
+
+
+def title_keys(documents: list) -> dict[str, str]:
+    """The name shown for each document: its title, plus its file name when another
+    document has the same title (two versions of one paper)."""
+    count: dict[str, int] = {}
+    for d in documents:
+        t = clean_text(d.title or d.doc)
+        count[t] = count.get(t, 0) + 1
+    out = {}
+    for d in documents:
+        t = clean_text(d.title or d.doc)
+        out[d.doc] = f"{t} ({clean_text(d.doc.rsplit('/', 1)[-1])})" if count[t] > 1 else t
+    return out
+
+
+def filter_documents(documents: list, needle: str) -> list:
+    """The documents matching the filter ``needle`` (case-insensitive, in title or path),
+    best first: a match at the start of a word ("raft" in "Raft consensus") before one
+    inside a word ("draft"); otherwise in folder order."""
+    needle = needle.strip().lower()
+    if not needle:
+        return list(documents)
+    word = re.compile(r"(?:^|[^0-9a-z])" + re.escape(needle))
+    scored = []
+    for i, d in enumerate(documents):
+        hay = f"{clean_text(d.title)}\n{clean_text(d.doc)}".lower()
+        if needle in hay:
+            scored.append((0 if word.search(hay) else 1, i, d))
+    scored.sort(key=lambda x: x[:2])
+    return [d for _q, _i, d in scored]
 
 
 class CorpusPane(Vertical):
@@ -77,6 +125,8 @@ class CorpusPane(Vertical):
         super().__init__(**kwargs)
         self.documents: list = []
         self.scope: set[str] = set()
+        self._shown = 0
+        self._refiltered = False
         self.border_title = "Documents"
 
     def compose(self) -> ComposeResult:
@@ -95,38 +145,38 @@ class CorpusPane(Vertical):
         self._rebuild()
 
     def _visible(self) -> list:
-        needle = self.query_one("#corpus-filter", Input).value.strip().lower()
-        if not needle:
-            return self.documents
-        return [d for d in self.documents
-                if needle in clean_text(d.title).lower() or needle in clean_text(d.doc).lower()]
+        return filter_documents(self.documents, self.query_one("#corpus-filter", Input).value)
 
     def _rebuild(self) -> None:
         lst = self.query_one(DocList)
         old = lst.highlighted
         old_value = None
         if old is not None and 0 <= old < lst.option_count:
-            old_value = lst.get_option_at_index(old).value
+            old_value = lst.get_option_at_index(old).id
+        names = title_keys(self.documents)
+        visible = self._visible()
+        self._shown = len(visible)
         items = []
-        for d in self._visible():
+        for d in visible:
             prompt = Text("● " if d.doc in self.scope else "  ", style="bold")
             prompt.append_text(status_tag(d))
             prompt.append(" ")
-            prompt.append(literal(d.title or d.doc))
+            prompt.append(literal(names[d.doc]))
             prompt.no_wrap = True
             prompt.overflow = "ellipsis"
-            items.append(Selection(prompt, d.doc, d.doc in self.scope))
-        with lst.prevent(SelectionList.SelectedChanged, SelectionList.SelectionToggled):
+            items.append(Option(prompt, id=d.doc))
+        with lst.prevent(OptionList.OptionHighlighted):
             lst.clear_options()
             lst.add_options(items)
         if lst.option_count:
             index = 0
-            if old_value is not None:
+            if old_value is not None and not self._refiltered:
                 try:
                     index = lst.get_option_index(old_value)
                 except Exception:  # noqa: BLE001 - the document left the list
                     index = min(old or 0, lst.option_count - 1)
             lst.highlighted = index
+        self._refiltered = False
         self._update_title()
         self._show_detail()
 
@@ -138,7 +188,7 @@ class CorpusPane(Vertical):
             box.update(Text("no documents yet" if not self.documents else "no match",
                             style="dim"))
             return
-        doc = lst.get_option_at_index(lst.highlighted).value
+        doc = lst.get_option_at_index(lst.highlighted).id
         info = next((d for d in self.documents if d.doc == doc), None)
         if info is None:
             box.update("")
@@ -152,7 +202,7 @@ class CorpusPane(Vertical):
             out.append("  · in scope", style="bold")
         box.update(out)
 
-    @on(SelectionList.SelectionHighlighted)
+    @on(OptionList.OptionHighlighted)
     def _doc_highlighted(self, event) -> None:
         event.stop()
         self._show_detail()
@@ -161,6 +211,8 @@ class CorpusPane(Vertical):
         n = len(self.documents)
         ready = sum(1 for d in self.documents if d.status in ("indexed", "embedding"))
         title = f"Documents {ready}/{n}" if ready != n else f"Documents {n}"
+        if self._shown != n:
+            title = f"Documents {self._shown} of {n} shown"
         if self.scope:
             title += f" · scope {len(self.scope)}"
         self.border_title = title
@@ -169,6 +221,7 @@ class CorpusPane(Vertical):
     @on(Input.Changed, "#corpus-filter")
     def _filter_changed(self, event: Input.Changed) -> None:
         event.stop()
+        self._refiltered = True   # the cursor goes to the best match
         self._rebuild()
 
     @on(Input.Submitted, "#corpus-filter")
@@ -182,20 +235,16 @@ class CorpusPane(Vertical):
             event.stop()
             self.query_one(DocList).focus()
 
-    @on(SelectionList.SelectionToggled)
-    def _toggled(self, event: SelectionList.SelectionToggled) -> None:
+    @on(DocList.Toggled)
+    def _toggled(self, event: DocList.Toggled) -> None:
         event.stop()
-        doc = event.selection.value
+        doc = event.doc
         if doc in self.scope:
             self.scope.discard(doc)
         else:
             self.scope.add(doc)
         self._rebuild()
         self._scope_changed()
-
-    @on(SelectionList.SelectedChanged)
-    def _selected_changed(self, event) -> None:
-        event.stop()
 
     def on_descendant_focus(self, event) -> None:
         self.post_message(PaneFocused("corpus"))
@@ -211,7 +260,7 @@ class CorpusPane(Vertical):
         lst = self.query_one(DocList)
         if lst.highlighted is None or not lst.option_count:
             return
-        doc = lst.get_option_at_index(lst.highlighted).value
+        doc = lst.get_option_at_index(lst.highlighted).id
         self.scope = {doc}
         self._rebuild()
         self._scope_changed()

@@ -177,6 +177,7 @@ class ReaderBody(VerticalScroll, can_focus=True):
         Binding("left_square_bracket", "pane('prev_section')", "Prev section",
                 key_display="[", show=False, id="reader.prev_section"),
         Binding("v", "pane('toggle_view')", "Whole", id="reader.toggle_view"),
+        Binding("n", "app.hit(1)", "Next hit", id="hit.next"),  # the app's, shown here
         Binding("g", "pane('goto')", "Go to page", show=False, id="reader.goto"),
     ]
 

@@ -13,6 +13,7 @@ import re
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import DataTable, Static
 
@@ -76,6 +77,15 @@ class HitTable(DataTable):
 
 class ResultsPane(Vertical):
     """The ranked hits, the coverage of the search and the excerpt of the highlighted hit."""
+
+    #: Shown in the footer while the results are focused (the app binds them everywhere;
+    #: the same ids, so a keymap remaps both).
+    BINDINGS = [
+        Binding("c", "app.compare", "Compare", id="compare"),
+        Binding("n", "app.hit(1)", "Next", id="hit.next"),
+        Binding("p", "app.granularity", "Sections", id="granularity"),
+        Binding("q", "app.quit", "Quit", id="quit"),
+    ]
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)

@@ -212,7 +212,7 @@ def test_scope_to_one_document_and_clear(make_app):
             await pilot.press("shift+tab")  # results -> documents
             lst = app.query_one(DocList)
             await wait_for(pilot, lambda: lst.has_focus, what="document list focus")
-            docs = [lst.get_option_at_index(i).value for i in range(lst.option_count)]
+            docs = [lst.get_option_at_index(i).id for i in range(lst.option_count)]
             for _ in range(docs.index("texlive-euler.pdf")):
                 await pilot.press("down")
             await pilot.press("o")
@@ -417,20 +417,28 @@ def test_help_screen_and_palette(make_app):
             await pilot.press("escape")
             await wait_for(pilot, lambda: app.screen is app.main_screen)
             # every binding has an id (a keymap can remap it)
-            for cls in (PdftuiApp, CorpusPane, ReaderBody):
+            for cls in (PdftuiApp, CorpusPane, ReaderBody, ResultsPane):
                 assert all(b.id for b in cls.BINDINGS)
     run(go())
 
 
 def test_keymap_remaps_a_binding(make_app):
     async def go():
-        app = make_app(keymap={"mode.keyword": "K"})
+        app = make_app(keymap={"mode.keyword": "K", "compare": "C"})
         async with app.run_test(size=(80, 24)) as pilot:
             await settle(pilot)
             await pilot.press("escape", "k")
             assert app.mode == "hybrid"
             await pilot.press("K")
             assert app.mode == "keyword"
+            # a key the results pane repeats for its footer is remapped there too
+            await search(pilot, "euler")
+            await wait_for(pilot, lambda: app.query_one(HitTable).has_focus, what="results")
+            await pilot.press("c")
+            await pilot.pause()
+            assert not isinstance(app.screen, CompareScreen)
+            await pilot.press("C")
+            await wait_for(pilot, lambda: isinstance(app.screen, CompareScreen))
     run(go())
 
 
@@ -611,3 +619,20 @@ def test_long_status_line_ends_in_an_ellipsis_at_80_columns(make_app):
             line = app.query_one("#status").render_line(0).text.rstrip()
             assert line.endswith("…") and len(line) <= 80
     run(go())
+
+
+def test_document_filter_prefers_word_starts_and_names_twin_titles():
+    from types import SimpleNamespace as D
+
+    from pdftui.tui.corpus_pane import filter_documents, title_keys
+
+    docs = [D(doc="papermage-2023-08-draft.pdf", title="PaperMage (draft)"),
+            D(doc="usenix-2014-raft.pdf", title="In Search of an Understandable Consensus"),
+            D(doc="a/attention-v5.pdf", title="Attention Is All You Need"),
+            D(doc="b/attention-v7.pdf", title="Attention Is All You Need")]
+    assert [d.doc for d in filter_documents(docs, "RAFT")] == [
+        "usenix-2014-raft.pdf", "papermage-2023-08-draft.pdf"]
+    assert filter_documents(docs, "") == docs
+    names = title_keys(docs)
+    assert names["a/attention-v5.pdf"] == "Attention Is All You Need (attention-v5.pdf)"
+    assert names["usenix-2014-raft.pdf"] == "In Search of an Understandable Consensus"
