@@ -58,7 +58,13 @@ class Progress:
 
 @dataclass
 class IndexSummary:
-    """What one :func:`index_folder` run found and did (``to_json`` is the CLI's --json)."""
+    """What one :func:`index_folder` run found and did (``to_json`` is the CLI's --json).
+
+    ``units``: embedding units embedded by this run; ``units_kept``: units of the
+    documents it embedded that were already in the cache (an interrupted run resumed, or
+    unchanged pages after an extractor upgrade); ``indexed_docs`` / ``removed_docs``: the
+    documents (paths relative to the folder) extracted or forgotten by this run.
+    """
 
     documents: int = 0
     indexed: int = 0
@@ -68,6 +74,8 @@ class IndexSummary:
     pages: int = 0
     units: int = 0
     units_kept: int = 0
+    indexed_docs: list[str] = field(default_factory=list)   # (re-)extracted this run
+    removed_docs: list[str] = field(default_factory=list)   # gone from the folder
     elapsed_s: float = 0.0
     embedding_pending: int = 0
     notes: list[dict] = field(default_factory=list)
@@ -76,6 +84,7 @@ class IndexSummary:
         """The summary as a JSON-ready dict."""
         d = asdict(self)
         d["elapsed_s"] = round(self.elapsed_s, 3)
+        d["indexed_docs"] = sorted(self.indexed_docs)
         return d
 
 
@@ -197,6 +206,7 @@ def index_folder(folder: str | os.PathLike, cache_dir: str | os.PathLike | None 
         # above, so that content is still referenced and survives.
         cache.remove_files(root, gone)
         summary.removed = len(gone)
+        summary.removed_docs = sorted(gone)
 
         embedder = None
         embed_thread: _EmbedThread | None = None
@@ -404,6 +414,7 @@ def _store(cache: Cache, root: str, f: FoundFile, sha: str, ex: Extraction,
     cache.set_file(root, f.doc, f.size, f.mtime_ns, cid)
     if ex.skip_reason is None:  # a skipped document is counted in summary.skipped only
         summary.indexed += 1
+        summary.indexed_docs.append(f.doc)
     summary.pages += len(ex.pages)
     if ex.skip_reason is None and ex.text_quality == "ok" and embed_thread is not None:
         embed_thread.put(cid)

@@ -92,7 +92,7 @@ def test_edit_replaces_every_row_and_delete_removes_them(small_folder, cache_dir
     old_cid = _content_ids(cache_dir, small_folder)[SMALL_DOCS[0]]
     shutil.copy(CORPUS / "texlive-lppl-license.pdf", target)  # same name, new content
     s = index_folder(small_folder, cache_dir, embed=False)
-    assert s.indexed == 1
+    assert s.indexed == 1 and s.indexed_docs == [SMALL_DOCS[0]]
     new_cid = _content_ids(cache_dir, small_folder)[SMALL_DOCS[0]]
     assert new_cid != old_cid
     db = sqlite3.connect(cache_dir / "index.sqlite3")
@@ -105,7 +105,8 @@ def test_edit_replaces_every_row_and_delete_removes_them(small_folder, cache_dir
     db.close()
     target.unlink()
     s = index_folder(small_folder, cache_dir, embed=False)
-    assert s.removed == 1 and s.documents == 2
+    assert s.removed == 1 and s.documents == 2 and s.removed_docs == [SMALL_DOCS[0]]
+    assert s.to_json()["removed_docs"] == [SMALL_DOCS[0]] and s.indexed_docs == []
     db = sqlite3.connect(cache_dir / "index.sqlite3")
     assert db.execute("SELECT count(*) FROM pages WHERE content_id=?", (new_cid,)).fetchone()[0] == 0
     db.close()
