@@ -140,14 +140,80 @@ def continues(prev: str, nxt: str) -> bool:
     return not prev.endswith(tuple(_TERMINAL))
 
 
+#: A figure or table caption ("Table 1:", "Fig. 3.", "Algorithm 2 -").
+CAPTION_RE = re.compile(
+    r"^(?:fig(?:ure)?|table|tab|algorithm|listing)\.?\s*(?:[0-9]+|[A-Z]\.?[0-9]*|[IVX]+)"
+    r"\s*[.:|\-\u2014\u2013]", re.I)
+#: Blocks a float (a table or figure with its caption) may take between a paragraph and
+#: its continuation.
+FLOAT_MAX_BLOCKS = 3
+
+
+_WORD_START = re.compile(r"^[a-z]{2,}(?:[\s,;:.)]|$)")
+
+
+def _prose_end(text: str) -> bool:
+    """Does ``text`` read as running prose that stops on a word (not a table row of
+    numbers or names, not a legend)? Letters >= 75% of its last 300 characters, at most
+    35% of its last 30 words capitalised or symbolic."""
+    t = text.rstrip()
+    chars = [c for c in t[-300:] if not c.isspace()]
+    if not chars or sum(c.isalpha() for c in chars) < 0.75 * len(chars):
+        return False
+    words = t.split()[-30:]
+    if sum(w[0].isupper() or not w[0].isalpha() for w in words) > 0.35 * len(words):
+        return False  # a table row, a legend or a title: mostly capitals and symbols
+    return words[-1].rstrip(",-\u2010").isalpha()
+
+
+def _word_start(text: str) -> bool:
+    """Does ``text`` start with a lowercase word (not a URL, a DOI or a symbol)?"""
+    t = text.lstrip()
+    return bool(_WORD_START.match(t)) and not t.startswith(("http", "www", "doi"))
+
+
+def float_order(blocks: list[Block]) -> list[int]:
+    """Reading order with floats moved out of sentences: when a paragraph stops
+    mid-sentence and, after at most ``FLOAT_MAX_BLOCKS`` blocks that include a caption
+    (a table or figure placed at the top of the next column), a block continues it
+    (:func:`continues`), the continuation is moved up to follow the paragraph and the
+    float comes after it. Returns a permutation of ``range(len(blocks))``."""
+    order = list(range(len(blocks)))
+    i = 0
+    while i < len(order) - 2:
+        a = blocks[order[i]].text
+        for k in range(2, FLOAT_MAX_BLOCKS + 2):
+            j = i + k
+            if j >= len(order):
+                break
+            between = [blocks[order[m]].text.lstrip() for m in range(i + 1, j)]
+            if _prose_end(a) and _word_start(blocks[order[j]].text) and \
+                    continues(a, blocks[order[j]].text) and any(
+                    CAPTION_RE.match(t) for t in between) and not any(
+                    continues(a, t) for t in between):
+                order.insert(i + 1, order.pop(j))
+                break
+        i += 1
+    return order
+
+
 def merge_continued_blocks(blocks: list[Block], lines: list[Line]
                            ) -> tuple[list[Block], list[Line]]:
     """Glue each block that continues the previous one's paragraph (:func:`continues`,
     e.g. "keeping a persis-" | "tent TCP connection" at a column break) into it: text
     joined as wrapped lines are (hyphenation repaired), bbox the union; ``lines`` get
-    their new block indexes. Blocks are in reading order; pages are never crossed."""
+    their new block indexes. Blocks are in reading order; pages are never crossed. A
+    table or figure between a paragraph and its continuation is moved after the joined
+    paragraph first (:func:`float_order`)."""
     if len(blocks) < 2:
         return blocks, lines
+    order = float_order(blocks)
+    if order != list(range(len(blocks))):
+        position = {old: new for new, old in enumerate(order)}
+        blocks = [blocks[i] for i in order]
+        for ln in lines:
+            if 0 <= ln.block < len(position):
+                ln.block = position[ln.block]
     out: list[Block] = []
     new_index: list[int] = []
     for b in blocks:

@@ -361,6 +361,27 @@ def test_paragraph_continued_across_a_column_break_is_one_block():
     assert not continues(long + ".", "more text") and not continues("short and", "more")
 
 
+def test_table_between_a_paragraph_and_its_continuation_moves_after_it():
+    """GFS p. 4: the left column ends "replaying only the", Table 1 and its caption top
+    the right column, and "limited number of log records" goes on below them. The
+    paragraph is one block and the table follows it; a table row never takes the place
+    of the paragraph (no prose, no move)."""
+    from pdftui.extract import Block, float_order
+
+    ex = extract_document(str(CORPUS / "google-2003-file-system.pdf"))
+    texts = [b.text for b in ex.pages[3].blocks]
+    i = next(k for k, t in enumerate(texts) if "replaying only the limited number" in t)
+    assert texts[i + 2].startswith("Table 1: File Region State After Mutation")
+    assert all(0 <= ln.block < len(texts) for ln in ex.pages[3].lines)
+    prose = ("We keep the log on local disk and on remote machines, and we read it back"
+             " when the master starts, and")
+    row = "Model 80.6 77.0 Base 83.4 81.1 76.6 Large 53.4 GPT FlashAttention HuggingFace"
+    for first, moved in ((prose, True), (row, False)):
+        blocks = [Block(first, 0, 0, 1, 1), Block("Table 2: Results.", 0, 0, 1, 1),
+                  Block("replays the records that follow it.", 0, 0, 1, 1)]
+        assert (float_order(blocks) == [0, 2, 1]) is moved
+
+
 def test_stale_metadata_title_gives_way_to_the_first_page_title():
     """Dynamo's metadata title is "System Model" (a Word export); the first page's title is
     used instead. A metadata title the first page shows is kept."""
