@@ -207,8 +207,11 @@ class ResultsPane(Vertical):
         if hit_section(hit):
             head.append("  · ")
             head.append(literal(hit_section(hit), style="italic"))
-        body = literal(hit.get("excerpt", ""))
-        highlight(body, self.pattern)
+        if (hit.get("excerpt") or "").strip():
+            body = literal(hit["excerpt"])
+            highlight(body, self.pattern)
+        else:  # a page without a text layer, or only a figure
+            body = Text("(no text on this page: Enter opens it in the reader)", style="dim")
         box.update(Text("\n").join([head, body]))
         self.query_one("#excerpt-box").scroll_home(animate=False)
 
