@@ -269,3 +269,19 @@ def test_hybrid_says_when_no_document_holds_a_query_word(indexed):
     assert res.hits and all(h.keyword_rank is None for h in res.hits)
     assert "no document holds a query word" in res.coverage["note"]
     assert "note" not in service.search_sync("speaker verification").coverage
+
+
+def test_hybrid_top_k_beyond_the_fusion_depth_gets_as_many_hits(indexed):
+    """Hybrid fuses the first ``Options.depth`` keys of each arm; a longer top_k used to
+    return fewer hits than asked (165 of 1000 on the corpus) while the other modes gave all."""
+    from pdftui.search.service import Engine
+
+    folder, cache, _service = indexed
+    e = Engine(folder, cache)
+    try:
+        e.options.depth = 5
+        sem = e.search("speaker embeddings", "semantic", "page", 40)
+        hyb = e.search("speaker embeddings", "hybrid", "page", 40)
+    finally:
+        e.close()
+    assert len(hyb.hits) >= len(sem.hits) > 5 * 2

@@ -476,7 +476,8 @@ def doc_bm25(ranking: Ranking, docs: dict[str, int], k1: float = K1, b: float = 
     return out
 
 
-def query_coverage(ranking: Ranking, docs: dict[str, int]) -> dict[int, float]:
+def query_coverage(ranking: Ranking, docs: dict[str, int], doc_share: float = 0.0
+                   ) -> dict[int, float]:
     """Each matched row's share of the query's rarity mass: ``sum of idf(t) over the query
     terms the row contains / sum of idf(t) over all query terms``, in [0, 1].
 
@@ -504,6 +505,14 @@ def query_coverage(ranking: Ranking, docs: dict[str, int]) -> dict[int, float]:
         if v is None:
             v = memo[ts] = math.fsum(idf[t] for t in sorted(ts)) / total
         out[r] = v
+    if doc_share > 0:
+        for c, rows in ranking.per_doc.items():
+            held = ranking.doc_terms.get(c, frozenset())
+            for r in rows:
+                rest = held - ranking.row_terms.get(r, frozenset())
+                if rest:
+                    out[r] = min(1.0, out.get(r, 0.0)
+                                 + doc_share * math.fsum(idf[t] for t in sorted(rest)) / total)
     return out
 
 

@@ -100,6 +100,8 @@ class Options:
     sem_doc: str = "max"               # semantic document score: "max", "top2", "top3"
     kw_gate: str = "page"              # keyword weight in hybrid: "none", "query", "page"
     gate_power: float = 2.0            # exponent on that coverage
+    gate_doc_share: float = 0.0        # gate coverage: share of the query's rare words
+    #                                    held by the page's document but not the page
     section_scheme: str = "doc_rrf"    # stage-1 fusion scheme for sections
     stopwords: bool = True
     doc_arm: float = 0.5               # weight of the document-level head-vector arm
@@ -330,18 +332,21 @@ class Engine:
         scope = self._scope(docs)
         searchable = [d for d in scope if d.reason is None]
         coverage = self.coverage(scope, mode != "keyword")
-        lists = self.rank(text, mode, granularity, searchable, coverage, check)
+        lists = self.rank(text, mode, granularity, searchable, coverage, check, top_k)
         check()
         hits = self.hits(lists, granularity, top_k, text)
         return SearchResult(text, mode, granularity, coverage,
                             (time.perf_counter() - t0) * 1000, hits)
 
     def rank(self, text: str, mode: str, granularity: str, searchable: list[_Doc],
-             coverage: dict, check=lambda: None) -> dict:
+             coverage: dict, check=lambda: None, top_k: int = 0) -> dict:
         """The ranked lists of one query: ``{"fused": [(key, score)], "keyword": [keys],
         "semantic": [keys], "ranked": [(cid, page, cosine, best unit)], "terms": [Term]}``.
+        Hybrid fuses the first ``max(Options.depth, top_k)`` keys of each arm, so a long
+        ``top_k`` gets as many hits as the other modes.
         Keys are ``(doc, page)`` for pages, ``(doc, section_id)`` for sections."""
         o = self.options
+        depth = max(o.depth, top_k)
         kind = "pages" if granularity == "page" else "sections"
         terms = keyword.parse_query(text, stopwords=o.stopwords)
         contents = {d.content_id for d in searchable}
@@ -361,6 +366,9 @@ class Engine:
                 # computed for sections too: the adaptive semantic page score reads it
                 cov = keyword.query_coverage(ranking, by_doc)
                 out["kw_cov"] = [cov.get(r, 0.0) for (_d, r), _ in fused]
+                if o.gate_doc_share > 0:
+                    gcov = keyword.query_coverage(ranking, by_doc, o.gate_doc_share)
+                    out["kw_gate_cov"] = [gcov.get(r, 0.0) for (_d, r), _ in fused]
             out["keyword"] = kw_keys
             out["kw_scores"] = [s for _, s in fused]
             if o.doc_level > 0 and kind == "pages" and o.doc_level_kw != "none":
@@ -397,7 +405,7 @@ class Engine:
                     out["docs_of"] = docs_of
                     # hybrid fuses the first ``depth`` pages only; ranks of shown hits
                     # beyond them are counted in hits()
-                    src = ranked[: o.depth] if mode == "hybrid" else ranked
+                    src = ranked[: depth] if mode == "hybrid" else ranked
                     out["sem_cut"] = len(src) < len(ranked)
                     sem = [(d, page) for cid, page, _s, _u in src
                            for d in docs_of.get(cid, ())]
@@ -409,7 +417,7 @@ class Engine:
                         # the keyword list, the arm's own order (its rank column and
                         # semantic mode) is their weighted RRF
                         heads = self._section_heads(m, q, docs_of)
-                        out["units"], out["heads"] = sem[: o.depth], heads[: o.depth]
+                        out["units"], out["heads"] = sem[: depth], heads[: depth]
                         both = fusion.rrf([sem, heads], k=o.k2,
                                           weights=[o.sem_weight, o.section_head_weight])
                         sem = sorted(both, key=lambda k: -both[k])
@@ -432,19 +440,20 @@ class Engine:
             out["fused"] = [(k, 1.0 / (fusion.K + i))
                             for i, k in enumerate(out["semantic"], start=1)]
         else:
-            kwl = out["keyword"][: o.depth]
-            sml = out["semantic"][: o.depth]
+            kwl = out["keyword"][: depth]
+            sml = out["semantic"][: depth]
             kw_w = o.kw_weight if kind == "pages" else o.section_kw_weight
+            sem_w = o.sem_weight
             if "heads" in out:
                 scores = fusion.rrf([kwl, out["units"], out["heads"]], k=o.k2,
                                     weights=[kw_w, o.sem_weight, o.section_head_weight])
             else:
-                scores = fusion.rrf([kwl, sml], k=o.k2, weights=[kw_w, o.sem_weight])
+                scores = fusion.rrf([kwl, sml], k=o.k2, weights=[kw_w, sem_w])
             gate = o.kw_gate
             if out.get("kw_cov"):
                 # scale each keyword contribution by the page's (or the best page's)
                 # share of the query's rarity mass
-                covs = out["kw_cov"][: o.depth]
+                covs = out.get("kw_gate_cov", out["kw_cov"])[: depth]
                 qc = max(covs, default=0.0)
                 seen = set()
                 for i, (key, c) in enumerate(zip(kwl, covs), start=1):
