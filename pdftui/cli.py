@@ -178,9 +178,11 @@ def search(folder, query, mode, granularity, top_k, doc_globs, cache_dir, model,
     takes minutes, so by default the semantic arm searches what is embedded already and
     the coverage says how much that is (run `pdftui index` or pass --wait-embed).
     """
-    from .corpus import doc_matches
+    from .corpus import doc_matches, relative_pattern
     from .library import Library
     from .search.service import SearchService
+
+    doc_globs = tuple(relative_pattern(folder, g) for g in doc_globs)
 
     if query != "-" and not query.strip():
         _fail("QUERY is empty: give the words to search for, or - to read queries from stdin")
@@ -194,8 +196,16 @@ def search(folder, query, mode, granularity, top_k, doc_globs, cache_dir, model,
             lib.close()
         for glob in doc_globs:
             if not any(doc_matches(d, glob) for d in known):
-                hint = "" if any(c in glob for c in "*?[") else \
-                    f" (a path relative to the folder, or a glob such as '{glob}*')"
+                import difflib
+
+                close = difflib.get_close_matches(glob, known, n=1, cutoff=0.6)
+                stem = glob[:-4] if glob.lower().endswith(".pdf") else glob
+                if close:
+                    hint = f"; did you mean {close[0]!r}?"
+                elif any(c in glob for c in "*?["):
+                    hint = ""
+                else:
+                    hint = f" (a path relative to the folder, or a glob such as '{stem}*')"
                 _fail(f"no document in {folder} matches --doc {glob!r}{hint}")
     if summary.embedding_pending and mode != "keyword" and not as_json:
         click.echo(f"pdftui: {summary.embedding_pending} documents are not embedded yet, so "

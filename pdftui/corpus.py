@@ -168,12 +168,32 @@ def sha256_file(path: str, chunk: int = 1 << 20) -> str:
 
 
 def doc_matches(doc: str, pattern: str) -> bool:
-    """True when ``doc`` equals ``pattern`` or matches it as a glob (``*``, ``?``, ``[]``);
-    a pattern without '/' also matches the file name alone."""
+    """True when ``doc`` equals ``pattern`` or matches it as a glob (``*``, ``?``, ``[]``),
+    ignoring case and a leading ``./``; a pattern without '/' also matches the file name
+    alone."""
     from fnmatch import fnmatchcase
 
     if doc == pattern:
         return True
-    if fnmatchcase(doc, pattern):
+    while pattern.startswith("./"):
+        pattern = pattern[2:]
+    doc_f, pat_f = doc.casefold(), pattern.casefold()
+    if doc_f == pat_f or fnmatchcase(doc_f, pat_f):
         return True
-    return "/" not in pattern and fnmatchcase(Path(doc).name, pattern)
+    return "/" not in pat_f and fnmatchcase(Path(doc_f).name, pat_f)
+
+
+def relative_pattern(root: str | os.PathLike, pattern: str) -> str:
+    """``pattern`` relative to the folder ``root`` when it is a path inside it (absolute,
+    or relative to the working directory, as a shell completes it); else unchanged."""
+    p = Path(pattern).expanduser()
+    if not p.is_absolute():
+        if not pattern.startswith("./") and not Path(root, pattern).exists() \
+                and Path.cwd().joinpath(p).exists():
+            p = Path.cwd() / p
+        else:
+            return pattern
+    try:
+        return p.resolve().relative_to(Path(root).resolve()).as_posix()
+    except (ValueError, OSError):
+        return pattern

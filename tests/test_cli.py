@@ -34,6 +34,18 @@ def test_search_doc_glob_that_matches_nothing_is_an_error(small_folder, cache_di
     assert r.returncode == 2 and "matches --doc 'nosuch*'" in r.stderr
 
 
+def test_search_doc_takes_paths_as_a_shell_gives_them_and_ignores_case(small_folder, cache_dir):
+    name = "arxiv-0908.0054-ultralight-bosonic-dark-matter-cmb.pdf"
+    for doc in (str(small_folder / name), f"./{name}", "ARXIV-0908*"):
+        r = _cli("search", small_folder, "dark matter", "--cache-dir", cache_dir,
+                 "--mode", "keyword", "--doc", doc, "--json")
+        assert r.returncode == 0, (doc, r.stderr)
+        assert {h["doc"] for h in json.loads(r.stdout)["hits"]} == {name}
+    r = _cli("search", small_folder, "dark matter", "--cache-dir", cache_dir,
+             "--mode", "keyword", "--doc", name.replace("-cmb", ""))
+    assert r.returncode == 2 and f"did you mean '{name}'" in r.stderr
+
+
 def test_search_stdin_json_lines_one_object_per_line(small_folder, cache_dir):
     lines = ["dark matter", "", '"don\'t" AND (', "[/]", "NEAR(rock roll)"]
     r = _cli("search", small_folder, "-", "--cache-dir", cache_dir, "--mode", "keyword",
