@@ -165,8 +165,8 @@ class CompareScreen(Screen):
         head.append(literal(self.query_text))
         if "hybrid" in self.results:
             head.append("   ")
-            head.append(literal(coverage_line(self.results["hybrid"], self.show_timings),
-                                style="dim"))
+            head.append(literal(coverage_line(self.results["hybrid"], self.show_timings)
+                                .split("\n")[0], style="dim"))
         self.query_one("#compare-head", Static).update(head)
         self._sync(focus)
 

@@ -66,7 +66,8 @@ def page_ref(page: int | None, label: str | None) -> str:
 
 def coverage_line(data: dict, show_timings: bool = True) -> str:
     """"searched 98 of 105 · semantic 60 of 105 · 2 skipped · hybrid · 12 ms" from a
-    ``SearchResult.to_json()`` dict (tolerant of missing keys)."""
+    ``SearchResult.to_json()`` dict (tolerant of missing keys); a note ("no document holds a
+    query word: semantic hits only") follows on a second line."""
     cov = data.get("coverage") or {}
     total = cov.get("total", "?")
     parts = [f"searched {cov.get('searched', '?')} of {total}"]
@@ -86,6 +87,7 @@ def coverage_line(data: dict, show_timings: bool = True) -> str:
     parts.append(f"{len(data.get('hits') or [])} hits")
     if show_timings and data.get("elapsed_ms") is not None:
         parts.append(f"{float(data['elapsed_ms']):.0f} ms")
-    if cov.get("note"):
-        parts.append(clean_text(str(cov["note"])))
-    return " · ".join(parts)
+    line = " · ".join(parts)
+    if cov.get("note"):  # on a line of its own, so a narrow screen never cuts it off
+        line += "\n" + clean_text(str(cov["note"]))
+    return line

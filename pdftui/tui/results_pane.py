@@ -123,7 +123,7 @@ class ResultsPane(Vertical):
         self.pattern = terms_pattern(data.get("query", ""))
         self.border_title = f"Results · {data.get('mode', '')} · {data.get('granularity', 'page')}"
         self.query_one("#coverage", Static).update(
-            literal(coverage_line(data, self.show_timings), style="dim"))
+            literal(coverage_line(data, self.show_timings), style="dim", keep_newlines=True))
         self._build_table()
         table = self.query_one(HitTable)
         if old is not None:

@@ -636,3 +636,18 @@ def test_document_filter_prefers_word_starts_and_names_twin_titles():
     names = title_keys(docs)
     assert names["a/attention-v5.pdf"] == "Attention Is All You Need (attention-v5.pdf)"
     assert names["usenix-2014-raft.pdf"] == "In Search of an Understandable Consensus"
+
+
+def test_coverage_note_has_its_own_line_at_80_columns(make_app):
+    """The note "no document holds a query word: semantic hits only" was cut off the end
+    of the coverage line at 80 columns, exactly when it matters."""
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            await search(pilot, "zzqxv wqqzz")
+            cov = app.query_one("#coverage")
+            lines = [cov.render_line(y).text.strip() for y in range(cov.size.height)]
+            assert any("semantic hits only" in ln for ln in lines), lines
+            assert lines[0].startswith("searched ")
+    run(go())
