@@ -88,6 +88,23 @@ class ReadView:
     sections: list[dict] = field(default_factory=list)
     note: str = ""
     stop: int | None = None  # paragraph where ``request.before`` starts (None: not found)
+    para_pos: list[tuple[int, int]] | None = None  # section view: (page, block) of each
+
+
+def _paragraph_positions(lib, doc: str, section_id: int | None, sections: list[dict],
+                         n: int) -> list[tuple[int, int]] | None:
+    """``(page, block)`` of each paragraph of a section's text (its non-empty blocks from
+    its start to its end), or None when they do not line up with the ``n`` paragraphs."""
+    s = next((x for x in sections if x["id"] == section_id), None)
+    if s is None:
+        return None
+    start, end = (s["start_page"], s["start_block"]), (s["end_page"], s["end_block"])
+    out = []
+    for page in range(s["start_page"], s["end_page"] + 1):
+        for b, row in enumerate(lib.blocks(doc, page)):
+            if start <= (page, b) and ((page, b) < end or end <= start) and row[4].strip():
+                out.append((page, b))
+    return out if len(out) == n else None
 
 
 def load_view(lib, req: ReadRequest, pattern: re.Pattern[str] | None) -> ReadView:
@@ -110,7 +127,13 @@ def load_view(lib, req: ReadRequest, pattern: re.Pattern[str] | None) -> ReadVie
             sec = lib.section_at(doc, page, block)
         if sec is not None:
             paragraphs = [p for p in sec.text.split("\n\n") if p.strip()] or [sec.text]
-            target = find_target(paragraphs, req.excerpt, pattern)
+            para_pos = _paragraph_positions(lib, doc, sec.section_id, sections,
+                                            len(paragraphs))
+            target = None
+            if req.block is not None and para_pos and (req.page, req.block) in para_pos:
+                target = para_pos.index((req.page, req.block))  # where the page view was
+            if target is None:
+                target = find_target(paragraphs, req.excerpt, pattern)
             stop = None
             if req.before is not None:
                 # the subsection's heading paragraph, after the parent's own text
@@ -119,7 +142,7 @@ def load_view(lib, req: ReadRequest, pattern: re.Pattern[str] | None) -> ReadVie
                              if paragraphs[k].strip() == child), None)
             return ReadView(req, title, pages, page, lib.page_label(doc, page),
                             sec.start_page, sec.end_page, paragraphs, target, sec.path,
-                            sec.section_id, sections, stop=stop)
+                            sec.section_id, sections, stop=stop, para_pos=para_pos)
         note = "no section holds this page; showing the page"
         req = replace(req, kind="page")
     blocks = [b[4] for b in lib.blocks(doc, page)]
@@ -478,14 +501,22 @@ class ReaderPane(Vertical):
         v = self._need_view()
         if v is None:
             return
+        body = self.query_one(ReaderBody)
+        top = body.top_paragraph()
         if v.request.kind == "page" and v.section_id is not None:
-            # the section the breadcrumb names (it follows the scrolling)
+            # the section the breadcrumb names (it follows the scrolling), at the
+            # paragraph on top of the screen
             self.request(ReadRequest(v.request.doc, "section", v.page,
-                                     excerpt=v.request.excerpt, section_id=v.section_id))
+                                     excerpt=v.request.excerpt, section_id=v.section_id,
+                                     block=top))
         elif v.request.kind == "page":
             block = v.target if v.target is not None else 0
             self.request(ReadRequest(v.request.doc, "section", v.page,
                                      excerpt=v.request.excerpt, block=block))
+        elif v.para_pos and 0 <= top < len(v.para_pos):
+            # the page being read (the paragraph on top of the screen), not the first
+            page, block = v.para_pos[top]
+            self.request(ReadRequest(v.request.doc, "page", page, block=block))
         else:
             self.request(ReadRequest(v.request.doc, "page", v.page, excerpt=v.request.excerpt))
 

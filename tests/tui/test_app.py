@@ -651,3 +651,39 @@ def test_coverage_note_has_its_own_line_at_80_columns(make_app):
             assert any("semantic hits only" in ln for ln in lines), lines
             assert lines[0].startswith("searched ")
     run(go())
+
+
+def test_v_keeps_the_reading_position_both_ways(make_app):
+    """Section view scrolled to a later page, `v` shows that page (with the paragraph
+    read on top marked), not the section's first page with a guessed paragraph; `v`
+    again returns to the section at that paragraph."""
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            reader = app.query_one(ReaderPane)
+            reader.request(ReadRequest(ATTENTION, "section", 1))
+            reader = await reader_ready(pilot)
+            sec = next(s for s in reader.view.sections if s["title"] == "3 Model Architecture")
+            app.show_pane("reader")
+            reader.request(ReadRequest(ATTENTION, "section", sec["start_page"],
+                                       section_id=sec["id"], scroll="top"))
+            await reader_ready(pilot, lambda r: r.view.section_id == sec["id"])
+            v = reader.view
+            assert v.para_pos and len(v.para_pos) == len(v.paragraphs)
+            body = reader.query_one(ReaderBody)
+            later = next(i for i, (p, _b) in enumerate(v.para_pos) if p > sec["start_page"])
+            paras = list(body.query(".para"))
+            body.scroll_to(y=paras[later].virtual_region.y, animate=False)
+            await pilot.pause()
+            top = body.top_paragraph()
+            page, block = v.para_pos[top]
+            assert page > sec["start_page"]
+            await pilot.press("v")
+            await reader_ready(pilot, lambda r: r.view.request.kind == "page")
+            assert (reader.view.page, reader.view.target) == (page, block)
+            await pilot.pause()
+            await pilot.press("v")
+            await reader_ready(pilot, lambda r: r.view.request.kind == "section")
+            assert reader.view.paragraphs[reader.view.target] == v.paragraphs[top]
+    run(go())
