@@ -285,3 +285,14 @@ def test_hybrid_top_k_beyond_the_fusion_depth_gets_as_many_hits(indexed):
     finally:
         e.close()
     assert len(hyb.hits) >= len(sem.hits) > 5 * 2
+
+
+def test_section_hits_rank_and_show_their_own_text(indexed):
+    """A parent section holds its subsections' text; it used to be ranked again by their
+    units and shown with their excerpt, so "2 Method", "2.1 ...", "2.1.1 ..." filled the
+    list with one passage. Each section hit now shows a passage of its own text."""
+    folder, cache, service = indexed
+    for q in ("squeeze excitation", "dark matter temperature", "speaker verification"):
+        hits = service.search_sync(q, mode="hybrid", granularity="section", top_k=10).hits
+        seen = [(h.doc, h.excerpt) for h in hits if h.excerpt]
+        assert len(seen) == len(set(seen)), q
