@@ -16,7 +16,9 @@ warn against), one corpus-wide FTS5 table over every page (built here in a tempo
 from the cached page text) sorted by raw bm25(), queried with the OR of the query's tokens;
 and "semantic_first256", one vector per page (its first embedding unit, i.e. its first 256
 tokens) ranked by exhaustive cosine. It then checks, per query class, hybrid against the
-better of the two on doc NDCG, top-3 and page NDCG.
+better of the two on doc NDCG, top-3 and page NDCG. The README's two other references run
+too: "rrf_alphabetical" (per-document BM25 ranks fused by RRF with ties broken by path, the
+"ls" failure) and "rrf_bm25_first256" (RRF of the two simple designs' lists).
 
 Metrics (eval README; the reference system's definitions), over the first 10 hits:
 
@@ -133,13 +135,35 @@ class CorpusBM25:
             "SELECT doc, page FROM p WHERE p MATCH ? ORDER BY bm25(p) LIMIT ?", (q, k))]
 
 
+def rrf_alphabetical(engine: Engine, text: str, k: int = 10,
+                     scope: list[str] | None = None) -> list[tuple[str, int]]:
+    """The eval README's "ls" failure: per-document BM25 page ranks fused by RRF alone, so
+    every document's best page ties at 1/61 and the tie goes to the path, alphabetically."""
+    engine.refresh()
+    docs = {d.doc: d.content_id for d in engine._docs if d.reason is None
+            and (scope is None or d.doc in scope)}
+    terms = keyword.parse_query(text)
+    if not terms:
+        return []
+    ranking = engine.kw.rank(terms, set(docs.values()), "pages", "or",
+                             engine.options.title_weight, engine.options.idf)
+    scored = []
+    for doc, cid in docs.items():
+        for r, row in enumerate(ranking.per_doc.get(cid, []), start=1):
+            scored.append((-1.0 / (60 + r), doc, engine.kw.page_number(row)))
+    scored.sort()
+    return [(d, p) for _s, d, p in scored[:k]]
+
+
 def run(engine: Engine, queries: list[dict], modes: list[str], baseline: bool = True,
         k: int = 10, scope: list[str] | None = None) -> dict:
     """Score every mode on every query: ``{mode: {"classes": {cls: {metric: mean}},
     "all": {...}, "sections": {...}, "per_query": {id: {...}}}}``."""
     out: dict = {}
-    systems = list(modes) + (["corpus_bm25", "semantic_first256"] if baseline else [])
+    systems = list(modes) + (["corpus_bm25", "semantic_first256", "rrf_alphabetical",
+                              "rrf_bm25_first256"] if baseline else [])
     bm25 = CorpusBM25(engine) if baseline else None
+    lists: dict[tuple[str, str], list] = {}   # (system, query id) -> hits, for the fused one
     for mode in systems:
         per_q: dict[str, dict] = {}
         for q in queries:
@@ -148,16 +172,30 @@ def run(engine: Engine, queries: list[dict], modes: list[str], baseline: bool = 
                 if sec:
                     continue
                 hits = bm25.search(q["query"], k)
+                lists[(mode, q["id"])] = bm25.search(q["query"], 100)
+            elif mode == "rrf_alphabetical":
+                if sec:
+                    continue
+                hits = rrf_alphabetical(engine, q["query"], k, scope)
+            elif mode == "rrf_bm25_first256":
+                if sec:
+                    continue
+                score: dict = {}
+                for sys_ in ("corpus_bm25", "semantic_first256"):
+                    for i, key in enumerate(lists.get((sys_, q["id"]), []), start=1):
+                        score[key] = score.get(key, 0.0) + 1.0 / (60 + i)
+                hits = sorted(score, key=lambda x: -score[x])[:k]
             elif mode == "semantic_first256":
                 if sec:
                     continue
                 saved = engine.options.sem_page
                 engine.options.sem_page = "first"   # one vector per page: its first unit
                 try:
-                    res = engine.search(q["query"], mode="semantic", top_k=k, docs=scope)
+                    res = engine.search(q["query"], mode="semantic", top_k=100, docs=scope)
                 finally:
                     engine.options.sem_page = saved
-                hits = [(h.doc, h.page) for h in res.hits]
+                lists[(mode, q["id"])] = [(h.doc, h.page) for h in res.hits]
+                hits = lists[(mode, q["id"])][:k]
             else:
                 res = engine.search(q["query"], mode=mode,
                                     granularity="section" if sec else "page", top_k=k,
@@ -188,8 +226,8 @@ def simple_design_check(results: dict, system: str = "hybrid") -> list[str]:
             best = max(c[cls][key] for c in simple if cls in c)
             if m[key] + 1e-9 < best:
                 short.append(f"{key} {m[key]:.3f} < {best:.3f}")
-        lines.append(f"{system} vs best simple design, {cls}: " + ("ok" if not short
-                                                                    else "; ".join(short)))
+        lines.append(f"{system} vs the better simple design (doc NDCG, top-3, page NDCG), "
+                     f"{cls}: " + ("ok" if not short else "; ".join(short)))
     return lines
 
 
@@ -227,15 +265,19 @@ def print_table(results: dict) -> None:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--corpus", default=None, help="corpus folder (default: from queries.json)")
-    ap.add_argument("--queries", default=str(DEFAULT_QUERIES))
-    ap.add_argument("--cache-dir", default=None)
-    ap.add_argument("--modes", default="keyword,semantic,hybrid")
+    ap.add_argument("--queries", default=str(DEFAULT_QUERIES),
+                    help="graded queries (default: ../shared/eval/queries.json)")
+    ap.add_argument("--cache-dir", default=None,
+                    help="the cache that holds the indexed corpus (default: pdftui's)")
+    ap.add_argument("--modes", default="keyword,semantic,hybrid",
+                    help="modes to score, comma-separated")
     ap.add_argument("--classes", default=None, help="only these classes (comma-separated)")
-    ap.add_argument("--json", dest="json_path", default=None)
-    ap.add_argument("--no-baseline", action="store_true")
+    ap.add_argument("--json", dest="json_path", default=None, help="write the results here")
+    ap.add_argument("--no-baseline", action="store_true",
+                    help="skip the simple designs of the eval README")
     ap.add_argument("--embedded-only", action="store_true",
                     help="while indexing: only fully embedded documents and their queries")
-    ap.add_argument("--per-query", action="store_true")
+    ap.add_argument("--per-query", action="store_true", help="print each query's metrics")
     ap.add_argument("--policy", default=None)
     ap.add_argument("--tiebreak", default=None)
     ap.add_argument("--scheme", default=None)
@@ -249,6 +291,11 @@ def main(argv: list[str] | None = None) -> int:
                     help="set any Options field (repeatable), e.g. --set doc_weight=2")
     args = ap.parse_args(argv)
 
+    if not Path(args.queries).is_file():
+        print(f"quality.py: no queries file at {args.queries}; pass --queries "
+              "PATH/TO/shared/eval/queries.json (and --corpus if it is not beside it)",
+              file=sys.stderr)
+        return 2
     data = json.loads(Path(args.queries).read_text())
     corpus = args.corpus or str(Path(args.queries).resolve().parents[1] / data["corpus"])
     queries = data["queries"]
@@ -295,7 +342,9 @@ def main(argv: list[str] | None = None) -> int:
     print_table(results)
     for line in simple_design_check(results):
         print(line)
-    print(f"options: {opts}  ({time.perf_counter() - t0:.1f} s)")
+    changed = {k: v for k, v in opts.__dict__.items() if getattr(Options(), k) != v}
+    print(f"{len(queries)} queries of {args.queries}: the development set these settings "
+          f"were tuned on; options: {changed or 'defaults'} ({time.perf_counter() - t0:.1f} s)")
     if args.per_query:
         for mode, r in results.items():
             for qid, m in r["per_query"].items():
