@@ -22,7 +22,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
-from .render import coverage_line, highlight, literal, terms_pattern
+from .render import coverage_line, highlight, literal, terms_pattern, unique_names
 from .results_pane import hit_where, short_doc
 
 MODES = ("keyword", "semantic", "hybrid")
@@ -146,7 +146,11 @@ class CompareScreen(Screen):
             table.add_column("page", width=page_w, key="page")
             if not narrow:
                 table.add_column("→hy" if mode != "hybrid" else "kw/sm", width=6, key="move")
-            for h in self.results.get(mode, {}).get("hits", []):
+            hits = self.results.get(mode, {}).get("hits", [])
+            names = unique_names([h.get("doc", "") for h in hits], doc_w,
+                                 (lambda d, w: fit(distinctive_name(d), w)) if narrow
+                                 else short_doc)
+            for h in hits:
                 if mode == "hybrid":
                     kr, sr = h.get("keyword_rank"), h.get("semantic_rank")
                     move = Text(f"{kr or '-'}/{sr or '-'}", style="dim")
@@ -154,8 +158,7 @@ class CompareScreen(Screen):
                     hr = hybrid.get(hit_key(h))
                     move = Text(f"{hr}" if hr else "-", style="" if hr else "dim")
                 cells = [Text(str(h.get("rank")), justify="right", style="bold"),
-                         literal(fit(distinctive_name(h.get("doc", "")), doc_w) if narrow
-                                 else short_doc(h.get("doc", ""), doc_w)),
+                         literal(names[h.get("doc", "")]),
                          literal(hit_where(h))] + ([] if narrow else [move])
                 table.add_row(*cells, key=repr(hit_key(h)))
         focus = self.query_one(f"#list-{self.focus_mode}", DataTable)

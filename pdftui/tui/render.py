@@ -7,6 +7,7 @@ characters, and ``Text`` never parses markup, so ``[bold]`` in a PDF stays ``[bo
 
 from __future__ import annotations
 
+import os
 import re
 
 from rich.text import Text
@@ -91,3 +92,28 @@ def coverage_line(data: dict, show_timings: bool = True) -> str:
     if cov.get("note"):  # on a line of its own, so a narrow screen never cuts it off
         line += "\n" + clean_text(str(cov["note"]))
     return line
+
+
+def _fit(name: str, width: int) -> str:
+    return name if len(name) <= width else name[: max(1, width - 1)] + "…"
+
+
+def unique_names(docs: list[str], width: int, shorten) -> dict[str, str]:
+    """A name per document fitted to ``width`` columns that tells apart documents whose
+    short names collide ("attention-is-all-…" twice for v5 and v7): a colliding name is
+    shown from a little before the first character where its full names differ
+    ("…762v5-attention…"). ``shorten(doc, width)`` gives the first try."""
+    names = {d: shorten(d, width) for d in dict.fromkeys(docs)}
+    groups: dict[str, list[str]] = {}
+    for d, n in names.items():
+        groups.setdefault(n, []).append(d)
+    for same in groups.values():
+        if len(same) < 2:
+            continue
+        stems = {d: d.rsplit("/", 1)[-1].removesuffix(".pdf") for d in same}
+        for d in same:
+            others = [stems[o] for o in same if o != d]
+            common = min(len(os.path.commonprefix([stems[d], o])) for o in others)
+            start = max(0, common - 4)
+            names[d] = _fit(("…" if start else "") + stems[d][start:], width)
+    return names

@@ -18,7 +18,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.widgets import DataTable, Static
 
 from .messages import HitHighlighted, OpenHit, PaneFocused
-from .render import coverage_line, highlight, literal, page_ref, terms_pattern
+from .render import coverage_line, highlight, literal, page_ref, terms_pattern, unique_names
 
 #: Fixed column widths: rank, page, kw, sem, score (document and section share the rest).
 _FIXED = {"rank": 3, "page": 6, "kw": 4, "sem": 4, "score": 6}
@@ -161,11 +161,12 @@ class ResultsPane(Vertical):
         table.add_column(Text("kw", justify="right"), width=_FIXED["kw"], key="kw")
         table.add_column(Text("sem", justify="right"), width=_FIXED["sem"], key="sem")
         table.add_column(Text("score", justify="right"), width=_FIXED["score"], key="score")
+        names = unique_names([h.get("doc", "") for h in self.hits], doc_w, short_doc)
         for i, h in enumerate(self.hits):
             score = h.get("score")
             table.add_row(
                 Text(str(h.get("rank", i + 1)), justify="right", style="bold"),
-                literal(short_doc(h.get("doc", ""), doc_w)),
+                literal(names[h.get("doc", "")]),
                 literal(hit_where(h)),
                 literal(short_section(hit_section(h), sec_w), style="dim"),
                 rank_text(h.get("keyword_rank")),

@@ -687,3 +687,15 @@ def test_v_keeps_the_reading_position_both_ways(make_app):
             await reader_ready(pilot, lambda r: r.view.request.kind == "section")
             assert reader.view.paragraphs[reader.view.target] == v.paragraphs[top]
     run(go())
+
+
+def test_names_of_two_versions_of_one_paper_stay_apart_in_narrow_columns():
+    from pdftui.tui.compare_view import distinctive_name, fit
+    from pdftui.tui.render import unique_names
+
+    docs = ["arxiv-1706.03762v5-attention-is-all-you-need.pdf",
+            "arxiv-1706.03762v7-attention-is-all-you-need.pdf", "google-2003-file-system.pdf"]
+    for width, shorten in ((16, lambda d, w: fit(distinctive_name(d), w)), (12, short_doc)):
+        names = unique_names(docs, width, shorten)
+        assert len(set(names.values())) == 3 and all(len(n) <= width for n in names.values())
+        assert "v5" in names[docs[0]] and "v7" in names[docs[1]]
