@@ -97,17 +97,20 @@ def title_keys(documents: list) -> dict[str, str]:
 
 def filter_documents(documents: list, needle: str) -> list:
     """The documents matching the filter ``needle`` (case-insensitive, in title or path),
-    best first: a match at the start of a word ("raft" in "Raft consensus") before one
-    inside a word ("draft"); otherwise in folder order."""
+    best first: a title or file name that starts with it, then a match at the start of a
+    word ("raft" in "Raft consensus"), then one inside a word ("draft"); otherwise in
+    folder order."""
     needle = needle.strip().lower()
     if not needle:
         return list(documents)
     word = re.compile(r"(?:^|[^0-9a-z])" + re.escape(needle))
     scored = []
     for i, d in enumerate(documents):
-        hay = f"{clean_text(d.title)}\n{clean_text(d.doc)}".lower()
+        title, name = clean_text(d.title).lower(), clean_text(d.doc).lower()
+        hay = f"{title}\n{name}"
         if needle in hay:
-            scored.append((0 if word.search(hay) else 1, i, d))
+            starts = title.startswith(needle) or name.rsplit("/", 1)[-1].startswith(needle)
+            scored.append((0 if starts else 1 if word.search(hay) else 2, i, d))
     scored.sort(key=lambda x: x[:2])
     return [d for _q, _i, d in scored]
 

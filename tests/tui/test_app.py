@@ -633,6 +633,8 @@ def test_document_filter_prefers_word_starts_and_names_twin_titles():
     assert [d.doc for d in filter_documents(docs, "RAFT")] == [
         "usenix-2014-raft.pdf", "papermage-2023-08-draft.pdf"]
     assert filter_documents(docs, "") == docs
+    docs.insert(0, D(doc="asap.pdf", title="ASAP: Prioritizing Attention via Smoothing"))
+    assert filter_documents(docs, "attention")[-1].doc == "asap.pdf"
     names = title_keys(docs)
     assert names["a/attention-v5.pdf"] == "Attention Is All You Need (attention-v5.pdf)"
     assert names["usenix-2014-raft.pdf"] == "In Search of an Understandable Consensus"
