@@ -296,3 +296,10 @@ def test_section_hits_rank_and_show_their_own_text(indexed):
         hits = service.search_sync(q, mode="hybrid", granularity="section", top_k=10).hits
         seen = [(h.doc, h.excerpt) for h in hits if h.excerpt]
         assert len(seen) == len(set(seen)), q
+
+
+def test_a_query_of_only_common_words_says_so(indexed):
+    _folder, _cache, service = indexed
+    res = service.search_sync("the of and", mode="keyword", top_k=3)
+    assert "only common words" in res.coverage.get("note", "")
+    assert "note" not in service.search_sync("the speaker", mode="keyword").coverage

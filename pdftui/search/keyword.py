@@ -207,6 +207,13 @@ def parse_query(text: object, stopwords: bool = True) -> list[Term]:
         return []
 
 
+def only_stopwords(terms: list[Term]) -> bool:
+    """True when every term of a parsed query is a common function word ("the of and"):
+    :func:`parse_query` keeps them only because nothing else was left."""
+    stops = _stem_stopwords()
+    return bool(terms) and all(not t.prefix and t.text in stops for t in terms)
+
+
 def _prefix_upper(prefix: str) -> str:
     """The smallest string greater than every string starting with ``prefix``."""
     return prefix[:-1] + chr(ord(prefix[-1]) + 1) if prefix else "\U0010ffff"

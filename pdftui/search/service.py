@@ -436,6 +436,9 @@ class Engine:
                             out["doc_rank"][d] = i
         if mode == "hybrid" and text.strip() and not out["keyword"] and out["semantic"]:
             coverage.setdefault("note", "no document holds a query word: semantic hits only")
+        if terms and o.stopwords and keyword.only_stopwords(terms):
+            coverage.setdefault("note", "the query has only common words (such as 'the'): "
+                                        "add the words that matter")
         # stage 2
         if mode == "keyword":
             out["fused"] = list(zip(out["keyword"], out.get("kw_scores", [])))
