@@ -89,6 +89,10 @@ class ReadView:
     note: str = ""
     stop: int | None = None  # paragraph where ``request.before`` starts (None: not found)
     para_pos: list[tuple[int, int]] | None = None  # section view: (page, block) of each
+    home_section: tuple[int | None, str] = (None, "")  # (id, path) of the target's section
+
+    def __post_init__(self) -> None:
+        self.home_section = (self.section_id, self.section_path)
 
 
 def _paragraph_positions(lib, doc: str, section_id: int | None, sections: list[dict],
@@ -339,7 +343,12 @@ class ReaderPane(Vertical):
         if v.target is not None and 0 <= v.target < len(paras):
             r = paras[v.target].virtual_region
             if r.y < body.scroll_y + body.size.height and r.bottom > body.scroll_y:
-                return   # the paragraph we were sent to is on screen: its section stays
+                # the paragraph we were sent to is on screen: its section is named (this
+                # also runs before the first scroll to it, so restore rather than keep)
+                if v.home_section[0] != v.section_id:
+                    v.section_id, v.section_path = v.home_section
+                    self._update_head()
+                return
         pos = (v.page, body.top_paragraph())
         best = None
         for s in v.sections:

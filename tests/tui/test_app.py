@@ -701,3 +701,37 @@ def test_names_of_two_versions_of_one_paper_stay_apart_in_narrow_columns():
         names = unique_names(docs, width, shorten)
         assert len(set(names.values())) == 3 and all(len(n) <= width for n in names.values())
         assert "v5" in names[docs[0]] and "v7" in names[docs[1]]
+
+
+def test_bracket_keys_in_page_view_walk_the_sections_in_order(make_app):
+    """In a page view `]` jumped to the next section's block, but the header named the
+    section at the top of the page (computed before the scroll reached the target) and
+    the next `]` started from there: it stalled or went back. Each `]` now moves one
+    section on and the header names it; `[` moves one back."""
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            reader = app.query_one(ReaderPane)
+            reader.request(ReadRequest(ATTENTION, "section", 1))
+            reader = await reader_ready(pilot)
+            secs = reader.view.sections
+            i = next(k for k, s in enumerate(secs) if s["title"].startswith("3.1 "))
+            app.show_pane("reader")
+            s = secs[i]
+            reader.request(ReadRequest(ATTENTION, "page", s["start_page"],
+                                       block=s["start_block"]))
+            await reader_ready(pilot, lambda r: r.view.request.kind == "page"
+                               and r.view.section_id == s["id"])
+            for step in range(1, 6):
+                await pilot.press("right_square_bracket")
+                want = secs[i + step]
+                await reader_ready(pilot, lambda r: r.view.section_id == want["id"])
+                await pilot.pause(0.2)
+                assert reader.view.section_id == want["id"], (step, reader.breadcrumb())
+                assert want["title"][:12] in reader.breadcrumb()
+            await pilot.press("left_square_bracket")
+            await reader_ready(pilot, lambda r: r.view.section_id == secs[i + 4]["id"])
+            await pilot.pause(0.2)
+            assert reader.view.section_id == secs[i + 4]["id"]
+    run(go())
