@@ -188,6 +188,8 @@ def search(folder, query, mode, granularity, top_k, doc_globs, cache_dir, model,
         _fail("QUERY is empty: give the words to search for, or - to read queries from stdin")
     summary = _run_index(folder, cache_dir, model, wait_embed and mode != "keyword",
                          quiet=False)
+    if summary.documents == 0:
+        _fail(f"no PDF files in {folder} (pdftui looks for *.pdf below it)")
     if doc_globs:
         lib = Library(folder, cache_dir)
         try:
@@ -219,6 +221,8 @@ def search(folder, query, mode, granularity, top_k, doc_globs, cache_dir, model,
             if as_json:
                 click.echo(json.dumps(result.to_json(), ensure_ascii=False))
             else:
+                if query == "-":   # many tables: say which query each answers
+                    click.echo(clean_text(f"query: {q}"))
                 _print_result(result)
     finally:
         close = getattr(service, "close", None)
@@ -284,8 +288,26 @@ def read(folder, doc, page, section, list_sections, cache_dir, as_json):
 
     if sum(x is not None and x is not False for x in (page, section, list_sections)) > 1:
         _fail("use one of --page, --section and --sections")
+    from .corpus import doc_matches, relative_pattern
+
     _run_index(folder, cache_dir, None, False, quiet=True)
     lib = Library(folder, cache_dir)
+    # DOC as the shell gives it (absolute, ./), or a glob that names one document
+    known = [d.doc for d in lib.documents()]
+    if doc not in known:
+        pattern = relative_pattern(folder, doc)
+        found = [d for d in known if doc_matches(d, pattern)]
+        if len(found) == 1:
+            doc = found[0]
+        elif len(found) > 1:
+            _fail(f"{doc!r} matches {len(found)} documents ({', '.join(found[:3])}"
+                  f"{', …' if len(found) > 3 else ''}): name one")
+        else:
+            import difflib
+
+            close = difflib.get_close_matches(pattern, known, n=1, cutoff=0.6)
+            _fail(f"no indexed document {doc!r} in {folder}"
+                  + (f"; did you mean {close[0]!r}?" if close else ""))
     try:
         if list_sections:
             rows = lib.sections(doc)
@@ -300,10 +322,16 @@ def read(folder, doc, page, section, list_sections, cache_dir, as_json):
             return
         if section is not None:
             out = lib.section(doc, section)
+            key = " ".join(section.split()).casefold()
+            if not section.isdigit() and out.title.casefold() != key:
+                same = [r["title"] for r in lib.sections(doc) if key in r["title"].casefold()]
+                if len(same) > 1:
+                    click.echo(f"pdftui: {section!r} is in {len(same)} section titles; "
+                               f"showing {clean_text(out.title)!r} (see --sections)", err=True)
         else:
             out = lib.page(doc, page or 1)
     except NotFound as exc:
-        _fail(str(exc))
+        _fail(f"{exc}" + (" (list them with --sections)" if section else ""))
     finally:
         lib.close()
     if as_json:

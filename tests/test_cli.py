@@ -101,3 +101,28 @@ def test_index_logs_plain_progress_lines_when_stderr_is_not_a_terminal(small_fol
     assert r.returncode == 0, r.stderr
     assert "pdftui: extracted" in r.stderr and "\x1b" not in r.stderr
     assert json.loads(r.stdout)["indexed"] == 3
+
+
+def test_read_takes_paths_and_globs_and_says_when_a_title_is_ambiguous(small_folder, cache_dir):
+    name = "arxiv-0908.0054-ultralight-bosonic-dark-matter-cmb.pdf"
+    for doc in (str(small_folder / name), "arxiv-0908*"):
+        r = _cli("read", small_folder, doc, "--cache-dir", cache_dir, "--json")
+        assert r.returncode == 0, r.stderr
+        assert json.loads(r.stdout)["doc"] == name
+    r = _cli("read", small_folder, "arxiv-*", "--cache-dir", cache_dir)
+    assert r.returncode == 2 and "matches 2 documents" in r.stderr
+    r = _cli("read", small_folder, name, "--section", "nosuchtitle", "--cache-dir", cache_dir)
+    assert r.returncode == 2 and "--sections" in r.stderr
+
+
+def test_search_in_a_folder_without_pdfs_is_an_error(tmp_path, cache_dir):
+    (tmp_path / "notes.txt").write_text("no pdf here")
+    r = _cli("search", tmp_path, "anything", "--cache-dir", cache_dir)
+    assert r.returncode == 2 and "no PDF files" in r.stderr
+
+
+def test_search_stdin_tables_name_their_query(small_folder, cache_dir):
+    r = _cli("search", small_folder, "-", "--cache-dir", cache_dir, "--mode", "keyword",
+             input="dark matter\nspeaker\n")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.index("query: dark matter") < r.stdout.index("query: speaker")

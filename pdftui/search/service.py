@@ -437,7 +437,8 @@ class Engine:
         if mode == "hybrid" and text.strip() and not out["keyword"] and out["semantic"]:
             coverage.setdefault("note", "no document holds a query word: semantic hits only")
         if terms and o.stopwords and keyword.only_stopwords(terms):
-            coverage.setdefault("note", "the query has only common words (such as 'the'): "
+            words = ", ".join(t.text for t in terms[:3])
+            coverage.setdefault("note", f"the query has only common words ({words}): "
                                         "add the words that matter")
         # stage 2
         if mode == "keyword":

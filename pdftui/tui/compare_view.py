@@ -138,7 +138,8 @@ class CompareScreen(Screen):
             width = max(20, table.size.width or self.app.size.width // 3)
             # narrow (80 columns): no movement column (the line below spells it out)
             narrow = width < 40
-            page_w = 5
+            hits_ = self.results.get(mode, {}).get("hits", [])
+            page_w = max(5, min(9, max((len(hit_where(h)) for h in hits_), default=0)))
             doc_w = max(6, width - 2 - page_w - (0 if narrow else 6)
                         - 2 * (3 if narrow else 4) - 1)
             table.add_column(Text("#", justify="right"), width=2, key="rank")

@@ -142,10 +142,16 @@ class ResultsPane(Vertical):
         self.show_message("Type a question and press Enter  (/ search · ? help)")
         self._show_excerpt()
 
+    def _page_width(self) -> int:
+        """The page column fits the longest "19 (75)" of the hits (5 to 9 columns)."""
+        longest = max((len(hit_where(h)) for h in self.hits), default=0)
+        return max(5, min(9, longest))
+
     def _widths(self) -> tuple[int, int]:  # noqa: D401
         width = max(40, (self.query_one(HitTable).size.width or self.size.width or 80) - 2)
         # DataTable pads every cell by one column on each side
-        rest = width - sum(_FIXED.values()) - 2 * 7 - 1
+        fixed = sum(_FIXED.values()) - _FIXED["page"] + self._page_width()
+        rest = width - fixed - 2 * 7 - 1
         doc = max(8, rest * 11 // 20)
         return doc, max(6, rest - doc)
 
@@ -156,7 +162,7 @@ class ResultsPane(Vertical):
         doc_w, sec_w = self._widths()
         table.add_column(Text("#", justify="right"), width=_FIXED["rank"], key="rank")
         table.add_column("document", width=doc_w, key="doc")
-        table.add_column("page", width=_FIXED["page"], key="page")
+        table.add_column("page", width=self._page_width(), key="page")
         table.add_column("section", width=sec_w, key="section")
         table.add_column(Text("kw", justify="right"), width=_FIXED["kw"], key="kw")
         table.add_column(Text("sem", justify="right"), width=_FIXED["sem"], key="sem")
