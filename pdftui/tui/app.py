@@ -552,6 +552,11 @@ class PdftuiApp(App):
             self.show_pane("results")
             self.action_compare(start_key=key, focus_mode=mode)  # back to that row
         elif current in ("reader", "corpus", "search"):
+            reader = self.query_one(ReaderPane)
+            if current == "reader" and reader.stepped_to is not None:
+                # n / N moved on in the reader: the list follows to the hit reached
+                self.query_one(ResultsPane).select(*reader.stepped_to)
+                reader.stepped_to = None
             # the box is left for the results, so single keys act again; Esc never goes
             # *into* the box (keys typed next would edit the query): "/" does that
             self.show_pane("results")

@@ -244,6 +244,7 @@ class ReaderPane(Vertical):
         self.view: ReadView | None = None
         self.pattern: re.Pattern[str] | None = None
         self.hits: list[dict] = []
+        self.stepped_to: tuple[str, int] | None = None  # (doc, page) reached with n / N
         self._serial = 0
         self.border_title = "Reader"
 
@@ -256,6 +257,7 @@ class ReaderPane(Vertical):
         """Show ``hit``: its page (or its section, for a section hit) with the hit block in
         view; ``hits`` are the current result's hits (for n / N inside this document)."""
         self.pattern = pattern
+        self.stepped_to = None
         doc = hit.get("doc", "")
         self.hits = sorted((h for h in hits if h.get("doc") == doc),
                            key=lambda h: (h.get("page") or 0, h.get("rank") or 0))
@@ -564,6 +566,7 @@ class ReaderPane(Vertical):
             self.notify("no more hits in this document" if delta > 0
                         else "no earlier hit in this document", timeout=1.5)
             return
+        self.stepped_to = (v.request.doc, int(hit.get("page") or 1))
         self.request(ReadRequest(v.request.doc, v.request.kind, int(hit.get("page") or 1),
                                  hit.get("excerpt") or ""))
 

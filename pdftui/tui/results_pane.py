@@ -230,6 +230,17 @@ class ResultsPane(Vertical):
         table = self.query_one(HitTable)
         table.move_cursor(row=max(0, min(len(self.hits) - 1, table.cursor_row + delta)))
 
+    def select(self, doc: str, page: int) -> bool:
+        """Put the cursor on the first hit of ``doc`` on ``page`` (a section hit: one
+        whose pages hold it); False when no hit is there."""
+        for i, h in enumerate(self.hits):
+            start = h.get("start_page") or h.get("page") or 0
+            end = h.get("end_page") or start
+            if h.get("doc") == doc and start <= page <= end:
+                self.query_one(HitTable).move_cursor(row=i)
+                return True
+        return False
+
     def focus_main(self) -> None:
         """Focus the table (used when the pane becomes current)."""
         self.query_one(HitTable).focus()

@@ -735,3 +735,25 @@ def test_bracket_keys_in_page_view_walk_the_sections_in_order(make_app):
             await pilot.pause(0.2)
             assert reader.view.section_id == secs[i + 4]["id"]
     run(go())
+
+
+def test_back_from_the_reader_lands_on_the_hit_reached_with_n(make_app):
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            await search(pilot, "attention")
+            results = app.query_one(ResultsPane)
+            table = app.query_one(HitTable)
+            await wait_for(pilot, lambda: table.has_focus, what="results")
+            first = results.current_hit()
+            await pilot.press("enter")
+            reader = await reader_ready(pilot)
+            await pilot.press("n")
+            await reader_ready(pilot, lambda r: r.view.page != first["page"])
+            page = reader.view.page
+            await pilot.press("escape")
+            await pilot.pause()
+            hit = results.current_hit()
+            assert (hit["doc"], hit["page"]) == (first["doc"], page)
+    run(go())
