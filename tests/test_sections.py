@@ -212,3 +212,15 @@ def test_figure_label_out_of_numbering_is_not_a_heading():
     i = titles.index("3.1 Leases and Mutation Order")
     assert titles[i + 1] == "3.2 Data Flow"
     assert "4. MASTER OPERATION" in titles
+
+
+def test_figure_box_labels_between_numbered_headings_are_not_sections():
+    """Raft (no outline) prints Figure 2's boxes "State", "RequestVote RPC" and "Rules
+    for Servers" in bold between "5 The Raft consensus algorithm" and "5.1 Raft basics";
+    in a numbered document they are not headings."""
+    secs = sections_for(load(CORPUS / "raft-2014-understandable-consensus-algorithm.pdf"))
+    titles = [s.title for s in secs]
+    assert not {"State", "RequestVote RPC", "Rules for Servers"} & set(titles)
+    i = titles.index("5 The Raft consensus algorithm")
+    assert titles[i + 1] == "5.1 Raft basics"
+    assert "Abstract" in titles and "References" in titles
