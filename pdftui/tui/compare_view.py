@@ -68,8 +68,10 @@ class CompareScreen(Screen):
     BINDINGS = [
         Binding("escape", "close", "Back", id="compare.close"),
         Binding("c", "close", "Back", show=False, id="compare.toggle"),
-        Binding("tab", "focus_next", "Next list", show=False, priority=True,
+        Binding("tab", "focus_next", "Next list", key_display="Tab", priority=True,
                 id="compare.next"),
+        Binding("right", "focus_next", "Next list", show=False, id="compare.right"),
+        Binding("left", "focus_previous", "Previous list", show=False, id="compare.left"),
         Binding("shift+tab", "focus_previous", "Previous list", show=False, priority=True,
                 id="compare.prev"),
         Binding("n", "move(1)", "Next hit", show=False, id="compare.next_hit"),
