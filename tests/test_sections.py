@@ -224,3 +224,14 @@ def test_figure_box_labels_between_numbered_headings_are_not_sections():
     i = titles.index("5 The Raft consensus algorithm")
     assert titles[i + 1] == "5.1 Raft basics"
     assert "Abstract" in titles and "References" in titles
+
+
+def test_a_near_miss_whose_number_fills_the_gap_is_a_heading():
+    """ALiBi (no outline): "2 CURRENT APPROACHES…" and "3 ATTENTION WITH LINEAR BIASES"
+    score just under the threshold; their numbers are exactly the ones missing between
+    the kept "1" / "2.1" and "2.2" / "4", so they are kept (and 2.x nest under 2)."""
+    secs = sections_for(load(CORPUS / "arxiv-2108.12409-alibi-train-short-test-long.pdf"))
+    titles = [s.title for s in secs]
+    assert "3 ATTENTION WITH LINEAR BIASES (ALIBI)" in titles
+    two = next(s for s in secs if s.title.startswith("2.2 "))
+    assert two.path.startswith("2 CURRENT APPROACHES")
