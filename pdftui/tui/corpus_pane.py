@@ -160,10 +160,13 @@ class CorpusPane(Vertical):
         visible = self._visible()
         self._shown = len(visible)
         items = []
+        # the status column only while some document is not simply indexed
+        tags = any(d.status != "indexed" for d in self.documents)
         for d in visible:
             prompt = Text("● " if d.doc in self.scope else "  ", style="bold")
-            prompt.append_text(status_tag(d))
-            prompt.append(" ")
+            if tags:
+                prompt.append_text(status_tag(d))
+                prompt.append(" ")
             prompt.append(literal(names[d.doc]))
             prompt.no_wrap = True
             prompt.overflow = "ellipsis"
