@@ -63,13 +63,16 @@ class OutlineEntry:
     """A validated outline (bookmark) entry or a detected heading.
 
     ``page`` is 1-based and in range; ``y`` is the destination's vertical position in
-    points from the top of the page, or None when the PDF does not give one.
+    points from the top of the page, or None when the PDF does not give one; ``x`` the
+    heading's left edge in points (detected headings; None for outline entries), which
+    tells the columns of a two-column page apart.
     """
 
     level: int
     title: str
     page: int
     y: float | None = None
+    x: float | None = None
 
 
 @dataclass(slots=True)

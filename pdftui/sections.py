@@ -44,6 +44,7 @@ FRONT_MATTER = "(front matter)"
 #: Points of slack when matching an outline destination ``y`` to a block's top edge.
 #: LaTeX/hyperref anchors sit a few points above the heading's glyphs (baselineskip).
 Y_SLACK = 14.0
+X_SLACK = 4.0
 
 # --------------------------------------------------------------------------------------
 # Title normalisation and fuzzy matching (shared with the bench)
@@ -122,6 +123,18 @@ def _locate(page: Page, entry: OutlineEntry) -> int:
             for i, b in enumerate(blocks)
             if (b.y0 - Y_SLACK <= y <= b.y1) or (y - Y_SLACK <= b.y0 <= y + 40)
         ]
+        x = entry.x
+        if x is not None:
+            # a detected heading knows its column: blocks that hold its point, the
+            # tightest first (a paragraph glued across a column break spans both)
+            at = [i for i in near if blocks[i].x0 - X_SLACK <= x <= blocks[i].x1
+                  and blocks[i].y0 - Y_SLACK <= y <= blocks[i].y1]
+            at.sort(key=lambda i: ((blocks[i].x1 - blocks[i].x0) * (blocks[i].y1 - blocks[i].y0), i))
+            for i in at:
+                if _block_matches_title(blocks[i].text, title_sq):
+                    return i
+            if at and not any(_block_matches_title(blocks[i].text, title_sq) for i in near):
+                return at[0]
         for i in near:
             if _block_matches_title(blocks[i].text, title_sq):
                 return i
@@ -888,6 +901,7 @@ def detect_headings(pages: list[Page]) -> list[OutlineEntry]:
     found = drop_out_of_sequence(found)
     levels = _assign_levels(found)
     return [
-        OutlineEntry(level=lvl, title=" ".join(r.text.split()), page=pages[r.page].number, y=r.y0)
+        OutlineEntry(level=lvl, title=" ".join(r.text.split()), page=pages[r.page].number,
+                     y=r.y0, x=r.x0)
         for (r, _, _), lvl in zip(found, levels)
     ]

@@ -235,3 +235,15 @@ def test_a_near_miss_whose_number_fills_the_gap_is_a_heading():
     assert "3 ATTENTION WITH LINEAR BIASES (ALIBI)" in titles
     two = next(s for s in secs if s.title.startswith("2.2 "))
     assert two.path.startswith("2 CURRENT APPROACHES")
+
+
+def test_a_detected_heading_starts_its_section_in_its_own_column():
+    """Raft p. 8: "5.4.2 Restriction on commitment" is mid-block in the right column at
+    the height of a left-column paragraph; it was placed at that paragraph, so 5.4.2
+    came before 5.4.1 and held 5.4's opening. Detected headings carry their x."""
+    secs = sections_for(load(CORPUS / "raft-2014-understandable-consensus-algorithm.pdf"))
+    titles = [s.title for s in secs]
+    assert titles.index("5.4.1 Election restriction") < titles.index(
+        "5.4.2 Restriction on commitment")
+    s542 = by_title(secs, "5.4.2 Restriction on commitment")
+    assert s542.text.startswith("5.4.2 Restriction on commitment We now explore")
