@@ -718,13 +718,41 @@ def _outline(doc, page_count: int, matrices: dict[int, object], notes: list[str]
         if page_xrefs and _dest_is_broken(doc, int(link.get("xref", 0) or 0), page_xrefs):
             dropped += 1
             continue
-        y = _dest_y(doc, page, link, matrices)
+        y, x = _dest_y(doc, page, link, matrices), _dest_x(doc, page, link, matrices)
         while stack and stack[-1][0] >= level:
             stack.pop()
         norm = stack[-1][1] + 1 if stack else 1
         stack.append((level, norm))
-        entries.append(OutlineEntry(level=norm, title=title, page=page, y=y))
+        entries.append(OutlineEntry(level=norm, title=title, page=page, y=y,
+                                    x=x if y is not None else None))
     return entries, dropped
+
+
+def _dest_x(doc, page: int, link: dict, matrices: dict[int, object]) -> float | None:
+    """Destination x in page coordinates (the heading's column), or None when the PDF
+    gives none (0) or it is off the page; see :func:`_dest_y` for the two kinds."""
+    import pymupdf
+
+    to = link.get("to")
+    if to is None:
+        return None
+    try:
+        kind = link.get("kind")
+        if kind == pymupdf.LINK_NAMED:
+            mat = matrices.get(page - 1)
+            if mat is None:
+                pg = doc[page - 1]
+                mat = (pg.transformation_matrix, pg.rect.height)
+                matrices[page - 1] = mat
+            x = (pymupdf.Point(to) * mat[0]).x
+        elif kind == pymupdf.LINK_GOTO:
+            x = float(pymupdf.Point(to).x)
+        else:
+            return None
+        width = doc[page - 1].rect.width
+        return round(float(x), 2) if 0.0 < x < width else None
+    except Exception:  # noqa: BLE001
+        return None
 
 
 def _dest_y(doc, page: int, link: dict, matrices: dict[int, object]) -> float | None:

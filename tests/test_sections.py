@@ -247,3 +247,15 @@ def test_a_detected_heading_starts_its_section_in_its_own_column():
         "5.4.2 Restriction on commitment")
     s542 = by_title(secs, "5.4.2 Restriction on commitment")
     assert s542.text.startswith("5.4.2 Restriction on commitment We now explore")
+
+
+def test_an_outline_destination_in_the_right_column_starts_its_section_there():
+    """Spanner's outline points "Paxos Leader Leases" at the right column of p. 6, at the
+    height of a left-column paragraph; the section started at that paragraph (the
+    "Concurrency Control" opening). Outline entries carry the destination's x."""
+    secs = sections_for(load(CORPUS / "google-2012-spanner.pdf"))
+    flat = {s.title: " ".join(s.text.split()) for s in secs}
+    assert flat["Paxos Leader Leases"].startswith(
+        "Paxos Leader Leases Spanner’s Paxos implementation")
+    assert flat["Concurrency Control"].startswith(
+        "Concurrency Control This section describes how TrueTime")
