@@ -70,8 +70,10 @@ class CompareScreen(Screen):
         Binding("c", "close", "Back", show=False, id="compare.toggle"),
         Binding("tab", "focus_next", "Next list", key_display="Tab", priority=True,
                 id="compare.next"),
-        Binding("right", "focus_next", "Next list", show=False, id="compare.right"),
-        Binding("left", "focus_previous", "Previous list", show=False, id="compare.left"),
+        Binding("right", "next_list(1)", "Next list", show=False, priority=True,
+                id="compare.right"),
+        Binding("left", "next_list(-1)", "Previous list", show=False, priority=True,
+                id="compare.left"),
         Binding("shift+tab", "focus_previous", "Previous list", show=False, priority=True,
                 id="compare.prev"),
         Binding("n", "move(1)", "Next hit", show=False, id="compare.next_hit"),
@@ -105,6 +107,12 @@ class CompareScreen(Screen):
         with VerticalScroll(id="compare-detail-box", can_focus=False):
             yield Static("searching…", id="compare-detail", markup=False)
         yield Footer()
+
+    def action_next_list(self, delta: int) -> None:
+        """Focus the list ``delta`` places to the right (wrapping)."""
+        ids = [f"list-{m}" for m in MODES]
+        cur = self.focused.id if self.focused is not None and self.focused.id in ids else ids[-1]
+        self.query_one(f"#{ids[(ids.index(cur) + delta) % len(ids)]}", DataTable).focus()
 
     def on_mount(self) -> None:
         self.query_one(f"#list-{self.focus_mode}", DataTable).focus()

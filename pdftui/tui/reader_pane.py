@@ -313,6 +313,12 @@ class ReaderPane(Vertical):
         self.call_after_refresh(self._scroll, view)
 
     def _scroll(self, view: ReadView) -> None:
+        self._scroll_into_place(view)
+        # name the section on screen once the (deferred) scroll has landed, even when
+        # the scroll position did not change (no scroll event)
+        self.call_after_refresh(lambda: self.call_after_refresh(self.follow_scroll))
+
+    def _scroll_into_place(self, view: ReadView) -> None:
         body = self.query_one(ReaderBody)
         how = view.request.scroll
         if how == "before" and view.stop is not None:
@@ -342,7 +348,7 @@ class ReaderPane(Vertical):
             return
         body = self.query_one(ReaderBody)
         paras = list(body.query(".para"))
-        if v.target is not None and 0 <= v.target < len(paras):
+        if v.request.scroll == "target" and v.target is not None and 0 <= v.target < len(paras):
             r = paras[v.target].virtual_region
             if r.y < body.scroll_y + body.size.height and r.bottom > body.scroll_y:
                 # the paragraph we were sent to is on screen: its section is named (this
@@ -543,7 +549,7 @@ class ReaderPane(Vertical):
             if not 1 <= n <= v.pages:
                 self.notify(f"no page {n} (1-{v.pages})", severity="warning", timeout=2)
                 return
-            self.request(ReadRequest(v.request.doc, "page", n))
+            self.request(ReadRequest(v.request.doc, "page", n, scroll="top"))
 
         self.app.push_screen(GoToPageScreen(v.pages, v.page), go)
 

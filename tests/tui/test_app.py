@@ -259,6 +259,13 @@ def test_compare_view(make_app):
                 assert screen.query_one(f"#list-{mode}").row_count > 0
             detail = str(screen.query_one("#compare-detail").render())
             assert "keyword" in detail and "semantic" in detail
+            first = screen.focused.id
+            await pilot.press("right")  # ← → move between the lists as Tab does
+            await pilot.pause()
+            assert screen.focused.id != first
+            await pilot.press("left")
+            await pilot.pause()
+            assert screen.focused.id == first
             await pilot.press("tab")  # to another list; the cursor follows in the others
             await pilot.press("down")
             await pilot.pause()
@@ -756,4 +763,34 @@ def test_back_from_the_reader_lands_on_the_hit_reached_with_n(make_app):
             await pilot.pause()
             hit = results.current_hit()
             assert (hit["doc"], hit["page"]) == (first["doc"], page)
+    run(go())
+
+
+def test_page_steps_and_go_to_show_the_page_top_and_name_its_section(make_app):
+    """→ and g land at the top of the page and the header names the section of the
+    paragraph on top, not the section of the paragraph that best matches the query."""
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            await search(pilot, "attention")
+            await pilot.press("enter")
+            reader = await reader_ready(pilot)
+            body = reader.query_one(ReaderBody)
+            sections = reader.view.sections
+            for keys in (("right",), ("g", "6", "enter"), ("right",)):
+                page = reader.view.page
+                await pilot.press(*keys)
+                want = 6 if "g" in keys else page + 1
+                await reader_ready(pilot, lambda r: r.view.page == want)
+                await pilot.pause(0.3)
+                assert body.scroll_y == 0
+                top = (want, body.top_paragraph())
+                owner = None
+                for s_ in sections:
+                    a, b = (s_["start_page"], s_["start_block"]), (s_["end_page"], s_["end_block"])
+                    if a <= top and (top < b or b <= a) and (owner is None or
+                                                             s_["level"] >= owner["level"]):
+                        owner = s_
+                assert owner is not None and reader.view.section_id == owner["id"], keys
     run(go())
