@@ -323,8 +323,10 @@ def read(folder, doc, page, section, list_sections, cache_dir, as_json):
         if section is not None:
             out = lib.section(doc, section)
             key = " ".join(section.split()).casefold()
-            if not section.isdigit() and out.title.casefold() != key:
-                same = [r["title"] for r in lib.sections(doc) if key in r["title"].casefold()]
+            if not section.isdigit():
+                titles = [r["title"].casefold() for r in lib.sections(doc)]
+                exact = titles.count(key)
+                same = [t for t in titles if key in t] if exact != 1 else []
                 if len(same) > 1:
                     click.echo(f"pdftui: {section!r} is in {len(same)} section titles; "
                                f"showing {clean_text(out.title)!r} (see --sections)", err=True)
