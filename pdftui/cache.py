@@ -46,7 +46,7 @@ from .document import Extraction
 
 SCHEMA_VERSION = 2
 #: Bump when extraction output changes: contents extracted by an older version are redone.
-EXTRACTOR_VERSION = 12  # 7, 9, 10: numbering checks; 8: floats moved; 11, 12: heading column
+EXTRACTOR_VERSION = 13  # 7, 9, 10: numbering; 8: floats; 11, 12: heading column; 13: number block
 #: ``units.page`` of a section's head unit (``units.ordinal`` = ``sections.ordinal``): the
 #: first embedding unit of the section's own text, from its heading. Page units are >= 1.
 SECTION_HEAD_PAGE = 0

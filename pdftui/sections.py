@@ -242,6 +242,13 @@ def build_sections(
             located = [(qi, qb + 1 if qi == pi and qb > b else qb, o, q)
                        for qi, qb, o, q in located]
             b += 1
+        blocks = pages[pi].blocks
+        if 0 < b <= len(blocks) - 1 and _NUMBER_ONLY.match(blocks[b - 1].text) \
+                and abs(blocks[b - 1].y0 - blocks[b].y0) < 2 * Y_SLACK \
+                and not any(t[0] == pi and t[1] == b - 1 for t in located):
+            # the heading's number printed as a block of its own just before its title
+            # ("4.1.2" | "Paxos Leader Leases") belongs to this section, not the last one
+            b -= 1
         located.append((pi, b, order, e))
     located.sort(key=lambda t: (t[0], t[1], t[2]))
 

@@ -256,6 +256,15 @@ def test_an_outline_destination_in_the_right_column_starts_its_section_there():
     secs = sections_for(load(CORPUS / "google-2012-spanner.pdf"))
     flat = {s.title: " ".join(s.text.split()) for s in secs}
     assert flat["Paxos Leader Leases"].startswith(
-        "Paxos Leader Leases Spanner’s Paxos implementation")
+        "4.1.1 Paxos Leader Leases Spanner’s Paxos implementation")
     assert flat["Concurrency Control"].startswith(
-        "Concurrency Control This section describes how TrueTime")
+        "4 Concurrency Control This section describes how TrueTime")
+
+
+def test_a_heading_number_printed_apart_opens_its_section():
+    """Spanner prints "4.1.1" as a block of its own before "Paxos Leader Leases": it
+    opens that section instead of ending the previous one."""
+    secs = sections_for(load(CORPUS / "google-2012-spanner.pdf"))
+    flat = {s.title: " ".join(s.text.split()) for s in secs}
+    assert flat["Paxos Leader Leases"].startswith("4.1.1 Paxos Leader Leases")
+    assert not flat["Timestamp Management"].endswith("4.1.1")
