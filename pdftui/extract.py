@@ -728,68 +728,62 @@ def _outline(doc, page_count: int, matrices: dict[int, object], notes: list[str]
     return entries, dropped
 
 
-def _dest_x(doc, page: int, link: dict, matrices: dict[int, object]) -> float | None:
-    """Destination x in page coordinates (the heading's column), or None when the PDF
-    gives none (0) or it is off the page; see :func:`_dest_y` for the two kinds."""
-    import pymupdf
-
-    to = link.get("to")
-    if to is None:
-        return None
-    try:
-        kind = link.get("kind")
-        if kind == pymupdf.LINK_NAMED:
-            mat = matrices.get(page - 1)
-            if mat is None:
-                pg = doc[page - 1]
-                mat = (pg.transformation_matrix, pg.rect.height)
-                matrices[page - 1] = mat
-            x = (pymupdf.Point(to) * mat[0]).x
-        elif kind == pymupdf.LINK_GOTO:
-            x = float(pymupdf.Point(to).x)
-        else:
-            return None
-        width = doc[page - 1].rect.width
-        return round(float(x), 2) if 0.0 < x < width else None
-    except Exception:  # noqa: BLE001
-        return None
-
-
-def _dest_y(doc, page: int, link: dict, matrices: dict[int, object]) -> float | None:
-    """Destination y in top-left page coordinates, or None.
+def _dest_point(doc, page: int, link: dict, matrices: dict[int, object]):
+    """``(point, page height or None)`` of an outline destination in top-left page
+    coordinates, or None for other kinds or no point.
 
     PyMuPDF reports explicit GoTo destinations already converted (top-left), but named
     destinations (``kind`` LINK_NAMED, e.g. LaTeX/hyperref ``section.1``) in raw PDF
-    coordinates (origin bottom-left); those are converted with the page's
-    transformation matrix. Values outside the page are discarded.
+    coordinates (origin bottom-left); those are converted with the page's transformation
+    matrix (cached in ``matrices``).
     """
     import pymupdf
 
     to = link.get("to")
     if to is None:
         return None
+    kind = link.get("kind")
+    if kind == pymupdf.LINK_NAMED:
+        mat = matrices.get(page - 1)
+        if mat is None:
+            pg = doc[page - 1]
+            mat = (pg.transformation_matrix, pg.rect.height)
+            matrices[page - 1] = mat
+        return pymupdf.Point(to) * mat[0], mat[1]
+    if kind == pymupdf.LINK_GOTO:
+        mat = matrices.get(page - 1)
+        return pymupdf.Point(to), (mat[1] if mat else None)
+    return None
+
+
+def _dest_x(doc, page: int, link: dict, matrices: dict[int, object]) -> float | None:
+    """Destination x (the heading's column) in points, or None when the PDF gives none
+    (0) or it is off the page."""
     try:
-        kind = link.get("kind")
-        height = None
-        if kind == pymupdf.LINK_NAMED:
-            mat = matrices.get(page - 1)
-            if mat is None:
-                pg = doc[page - 1]
-                mat = (pg.transformation_matrix, pg.rect.height)
-                matrices[page - 1] = mat
-            y = (pymupdf.Point(to) * mat[0]).y
-            height = mat[1]
-        elif kind == pymupdf.LINK_GOTO:
-            y = float(pymupdf.Point(to).y)
-            if y == 0.0:
-                return None  # MuPDF reports an absent /XYZ top as 0
-            mat = matrices.get(page - 1)
-            height = mat[1] if mat else None
-        else:
+        got = _dest_point(doc, page, link, matrices)
+        if got is None:
             return None
+        x = float(got[0].x)
+        return round(x, 2) if 0.0 < x < doc[page - 1].rect.width else None
+    except Exception:  # noqa: BLE001
+        return None
+
+
+def _dest_y(doc, page: int, link: dict, matrices: dict[int, object]) -> float | None:
+    """Destination y in top-left page coordinates, or None (absent, or off the page)."""
+    import pymupdf
+
+    try:
+        got = _dest_point(doc, page, link, matrices)
+        if got is None:
+            return None
+        point, height = got
+        y = float(point.y)
+        if link.get("kind") == pymupdf.LINK_GOTO and y == 0.0:
+            return None  # MuPDF reports an absent /XYZ top as 0
         if height is not None and not (0.0 <= y <= height):
             return None
-        return round(float(y), 2)
+        return round(y, 2)
     except Exception:  # noqa: BLE001
         return None
 
