@@ -39,6 +39,17 @@ async def reader_ready(pilot, check=lambda r: True):
     return reader
 
 
+async def attention_reader(pilot):
+    """Settle, open the Attention paper's first section in the reader and make the reader
+    the current pane; returns the ReaderPane (its view lists the sections)."""
+    await settle(pilot)
+    reader = pilot.app.query_one(ReaderPane)
+    reader.request(ReadRequest(ATTENTION, "section", 1))
+    reader = await reader_ready(pilot)
+    pilot.app.show_pane("reader")
+    return reader
+
+
 def test_import_does_not_load_fastembed():
     code = ("import sys, pdftui.tui.app; "
             "sys.exit(1 if any(m.startswith(('fastembed', 'onnxruntime')) for m in sys.modules)"
@@ -582,13 +593,9 @@ def test_pgdn_pgup_read_on_through_nested_sections(make_app):
     async def go():
         app = make_app()
         async with app.run_test(size=(80, 24)) as pilot:
-            await settle(pilot)
-            reader = app.query_one(ReaderPane)
-            reader.request(ReadRequest(ATTENTION, "section", 1))
-            reader = await reader_ready(pilot)
+            reader = await attention_reader(pilot)
             secs = {s["title"]: s for s in reader.view.sections}
             model, stacks = secs["3 Model Architecture"], secs["3.1 Encoder and Decoder Stacks"]
-            app.show_pane("reader")
             reader.request(ReadRequest(ATTENTION, "section", model["start_page"],
                                        section_id=model["id"], scroll="bottom"))
             await reader_ready(pilot, lambda r: r.view.section_id == model["id"])
@@ -669,12 +676,8 @@ def test_v_keeps_the_reading_position_both_ways(make_app):
     async def go():
         app = make_app()
         async with app.run_test(size=(80, 24)) as pilot:
-            await settle(pilot)
-            reader = app.query_one(ReaderPane)
-            reader.request(ReadRequest(ATTENTION, "section", 1))
-            reader = await reader_ready(pilot)
+            reader = await attention_reader(pilot)
             sec = next(s for s in reader.view.sections if s["title"] == "3 Model Architecture")
-            app.show_pane("reader")
             reader.request(ReadRequest(ATTENTION, "section", sec["start_page"],
                                        section_id=sec["id"], scroll="top"))
             await reader_ready(pilot, lambda r: r.view.section_id == sec["id"])
@@ -718,13 +721,9 @@ def test_bracket_keys_in_page_view_walk_the_sections_in_order(make_app):
     async def go():
         app = make_app()
         async with app.run_test(size=(80, 24)) as pilot:
-            await settle(pilot)
-            reader = app.query_one(ReaderPane)
-            reader.request(ReadRequest(ATTENTION, "section", 1))
-            reader = await reader_ready(pilot)
+            reader = await attention_reader(pilot)
             secs = reader.view.sections
             i = next(k for k, s in enumerate(secs) if s["title"].startswith("3.1 "))
-            app.show_pane("reader")
             s = secs[i]
             reader.request(ReadRequest(ATTENTION, "page", s["start_page"],
                                        block=s["start_block"]))
