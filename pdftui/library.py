@@ -32,6 +32,9 @@ class DocumentInfo:
     reason: str = ""
     embedded: float = 1.0
     content_id: int | None = None
+    #: SHA-256 hex digest of the file's bytes ('' while queued): with ``doc`` it is the
+    #: key of the user's marks and notes (:class:`pdftui.triage.store.DocKey`).
+    sha256: str = ""
 
 
 @dataclass(slots=True)
@@ -90,7 +93,7 @@ class Library:
         """Every document of the folder in ``doc`` order, with status and page count."""
         rows = self.db.execute(
             "SELECT f.doc, f.skip_reason, c.id, c.title, c.page_count, c.skip_reason,"
-            " c.text_quality FROM files f LEFT JOIN contents c ON c.id = f.content_id"
+            " c.text_quality, c.sha256 FROM files f LEFT JOIN contents c ON c.id = f.content_id"
             " WHERE f.root = ? ORDER BY f.doc", (self.root,),
         ).fetchall()
         emb: dict[int, float] = {}
@@ -101,20 +104,21 @@ class Library:
             ):
                 emb[cid] = (done / total) if total else 1.0
         out = []
-        for doc, freason, cid, title, pages, creason, quality in rows:
+        for doc, freason, cid, title, pages, creason, quality, sha in rows:
             if cid is None and not freason:
                 out.append(DocumentInfo(doc, os.path.basename(doc), 0, "queued", "", 0.0))
                 continue
             if cid is None or creason:
                 out.append(DocumentInfo(doc, title or os.path.basename(doc), pages or 0,
-                                        "skipped", freason or creason or "", 0.0, cid))
+                                        "skipped", freason or creason or "", 0.0, cid,
+                                        sha or ""))
                 continue
             if quality != "ok":
-                out.append(DocumentInfo(doc, title, pages, quality, quality, 0.0, cid))
+                out.append(DocumentInfo(doc, title, pages, quality, quality, 0.0, cid, sha))
                 continue
             frac = emb.get(cid, 0.0) if model_id else 1.0
             status = "indexed" if frac >= 1.0 else "embedding"
-            out.append(DocumentInfo(doc, title, pages, status, "", frac, cid))
+            out.append(DocumentInfo(doc, title, pages, status, "", frac, cid, sha))
         return out
 
     def content_id(self, doc: str) -> int:

@@ -1,0 +1,543 @@
+"""The user-data store: marks, notes, clipped passages, the last session and the query
+history of each folder.
+
+This is the user's own work, so it never lives in the index cache (which is derived data
+and may be deleted at any time): it is one SQLite file, ``triage.sqlite3``, in the user
+data dir (platformdirs, app ``pdftui``: ``~/.local/share/pdftui`` on Linux), or in the
+folder given by ``--data-dir`` / ``$PDFTUI_DATA_DIR``.
+
+A document's record is found by its content hash (SHA-256 of the PDF's bytes, as the cache
+computes it) *and* by its path (root folder + ``doc``, the path relative to the root):
+
+- by hash first, so a renamed or moved file (same bytes) keeps its record, and so does a
+  folder indexed afresh after the cache was deleted (the hash is recomputed from the file);
+- else by path, so an edited file (new bytes, same place) keeps its record;
+- every write, and every :meth:`TriageStore.lookup` that found a record one way only,
+  brings the record's hash and path up to date, so a rename followed later by an edit
+  still finds it.
+
+Concurrency: WAL journal, a 60 s busy timeout, every write one short ``BEGIN IMMEDIATE``
+transaction that changes only the field it is about (a mark never overwrites a note, a
+clip is an insert), so two processes marking at once lose nothing. The schema version is
+``PRAGMA user_version``; a file that cannot be read (damaged, not a database, made by a
+newer pdftui, unreadable) raises :class:`TriageStoreError` with a one-line message and is
+never written, moved or replaced.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import threading
+import time
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+
+SCHEMA_VERSION = 1
+DB_NAME = "triage.sqlite3"
+BUSY_TIMEOUT_MS = 60_000
+#: Queries kept per folder in the history (the oldest are dropped).
+HISTORY_LIMIT = 200
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS records(
+    id INTEGER PRIMARY KEY,
+    sha256 TEXT NOT NULL DEFAULT '',
+    root TEXT NOT NULL,
+    doc TEXT NOT NULL,
+    mark TEXT NOT NULL DEFAULT 'none',
+    note TEXT NOT NULL DEFAULT '',
+    created_at REAL NOT NULL,
+    updated_at REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS records_sha ON records(sha256);
+CREATE INDEX IF NOT EXISTS records_path ON records(root, doc);
+CREATE TABLE IF NOT EXISTS clips(
+    id INTEGER PRIMARY KEY,
+    record_id INTEGER NOT NULL,
+    page INTEGER NOT NULL,
+    page_label TEXT NOT NULL DEFAULT '',
+    section TEXT NOT NULL DEFAULT '',
+    text TEXT NOT NULL,
+    created_at REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS clips_record ON clips(record_id);
+CREATE TABLE IF NOT EXISTS sessions(
+    root TEXT PRIMARY KEY,
+    state TEXT NOT NULL,
+    updated_at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS history(
+    id INTEGER PRIMARY KEY,
+    root TEXT NOT NULL,
+    query TEXT NOT NULL,
+    at REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS history_root ON history(root, id);
+"""
+
+
+class Mark(StrEnum):
+    """A document's triage state. The value is what the CLI and ``--json`` use."""
+
+    NONE = "none"
+    TO_READ = "to-read"
+    KEEP = "keep"
+    SKIP = "skip"
+
+    @classmethod
+    def parse(cls, text: str) -> "Mark":
+        """``Mark`` from its value, case-insensitive, ``_`` or space for ``-``
+        ("to_read", "To read"). Raises ``ValueError`` naming the choices."""
+        key = "-".join(text.strip().lower().replace("_", " ").split())
+        try:
+            return cls(key)
+        except ValueError:
+            raise ValueError(f"unknown mark {text!r} (one of: "
+                             f"{', '.join(m.value for m in cls)})") from None
+
+
+class TriageStoreError(RuntimeError):
+    """The user-data file cannot be used. The message is one line for the user; the file
+    is left exactly as it was."""
+
+
+@dataclass(frozen=True, slots=True)
+class DocKey:
+    """How a document is found: its root folder (made real with ``os.path.realpath``),
+    ``doc`` (path relative to the root, as the cache names it) and ``sha256`` (hex digest
+    of its bytes; '' when not known yet, e.g. a document still queued for indexing)."""
+
+    root: str
+    doc: str
+    sha256: str = ""
+
+    @classmethod
+    def of(cls, root: str | os.PathLike, doc: str, sha256: str | None = "") -> "DocKey":
+        """A key with ``root`` made real (so every caller names a folder the same way)."""
+        return cls(os.path.realpath(os.fspath(root)), doc, sha256 or "")
+
+
+@dataclass(frozen=True, slots=True)
+class Clip:
+    """A passage clipped from a document into its notes.
+
+    ``page`` is 1-based; ``page_label`` the printed label ('' when the PDF has none);
+    ``section`` the section title or path ('' when none); ``id`` is set once stored;
+    ``created_at`` in seconds since the epoch.
+    """
+
+    text: str
+    page: int
+    page_label: str = ""
+    section: str = ""
+    id: int | None = None
+    created_at: float = 0.0
+
+    @property
+    def page_ref(self) -> str:
+        """The page as a reader cites it: ``"p. 7"`` (the printed label when there is one)."""
+        return f"p. {self.page_label or self.page}"
+
+
+@dataclass(slots=True)
+class DocTriage:
+    """What the user decided about one document: mark, note and clips (oldest first).
+    ``updated_at`` is 0.0 for a document never touched."""
+
+    mark: Mark = Mark.NONE
+    note: str = ""
+    clips: list[Clip] = field(default_factory=list)
+    updated_at: float = 0.0
+
+    @property
+    def empty(self) -> bool:
+        """True when there is nothing to keep (no mark, note or clip)."""
+        return self.mark is Mark.NONE and not self.note and not self.clips
+
+
+@dataclass(frozen=True, slots=True)
+class ReaderPosition:
+    """Where the reader was: ``doc``, 1-based ``page``, the section id when a whole section
+    was shown (``view`` "section") else None (``view`` "page"), and ``scroll`` (lines
+    scrolled from the top of that view)."""
+
+    doc: str
+    page: int = 1
+    section_id: int | None = None
+    view: str = "page"
+    scroll: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Session:
+    """The last session on a folder, restored when it is opened again.
+
+    ``mode`` is "keyword" / "semantic" / "hybrid"; ``granularity`` "page" / "section";
+    ``scope`` the ``doc`` names searched (empty = the whole folder) or a mark scope
+    ``mark:keep`` / ``mark:to-read`` as its one element; ``reader`` None when the reader
+    was not open.
+    """
+
+    query: str = ""
+    mode: str = "hybrid"
+    granularity: str = "page"
+    scope: tuple[str, ...] = ()
+    reader: ReaderPosition | None = None
+
+    def to_json(self) -> dict:
+        """A JSON-ready dict (``reader`` a dict or None)."""
+        r = self.reader
+        return {"query": self.query, "mode": self.mode, "granularity": self.granularity,
+                "scope": list(self.scope),
+                "reader": None if r is None else {
+                    "doc": r.doc, "page": r.page, "section_id": r.section_id,
+                    "view": r.view, "scroll": r.scroll}}
+
+    @classmethod
+    def from_json(cls, data: dict) -> "Session":
+        """The inverse of :meth:`to_json`; unknown or malformed fields take defaults."""
+        r = data.get("reader")
+        reader = None
+        if isinstance(r, dict) and isinstance(r.get("doc"), str):
+            sid = r.get("section_id")
+            reader = ReaderPosition(r["doc"], _int(r.get("page"), 1),
+                                    sid if isinstance(sid, int) else None,
+                                    str(r.get("view") or "page"), _int(r.get("scroll"), 0))
+        scope = data.get("scope")
+        return cls(str(data.get("query") or ""), str(data.get("mode") or "hybrid"),
+                   str(data.get("granularity") or "page"),
+                   tuple(str(s) for s in scope) if isinstance(scope, list) else (), reader)
+
+
+def _begin_immediate(db: sqlite3.Connection, path: Path) -> None:
+    """BEGIN IMMEDIATE, retrying an early SQLITE_BUSY until the busy timeout; any other
+    failure is a :class:`TriageStoreError`."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    while True:
+        try:
+            db.execute("BEGIN IMMEDIATE")
+            return
+        except sqlite3.OperationalError as exc:
+            busy = "locked" in str(exc) or "busy" in str(exc)
+            if not busy or time.monotonic() > deadline:
+                raise TriageStoreError(f"cannot write the user data file {path}: {exc}") from exc
+            time.sleep(0.05)
+        except sqlite3.Error as exc:
+            raise TriageStoreError(f"cannot write the user data file {path}: {exc}") from exc
+
+
+def _int(v, default: int) -> int:
+    return v if isinstance(v, int) and not isinstance(v, bool) else default
+
+
+def default_data_dir() -> Path:
+    """The user-data folder: ``$PDFTUI_DATA_DIR`` if set, else the platform user data dir
+    (platformdirs; ``~/.local/share/pdftui`` on Linux, honouring ``XDG_DATA_HOME``)."""
+    env = os.environ.get("PDFTUI_DATA_DIR")
+    if env:
+        return Path(env).expanduser()
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir("pdftui", appauthor=False))
+
+
+class TriageStore:
+    """A connection to the user-data file.
+
+    ``TriageStore(data_dir)`` (None: :func:`default_data_dir`) creates the folder (0700) and
+    the file when missing. One object is one SQLite connection, guarded by a lock, so it may
+    be shared by threads (the TUI's workers); never call it on a UI thread. Raises
+    :class:`TriageStoreError` when the file cannot be read or the folder cannot be made.
+    """
+
+    def __init__(self, data_dir: str | os.PathLike | None = None):
+        self.dir = Path(data_dir).expanduser() if data_dir else default_data_dir()
+        self.path = self.dir / DB_NAME
+        self._lock = threading.RLock()
+        try:
+            if self.dir.exists() and not self.dir.is_dir():
+                raise TriageStoreError(f"user data location {self.dir} is a file, not a folder")
+            if not self.dir.is_dir():
+                self.dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+            if self.path.exists() and not os.access(self.path, os.R_OK):
+                raise TriageStoreError(f"cannot read the user data file {self.path} "
+                                       "(permission denied); it was left as it is")
+            self.db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000,
+                                      isolation_level=None, check_same_thread=False)
+        except OSError as exc:
+            raise TriageStoreError(f"cannot use the user data folder {self.dir}: "
+                                   f"{exc.strerror or exc}") from exc
+        except sqlite3.Error as exc:
+            raise TriageStoreError(f"cannot open the user data file {self.path}: {exc}") from exc
+        try:
+            self._open()
+        except BaseException:
+            self.db.close()
+            raise
+
+    def _open(self) -> None:
+        """Check the file is ours and readable before anything writes to it, then migrate."""
+        try:
+            self.db.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+            version = self.db.execute("PRAGMA user_version").fetchone()[0]
+            tables = {r[0] for r in self.db.execute(
+                "SELECT name FROM sqlite_master WHERE type='table'")}
+        except sqlite3.Error as exc:
+            raise TriageStoreError(f"cannot read the user data file {self.path} ({exc}); "
+                                   "it was left as it is") from exc
+        if version > SCHEMA_VERSION:
+            raise TriageStoreError(f"the user data file {self.path} was written by a newer "
+                                   f"pdftui (schema {version}); it was left as it is")
+        if version == 0 and tables:
+            raise TriageStoreError(f"{self.path} is not a pdftui user data file; "
+                                   "it was left as it is")
+        try:
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=NORMAL")
+            if version < SCHEMA_VERSION:
+                with self._write() as db:
+                    if db.execute("PRAGMA user_version").fetchone()[0] < SCHEMA_VERSION:
+                        for stmt in (s.strip() for s in _SCHEMA.split(";\n")):
+                            if stmt:
+                                db.execute(stmt)
+                        db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+        except sqlite3.Error as exc:
+            raise TriageStoreError(f"cannot use the user data file {self.path}: {exc}") from exc
+
+    def close(self) -> None:
+        """Close the connection (idempotent)."""
+        with self._lock:
+            try:
+                self.db.close()
+            except sqlite3.Error:
+                pass
+
+    def __enter__(self) -> "TriageStore":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """One ``BEGIN IMMEDIATE`` transaction under the lock; re-entrant; a storage error
+        becomes :class:`TriageStoreError`."""
+        with self._lock:
+            if self.db.in_transaction:
+                yield self.db
+                return
+            _begin_immediate(self.db, self.path)
+            try:
+                yield self.db
+                self.db.execute("COMMIT")
+            except BaseException as exc:
+                if self.db.in_transaction:
+                    self.db.execute("ROLLBACK")
+                if isinstance(exc, sqlite3.Error):
+                    raise TriageStoreError(f"cannot write the user data file {self.path}: "
+                                           f"{exc}") from exc
+                raise
+
+    # -- finding a record ----------------------------------------------------------------
+    def _by_hash(self, key: DocKey, exclude: set[int] = frozenset()) -> tuple | None:
+        """The record with this content hash: the one at this path first, then one with
+        this file name, then the most recently changed."""
+        if not key.sha256:
+            return None
+        for row in self.db.execute(
+                "SELECT id, sha256, root, doc FROM records WHERE sha256=? ORDER BY"
+                " (root=? AND doc=?) DESC, (doc=?) DESC, updated_at DESC, id DESC",
+                (key.sha256, key.root, key.doc, key.doc)):
+            if row[0] not in exclude:
+                return row
+        return None
+
+    def _by_path(self, key: DocKey, exclude: set[int] = frozenset()) -> tuple | None:
+        """The most recently changed record at this path."""
+        for row in self.db.execute(
+                "SELECT id, sha256, root, doc FROM records WHERE root=? AND doc=?"
+                " ORDER BY updated_at DESC, id DESC", (key.root, key.doc)):
+            if row[0] not in exclude:
+                return row
+        return None
+
+    def _find(self, key: DocKey) -> tuple | None:
+        return self._by_hash(key) or self._by_path(key)
+
+    def _record_for_write(self, db: sqlite3.Connection, key: DocKey) -> int:
+        """The record id for ``key`` (inside a write transaction), created when missing,
+        its hash and path brought up to date."""
+        now = time.time()
+        row = self._find(key)
+        if row is None:
+            return db.execute(
+                "INSERT INTO records(sha256, root, doc, created_at, updated_at)"
+                " VALUES(?,?,?,?,?)", (key.sha256, key.root, key.doc, now, now)).lastrowid
+        sha = key.sha256 or row[1]
+        db.execute("UPDATE records SET sha256=?, root=?, doc=?, updated_at=? WHERE id=?",
+                   (sha, key.root, key.doc, now, row[0]))
+        return row[0]
+
+    def _load(self, record_id: int) -> DocTriage:
+        mark, note, updated = self.db.execute(
+            "SELECT mark, note, updated_at FROM records WHERE id=?", (record_id,)).fetchone()
+        clips = [Clip(t, p, lab, sec, cid, at) for cid, p, lab, sec, t, at in self.db.execute(
+            "SELECT id, page, page_label, section, text, created_at FROM clips"
+            " WHERE record_id=? ORDER BY created_at, id", (record_id,))]
+        try:
+            m = Mark(mark)
+        except ValueError:
+            m = Mark.NONE
+        return DocTriage(m, note, clips, updated)
+
+    # -- reading -------------------------------------------------------------------------
+    def get(self, key: DocKey) -> DocTriage:
+        """The triage of one document (an empty :class:`DocTriage` when none). Read-only."""
+        with self._lock:
+            row = self._find(key)
+            return self._load(row[0]) if row else DocTriage()
+
+    def lookup(self, root: str | os.PathLike, docs: Iterable[tuple[str, str]]
+               ) -> dict[str, DocTriage]:
+        """The triage of many documents of one folder at once: ``docs`` are
+        ``(doc, sha256)`` pairs (the folder's current files); returns ``{doc: DocTriage}``
+        for every doc given (empty ones included).
+
+        Hash matches are assigned first, so a record found by path whose content is now
+        another file of the folder (two files swapped, a copy) goes to that file. A record
+        found one way only is brought up to date (its hash or path), when the file can be
+        written; a read-only store still answers.
+        """
+        keys = [DocKey.of(root, d, s) for d, s in docs]
+        with self._lock:
+            found: dict[str, tuple] = {}
+            claimed: set[int] = set()
+            for k in keys:
+                row = self._by_hash(k, claimed)
+                if row is not None:
+                    found[k.doc] = row
+                    claimed.add(row[0])
+            for k in keys:
+                if k.doc not in found:
+                    row = self._by_path(k, claimed)
+                    if row is not None:
+                        found[k.doc] = row
+                        claimed.add(row[0])
+            self._adopt([(k, found[k.doc]) for k in keys if k.doc in found])
+            return {k.doc: self._load(found[k.doc][0]) if k.doc in found else DocTriage()
+                    for k in keys}
+
+    def _adopt(self, pairs: list[tuple[DocKey, tuple]]) -> None:
+        """Record the current hash and path of records found one way only (best effort)."""
+        stale = [(k, row) for k, row in pairs
+                 if (k.sha256 and row[1] != k.sha256) or row[2] != k.root or row[3] != k.doc]
+        if not stale:
+            return
+        try:
+            with self._write() as db:
+                db.executemany("UPDATE records SET sha256=?, root=?, doc=? WHERE id=?",
+                               [(k.sha256 or row[1], k.root, k.doc, row[0])
+                                for k, row in stale])
+        except TriageStoreError:
+            pass
+
+    def marked(self, mark: Mark | None = None) -> list[tuple[DocKey, DocTriage]]:
+        """Every record with something in it (``mark`` given: only that mark), as the key
+        it was last seen under, most recently changed first."""
+        sql = "SELECT id, root, doc, sha256 FROM records"
+        args: tuple = ()
+        if mark is not None:
+            sql, args = sql + " WHERE mark=?", (mark.value,)
+        with self._lock:
+            rows = self.db.execute(sql + " ORDER BY updated_at DESC, id DESC", args).fetchall()
+            out = [(DocKey(r, d, s), self._load(i)) for i, r, d, s in rows]
+        return [(k, t) for k, t in out if not t.empty]
+
+    # -- writing -------------------------------------------------------------------------
+    def set_mark(self, key: DocKey, mark: Mark) -> DocTriage:
+        """Set the document's mark (``Mark.NONE`` clears it); returns its triage.
+        Raises :class:`TriageStoreError` when the file cannot be written."""
+        with self._write() as db:
+            rid = self._record_for_write(db, key)
+            db.execute("UPDATE records SET mark=? WHERE id=?", (Mark(mark).value, rid))
+            return self._load(rid)
+
+    def set_note(self, key: DocKey, note: str) -> DocTriage:
+        """Replace the document's note ('' clears it); returns its triage."""
+        with self._write() as db:
+            rid = self._record_for_write(db, key)
+            db.execute("UPDATE records SET note=? WHERE id=?", (note, rid))
+            return self._load(rid)
+
+    def add_clip(self, key: DocKey, clip: Clip) -> Clip:
+        """Add a clipped passage to the document's notes; returns it with ``id`` and
+        ``created_at`` set. ``clip.page`` must be >= 1 (``ValueError`` otherwise)."""
+        if clip.page < 1:
+            raise ValueError(f"a clip's page is 1-based, got {clip.page}")
+        now = time.time()
+        with self._write() as db:
+            rid = self._record_for_write(db, key)
+            cid = db.execute(
+                "INSERT INTO clips(record_id, page, page_label, section, text, created_at)"
+                " VALUES(?,?,?,?,?,?)",
+                (rid, clip.page, clip.page_label, clip.section, clip.text, now)).lastrowid
+        return Clip(clip.text, clip.page, clip.page_label, clip.section, cid, now)
+
+    def delete_clip(self, key: DocKey, clip_id: int) -> bool:
+        """Delete one clip of the document; False when it has no clip ``clip_id``."""
+        with self._write() as db:
+            row = self._find(key)
+            if row is None:
+                return False
+            return db.execute("DELETE FROM clips WHERE id=? AND record_id=?",
+                              (clip_id, row[0])).rowcount > 0
+
+    # -- sessions and history ------------------------------------------------------------
+    def session(self, root: str | os.PathLike) -> Session | None:
+        """The last session saved for the folder, or None."""
+        with self._lock:
+            row = self.db.execute("SELECT state FROM sessions WHERE root=?",
+                                  (os.path.realpath(os.fspath(root)),)).fetchone()
+        if row is None:
+            return None
+        try:
+            data = json.loads(row[0])
+        except ValueError:
+            return None
+        return Session.from_json(data) if isinstance(data, dict) else None
+
+    def save_session(self, root: str | os.PathLike, session: Session) -> None:
+        """Save the folder's session (replacing the previous one)."""
+        with self._write() as db:
+            db.execute(
+                "INSERT INTO sessions(root, state, updated_at) VALUES(?,?,?)"
+                " ON CONFLICT(root) DO UPDATE SET state=excluded.state,"
+                " updated_at=excluded.updated_at",
+                (os.path.realpath(os.fspath(root)), json.dumps(session.to_json()), time.time()))
+
+    def add_history(self, root: str | os.PathLike, query: str) -> None:
+        """Append a query to the folder's history (a repeat moves to the end; blank queries
+        are ignored; only the newest :data:`HISTORY_LIMIT` are kept)."""
+        query = query.strip()
+        if not query:
+            return
+        root = os.path.realpath(os.fspath(root))
+        with self._write() as db:
+            db.execute("DELETE FROM history WHERE root=? AND query=?", (root, query))
+            db.execute("INSERT INTO history(root, query, at) VALUES(?,?,?)",
+                       (root, query, time.time()))
+            db.execute("DELETE FROM history WHERE root=? AND id NOT IN (SELECT id FROM"
+                       " history WHERE root=? ORDER BY id DESC LIMIT ?)",
+                       (root, root, HISTORY_LIMIT))
+
+    def history(self, root: str | os.PathLike, limit: int = 50) -> list[str]:
+        """The folder's queries, newest first, at most ``limit``."""
+        with self._lock:
+            return [q for (q,) in self.db.execute(
+                "SELECT query FROM history WHERE root=? ORDER BY id DESC LIMIT ?",
+                (os.path.realpath(os.fspath(root)), limit))]
