@@ -530,6 +530,48 @@ def build_untrusted(base: Path) -> tuple[Path, str]:
     return root, safe_name(name)
 
 
+def build_hostile_labels(path: Path, style: str = "r", start: str = "99999999999",
+                         prefix: str = "") -> Path:
+    """A 3-page PDF whose /PageLabels make PyMuPDF's ``get_label`` build a
+    100-million-character label per page (style ``/r``, ``/St 99999999999``). Its words:
+    ``labelword`` on every page, ``pageone`` .. ``pagethree``."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    for word in ("pageone", "pagetwo", "pagethree"):
+        doc.new_page(width=300, height=200).insert_text((20, 40), f"labelword {word}")
+    pre = f" /P ({prefix})" if prefix else ""
+    doc.xref_set_key(doc.pdf_catalog(), "PageLabels",
+                     f"<< /Nums [ 0 << /S /{style} /St {start}{pre} >> ] >>")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    doc.save(path)
+    doc.close()
+    return path
+
+
+def build_replace_race(base: Path, filler_pages: int = 40) -> dict[str, Path]:
+    """A folder for the replaced-while-indexed case: two fillers and a target that is the
+    largest file (jobs run smallest first, so it is extracted last), plus the PDF that
+    replaces it (``new``) and a copy of the original target in another folder (``copy``).
+    Words: the target says ``targetoldword``, the replacement ``replacementnewword``."""
+    folder, other = base / "race", base / "race-copy"
+    folder.mkdir(parents=True)
+    other.mkdir(parents=True)
+    for i in (1, 2):
+        make_pdf(folder / f"filler{i}.pdf",
+                 [f"filler{i} page {k} common" for k in range(filler_pages)])
+    target = folder / "target.pdf"
+    make_pdf(target, ["targetoldword first page", "targetoldword second", "third"])
+    pad = max(p.stat().st_size for p in folder.glob("filler*.pdf")) + 4096
+    with open(target, "ab") as fh:   # a comment after %%EOF: still the same PDF
+        fh.write(b"\n%" + b"p" * pad + b"\n")
+    new = base / "replacement.pdf"
+    make_pdf(new, ["replacementnewword only page"])
+    shutil.copy(target, other / "copy.pdf")
+    return {"folder": folder, "target": target, "new": new, "other": other,
+            "copy": other / "copy.pdf"}
+
+
 CTRL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
@@ -1256,6 +1298,132 @@ def bench_untrusted(tmp: Path, timeout: float) -> Row:
     return row
 
 
+def bench_labels(tmp: Path, timeout: float) -> Row:
+    """Hostile /PageLabels (roman and letter styles with /St 99999999999, a 5,000-char
+    prefix): index, search and read must answer at once with short labels."""
+    row = Row("hostile page labels")
+    folder = tmp / "labels"
+    build_hostile_labels(folder / "roman.pdf")
+    build_hostile_labels(folder / "letters.pdf", style="A")
+    build_hostile_labels(folder / "prefix.pdf", style="D", start="1", prefix="P" * 5000)
+    cache = tmp / "cache-labels"
+    t = min(timeout, 60)
+    runs = [("index", cli("index", folder, "--cache-dir", cache, "--no-embed", timeout=t)),
+            ("search", cli("search", folder, "labelword", "--mode", "keyword", "--cache-dir",
+                           cache, "--json", timeout=t)),
+            ("read", cli("read", folder, "roman.pdf", "--page", "2", "--cache-dir", cache,
+                         timeout=t))]
+    for name, r in runs:
+        row.tried += 1
+        row.account(r, name)
+        if r.rc == 0 and not r.hung:
+            row.indexed += 1
+    r = runs[1][1]
+    if len(r.out) > 50_000:
+        row.wrong += 1
+        row.problems.append(f"search --json printed {len(r.out):,} bytes")
+    if r.rc == 0:
+        labels = {h["page_label"] for h in json.loads(r.out)["hits"]}
+        if not labels <= {"1", "2", "3"}:
+            row.wrong += 1
+            row.problems.append(f"labels {sorted(labels)[:3]!r}, expected the page numbers")
+    return row
+
+
+def bench_replace_race(tmp: Path, timeout: float) -> Row:
+    """A file replaced (``mv``) while ``pdftui index`` runs, behind two 5,000-page
+    fillers; then a copy of the original in another folder. Nothing may be stored under
+    the original's hash but the original's text; and a cache an older pdftui poisoned
+    that way is repaired."""
+    row = Row("replaced while indexed")
+    race = build_replace_race(tmp / "race", filler_pages=3)
+    filler = TRICKY / "made" / "15_five_thousand_pages.pdf"
+    if filler.exists():   # slow fillers: the target waits for a worker for seconds
+        import pymupdf
+
+        for i in (1, 2):
+            doc = pymupdf.open(filler)
+            doc.set_metadata({"title": f"filler {i}"})
+            doc.save(race["folder"] / f"filler{i}.pdf")
+            doc.close()
+        target = race["target"]
+        pad = max(p.stat().st_size for p in race["folder"].glob("filler*.pdf"))
+        with open(target, "ab") as fh:
+            fh.write(b"\n%" + b"p" * pad + b"\n")
+        shutil.copy(target, race["copy"])
+    from pdftui.corpus import sha256_file
+
+    old_sha = sha256_file(race["target"])
+    cache = tmp / "cache-race"
+    proc = subprocess.Popen([sys.executable, "-m", "pdftui.cli", "index", str(race["folder"]),
+                             "--cache-dir", str(cache), "--no-embed"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    time.sleep(2.0)
+    os.replace(race["new"], race["target"])
+    try:
+        out, err = proc.communicate(timeout=timeout * 2)
+        first = Run(proc.returncode, out, err, 0.0)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        first = Run(None, *proc.communicate(), timeout * 2, hung=True)
+    second = cli("index", race["other"], "--cache-dir", cache, "--no-embed", timeout=timeout)
+    runs = [("index during mv", first), ("index the copy", second)]
+    for q, folder in (("targetoldword", race["other"]), ("replacementnewword", race["other"]),
+                      ("replacementnewword", race["folder"])):
+        runs.append((f"search {q}", cli("search", folder, q, "--mode", "keyword", "--json",
+                                        "--cache-dir", cache, timeout=timeout)))
+    for name, r in runs:
+        row.tried += 1
+        row.account(r, name)
+        if r.rc == 0 and not r.hung:
+            row.indexed += 1
+    hits = [json.loads(r.out)["hits"] if r.rc == 0 else [] for _, r in runs[2:]]
+    want = [True, False, True]
+    for (name, _), got, w in zip(runs[2:], hits, want):
+        if bool(got) != w:
+            row.wrong += 1
+            row.problems.append(f"{name}: {len(got)} hits, expected {'some' if w else 'none'}")
+    db = _db(cache)
+    try:
+        bad = db.execute("SELECT count(*) FROM contents c JOIN pages p ON p.content_id=c.id"
+                         " WHERE c.sha256=? AND p.text LIKE '%replacementnewword%'",
+                         (old_sha,)).fetchone()[0]
+    finally:
+        db.close()
+    if bad:
+        row.wrong += 1
+        row.problems.append("the replacement's text is stored under the original's hash")
+    _poisoned_repair(tmp, race, row, timeout)
+    return row
+
+
+def _poisoned_repair(tmp: Path, race: dict, row: Row, timeout: float) -> None:
+    """A cache poisoned by an older pdftui (the replacement's text under the copy's hash):
+    indexing the copy must repair it."""
+    from pdftui.cache import Cache
+    from pdftui.corpus import sha256_file
+    from pdftui.extract import extract_document
+
+    cache_dir = tmp / "cache-poisoned"
+    cache = Cache(cache_dir)
+    try:
+        cache.insert_content(sha256_file(race["copy"]), race["copy"].stat().st_size,
+                             extract_document(race["target"]))
+    finally:
+        cache.close()
+    for q, want in (("targetoldword", True), ("replacementnewword", False)):
+        r = cli("search", race["other"], q, "--mode", "keyword", "--json", "--cache-dir",
+                cache_dir, timeout=timeout)
+        row.tried += 1
+        row.account(r, f"poisoned cache: search {q}")
+        got = bool(r.rc == 0 and json.loads(r.out)["hits"])
+        if got != want:
+            row.wrong += 1
+            row.problems.append(f"poisoned cache: {q!r} {'not ' if want else ''}found")
+        else:
+            row.indexed += 1
+
+
 COLUMNS = ("tried", "indexed", "skipped", "crashes", "hangs", "wrong", "stale", "lock_errors")
 
 
@@ -1298,7 +1466,7 @@ def main() -> int:
     ap.add_argument("--kills", type=int, default=None, help="kill -9 rounds (default 10; 3 quick)")
     ap.add_argument("--only", default=None,
                     help="comma list of: made,real,tree,cache,queries,kill,concurrency,"
-                         "changes,untrusted")
+                         "changes,untrusted,labels,race")
     a = ap.parse_args()
     kills = a.kills if a.kills is not None else (3 if a.quick else 10)
     only = set(a.only.split(",")) if a.only else None
@@ -1313,6 +1481,8 @@ def main() -> int:
         ("concurrency", lambda: bench_concurrency(tmp, a.timeout, 1 if a.quick else 3)),
         ("changes", lambda: bench_changes(tmp, a.timeout)),
         ("untrusted", lambda: bench_untrusted(tmp, a.timeout)),
+        ("labels", lambda: bench_labels(tmp, a.timeout)),
+        ("race", lambda: bench_replace_race(tmp, a.timeout)),
     ]
     rows: list[Row] = []
     t0 = time.monotonic()

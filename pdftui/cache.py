@@ -46,7 +46,8 @@ from .document import Extraction
 
 SCHEMA_VERSION = 2
 #: Bump when extraction output changes: contents extracted by an older version are redone.
-EXTRACTOR_VERSION = 13  # 7, 9, 10: numbering; 8: floats; 11, 12: heading column; 13: number block
+EXTRACTOR_VERSION = 14  # 7, 9, 10: numbering; 8: floats; 11, 12: heading column; 13: number block;
+#   14: page labels built by pdftui (bounded), hashes of the bytes extracted
 #: ``units.page`` of a section's head unit (``units.ordinal`` = ``sections.ordinal``): the
 #: first embedding unit of the section's own text, from its heading. Page units are >= 1.
 SECTION_HEAD_PAGE = 0
@@ -406,6 +407,21 @@ class Cache:
             for table in ("pages", "blocks", "outline", "sections", "units", "embeddings"):
                 db.execute(f"DELETE FROM {table} WHERE content_id = ?", (content_id,))
             db.execute("DELETE FROM contents WHERE id = ?", (content_id,))
+
+    def forget_content(self, content_id: int) -> None:
+        """Drop a content found not to be what its hash says (a file replaced while it was
+        extracted by an older pdftui): every file pointing to it goes back to "queued"
+        with size -1, so the next run hashes and extracts it again."""
+        with self.write() as db:
+            db.execute("UPDATE files SET content_id=NULL, size=-1, mtime_ns=-1, skip_reason=NULL"
+                       " WHERE content_id=?", (content_id,))
+            self.delete_content(content_id)
+
+    def content_pages(self, content_id: int) -> tuple[int, str | None]:
+        """``(page_count, skip_reason)`` of a content ((0, None) when there is none)."""
+        row = self.db.execute("SELECT page_count, skip_reason FROM contents WHERE id=?",
+                              (content_id,)).fetchone()
+        return (row[0], row[1]) if row else (0, None)
 
     def insert_content(self, sha256: str, size: int, ex: Extraction) -> int:
         """Insert one extracted content whole, in one transaction; returns its id.

@@ -14,6 +14,7 @@ import errno
 import hashlib
 import os
 import stat
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -197,3 +198,74 @@ def relative_pattern(root: str | os.PathLike, pattern: str) -> str:
         return p.resolve().relative_to(Path(root).resolve()).as_posix()
     except (ValueError, OSError):
         return pattern
+
+
+#: Files up to this many bytes are read whole by the extracting worker, hashed, and
+#: extracted from those very bytes; a larger one is hashed in chunks and re-checked.
+READ_WHOLE_MAX = 256 << 20
+
+
+class FileChanging(OSError):
+    """The file kept changing while it was being read (written to, or replaced)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ReadFile:
+    """What one read of a file saw: ``sha256`` (hex) of the bytes read, their ``size``
+    (bytes), the file's ``mtime_ns`` then, and the bytes themselves (``data``; None for a
+    file larger than :data:`READ_WHOLE_MAX`, which the extractor opens by path).
+    ``stamp`` is (device, inode, size, mtime_ns, ctime_ns) as read."""
+
+    sha256: str
+    size: int
+    mtime_ns: int
+    data: bytes | None
+    stamp: tuple[int, int, int, int, int] = (0, 0, 0, 0, 0)
+
+
+def _stamp(st: os.stat_result) -> tuple[int, int, int, int, int]:
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def read_file(path: str, tries: int = 3, pause_s: float = 0.2) -> ReadFile:
+    """Read ``path`` once, consistently: the file's identity (device, inode, size, mtime,
+    ctime) must be the same before and after the read, else it is read again (up to
+    ``tries`` times, ``pause_s`` seconds apart). Opening never blocks (a FIFO put in the
+    file's place is refused). Raises :class:`FileChanging` when it never held still,
+    ``OSError`` (``FileNotFoundError``, ``PermissionError`` ...) when it cannot be read.
+    """
+    for attempt in range(tries):
+        if attempt:
+            time.sleep(pause_s)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        try:
+            st0 = os.fstat(fd)
+            if not stat.S_ISREG(st0.st_mode):
+                raise OSError(errno.EINVAL, "not a regular file", path)
+            with os.fdopen(fd, "rb", closefd=False) as fh:
+                if st0.st_size <= READ_WHOLE_MAX:
+                    data = fh.read(READ_WHOLE_MAX + 1)
+                    sha, size = hashlib.sha256(data).hexdigest(), len(data)
+                else:
+                    data, h, size = None, hashlib.sha256(), 0
+                    while b := fh.read(1 << 20):
+                        h.update(b)
+                        size += len(b)
+                    sha = h.hexdigest()
+            st1 = os.fstat(fd)
+        finally:
+            os.close(fd)
+        if _stamp(st0) == _stamp(st1) and size == st1.st_size and \
+                (data is not None or _stamp(os.stat(path)) == _stamp(st1)):
+            return ReadFile(sha, size, st1.st_mtime_ns, data, _stamp(st1))
+    raise FileChanging(errno.EAGAIN, "the file kept changing while it was read", path)
+
+
+def still_same(path: str, read: ReadFile) -> bool:
+    """True when ``path`` is still the very file of ``read`` (same device, inode, size,
+    mtime and ctime: for a file opened by path after hashing, nothing replaced or wrote
+    it meanwhile)."""
+    try:
+        return _stamp(os.stat(path)) == read.stamp
+    except OSError:
+        return False

@@ -56,7 +56,8 @@ from pathlib import Path
 
 from pdftui.document import Block, Extraction, Line, OutlineEntry, Page
 from pdftui.corpus import safe_name
-from pdftui.text import _ANSI_RE, strip_control
+from pdftui.page_labels import MAX_LABEL_CHARS, page_labels, rules_from_pymupdf
+from pdftui.text import _ANSI_RE, MAX_NOTE_CHARS, MAX_NOTES, MAX_TITLE_CHARS, clip, strip_control
 
 __all__ = ["extract_document", "normalize_text", "strip_control", "join_lines"]
 
@@ -580,11 +581,14 @@ _FILENAME_RE = re.compile(
 )
 
 
-def _open_pdf(p: Path):
-    """Open a PDF with PyMuPDF; a path MuPDF cannot take as UTF-8 (non-UTF-8 bytes held as
-    surrogates) is opened from its bytes instead."""
+def _open_pdf(p: Path, data: bytes | None = None):
+    """Open a PDF with PyMuPDF: from ``data`` when given (the bytes already read), else
+    from the path; a path MuPDF cannot take as UTF-8 (non-UTF-8 bytes held as surrogates)
+    is opened from its bytes instead."""
     import pymupdf
 
+    if data is not None:
+        return pymupdf.open(stream=data, filetype="pdf")
     name = str(p)
     try:
         name.encode("utf-8")
@@ -592,6 +596,19 @@ def _open_pdf(p: Path):
         with open(p, "rb") as fh:
             return pymupdf.open(stream=fh.read(), filetype="pdf")
     return pymupdf.open(name, filetype="pdf")
+
+
+def count_pages(path: str | os.PathLike) -> int | None:
+    """The page count PyMuPDF sees in the file at ``path``, or None when it cannot be
+    opened as a PDF (or needs a password). Cheap: no page is parsed."""
+    import pymupdf
+
+    pymupdf.TOOLS.mupdf_display_errors(False)
+    try:
+        with _open_pdf(Path(os.fspath(path))) as doc:
+            return None if doc.needs_pass or not doc.is_pdf else doc.page_count
+    except Exception:  # noqa: BLE001 - damaged, unreadable: no count
+        return None
 
 
 def _clean_title(meta_title: str | None, stem: str) -> str:
@@ -806,12 +823,15 @@ def _skip(stem: str, reason: str, note: str | None = None, page_count: int = 0) 
     return Extraction(title=stem, page_count=page_count, skip_reason=reason, notes=[note] if note else [])
 
 
-def extract_document(path: str | os.PathLike, *, page_timeout_s: float = 5.0) -> Extraction:
+def extract_document(path: str | os.PathLike, *, page_timeout_s: float = 5.0,
+                     data: bytes | None = None) -> Extraction:
     """Extract text, layout lines, outline and metadata title from one PDF.
 
     Args:
         path: file to read. Must be a regular file; checked with ``os.stat`` before any
             open so FIFOs/devices never block the worker.
+        data: the file's bytes, when the caller has read them (then the path is not
+            opened again, so what is extracted is exactly what was hashed).
         page_timeout_s: per-page time budget in seconds. MuPDF calls cannot be
             interrupted, so it is enforced *before* the expensive step: pages whose
             plain text exceeds ``page_timeout_s * 10_000`` characters, or whose TextPage
@@ -836,6 +856,12 @@ def extract_document(path: str | os.PathLike, *, page_timeout_s: float = 5.0) ->
     # the fallback title: a display-safe file stem (non-UTF-8 bytes as \xNN, no controls)
     stem = normalize_text(strip_control(safe_name(p.stem or p.name), keep_newlines=False,
                                         keep_tabs=False)) or "untitled"
+    if data is not None:
+        if not data:
+            return _skip(stem, "empty file")
+        if b"%PDF-" not in data[:1024]:
+            return _skip(stem, "not a PDF")
+        return _extract_checked(p, stem, page_timeout_s, data)
     # ---- file type and header, without opening anything that could block
     try:
         st = os.stat(p)
@@ -862,22 +888,29 @@ def extract_document(path: str | os.PathLike, *, page_timeout_s: float = 5.0) ->
         return _skip(stem, "empty file")
     if b"%PDF-" not in head:
         return _skip(stem, "not a PDF")
+    return _extract_checked(p, stem, page_timeout_s, None)
+
+
+def _extract_checked(p: Path, stem: str, page_timeout_s: float,
+                     data: bytes | None) -> Extraction:
+    """:func:`_extract_pdf` with its strings bounded and every error a skip reason."""
     try:
-        return _extract_pdf(p, stem, page_timeout_s)
+        return bound_strings(_extract_pdf(p, stem, page_timeout_s, data))
     except PermissionError:
         return _skip(stem, "permission denied")
     except Exception as exc:  # noqa: BLE001 - last line of defence: never raise
         return _skip(stem, "damaged", f"extraction failed: {type(exc).__name__}: {str(exc)[:200]}")
 
 
-def _extract_pdf(p: Path, stem: str, page_timeout_s: float) -> Extraction:
+def _extract_pdf(p: Path, stem: str, page_timeout_s: float,
+                 data: bytes | None = None) -> Extraction:
     import pymupdf
 
     pymupdf.TOOLS.mupdf_display_errors(False)
     pymupdf.TOOLS.mupdf_display_warnings(False)
     pymupdf.TOOLS.reset_mupdf_warnings()
     try:
-        doc = _open_pdf(p)
+        doc = _open_pdf(p, data)
     except PermissionError:
         return _skip(stem, "permission denied")
     except Exception as exc:  # noqa: BLE001 - FileDataError and friends
@@ -899,10 +932,10 @@ def _extract_pdf(p: Path, stem: str, page_timeout_s: float) -> Extraction:
             title = _clean_title(doc.metadata.get("title") if doc.metadata else "", stem)
         except Exception:  # noqa: BLE001
             title = stem
-        try:
-            has_labels = bool(doc.get_page_labels())
+        try:  # built here, not by Page.get_label: a hostile /St makes that explode
+            labels = page_labels(rules_from_pymupdf(doc.get_page_labels()), n)
         except Exception:  # noqa: BLE001
-            has_labels = False
+            labels = [""] * n
 
         flags = _text_flags()
         max_dict_chars = int(page_timeout_s * 10_000)
@@ -921,12 +954,7 @@ def _extract_pdf(p: Path, stem: str, page_timeout_s: float) -> Extraction:
                 page = doc[i]
                 prect = page.rect
                 matrices[i] = (page.transformation_matrix, prect.height)
-                label = ""
-                if has_labels:
-                    try:
-                        label = strip_control(page.get_label() or "", keep_newlines=False, keep_tabs=False)
-                    except Exception:  # noqa: BLE001
-                        label = ""
+                label = strip_control(labels[i], keep_newlines=False, keep_tabs=False)
                 tp = page.get_textpage(flags=flags)
                 t_tp = time.perf_counter() - t0
                 raw = tp.extractText()
@@ -1073,6 +1101,25 @@ def _extract_pdf(p: Path, stem: str, page_timeout_s: float) -> Extraction:
             doc.close()
         except Exception:  # noqa: BLE001
             pass
+
+
+def bound_strings(ex: Extraction) -> Extraction:
+    """``ex`` with every string taken from the PDF other than page text bounded (in place):
+    the title and outline titles to :data:`~pdftui.text.MAX_TITLE_CHARS`, page labels to
+    :data:`~pdftui.page_labels.MAX_LABEL_CHARS` (a longer one becomes the page number),
+    notes to :data:`~pdftui.text.MAX_NOTE_CHARS` each and :data:`~pdftui.text.MAX_NOTES`
+    in all. Page text is not cut (excerpts and the reader window it)."""
+    ex.title = clip(ex.title, MAX_TITLE_CHARS)
+    for e in ex.outline:
+        e.title = clip(e.title, MAX_TITLE_CHARS)
+    for pg in ex.pages:
+        if len(pg.label) > MAX_LABEL_CHARS:
+            pg.label = str(pg.number)
+    notes = [clip(n, MAX_NOTE_CHARS) for n in ex.notes[:MAX_NOTES]]
+    if len(ex.notes) > MAX_NOTES:
+        notes.append(f"{len(ex.notes) - MAX_NOTES} more notes not kept")
+    ex.notes = notes
+    return ex
 
 
 def _pagelist(nums: list[int], limit: int = 10) -> str:

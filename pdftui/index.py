@@ -26,7 +26,8 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from .cache import EXTRACTOR_VERSION, SECTION_HEAD_CHARS, SECTION_HEAD_PAGE, Cache
-from .corpus import FoundFile, check_folder, discover, sha256_file, sniff
+from .corpus import (FileChanging, FoundFile, ReadFile, check_folder, discover, read_file,
+                     sha256_file, sniff, still_same)
 from .document import Extraction
 
 #: Units per embedding batch (and per committed transaction).
@@ -34,7 +35,8 @@ EMBED_BATCH = 16
 #: Skip reasons that may say more about the run than the file (a worker that crashed, maybe
 #: for want of memory or because workers cannot start here): kept per file and retried on
 #: the next run, never cached against the content.
-TRANSIENT_SKIPS = ("damaged (crashed the extractor)",)
+TRANSIENT_SKIPS = ("damaged (crashed the extractor)", "changed while being read",
+                   "file not found")
 #: Wall-clock budget for extracting one document, seconds (the 1,370-page manual takes ~7 s).
 DOC_TIMEOUT_S = 300.0
 
@@ -91,15 +93,39 @@ class IndexSummary:
 ProgressFn = Callable[[Progress], None]
 
 
-def _extract_job(path: str) -> Extraction:
-    """Worker-process entry: extract one PDF and cut its sections (never raises)."""
+def _extract_job(path: str) -> tuple[Extraction, ReadFile | None]:
+    """Worker-process entry: read one PDF, extract it and cut its sections (never raises).
+
+    Returns the extraction and what was read (hash, size, mtime of the very bytes
+    extracted; ``data`` dropped), so the content is stored under the hash of what was
+    extracted even when the file was replaced after it was queued. The read is None when
+    the file could not be read consistently (the skip reason says why).
+    """
     from .extract import extract_document
 
+    stem = os.path.basename(path)
     try:
-        ex = extract_document(path)
+        read = read_file(path)
+        for _ in range(3):
+            ex = extract_document(path, data=read.data)
+            if read.data is not None or still_same(path, read):
+                break
+            read = read_file(path)   # a large file replaced while extracted by path
+        else:
+            raise FileChanging(0, "the file kept changing while it was read")
+    except FileChanging:
+        return Extraction(title=stem, page_count=0, skip_reason="changed while being read"), None
+    except FileNotFoundError:
+        return Extraction(title=stem, page_count=0, skip_reason="file not found"), None
+    except PermissionError:
+        return Extraction(title=stem, page_count=0, skip_reason="permission denied"), None
+    except OSError as exc:
+        return Extraction(title=stem, page_count=0,
+                          skip_reason=f"unreadable ({exc.strerror or exc})"), None
     except Exception as exc:  # extract_document should not raise; be safe anyway
-        return Extraction(title=os.path.basename(path), page_count=0,
-                          skip_reason=f"damaged ({type(exc).__name__})")
+        return Extraction(title=stem, page_count=0,
+                          skip_reason=f"damaged ({type(exc).__name__})"), None
+    read = ReadFile(read.sha256, read.size, read.mtime_ns, None, read.stamp)
     if ex.skip_reason is None and ex.pages:
         try:
             from .sections import sections_for
@@ -110,7 +136,7 @@ def _extract_job(path: str) -> Extraction:
             ex.sections = []
     for p in ex.pages:
         p.lines = []  # not stored; do not ship them back through the pipe
-    return ex
+    return ex, read
 
 
 def _init_worker(parent: int | None = None) -> None:
@@ -193,6 +219,11 @@ def index_folder(folder: str | os.PathLike, cache_dir: str | os.PathLike | None 
                 summary.skipped.append({"doc": f.doc, "reason": reason})
                 continue
             have = cache.content_by_sha(sha)
+            if have and have[1] == EXTRACTOR_VERSION and not _same_pages(cache, have[0], f):
+                cache.forget_content(have[0])   # another file's text under this hash
+                summary.notes.append({"doc": f.doc, "note": "the cache held other text under"
+                                      " this file's hash (replaced while indexed); re-extracted"})
+                have = None
             if have and have[1] == EXTRACTOR_VERSION:
                 # touched, renamed, moved, or the same bytes seen in another folder
                 cache.set_file(root, f.doc, f.size, f.mtime_ns, have[0])
@@ -269,6 +300,19 @@ def index_folder(folder: str | os.PathLike, cache_dir: str | os.PathLike | None 
     return summary
 
 
+def _same_pages(cache: Cache, content_id: int, f: FoundFile) -> bool:
+    """False when the cached content of this hash has another page count than the file
+    (a cache poisoned by a file replaced during an older pdftui's index). Opens the PDF
+    in this process (PyMuPDF, no page parsed) only for an indexed content."""
+    pages, reason = cache.content_pages(content_id)
+    if reason or not pages:
+        return True
+    from .extract import count_pages
+
+    n = count_pages(f.path)
+    return n is None or n == pages
+
+
 def _current(cache: Cache, content_id: int) -> bool:
     row = cache.db.execute(
         "SELECT extractor_version FROM contents WHERE id=?", (content_id,)
@@ -313,9 +357,9 @@ def _run_extraction(jobs, cache: Cache, root: str, summary: IndexSummary, report
     ctx = multiprocessing.get_context("spawn")
     _ensure_resource_tracker()
 
-    def finish(job, ex: Extraction) -> None:
+    def finish(job, ex: Extraction, read: ReadFile | None = None) -> None:
         f, sha = job
-        _store(cache, root, f, sha, ex, summary, embed_thread)
+        _store(cache, root, f, sha, ex, summary, embed_thread, read)
         pending.remove(job)
         prog.docs_done += 1
         prog.pages_done += len(ex.pages)
@@ -339,15 +383,16 @@ def _run_extraction(jobs, cache: Cache, root: str, summary: IndexSummary, report
                 done, _ = wait(list(futures), timeout=0.5, return_when=FIRST_COMPLETED)
                 for fut in done:
                     job = futures.pop(fut)
+                    read = None
                     try:
-                        ex = fut.result()
+                        ex, read = fut.result()
                     except BrokenProcessPool:
                         if not solo:
                             crashed = True
                             continue
                         ex = Extraction(title=os.path.basename(job[0].path), page_count=0,
                                         skip_reason="damaged (crashed the extractor)")
-                    finish(job, ex)
+                    finish(job, ex, read)
                 if crashed:
                     break
                 now = time.monotonic()
@@ -404,14 +449,26 @@ def _kill_workers(pool: ProcessPoolExecutor) -> None:
 
 
 def _store(cache: Cache, root: str, f: FoundFile, sha: str, ex: Extraction,
-           summary: IndexSummary, embed_thread) -> None:
-    if ex.skip_reason in TRANSIENT_SKIPS:
+           summary: IndexSummary, embed_thread, read: ReadFile | None = None) -> None:
+    """Store one extraction: under the hash, size and mtime of what the worker read
+    (``read``), which differ from the queued ``sha`` and ``f`` when the file was replaced
+    or rewritten after it was queued; without a read (a crash, a timeout), under the
+    queued ones. A file that could not be read is recorded against the file only."""
+    if ex.skip_reason in TRANSIENT_SKIPS or (read is None and ex.skip_reason
+                                             and not ex.skip_reason.startswith("damaged")):
         # recorded against the file, not the content, so the next run tries again
-        cache.set_file(root, f.doc, f.size, f.mtime_ns, None, ex.skip_reason)
+        # (size -1: never taken for unchanged)
+        transient = ex.skip_reason in ("changed while being read", "file not found")
+        cache.set_file(root, f.doc, -1 if transient else f.size,
+                       -1 if transient else f.mtime_ns, None, ex.skip_reason)
         summary.skipped.append({"doc": f.doc, "reason": ex.skip_reason})
         return
-    cid = cache.insert_content(sha, f.size, ex)
-    cache.set_file(root, f.doc, f.size, f.mtime_ns, cid)
+    if read is not None:
+        sha, size, mtime_ns = read.sha256, read.size, read.mtime_ns
+    else:
+        size, mtime_ns = f.size, f.mtime_ns
+    cid = cache.insert_content(sha, size, ex)
+    cache.set_file(root, f.doc, size, mtime_ns, cid)
     if ex.skip_reason is None:  # a skipped document is counted in summary.skipped only
         summary.indexed += 1
         summary.indexed_docs.append(f.doc)

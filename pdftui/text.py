@@ -62,3 +62,21 @@ def clean_text(s: str | None, keep_newlines: bool = False) -> str:
     s = s.replace("\r\n", "\n").replace("\r", "\n")
     s = strip_control(s, keep_newlines=keep_newlines, keep_tabs=False)
     return _MARKS_RE.sub(r"\1", s)
+
+
+#: Longest title (document or outline entry) kept from a PDF, in characters.
+MAX_TITLE_CHARS = 300
+#: Longest single note kept on a document, and most notes kept.
+MAX_NOTE_CHARS = 300
+MAX_NOTES = 40
+
+
+def clip(s: str | None, limit: int) -> str:
+    """``s`` cut to at most ``limit`` characters (the last one an ellipsis when cut);
+    None gives ''. Used on every string taken from a PDF that is not page text, so that no
+    single title, label or note can grow the index or the screen without bound."""
+    if not s:
+        return ""
+    if len(s) <= limit:
+        return s
+    return s[: max(0, limit - 1)].rstrip() + "…"
