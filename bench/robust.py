@@ -572,6 +572,43 @@ def build_replace_race(base: Path, filler_pages: int = 40) -> dict[str, Path]:
             "copy": other / "copy.pdf"}
 
 
+def mount_tmpfs(path: Path, size_kib: int) -> bool:
+    """Mount a ``size_kib`` tmpfs on ``path`` (a real small disk that can fill up);
+    False when this process may not mount (not root, no CAP_SYS_ADMIN)."""
+    path.mkdir(parents=True, exist_ok=True)
+    r = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size_kib}k", "tmpfs", str(path)],
+                       capture_output=True)
+    return r.returncode == 0
+
+
+def mount_read_only(src: Path, dst: Path) -> bool:
+    """Bind-mount ``src`` on ``dst`` read-only (a finished index on a read-only mount, which
+    even root cannot write); False when this process may not mount."""
+    dst.mkdir(parents=True, exist_ok=True)
+    if subprocess.run(["mount", "--bind", str(src), str(dst)], capture_output=True).returncode:
+        return False
+    if subprocess.run(["mount", "-o", "remount,bind,ro", str(dst)],
+                      capture_output=True).returncode:
+        unmount(dst)
+        return False
+    return True
+
+
+def unmount(path: Path) -> None:
+    """Unmount what :func:`mount_tmpfs` or :func:`mount_read_only` mounted (never raises)."""
+    subprocess.run(["umount", "-l", str(path)], capture_output=True)
+
+
+def fill_disk(path: Path) -> None:
+    """Write zeros into ``path/fill`` until the disk holding it is full."""
+    with open(path / "fill", "wb", buffering=0) as fh:
+        try:
+            while True:
+                fh.write(b"\0" * (64 << 10))
+        except OSError:
+            pass
+
+
 CTRL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 

@@ -215,10 +215,29 @@ class Cache:
     location is unusable.
     """
 
-    def __init__(self, cache_dir: str | os.PathLike | None = None):
+    def __init__(self, cache_dir: str | os.PathLike | None = None, *,
+                 read_only_ok: bool = False):
         self.dir = Path(cache_dir).expanduser() if cache_dir else default_cache_dir()
         self.path = self.dir / DB_NAME
         self._lock = threading.RLock()
+        #: True when the cache was opened for reading only (``read_only_ok`` and a location
+        #: that cannot take writes); ``read_only_reason`` then says why.
+        self.read_only = False
+        self.read_only_reason = ""
+        if read_only_ok and self.path.is_file() and not self._writable():
+            self._open_read_only()
+            return
+        try:
+            self._open_writable()
+        except CacheError:
+            if not (read_only_ok and self.path.is_file()):
+                raise
+            self.close()
+            self._open_read_only()   # a full disk: the index can still be read
+
+    def _open_writable(self) -> None:
+        """Create the folder and database if needed, open them and migrate the schema."""
+        self.db = None
         try:
             if self.dir.exists() and not self.dir.is_dir():
                 raise CacheError(f"cache location {self.dir} is a file, not a folder")
@@ -229,7 +248,9 @@ class Cache:
                 except OSError:
                     pass
             if not os.access(self.dir, os.W_OK | os.X_OK):
-                raise CacheError(f"cache folder {self.dir} is not writable")
+                why = unwritable_reason(self.dir)
+                raise CacheError(f"cache folder {self.dir} is not writable"
+                                 + ("" if why == "the folder is not writable" else f" ({why})"))
             if self.path.exists() and not os.access(self.path, os.R_OK | os.W_OK):
                 raise CacheError(f"cache database {self.path} is read-only")
             self.db = sqlite3.connect(
@@ -244,7 +265,44 @@ class Cache:
         except CacheError:
             raise
         except (OSError, sqlite3.Error) as exc:
+            if _STORAGE_RE.search(str(exc)) or isinstance(exc, OSError):
+                raise CacheError(f"cannot use the cache at {self.dir}: "
+                                 f"{unwritable_reason(self.dir, exc)}") from exc
             raise CacheError(f"cannot use the cache at {self.dir}: {exc}") from exc
+
+    def _writable(self) -> bool:
+        """True when both the folder and the database file can take writes."""
+        return os.access(self.dir, os.W_OK | os.X_OK) and os.access(self.path, os.R_OK | os.W_OK)
+
+    def _open_read_only(self) -> None:
+        """Open the existing database for reading only (a finished index on a read-only
+        mount, or a cache of another user): ``mode=ro``, else ``immutable=1`` when the WAL
+        index cannot be created there. Raises :class:`CacheError` when it cannot be read or
+        has another layout (it cannot be migrated without writing)."""
+        from urllib.parse import quote
+
+        self.read_only = True
+        self.read_only_reason = unwritable_reason(self.dir)
+        uri = f"file:{quote(str(self.path.resolve()))}?mode=ro"
+        try:
+            for extra in ("", "&immutable=1"):
+                self.db = sqlite3.connect(uri + extra, uri=True, isolation_level=None,
+                                          timeout=BUSY_TIMEOUT_MS / 1000,
+                                          check_same_thread=False)
+                try:
+                    version = self.db.execute("PRAGMA user_version").fetchone()[0]
+                    self.db.execute("SELECT count(*) FROM files").fetchone()
+                    break
+                except sqlite3.Error:
+                    self.db.close()
+                    if extra:
+                        raise
+        except sqlite3.Error as exc:
+            raise CacheError(f"cannot read the cache at {self.dir}: {exc}") from exc
+        if version != SCHEMA_VERSION:
+            self.db.close()
+            raise CacheError(f"the cache at {self.dir} is read-only and of an older layout;"
+                             " index once where it can be written")
 
     # -- schema ---------------------------------------------------------------------------
     def _migrate(self) -> None:
@@ -293,14 +351,15 @@ class Cache:
                     except sqlite3.Error:
                         pass
                 if isinstance(exc, sqlite3.OperationalError) and _STORAGE_RE.search(str(exc)):
-                    raise CacheError(f"cannot write the cache at {self.dir}: {exc}"
-                                     " (disk full or read-only?)") from exc
+                    raise CacheError(f"cannot write the cache at {self.dir}: "
+                                     f"{unwritable_reason(self.dir, exc)}") from exc
                 raise
 
     def close(self) -> None:
         """Close the connection (idempotent)."""
         try:
-            self.db.close()
+            if self.db is not None:
+                self.db.close()
         except sqlite3.Error:
             pass
 
@@ -547,6 +606,39 @@ def _storable(s: str) -> str:
 
 def _only_escapes(s: str) -> bool:
     return all(not 0xD800 <= ord(c) <= 0xDFFF or 0xDC80 <= ord(c) <= 0xDCFF for c in s)
+
+
+#: Free space below which the disk holding the cache counts as full, bytes.
+FULL_DISK_BYTES = 1 << 20
+
+
+def unwritable_reason(folder: str | os.PathLike, exc: BaseException | None = None) -> str:
+    """Why ``folder`` cannot take writes, in words: "the disk is full (N KiB free)",
+    "the file system is read-only", "the file size limit (ulimit -f) is reached",
+    "the folder is not writable", else the error itself. Never raises."""
+    import errno
+
+    err = getattr(exc, "errno", None)
+    try:
+        st = os.statvfs(folder)
+        if err == errno.ENOSPC or st.f_bavail * st.f_frsize < FULL_DISK_BYTES:
+            return f"the disk is full ({st.f_bavail * st.f_frsize // 1024} KiB free)"
+        if err == errno.EROFS or st.f_flag & os.ST_RDONLY:
+            return "the file system is read-only"
+    except OSError:
+        pass
+    try:
+        import resource
+
+        soft = resource.getrlimit(resource.RLIMIT_FSIZE)[0]
+        if soft != resource.RLIM_INFINITY and (exc is None or err == errno.EFBIG
+                                               or "disk I/O" in str(exc)):
+            return f"the file size limit (ulimit -f, {soft // 1024} KiB) is reached"
+    except (ImportError, OSError, ValueError):
+        pass
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return "the folder is not writable"
+    return f"{exc} (disk full or read-only?)" if exc is not None else "it cannot be written"
 
 
 #: sqlite3 errors that mean the cache location cannot take writes (not a bug of ours).

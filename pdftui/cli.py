@@ -46,6 +46,52 @@ def main() -> None:
 
     pdftui [FOLDER] opens the TUI on FOLDER (default: the current folder).
     """
+    _safe_streams()
+
+
+def _safe_streams() -> None:
+    """Make stdout and stderr replace what their encoding cannot show (a Latin-1 or
+    ASCII terminal) instead of raising UnicodeEncodeError."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.reconfigure(errors="replace")
+        except (AttributeError, ValueError, OSError):
+            pass
+
+
+def utf8_stream(stream) -> bool:
+    """True when ``stream`` encodes UTF-8 (so any text can be written to it)."""
+    enc = (getattr(stream, "encoding", None) or "").lower().replace("-", "").replace("_", "")
+    return enc in ("utf8", "utf8sig")
+
+
+def terminal_problem(env, stream) -> str:
+    """Why the TUI cannot draw on this terminal ('' when it can): ``TERM=dumb`` (no
+    cursor control), a locale that is not UTF-8 (the first of LC_ALL, LC_CTYPE, LANG that
+    is set, e.g. ``C`` or ``en_US.ISO-8859-1``), or an output encoding that is not UTF-8."""
+    if env.get("TERM", "") == "dumb":
+        return "TERM=dumb"
+    def utf8(value: str) -> bool:
+        return "utf8" in value.lower().replace("-", "").replace("_", "")
+
+    for var in ("LC_ALL", "LC_CTYPE", "LANG"):
+        value = env.get(var, "")
+        if var == "LC_CTYPE" and value == "C.UTF-8" and env.get("LANG") \
+                and not utf8(env["LANG"]):
+            continue   # set by Python itself for a locale it could not load (PEP 538)
+        if value:
+            if not utf8(value):
+                return f"{var}={value}"
+            break
+    if not utf8_stream(stream):
+        return f"output encoding {getattr(stream, 'encoding', None) or 'unknown'}"
+    return ""
+
+
+def _dumps(obj) -> str:
+    """``obj`` as one JSON line: UTF-8 text when stdout takes it, else ASCII escapes
+    (``\\u00e9``), so --json is exact and safe on any terminal."""
+    return json.dumps(obj, ensure_ascii=not utf8_stream(sys.stdout))
 
 
 def _fail(msg: str, code: int = 2) -> None:
@@ -57,8 +103,12 @@ PLAIN_PROGRESS_S = 15.0
 """Seconds between progress lines when stderr is not a terminal."""
 
 
-def _run_index(folder, cache_dir, model, embed, quiet=False):
-    """Index with a rich progress bar on stderr; returns the summary."""
+def _run_index(folder, cache_dir, model, embed, quiet=False, reading=False):
+    """Index with a rich progress bar on stderr; returns the summary.
+
+    ``reading``: the caller only reads (search, read, docs, export): when the cache cannot
+    be written (read-only location, full disk) but holds an index, print a one-line
+    warning and return None, so the caller answers from the index as it is."""
     from rich.console import Console
     from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
                                TimeElapsedColumn, TimeRemainingColumn)
@@ -115,6 +165,10 @@ def _run_index(folder, cache_dir, model, embed, quiet=False):
     except FolderError as exc:
         _fail(str(exc))
     except CacheError as exc:
+        if reading and _index_readable(cache_dir):
+            click.echo(f"pdftui: warning: the index cannot be updated ({clean_text(str(exc))});"
+                       " answering from it as it is", err=True)
+            return None
         _fail(str(exc))
     except sqlite3.Error as exc:  # a damaged or unusable cache file: one line, no traceback
         _fail(f"cannot use the cache: {exc}")
@@ -129,6 +183,17 @@ def _run_index(folder, cache_dir, model, embed, quiet=False):
         os._exit(130)
 
 
+def _index_readable(cache_dir) -> bool:
+    """True when the cache location holds an index that can be read (if not written)."""
+    from .cache import Cache, CacheError
+
+    try:
+        Cache(cache_dir, read_only_ok=True).close()
+    except CacheError:
+        return False
+    return True
+
+
 @main.command()
 @click.argument("folder", type=click.Path(), default=".")
 @_cache_opt
@@ -139,7 +204,7 @@ def index(folder, cache_dir, model, no_embed, as_json):
     """Index FOLDER (recursively) into the shared cache and print a summary."""
     s = _run_index(folder, cache_dir, model, not no_embed)
     if as_json:
-        click.echo(json.dumps(s.to_json(), ensure_ascii=False))
+        click.echo(_dumps(s.to_json()))
         return
     kept = f" ({s.units_kept} kept from before)" if s.units_kept else ""
     click.echo(f"{s.documents} documents: {s.indexed} indexed, {s.unchanged} unchanged, "
@@ -187,15 +252,15 @@ def search(folder, query, mode, granularity, top_k, doc_globs, cache_dir, model,
     if query != "-" and not query.strip():
         _fail("QUERY is empty: give the words to search for, or - to read queries from stdin")
     summary = _run_index(folder, cache_dir, model, wait_embed and mode != "keyword",
-                         quiet=False)
-    if summary.documents == 0:
+                         quiet=False, reading=True)
+    lib = Library(folder, cache_dir)
+    try:
+        known = [d.doc for d in lib.documents()]
+    finally:
+        lib.close()
+    if (summary.documents if summary is not None else len(known)) == 0:
         _fail(f"no PDF files in {folder} (pdftui looks for *.pdf below it)")
     if doc_globs:
-        lib = Library(folder, cache_dir)
-        try:
-            known = [d.doc for d in lib.documents()]
-        finally:
-            lib.close()
         for glob in doc_globs:
             if not any(doc_matches(d, glob) for d in known):
                 import difflib
@@ -209,7 +274,8 @@ def search(folder, query, mode, granularity, top_k, doc_globs, cache_dir, model,
                 else:
                     hint = f" (a path relative to the folder, or a glob such as '{stem}*')"
                 _fail(f"no document in {folder} matches --doc {glob!r}{hint}")
-    if summary.embedding_pending and mode != "keyword" and not as_json:
+    if summary is not None and summary.embedding_pending and mode != "keyword" \
+            and not as_json:
         click.echo(f"pdftui: {summary.embedding_pending} documents are not embedded yet, so "
                    "the semantic arm skips them (run `pdftui index` to embed them)", err=True)
     service = SearchService(folder, cache_dir=cache_dir, model=model)
@@ -219,7 +285,7 @@ def search(folder, query, mode, granularity, top_k, doc_globs, cache_dir, model,
             result = service.search_sync(q, mode=mode, granularity=granularity, top_k=top_k,
                                          docs=list(doc_globs) or None)
             if as_json:
-                click.echo(json.dumps(result.to_json(), ensure_ascii=False))
+                click.echo(_dumps(result.to_json()))
             else:
                 if query == "-":   # many tables: say which query each answers
                     click.echo(clean_text(f"query: {q}"))
@@ -290,7 +356,7 @@ def read(folder, doc, page, section, list_sections, cache_dir, as_json):
         _fail("use one of --page, --section and --sections")
     from .corpus import doc_matches, relative_pattern
 
-    _run_index(folder, cache_dir, None, False, quiet=True)
+    _run_index(folder, cache_dir, None, False, quiet=True, reading=True)
     lib = Library(folder, cache_dir)
     # DOC as the shell gives it (absolute, ./), or a glob that names one document
     known = [d.doc for d in lib.documents()]
@@ -312,7 +378,7 @@ def read(folder, doc, page, section, list_sections, cache_dir, as_json):
         if list_sections:
             rows = lib.sections(doc)
             if as_json:
-                click.echo(json.dumps(rows, ensure_ascii=False))
+                click.echo(_dumps(rows))
             else:
                 for r in rows:
                     pages = f"p. {r['start_page']}" + (
@@ -337,7 +403,7 @@ def read(folder, doc, page, section, list_sections, cache_dir, as_json):
     finally:
         lib.close()
     if as_json:
-        click.echo(json.dumps(out.to_json(), ensure_ascii=False))
+        click.echo(_dumps(out.to_json()))
     else:
         click.echo(clean_text(f"{out.doc} · {out.path or out.title} · p. {out.start_page}"
                               + (f"-{out.end_page}" if out.end_page != out.start_page else "")))
@@ -357,6 +423,10 @@ def tui(folder, cache_dir, model):
         check_folder(folder)
     except FolderError as exc:
         _fail(str(exc))
+    problem = terminal_problem(os.environ, sys.stdout)
+    if problem:
+        _fail(f"the TUI needs a UTF-8 terminal ({problem}); use `pdftui search FOLDER QUERY`"
+              " and `pdftui read FOLDER DOC` instead")
     from .tui.app import PdftuiApp
 
     PdftuiApp(folder, cache_dir=cache_dir, model=model).run()

@@ -82,7 +82,7 @@ class Library:
 
     def __init__(self, root: str | os.PathLike, cache_dir: str | os.PathLike | None = None):
         self.root = os.path.realpath(os.fspath(root))
-        self.cache = Cache(cache_dir)
+        self.cache = Cache(cache_dir, read_only_ok=True)
         self.db: sqlite3.Connection = self.cache.db
 
     def close(self) -> None:

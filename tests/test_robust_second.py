@@ -148,3 +148,125 @@ def test_a_poisoned_cache_is_detected_and_repaired(tmp_path):
     texts = _texts(cache_dir, race["other"])
     assert "targetoldword" in texts["copy.pdf"]
     assert "replacementnewword" not in texts["copy.pdf"]
+
+
+# --------------------------------------------------------------------------- reading never writes
+
+
+def _warned(r, *needles: str) -> None:
+    lines = [ln for ln in r.err.splitlines() if ln.strip() and not ln.startswith("pdftui: extracted")]
+    assert len(lines) == 1 and lines[0].startswith("pdftui: warning: the index cannot be updated"), r.err
+    for n in needles:
+        assert n in lines[0], lines[0]
+
+
+def _read_commands(folder, cache) -> list:
+    return [cli("search", folder, "octave", "--mode", "keyword", "--cache-dir", cache, "--json"),
+            cli("read", folder, "debian-octave-refcard-a4.pdf", "--cache-dir", cache),
+            cli("read", folder, "debian-octave-refcard-a4.pdf", "--sections", "--cache-dir",
+                cache)]
+
+
+@pytest.fixture
+def octave(tmp_path):
+    folder = tmp_path / "octave"
+    folder.mkdir()
+    src = robust.CORPUS / "debian-octave-refcard-a4.pdf"
+    (folder / src.name).write_bytes(src.read_bytes())
+    return folder
+
+
+def test_read_only_cache_still_answers(tmp_path, octave):
+    cache, ro = tmp_path / "cache", tmp_path / "ro"
+    assert cli("index", octave, "--no-embed", "--cache-dir", cache).rc == 0
+    if not robust.mount_read_only(cache, ro):
+        pytest.skip("cannot mount here (needs root with CAP_SYS_ADMIN)")
+    try:
+        robust.make_pdf(octave / "new.pdf", ["a newer file"])
+        r = cli("index", octave, "--no-embed", "--cache-dir", ro)
+        assert r.rc == 2 and "read-only" in r.err and "Traceback" not in r.err
+        search, page, sections = _read_commands(octave, ro)
+        for r in (search, page, sections):
+            assert r.rc == 0, r.err
+            _warned(r, "read-only")
+        assert json.loads(search.out)["hits"]
+        assert "Octave" in page.out and "Starting Octave" in sections.out
+    finally:
+        robust.unmount(ro)
+
+
+def test_full_disk_still_answers_and_is_named(tmp_path, octave):
+    disk = tmp_path / "disk"
+    if not robust.mount_tmpfs(disk, 3072):
+        pytest.skip("cannot mount here (needs root with CAP_SYS_ADMIN)")
+    try:
+        cache = disk / "cache"
+        assert cli("index", octave, "--no-embed", "--cache-dir", cache).rc == 0
+        robust.fill_disk(disk)
+        robust.tiny_corpus(octave / "more", 20, prefix="more", pages=5)
+        r = cli("index", octave, "--no-embed", "--cache-dir", cache)
+        assert r.rc == 2 and "the disk is full" in r.err and "Traceback" not in r.err, r.err
+        search, page, sections = _read_commands(octave, cache)
+        for r in (search, page, sections):
+            assert r.rc == 0, r.err
+            _warned(r, "the disk is full")
+        assert json.loads(search.out)["hits"]
+    finally:
+        robust.unmount(disk)
+
+
+# --------------------------------------------------------------------------- output encodings
+
+
+@pytest.fixture(scope="module")
+def accents(tmp_path_factory):
+    base = tmp_path_factory.mktemp("enc")
+    folder = base / "enc"
+    robust.make_pdf(folder.mkdir() or folder / "café.pdf",
+                    ["café naïve 東京 — “quoted” encword", "second page encword"],
+                    toc=[[1, "Überblick · eins", 1], [1, "Zwei", 2]])
+    cache = base / "cache"
+    assert cli("index", folder, "--no-embed", "--cache-dir", cache).rc == 0
+    return folder, cache
+
+
+@pytest.mark.parametrize("encoding", ["latin-1", "ascii"])
+def test_cli_never_raises_on_the_output_encoding(accents, encoding):
+    folder, cache = accents
+    env = {"PYTHONIOENCODING": encoding}
+    runs = [cli("search", folder, "encword", "--mode", "keyword", "--cache-dir", cache, env=env),
+            cli("search", folder, "encword", "--mode", "keyword", "--granularity", "section",
+                "--cache-dir", cache, env=env),
+            cli("read", folder, "café.pdf", "--cache-dir", cache, env=env),
+            cli("read", folder, "café.pdf", "--sections", "--cache-dir", cache, env=env),
+            cli("index", folder, "--no-embed", "--cache-dir", cache, env=env)]
+    for r in runs:
+        assert r.rc == 0 and "Traceback" not in r.err, r.err
+    assert "encword" in runs[0].out and "Zwei" in runs[3].out
+
+
+@pytest.mark.parametrize("encoding", ["latin-1", "ascii", "utf-8"])
+def test_json_output_is_exact_on_any_encoding(accents, encoding):
+    folder, cache = accents
+    env = {"PYTHONIOENCODING": encoding}
+    r = cli("search", folder, "encword", "--mode", "keyword", "--json", "--cache-dir", cache,
+            env=env)
+    assert r.rc == 0, r.err
+    if encoding != "utf-8":
+        assert r.out.isascii()
+    assert any("café naïve" in h["excerpt"] for h in json.loads(r.out)["hits"])
+    r = cli("read", folder, "café.pdf", "--json", "--cache-dir", cache, env=env)
+    assert r.rc == 0 and "café naïve" in json.loads(r.out)["text"]
+
+
+@pytest.mark.parametrize("env", [{"TERM": "dumb"}, {"LC_ALL": "C", "PYTHONUTF8": "0"},
+                                 {"PYTHONIOENCODING": "latin-1"},
+                                 {"LC_ALL": "", "LANG": "en_US.ISO-8859-1"}])
+def test_tui_refuses_a_terminal_it_cannot_draw_on(accents, env):
+    folder, cache = accents
+    r = cli(folder, "--cache-dir", cache, env=env, timeout=60)
+    assert r.rc == 2 and not r.hung
+    assert r.out == ""
+    lines = r.err.strip().splitlines()
+    assert len(lines) == 1 and "pdftui search" in lines[0] and "UTF-8" in lines[0]
+    assert "\x1b" not in r.err

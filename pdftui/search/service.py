@@ -192,7 +192,7 @@ class Engine:
         from ..embed import resolve_model_name
 
         self.root = os.path.realpath(os.fspath(root))
-        self.cache = Cache(cache_dir)
+        self.cache = Cache(cache_dir, read_only_ok=True)
         self.db = self.cache.db
         self.model_name = model
         self.model_id = resolve_model_name(model)
