@@ -572,6 +572,56 @@ def build_replace_race(base: Path, filler_pages: int = 40) -> dict[str, Path]:
             "copy": other / "copy.pdf"}
 
 
+LONG_BLOCK_WORD = "deepneedleword"
+
+
+def build_long_block(path: Path, chars: int = 108_000) -> Path:
+    """A 1-page PDF whose text is one paragraph of over 96,000 characters (``chars`` in lines of
+    80 on a tall page, which MuPDF reads as one block), with :data:`LONG_BLOCK_WORD` once,
+    near its end, and ``longblockcommon`` throughout."""
+    import pymupdf
+
+    n_lines = chars // 80
+    height = min(14_400, 12 * n_lines + 40)
+    doc = pymupdf.open()
+    page = doc.new_page(width=520, height=height)
+    fontsize = (height - 40) / n_lines / 1.2
+    for i in range(n_lines):
+        words = f"line{i:05d} longblockcommon filler words in a very long paragraph of text"
+        if i == int(n_lines * 0.9):
+            words = f"line{i:05d} the {LONG_BLOCK_WORD} sits here in the long paragraph"
+        page.insert_text((10, 20 + (i + 1) * fontsize * 1.2), words.ljust(79) + " ",
+                         fontsize=fontsize)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    doc.save(path)
+    doc.close()
+    return path
+
+
+def build_annotated(path: Path) -> Path:
+    """A 2-page PDF with a sticky note (``stickynoteword``, author Alice) on page 2, a
+    comment on a highlight (``highlightcommentword``) and a FreeText box (``freetextword``)
+    on page 1; the page text itself says ``annotatedbody``."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    p1 = doc.new_page(width=400, height=300)
+    p1.insert_text((20, 40), "The annotatedbody text mentions a highlighted phrase here.")
+    h = p1.add_highlight_annot(p1.search_for("highlighted phrase"))
+    h.set_info(content="highlightcommentword why this matters")
+    h.update()
+    p1.add_freetext_annot(pymupdf.Rect(20, 100, 300, 140), "freetextword in a box").update()
+    p2 = doc.new_page(width=400, height=300)
+    p2.insert_text((20, 40), "Second page annotatedbody text.")
+    a = p2.add_text_annot((300, 20), "stickynoteword remember this")
+    a.set_info(title="Alice")
+    a.update()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    doc.save(path)
+    doc.close()
+    return path
+
+
 def mount_tmpfs(path: Path, size_kib: int) -> bool:
     """Mount a ``size_kib`` tmpfs on ``path`` (a real small disk that can fill up);
     False when this process may not mount (not root, no CAP_SYS_ADMIN)."""

@@ -46,8 +46,8 @@ from .document import Extraction
 
 SCHEMA_VERSION = 2
 #: Bump when extraction output changes: contents extracted by an older version are redone.
-EXTRACTOR_VERSION = 14  # 7, 9, 10: numbering; 8: floats; 11, 12: heading column; 13: number block;
-#   14: page labels built by pdftui (bounded), hashes of the bytes extracted
+EXTRACTOR_VERSION = 15  # 7, 9, 10: numbering; 8: floats; 11, 12: heading column; 13: number block;
+#   14: page labels built by pdftui (bounded), hashes of the bytes extracted; 15: annotations
 #: ``units.page`` of a section's head unit (``units.ordinal`` = ``sections.ordinal``): the
 #: first embedding unit of the section's own text, from its heading. Page units are >= 1.
 SECTION_HEAD_PAGE = 0

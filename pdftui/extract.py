@@ -948,6 +948,7 @@ def _extract_pdf(p: Path, stem: str, page_timeout_s: float,
         slow_pages: list[int] = []
         failed_pages: list[int] = []
         widget_values = 0
+        annotations = 0
         for i in range(n):
             t0 = time.perf_counter()
             try:
@@ -1028,6 +1029,9 @@ def _extract_pdf(p: Path, stem: str, page_timeout_s: float,
                             widget_values += len(vals)
                 except Exception:  # noqa: BLE001
                     pass
+                for ablock in annotation_blocks(page, "\n".join(b.text for b in blocks)):
+                    blocks.append(ablock)
+                    annotations += 1
                 text = "\n\n".join(b.text for b in blocks)
                 if not text:
                     empty_pages += 1
@@ -1047,6 +1051,8 @@ def _extract_pdf(p: Path, stem: str, page_timeout_s: float,
             notes.append(f"{len(slow_pages)} page(s) took longer than {page_timeout_s:g} s: {_pagelist(slow_pages)}")
         if len(failed_pages) > 3:
             notes.append(f"{len(failed_pages)} pages failed: {_pagelist(failed_pages)}")
+        if annotations:
+            notes.append(f"{annotations} annotation(s) (notes, comments) added to the page text")
         if widget_values:
             notes.append(f"{widget_values} form field value(s) added to the page text")
         try:
@@ -1101,6 +1107,45 @@ def _extract_pdf(p: Path, stem: str, page_timeout_s: float,
             doc.close()
         except Exception:  # noqa: BLE001
             pass
+
+
+#: Annotation kinds whose text is not drawn on the page, and how a reader is told what it is.
+_ANNOT_LABELS = {"Text": "Note", "Highlight": "Comment on highlight",
+                 "Underline": "Comment on underline", "StrikeOut": "Comment on strike-out",
+                 "Squiggly": "Comment on underline", "FreeText": "Text box",
+                 "Square": "Comment", "Circle": "Comment", "Ink": "Comment",
+                 "Polygon": "Comment", "PolyLine": "Comment", "Line": "Comment",
+                 "Stamp": "Stamp", "Caret": "Comment", "FileAttachment": "Attachment note"}
+#: Longest annotation text kept, in characters.
+MAX_ANNOT_CHARS = 4000
+
+
+def annotation_blocks(page, page_text: str, limit: int = 200) -> list[Block]:
+    """The text of a page's annotations (sticky notes, comments on highlights, text boxes
+    ...) that the page text does not already hold, one :class:`Block` each at the
+    annotation's rectangle, labelled with its kind and author: ``"Note (Alice): ..."``.
+    At most ``limit`` annotations, each cut to :data:`MAX_ANNOT_CHARS`. Never raises."""
+    out: list[Block] = []
+    try:
+        have = page_text.casefold()
+        for annot in page.annots():
+            kind = annot.type[1] if annot.type else ""
+            label = _ANNOT_LABELS.get(kind)
+            info = annot.info or {}
+            text = normalize_text(strip_control(clip(info.get("content") or "", MAX_ANNOT_CHARS)))
+            text = text.replace("\n", " ")
+            if not label or not text or text.casefold() in have:
+                continue   # FreeText is drawn, and so already in the page text
+            author = normalize_text(strip_control(clip(info.get("title") or "", 60),
+                                                  keep_newlines=False))
+            r = annot.rect
+            head = f"{label} ({author})" if author else label
+            out.append(Block(f"{head}: {text}", r.x0, r.y0, r.x1, r.y1))
+            if len(out) >= limit:
+                break
+    except Exception:  # noqa: BLE001 - a broken annotation must not lose the page
+        pass
+    return out
 
 
 def bound_strings(ex: Extraction) -> Extraction:

@@ -52,13 +52,21 @@ _MARKS = "\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f"
 _MARKS_RE = re.compile(f"([{_MARKS}]{{3}})[{_MARKS}]+")
 
 
+#: Variation selectors 15 and 16 (text / emoji presentation): terminals disagree on the
+#: width they add (tmux counts U+FE0F as 0, others as 1), which shifts table columns.
+_VS_RE = re.compile("[\ufe0e\ufe0f]")
+
+
 def clean_text(s: str | None, keep_newlines: bool = False) -> str:
     """``s`` for display: :func:`strip_control`, tabs as spaces, newlines as spaces unless
-    ``keep_newlines``, and stacks of more than 3 combining marks cut to 3 (so "Zalgo" text
-    cannot smear over neighbouring lines). Never raises; ``None`` gives ''.
+    ``keep_newlines``, stacks of more than 3 combining marks cut to 3 (so "Zalgo" text
+    cannot smear over neighbouring lines), and the emoji variation selectors U+FE0E and
+    U+FE0F removed (they make terminals disagree on a cell's width). Never raises;
+    ``None`` gives ''.
     """
     if not s:
         return ""
+    s = _VS_RE.sub("", s)
     s = s.replace("\r\n", "\n").replace("\r", "\n")
     s = strip_control(s, keep_newlines=keep_newlines, keep_tabs=False)
     return _MARKS_RE.sub(r"\1", s)

@@ -270,3 +270,80 @@ def test_tui_refuses_a_terminal_it_cannot_draw_on(accents, env):
     lines = r.err.strip().splitlines()
     assert len(lines) == 1 and "pdftui search" in lines[0] and "UTF-8" in lines[0]
     assert "\x1b" not in r.err
+
+
+# --------------------------------------------------------------------------- annotations, long blocks
+
+
+@pytest.fixture(scope="module")
+def made(tmp_path_factory):
+    base = tmp_path_factory.mktemp("made")
+    folder = base / "made"
+    robust.build_annotated(folder / "annotated.pdf")
+    robust.build_long_block(folder / "long.pdf")
+    cache = base / "cache"
+    assert cli("index", folder, "--no-embed", "--cache-dir", cache).rc == 0
+    return folder, cache
+
+
+def _hits(folder, cache, query, *extra):
+    r = cli("search", folder, query, "--mode", "keyword", "--json", "--cache-dir", cache, *extra)
+    assert r.rc == 0, r.err
+    return json.loads(r.out)
+
+
+@pytest.mark.parametrize("word, page, label", [
+    ("stickynoteword", 2, "Note (Alice): stickynoteword"),
+    ("highlightcommentword", 1, "Comment on highlight: highlightcommentword"),
+    ("freetextword", 1, "freetextword in a box")])
+def test_annotation_text_is_found_on_its_page_and_shown_as_such(made, word, page, label):
+    folder, cache = made
+    hits = _hits(folder, cache, word)["hits"]
+    assert [(h["doc"], h["page"]) for h in hits] == [("annotated.pdf", page)]
+    assert label in hits[0]["excerpt"]
+    assert hits[0]["excerpt"].count("freetextword") <= 1   # a drawn box is not added twice
+
+
+def test_excerpt_of_a_very_long_block_holds_the_match(made):
+    folder, cache = made
+    d = _hits(folder, cache, robust.LONG_BLOCK_WORD)
+    ex = d["hits"][0]["excerpt"]
+    assert robust.LONG_BLOCK_WORD in ex and ex.startswith("… ") and len(ex) <= 2100
+    r = cli("search", folder, robust.LONG_BLOCK_WORD, "--mode", "keyword", "--cache-dir", cache)
+    assert robust.LONG_BLOCK_WORD in r.out.replace("│", "").replace(" ", "") or \
+        robust.LONG_BLOCK_WORD in r.out
+
+
+def test_variation_selectors_are_stripped_for_display():
+    from pdftui.text import clean_text
+
+    assert clean_text("ok \u2714\ufe0f done \u263a\ufe0e") == "ok \u2714 done \u263a"
+
+
+def test_query_truncation_is_said(made):
+    folder, cache = made
+    long_query = "annotatedbody " + "x" * 1200
+    note = _hits(folder, cache, long_query)["coverage"].get("note", "")
+    assert "cut to its first 1,000 characters" in note
+    many = " ".join(f"term{i:02d}word" for i in range(40)) + " annotatedbody"
+    note = _hits(folder, cache, many)["coverage"].get("note", "")
+    assert "only its first 32 of 41 terms were searched" in note
+    assert "cut" not in _hits(folder, cache, "annotatedbody")["coverage"].get("note", "")
+
+
+def test_a_vanished_folder_searches_nothing_and_says_so(tmp_path):
+    from pdftui.search.service import SearchService
+
+    folder = tmp_path / "gone"
+    robust.make_pdf(folder.mkdir() or folder / "a.pdf", ["vanishword here"])
+    index_folder(folder, tmp_path / "cache", embed=False)
+    svc = SearchService(folder, cache_dir=tmp_path / "cache")
+    try:
+        assert svc.search_sync("vanishword", mode="keyword").hits
+        (folder / "a.pdf").unlink()
+        folder.rmdir()
+        res = svc.search_sync("vanishword", mode="keyword")
+        assert res.hits == [] and res.coverage["searched"] == 0
+        assert "the folder is gone: nothing was searched" in res.coverage["note"]
+    finally:
+        svc.close()

@@ -20,11 +20,20 @@ from .keyword import Term, tokenize_many
 
 MIN_CHARS = 80
 MAX_CHARS = 2000
+#: Characters shown before the match when a long block's excerpt is centred on it (short,
+#: so that a display cut to a few lines still shows the match).
+LEAD_CHARS = 120
 
 
-def cap(text: str, limit: int = MAX_CHARS) -> str:
+def cap(text: str, limit: int = MAX_CHARS, around: int | None = None) -> str:
     """``text`` with whitespace runs collapsed, cut at a word boundary near ``limit``
-    characters (an ellipsis marks the cut)."""
+    characters (an ellipsis marks the cut). ``around``: a character offset in ``text``
+    (the match) that the window must hold; the window then starts about
+    :data:`LEAD_CHARS` before it (an ellipsis marks that cut too), so a match deep inside a very
+    long block is shown, not the block's opening."""
+    if around is not None and around > LEAD_CHARS and len(text) > limit:
+        start = text.rfind(" ", 0, max(0, around - LEAD_CHARS)) + 1
+        return "… " + cap(text[start:], limit)
     text = " ".join(text.split())
     if len(text) <= limit:
         return text
@@ -62,6 +71,31 @@ def matched_terms(block_stems: set[str], terms: Sequence[Term]) -> int:
         elif t.text in block_stems:
             n += 1
     return n
+
+
+def match_offset(text: str, terms: Sequence[Term]) -> int | None:
+    """Character offset of the first word of ``text`` that a query term matches (a word
+    starting with the term's stem, case-insensitively; a stem whose last letter the
+    stemmer changed, "happi" for "happy", is tried without it), or None."""
+    import re
+
+    best = None
+    low = text.casefold()
+    for t in terms:
+        stem = t.text.casefold()
+        for probe in (stem, stem[:-1] if len(stem) > 4 else None):
+            if not probe:
+                continue
+            m = re.search(r"(?<!\w)" + re.escape(probe), low)
+            if m:
+                best = m.start() if best is None else min(best, m.start())
+                break
+    return best
+
+
+def _capped(text: str, terms: Sequence[Term]) -> str:
+    """:func:`cap` of a chosen block, centred on the match when the block is long."""
+    return cap(text, around=match_offset(text, terms) if len(text) > MAX_CHARS else None)
 
 
 def grow(blocks: Sequence[str], i: int, min_chars: int = MIN_CHARS) -> str:
@@ -105,9 +139,9 @@ def choose(blocks: Sequence[str], terms: Sequence[Term],
             [i for i in range(len(blocks)) if overlap[i] > 0]
         if cands:
             best = max(cands, key=lambda i: (counts[i], overlap[i], -i))
-            return best, cap(grow(blocks, best))
+            return best, _capped(grow(blocks, best), terms)
     pool = [i for i in range(len(blocks)) if long_[i]]
     if not pool or max(counts[i] for i in pool) == 0 and max(counts) > 0:
         pool = list(range(len(blocks)))
     best = max(pool, key=lambda i: (counts[i], -i))
-    return best, cap(grow(blocks, best))
+    return best, _capped(grow(blocks, best), terms)

@@ -173,6 +173,23 @@ class SearchResult:
                 "hits": [h.to_json() for h in self.hits]}
 
 
+#: The coverage note of a search whose folder no longer exists.
+FOLDER_GONE = "the folder is gone"
+
+
+def truncation_note(query: object, text: str, terms: list) -> str:
+    """What of the query was not searched, in words ('' when all of it was): text past
+    :data:`keyword.MAX_QUERY_CHARS` characters, terms past :data:`keyword.MAX_TERMS`."""
+    notes = []
+    if isinstance(query, str) and len(query) > keyword.MAX_QUERY_CHARS:
+        notes.append(f"the query was cut to its first {keyword.MAX_QUERY_CHARS:,} characters")
+    if len(terms) >= keyword.MAX_TERMS:
+        words = set(keyword.tokenize(text)) - keyword._stem_stopwords()
+        if len(words) > keyword.MAX_TERMS:
+            notes.append(f"only its first {keyword.MAX_TERMS} of {len(words)} terms were searched")
+    return "; ".join(notes)
+
+
 class Superseded(Exception):
     """Raised inside the worker when a newer search has started."""
 
@@ -333,11 +350,20 @@ class Engine:
         top_k = max(1, int(top_k))
         self.refresh()
         scope = self._scope(docs)
+        if not os.path.isdir(self.root):   # deleted or unmounted: its rows are not its files
+            coverage = self.coverage(scope, False)
+            coverage.update(searched=0, semantic_searched=0,
+                            note=f"{FOLDER_GONE}: nothing was searched")
+            return SearchResult(text, mode, granularity, coverage,
+                                (time.perf_counter() - t0) * 1000, [])
         searchable = [d for d in scope if d.reason is None]
         coverage = self.coverage(scope, mode != "keyword")
         lists = self.rank(text, mode, granularity, searchable, coverage, check, top_k)
         check()
         hits = self.hits(lists, granularity, top_k, text)
+        cut = truncation_note(query, text, lists.get("terms") or [])
+        if cut:
+            coverage["note"] = f"{coverage['note']}; {cut}" if coverage.get("note") else cut
         return SearchResult(text, mode, granularity, coverage,
                             (time.perf_counter() - t0) * 1000, hits)
 

@@ -40,7 +40,7 @@ from .compare_view import CompareScreen, hit_key
 from .corpus_pane import CorpusPane
 from .data import LibraryGate
 from .help_screen import HelpScreen
-from .messages import (DocumentsLoaded, FolderChanged, HitHighlighted, IndexFinished,
+from .messages import (DocumentsLoaded, FolderChanged, FolderPresence, HitHighlighted, IndexFinished,
                        IndexProgress, OpenHit, PaneFocused, ScopeChanged, SearchDone)
 from .reader_pane import ReaderBody, ReaderPane
 from .results_pane import HitTable, ResultsPane
@@ -52,6 +52,8 @@ TAB_PANES = ("corpus", "results", "reader")
 TOP_K = 20
 #: Seconds of quiet typing before a search-as-you-type runs.
 DEBOUNCE_S = 0.25
+#: Seconds between looks at a folder that vanished (and while watching, for it vanishing).
+FOLDER_POLL_S = 1.0
 
 
 def _keymap_from_env() -> dict[str, str]:
@@ -240,9 +242,14 @@ class PdftuiApp(App):
         def progress(p) -> None:
             self.post_message(IndexProgress(replace(p)))
 
+        from ..cache import CacheError
+
         try:
             summary = index_folder(self.root, self.cache_dir, self.model, embed=True,
                                    progress=progress, cancel=cancel)
+        except CacheError as exc:   # read-only location, full disk: reading still works
+            self.post_message(IndexFinished(None, str(exc), read_only=True))
+            return
         except Exception as exc:  # noqa: BLE001 - a notification, never a crash
             self.post_message(IndexFinished(None, f"{type(exc).__name__}: {exc}"))
             return
@@ -250,13 +257,36 @@ class PdftuiApp(App):
 
     @work(exclusive=True, group="watch", exit_on_error=False)
     async def watch_folder(self) -> None:
-        """Follow the folder with watchfiles; PDF changes start another indexing run."""
+        """Follow the folder with watchfiles; PDF changes start another indexing run.
+
+        A folder that vanishes (deleted, unmounted) is reported (:class:`FolderPresence`)
+        and looked for every :data:`FOLDER_POLL_S` seconds; when it is back it is watched
+        and indexed again."""
         from watchfiles import awatch
 
-        self._stop_watch = asyncio.Event()
-        async for changes in awatch(self.root, watch_filter=_pdf_filter, debounce=700,
-                                    stop_event=self._stop_watch, recursive=True):
-            self.post_message(FolderChanged(sorted(p for _, p in changes)))
+        self._stop_watch = stop = asyncio.Event()
+        while not stop.is_set():
+            if not os.path.isdir(self.root):
+                self.post_message(FolderPresence(False))
+                while not os.path.isdir(self.root) and not stop.is_set():
+                    try:
+                        await asyncio.wait_for(stop.wait(), FOLDER_POLL_S)
+                    except asyncio.TimeoutError:
+                        pass
+                if stop.is_set():
+                    return
+                self.post_message(FolderPresence(True))
+            try:
+                async for changes in awatch(self.root, watch_filter=_pdf_filter, debounce=700,
+                                            stop_event=stop, recursive=True,
+                                            rust_timeout=int(FOLDER_POLL_S * 1000),
+                                            yield_on_timeout=True):
+                    if not os.path.isdir(self.root):
+                        break
+                    if changes:
+                        self.post_message(FolderChanged(sorted(p for _, p in changes)))
+            except (FileNotFoundError, OSError):
+                await asyncio.sleep(FOLDER_POLL_S)   # gone while the watch was being set up
 
     async def get_service(self):
         """The search service, created on first use (the import runs off the UI thread)."""
@@ -370,7 +400,13 @@ class PdftuiApp(App):
     def _index_finished(self, event: IndexFinished) -> None:
         self._indexing = False
         self._last_docs_done = -1
-        if event.error:
+        if event.error and not os.path.isdir(self.root):
+            self._index_status = "folder gone"   # the watcher says so, and looks for it
+        elif event.error and event.read_only:
+            self._index_status = "index cannot be updated: showing it as it is"
+            self.notify(clean_text(event.error), title="Index read-only", severity="warning",
+                        timeout=6)
+        elif event.error:
             self._index_status = "indexing failed"
             self.notify(clean_text(event.error), title="Indexing failed", severity="error",
                         timeout=10)
@@ -391,6 +427,22 @@ class PdftuiApp(App):
     @on(FolderChanged)
     def _folder_changed(self, event: FolderChanged) -> None:
         self.start_index()
+
+    @on(FolderPresence)
+    def _folder_presence(self, event: FolderPresence) -> None:
+        if event.present:
+            self._index_status = ""
+            self.notify("the folder is back: indexing it again", title="Folder", timeout=3)
+            self.start_index()
+        else:
+            if self._cancel_index is not None:
+                self._cancel_index.set()
+            self._index_status = "folder gone"
+            self.notify("the folder is gone: searches cover nothing until it is back",
+                        title="Folder gone", severity="warning", timeout=6)
+        self._update_status()
+        if self._last_key is not None:
+            self.run_search(keep_cursor=True)
 
     @on(ScopeChanged)
     def _scope_changed(self, event: ScopeChanged) -> None:

@@ -36,6 +36,7 @@ class IndexFinished(Message):
 
     summary: dict | None = None
     error: str = ""
+    read_only: bool = False   # the cache cannot be written (read-only, full): reading works
 
 
 @dataclass
@@ -50,6 +51,13 @@ class FolderChanged(Message):
     """watchfiles saw PDFs added, edited, renamed or deleted in the folder."""
 
     paths: list[str] = field(default_factory=list)
+
+
+@dataclass
+class FolderPresence(Message):
+    """The folder vanished (``present`` False: deleted, unmounted) or came back."""
+
+    present: bool = False
 
 
 @dataclass

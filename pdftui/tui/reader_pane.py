@@ -24,6 +24,7 @@ from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import ModalScreen
+from textual.widget import Widget
 from textual.widgets import Input, Label, Static
 
 from ..text import clean_text
@@ -40,7 +41,7 @@ def find_target(paragraphs: list[str], excerpt: str = "",
                 pattern: re.Pattern[str] | None = None) -> int | None:
     """Index of the paragraph that holds ``excerpt`` (a hit's block), else of the first
     paragraph with the most query matches, else None."""
-    key = _collapse(excerpt).rstrip("…").strip()
+    key = _collapse(excerpt).strip().strip("…").strip()   # a centred excerpt opens with …
     if key:
         probe = key[:80]
         for i, p in enumerate(paragraphs):
@@ -334,11 +335,26 @@ class ReaderPane(Vertical):
         elif how == "target" and view.target is not None:
             paras = list(body.query(".para"))
             if 0 <= view.target < len(paras):
-                body.scroll_to_widget(paras[view.target], animate=False, top=True)
+                para = paras[view.target]
+                body.scroll_to_widget(para, animate=False, top=True)
+                line = self._match_line(para, view.paragraphs[view.target])
+                if line > body.size.height // 2:   # deep inside a very long paragraph
+                    body.scroll_to(y=para.virtual_region.y + line - body.size.height // 3,
+                                   animate=False)
                 return
             body.scroll_home(animate=False)
         else:
             body.scroll_home(animate=False)
+
+    def _match_line(self, para: Widget, text: str) -> int:
+        """The wrapped line (0-based) of the first query match in paragraph ``para``
+        whose text is ``text``; 0 when there is no match."""
+        m = self.pattern.search(text) if self.pattern is not None else None
+        if m is None or m.start() < 200:
+            return 0
+        width = max(10, para.content_region.width or para.size.width or 80)
+        head = Text(clean_text(text[:m.start()], keep_newlines=True))
+        return max(0, len(head.wrap(self.app.console, width)) - 1)
 
     def follow_scroll(self) -> None:
         """In a page view, name the section of the paragraph at the top of the screen

@@ -1,0 +1,88 @@
+"""The TUI when its folder vanishes and comes back, and on a 96,000-character paragraph."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+
+from pdftui.tui.app import PdftuiApp
+
+from .conftest import make_markup_pdf, search, wait_for
+
+
+def _status(app) -> str:
+    return str(app.query_one("#status").render())
+
+
+def test_folder_deleted_then_recreated(tmp_path):
+    folder = tmp_path / "watched"
+    folder.mkdir()
+    make_markup_pdf(folder / "first.pdf")
+
+    async def go():
+        app = PdftuiApp(folder, cache_dir=tmp_path / "cache", watch=True, show_timings=False,
+                        debounce=0.05)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await wait_for(pilot, lambda: len(app.documents) == 1 and not app._indexing,
+                           timeout=60, what="first index")
+            await pilot.pause(0.5)   # the watcher starts
+            data = await search(pilot, "zorblax")
+            assert data["hits"]
+            shutil.rmtree(folder)
+            await wait_for(pilot, lambda: "folder gone" in _status(app), timeout=30,
+                           what="folder gone in the status line")
+            await wait_for(pilot, lambda: app.query_one("#results").data is not None and
+                           not app.query_one("#results").data["hits"], timeout=30,
+                           what="results emptied")
+            data = app.query_one("#results").data
+            assert data["coverage"]["searched"] == 0
+            assert "nothing was searched" in data["coverage"]["note"]
+            folder.mkdir()
+            make_markup_pdf(folder / "again.pdf")
+            await wait_for(pilot, lambda: [d.doc for d in app.documents] == ["again.pdf"]
+                           and not app._indexing, timeout=60, what="the folder re-indexed")
+            assert "folder gone" not in _status(app)
+            data = await search(pilot, "zorblax again")
+            assert {h["doc"] for h in data["hits"]} == {"again.pdf"}
+    asyncio.run(go())
+
+
+def test_reader_centres_the_match_inside_a_very_long_paragraph(tmp_path):
+    import importlib.util
+    import sys
+
+    from pdftui.index import index_folder
+    from pdftui.tui.reader_pane import ReaderBody, ReaderPane
+    from pdftui.tui.results_pane import ResultsPane
+
+    from ..conftest import REPO
+
+    spec = importlib.util.spec_from_file_location("pdftui_bench_robust", REPO / "bench" / "robust.py")
+    robust = sys.modules.get("pdftui_bench_robust") or importlib.util.module_from_spec(spec)
+    if "pdftui_bench_robust" not in sys.modules:
+        sys.modules["pdftui_bench_robust"] = robust
+        spec.loader.exec_module(robust)
+    folder = tmp_path / "long"
+    robust.build_long_block(folder / "long.pdf")
+    index_folder(folder, tmp_path / "cache", embed=False)
+
+    async def go():
+        app = PdftuiApp(folder, cache_dir=tmp_path / "cache", watch=False, index=False,
+                        show_timings=False, debounce=0.05)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await wait_for(pilot, lambda: app.documents, timeout=30, what="documents")
+            app.action_mode("keyword")
+            data = await search(pilot, robust.LONG_BLOCK_WORD)
+            assert robust.LONG_BLOCK_WORD in data["hits"][0]["excerpt"]
+            app.open_hit(app.query_one(ResultsPane).hits[0])
+            reader = app.query_one(ReaderPane)
+            body = reader.query_one(ReaderBody)
+            await wait_for(pilot, lambda: reader.view is not None and body.scroll_y > 0,
+                           timeout=30, what="the reader scrolled to the match")
+            await pilot.pause(0.3)
+            para = list(body.query(".para"))[reader.view.target]
+            line = reader._match_line(para, reader.view.paragraphs[reader.view.target])
+            assert line > 500   # the match is deep inside the paragraph
+            top = body.scroll_y - para.virtual_region.y
+            assert top <= line < top + body.size.height   # and it is on screen
+    asyncio.run(go())
