@@ -20,6 +20,11 @@ per-input timeout, into fresh temporary caches, and is judged against what it sh
 - untrusted text: markup, ANSI escapes, NUL, control characters, combining stacks and a
   10,000-character word in text, title, outline and file name; output must be literal.
 
+- second pass (issue 17): hostile /PageLabels, a file replaced (mv) during ``index`` and a
+  cache poisoned that way, a read-only mount and a full disk under the cache (real
+  mounts), Latin-1 / ASCII stdout and TERM=dumb, annotations, a 96,000-character
+  paragraph, U+FE0F in a table cell, over-long queries, a folder that vanishes.
+
 The table counts inputs tried, indexed, skipped (with reason), crashes (traceback or
 unexpected exit code), hangs (timeout), wrong text / wrong reason, stale results and lock
 errors. The bar: 0 crashes, 0 hangs, 0 lock errors, 0 stale results, 0 wrong.
@@ -1511,6 +1516,169 @@ def _poisoned_repair(tmp: Path, race: dict, row: Row, timeout: float) -> None:
             row.indexed += 1
 
 
+def bench_read_only(tmp: Path, timeout: float) -> Row:
+    """A finished index on a read-only mount and on a full disk (real mounts; skipped
+    where this process may not mount): ``index`` fails with one line naming why; search,
+    read and read --sections answer from the index with a one-line warning."""
+    row = Row("read-only / full cache")
+    folder = tmp / "rof"
+    folder.mkdir()
+    for name in ("debian-octave-refcard-a4.pdf",):
+        shutil.copy(CORPUS / name, folder / name)
+    cache, ro, disk = tmp / "rof-cache", tmp / "rof-ro", tmp / "rof-disk"
+    cli("index", folder, "--no-embed", "--cache-dir", cache, timeout=timeout)
+    cases = []
+    if mount_read_only(cache, ro):
+        cases.append(("read-only", ro, "read-only"))
+    if mount_tmpfs(disk, 3072):
+        cli("index", folder, "--no-embed", "--cache-dir", disk / "c", timeout=timeout)
+        fill_disk(disk)
+        cases.append(("full disk", disk / "c", "the disk is full"))
+    if not cases:
+        row.problems.append("(info) cannot mount here: read-only and full-disk cases not run")
+    try:
+        tiny_corpus(folder / "more", 10, prefix="rof", pages=3)   # something to update
+        for name, c, why in cases:
+            r = cli("index", folder, "--no-embed", "--cache-dir", c, timeout=timeout)
+            row.tried += 1
+            row.account(r, f"{name}: index")
+            lines = [ln for ln in r.err.splitlines() if ln.startswith("pdftui: ") and
+                     "extracted" not in ln]
+            if r.rc != 2 or len(lines) != 1 or why not in lines[0]:
+                row.wrong += 1
+                row.problems.append(f"{name}: index rc={r.rc} {r.err.strip()[-200:]!r}")
+            else:
+                row.skipped["clear error"] += 1
+            for what, args in (("search", ["search", folder, "octave", "--mode", "keyword",
+                                           "--json"]),
+                               ("read", ["read", folder, "debian-octave-refcard-a4.pdf"]),
+                               ("sections", ["read", folder, "debian-octave-refcard-a4.pdf",
+                                             "--sections"])):
+                r = cli(*args, "--cache-dir", c, timeout=timeout)
+                row.tried += 1
+                row.account(r, f"{name}: {what}")
+                warn = [ln for ln in r.err.splitlines() if "cannot be updated" in ln]
+                if r.rc != 0 or len(warn) != 1 or why not in warn[0] or "Octave" not in r.out:
+                    row.wrong += 1
+                    row.problems.append(f"{name}: {what} rc={r.rc} {r.err.strip()[-200:]!r}")
+                else:
+                    row.indexed += 1
+    finally:
+        for m in (ro, disk):
+            unmount(m)
+    return row
+
+
+def bench_encodings(tmp: Path, timeout: float) -> Row:
+    """Latin-1 and ASCII standard output: search, read, read --sections and --json never
+    raise (--json is ASCII there and decodes to the same text); the TUI refuses TERM=dumb
+    and a non-UTF-8 locale with one line and no escape sequence."""
+    row = Row("output encodings")
+    folder = tmp / "enc"
+    make_pdf(folder.mkdir() or folder / "café.pdf", ["café naïve encword", "two encword"],
+             toc=[[1, "Überblick · eins", 1], [1, "Zwei", 2]], title="Résumé ✔️")
+    cache = tmp / "cache-enc"
+    cli("index", folder, "--no-embed", "--cache-dir", cache, timeout=timeout)
+    for enc in ("latin-1", "ascii"):
+        env = {"PYTHONIOENCODING": enc}
+        for what, args in (("search", ["search", folder, "encword", "--mode", "keyword"]),
+                           ("search sections", ["search", folder, "encword", "--mode",
+                                                "keyword", "--granularity", "section"]),
+                           ("read", ["read", folder, "café.pdf"]),
+                           ("sections", ["read", folder, "café.pdf", "--sections"]),
+                           ("json", ["search", folder, "encword", "--mode", "keyword",
+                                     "--json"])):
+            r = cli(*args, "--cache-dir", cache, env=env, timeout=timeout)
+            row.tried += 1
+            row.account(r, f"{enc} {what}")
+            ok = r.rc == 0 and "Traceback" not in r.err
+            if ok and what == "json":
+                ok = r.out.isascii() and any("café naïve" in h["excerpt"]
+                                             for h in json.loads(r.out)["hits"])
+            if ok:
+                row.indexed += 1
+            else:
+                row.wrong += 1
+                row.problems.append(f"{enc} {what}: rc={r.rc} {r.err.strip()[-200:]!r}")
+    for env in ({"TERM": "dumb"}, {"LC_ALL": "C", "PYTHONUTF8": "0"},
+                {"PYTHONIOENCODING": "latin-1"}):
+        r = cli(folder, "--cache-dir", cache, env=env, timeout=60)
+        row.tried += 1
+        row.account(r, f"tui {env}")
+        lines = r.err.strip().splitlines()
+        if r.rc == 2 and r.out == "" and len(lines) == 1 and "pdftui search" in lines[0] \
+                and "\x1b" not in r.err:
+            row.skipped["refused with a hint"] += 1
+        else:
+            row.wrong += 1
+            row.problems.append(f"tui {env}: rc={r.rc} {r.err[:120]!r}")
+    return row
+
+
+def bench_content(tmp: Path, timeout: float) -> Row:
+    """Annotations (sticky note, comment on a highlight, FreeText) found on their page and
+    shown as such; a 96,000-character paragraph's excerpt holds the match; U+FE0F is gone
+    from table cells; a query over 1,000 characters or 32 terms is said to be cut; a
+    vanished folder is searched as nothing, and says so."""
+    row = Row("annotations, long text")
+    folder = tmp / "content"
+    build_annotated(folder / "annotated.pdf")
+    build_long_block(folder / "long.pdf")
+    make_pdf(folder / "emoji ✔️.pdf", ["emojiword ✔️"])
+    cache = tmp / "cache-content"
+    cli("index", folder, "--no-embed", "--cache-dir", cache, timeout=timeout)
+    many = " ".join(f"term{i:02d}word" for i in range(40)) + " annotatedbody"
+    checks = [
+        ("stickynoteword", lambda d: [(h["page"], "Note (Alice): stickynoteword" in h["excerpt"])
+                                      for h in d["hits"]] == [(2, True)]),
+        ("highlightcommentword", lambda d: [(h["page"], "Comment on highlight:" in h["excerpt"])
+                                            for h in d["hits"]] == [(1, True)]),
+        ("freetextword", lambda d: [h["page"] for h in d["hits"]] == [1]),
+        (LONG_BLOCK_WORD, lambda d: bool(d["hits"]) and LONG_BLOCK_WORD in d["hits"][0]["excerpt"]),
+        ("annotatedbody " + "x" * 1200,
+         lambda d: "first 1,000 characters" in d["coverage"].get("note", "")),
+        (many, lambda d: "first 32 of 41 terms" in d["coverage"].get("note", "")),
+    ]
+    for q, good in checks:
+        r = cli("search", folder, q, "--mode", "keyword", "--json", "--cache-dir", cache,
+                timeout=timeout)
+        row.tried += 1
+        row.account(r, f"search {q[:30]}")
+        if r.rc == 0 and good(json.loads(r.out)):
+            row.indexed += 1
+        else:
+            row.wrong += 1
+            row.problems.append(f"search {q[:30]!r}: rc={r.rc} {r.out[:200]!r}")
+    r = cli("search", folder, "emojiword", "--mode", "keyword", "--cache-dir", cache,
+            timeout=timeout)
+    row.tried += 1
+    row.account(r, "emoji table")
+    if r.rc == 0 and "\ufe0f" not in r.out and "emoji" in r.out:
+        row.indexed += 1
+    else:
+        row.wrong += 1
+        row.problems.append("U+FE0F left in the results table")
+    from pdftui.search.service import SearchService
+
+    gone = tmp / "gone"
+    make_pdf(gone.mkdir() or gone / "a.pdf", ["vanishword here"])
+    cli("index", gone, "--no-embed", "--cache-dir", cache, timeout=timeout)
+    svc = SearchService(gone, cache_dir=cache)
+    try:
+        shutil.rmtree(gone)
+        res = svc.search_sync("vanishword", mode="keyword")
+        row.tried += 1
+        if res.hits or res.coverage["searched"] or "nothing was searched" not in \
+                res.coverage.get("note", ""):
+            row.stale += 1
+            row.problems.append(f"vanished folder: {len(res.hits)} hits, {res.coverage}")
+        else:
+            row.indexed += 1
+    finally:
+        svc.close()
+    return row
+
+
 COLUMNS = ("tried", "indexed", "skipped", "crashes", "hangs", "wrong", "stale", "lock_errors")
 
 
@@ -1553,7 +1721,7 @@ def main() -> int:
     ap.add_argument("--kills", type=int, default=None, help="kill -9 rounds (default 10; 3 quick)")
     ap.add_argument("--only", default=None,
                     help="comma list of: made,real,tree,cache,queries,kill,concurrency,"
-                         "changes,untrusted,labels,race")
+                         "changes,untrusted,labels,race,readonly,encodings,content")
     a = ap.parse_args()
     kills = a.kills if a.kills is not None else (3 if a.quick else 10)
     only = set(a.only.split(",")) if a.only else None
@@ -1570,6 +1738,9 @@ def main() -> int:
         ("untrusted", lambda: bench_untrusted(tmp, a.timeout)),
         ("labels", lambda: bench_labels(tmp, a.timeout)),
         ("race", lambda: bench_replace_race(tmp, a.timeout)),
+        ("readonly", lambda: bench_read_only(tmp, a.timeout)),
+        ("encodings", lambda: bench_encodings(tmp, a.timeout)),
+        ("content", lambda: bench_content(tmp, a.timeout)),
     ]
     rows: list[Row] = []
     t0 = time.monotonic()
