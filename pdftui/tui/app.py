@@ -25,20 +25,21 @@ from dataclasses import replace
 from pathlib import Path
 
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Input, Static
+from textual.widgets import Footer, Input, Static, TextArea
 from textual.worker import Worker, WorkerState
 
 from ..text import clean_text
 from .compare_view import CompareScreen, hit_key
 from .corpus_pane import CorpusPane
 from .data import LibraryGate
+from .dialogs import ConfirmQuitScreen
 from .help_screen import HelpScreen
 from .messages import (DocumentsLoaded, FolderChanged, FolderPresence, HitHighlighted, IndexFinished,
                        IndexProgress, OpenHit, PaneFocused, ScopeChanged, SearchDone)
@@ -108,7 +109,7 @@ class PdftuiApp(App):
         Binding("p", "granularity", "Sections", show=False, id="granularity"),
         Binding("x", "clear_scope", "Clear scope", show=False, id="scope.clear"),
         Binding("escape", "back", "Back", id="back"),
-        Binding("q", "quit", "Quit", show=False, id="quit"),
+        Binding("q", "request_quit", "Quit", show=False, id="quit"),
     ]
 
     #: Help screen text: (group, [(keys, what)]).
@@ -124,7 +125,7 @@ class PdftuiApp(App):
             ("Esc", "back: reader -> results (or compare); leave the search box"),
             ("? / F1", "this help"),
             ("Ctrl+P", "command palette (every action)"),
-            ("q", "quit"),
+            ("q", "quit (asks first while indexing runs; Ctrl+Q never asks)"),
         ]),
         ("Results", [
             ("↑ ↓", "move through the hits; the excerpt below follows"),
@@ -363,9 +364,11 @@ class PdftuiApp(App):
     @on(SearchDone)
     def _search_done(self, event: SearchDone) -> None:
         key, keep_cursor = event.key[:4], event.key[4]
+        results = self.query_one(ResultsPane)
+        if self._exit or not results.children:
+            return  # the app is closing: the panes are going
         if key != self.search_key():
             return  # stale: the box, mode, granularity or scope changed since
-        results = self.query_one(ResultsPane)
         if event.provisional:
             results.set_result(event.data, keep_cursor=keep_cursor)
             results.show_message(f"keyword hits · loading the embedding model for {key[1]}…")
@@ -575,8 +578,48 @@ class PdftuiApp(App):
 
     # -- actions --------------------------------------------------------------------------
     def action_focus_search(self) -> None:
-        """Focus the search box."""
-        self.query_one("#query", Input).focus()
+        """Focus the search box (at once, not after a refresh: see :meth:`on_event`)."""
+        box = self.query_one("#query", Input)
+        if self.screen is self.main_screen:
+            self.screen.set_focus(box)
+        else:
+            box.focus()
+
+    async def on_event(self, event: events.Event) -> None:
+        """Route a key before Textual forwards it, so that no key of a burst is lost.
+
+        Textual forwards each key to the widget focused *when the app reads it*, while
+        ``Widget.focus()`` lands only after the keys already read: "/" then a pasted
+        query would send the query to the old pane (lost, or run as commands). So on the
+        main screen, outside any text box, the search key moves the focus to the box
+        here, synchronously, and so does a printable key that is no command of the
+        focused pane (it is then typed into the box, starting a new query): every later
+        key lands in the box, in order.
+        """
+        if isinstance(event, events.Key) and not event.is_forwarded:
+            if self._route_key(event):
+                return
+        await super().on_event(event)
+
+    def _route_key(self, event: events.Key) -> bool:
+        """True when ``event`` was consumed (it moved the focus to the search box)."""
+        if not self.screen_stack or self.screen is not self.main_screen:
+            return False
+        focused = self.focused
+        if isinstance(focused, (Input, TextArea)):
+            return False
+        active = self.screen.active_bindings
+        keys = [event.key, *event.aliases]
+        bound = next((active[k] for k in keys if k in active), None)
+        box = self.query_one("#query", Input)
+        if bound is not None and bound.binding.id == "search.focus" and bound.enabled:
+            self.screen.set_focus(box)
+            return True
+        if bound is None and event.is_printable:
+            # the key itself is forwarded to the box next; it starts a new query (the
+            # box selects its text on focus), the last one is a ↑ away in the history
+            self.screen.set_focus(box)
+        return False
 
     def action_pane(self, delta: int) -> None:
         """Next / previous pane (in other screens: next / previous widget)."""
@@ -699,8 +742,29 @@ class PdftuiApp(App):
                                     self.query_one(t), f"action_{a}")())
         yield from super().get_system_commands(screen)
 
+    def unsaved_work(self) -> list[str]:
+        """What quitting now would lose or interrupt, one phrase each (empty: nothing, so
+        ``q`` quits without asking)."""
+        out = []
+        if self._indexing:
+            out.append("indexing is running (it resumes next time)")
+        return out
+
+    async def action_request_quit(self) -> None:
+        """``q``: quit, asking first when something would be lost (Ctrl+Q never asks)."""
+        lost = self.unsaved_work()
+        if not lost:
+            await self.action_quit()
+            return
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.call_later(self.action_quit)
+
+        self.push_screen(ConfirmQuitScreen(lost), answered)
+
     async def action_quit(self) -> None:
-        """Stop the background work and quit."""
+        """Stop the background work and quit (Ctrl+Q, or ``q`` once confirmed)."""
         self._stop_background()
         self.exit()
 

@@ -84,7 +84,7 @@ class ResultsPane(Vertical):
         Binding("c", "app.compare", "Compare", id="compare"),
         Binding("n", "app.hit(1)", "Next", id="hit.next"),
         Binding("p", "app.granularity", "Sections", id="granularity"),
-        Binding("q", "app.quit", "Quit", id="quit"),
+        Binding("q", "app.request_quit", "Quit", id="quit"),
     ]
 
     def __init__(self, **kwargs) -> None:

@@ -69,7 +69,10 @@ def build_index(base: Path) -> tuple[Path, Path]:
 
 @pytest.fixture(scope="session")
 def tui_index(tmp_path_factory) -> tuple[Path, Path]:
-    """(folder, cache_dir) of a small real index, semantic search included."""
+    """(folder, cache_dir) of a small real index, semantic search included
+    (``PDFTUI_TEST_INDEX_DIR=DIR`` keeps it in DIR and reuses it across runs)."""
+    if os.environ.get("PDFTUI_TEST_INDEX_DIR"):
+        return build_index(Path(os.environ["PDFTUI_TEST_INDEX_DIR"]))
     root = tmp_path_factory.getbasetemp()
     if os.environ.get("PYTEST_XDIST_WORKER"):
         root = root.parent  # shared by the workers of this session

@@ -446,15 +446,20 @@ def test_keymap_remaps_a_binding(make_app):
         async with app.run_test(size=(80, 24)) as pilot:
             await settle(pilot)
             await pilot.press("escape", "k")
-            assert app.mode == "hybrid"
-            await pilot.press("K")
+            # "k" is no command any more: it is typed into the search box
+            assert app.mode == "hybrid" and app.query_one("#query").value == "k"
+            await pilot.press("escape", "K")
             assert app.mode == "keyword"
             # a key the results pane repeats for its footer is remapped there too
             await search(pilot, "euler")
             await wait_for(pilot, lambda: app.query_one(HitTable).has_focus, what="results")
             await pilot.press("c")
             await pilot.pause()
+            # no command any more: it starts a new query in the box
             assert not isinstance(app.screen, CompareScreen)
+            assert app.query_one("#query").value == "c"
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: app.query_one(HitTable).has_focus, what="results")
             await pilot.press("C")
             await wait_for(pilot, lambda: isinstance(app.screen, CompareScreen))
     run(go())

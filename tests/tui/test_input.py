@@ -1,0 +1,109 @@
+"""No keystroke is lost: bursts of keys (a paste, tmux send-keys, a fast typist) land in
+the search box in order; printable keys outside the box either go to the box or are
+commands; ``q`` asks before losing anything, Ctrl+Q never asks."""
+
+from __future__ import annotations
+
+import asyncio
+
+from textual import events
+
+from pdftui.tui.dialogs import ConfirmQuitScreen
+from pdftui.tui.results_pane import HitTable
+
+from .conftest import search, settle, wait_for
+
+BURST = "scaled dot product attention, query keys"   # 40 characters, commands among them
+
+
+def run(coro):
+    return asyncio.run(coro)
+
+
+def burst(app, text: str) -> None:
+    """Send every key of ``text`` to the app at once, as a terminal does with a paste or
+    ``tmux send-keys``: all events are queued before the app handles the first."""
+    from textual.keys import _character_to_key
+
+    for ch in text:
+        key = _character_to_key(ch) if not ch.isalnum() else ch
+        event = events.Key(key, ch)
+        event.set_sender(app)
+        app._driver.send_message(event)
+
+
+async def results_focused(pilot) -> None:
+    app = pilot.app
+    await settle(pilot)
+    await search(pilot, "attention")
+    await wait_for(pilot, lambda: isinstance(app.focused, HitTable), what="results focus")
+
+
+def test_a_40_character_burst_after_slash_lands_in_the_box(make_app):
+    assert len(BURST) == 40
+
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await results_focused(pilot)
+            box = app.query_one("#query")
+            box.value = ""
+            mode = app.mode
+            burst(app, "/" + BURST)
+            await wait_for(pilot, lambda: len(box.value) >= len(BURST), timeout=10,
+                           what="the burst in the box")
+            await pilot.pause(0.2)
+            assert box.value == BURST
+            assert app.mode == mode   # the "s", "h", "k" of the burst were text, not modes
+            assert app.screen is app.main_screen   # nor "c" (compare) nor "q" (quit)
+    run(go())
+
+
+def test_a_printable_key_that_is_no_command_starts_typing_in_the_box(make_app):
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await results_focused(pilot)
+            box = app.query_one("#query")
+            box.value = ""
+            burst(app, "zebra kernels")   # "z" is no command: the rest follows it
+            await wait_for(pilot, lambda: box.value == "zebra kernels", timeout=10,
+                           what="typed text")
+            assert box.has_focus
+            # a command key outside the box stays a command
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: isinstance(app.focused, HitTable))
+            await pilot.press("k")
+            await pilot.pause()
+            assert app.mode == "keyword" and box.value == "zebra kernels"
+    run(go())
+
+
+def test_q_asks_while_indexing_and_ctrl_q_never_asks(make_app):
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await results_focused(pilot)
+            app._indexing = True          # as while a first index runs
+            await pilot.press("q")
+            await wait_for(pilot, lambda: isinstance(app.screen, ConfirmQuitScreen))
+            await pilot.press("n")
+            await wait_for(pilot, lambda: app.screen is app.main_screen)
+            assert app.is_running
+            app._indexing = False
+            await pilot.press("ctrl+q")
+            await pilot.pause()
+        assert not app.is_running
+    run(go())
+
+
+def test_q_quits_at_once_when_nothing_would_be_lost(make_app):
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await results_focused(pilot)
+            await pilot.press("q")
+            await pilot.pause()
+        assert not app.is_running
+        assert app.return_code in (0, None)
+    run(go())
