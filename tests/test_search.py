@@ -11,6 +11,7 @@ from pdftui.index import index_folder
 from pdftui.search import SearchService
 
 from .conftest import REPO, SMALL_DOCS, copy_docs
+from .invariants import assert_well_ranked
 
 HIT_KEYS = {"rank", "doc", "page", "page_label", "score", "keyword_rank", "semantic_rank",
             "excerpt", "section_path"}
@@ -90,7 +91,7 @@ def test_hostile_queries_in_every_mode(indexed):
     for q in hostile_queries():
         for mode in ("keyword", "hybrid"):
             res = service.search_sync(q, mode=mode, top_k=3)
-            assert res.to_json()["query"] is not None
+            assert_well_ranked(res, scope=SMALL_DOCS)
     with pytest.raises(ValueError):
         service.search_sync("x", mode="nonsense")
 
