@@ -705,9 +705,7 @@ def candidate_rows(pages: list[Page]) -> list[_Row]:
 # detector never sees the outline. Split by document (md5(file name) % 3 == 0 held out):
 # 33 train documents (45,435 rows, 1,587 positives), 14 validation documents. THRESHOLD is
 # the value in (0.5 .. 0.95) maximising the whole detector's train F1. Micro P/R/F1 at page
-# tolerance 0 against the outline entries printed on their page:
-#   train 0.884 / 0.921 / 0.902, held-out validation 0.814 / 0.927 / 0.866
-#   (against every outline entry: validation 0.814 / 0.901 / 0.855).
+# tolerance 0 against the outline entries printed on their page (figures: bench/README.md).
 WEIGHTS: list[float] = [
     +2.283,  # bold_vs_body
     +1.001,  # font_differs
@@ -792,8 +790,7 @@ def follows(prev: tuple[int, ...], nxt: tuple[int, ...], gap: int = 1) -> bool:
 SEQUENCE_GAP = 4
 #: Drop unnumbered headings found between two consecutive numbers (5 -> 5.1): in a
 #: numbered document these are figure-box labels ("State", "RequestVote RPC" in Raft) or
-#: run-in paragraph heads. Measured with bench/sections.py over 47 outlined PDFs: precision
-#: .859 -> .903, recall .923 -> .921 (135 false headings fewer, 6 true ones lost).
+#: run-in paragraph heads (bench/sections.py measures what it costs in recall).
 UNNUMBERED_BETWEEN = True
 """Numbers a heading may skip and still fit its neighbours (see drop_out_of_sequence)."""
 
@@ -866,8 +863,7 @@ def detect_headings(pages: list[Page]) -> list[OutlineEntry]:
     list, > 200 chars) are dropped; the rest are kept when the logistic score
     ``sigmoid(BIAS + WEIGHTS . feats) >= THRESHOLD``; then the numbering is checked:
     near misses that fill a numbering gap are kept (:func:`rescue_in_sequence`) and
-    headings that break it are dropped (:func:`drop_out_of_sequence`; measured together
-    with bench/sections.py: P/R .857/.923 -> .903/.922). A kept row directly followed by a
+    headings that break it are dropped (:func:`drop_out_of_sequence`). A kept row directly followed by a
     same-style row of the same block (a wrapped heading) absorbs it. Levels come from
     numbering depth, else from the style's rank. ``y`` is the row's top in points.
     """

@@ -12,7 +12,7 @@
 - ``service.search_sync(...)``: the same, blocking (CLI, bench).
 - ``service.close()``.
 
-Ranking (issue 3; measured with bench/quality.py, numbers in the git log):
+Ranking (measured with bench/quality.py; the figures behind each choice are in bench/README.md):
 
 1. keyword arm (:mod:`.keyword`): per-document BM25 with document-local statistics (idf in
    the always-positive Lucene form); each document's page ranking never depends on other
@@ -31,8 +31,8 @@ Ranking (issue 3; measured with bench/quality.py, numbers in the git log):
    design without losing trap or needle queries to it. A section = max over the units with
    at least half their characters inside the section's *own* text (its heading block to the
    next heading of any level), so sections sharing a page are told apart and a parent is
-   not ranked again by its subsections' text (it showed their excerpt, one passage filling
-   the list three times; section NDCG@10 .741 -> .736, MRR .833 either way).
+   not ranked again by its subsections' text (which showed their excerpt, one passage
+   filling the list three times).
 3. hybrid: stage-2 weighted RRF (k = 60; Cormack et al. 2009) of the stage-1 keyword list
    (weight 1) and the semantic list (weight 2), each keyword contribution scaled by the
    square of that page's share of the query's idf mass (:func:`.keyword.query_coverage`:
@@ -42,20 +42,14 @@ Ranking (issue 3; measured with bench/quality.py, numbers in the git log):
    and abstract for a paper) and adds ``w / (60 + document rank)`` to each of the
    document's pages, w = 0.5 x (1 - the query's keyword coverage): it speaks for described
    queries, whose words no page holds, and falls silent for queries in the documents' own
-   words (the reference system adds such an arm at a fixed 0.25). Measured on the graded
-   queries: described .732/.786/.463 -> .740/.821/.469 (doc NDCG / top-3 / page NDCG), ALL
-   .862/.915/.643 -> .863/.927/.643; w from 0.5 to 0.75 holds every class, 0.25 does not
-   lift described, a fixed (non-adaptive) w loses trap and spread queries. A fused
-   document list (``Options.doc_level``) is off: it did not help both page and document
-   metrics.
+   words (the reference system adds such an arm at a fixed 0.25). A fused document list
+   (``Options.doc_level``) is off: it did not help both page and document metrics.
 4. sections: the semantic section arm has two lists, sections by their best unit (above,
    weight 2) and by their head unit (the first unit of the section's own text, embedded
    from its heading; weight 1); its shown rank is their weighted RRF. Hybrid SECTION
    search fuses both lists with the keyword section list (weight 1, "doc_rrf" stage 1),
    whose BM25 ranks each section by its title and its *own* text (up to its first
    subsection), so a long parent no longer outranks the subsection that answers.
-   Measured: section MRR@10 .762 (units only) -> .792 (+ own-text keyword) -> .833
-   (+ head units); section NDCG@10 .693 -> .708 -> .753.
 """
 
 from __future__ import annotations
