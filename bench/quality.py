@@ -45,13 +45,16 @@ from collections import defaultdict
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import excerpt as excerpt_bench  # noqa: E402  (bench/excerpt.py)
 from pdftui.cache import fts_text  # noqa: E402
 from pdftui.search import keyword  # noqa: E402
 from pdftui.search.service import Engine, Options  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_QUERIES = HERE.parents[1] / "shared" / "eval" / "queries.json"
+DEFAULT_SCOPED = HERE / "scoped_queries.json"
 BASELINES = {  # eval README: doc NDCG@10 / top-3 gold doc / page NDCG@10 (82 page queries)
     "corpus_bm25 (README)": (0.740, 0.780, 0.532),
     "semantic first-256 (README)": (0.790, 0.854, 0.458),
@@ -231,6 +234,60 @@ def simple_design_check(results: dict, system: str = "hybrid") -> list[str]:
     return lines
 
 
+def run_scoped(engine: Engine, queries: list[dict], modes: list[str], k: int = 10) -> dict:
+    """Single-document search: each query of the scoped set runs with ``docs`` set to its
+    one document; ``{mode: {"all": {page_ndcg, mrr, n}, "per_query": {...}}}``."""
+    out = {}
+    for mode in modes:
+        per_q = {}
+        for q in queries:
+            res = engine.search(q["query"], mode=mode, top_k=k, docs=[q["scope"]])
+            m = page_metrics([(h.doc, h.page) for h in res.hits], q["labels"], k)
+            per_q[q["id"]] = {"page_ndcg": m["page_ndcg"], "mrr": m["mrr"],
+                              "class": q.get("class", "scoped")}
+        n = len(per_q)
+        out[mode] = {"all": {key: round(sum(m[key] for m in per_q.values()) / n, 4)
+                             for key in ("page_ndcg", "mrr")} | {"n": n} if n else {},
+                     "per_query": per_q}
+    return out
+
+
+def goal_check(results: dict, scoped: dict | None, excerpt: dict | None) -> list[str]:
+    """The issue-18 goals, one line each with "ok" or what falls short: hybrid within .01
+    of the better of keyword and semantic on doc NDCG and top-3 in every class; page NDCG
+    >= .68, doc NDCG >= .92, top-3 >= .95 overall; section MRR >= .90; scoped hybrid page
+    NDCG >= the better arm; excerpt containment >= .97."""
+    lines = []
+    if all(m in results for m in ("hybrid", "keyword", "semantic")):
+        h, kw, se = (results[m]["classes"] for m in ("hybrid", "keyword", "semantic"))
+        for cls, m in h.items():
+            for key in ("doc_ndcg", "top3", "page_ndcg", "section_mrr"):
+                if key not in m:
+                    continue
+                best = max(kw[cls][key], se[cls][key])
+                ok = m[key] + 0.01 + 1e-9 >= best
+                lines.append(f"hybrid {cls} {key} {m[key]:.3f} vs better arm {best:.3f}: "
+                             + ("ok" if ok else "SHORT"))
+        a = results["hybrid"]["all"]
+        for key, goal in (("doc_ndcg", 0.92), ("top3", 0.95), ("page_ndcg", 0.68)):
+            lines.append(f"hybrid ALL {key} {a[key]:.3f} (goal {goal}): "
+                         + ("ok" if a[key] >= goal else "SHORT"))
+        sec = h.get("section", {}).get("section_mrr")
+        if sec is not None:
+            lines.append(f"hybrid section MRR@10 {sec:.3f} (goal 0.90): "
+                         + ("ok" if sec >= 0.9 else "SHORT"))
+    if scoped and all(m in scoped for m in ("hybrid", "keyword", "semantic")):
+        h = scoped["hybrid"]["all"]["page_ndcg"]
+        best = max(scoped[m]["all"]["page_ndcg"] for m in ("keyword", "semantic"))
+        lines.append(f"scoped hybrid page NDCG {h:.3f} vs better arm {best:.3f}: "
+                     + ("ok" if h + 1e-9 >= best else "SHORT"))
+    if excerpt:
+        c = excerpt["containment"]
+        lines.append(f"excerpt containment {c:.3f} (goal 0.97): " + ("ok" if c >= 0.97
+                                                                       else "SHORT"))
+    return lines
+
+
 def summarise(per_q: dict[str, dict]) -> dict:
     by_class: dict[str, list[dict]] = defaultdict(list)
     for m in per_q.values():
@@ -278,6 +335,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--embedded-only", action="store_true",
                     help="while indexing: only fully embedded documents and their queries")
     ap.add_argument("--per-query", action="store_true", help="print each query's metrics")
+    ap.add_argument("--scoped", default=str(DEFAULT_SCOPED),
+                    help="single-document graded queries (default: bench/scoped_queries.json)")
+    ap.add_argument("--answers", default=str(excerpt_bench.DEFAULT_ANSWERS),
+                    help="excerpt answer substrings (default: bench/excerpt_answers.json)")
+    ap.add_argument("--no-extras", action="store_true",
+                    help="skip the scoped set and the excerpt containment")
     ap.add_argument("--policy", default=None)
     ap.add_argument("--tiebreak", default=None)
     ap.add_argument("--scheme", default=None)
@@ -342,6 +405,21 @@ def main(argv: list[str] | None = None) -> int:
     print_table(results)
     for line in simple_design_check(results):
         print(line)
+    scoped = excerpts = None
+    if not args.no_extras and not args.classes:
+        sq = json.loads(Path(args.scoped).read_text())["queries"]
+        scoped = run_scoped(engine, sq, args.modes.split(","))
+        print(f"\nsingle-document search ({len(sq)} queries of {Path(args.scoped).name}, "
+              "scope = the query's document): page NDCG@10 / MRR@10")
+        for mode, r in scoped.items():
+            print(f"  {mode:<10}{r['all']['page_ndcg']:>8.3f}{r['all']['mrr']:>8.3f}")
+        answers, by_id = excerpt_bench.load(args.answers, args.queries)
+        excerpts = excerpt_bench.run(engine, answers, by_id, "hybrid")
+        print()
+        excerpt_bench.print_table(excerpts, "hybrid")
+    print()
+    for line in goal_check(results, scoped, excerpts):
+        print(line)
     changed = {k: v for k, v in opts.__dict__.items() if getattr(Options(), k) != v}
     print(f"{len(queries)} queries of {args.queries}: the development set these settings "
           f"were tuned on; options: {changed or 'defaults'} ({time.perf_counter() - t0:.1f} s)")
@@ -351,7 +429,9 @@ def main(argv: list[str] | None = None) -> int:
                 print(mode, qid, {k: round(v, 3) for k, v in m.items() if k != "class"})
     if args.json_path:
         Path(args.json_path).write_text(json.dumps(
-            {"options": opts.__dict__, "results": results}, indent=1))
+            {"options": opts.__dict__, "results": results, "scoped": scoped,
+             "excerpt": excerpts, "goals": goal_check(results, scoped, excerpts)},
+            indent=1, ensure_ascii=False))
     engine.close()
     return 0
 

@@ -21,3 +21,60 @@ def test_grow_goes_backwards_at_the_end_of_a_page():
               " so that it can stand alone.", "15 Bugs"]
     assert grow(blocks, 1).endswith("15 Bugs") and grow(blocks, 1).startswith("A long")
     assert grow(blocks, 0) == blocks[0]
+
+
+# -- passages on real pages (issue 18) ----------------------------------------------------
+import functools  # noqa: E402
+
+from pdftui.extract import extract_document  # noqa: E402
+from pdftui.search.excerpt import continues, kind_weight, passages, table_groups  # noqa: E402
+
+from .conftest import CORPUS  # noqa: E402
+
+
+@functools.cache
+def _blocks(name: str, page: int) -> list[str]:
+    return [b.text for b in extract_document(CORPUS / name).pages[page - 1].blocks]
+
+
+def test_a_table_is_one_passage_with_its_caption_and_header():
+    """The ResNet-50 error used to come back as the paragraph citing Table 3, or one row
+    without the column names; the table is now one passage, caption first."""
+    blocks = _blocks("arxiv-1512.03385-resnet.pdf", 6)
+    groups = table_groups(blocks)
+    assert any(blocks[g.seed].startswith("Table 3.") and len(g.members) >= 10 for g in groups)
+    _i, text = choose(blocks, parse_query("ImageNet validation top-1 error of a ResNet-50"))
+    assert text.startswith("Table 3.") and "ResNet-50 22.85" in text and "top-1 err." in text
+
+
+def test_a_closed_compound_matches_its_hyphenated_form():
+    """'frameskip' matches 'frame-skipping' in the excerpt as in the keyword arm, so the
+    paragraph with the answer (k = 3 for Space Invaders) beats one naming the game only."""
+    blocks = _blocks("arxiv-1312.5602-playing-atari-deep-rl.pdf", 6)
+    _i, text = choose(blocks, parse_query("why Space Invaders needed a different frameskip"))
+    assert "except Space Invaders" in text
+
+
+def test_a_paragraph_broken_by_the_page_end_is_joined_with_its_continuation():
+    p3 = _blocks("openai-2019-gpt2-language-models-unsupervised-multitask.pdf", 3)
+    p4 = _blocks("openai-2019-gpt2-language-models-unsupervised-multitask.pdf", 4)
+    last = max(i for i, b in enumerate(p3) if len(b) >= MIN_CHARS)
+    assert continues(p3[last], p4[1])
+    _i, text = choose(p3, parse_query("removed all Wikipedia documents from WebText"),
+                      next_blocks=p4[:3])
+    assert "Wikipedia documents" in text and "lapping training data" in text
+    _i, alone = choose(p3, parse_query("removed all Wikipedia documents from WebText"))
+    assert "lapping" not in alone
+    assert all(m < len(p3) for p in passages(p3) for m in p.members)
+
+
+def test_captions_pointers_and_reference_entries_weigh_less_than_prose():
+    prose = "The model is trained with a batch size of 32 and the loss described above."
+    assert kind_weight(prose) == 1.0
+    assert kind_weight("Figure 3: The model trained with batch size 32.") < 1.0
+    assert kind_weight("For an example, see Section 4.2 (p. 144).") < 1.0
+    assert kind_weight("[12] A. Vaswani, N. Shazeer and N. Parmar. Attention is all you"
+                       " need. In NIPS, 2017.") < kind_weight("Table 2: Results.")
+    # a statement with a pointer in passing is still prose
+    assert kind_weight("For overlays, you must use both the semlayer and semcolor style"
+                       " options (see page 37).") == 1.0

@@ -1,20 +1,34 @@
-"""Choosing the excerpt of a hit: the paragraph-sized block that holds the match.
+"""Choosing the excerpt of a hit: the passage of the page that answers the query.
 
 Pure functions over block texts plus one helper that tokenises many blocks at once with the
 index's own tokenizer (:func:`pdftui.search.keyword.tokenize_many`), so "holds the match"
-means exactly what the keyword arm matched (porter stems, prefixes, CJK unigrams).
+means exactly what the keyword arm matched (porter stems, prefixes, CJK unigrams, and a
+closed compound such as ``frameskip`` written open or hyphenated: ``frame-skipping``).
 
-Rules (issue 3 item 5): the block with the most distinct query terms wins, skipping blocks
-under ``MIN_CHARS`` characters (headings, captions, page numbers) unless nothing longer
-matches; for a semantic-only hit the block overlapping the best embedding unit's character
-range most (ties: more query terms, then earlier). A block shorter than ``MIN_CHARS`` is
-shown with the blocks that follow it (:func:`grow`). The text is capped near ``MAX_CHARS``
+A page is cut into *passages* (:func:`passages`): each block, grown to ``MIN_CHARS`` with
+its neighbours when it is a heading or a label (:func:`grow`) and joined with the block
+that continues its sentence across a column or page break; and each table as one passage
+(its caption, header and rows: :func:`table_groups`), so a question answered by a row is
+shown the row with the column names. A passage scores the sum, over the distinct query
+terms it holds, of the term's rarity *on this page* (``log(1 + blocks / blocks holding
+it)``, an idf over the page's blocks), so the paragraph holding the rare words of the
+query beats the introduction that repeats its common ones. Passages of a kind that rarely
+answers are scaled down (:func:`kind_weight`): figure captions, cross-references ("see
+... p. 144"), reference-list entries. Ties go to the earlier passage. For a hit that only
+the semantic arm found, the passage overlapping the best embedding unit's character range
+most is shown (ties: the better term score). The text is capped near ``MAX_CHARS``
 characters at a word boundary, with an ellipsis.
+
+Query-biased passage selection after Tombros & Sanderson, "Advantages of query biased
+summaries in information retrieval" (SIGIR 1998).
 """
 
 from __future__ import annotations
 
+import math
+import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from .keyword import Term, tokenize_many
 
@@ -23,6 +37,28 @@ MAX_CHARS = 2000
 #: Characters shown before the match when a long block's excerpt is centred on it (short,
 #: so that a display cut to a few lines still shows the match).
 LEAD_CHARS = 120
+TABLE_CHARS = 300
+"""Longest block still read as part of a table (a row, a header or a cell group)."""
+
+_CAPTION_RE = re.compile(r"^\s*(fig(ure)?|table|tab)\.?\s*[A-Z]?\d+(\.\d+)*\s*[.:|]", re.I)
+_TABLE_CAPTION_RE = re.compile(r"^\s*(table|tab)\.?\s*[A-Z]?\d+", re.I)
+_XREF_RE = re.compile(r"^\W*((for|a|an|more)\b[^.]{0,60}?\b)?(see|cf\.|refer to)\b[^.]{0,80}?"
+                      r"\b(p\.|pp\.|page|pages|section|sec\.|§|chapter|appendix|figure|fig\.|"
+                      r"table)\s*[A-Z]?\d", re.I)
+_REFERENCE_RE = re.compile(r"^\s*(\[\d{1,3}\]|\d{1,3}\.)\s+\S.{0,200}?(\(|, )(19|20)\d\d[a-z]?"
+                           r"\b", re.S)
+_SENTENCE_END = tuple(".!?:;)]}\"'”’")
+
+
+@dataclass(frozen=True)
+class Passage:
+    """Blocks of a page shown as one excerpt: ``seed`` is the block it was grown from (a
+    table's caption), ``members`` the block indexes it holds, in display order; ``kind``
+    is "text" or "table"."""
+
+    seed: int
+    members: tuple[int, ...]
+    kind: str = "text"
 
 
 def cap(text: str, limit: int = MAX_CHARS, around: int | None = None) -> str:
@@ -61,24 +97,35 @@ def block_spans(page_text: str, blocks: Sequence[str]) -> list[tuple[int, int]]:
     return spans
 
 
-def matched_terms(block_stems: set[str], terms: Sequence[Term]) -> int:
-    """How many distinct query terms a block's stems contain (prefix terms by prefix)."""
-    n = 0
-    for t in terms:
+def _squash(text: str) -> str:
+    return re.sub(r"[\W_]+", "", text.lower())
+
+
+def matched(block_stems: set[str], terms: Sequence[Term], squashed: str = "") -> set[int]:
+    """Indexes of the query terms a block holds: by stem, by prefix for prefix terms, and
+    for a closed compound of 6+ letters (``frameskip``) by its letters inside the block's
+    letters with spaces and hyphens removed (``frame-skipping``), as the keyword arm's
+    decompounding matches it."""
+    out = set()
+    for k, t in enumerate(terms):
         if t.prefix:
             if any(s.startswith(t.text) for s in block_stems):
-                n += 1
-        elif t.text in block_stems:
-            n += 1
-    return n
+                out.add(k)
+        elif t.text in block_stems or (len(t.text) >= 6 and t.text.isalpha()
+                                       and t.text in squashed):
+            out.add(k)
+    return out
+
+
+def matched_terms(block_stems: set[str], terms: Sequence[Term]) -> int:
+    """How many distinct query terms a block's stems contain (prefix terms by prefix)."""
+    return len(matched(block_stems, terms))
 
 
 def match_offset(text: str, terms: Sequence[Term]) -> int | None:
     """Character offset of the first word of ``text`` that a query term matches (a word
     starting with the term's stem, case-insensitively; a stem whose last letter the
     stemmer changed, "happi" for "happy", is tried without it), or None."""
-    import re
-
     best = None
     low = text.casefold()
     for t in terms:
@@ -94,7 +141,7 @@ def match_offset(text: str, terms: Sequence[Term]) -> int | None:
 
 
 def _capped(text: str, terms: Sequence[Term]) -> str:
-    """:func:`cap` of a chosen block, centred on the match when the block is long."""
+    """:func:`cap` of a chosen passage, centred on the match when the passage is long."""
     return cap(text, around=match_offset(text, terms) if len(text) > MAX_CHARS else None)
 
 
@@ -102,46 +149,172 @@ def grow(blocks: Sequence[str], i: int, min_chars: int = MIN_CHARS) -> str:
     """Block ``i``'s text, joined with the blocks after it (then before it, at the end of
     the page) until it holds ``min_chars`` characters: a match in a heading, a one-letter
     line or a caption is shown with the paragraph it belongs to, not alone."""
-    text = blocks[i].strip()
+    return " ".join(blocks[j].strip() for j in _grown(blocks, i, min_chars))
+
+
+def _grown(blocks: Sequence[str], i: int, min_chars: int = MIN_CHARS) -> list[int]:
+    members = [i]
+    size = len(blocks[i].strip())
     j = i + 1
-    while len(text) < min_chars and j < len(blocks):
+    while size < min_chars and j < len(blocks):
         if blocks[j].strip():
-            text = f"{text} {blocks[j].strip()}"
+            members.append(j)
+            size += len(blocks[j].strip()) + 1
         j += 1
     j = i - 1
-    while len(text) < min_chars and j >= 0:
+    while size < min_chars and j >= 0:
         if blocks[j].strip():
-            text = f"{blocks[j].strip()} {text}"
+            members.insert(0, j)
+            size += len(blocks[j].strip()) + 1
         j -= 1
-    return text
+    return members
+
+
+def continues(a: str, b: str) -> bool:
+    """True when block ``b`` carries on the sentence block ``a`` breaks off (a column or
+    page break inside a paragraph): ``a`` ends without closing punctuation, or with a
+    hyphen, and ``b`` starts with a lower-case letter; or ``a`` ends with a colon (``b`` is
+    the example, list or display it introduces)."""
+    a, b = a.rstrip(), b.lstrip()
+    if len(a) < MIN_CHARS or not b:
+        return False
+    if a.endswith(":"):
+        return True   # an example, a list or a display follows
+    return (not a.endswith(_SENTENCE_END) or a.endswith("-")) and b[0].islower()
+
+
+def _tabular(text: str) -> bool:
+    """A table row, header or cell group: short, and either mostly numbers or a few words."""
+    t = text.strip()
+    if not t or len(t) > TABLE_CHARS or _CAPTION_RE.match(t):
+        return False
+    toks = t.split()
+    digits = sum(1 for w in toks if any(c.isdigit() for c in w))
+    return digits >= 0.3 * len(toks) or (len(t) < 60 and not t.endswith("."))
+
+
+def table_groups(blocks: Sequence[str]) -> list[Passage]:
+    """One passage per table caption ("Table 3. ...") with the run of table-like blocks
+    next to it (before it when there is one, else after it), caption first."""
+    out = []
+    for i, b in enumerate(blocks):
+        if not _TABLE_CAPTION_RE.match(b.strip()):
+            continue
+        run = []
+        j = i - 1
+        while j >= 0 and _tabular(blocks[j]):
+            run.insert(0, j)
+            j -= 1
+        if not run:
+            j = i + 1
+            while j < len(blocks) and _tabular(blocks[j]):
+                run.append(j)
+                j += 1
+        if run:
+            out.append(Passage(i, (i, *run), "table"))
+    return out
+
+
+def kind_weight(text: str) -> float:
+    """How likely a block of this kind answers a query: 1 for prose; 0.6 for a figure or
+    table caption alone and for a short block that is a pointer elsewhere ("For an example
+    see ... p. 144"); 0.4 for a reference-list entry."""
+    t = text.strip()
+    if _REFERENCE_RE.match(t) and len(t) < 600:
+        return 0.4
+    if _CAPTION_RE.match(t):
+        return 0.6
+    if len(t) < 400 and _XREF_RE.search(t):
+        return 0.6
+    return 1.0
+
+
+def passages(blocks: Sequence[str], next_blocks: Sequence[str] = ()) -> list[Passage]:
+    """The candidate passages of a page (see the module docstring); a member index
+    ``len(blocks) + k`` is ``next_blocks[k]`` (the next page's first blocks, joined when
+    the page's last paragraph continues there)."""
+    out = []
+    n = len(blocks)
+    allb = list(blocks) + list(next_blocks)
+    for i in range(n):
+        if not blocks[i].strip():
+            continue
+        members = _grown(blocks, i)
+        last = members[-1]
+        nxt = last + 1
+        if next_blocks and last == _last_text(blocks):
+            # after it only footnotes, page numbers: the next page's first paragraph
+            nxt = n + next((k for k, b in enumerate(next_blocks[:3])
+                            if continues(blocks[last], b)), 0)
+        if nxt < len(allb) and members[-1] >= i and continues(allb[last], allb[nxt]):
+            members = members + [nxt]
+        out.append(Passage(i, tuple(members)))
+    return out + table_groups(blocks)
+
+
+def _last_text(blocks: Sequence[str]) -> int:
+    """Index of the page's last block that is not a page number or running footer."""
+    for j in range(len(blocks) - 1, -1, -1):
+        if len(blocks[j].strip()) >= MIN_CHARS:
+            return j
+    return len(blocks) - 1
+
+
+def passage_text(p: Passage, blocks: Sequence[str]) -> str:
+    """The passage's blocks joined by spaces (a hyphen at a line break is kept)."""
+    return " ".join(blocks[j].strip() for j in p.members if blocks[j].strip())
+
+
+def _weights(stems: Sequence[set[str]], terms: Sequence[Term], squashed: Sequence[str]
+             ) -> tuple[list[set[int]], list[float]]:
+    """Matched term indexes per block and each term's rarity on the page:
+    ``log(1 + blocks / blocks holding it)``."""
+    held = [matched(s, terms, q) for s, q in zip(stems, squashed)]
+    n = len(held)
+    df = [sum(1 for h in held if k in h) for k in range(len(terms))]
+    return held, [math.log(1.0 + n / d) if d else 0.0 for d in df]
 
 
 def choose(blocks: Sequence[str], terms: Sequence[Term],
            unit_span: tuple[int, int] | None = None, page_text: str | None = None,
-           stems: Sequence[set[str]] | None = None) -> tuple[int, str]:
-    """The excerpt of one page: ``(block index, capped plain text)``; ``(-1, "")`` when the
-    page has no blocks.
+           stems: Sequence[set[str]] | None = None, next_blocks: Sequence[str] = ()
+           ) -> tuple[int, str]:
+    """The excerpt of one page: ``(index of the passage's seed block, capped plain
+    text)``; ``(-1, "")`` when the page has no blocks.
 
     ``unit_span`` (with ``page_text``) is the best embedding unit's char range, for hits
     that only the semantic arm found. ``stems`` are the blocks' stem sets if already known.
+    ``next_blocks``: the next page's blocks, so a paragraph broken by the page end is
+    shown whole.
     """
     if not blocks:
         return -1, ""
+    allb = list(blocks) + list(next_blocks)
     if stems is None:
-        stems = tokenize_many(list(blocks), list(terms)) if terms else [set() for _ in blocks]
-    counts = [matched_terms(s, terms) for s in stems]
-    long_ = [len(b.strip()) >= MIN_CHARS for b in blocks]
+        stems = tokenize_many(allb, list(terms)) if terms else [set() for _ in allb]
+    else:
+        stems = list(stems) + [set() for _ in next_blocks]
+    squashed = [_squash(b) for b in allb] if terms else [""] * len(allb)
+    held, w = _weights(stems[: len(blocks)], terms, squashed[: len(blocks)])
+    held += [matched(s, terms, q) for s, q in zip(stems[len(blocks):], squashed[len(blocks):])]
+    cands = passages(blocks, next_blocks)
+
+    def score(p: Passage) -> float:
+        got = set().union(*(held[j] for j in p.members))
+        s = math.fsum(w[k] for k in sorted(got))
+        return s if p.kind == "table" else s * kind_weight(blocks[p.seed])
+
+    def key(p: Passage) -> tuple:
+        return (round(score(p), 9), len(blocks[p.seed].strip()) >= MIN_CHARS, -p.seed)
+
     if unit_span is not None and page_text is not None:
         spans = block_spans(page_text, blocks)
         a, b = unit_span
-        overlap = [max(0, min(b, e) - max(a, s)) for s, e in spans]
-        cands = [i for i in range(len(blocks)) if overlap[i] > 0 and long_[i]] or \
-            [i for i in range(len(blocks)) if overlap[i] > 0]
-        if cands:
-            best = max(cands, key=lambda i: (counts[i], overlap[i], -i))
-            return best, _capped(grow(blocks, best), terms)
-    pool = [i for i in range(len(blocks)) if long_[i]]
-    if not pool or max(counts[i] for i in pool) == 0 and max(counts) > 0:
-        pool = list(range(len(blocks)))
-    best = max(pool, key=lambda i: (counts[i], -i))
-    return best, _capped(grow(blocks, best), terms)
+        overlap = [max(0, min(b, e) - max(a, s)) for s, e in spans] + [0] * len(next_blocks)
+        over = [(sum(overlap[j] for j in p.members), p) for p in cands]
+        over = [(o, p) for o, p in over if o > 0]
+        if over:
+            _o, best = max(over, key=lambda x: (x[0], key(x[1])))
+            return best.seed, _capped(passage_text(best, allb), terms)
+    best = max(cands, key=key)
+    return best.seed, _capped(passage_text(best, allb), terms)

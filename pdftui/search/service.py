@@ -663,6 +663,12 @@ class Engine:
         scored.sort(key=lambda x: (-x[0], -x[1]))
         return [k for _s, _p, k in scored]
 
+    def _blocks(self, cid: int, page: int) -> list[str]:
+        """The block texts of one page in reading order (empty past the last page)."""
+        return [t for (t,) in self.db.execute(
+            "SELECT text FROM blocks WHERE content_id=? AND page=? ORDER BY ordinal",
+            (cid, page))]
+
     def hits(self, lists: dict, granularity: str, top_k: int, text: str) -> list[Hit]:
         """Turn the top ``top_k`` fused keys into hits with ranks, excerpts and paths."""
         kr = {k: i for i, k in enumerate(lists["keyword"], start=1)}
@@ -686,16 +692,15 @@ class Engine:
             for rank, ((doc, page), score) in enumerate(top, start=1):
                 cid = cid_of[doc]
                 info = self._labels(cid, [page]).get(page, ("", ""))
-                blocks = [t for (t,) in self.db.execute(
-                    "SELECT text FROM blocks WHERE content_id=? AND page=? ORDER BY ordinal",
-                    (cid, page))]
+                blocks = self._blocks(cid, page)
                 unit_span = None
                 if (doc, page) not in kr and (doc, page) in sr and self._matrix:
                     unit = next((u for c, p, _s, u in lists.get("ranked", ())
                                  if c == cid and p == page), -1)
                     if unit >= 0:
                         unit_span = self._matrix.span(cid, unit)
-                bi, excerpt = choose(blocks, terms, unit_span, info[1])
+                bi, excerpt = choose(blocks, terms, unit_span, info[1],
+                                     next_blocks=self._blocks(cid, page + 1)[:3])
                 if bi < 0:
                     excerpt = cap(info[1], MAX_CHARS)
                 hits.append(Hit(rank, doc, page, info[0] or str(page), score,
