@@ -27,7 +27,6 @@ from pathlib import Path
 from rich.text import Text
 from textual import events, on, work
 from textual.app import App, ComposeResult, SystemCommand
-from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.reactive import reactive
 from textual.screen import Screen
@@ -36,6 +35,7 @@ from textual.widgets import Footer, Input, Static, TextArea
 from textual.worker import Worker, WorkerState
 
 from ..text import clean_text
+from .actions import bindings, help_groups, key_label, palette_actions
 from .compare_view import CompareScreen, hit_key
 from .corpus_pane import CorpusPane
 from .data import LibraryGate
@@ -88,63 +88,9 @@ class PdftuiApp(App):
     ENABLE_COMMAND_PALETTE = True
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-medium"), (150, "-wide")]
 
-    #: Keys that work everywhere. The footer shows only the few that matter in the focused
-    #: pane (the panes repeat theirs with ``show=True``), so it fits in 80 columns.
-    BINDINGS = [
-        Binding("slash", "focus_search", "Search", key_display="/", id="search.focus"),
-        Binding("question_mark", "help", "Help", key_display="?", id="help"),
-        Binding("f1", "help", "Help", show=False, id="help.f1"),
-        Binding("tab", "pane(1)", "Next pane", show=False, priority=True, id="pane.next"),
-        Binding("shift+tab", "pane(-1)", "Previous pane", show=False, priority=True,
-                id="pane.previous"),
-        Binding("k", "mode('keyword')", "Keyword", show=False, id="mode.keyword"),
-        Binding("s", "mode('semantic')", "Semantic", show=False, id="mode.semantic"),
-        Binding("h", "mode('hybrid')", "Hybrid", show=False, id="mode.hybrid"),
-        Binding("1", "mode('keyword')", "Keyword", show=False, id="mode.keyword_1"),
-        Binding("2", "mode('semantic')", "Semantic", show=False, id="mode.semantic_2"),
-        Binding("3", "mode('hybrid')", "Hybrid", show=False, id="mode.hybrid_3"),
-        Binding("c", "compare", "Compare", show=False, id="compare"),
-        Binding("n", "hit(1)", "Next", show=False, id="hit.next"),
-        Binding("N", "hit(-1)", "Prev hit", show=False, key_display="N", id="hit.previous"),
-        Binding("p", "granularity", "Sections", show=False, id="granularity"),
-        Binding("x", "clear_scope", "Clear scope", show=False, id="scope.clear"),
-        Binding("escape", "back", "Back", id="back"),
-        Binding("q", "request_quit", "Quit", show=False, id="quit"),
-    ]
-
-    #: Help screen text: (group, [(keys, what)]).
-    HELP = [
-        ("Everywhere", [
-            ("/", "focus the search box (type; Enter searches and moves to the results)"),
-            ("Tab / Shift+Tab", "next / previous pane: documents, results, reader"),
-            ("k s h  (1 2 3)", "keyword / semantic / hybrid mode"),
-            ("p", "rank pages or whole sections"),
-            ("c", "compare view: keyword, semantic and hybrid lists side by side"),
-            ("n / N", "next / previous hit (in the reader: in this document)"),
-            ("x", "clear the scope (search the whole folder)"),
-            ("Esc", "back: reader -> results (or compare); leave the search box"),
-            ("? / F1", "this help"),
-            ("Ctrl+P", "command palette (every action)"),
-            ("q", "quit (asks first while indexing runs; Ctrl+Q never asks)"),
-        ]),
-        ("Results", [
-            ("↑ ↓", "move through the hits; the excerpt below follows"),
-            ("Enter", "open the hit in the reader"),
-        ]),
-        ("Reader", [
-            ("← / →", "previous / next page"),
-            ("PgUp / PgDn", "scroll; at the edge, previous / next page (or section)"),
-            ("[ / ]", "previous / next section"),
-            ("v", "toggle page view and the whole enclosing section"),
-            ("g", "go to page"),
-            ("↑ ↓ Home End", "scroll"),
-        ]),
-        ("Documents", [
-            ("Space", "add / remove the document from the search scope"),
-            ("o", "scope to this document only"),
-            ("f", "filter the list (type; ↓ or Esc returns to the list)"),
-        ]),
-    ]
+    #: Keys that work everywhere (from :data:`~.actions.ACTIONS`). The footer shows only the
+    #: few that matter in the focused pane (the panes repeat theirs), so it fits in 80 columns.
+    BINDINGS = bindings("app")
 
     mode: reactive[str] = reactive("hybrid", init=False)
     granularity: reactive[str] = reactive("page", init=False)
@@ -709,7 +655,7 @@ class PdftuiApp(App):
 
     def action_help(self) -> None:
         """Show every key."""
-        self.push_screen(HelpScreen(self.HELP))
+        self.push_screen(HelpScreen(help_groups(self._keymap)))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("mode", "granularity", "compare", "hit", "focus_search", "back") and \
@@ -718,28 +664,14 @@ class PdftuiApp(App):
         return True
 
     def get_system_commands(self, screen: Screen):
-        """The palette lists every action of the app (Ctrl+P), then Textual's own."""
+        """The palette lists every action of the table (Ctrl+P), then Textual's own."""
         seen = set()
-        for b in self.BINDINGS:
-            if b.id in ("pane.next", "pane.previous") or b.description in seen:
+        for a in palette_actions():
+            if a.palette in seen:
                 continue
-            seen.add(b.description)
-            action = b.action
-            yield SystemCommand(f"{b.description}", f"key {b.key_display or b.key}",
-                                lambda a=action: self.run_action(a))
-        for name, help_text, pane_action in (
-            ("Reader: next page", "→", "next_page"),
-            ("Reader: previous page", "←", "prev_page"),
-            ("Reader: next section", "]", "next_section"),
-            ("Reader: previous section", "[", "prev_section"),
-            ("Reader: toggle page / section", "v", "toggle_view"),
-            ("Reader: go to page", "g", "goto"),
-            ("Documents: clear scope", "x", "clear_scope"),
-        ):
-            target = CorpusPane if pane_action == "clear_scope" else ReaderPane
-            yield SystemCommand(name, f"key {help_text}",
-                                lambda t=target, a=pane_action: getattr(
-                                    self.query_one(t), f"action_{a}")())
+            seen.add(a.palette)
+            yield SystemCommand(a.palette, f"key {key_label(a, self._keymap)}",
+                                lambda a=a: self._run_table_action(a))
         yield from super().get_system_commands(screen)
 
     def unsaved_work(self) -> list[str]:
@@ -762,6 +694,13 @@ class PdftuiApp(App):
                 self.call_later(self.action_quit)
 
         self.push_screen(ConfirmQuitScreen(lost), answered)
+
+    def _run_table_action(self, action) -> None:
+        """Run a table action in its pane's namespace (from the palette)."""
+        namespace = {"reader": ReaderBody, "documents": CorpusPane, "results": ResultsPane}
+        widget = namespace.get(action.pane)
+        target = self.main_screen.query_one(widget) if widget else None
+        self.call_later(self.run_action, action.action, target)
 
     async def action_quit(self) -> None:
         """Stop the background work and quit (Ctrl+Q, or ``q`` once confirmed)."""

@@ -17,11 +17,11 @@ import asyncio
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
+from .actions import bindings
 from .render import coverage_line, highlight, literal, terms_pattern, unique_names
 from .results_pane import hit_where, short_doc
 
@@ -65,20 +65,7 @@ def movement(from_rank: int | None, to_rank: int | None) -> str:
 class CompareScreen(Screen):
     """Three ranked lists of one query, one per mode, with rank movement."""
 
-    BINDINGS = [
-        Binding("escape", "close", "Back", id="compare.close"),
-        Binding("c", "close", "Back", show=False, id="compare.toggle"),
-        Binding("tab", "focus_next", "Next list", key_display="Tab", priority=True,
-                id="compare.next"),
-        Binding("right", "next_list(1)", "Next list", show=False, priority=True,
-                id="compare.right"),
-        Binding("left", "next_list(-1)", "Previous list", show=False, priority=True,
-                id="compare.left"),
-        Binding("shift+tab", "focus_previous", "Previous list", show=False, priority=True,
-                id="compare.prev"),
-        Binding("n", "move(1)", "Next hit", show=False, id="compare.next_hit"),
-        Binding("N", "move(-1)", "Previous hit", show=False, id="compare.prev_hit"),
-    ]
+    BINDINGS = bindings("compare")
 
     def __init__(self, service_factory, query: str, scope, granularity: str = "page",
                  top_k: int = 10, focus_mode: str = "hybrid", show_timings: bool = True,

@@ -13,13 +13,13 @@ import re
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ..text import clean_text
+from .actions import bindings
 from .messages import PaneFocused, ScopeChanged
 from .render import literal
 
@@ -64,9 +64,7 @@ class DocList(OptionList):
     document in the scope, shown by a "●" (no check boxes: they cost three columns and
     read as ticked on a monochrome terminal)."""
 
-    BINDINGS = [
-        Binding("space", "toggle", "Scope ±", id="corpus.toggle"),
-    ]
+    BINDINGS = bindings("doclist")
 
     class Toggled(Message):
         """Space on a document: ``doc`` goes in or out of the scope."""
@@ -118,11 +116,7 @@ def filter_documents(documents: list, needle: str) -> list:
 class CorpusPane(Vertical):
     """Documents of the folder with status, a type-to-filter box and a multi-select scope."""
 
-    BINDINGS = [
-        Binding("o", "only", "Only this", id="corpus.only"),
-        Binding("x", "clear_scope", "Clear scope", show=False, id="corpus.clear"),
-        Binding("f", "focus_filter", "Filter", id="corpus.filter"),
-    ]
+    BINDINGS = bindings("documents")
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)

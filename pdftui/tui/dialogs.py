@@ -4,23 +4,18 @@ from __future__ import annotations
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Static
+
+from .actions import bindings
 
 
 class ConfirmQuitScreen(ModalScreen[bool]):
     """"Quit? indexing is running…": ``y`` / Enter quits (dismisses True), ``n`` / Esc
     stays (False). ``reasons`` are what quitting would lose, one phrase each."""
 
-    BINDINGS = [
-        Binding("y", "answer(True)", "Quit", id="quit.yes"),
-        Binding("enter", "answer(True)", "Quit", show=False, id="quit.yes_enter"),
-        Binding("q", "answer(True)", "Quit", show=False, id="quit.yes_q"),
-        Binding("n", "answer(False)", "Stay", id="quit.no"),
-        Binding("escape", "answer(False)", "Stay", show=False, id="quit.no_escape"),
-    ]
+    BINDINGS = bindings("confirm_quit")
 
     def __init__(self, reasons: list[str]) -> None:
         super().__init__()

@@ -5,10 +5,11 @@ from __future__ import annotations
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
+
+from .actions import bindings
 
 INTRO = (
     "pdftui searches every PDF of the folder at once. Each hit shows its fused rank (#), "
@@ -20,12 +21,7 @@ INTRO = (
 class HelpScreen(ModalScreen[None]):
     """Keys and what they do; Esc, q, ? or F1 closes it."""
 
-    BINDINGS = [
-        Binding("escape", "close", "Close", id="help.close"),
-        Binding("q", "close", "Close", show=False, id="help.close_q"),
-        Binding("question_mark", "close", "Close", show=False, id="help.close_help"),
-        Binding("f1", "close", "Close", show=False, id="help.close_f1"),
-    ]
+    BINDINGS = bindings("help")
 
     def __init__(self, groups: list[tuple[str, list[tuple[str, str]]]]) -> None:
         super().__init__()

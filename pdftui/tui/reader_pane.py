@@ -20,7 +20,6 @@ from dataclasses import dataclass, field, replace
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import ModalScreen
@@ -28,6 +27,7 @@ from textual.widget import Widget
 from textual.widgets import Input, Label, Static
 
 from ..text import clean_text
+from .actions import bindings
 from .messages import PaneFocused
 from .results_pane import short_section
 from .render import count_matches, highlight, literal, page_ref
@@ -163,7 +163,7 @@ def load_view(lib, req: ReadRequest, pattern: re.Pattern[str] | None) -> ReadVie
 class GoToPageScreen(ModalScreen[int | None]):
     """Ask for a page number (Enter jumps, Esc cancels)."""
 
-    BINDINGS = [Binding("escape", "cancel", "Cancel", id="goto.cancel")]
+    BINDINGS = bindings("goto")
 
     def __init__(self, pages: int, current: int) -> None:
         super().__init__()
@@ -191,23 +191,7 @@ class GoToPageScreen(ModalScreen[int | None]):
 class ReaderBody(VerticalScroll, can_focus=True):
     """The scrolling text of the reader, holding the reader's keys."""
 
-    BINDINGS = [
-        Binding("right", "pane('next_page')", "Page", key_display="←→",
-                id="reader.next_page"),
-        Binding("left", "pane('prev_page')", "Prev page", key_display="←", show=False,
-                id="reader.prev_page"),
-        Binding("pagedown", "pane('page_down')", "Next screen/page", show=False,
-                id="reader.page_down"),
-        Binding("pageup", "pane('page_up')", "Previous screen/page", show=False,
-                id="reader.page_up"),
-        Binding("right_square_bracket", "pane('next_section')", "Section",
-                key_display="[]", id="reader.next_section"),
-        Binding("left_square_bracket", "pane('prev_section')", "Prev section",
-                key_display="[", show=False, id="reader.prev_section"),
-        Binding("v", "pane('toggle_view')", "Whole", id="reader.toggle_view"),
-        Binding("n", "app.hit(1)", "Next hit", id="hit.next"),  # the app's, shown here
-        Binding("g", "pane('goto')", "Go to page", show=False, id="reader.goto"),
-    ]
+    BINDINGS = bindings("reader")
 
     def action_pane(self, name: str) -> None:
         """Run the reader pane's action ``name``."""

@@ -13,10 +13,10 @@ import re
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import DataTable, Static
 
+from .actions import bindings
 from .messages import HitHighlighted, OpenHit, PaneFocused
 from .render import coverage_line, highlight, literal, page_ref, terms_pattern, unique_names
 
@@ -80,12 +80,7 @@ class ResultsPane(Vertical):
 
     #: Shown in the footer while the results are focused (the app binds them everywhere;
     #: the same ids, so a keymap remaps both).
-    BINDINGS = [
-        Binding("c", "app.compare", "Compare", id="compare"),
-        Binding("n", "app.hit(1)", "Next", id="hit.next"),
-        Binding("p", "app.granularity", "Sections", id="granularity"),
-        Binding("q", "app.request_quit", "Quit", id="quit"),
-    ]
+    BINDINGS = bindings("results")
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 import shutil
 import subprocess
 import sys
@@ -462,6 +463,31 @@ def test_keymap_remaps_a_binding(make_app):
             await wait_for(pilot, lambda: app.query_one(HitTable).has_focus, what="results")
             await pilot.press("C")
             await wait_for(pilot, lambda: isinstance(app.screen, CompareScreen))
+    run(go())
+
+
+def test_keymap_remap_shows_in_help_and_palette(make_app):
+    """The help and the palette are made from the action table after the keymap: a remapped
+    key is listed as the key that works, the old one is gone."""
+    async def go():
+        app = make_app(keymap={"mode.keyword": "K", "compare": "C", "reader.goto": "G"})
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            await pilot.press("escape", "question_mark")
+            await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
+            rows = {what: keys for _group, items in app.screen.groups for keys, what in items}
+            assert rows["keyword / semantic / hybrid mode"] == "K s h  (1 2 3)"
+            assert rows["compare view: keyword, semantic and hybrid lists side by side"] == "C"
+            assert rows["go to page"] == "G"
+            assert rows["this help"] == "? / F1"
+            await pilot.pause()
+            screen = re.sub(r"<[^>]+>", "", app.export_screenshot()).replace("&#160;", " ")
+            assert "K s h  (1 2 3)" in screen and "k s h" not in screen
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: app.screen is app.main_screen)
+            commands = {c.title: c.help for c in app.get_system_commands(app.main_screen)}
+            assert commands["Compare"] == "key C" and commands["Reader: go to page"] == "key G"
+            assert commands["Semantic"] == "key s"
     run(go())
 
 

@@ -1,0 +1,231 @@
+"""Every key of the TUI in one table: the bindings, the help screen and the command palette
+are all made from :data:`ACTIONS`, after the keymap is applied.
+
+An :class:`Action` names where it is bound (``pane``), what the footer and the palette call
+it (``description``) and where the help screen lists it (``group``, ``help``). The keymap
+(``PDFTUI_KEYMAP="mode.keyword=K"`` or ``PdftuiApp(keymap=...)``) maps an action ``id`` to
+new keys; Textual applies it to the bindings and :func:`help_groups` / :func:`key_label`
+read it, so the help and the palette always show the keys that work.
+
+A few rows are keys of Textual's own widgets (``bound=False``: the table's arrows, Enter,
+the command palette's Ctrl+P): they are listed in the help but bound by the widget.
+This module imports only Textual's binding and key helpers, never a pane.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+
+from textual.binding import Binding
+from textual.keys import format_key
+
+#: ``{action id}`` in a help row template.
+_FIELD = re.compile(r"\{([^{}]+)\}")
+
+#: Help screen groups, in the order shown.
+GROUPS = ("Everywhere", "Results", "Reader", "Documents")
+
+
+@dataclass(frozen=True)
+class Action:
+    """One key of the TUI.
+
+    ``id``: the keymap name (unique); ``key``: Textual key names, comma-separated;
+    ``action``: the Textual action string run in ``pane``'s namespace; ``pane``: where it
+    is bound (``app``, ``results``, ``reader``, ``documents``, ``doclist``, ``compare``,
+    ``help``, ``goto``, ``confirm_quit``); ``group`` / ``help``: its help screen row (no ``help``: listed
+    only through another action's ``row``); ``label``: how the help writes the key
+    (default: from the key); ``row``: the help key cell, ``{id}`` standing for an action's
+    label (default ``{<own id>}``); ``show`` / ``key_display`` / ``priority``: as in
+    :class:`textual.binding.Binding`; ``footer``: (pane, description) pairs of panes whose
+    footer repeats the key (bound there as ``app.<action>``); ``palette``: the command
+    palette title (``""`` = not in the palette); ``bound``: False for a key a Textual
+    widget binds itself.
+    """
+
+    id: str
+    key: str
+    action: str
+    description: str
+    pane: str
+    group: str = ""
+    help: str = ""
+    label: str = ""
+    row: str = ""
+    show: bool = False
+    key_display: str | None = None
+    priority: bool = False
+    footer: tuple[tuple[str, str], ...] = ()
+    palette: str = ""
+    bound: bool = True
+
+
+def _a(*args, **kw) -> Action:
+    return Action(*args, **kw)
+
+
+E, R, D = "Everywhere", "Reader", "Documents"
+
+#: The table. Order matters: it is the order of each pane's bindings (hence of the footer)
+#: and of the help rows within a group.
+ACTIONS: tuple[Action, ...] = (
+    # -- everywhere (bound on the app) ------------------------------------------------------
+    _a("search.focus", "slash", "focus_search", "Search", "app", E,
+       "focus the search box (type; Enter searches and moves to the results)",
+       show=True, key_display="/", palette="Search"),
+    _a("pane.next", "tab", "pane(1)", "Next pane", "app", E,
+       "next / previous pane: documents, results, reader", label="Tab",
+       row="{pane.next} / {pane.previous}", priority=True),
+    _a("pane.previous", "shift+tab", "pane(-1)", "Previous pane", "app", label="Shift+Tab",
+       priority=True),
+    _a("mode.keyword", "k", "mode('keyword')", "Keyword", "app", E,
+       "keyword / semantic / hybrid mode", palette="Keyword",
+       row="{mode.keyword} {mode.semantic} {mode.hybrid}  "
+           "({mode.keyword_1} {mode.semantic_2} {mode.hybrid_3})"),
+    _a("mode.semantic", "s", "mode('semantic')", "Semantic", "app", palette="Semantic"),
+    _a("mode.hybrid", "h", "mode('hybrid')", "Hybrid", "app", palette="Hybrid"),
+    _a("mode.keyword_1", "1", "mode('keyword')", "Keyword", "app"),
+    _a("mode.semantic_2", "2", "mode('semantic')", "Semantic", "app"),
+    _a("mode.hybrid_3", "3", "mode('hybrid')", "Hybrid", "app"),
+    _a("compare", "c", "compare", "Compare", "app", E,
+       "compare view: keyword, semantic and hybrid lists side by side",
+       footer=(("results", "Compare"),), palette="Compare"),
+    _a("hit.next", "n", "hit(1)", "Next", "app", E,
+       "next / previous hit (in the reader: in this document)", row="{hit.next} / {hit.previous}",
+       footer=(("results", "Next"), ("reader", "Next hit")), palette="Next"),
+    _a("hit.previous", "N", "hit(-1)", "Prev hit", "app", key_display="N", palette="Prev hit"),
+    _a("granularity", "p", "granularity", "Sections", "app", E, "rank pages or whole sections",
+       footer=(("results", "Sections"),), palette="Sections"),
+    _a("scope.clear", "x", "clear_scope", "Clear scope", "app", E,
+       "clear the scope (search the whole folder)", palette="Clear scope"),
+    _a("help", "question_mark", "help", "Help", "app", E, "this help", row="{help} / {help.f1}",
+       show=True, key_display="?", palette="Help"),
+    _a("help.f1", "f1", "help", "Help", "app", label="F1"),
+    _a("palette", "ctrl+p", "command_palette", "Command palette", "app", E,
+       "command palette (every action)", label="Ctrl+P", bound=False),
+    _a("back", "escape", "back", "Back", "app", E,
+       "back: reader -> results (or compare); leave the search box", label="Esc", show=True,
+       palette="Back"),
+    _a("quit", "q", "request_quit", "Quit", "app", E,
+       "quit (asks first while indexing runs; Ctrl+Q never asks)",
+       footer=(("results", "Quit"),), palette="Quit"),
+    # -- results (keys of the hits table) ---------------------------------------------------
+    _a("results.move", "up,down", "cursor_down", "Move", "results", "Results",
+       "move through the hits; the excerpt below follows", label="↑ ↓", bound=False),
+    _a("results.open", "enter", "select_cursor", "Open", "results", "Results",
+       "open the hit in the reader", label="Enter", bound=False),
+    # -- reader (bound on the reader's body) ------------------------------------------------
+    _a("reader.next_page", "right", "pane('next_page')", "Page", "reader", R,
+       "previous / next page", label="→", row="{reader.prev_page} / {reader.next_page}",
+       show=True, key_display="←→", palette="Reader: next page"),
+    _a("reader.prev_page", "left", "pane('prev_page')", "Prev page", "reader", label="←",
+       key_display="←", palette="Reader: previous page"),
+    _a("reader.page_down", "pagedown", "pane('page_down')", "Next screen/page", "reader", R,
+       "scroll; at the edge, previous / next page (or section)", label="PgDn",
+       row="{reader.page_up} / {reader.page_down}"),
+    _a("reader.page_up", "pageup", "pane('page_up')", "Previous screen/page", "reader",
+       label="PgUp"),
+    _a("reader.next_section", "right_square_bracket", "pane('next_section')", "Section",
+       "reader", R, "previous / next section", label="]",
+       row="{reader.prev_section} / {reader.next_section}", show=True, key_display="[]",
+       palette="Reader: next section"),
+    _a("reader.prev_section", "left_square_bracket", "pane('prev_section')", "Prev section",
+       "reader", label="[", key_display="[", palette="Reader: previous section"),
+    _a("reader.toggle_view", "v", "pane('toggle_view')", "Whole", "reader", R,
+       "toggle page view and the whole enclosing section", show=True,
+       palette="Reader: toggle page / section"),
+    _a("reader.goto", "g", "pane('goto')", "Go to page", "reader", R, "go to page",
+       palette="Reader: go to page"),
+    _a("reader.scroll", "up,down,home,end", "scroll_down", "Scroll", "reader", R, "scroll",
+       label="↑ ↓ Home End", bound=False),
+    # -- documents --------------------------------------------------------------------------
+    _a("corpus.toggle", "space", "toggle", "Scope ±", "doclist", D,
+       "add / remove the document from the search scope", label="Space", show=True),
+    _a("corpus.only", "o", "only", "Only this", "documents", D, "scope to this document only",
+       show=True),
+    _a("corpus.clear", "x", "clear_scope", "Clear scope", "documents",
+       palette="Documents: clear scope"),
+    _a("corpus.filter", "f", "focus_filter", "Filter", "documents", D,
+       "filter the list (type; ↓ or Esc returns to the list)", show=True),
+    # -- compare view -----------------------------------------------------------------------
+    _a("compare.close", "escape", "close", "Back", "compare", show=True),
+    _a("compare.toggle", "c", "close", "Back", "compare"),
+    _a("compare.next", "tab", "focus_next", "Next list", "compare", show=True,
+       key_display="Tab", priority=True),
+    _a("compare.right", "right", "next_list(1)", "Next list", "compare", priority=True),
+    _a("compare.left", "left", "next_list(-1)", "Previous list", "compare", priority=True),
+    _a("compare.prev", "shift+tab", "focus_previous", "Previous list", "compare",
+       priority=True),
+    _a("compare.next_hit", "n", "move(1)", "Next hit", "compare"),
+    _a("compare.prev_hit", "N", "move(-1)", "Previous hit", "compare"),
+    # -- help screen and the go-to-page box -------------------------------------------------
+    _a("help.close", "escape", "close", "Close", "help", show=True),
+    _a("help.close_q", "q", "close", "Close", "help"),
+    _a("help.close_help", "question_mark", "close", "Close", "help"),
+    _a("help.close_f1", "f1", "close", "Close", "help"),
+    _a("goto.cancel", "escape", "cancel", "Cancel", "goto", show=True),
+    # -- the quit confirmation --------------------------------------------------------------
+    _a("quit.yes", "y", "answer(True)", "Quit", "confirm_quit", show=True),
+    _a("quit.yes_enter", "enter", "answer(True)", "Quit", "confirm_quit"),
+    _a("quit.yes_q", "q", "answer(True)", "Quit", "confirm_quit"),
+    _a("quit.no", "n", "answer(False)", "Stay", "confirm_quit", show=True),
+    _a("quit.no_escape", "escape", "answer(False)", "Stay", "confirm_quit"),
+)
+
+BY_ID: dict[str, Action] = {a.id: a for a in ACTIONS}
+assert len(BY_ID) == len(ACTIONS), "action ids must be unique"
+
+
+def bindings(pane: str) -> list[Binding]:
+    """The Textual ``BINDINGS`` of ``pane``: its own bound actions, then the app's actions
+    its footer repeats (shown, running ``app.<action>``, same id so a keymap remaps both)."""
+    out = [Binding(a.key, a.action, a.description, show=a.show, key_display=a.key_display,
+                   priority=a.priority, id=a.id)
+           for a in ACTIONS if a.pane == pane and a.bound]
+    for a in ACTIONS:
+        for where, description in a.footer:
+            if where == pane:
+                out.append(Binding(a.key, f"app.{a.action}", description, show=True,
+                                   key_display=a.key_display, id=a.id))
+    return out
+
+
+def format_keys(keys: str) -> str:
+    """Textual key names ("shift+k,question_mark") as a person reads them ("K / ?")."""
+    out = []
+    for key in keys.split(","):
+        *mods, name = key.strip().split("+")
+        shown = format_key(name)
+        if mods == ["shift"] and len(shown) == 1:
+            out.append(shown.upper())
+            continue
+        out.append("+".join([m.capitalize() for m in mods] + [shown]))
+    return " / ".join(out)
+
+
+def key_label(action: Action | str, keymap: Mapping[str, str] | None = None) -> str:
+    """How the help and the palette write the key of ``action`` (an id or an Action) under
+    ``keymap`` (action id -> keys): the remapped keys, else the table's label."""
+    a = BY_ID[action] if isinstance(action, str) else action
+    if keymap and keymap.get(a.id):
+        return format_keys(keymap[a.id])
+    return a.label or a.key_display or format_keys(a.key)
+
+
+def help_groups(keymap: Mapping[str, str] | None = None
+                ) -> list[tuple[str, list[tuple[str, str]]]]:
+    """The help screen's rows, ``[(group, [(keys, what)])]``, with ``keymap`` applied."""
+    labels = {a.id: key_label(a, keymap) for a in ACTIONS}
+    groups = []
+    for group in GROUPS:
+        rows = [(_FIELD.sub(lambda m: labels[m.group(1)], a.row or "{%s}" % a.id), a.help)
+                for a in ACTIONS if a.group == group and a.help]
+        groups.append((group, rows))
+    return groups
+
+
+def palette_actions() -> Iterator[Action]:
+    """The actions the command palette lists, in table order."""
+    return (a for a in ACTIONS if a.palette)
