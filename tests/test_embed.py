@@ -21,7 +21,7 @@ from pdftui.embed import (
 )
 
 REPO = pathlib.Path(__file__).resolve().parents[1]
-CORPUS = pathlib.Path("/work/shared/corpus")
+from .conftest import CORPUS  # noqa: E402
 ATTENTION_PDF = CORPUS / "arxiv-1706.03762v7-attention-is-all-you-need.pdf"
 
 TRANSFORMER_PARAGRAPH = (

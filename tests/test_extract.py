@@ -10,12 +10,12 @@ import pytest
 
 from pdftui.extract import extract_document, join_lines, normalize_text, strip_control
 
-SHARED = Path("/work/shared")
+from .conftest import CORPUS, SHARED, needs_shared  # noqa: E402
+
 MADE = SHARED / "tricky" / "made"
 REAL = SHARED / "tricky" / "real"
-CORPUS = SHARED / "corpus"
 
-pytestmark = pytest.mark.skipif(not MADE.is_dir(), reason="shared test files not available")
+pytestmark = needs_shared(MADE, CORPUS)
 # big files (5,000 pages, 1,370 pages): run with PDFTUI_SLOW=1
 slow = pytest.mark.skipif(not os.environ.get("PDFTUI_SLOW"), reason="slow; set PDFTUI_SLOW=1")
 

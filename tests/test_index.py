@@ -18,7 +18,7 @@ import pytest
 from pdftui.cache import Cache, fts_text
 from pdftui.index import index_folder
 
-from .conftest import CORPUS, SMALL_DOCS, copy_docs
+from .conftest import SMALL_DOCS, TRICKY, copy_docs, corpus_pdf, shared_file
 
 
 def _counts(cache_dir: Path) -> dict[str, int]:
@@ -90,7 +90,7 @@ def test_edit_replaces_every_row_and_delete_removes_them(small_folder, cache_dir
     index_folder(small_folder, cache_dir, embed=False)
     target = small_folder / SMALL_DOCS[0]
     old_cid = _content_ids(cache_dir, small_folder)[SMALL_DOCS[0]]
-    shutil.copy(CORPUS / "texlive-lppl-license.pdf", target)  # same name, new content
+    shutil.copy(corpus_pdf("texlive-lppl-license.pdf"), target)  # same name, new content
     s = index_folder(small_folder, cache_dir, embed=False)
     assert s.indexed == 1 and s.indexed_docs == [SMALL_DOCS[0]]
     new_cid = _content_ids(cache_dir, small_folder)[SMALL_DOCS[0]]
@@ -124,7 +124,7 @@ def test_same_pdf_in_two_folders_is_extracted_once(tmp_path, cache_dir):
 def test_discovery_rules(tmp_path, cache_dir):
     root = tmp_path / "tree"
     copy_docs(root / "sub", SMALL_DOCS[:1])
-    shutil.copy(CORPUS / SMALL_DOCS[1], root / "UPPER.PDF")
+    shutil.copy(corpus_pdf(SMALL_DOCS[1]), root / "UPPER.PDF")
     copy_docs(root / ".hidden", SMALL_DOCS[2:3])
     (root / "sub" / "loop").symlink_to(root)  # a symlink loop
     (root / "alias.pdf").symlink_to(root / "UPPER.PDF")  # same real file twice
@@ -199,10 +199,9 @@ def test_extraction_timeout_skips_only_that_document(tmp_path, cache_dir, monkey
     worker is killed, and the other documents are still indexed."""
     import pdftui.index as index_mod
 
-    from .conftest import TRICKY
-
     folder = copy_docs(tmp_path / "docs", SMALL_DOCS[:1])
-    shutil.copy(TRICKY / "real" / "many-pages-lwarp-manual-1370pages.pdf", folder / "big.pdf")
+    shutil.copy(shared_file(TRICKY / "real" / "many-pages-lwarp-manual-1370pages.pdf"),
+                folder / "big.pdf")
     monkeypatch.setattr(index_mod, "DOC_TIMEOUT_S", 1.0)
     s = index_folder(folder, cache_dir, embed=False, workers=1)
     assert {"doc": "big.pdf", "reason": "damaged (extraction timed out)"} in s.skipped

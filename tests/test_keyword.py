@@ -13,15 +13,15 @@ from pdftui.document import Block, Extraction, Page
 from pdftui.search import keyword
 from pdftui.search.keyword import KeywordIndex, Term, parse_query
 
-from .conftest import TRICKY
+from .conftest import TRICKY, shared_file
 
 HOSTILE_JSON = TRICKY / "queries" / "hostile_queries.json"
 HOSTILE_TXT = TRICKY / "queries" / "hostile_queries.txt"
 
 
 def hostile_queries() -> list[str]:
-    out = [q["query"] for q in json.loads(HOSTILE_JSON.read_text())]
-    for line in HOSTILE_TXT.read_text().splitlines():
+    out = [q["query"] for q in json.loads(shared_file(HOSTILE_JSON).read_text())]
+    for line in shared_file(HOSTILE_TXT).read_text().splitlines():
         if line and not line.startswith("#"):
             out.append(line.split("\t")[0])
     return out

@@ -12,7 +12,7 @@ import pytest
 from pdftui.index import index_folder
 from pdftui.library import Library, NotFound
 
-from .conftest import CORPUS, copy_docs
+from .conftest import copy_docs, corpus_pdf
 
 ATTENTION = "arxiv-1706.03762v5-attention-is-all-you-need.pdf"
 
@@ -70,7 +70,7 @@ def test_library_documents_and_section_at(attention_folder, cache_dir):
 def test_sections_follow_an_edit(attention_folder, cache_dir):
     """After the PDF is replaced, the old sections are gone and the new ones are read."""
     target = attention_folder / ATTENTION
-    shutil.copy(CORPUS / "arxiv-0908.0054-ultralight-bosonic-dark-matter-cmb.pdf", target)
+    shutil.copy(corpus_pdf("arxiv-0908.0054-ultralight-bosonic-dark-matter-cmb.pdf"), target)
     index_folder(attention_folder, cache_dir, embed=False)
     lib = Library(attention_folder, cache_dir)
     try:

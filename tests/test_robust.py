@@ -22,7 +22,7 @@ import pytest
 from pdftui.cache import Cache, CacheError
 from pdftui.index import index_folder
 
-from .conftest import REPO
+from .conftest import REPO, needs_shared
 from .invariants import assert_well_ranked
 
 _spec = importlib.util.spec_from_file_location("pdftui_bench_robust", REPO / "bench" / "robust.py")
@@ -366,7 +366,7 @@ def _hostile_queries() -> list[str]:
     return list(dict.fromkeys(txt + js))
 
 
-@pytest.mark.skipif(not (robust.TRICKY / "queries").is_dir(), reason="no ../shared/tricky")
+@needs_shared(robust.TRICKY / "queries")
 def test_hostile_queries_through_the_cli(untrusted):
     folder, _doc, cache, _r = untrusted
     queries = [q for q in _hostile_queries() if "\n" not in q and "\r" not in q]

@@ -21,17 +21,17 @@ from pdftui.sections import (
     titles_match,
 )
 
-CORPUS = Path("/work/shared/corpus")
-TRICKY = Path("/work/shared/tricky")
+from .conftest import CORPUS, TRICKY, needs_shared, shared_file  # noqa: E402
+
 ATTENTION = CORPUS / "arxiv-1706.03762v5-attention-is-all-you-need.pdf"
 TRACEMONKEY = TRICKY / "real" / "two-column-tracemonkey-pldi09.pdf"
 
-pytestmark = pytest.mark.skipif(not ATTENTION.exists(), reason="corpus not available")
+pytestmark = needs_shared(ATTENTION)
 
 
 @lru_cache(maxsize=None)
 def load(path: Path) -> Extraction:
-    return extract_document(str(path))
+    return extract_document(str(shared_file(path)))
 
 
 def by_title(sections, title):

@@ -16,10 +16,10 @@ import pytest
 
 from pdftui.index import index_folder
 
-from .conftest import TRICKY
+from .conftest import TRICKY, needs_shared
 from .test_robust import cli, robust
 
-pytestmark = pytest.mark.skipif(not (TRICKY / "made").is_dir(), reason="no ../shared/tricky")
+pytestmark = needs_shared(TRICKY / "made")
 
 KINDS = ("made", "real")
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from ..conftest import CORPUS
+from ..conftest import CORPUS, corpus_pdf
 
 #: Three small corpus PDFs (31 pages) plus a made one whose text holds markup and an ESC.
 TUI_DOCS = [
@@ -71,6 +71,8 @@ def build_index(base: Path) -> tuple[Path, Path]:
 def tui_index(tmp_path_factory) -> tuple[Path, Path]:
     """(folder, cache_dir) of a small real index, semantic search included
     (``PDFTUI_TEST_INDEX_DIR=DIR`` keeps it in DIR and reuses it across runs)."""
+    for name in TUI_DOCS:
+        corpus_pdf(name)  # skips every TUI test when the shared corpus is not here
     if os.environ.get("PDFTUI_TEST_INDEX_DIR"):
         return build_index(Path(os.environ["PDFTUI_TEST_INDEX_DIR"]))
     root = tmp_path_factory.getbasetemp()

@@ -18,7 +18,7 @@ from pdftui.tui.help_screen import HelpScreen
 from pdftui.tui.reader_pane import GoToPageScreen, ReaderBody, ReaderPane, ReadRequest
 from pdftui.tui.results_pane import HitTable, ResultsPane, short_doc
 
-from ..conftest import TRICKY
+from ..conftest import TRICKY, shared_file
 from .conftest import MARKUP_DOC, make_markup_pdf, search, settle, wait_for
 
 ATTENTION = "arxiv-1706.03762v5-attention-is-all-you-need.pdf"
@@ -343,7 +343,7 @@ def test_markup_in_pdf_is_shown_literally(make_app):
 
 def hostile_queries() -> list[str]:
     out = []
-    for line in (TRICKY / "queries" / "hostile_queries.txt").read_text().splitlines():
+    for line in shared_file(TRICKY / "queries" / "hostile_queries.txt").read_text().splitlines():
         if line and not line.startswith("#"):
             out.append(line.split("\t", 1)[0])
     return out
@@ -353,8 +353,8 @@ def test_hostile_queries_never_crash(make_app):
     import json
 
     known = set(hostile_queries())
-    extra = [q["query"] for q in json.loads(
-        (TRICKY / "queries" / "hostile_queries.json").read_text()) if q["query"] not in known]
+    hostile = shared_file(TRICKY / "queries" / "hostile_queries.json")
+    extra = [q["query"] for q in json.loads(hostile.read_text()) if q["query"] not in known]
 
     async def go():
         app = make_app()
