@@ -153,9 +153,11 @@ def test_build_sections_is_fast_on_a_big_outline():
         OutlineEntry(1 + (i % 3), f"Heading {i}", 1 + (i * 1350) // 1900, None)
         for i in range(1900)
     ]
-    t0 = time.perf_counter()
+    # CPU seconds, not wall-clock: a quadratic walk costs minutes, the linear one ~2 s, and
+    # a loaded machine (8 engineers on 2 cores) stretched the wall clock past 30 s
+    t0 = time.process_time()
     secs = build_sections(pages, heads, "outline")
-    assert time.perf_counter() - t0 < 5
+    assert time.process_time() - t0 < 10
     assert len(secs) >= 1900
 
 
