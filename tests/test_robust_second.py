@@ -19,6 +19,7 @@ from pdftui.extract import extract_document
 from pdftui.index import index_folder
 from pdftui.page_labels import LabelRule, page_labels
 
+from .conftest import shared_file
 from .test_robust import cli, robust
 
 
@@ -171,7 +172,7 @@ def _read_commands(folder, cache) -> list:
 def octave(tmp_path):
     folder = tmp_path / "octave"
     folder.mkdir()
-    src = robust.CORPUS / "debian-octave-refcard-a4.pdf"
+    src = shared_file(robust.CORPUS / "debian-octave-refcard-a4.pdf")
     (folder / src.name).write_bytes(src.read_bytes())
     return folder
 

@@ -15,7 +15,7 @@ import pytest
 from pdftui.triage.viewer import (Launch, ViewerError, clipboard_text, has_display,
                                   open_at_page, viewer_command)
 
-from .conftest import CORPUS, SMALL_DOCS
+from .conftest import SMALL_DOCS, corpus_pdf
 
 HOSTILE = ["$(touch pwned).pdf", "; rm -rf ~ #.pdf", "`touch pwned2`.pdf",
            "-P 9 --help.pdf", "a\nb {page}.pdf", "it's \"quoted\" & | > x.pdf"]
@@ -89,7 +89,7 @@ def test_hostile_file_opens_as_that_file_and_runs_nothing(tmp_path, monkeypatch,
     work.mkdir()
     monkeypatch.chdir(work)
     pdf = work / name
-    shutil.copy(CORPUS / SMALL_DOCS[0], pdf)
+    shutil.copy(corpus_pdf(SMALL_DOCS[0]), pdf)
     bindir, out = _recording_viewer(tmp_path)
     env = {"PATH": bindir + os.pathsep + os.environ.get("PATH", ""), "DISPLAY": ":99",
            "HOME": str(tmp_path / "home")}
