@@ -265,7 +265,11 @@ class Cache:
         except CacheError:
             raise
         except (OSError, sqlite3.Error) as exc:
-            if _STORAGE_RE.search(str(exc)) or isinstance(exc, OSError):
+            import errno
+
+            storage = (errno.ENOSPC, errno.EROFS, errno.EFBIG, errno.EDQUOT)
+            if getattr(exc, "errno", None) in storage or (
+                    isinstance(exc, sqlite3.Error) and _STORAGE_RE.search(str(exc))):
                 raise CacheError(f"cannot use the cache at {self.dir}: "
                                  f"{unwritable_reason(self.dir, exc)}") from exc
             raise CacheError(f"cannot use the cache at {self.dir}: {exc}") from exc
