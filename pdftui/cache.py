@@ -15,6 +15,9 @@ Layout (``SCHEMA_VERSION`` is kept in ``PRAGMA user_version``):
   detector) with their whole text (subsections included, for reading), indexed by title and
   the section's *own* text, its first ``own_chars`` characters (up to its first subsection;
   -1 = all), so a parent never collects its subsections' term counts.
+- ``metadata``: authors (JSON list), year, arXiv id and DOI of a content
+  (:mod:`pdftui.metadata`), with the ``METADATA_VERSION`` that read them; a content without
+  a current row is read again from its first pages, without re-extraction or re-embedding.
 - ``units``: embedding units (character ranges of a page's text) with float32 vectors, per
   model, plus one head unit per section (page ``SECTION_HEAD_PAGE`` = 0, ordinal = the
   section's ordinal); ``embeddings``: per (content, model) progress, so an interrupted run resumes.
@@ -42,9 +45,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from .document import Extraction
+from .document import Extraction, Metadata
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3  # 2: sections.own_chars; 3: metadata
 #: Bump when extraction output changes: contents extracted by an older version are redone.
 EXTRACTOR_VERSION = 15  # 7, 9, 10: numbering; 8: floats; 11, 12: heading column; 13: number block;
 #   14: page labels built by pdftui (bounded), hashes of the bytes extracted; 15: annotations
@@ -134,6 +137,14 @@ CREATE TABLE IF NOT EXISTS sections(
 CREATE VIRTUAL TABLE IF NOT EXISTS sections_fts USING fts5(
     title, text, content='', tokenize='{_TOKENIZER}');
 CREATE VIRTUAL TABLE IF NOT EXISTS sections_fts_instance USING fts5vocab(sections_fts, 'instance');
+CREATE TABLE IF NOT EXISTS metadata(
+    content_id INTEGER PRIMARY KEY,
+    version INTEGER NOT NULL,
+    authors TEXT NOT NULL DEFAULT '[]',
+    year INTEGER,
+    arxiv_id TEXT NOT NULL DEFAULT '',
+    doi TEXT NOT NULL DEFAULT ''
+);
 CREATE TABLE IF NOT EXISTS units(
     id INTEGER PRIMARY KEY,
     content_id INTEGER NOT NULL,
@@ -322,6 +333,9 @@ class Cache:
                 # indexed); embeddings are kept, contents re-extract (EXTRACTOR_VERSION)
                 self.db.execute("ALTER TABLE sections ADD COLUMN own_chars INTEGER"
                                 " NOT NULL DEFAULT -1")
+                version = 2
+            if version == 2:
+                # v2 -> v3: the metadata table (created below); rows are filled lazily
                 version = SCHEMA_VERSION
             if version not in (0, SCHEMA_VERSION):
                 # An older layout: the cache is derived data, so start afresh.
@@ -467,7 +481,8 @@ class Cache:
                     " VALUES('delete', ?, ?, ?)",
                     (sid, fts_text(title), fts_text(text if own < 0 else text[:own])),
                 )
-            for table in ("pages", "blocks", "outline", "sections", "units", "embeddings"):
+            for table in ("pages", "blocks", "outline", "sections", "units", "embeddings",
+                          "metadata"):
                 db.execute(f"DELETE FROM {table} WHERE content_id = ?", (content_id,))
             db.execute("DELETE FROM contents WHERE id = ?", (content_id,))
 
@@ -563,6 +578,8 @@ class Cache:
                         (sid, fts_text(s.title), fts_text(s.own_text)),
                     )
             db.execute("UPDATE contents SET n_tokens=? WHERE id=?", (n_tokens_total, cid))
+            if ex.metadata is not None:
+                self.set_metadata(cid, ex.metadata)
             if old_units and index_text:
                 same = {p.number for p in ex.pages if old_texts.get(p.number) == p.text}
                 # a section head is kept by what it is made from, whatever its ordinal
@@ -582,6 +599,26 @@ class Cache:
                     "INSERT INTO units(content_id, model_id, page, ordinal, char_start,"
                     " char_end, vector) VALUES(?,?,?,?,?,?,?)", keep)
             return cid
+
+    # -- metadata -------------------------------------------------------------------------
+    def set_metadata(self, content_id: int, md: Metadata) -> None:
+        """Store (replace) the metadata of one content."""
+        with self.write() as db:
+            db.execute(
+                "INSERT OR REPLACE INTO metadata(content_id, version, authors, year, arxiv_id,"
+                " doi) VALUES(?,?,?,?,?,?)",
+                (content_id, md.version, json.dumps([_storable(a) for a in md.authors],
+                                                    ensure_ascii=False),
+                 md.year, _storable(md.arxiv_id), _storable(md.doi)))
+
+    def missing_metadata(self, root: str, version: int) -> list[tuple[int, str, str]]:
+        """``(content_id, doc, title)`` of the indexed contents of ``root`` whose metadata
+        is missing or older than ``version`` (one doc per content)."""
+        return self.db.execute(
+            "SELECT c.id, MIN(f.doc), c.title FROM files f JOIN contents c ON c.id = f.content_id"
+            " LEFT JOIN metadata m ON m.content_id = c.id"
+            " WHERE f.root = ? AND c.skip_reason IS NULL AND (m.content_id IS NULL"
+            " OR m.version < ?) GROUP BY c.id ORDER BY c.id", (root, version)).fetchall()
 
     # -- embeddings -----------------------------------------------------------------------
     def embedding_state(self, content_id: int, model_id: str) -> tuple[str, int, int] | None:

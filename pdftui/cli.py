@@ -1,5 +1,5 @@
-"""Command line: ``pdftui [FOLDER]`` opens the TUI; ``index``, ``search`` and ``read`` serve
-scripts and benchmarks (``--json``).
+"""Command line: ``pdftui [FOLDER]`` opens the TUI; ``index``, ``search``, ``read``, ``docs``,
+``mark`` and ``export`` serve scripts and benchmarks (``--json``).
 
 Exit codes: 0 success, 1 runtime failure, 2 bad input (missing folder, unknown document,
 unusable cache), 130 interrupted.
@@ -18,7 +18,7 @@ import click
 
 from .text import clean_text
 
-_COMMANDS = {"index", "search", "read", "tui"}
+_COMMANDS = {"index", "search", "read", "docs", "mark", "export", "tui"}
 
 
 class _DefaultToTui(click.Group):
@@ -354,26 +354,10 @@ def read(folder, doc, page, section, list_sections, cache_dir, as_json):
 
     if sum(x is not None and x is not False for x in (page, section, list_sections)) > 1:
         _fail("use one of --page, --section and --sections")
-    from .corpus import doc_matches, relative_pattern
 
     _run_index(folder, cache_dir, None, False, quiet=True, reading=True)
     lib = Library(folder, cache_dir)
-    # DOC as the shell gives it (absolute, ./), or a glob that names one document
-    known = [d.doc for d in lib.documents()]
-    if doc not in known:
-        pattern = relative_pattern(folder, doc)
-        found = [d for d in known if doc_matches(d, pattern)]
-        if len(found) == 1:
-            doc = found[0]
-        elif len(found) > 1:
-            _fail(f"{doc!r} matches {len(found)} documents ({', '.join(found[:3])}"
-                  f"{', …' if len(found) > 3 else ''}): name one")
-        else:
-            import difflib
-
-            close = difflib.get_close_matches(pattern, known, n=1, cutoff=0.6)
-            _fail(f"no indexed document {doc!r} in {folder}"
-                  + (f"; did you mean {close[0]!r}?" if close else ""))
+    doc = _resolve_doc(folder, [d.doc for d in lib.documents()], doc)
     try:
         if list_sections:
             rows = lib.sections(doc)
@@ -409,6 +393,140 @@ def read(folder, doc, page, section, list_sections, cache_dir, as_json):
                               + (f"-{out.end_page}" if out.end_page != out.start_page else "")))
         click.echo()
         click.echo(clean_text(out.text, keep_newlines=True))
+
+
+def _resolve_doc(folder: str, known: list[str], doc: str) -> str:
+    """DOC as the shell gives it (absolute, ./), or a glob naming one document, as the
+    folder's ``doc`` name; exits with a message naming the near miss or the ambiguity."""
+    from .corpus import doc_matches, relative_pattern
+
+    if doc in known:
+        return doc
+    pattern = relative_pattern(folder, doc)
+    found = [d for d in known if doc_matches(d, pattern)]
+    if len(found) == 1:
+        return found[0]
+    if len(found) > 1:
+        _fail(f"{doc!r} matches {len(found)} documents ({', '.join(found[:3])}"
+              f"{', …' if len(found) > 3 else ''}): name one")
+    import difflib
+
+    close = difflib.get_close_matches(pattern, known, n=1, cutoff=0.6)
+    _fail(f"no indexed document {doc!r} in {folder}"
+          + (f"; did you mean {close[0]!r}?" if close else ""))
+    raise AssertionError("unreachable")
+
+
+_data_opt = click.option(
+    "--data-dir", type=click.Path(), envvar="PDFTUI_DATA_DIR",
+    help="User data folder: marks, notes, sessions (default: $PDFTUI_DATA_DIR or the "
+         "user data dir).")
+
+
+def _triage_store(data_dir):
+    """The user-data store, or exit with its one-line error."""
+    from .triage.store import TriageStore, TriageStoreError
+
+    try:
+        return TriageStore(data_dir)
+    except TriageStoreError as exc:
+        _fail(str(exc), 1)
+
+
+def _folder_documents(folder, cache_dir, data_dir):
+    """Index FOLDER (text only, quietly) and return ``(root, [(DocumentInfo, DocTriage)])``."""
+    from .library import Library
+
+    summary = _run_index(folder, cache_dir, None, False, quiet=True)
+    if summary.documents == 0:
+        _fail(f"no PDF files in {folder} (pdftui looks for *.pdf below it)")
+    lib = Library(folder, cache_dir)
+    try:
+        docs = lib.documents()
+        root = lib.root
+    finally:
+        lib.close()
+    store = _triage_store(data_dir)
+    try:
+        triage = store.lookup(root, [(d.doc, d.sha256) for d in docs])
+    finally:
+        store.close()
+    return root, [(d, triage[d.doc]) for d in docs]
+
+
+def _first_author(authors) -> str:
+    if not authors:
+        return ""
+    surname = authors[0].split()[-1]
+    return surname + (" et al." if len(authors) > 2 else
+                      f" & {authors[1].split()[-1]}" if len(authors) == 2 else "")
+
+
+@main.command()
+@click.argument("folder", type=click.Path(), default=".")
+@_cache_opt
+@_data_opt
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def docs(folder, cache_dir, data_dir, as_json):
+    """List the documents of FOLDER with metadata, status, mark and note."""
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    _root, rows = _folder_documents(folder, cache_dir, data_dir)
+    if as_json:
+        out = [{**d.to_json(), "mark": t.mark.value, "note": t.note} for d, t in rows]
+        click.echo(json.dumps({"documents": out}, ensure_ascii=False))
+        return
+    table = Table(expand=True, show_edge=False)
+    for col, kw in (("mark", {"width": 7}), ("year", {"width": 4}),
+                    ("authors", {"ratio": 1, "no_wrap": True, "min_width": 14}),
+                    ("title / document", {"ratio": 3}), ("pages", {"justify": "right"}),
+                    ("status", {})):
+        table.add_column(col, **kw)
+    for d, t in rows:
+        body = Text(clean_text(d.title), style="bold")
+        body.append("\n" + clean_text(d.doc), style="dim")
+        if t.note:
+            body.append("\n" + _shorten(clean_text(t.note), 160), style="italic")
+        table.add_row("" if t.mark.value == "none" else t.mark.value, str(d.year or ""),
+                      Text(clean_text(_first_author(d.authors))), body, str(d.pages),
+                      d.status + (f" ({d.reason})" if d.reason and d.reason != d.status else ""))
+    Console(highlight=False).print(table)
+
+
+@main.command()
+@click.argument("folder", type=click.Path())
+@click.argument("doc")
+@click.argument("mark", type=click.Choice(["keep", "to-read", "skip", "none"]))
+@click.option("--note", default=None, help="Replace the document's note ('' clears it).")
+@_cache_opt
+@_data_opt
+def mark(folder, doc, mark, note, cache_dir, data_dir):
+    """Mark DOC of FOLDER keep, to-read, skip or none (and set its note)."""
+    from .library import Library
+    from .triage.store import DocKey, Mark, TriageStoreError
+
+    _run_index(folder, cache_dir, None, False, quiet=True)
+    lib = Library(folder, cache_dir)
+    try:
+        infos = {d.doc: d for d in lib.documents()}
+        root = lib.root
+    finally:
+        lib.close()
+    doc = _resolve_doc(folder, list(infos), doc)
+    key = DocKey(root, doc, infos[doc].sha256)
+    store = _triage_store(data_dir)
+    try:
+        t = store.set_mark(key, Mark(mark))
+        if note is not None:
+            t = store.set_note(key, note)
+    except TriageStoreError as exc:
+        _fail(str(exc), 1)
+    finally:
+        store.close()
+    click.echo(clean_text(f"{doc}: {t.mark.value}" + (f" · note: {_shorten(t.note, 60)}"
+                                                         if t.note else "")))
 
 
 @main.command()

@@ -115,6 +115,7 @@ class Extraction:
     "not a PDF", "password protected", "damaged", "0 pages", "empty file",
     "permission denied". ``text_quality`` is "ok", "no text layer" (needs OCR) or
     "unreliable" (garbage text layer); pages are still listed for the last two.
+    ``metadata`` holds authors, year, arXiv id and DOI (None when not read).
     """
 
     title: str
@@ -126,3 +127,21 @@ class Extraction:
     skip_reason: str | None = None
     text_quality: str = "ok"
     notes: list[str] = field(default_factory=list)
+    metadata: "Metadata | None" = None
+
+
+@dataclass(slots=True, frozen=True)
+class Metadata:
+    """Bibliographic metadata of one document (see :mod:`pdftui.metadata`).
+
+    ``authors`` in the order printed; ``year`` the paper's year (None when not found);
+    ``arxiv_id`` without version (``1706.03762``, ``quant-ph/9508027``; '' when none);
+    ``doi`` as ``10.NNNN/suffix`` ('' when none); ``version`` the
+    :data:`pdftui.metadata.METADATA_VERSION` that read it. Empty means not found.
+    """
+
+    authors: tuple[str, ...] = ()
+    year: int | None = None
+    arxiv_id: str = ""
+    doi: str = ""
+    version: int = 0

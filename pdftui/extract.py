@@ -1091,6 +1091,12 @@ def _extract_pdf(p: Path, stem: str, page_timeout_s: float,
             pass
         if pages:
             title = _title_on_first_page(title, pages[0], title == stem)
+        try:
+            from .metadata import read_metadata
+
+            metadata = read_metadata(doc, p.name, title)
+        except Exception:  # noqa: BLE001 - metadata must not lose the document
+            metadata = None
         return Extraction(
             title=title,
             page_count=n,
@@ -1101,6 +1107,7 @@ def _extract_pdf(p: Path, stem: str, page_timeout_s: float,
             skip_reason=None,
             text_quality=quality,
             notes=notes,
+            metadata=metadata,
         )
     finally:
         try:

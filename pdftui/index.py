@@ -254,6 +254,7 @@ def index_folder(folder: str | os.PathLike, cache_dir: str | os.PathLike | None 
 
         try:
             _run_extraction(jobs, cache, root, summary, report, cancel, embed_thread, workers)
+            _fill_metadata(cache, root, cancel)
             if embed_thread is not None:
                 embed_thread.finish()
                 while embed_thread.is_alive():
@@ -311,6 +312,22 @@ def _same_pages(cache: Cache, content_id: int, f: FoundFile) -> bool:
 
     n = count_pages(f.path)
     return n is None or n == pages
+
+
+def _fill_metadata(cache: Cache, root: str, cancel: threading.Event) -> int:
+    """Read the metadata of the documents of ``root`` cached without it (or by an older
+    :data:`pdftui.metadata.METADATA_VERSION`) from their first pages, in this process:
+    tens of milliseconds per document, no re-extraction, no re-embedding. Returns how
+    many were read. Documents already extracted succeeded once in a worker, so reading
+    two pages of them here is safe."""
+    from .metadata import METADATA_VERSION, metadata_of_file
+
+    todo = cache.missing_metadata(root, METADATA_VERSION)
+    for content_id, doc, title in todo:
+        if cancel.is_set():
+            break
+        cache.set_metadata(content_id, metadata_of_file(os.path.join(root, doc), title))
+    return len(todo)
 
 
 def _current(cache: Cache, content_id: int) -> bool:

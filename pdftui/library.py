@@ -7,12 +7,14 @@ keeps current. Pages are 1-based.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import sqlite3
 from dataclasses import dataclass
 
 from .cache import Cache
+from .document import Metadata
 
 
 @dataclass(slots=True)
@@ -35,6 +37,22 @@ class DocumentInfo:
     #: SHA-256 hex digest of the file's bytes ('' while queued): with ``doc`` it is the
     #: key of the user's marks and notes (:class:`pdftui.triage.store.DocKey`).
     sha256: str = ""
+    #: Bibliographic metadata (:mod:`pdftui.metadata`): names in printed order, the
+    #: paper's year (None when not found), arXiv id without version, DOI; empty = unknown.
+    authors: tuple[str, ...] = ()
+    year: int | None = None
+    arxiv_id: str = ""
+    doi: str = ""
+
+    def to_json(self) -> dict:
+        """``{"doc", "title", "authors", "year", "arxiv_id", "doi", "pages", "status"}``
+        (plus ``reason`` when skipped)."""
+        d = {"doc": self.doc, "title": self.title, "authors": list(self.authors),
+             "year": self.year, "arxiv_id": self.arxiv_id, "doi": self.doi,
+             "pages": self.pages, "status": self.status}
+        if self.reason:
+            d["reason"] = self.reason
+        return d
 
 
 @dataclass(slots=True)
@@ -69,6 +87,23 @@ def _last_page(start_page: int, end_page: int, end_block: int) -> int:
     return end_page - 1 if end_block == 0 and end_page > start_page else end_page
 
 
+def _authors(raw: str | None) -> tuple[str, ...]:
+    """The stored JSON list of names as a tuple (() when absent or damaged)."""
+    try:
+        names = json.loads(raw or "[]")
+    except ValueError:
+        return ()
+    return tuple(n for n in names if isinstance(n, str)) if isinstance(names, list) else ()
+
+
+def _set_metadata(info: DocumentInfo, authors, year, arxiv_id, doi) -> None:
+    """Fill ``info``'s metadata fields from a ``metadata`` row (all None: not read yet)."""
+    info.authors = _authors(authors)
+    info.year = year
+    info.arxiv_id = arxiv_id or ""
+    info.doi = doi or ""
+
+
 class NotFound(LookupError):
     """A document, page or section that the folder's index does not hold (message for users)."""
 
@@ -90,10 +125,13 @@ class Library:
         self.cache.close()
 
     def documents(self, model_id: str | None = None) -> list[DocumentInfo]:
-        """Every document of the folder in ``doc`` order, with status and page count."""
+        """Every document of the folder in ``doc`` order, with status, page count and
+        metadata (authors, year, arXiv id, DOI; empty until read)."""
         rows = self.db.execute(
             "SELECT f.doc, f.skip_reason, c.id, c.title, c.page_count, c.skip_reason,"
-            " c.text_quality, c.sha256 FROM files f LEFT JOIN contents c ON c.id = f.content_id"
+            " c.text_quality, c.sha256, m.authors, m.year, m.arxiv_id, m.doi"
+            " FROM files f LEFT JOIN contents c ON c.id = f.content_id"
+            " LEFT JOIN metadata m ON m.content_id = c.id"
             " WHERE f.root = ? ORDER BY f.doc", (self.root,),
         ).fetchall()
         emb: dict[int, float] = {}
@@ -104,7 +142,7 @@ class Library:
             ):
                 emb[cid] = (done / total) if total else 1.0
         out = []
-        for doc, freason, cid, title, pages, creason, quality, sha in rows:
+        for doc, freason, cid, title, pages, creason, quality, sha, *md in rows:
             if cid is None and not freason:
                 out.append(DocumentInfo(doc, os.path.basename(doc), 0, "queued", "", 0.0))
                 continue
@@ -115,11 +153,22 @@ class Library:
                 continue
             if quality != "ok":
                 out.append(DocumentInfo(doc, title, pages, quality, quality, 0.0, cid, sha))
-                continue
-            frac = emb.get(cid, 0.0) if model_id else 1.0
-            status = "indexed" if frac >= 1.0 else "embedding"
-            out.append(DocumentInfo(doc, title, pages, status, "", frac, cid, sha))
+            else:
+                frac = emb.get(cid, 0.0) if model_id else 1.0
+                status = "indexed" if frac >= 1.0 else "embedding"
+                out.append(DocumentInfo(doc, title, pages, status, "", frac, cid, sha))
+            _set_metadata(out[-1], *md)
         return out
+
+    def metadata(self, doc: str) -> Metadata:
+        """The document's :class:`~pdftui.document.Metadata` (empty when not read yet);
+        raises :class:`NotFound`."""
+        row = self.db.execute(
+            "SELECT authors, year, arxiv_id, doi, version FROM metadata WHERE content_id=?",
+            (self.content_id(doc),)).fetchone()
+        if row is None:
+            return Metadata()
+        return Metadata(_authors(row[0]), row[1], row[2], row[3], row[4])
 
     def content_id(self, doc: str) -> int:
         """The content id of ``doc``; raises :class:`NotFound`."""

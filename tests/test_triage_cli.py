@@ -1,0 +1,66 @@
+"""``pdftui docs``, ``pdftui mark`` and ``pdftui export`` on real corpus papers."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from .conftest import copy_docs
+
+ATTENTION = "arxiv-1706.03762v5-attention-is-all-you-need.pdf"
+ECAPA = "arxiv-2005.07143-ecapa-tdnn-speaker-verification.pdf"
+
+
+def _run(*args, env_extra=None):
+    env = {**os.environ, **(env_extra or {})}
+    return subprocess.run([sys.executable, "-m", "pdftui.cli", *map(str, args)],
+                          capture_output=True, text=True, timeout=300, env=env)
+
+
+@pytest.fixture
+def folder(tmp_path):
+    return copy_docs(tmp_path / "papers", [ATTENTION, ECAPA])
+
+
+def test_mark_and_docs_json(folder, tmp_path):
+    data, cache = tmp_path / "data", tmp_path / "cache"
+    r = _run("mark", folder, "arxiv-1706*", "keep", "--note", "the transformer",
+             "--cache-dir", cache, "--data-dir", data)
+    assert r.returncode == 0, r.stderr
+    assert "keep" in r.stdout
+    r = _run("mark", folder, str(folder / ECAPA), "to-read", "--cache-dir", cache,
+             env_extra={"PDFTUI_DATA_DIR": str(data)})
+    assert r.returncode == 0, r.stderr
+    r = _run("docs", folder, "--json", "--cache-dir", cache, "--data-dir", data)
+    assert r.returncode == 0, r.stderr
+    docs = {d["doc"]: d for d in json.loads(r.stdout)["documents"]}
+    a = docs[ATTENTION]
+    assert set(a) >= {"doc", "title", "authors", "year", "arxiv_id", "doi", "pages", "status",
+                      "mark", "note"}
+    assert (a["mark"], a["note"], a["arxiv_id"], a["year"]) == (
+        "keep", "the transformer", "1706.03762", 2017)
+    assert a["authors"][0] == "Ashish Vaswani" and a["pages"] == 15
+    assert docs[ECAPA]["mark"] == "to-read" and docs[ECAPA]["note"] == ""
+    # the human table names the mark and the first author
+    r = _run("docs", folder, "--cache-dir", cache, "--data-dir", data)
+    assert r.returncode == 0 and "keep" in r.stdout and "Vaswani" in r.stdout
+
+
+def test_mark_errors(folder, tmp_path):
+    data, cache = tmp_path / "data", tmp_path / "cache"
+    r = _run("mark", folder, "nope.pdf", "keep", "--cache-dir", cache, "--data-dir", data)
+    assert r.returncode == 2 and "no indexed document" in r.stderr
+    r = _run("mark", folder, "arxiv-*", "keep", "--cache-dir", cache, "--data-dir", data)
+    assert r.returncode == 2 and "matches 2 documents" in r.stderr
+    r = _run("mark", folder, ECAPA, "maybe", "--cache-dir", cache, "--data-dir", data)
+    assert r.returncode == 2
+    data.mkdir()
+    (data / "triage.sqlite3").write_bytes(b"garbage" * 50)
+    r = _run("mark", folder, ECAPA, "keep", "--cache-dir", cache, "--data-dir", data)
+    assert r.returncode == 1 and len(r.stderr.strip().splitlines()) == 1
+    assert "left as it is" in r.stderr
+    assert (data / "triage.sqlite3").read_bytes() == b"garbage" * 50
