@@ -531,6 +531,42 @@ def mark(folder, doc, mark, note, cache_dir, data_dir):
 
 @main.command()
 @click.argument("folder", type=click.Path(), default=".")
+@click.option("--marked", type=click.Choice(["keep", "to-read", "skip", "any", "all"]),
+              default="any", show_default=True,
+              help="Which documents: one mark, any mark, or all of them.")
+@click.option("--format", "fmt", type=click.Choice(["markdown", "bibtex", "csv", "json"]),
+              default="markdown", show_default=True)
+@click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
+              help="Write to FILE (default: standard output).")
+@_cache_opt
+@_data_opt
+def export(folder, marked, fmt, output, cache_dir, data_dir):
+    """Export FOLDER's marked documents: a Markdown reading list (notes and clipped
+    passages with their pages), BibTeX, CSV or JSON."""
+    from .triage.export import ExportFormat, items_for, render, select
+
+    root, rows = _folder_documents(folder, cache_dir, data_dir)
+    items = select(items_for(root, [d for d, _t in rows], {d.doc: t for d, t in rows}),
+                   marked)
+    if not items:
+        click.echo(f"pdftui: no documents marked {marked} in {folder}"
+                   + (" (mark some with `pdftui mark`, or use --marked all)"
+                      if marked == "any" else ""), err=True)
+    text = render(items, ExportFormat(fmt), f"Reading list: {os.path.basename(root) or root}")
+    if output is None:
+        click.echo(text, nl=False)
+        return
+    try:
+        with open(output, "w", encoding="utf-8", newline="") as fh:
+            fh.write(text)
+    except OSError as exc:
+        _fail(f"cannot write {output}: {exc.strerror or exc}", 1)
+    click.echo(f"pdftui: wrote {len(items)} document{'s' if len(items) != 1 else ''} "
+               f"as {fmt} to {clean_text(output)}", err=True)
+
+
+@main.command()
+@click.argument("folder", type=click.Path(), default=".")
 @_cache_opt
 @_model_opt
 def tui(folder, cache_dir, model):

@@ -38,7 +38,7 @@ from .text import strip_control
 
 #: Bump when the rules below change: cached metadata of an older version is read again
 #: (first pages only; no re-extraction, no re-embedding).
-METADATA_VERSION = 1
+METADATA_VERSION = 2  # 2: CN article numbers (ISSN (year))
 #: Pages read from the start of the document.
 FIRST_PAGES = 2
 
@@ -68,6 +68,7 @@ _YEAR = r"(1[6-9]\d\d|20\d\d)"
 _YEAR_RULES: tuple[tuple[int, re.Pattern], ...] = (
     (9, re.compile(rf"\bpublished\b[^\n]{{0,40}}?{_YEAR}\b", re.I)),
     (9, re.compile(rf"\b\d{{1,4}}\s?\({_YEAR}\)\s?\d+\s?[–-]\s?\d+")),   # 1 (2020) 57-81
+    (9, re.compile(rf"\b\d{{4}}-\d{{3}}[\dX]\s?[（(]\s?{_YEAR}\s?[)）]")),   # ISSN (year): CN articles
     (8, re.compile(rf"(?:©|\(c\)|copyright)\s*(?:\d{{4}}\s*[-–]\s*)?{_YEAR}\b", re.I)),
     (8, re.compile(rf"\b[A-Z]{{2,6}}\s?\d{{1,2}}\s?\({_YEAR}\)\s?\d{{3}}")),   # JCAP10(2008)003
     (7, re.compile(rf"\b(?:appeared in|reprinted|proceedings|journal|bulletin|transactions)"

@@ -116,6 +116,8 @@ def test_years_come_from_the_paper_not_the_file():
     assert find_year("", ["Copyright 2007 ACM"], {"creationDate": "D:2009"}) == 2007
     assert find_year("", ["nothing"], {"creationDate": "D:20011106164816"}) == 2001
     assert find_year("1706.03762", ["© 2023 Google"], {}) == 2017
+    # a Chinese article number carries the publication year: ISSN (2004); received 2003
+    assert find_year("", ["收稿日期：2003-07-06 文章编号：1001-3695（2004）07-0004-07"], {}) == 2004
 
 
 def test_author_lines():

@@ -64,3 +64,31 @@ def test_mark_errors(folder, tmp_path):
     assert r.returncode == 1 and len(r.stderr.strip().splitlines()) == 1
     assert "left as it is" in r.stderr
     assert (data / "triage.sqlite3").read_bytes() == b"garbage" * 50
+
+
+def test_export_formats_from_the_cli(folder, tmp_path):
+    import csv
+    import io
+
+    import bibtexparser
+
+    data, cache = tmp_path / "data", tmp_path / "cache"
+    assert _run("mark", folder, ATTENTION, "keep", "--note", "read [this](http://x) first",
+                "--cache-dir", cache, "--data-dir", data).returncode == 0
+    base = ("--cache-dir", cache, "--data-dir", data)
+    r = _run("export", folder, "--format", "bibtex", *base)
+    assert r.returncode == 0, r.stderr
+    [entry] = bibtexparser.loads(r.stdout).entries
+    assert entry["ID"] == "vaswani2017attention" and entry["eprint"] == "1706.03762"
+    assert entry["file"] == str(folder / ATTENTION)
+    r = _run("export", folder, "--marked", "keep", *base)
+    assert r.returncode == 0 and "## 1. Attention Is All You Need" in r.stdout
+    assert "\\[this\\]\\(http\\://x\\)" in r.stdout
+    out = tmp_path / "list.csv"
+    r = _run("export", folder, "--marked", "all", "--format", "csv", "-o", out, *base)
+    assert r.returncode == 0 and "wrote 2 documents" in r.stderr
+    rows = list(csv.DictReader(io.StringIO(out.read_text())))
+    assert {row["mark"] for row in rows} == {"keep", "none"}
+    r = _run("export", folder, "--marked", "skip", "--format", "json", *base)
+    assert r.returncode == 0 and json.loads(r.stdout) == {"documents": []}
+    assert "no documents marked skip" in r.stderr

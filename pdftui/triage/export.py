@@ -1,0 +1,318 @@
+"""Exporting a folder's triage: a Markdown reading list, BibTeX, CSV or JSON.
+
+Every title, author, note and clipped passage comes from an untrusted PDF or from the user,
+so each format escapes it: Markdown specials and link syntax are backslash-escaped (a
+title such as ``[x](http://evil)`` stays text), BibTeX braces, ``@`` and the LaTeX specials
+are escaped so an entry cannot be closed or another one opened, CSV is written by the
+``csv`` module, JSON by ``json``. Control characters are removed everywhere
+(:func:`pdftui.text.strip_control`).
+
+A citekey is the first author's surname + year + the first word of the title that is not
+an article or a preposition, ASCII letters and digits only (``vaswani2017attention``);
+keys that collide get ``a``, ``b``, ... in document order, so the same folder always gives
+the same keys.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import re
+import time
+import unicodedata
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from ..text import strip_control
+from .store import Clip, DocTriage, Mark
+
+
+class ExportFormat(StrEnum):
+    """An export format (the value is the CLI's ``--format``)."""
+
+    MARKDOWN = "markdown"
+    BIBTEX = "bibtex"
+    CSV = "csv"
+    JSON = "json"
+
+    @property
+    def suffix(self) -> str:
+        """The usual file name suffix: ``.md``, ``.bib``, ``.csv``, ``.json``."""
+        return {"markdown": ".md", "bibtex": ".bib", "csv": ".csv", "json": ".json"}[self.value]
+
+
+#: ``--marked`` choices: one mark, ``any`` (every marked document) or ``all``.
+MARKED_CHOICES = ("keep", "to-read", "skip", "any", "all")
+
+
+@dataclass(frozen=True, slots=True)
+class ExportItem:
+    """One document as exported: ``doc`` (path relative to the folder), ``path`` (absolute
+    file path), metadata (empty when unknown), ``pages`` (count), mark, note and clips."""
+
+    doc: str
+    path: str
+    title: str
+    authors: tuple[str, ...] = ()
+    year: int | None = None
+    arxiv_id: str = ""
+    doi: str = ""
+    pages: int = 0
+    mark: Mark = Mark.NONE
+    note: str = ""
+    clips: tuple[Clip, ...] = field(default_factory=tuple)
+
+
+def items_for(root: str, docs: Iterable, triage: dict[str, DocTriage]) -> list[ExportItem]:
+    """Export items from the folder's :class:`pdftui.library.DocumentInfo` list and the
+    ``{doc: DocTriage}`` of :meth:`pdftui.triage.store.TriageStore.lookup`."""
+    out = []
+    for d in docs:
+        t = triage.get(d.doc) or DocTriage()
+        out.append(ExportItem(d.doc, os.path.join(root, d.doc), d.title, tuple(d.authors),
+                              d.year, d.arxiv_id, d.doi, d.pages, t.mark, t.note,
+                              tuple(t.clips)))
+    return out
+
+
+def select(items: list[ExportItem], marked: str = "any") -> list[ExportItem]:
+    """The items with mark ``marked`` ("keep", "to-read", "skip"), any mark ("any") or
+    all of them ("all"); raises ``ValueError`` for another choice."""
+    if marked == "all":
+        return list(items)
+    if marked == "any":
+        return [i for i in items if i.mark is not Mark.NONE]
+    want = Mark.parse(marked)
+    return [i for i in items if i.mark is want]
+
+
+def _plain(s: str | None, keep_newlines: bool = False) -> str:
+    """Untrusted text without control characters; one line unless ``keep_newlines``."""
+    s = strip_control((s or "").replace("\r\n", "\n").replace("\r", "\n"),
+                      keep_newlines=keep_newlines, keep_tabs=False)
+    return s if keep_newlines else " ".join(s.split())
+
+
+# ---------------------------------------------------------------------------- citekeys
+_STOPWORDS = frozenset("a an the on of in for to and with from by at is are as via".split())
+
+
+def _ascii_word(s: str) -> str:
+    folded = unicodedata.normalize("NFKD", s).encode("ascii", "ignore").decode()
+    return re.sub(r"[^a-z0-9]", "", folded.lower())
+
+
+def _base_key(item: ExportItem) -> str:
+    surname = _ascii_word(item.authors[0].split()[-1]) if item.authors else ""
+    words = [_ascii_word(w) for w in re.split(r"[\s\-:/]+", item.title)]
+    first = next((w for w in words if w and w not in _STOPWORDS), "")
+    return f"{surname or 'anon'}{item.year or 'nd'}{first}"
+
+
+def citekeys(items: list[ExportItem]) -> dict[str, str]:
+    """``{doc: citekey}``: unique, stable for the same documents (collisions get a
+    letter suffix in ``doc`` order)."""
+    by_key: dict[str, list[str]] = {}
+    for item in sorted(items, key=lambda i: i.doc):
+        by_key.setdefault(_base_key(item), []).append(item.doc)
+    out: dict[str, str] = {}
+    for key, docs in by_key.items():
+        if len(docs) == 1:
+            out[docs[0]] = key
+            continue
+        for n, doc in enumerate(docs):
+            out[doc] = key + _suffix(n)
+    return out
+
+
+def _suffix(n: int) -> str:
+    """a, b, ..., z, aa, ab, ... for the n-th (0-based) colliding key."""
+    s = ""
+    n += 1
+    while n:
+        n, r = divmod(n - 1, 26)
+        s = chr(97 + r) + s
+    return s
+
+
+# ---------------------------------------------------------------------------- Markdown
+_MD_SPECIAL_RE = re.compile(r"([\\`*_{}\[\]()#+!|<>~&])")
+_MD_LINE_START_RE = re.compile(r"^(\s*)([-=+>.]|\d+(?=[.)]))", re.MULTILINE)
+_MD_AUTOLINK_RE = re.compile(r"(?i)\b(https?|ftp|mailto|www)([:.])")
+
+
+def md_escape(s: str) -> str:
+    """Untrusted text as literal Markdown (CommonMark / GitHub): specials, link and image
+    syntax, HTML, autolinks (``http:`` / ``www.``) and list or heading markers at a line
+    start are backslash-escaped; control characters removed."""
+    s = _MD_SPECIAL_RE.sub(r"\\\1", s)
+    s = _MD_AUTOLINK_RE.sub(lambda m: f"{m.group(1)}\\{m.group(2)}", s)
+    return _MD_LINE_START_RE.sub(lambda m: f"{m.group(1)}\\{m.group(2)}", s)
+
+
+def _md_quote(text: str) -> list[str]:
+    """A block quote of escaped multi-line text."""
+    return ["> " + md_escape(line) if line.strip() else ">"
+            for line in _plain(text, keep_newlines=True).split("\n")]
+
+
+def to_markdown(items: list[ExportItem], heading: str = "Reading list") -> str:
+    """A Markdown reading list: per document its title, authors, year, file, mark, ids,
+    note and clipped passages (each with its page label, "p. 7", and section)."""
+    out = [f"# {md_escape(_plain(heading))}", "",
+           f"{len(items)} document{'s' if len(items) != 1 else ''} · exported "
+           f"{time.strftime('%Y-%m-%d')}", ""]
+    for n, item in enumerate(items, 1):
+        out += [f"## {n}. {md_escape(_plain(item.title) or _plain(item.doc))}", ""]
+        if item.authors:
+            out.append(f"- Authors: {md_escape(', '.join(_plain(a) for a in item.authors))}")
+        if item.year:
+            out.append(f"- Year: {item.year}")
+        out.append(f"- File: {md_escape(_plain(item.doc))}")
+        out.append(f"- Mark: {item.mark.value}")
+        if item.arxiv_id:
+            out.append(f"- arXiv: {md_escape(_plain(item.arxiv_id))}")
+        if item.doi:
+            out.append(f"- DOI: {md_escape(_plain(item.doi))}")
+        out.append("")
+        if item.note.strip():
+            out += ["Note:", ""] + _md_quote(item.note) + [""]
+        if item.clips:
+            out += ["Clipped passages:", ""]
+            for clip in item.clips:
+                where = clip.page_ref + (f", {_plain(clip.section)}" if clip.section else "")
+                out += _md_quote(clip.text) + [">", f"> — {md_escape(where)}", ""]
+    return "\n".join(out).rstrip() + "\n"
+
+
+# ---------------------------------------------------------------------------- BibTeX
+_BIB_SPECIALS = {"\\": r"\textbackslash{}", "{": r"\textbraceleft{}",
+                 "}": r"\textbraceright{}", "@": r"{\char64}",
+                 "%": r"\%", "&": r"\&", "#": r"\#", "$": r"\$", "_": r"\_",
+                 "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
+_BIB_RE = re.compile("[" + re.escape("".join(_BIB_SPECIALS)) + "]")
+
+
+def bib_escape(s: str) -> str:
+    r"""Untrusted text as a braced BibTeX value: ``@``, backslash and the LaTeX specials
+    escaped, and braces written as ``\textbraceleft{}`` / ``\textbraceright{}`` (BibTeX
+    counts every brace, escaped or not, so ``\}`` would still close the value); the
+    value can neither close its entry nor open another."""
+    return _BIB_RE.sub(lambda m: _BIB_SPECIALS[m.group(0)], _plain(s))
+
+
+def _bib_path(s: str) -> str:
+    """A file path as a BibTeX value, as it is (reference managers must find the file)
+    unless its braces are unbalanced, which would end the entry: then they are written
+    as LaTeX commands like in :func:`bib_escape`."""
+    s = _plain(s)
+    depth = 0
+    for c in s:
+        depth += {"{": 1, "}": -1}.get(c, 0)
+        if depth < 0:
+            break
+    if depth == 0:
+        return s
+    return s.replace("{", r"\textbraceleft{}").replace("}", r"\textbraceright{}")
+
+
+def to_bibtex(items: list[ExportItem]) -> str:
+    """One BibTeX entry per document (``@article`` with a DOI, else ``@misc``) with
+    fields title, author ("A and B"), year, eprint + archivePrefix for arXiv papers, doi,
+    file, and the user's note as ``note``."""
+    keys = citekeys(items)
+    entries = []
+    for item in items:
+        fields = [("title", "{" + bib_escape(item.title or item.doc) + "}")]
+        if item.authors:
+            fields.append(("author", " and ".join(bib_escape(a) for a in item.authors)))
+        if item.year:
+            fields.append(("year", str(item.year)))
+        if item.arxiv_id:
+            fields += [("eprint", bib_escape(item.arxiv_id)), ("archivePrefix", "arXiv")]
+        if item.doi:
+            fields.append(("doi", bib_escape(item.doi)))
+        fields.append(("file", _bib_path(item.path)))
+        if item.note.strip():
+            fields.append(("note", bib_escape(item.note)))
+        kind = "article" if item.doi else "misc"
+        body = ",\n".join(f"  {name} = {{{value}}}" for name, value in fields)
+        entries.append(f"@{kind}{{{keys[item.doc]},\n{body}\n}}\n")
+    return "\n".join(entries)
+
+
+# ---------------------------------------------------------------------------- CSV, JSON
+CSV_COLUMNS = ("citekey", "doc", "title", "authors", "year", "arxiv_id", "doi", "pages",
+               "mark", "note", "clips")
+
+
+def to_csv(items: list[ExportItem]) -> str:
+    """CSV with a header (:data:`CSV_COLUMNS`); authors joined by "; ", clips as
+    "p. 7 (section): text" joined by newlines inside their cell."""
+    keys = citekeys(items)
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(CSV_COLUMNS)
+    for i in items:
+        clips = "\n".join(f"{c.page_ref}{f' ({_plain(c.section)})' if c.section else ''}: "
+                          f"{_plain(c.text)}" for c in i.clips)
+        w.writerow([keys[i.doc], _plain(i.doc), _plain(i.title),
+                    "; ".join(_plain(a) for a in i.authors), i.year or "", i.arxiv_id, i.doi,
+                    i.pages, i.mark.value, _plain(i.note, keep_newlines=True), clips])
+    return buf.getvalue()
+
+
+def item_json(item: ExportItem, citekey: str) -> dict:
+    """One item as a JSON-ready dict (clips with ``text``, ``page``, ``page_label``,
+    ``section``)."""
+    return {"citekey": citekey, "doc": item.doc, "path": item.path, "title": item.title,
+            "authors": list(item.authors), "year": item.year, "arxiv_id": item.arxiv_id,
+            "doi": item.doi, "pages": item.pages, "mark": item.mark.value, "note": item.note,
+            "clips": [{"text": c.text, "page": c.page, "page_label": c.page_label,
+                       "section": c.section} for c in item.clips]}
+
+
+def to_json(items: list[ExportItem]) -> str:
+    """``{"documents": [...]}`` (see :func:`item_json`), one line."""
+    keys = citekeys(items)
+    return json.dumps({"documents": [item_json(i, keys[i.doc]) for i in items]},
+                      ensure_ascii=False) + "\n"
+
+
+def render(items: list[ExportItem], fmt: ExportFormat | str,
+           heading: str = "Reading list") -> str:
+    """The items in format ``fmt``; raises ``ValueError`` for an unknown format."""
+    fmt = ExportFormat(fmt)
+    if fmt is ExportFormat.MARKDOWN:
+        return to_markdown(items, heading)
+    if fmt is ExportFormat.BIBTEX:
+        return to_bibtex(items)
+    if fmt is ExportFormat.CSV:
+        return to_csv(items)
+    return to_json(items)
+
+
+def export_folder(folder: str | os.PathLike, fmt: ExportFormat | str = ExportFormat.MARKDOWN,
+                  marked: str = "any", cache_dir=None, data_dir=None) -> tuple[str, int]:
+    """Export a folder already indexed in the cache: ``(text, number of documents)``.
+
+    Blocking (SQLite): call from a worker. Raises
+    :class:`pdftui.triage.store.TriageStoreError` when the user data cannot be read and
+    ``ValueError`` for an unknown format or ``marked`` choice.
+    """
+    from ..library import Library
+    from .store import TriageStore
+
+    lib = Library(folder, cache_dir)
+    try:
+        docs, root = lib.documents(), lib.root
+    finally:
+        lib.close()
+    with TriageStore(data_dir) as store:
+        triage = store.lookup(root, [(d.doc, d.sha256) for d in docs])
+    items = select(items_for(root, docs, triage), marked)
+    heading = f"Reading list: {os.path.basename(root) or root}"
+    return render(items, fmt, heading), len(items)

@@ -1,0 +1,108 @@
+"""Export formats parse with their own well-kept parsers, and hostile titles and notes
+cannot break them."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import bibtexparser
+import pytest
+
+from pdftui.triage.export import (ExportFormat, ExportItem, citekeys, md_escape, render,
+                                  select, to_bibtex, to_csv, to_json, to_markdown)
+from pdftui.triage.store import Clip, Mark
+
+HOSTILE_TITLE = "Evil } @misc{pwn, title={x} [click](http://evil.example) <b>x</b> # 100% & $"
+HOSTILE_NOTE = "line one\n# not a heading\n- not a list\n} @article{x,\n\x1b[31mred\x1b[0m"
+
+
+def _items() -> list[ExportItem]:
+    return [
+        ExportItem("arxiv-1706.03762v5-attention.pdf", "/papers/arxiv-1706.03762v5-attention.pdf",
+                   "Attention Is All You Need", ("Ashish Vaswani", "Noam Shazeer"), 2017,
+                   "1706.03762", "", 15, Mark.KEEP, "the transformer paper",
+                   (Clip("Attention is a function of a query and key-value pairs", 3, "3",
+                         "3.2 Attention"),)),
+        ExportItem("evil.pdf", "/papers/evil {x}.pdf", HOSTILE_TITLE, ("Łukasz Kaiser",),
+                   2019, "", "10.1145/3600006.3613165", 2, Mark.TO_READ, HOSTILE_NOTE,
+                   (Clip("a } clip @ with [link](javascript:x)", 7, "vii", "Intro_duction"),)),
+        ExportItem("attention-copy.pdf", "/papers/attention-copy.pdf",
+                   "Attention Is All You Need", ("Ashish Vaswani",), 2017, "", "", 15,
+                   Mark.SKIP),
+        ExportItem("unmarked.pdf", "/papers/unmarked.pdf", "Nothing", (), None),
+    ]
+
+
+def test_select_by_mark():
+    items = _items()
+    assert [i.doc for i in select(items, "keep")] == ["arxiv-1706.03762v5-attention.pdf"]
+    assert len(select(items, "any")) == 3 and len(select(items, "all")) == 4
+    assert [i.doc for i in select(items, "to-read")] == ["evil.pdf"]
+    with pytest.raises(ValueError):
+        select(items, "maybe")
+
+
+def test_citekeys_are_stable_and_unique():
+    items = _items()
+    keys = citekeys(items)
+    assert len(set(keys.values())) == len(items)
+    assert keys["evil.pdf"] == "kaiser2019evil"
+    assert keys["unmarked.pdf"] == "anonndnothing"
+    # the two "vaswani2017attention" get a / b in doc order, whatever the input order
+    assert {keys["attention-copy.pdf"], keys["arxiv-1706.03762v5-attention.pdf"]} == {
+        "vaswani2017attentiona", "vaswani2017attentionb"}
+    assert citekeys(list(reversed(items))) == keys
+
+
+def test_bibtex_parses_and_keeps_the_values():
+    text = to_bibtex(_items())
+    db = bibtexparser.loads(text)
+    by_id = {e["ID"]: e for e in db.entries}
+    assert len(by_id) == 4                     # the hostile title opened no extra entry
+    a = by_id["vaswani2017attentiona"]   # "arxiv-..." sorts before "attention-copy"
+    assert a["ENTRYTYPE"] == "misc" and a["title"] == "{Attention Is All You Need}"
+    assert a["author"] == "Ashish Vaswani and Noam Shazeer" and a["year"] == "2017"
+    assert a["eprint"] == "1706.03762" and a["archiveprefix"] == "arXiv"
+    assert a["file"] == "/papers/arxiv-1706.03762v5-attention.pdf"
+    e = by_id["kaiser2019evil"]
+    assert e["ENTRYTYPE"] == "article" and e["doi"] == "10.1145/3600006.3613165"
+    assert "pwn" not in by_id and "@misc" not in e["title"].replace(r"{\char64}misc", "")
+    assert r"\textbraceright{}" in e["title"] and r"\%" in e["title"] and r"\&" in e["title"]
+    assert "\x1b" not in text
+    assert e["file"] == "/papers/evil {x}.pdf"         # balanced: the path as it is
+
+
+def test_markdown_escapes_titles_links_and_notes():
+    text = to_markdown(_items(), "Reading list: papers")
+    assert "## 1. Attention Is All You Need" in text
+    assert "- Authors: Ashish Vaswani, Noam Shazeer" in text
+    assert "- Mark: keep" in text and "- Year: 2017" in text
+    assert "> Attention is a function of a query and key\\-value pairs" not in text
+    assert "> — p. 3, 3.2 Attention" in text
+    assert "> — p. vii, Intro\\_duction" in text
+    # the hostile title is text: no link, no HTML, no heading or list inside the note
+    assert "[click](http" not in text and "<b>" not in text
+    assert "\\[click\\]\\(http\\://evil.example\\)" in text
+    assert "\n# not a heading" not in text and "> \\# not a heading" in text
+    assert "> \\- not a list" in text
+    assert "\x1b" not in text and "[31m" not in text.replace("\\[31m", "")
+    assert md_escape("*bold* _it_ `code`") == "\\*bold\\* \\_it\\_ \\`code\\`"
+
+
+def test_csv_and_json_round_trip():
+    items = _items()
+    rows = list(csv.DictReader(io.StringIO(to_csv(items))))
+    assert len(rows) == 4
+    evil = next(r for r in rows if r["doc"] == "evil.pdf")
+    assert evil["title"] == HOSTILE_TITLE and evil["mark"] == "to-read"
+    assert evil["note"].startswith("line one\n# not a heading")
+    assert "\x1b" not in evil["note"]
+    assert evil["clips"].startswith("p. vii (Intro_duction): a } clip")
+    data = json.loads(to_json(items))
+    assert data["documents"][0]["clips"][0] == {
+        "text": "Attention is a function of a query and key-value pairs", "page": 3,
+        "page_label": "3", "section": "3.2 Attention"}
+    for fmt in ExportFormat:
+        assert render(items, fmt)
