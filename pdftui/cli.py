@@ -34,6 +34,12 @@ class _DefaultToTui(click.Group):
 _cache_opt = click.option(
     "--cache-dir", type=click.Path(), envvar="PDFTUI_CACHE_DIR",
     help="Cache folder (default: $PDFTUI_CACHE_DIR or the user cache dir).")
+_data_opt = click.option(
+    "--data-dir", type=click.Path(), envvar="PDFTUI_DATA_DIR",
+    help="User data folder: marks, notes, sessions (default: $PDFTUI_DATA_DIR or the "
+         "user data dir).")
+
+
 _model_opt = click.option(
     "--model", default=None, envvar="PDFTUI_EMBED_MODEL",
     help="fastembed model name (default: offline all-MiniLM-L6-v2).")
@@ -230,13 +236,14 @@ def index(folder, cache_dir, model, no_embed, as_json):
 @click.option("--doc", "doc_globs", multiple=True,
               help="Only documents matching this path or glob (repeatable).")
 @_cache_opt
+@_data_opt
 @_model_opt
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (JSON Lines with QUERY -).")
 @click.option("--wait-embed", is_flag=True,
               help="Embed every document before searching (default: search at once with "
                    "what is embedded and say how much that covers).")
-def search(folder, query, mode, granularity, top_k, doc_globs, cache_dir, model, as_json,
-           wait_embed):
+def search(folder, query, mode, granularity, top_k, doc_globs, cache_dir, data_dir, model,
+           as_json, wait_embed):
     """Search FOLDER for QUERY (use - to read one query per line from stdin).
 
     The text index is brought up to date first; embedding the rest of a large folder
@@ -280,12 +287,16 @@ def search(folder, query, mode, granularity, top_k, doc_globs, cache_dir, model,
                    "the semantic arm skips them (run `pdftui index` to embed them)", err=True)
     service = SearchService(folder, cache_dir=cache_dir, model=model)
     queries = (line.rstrip("\r\n") for line in sys.stdin) if query == "-" else [query]
+    marks = _marks(folder, cache_dir, data_dir) if as_json else {}
     try:
         for q in queries:
             result = service.search_sync(q, mode=mode, granularity=granularity, top_k=top_k,
                                          docs=list(doc_globs) or None)
             if as_json:
-                click.echo(_dumps(result.to_json()))
+                data = result.to_json()
+                for hit in data.get("hits", ()):
+                    hit["mark"], hit["note"] = marks.get(hit.get("doc"), ("none", ""))
+                click.echo(_dumps(data))
             else:
                 if query == "-":   # many tables: say which query each answers
                     click.echo(clean_text(f"query: {q}"))
@@ -417,12 +428,6 @@ def _resolve_doc(folder: str, known: list[str], doc: str) -> str:
     raise AssertionError("unreachable")
 
 
-_data_opt = click.option(
-    "--data-dir", type=click.Path(), envvar="PDFTUI_DATA_DIR",
-    help="User data folder: marks, notes, sessions (default: $PDFTUI_DATA_DIR or the "
-         "user data dir).")
-
-
 def _triage_store(data_dir):
     """The user-data store, or exit with its one-line error."""
     from .triage.store import TriageStore, TriageStoreError
@@ -454,6 +459,26 @@ def _folder_documents(folder, cache_dir, data_dir):
     return root, [(d, triage[d.doc]) for d in docs]
 
 
+def _marks(folder, cache_dir, data_dir) -> dict[str, tuple[str, str]]:
+    """``{doc: (mark, note)}`` of the folder's marked documents, for search hits; {} with
+    a one-line warning when the user data cannot be read (search still answers)."""
+    from .library import Library
+    from .triage.store import TriageStore, TriageStoreError
+
+    lib = Library(folder, cache_dir)
+    try:
+        docs, root = lib.documents(), lib.root
+    finally:
+        lib.close()
+    try:
+        with TriageStore(data_dir) as store:
+            triage = store.lookup(root, [(d.doc, d.sha256) for d in docs])
+    except TriageStoreError as exc:
+        click.echo(f"pdftui: {clean_text(str(exc))}; hits carry no marks", err=True)
+        return {}
+    return {doc: (t.mark.value, t.note) for doc, t in triage.items() if not t.empty}
+
+
 def _first_author(authors) -> str:
     if not authors:
         return ""
@@ -476,7 +501,7 @@ def docs(folder, cache_dir, data_dir, as_json):
     _root, rows = _folder_documents(folder, cache_dir, data_dir)
     if as_json:
         out = [{**d.to_json(), "mark": t.mark.value, "note": t.note} for d, t in rows]
-        click.echo(json.dumps({"documents": out}, ensure_ascii=False))
+        click.echo(_dumps({"documents": out}))
         return
     table = Table(expand=True, show_edge=False)
     for col, kw in (("mark", {"width": 7}), ("year", {"width": 4}),

@@ -104,6 +104,20 @@ def _set_metadata(info: DocumentInfo, authors, year, arxiv_id, doi) -> None:
     info.doi = doi or ""
 
 
+def stored_metadata(db: sqlite3.Connection, content_ids) -> dict[int, Metadata]:
+    """``{content_id: Metadata}`` of the given contents as the index stored it (authors,
+    year, arXiv id, DOI; :mod:`pdftui.metadata`); contents not read yet are absent."""
+    ids = sorted(set(content_ids))
+    out: dict[int, Metadata] = {}
+    for i in range(0, len(ids), 500):
+        chunk = ids[i:i + 500]
+        for cid, authors, year, arxiv_id, doi, version in db.execute(
+                "SELECT content_id, authors, year, arxiv_id, doi, version FROM metadata"
+                f" WHERE content_id IN ({','.join('?' * len(chunk))})", chunk):
+            out[cid] = Metadata(_authors(authors), year, arxiv_id or "", doi or "", version)
+    return out
+
+
 class NotFound(LookupError):
     """A document, page or section that the folder's index does not hold (message for users)."""
 

@@ -41,6 +41,9 @@ from .text import strip_control
 METADATA_VERSION = 2  # 2: CN article numbers (ISSN (year))
 #: Pages read from the start of the document.
 FIRST_PAGES = 2
+#: A first page with more text than this (characters) is not read line by line for author
+#: names (font details of a page that dense cost seconds; the extractor draws the same line).
+MAX_LINE_CHARS = 50_000
 
 _OLD_ARCHIVES = (
     "acc-phys|adap-org|alg-geom|ao-sci|astro-ph|atom-ph|bayes-an|chao-dyn|chem-ph|cmp-lg|"
@@ -457,7 +460,7 @@ def read_metadata(doc, file_name: str, title: str) -> Metadata:
         try:
             page = doc[i]
             texts.append(page.get_text())
-            if i == 0:
+            if i == 0 and len(texts[0]) <= MAX_LINE_CHARS:
                 height = page.rect.height or height
                 first_lines = _line_rows(page)
         except Exception:  # noqa: BLE001 - one bad page must not lose the rest

@@ -92,3 +92,16 @@ def test_export_formats_from_the_cli(folder, tmp_path):
     r = _run("export", folder, "--marked", "skip", "--format", "json", *base)
     assert r.returncode == 0 and json.loads(r.stdout) == {"documents": []}
     assert "no documents marked skip" in r.stderr
+
+
+def test_search_hits_carry_mark_and_note(folder, tmp_path):
+    data, cache = tmp_path / "data", tmp_path / "cache"
+    base = ("--cache-dir", cache, "--data-dir", data)
+    assert _run("mark", folder, ATTENTION, "keep", "--note", "n1", *base).returncode == 0
+    r = _run("search", folder, "scaled dot-product attention", "--mode", "keyword", "--json",
+             *base)
+    assert r.returncode == 0, r.stderr
+    hits = json.loads(r.stdout)["hits"]
+    marked = [h for h in hits if h["doc"] == ATTENTION]
+    assert marked and all((h["mark"], h["note"]) == ("keep", "n1") for h in marked)
+    assert all(h["mark"] == "none" for h in hits if h["doc"] != ATTENTION)
