@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from pdftui.cache import Cache, fts_text
+from pdftui.cache import SCHEMA_VERSION, Cache, fts_text
 from pdftui.index import index_folder
 
 from .conftest import SMALL_DOCS, TRICKY, copy_docs, corpus_pdf, shared_file
@@ -299,7 +299,8 @@ def test_schema_v1_cache_migrates_and_keeps_its_embeddings(tmp_path, cache_dir):
     # page vectors kept; only the new section head units are embedded
     assert again.indexed == 1 and again.units == n_sections and again.embedding_pending == 0
     db = sqlite3.connect(cache_dir / "index.sqlite3")
-    assert db.execute("PRAGMA user_version").fetchone()[0] == 2
+    assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION   # v1 -> v2 -> ...
+    assert db.execute("SELECT count(*) FROM metadata").fetchone()[0] == 1     # filled lazily
     assert db.execute("SELECT count(*) FROM units").fetchone()[0] == first.units
     parent, = db.execute("SELECT id FROM sections WHERE title LIKE '3 %Proposed%'").fetchone()
     child, = db.execute("SELECT id FROM sections WHERE title LIKE '3.2 %'").fetchone()
