@@ -1,12 +1,26 @@
-"""Cold-index benchmark: wall time split into extraction+FTS and embedding, pages/s, peak RSS,
-and the bare embedding time of the same units measured in the same run (overhead ratio).
+"""Cold-index benchmark: the current embedding path, the earlier one and a naive pipeline,
+over the same folder in one run.
 
-    python bench/index.py [FOLDER] [--limit N] [--no-embed] [--json PATH]
+    python bench/index.py [FOLDER | --subset FILE] [--limit N] [--paths new,earlier,naive]
+                          [--json PATH]
 
-FOLDER defaults to ../shared/corpus. The cold index runs into a fresh temporary cache. The
-"bare embedding" pass then re-embeds exactly the units the index stored (same texts, same
-batch size) with a fresh model in this process: the floor that indexing cannot beat. The
-ratio cold-wall / bare-embedding is the overhead figure (goal <= 1.2, bar <= 1.3).
+FOLDER defaults to ../shared/corpus; ``--subset`` names a file listing PDF names in it (e.g.
+../shared/corpus/SMALL.txt). Each path runs in its own child process, into a fresh cache:
+
+- ``new``: ``index_folder`` as it is now (int8 model built into the fresh cache, length-sorted
+  runs, every document's opening first; :class:`pdftui.index.EmbedPipeline` defaults);
+- ``earlier``: ``index_folder`` with :data:`pdftui.index.EARLIER` (fp32 model, runs of 16 in
+  page order), the path before issue 14;
+- ``naive``: PyMuPDF page text, each page cut into 256-token windows without overlap,
+  fastembed with the bundled fp32 model at batch 16, vectors kept in memory: no sections, no
+  FTS, no cache.
+
+Per path: wall seconds, CPU seconds (user + system of the child and its extraction workers:
+less sensitive than wall time to other processes on a shared machine), seconds until the
+text (keyword search) was ready, units, tokens embedded (special tokens included), units/s,
+peak RSS of the child. Then the ratios new / earlier and new / naive of wall and CPU time
+(goals: new / earlier <= 0.35, new / naive <= 0.7). The machine's load average is printed
+before and after: quote it with the figures.
 """
 
 from __future__ import annotations
@@ -16,7 +30,7 @@ import json
 import os
 import resource
 import shutil
-import sqlite3
+import subprocess
 import sys
 import tempfile
 import threading
@@ -26,96 +40,161 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from pdftui.index import EMBED_BATCH, index_folder, section_head_text  # noqa: E402
+PATHS = ("new", "earlier", "naive")
 
 
-def _rss_mb() -> tuple[float, float]:
-    """Peak RSS (MiB) of this process and of its largest waited-for child."""
-    me = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    kids = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-    return me, kids
+def _cpu_s() -> float:
+    me = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("folder", nargs="?", default=str(REPO.parent / "shared" / "corpus"))
-    ap.add_argument("--limit", type=int, default=0, help="only the first N PDFs (by name)")
-    ap.add_argument("--no-embed", action="store_true")
-    ap.add_argument("--keep-cache", default=None, help="write the cache here and keep it")
-    ap.add_argument("--json", dest="json_path", default=None)
-    args = ap.parse_args()
+def _rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
-    folder = Path(args.folder)
-    tmp = Path(tempfile.mkdtemp(prefix="pdftui-bench-"))
-    if args.limit:
-        sub = tmp / "docs"
-        sub.mkdir()
-        for p in sorted(folder.glob("*.pdf"))[: args.limit]:
-            os.symlink(p.resolve(), sub / p.name)
-        folder = sub
-    cache_dir = Path(args.keep_cache) if args.keep_cache else tmp / "cache"
-    if cache_dir.exists() and args.keep_cache:
-        shutil.rmtree(cache_dir)
+
+def run_index(folder: Path, cache: Path, which: str) -> dict:
+    """One ``index_folder`` run (``which`` = "new" or "earlier") into ``cache``."""
+    from pdftui.index import EARLIER, FAST, index_folder
 
     marks: dict[str, float] = {}
     lock = threading.Lock()
     t0 = time.monotonic()
 
-    def progress(p):
+    def progress(p) -> None:
         with lock:
-            now = time.monotonic() - t0
             if p.phase == "extract" and p.docs_done == p.docs_total:
-                marks.setdefault("text_ready_s", now)
-            if p.phase == "embed":
-                marks.setdefault("first_units_s", now)
+                marks.setdefault("text_ready_s", time.monotonic() - t0)
 
-    summary = index_folder(folder, cache_dir, embed=not args.no_embed, progress=progress)
+    pipeline = EARLIER if which == "earlier" else FAST
+    summary = index_folder(folder, cache, progress=progress, pipeline=pipeline)
     wall = time.monotonic() - t0
-    rss_self, rss_child = _rss_mb()
+    return {"documents": summary.documents, "pages": summary.pages, "units": summary.units,
+            "tokens": summary.tokens_embedded, "wall_s": wall,
+            "text_ready_s": marks.get("text_ready_s", wall)}
 
-    rows: dict[str, object] = {
-        "documents": summary.documents,
-        "pages": summary.pages,
-        "units": summary.units,
-        "cold_wall_s": round(wall, 2),
-        "text_ready_s": round(marks.get("text_ready_s", wall), 2),
-        "pages_per_s_text": round(summary.pages / max(marks.get("text_ready_s", wall), 1e-9), 1),
-        "peak_rss_main_mb": round(rss_self, 1),
-        "peak_rss_extract_worker_mb": round(rss_child, 1),
-    }
 
-    if not args.no_embed and summary.units:
-        from pdftui.embed import Embedder
+def run_naive(folder: Path, cache: Path) -> dict:
+    """PyMuPDF page text -> 256-token windows, no overlap -> fastembed fp32, batch 16."""
+    import pymupdf
+    from fastembed import TextEmbedding
+    from tokenizers import Tokenizer
 
-        db = sqlite3.connect(cache_dir / "index.sqlite3")
-        texts = [t[s:e] for t, s, e in db.execute(
-            "SELECT p.text, u.char_start, u.char_end FROM units u JOIN pages p"
-            " ON p.content_id = u.content_id AND p.number = u.page ORDER BY u.id")]
-        emb = Embedder(None, tmp / "bare-cache")
-        # section head units (page 0): rebuilt from their sections as the index does
-        texts += [section_head_text(emb, *r) for r in db.execute(
-            "SELECT s.title, s.text, s.own_chars FROM units u JOIN sections s"
-            " ON s.content_id = u.content_id AND s.ordinal = u.ordinal"
-            " WHERE u.page = 0 ORDER BY u.id")]
-        db.close()
-        emb.embed(["warm up"])
-        t1 = time.monotonic()
-        for b in range(0, len(texts), EMBED_BATCH):
-            emb.embed(texts[b:b + EMBED_BATCH])
-        bare = time.monotonic() - t1
-        rows["bare_embed_s"] = round(bare, 2)
-        rows["units_per_s_bare"] = round(len(texts) / bare, 1)
-        rows["overhead_ratio"] = round(wall / bare, 3)
-        rows["peak_rss_main_mb"] = round(_rss_mb()[0], 1)
+    from pdftui.embed import DEFAULT_MODEL, assemble_default_model
 
-    width = max(len(k) for k in rows)
-    print(f"{'metric':<{width}}  value")
-    for k, v in rows.items():
-        print(f"{k:<{width}}  {v}")
-    if args.json_path:
-        Path(args.json_path).write_text(json.dumps(rows, indent=2) + "\n")
-    if not args.keep_cache:
+    t0 = time.monotonic()
+    folder_m = assemble_default_model(cache)
+    model = TextEmbedding(DEFAULT_MODEL, cache_dir=str(cache / "fastembed"),
+                          specific_model_path=str(folder_m), local_files_only=True)
+    tok = Tokenizer.from_file(str(folder_m / "tokenizer.json"))
+    tok.no_truncation()
+    tok.no_padding()
+    texts: list[str] = []
+    pages = docs = 0
+    for pdf in sorted(folder.glob("*.pdf")):
+        try:
+            doc = pymupdf.open(pdf)
+        except Exception:  # noqa: BLE001 - a broken file is skipped, as any tool would
+            continue
+        docs += 1
+        for page in doc:
+            pages += 1
+            text = page.get_text()
+            offs = tok.encode(text, add_special_tokens=False).offsets
+            for i in range(0, len(offs), 254):
+                w = offs[i:i + 254]
+                texts.append(text[w[0][0]:w[-1][1]])
+        doc.close()
+    text_ready = time.monotonic() - t0
+    tokens = sum(min(256, len(e.ids)) for e in tok.encode_batch(texts))
+    vectors = list(model.passage_embed(texts, batch_size=16))
+    return {"documents": docs, "pages": pages, "units": len(vectors), "tokens": tokens,
+            "wall_s": time.monotonic() - t0, "text_ready_s": text_ready}
+
+
+def child(which: str, folder: Path, cache: Path) -> None:
+    """Run one path in this process and print its figures as one JSON line."""
+    cpu0 = _cpu_s()
+    row = run_naive(folder, cache) if which == "naive" else run_index(folder, cache, which)
+    row["cpu_s"] = _cpu_s() - cpu0
+    row["peak_rss_mb"] = _rss_mb()
+    row["units_per_s"] = row["units"] / max(row["wall_s"], 1e-9)
+    print(json.dumps(row))
+
+
+def _folder(args, tmp: Path) -> Path:
+    folder = Path(args.folder)
+    names = sorted(p.name for p in folder.glob("*.pdf"))
+    if args.subset:
+        want = [ln.strip() for ln in Path(args.subset).read_text().splitlines()
+                if ln.strip() and not ln.startswith("#")]
+        names = [n for n in want if (folder / n).exists()]
+    if args.limit:
+        names = names[: args.limit]
+    if not args.subset and not args.limit:
+        return folder
+    sub = tmp / "docs"
+    sub.mkdir()
+    for n in names:
+        os.symlink((folder / n).resolve(), sub / n)
+    return sub
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("folder", nargs="?", default=str(REPO.parent / "shared" / "corpus"))
+    ap.add_argument("--subset", default=None, help="file listing the PDF names to index")
+    ap.add_argument("--limit", type=int, default=0, help="only the first N PDFs (by name)")
+    ap.add_argument("--paths", default=",".join(PATHS))
+    ap.add_argument("--json", dest="json_path", default=None)
+    ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--cache", default=None, help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.child:
+        child(args.child, Path(args.folder), Path(args.cache))
+        return
+
+    tmp = Path(tempfile.mkdtemp(prefix="pdftui-bench-"))
+    try:
+        folder = _folder(args, tmp)
+        load0 = os.getloadavg()
+        results: dict[str, dict] = {}
+        for which in [p for p in args.paths.split(",") if p]:
+            cache = tmp / f"cache-{which}"
+            out = subprocess.run(
+                [sys.executable, __file__, str(folder), "--child", which, "--cache", str(cache)],
+                capture_output=True, text=True, check=True).stdout
+            results[which] = json.loads(out.strip().splitlines()[-1])
+            print(f"{which}: done ({results[which]['wall_s']:.1f} s)", file=sys.stderr)
+        load1 = os.getloadavg()
+    finally:
         shutil.rmtree(tmp, ignore_errors=True)
+    report(results, load0, load1, args.json_path)
+
+
+def report(results: dict, load0, load1, json_path: str | None) -> None:
+    """Print the table and the ratios; write JSON when asked."""
+    cols = ("documents", "pages", "units", "tokens", "wall_s", "cpu_s", "text_ready_s",
+            "units_per_s", "peak_rss_mb")
+    print(f"{'path':<8}" + "".join(f"{c:>13}" for c in cols))
+    for which, row in results.items():
+        cells = "".join(f"{row[c]:>13.1f}" if isinstance(row[c], float) else f"{row[c]:>13}"
+                        for c in cols)
+        print(f"{which:<8}{cells}")
+    ratios = {}
+    new = results.get("new")
+    for other in ("earlier", "naive"):
+        if new and other in results:
+            for c in ("wall_s", "cpu_s", "tokens"):
+                ratios[f"new/{other} {c}"] = round(new[c] / max(results[other][c], 1e-9), 3)
+    for k, v in ratios.items():
+        print(f"{k:<22} {v}")
+    print(f"load average before {load0[0]:.1f}, after {load1[0]:.1f} (1 min)")
+    if json_path:
+        Path(json_path).write_text(json.dumps(
+            {"paths": results, "ratios": ratios,
+             "load_average": {"before": load0, "after": load1}}, indent=2) + "\n")
 
 
 if __name__ == "__main__":

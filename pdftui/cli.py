@@ -117,7 +117,7 @@ def _run_index(folder, cache_dir, model, embed, quiet=False, reading=False):
     warning and return None, so the caller answers from the index as it is."""
     from rich.console import Console
     from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
-                               TimeElapsedColumn, TimeRemainingColumn)
+                               TimeElapsedColumn)
 
     from .cache import CacheError
     from .corpus import FolderError
@@ -128,7 +128,7 @@ def _run_index(folder, cache_dir, model, embed, quiet=False, reading=False):
     show = console.is_terminal and not quiet
     bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                    TextColumn("{task.fields[extra]}"), TimeElapsedColumn(),
-                   TimeRemainingColumn(), console=console, transient=False, disable=not show)
+                   console=console, transient=False, disable=not show)
     tasks: dict[str, int] = {}
     plain = not show and not quiet   # stderr is a log or a pipe: a line every 15 s
     last = {"t": 0.0, "phase": ""}
@@ -140,7 +140,7 @@ def _run_index(folder, cache_dir, model, embed, quiet=False, reading=False):
                     f"{p.pages_done} pages")
         elif p.phase == "embed" and p.units_total:
             done = p.units_done >= p.units_total
-            line = f"pdftui: embedded {p.units_done}/{p.units_total} units"
+            line = f"pdftui: embedded {p.units_done}/{p.units_total} units{p.embed_note()}"
         else:
             return
         now = time.monotonic()
@@ -162,7 +162,8 @@ def _run_index(folder, cache_dir, model, embed, quiet=False, reading=False):
             if "embed" not in tasks:
                 tasks["embed"] = bar.add_task("embedding units", total=p.units_total,
                                               completed=p.units_done, extra="")
-            bar.update(tasks["embed"], completed=p.units_done, total=p.units_total)
+            bar.update(tasks["embed"], completed=p.units_done, total=p.units_total,
+                       extra=p.embed_note().lstrip(" ,"))
 
     try:
         with bar:

@@ -52,6 +52,7 @@ import shutil
 import socket
 import threading
 import urllib.parse
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -62,8 +63,12 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = [
     "DEFAULT_MODEL",
     "DEFAULT_WEIGHTS_SHA256",
+    "DEFAULT_PLAN",
+    "PLAN_1",
+    "PLAN_2",
     "Embedder",
     "EmbedderUnavailable",
+    "UnitPlan",
     "resolve_model_name",
 ]
 
@@ -74,6 +79,10 @@ DEFAULT_DIM = 384
 DEFAULT_MAX_TOKENS = 256
 #: Environment variable naming the embedding model when no argument is given.
 ENV_MODEL = "PDFTUI_EMBED_MODEL"
+#: Environment variable: "1" / "0" runs the default model as its int8 copy / in fp32.
+ENV_INT8 = "PDFTUI_EMBED_INT8"
+#: Whether the int8 copy is used when neither the caller nor ``PDFTUI_EMBED_INT8`` says.
+INT8_DEFAULT = False
 
 _DEFAULT_FOLDER = "all-MiniLM-L6-v2"
 #: Files shipped as package data in ``pdftui/models/all-MiniLM-L6-v2/``.
@@ -115,6 +124,67 @@ _SURROGATES = re.compile("[\ud800-\udfff]")
 
 class EmbedderUnavailable(RuntimeError):
     """The embedding model cannot be loaded; ``str(exc)`` is a plain, user-facing message."""
+
+
+@dataclass(frozen=True, slots=True)
+class UnitPlan:
+    """How a page is cut into embedding units, and a section's head unit made.
+
+    ``overlap``: windows advance by about 3/4 of a window (~25 % overlap: plan 1) instead of
+    tiling the page in equal windows that do not overlap (plan 2); ``head_tokens``: a
+    section head unit holds the first ``head_tokens`` tokens of the section's own text, from
+    its heading (at most the model's limit). ``version`` is part of the embeddings'
+    identity: another plan re-embeds.
+    """
+
+    version: int
+    overlap: bool
+    head_tokens: int
+
+    def identity(self, weights_hash: str) -> str:
+        """The ``embeddings.weights_hash`` value for vectors of these weights and this plan
+        (plan 1 keeps the bare hash, so caches made before plans existed stay valid)."""
+        return weights_hash if self.version == 1 else f"{weights_hash}+units{self.version}"
+
+
+#: The plan before issue 14: overlapping windows, full-window section heads.
+PLAN_1 = UnitPlan(1, overlap=True, head_tokens=DEFAULT_MAX_TOKENS)
+#: Equal windows without overlap; 128-token section heads (chosen in bench/index.py and
+#: bench/quality.py by quality per embedded token).
+PLAN_2 = UnitPlan(2, overlap=False, head_tokens=128)
+DEFAULT_PLAN = PLAN_1
+
+
+def _length_runs(counts: np.ndarray, batch_size: int, window: int) -> list[np.ndarray]:
+    """Runs of indexes sorted by ``counts``, each at most ``batch_size`` x ``window`` padded
+    tokens (a run's padded size is its length times its longest count)."""
+    order = np.argsort(counts, kind="stable")
+    budget = max(1, int(batch_size)) * window
+    runs: list[np.ndarray] = []
+    start = 0
+    for k in range(1, len(order) + 1):
+        if k - start > 1 and (k - start) * int(counts[order[k - 1]]) > budget:
+            runs.append(order[start:k - 1])
+            start = k - 1
+    if start < len(order):
+        runs.append(order[start:])
+    return runs
+
+
+def _tile(n: int, budget: int, find) -> list[tuple[int, int]]:
+    """Token spans ``[(s, e)]`` tiling ``n`` tokens in the fewest windows of at most
+    ``budget`` tokens, of about equal length, each cut at the boundary ``find(hi, lo, -1)``
+    finds at or before the equal share (within 1/8 of a window), else at the share itself."""
+    spans: list[tuple[int, int]] = []
+    s = 0
+    while n - s > budget:
+        k = -(-(n - s) // budget)               # windows still needed
+        hi = min(s + budget, s + -(-(n - s) // k))
+        e = find(hi, max(s + 1, hi - budget // 8), -1) or hi
+        spans.append((s, e))
+        s = e
+    spans.append((s, n))
+    return spans
 
 
 def resolve_model_name(name: str | None) -> str:
@@ -218,6 +288,50 @@ def _place_file(src: pathlib.Path, dst: pathlib.Path) -> None:
         tmp.unlink(missing_ok=True)
 
 
+def _copy_support_files(folder: pathlib.Path) -> None:
+    """Put the default model's tokenizer, config and LICENSE files into ``folder``."""
+    for name in _DEFAULT_FILES:
+        data = _package_model_file(name).read_bytes()
+        dst = folder / name
+        try:
+            same = dst.read_bytes() == data
+        except OSError:
+            same = False
+        if not same:
+            _atomic_write_bytes(dst, data)
+
+
+def int8_enabled() -> bool:
+    """Whether the default model runs as its int8 copy (env ``PDFTUI_EMBED_INT8``: "1",
+    "yes", "true" or "on"; default :data:`INT8_DEFAULT`)."""
+    value = os.environ.get(ENV_INT8, "").strip().lower()
+    if not value:
+        return INT8_DEFAULT
+    return value in ("1", "yes", "true", "on")
+
+
+def int8_model(cache_dir: pathlib.Path) -> tuple[pathlib.Path, str]:
+    """``(folder, sha256)`` of the default model's int8 copy in ``cache_dir``, built once
+    from the verified fp32 file (:mod:`pdftui.quantize`). Raises :class:`EmbedderUnavailable`
+    when the fp32 model or the build fails."""
+    from .quantize import QuantizeError, quantized_model
+
+    src = assemble_default_model(cache_dir) / "model.onnx"
+    try:
+        return quantized_model(cache_dir, src, _copy_support_files, _sha256_file)
+    except QuantizeError as exc:
+        raise EmbedderUnavailable(str(exc)) from exc
+
+
+def known_int8_hash(cache_dir: pathlib.Path) -> str | None:
+    """The int8 model's sha256 recorded in ``cache_dir`` (no build, no hashing), or None
+    when it has not been built there yet."""
+    from .quantize import INT8_FOLDER
+
+    got = _read_json(pathlib.Path(cache_dir) / "models" / INT8_FOLDER / ".pdftui-int8.json")
+    return got.get("sha256") if isinstance(got, dict) else None
+
+
 def assemble_default_model(cache_dir: pathlib.Path) -> pathlib.Path:
     """Build (or check) ``<cache_dir>/models/all-MiniLM-L6-v2/`` and return it.
 
@@ -230,15 +344,7 @@ def assemble_default_model(cache_dir: pathlib.Path) -> pathlib.Path:
     folder = pathlib.Path(cache_dir) / "models" / _DEFAULT_FOLDER
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        for name in _DEFAULT_FILES:
-            data = _package_model_file(name).read_bytes()
-            dst = folder / name
-            try:
-                same = dst.read_bytes() == data
-            except OSError:
-                same = False
-            if not same:
-                _atomic_write_bytes(dst, data)
+        _copy_support_files(folder)
 
         onnx = folder / "model.onnx"
         marker = folder / _MARKER
@@ -304,23 +410,32 @@ class Embedder:
     """
 
     def __init__(
-        self, model_name: str | None, cache_dir: pathlib.Path, *, threads: int | None = None
+        self, model_name: str | None, cache_dir: pathlib.Path, *, threads: int | None = None,
+        int8: bool | None = None,
     ) -> None:
         """``model_name`` None means env ``PDFTUI_EMBED_MODEL`` or the default model.
 
         ``threads`` is onnxruntime's intra-op thread count (None: onnxruntime's default, the
-        number of physical cores).
+        number of physical cores). ``int8``: run the default model as its int8 copy
+        (:mod:`pdftui.quantize`; None: env ``PDFTUI_EMBED_INT8``, else
+        :data:`INT8_DEFAULT`); other models
+        run as they are.
         """
         self.model_id: str = resolve_model_name(model_name)
         self.cache_dir = pathlib.Path(cache_dir)
         self.threads = threads
+        self.int8 = self.model_id == DEFAULT_MODEL and (int8_enabled() if int8 is None else int8)
         self._lock = threading.RLock()
         self._model: Any = None  # fastembed.TextEmbedding
         self._tokenizer: Tokenizer | None = None  # for units(): no truncation, no padding
         self._max_tokens: int | None = DEFAULT_MAX_TOKENS if self.is_default else None
-        self._weights_hash: str | None = DEFAULT_WEIGHTS_SHA256 if self.is_default else None
+        self._weights_hash: str | None = (
+            DEFAULT_WEIGHTS_SHA256 if self.is_default and not self.int8 else None)
         self._dim: int | None = DEFAULT_DIM if self.is_default else None
         self._n_special: int | None = None
+        #: tokens (special tokens included) / padded tokens run through the model so far
+        self.tokens_embedded = 0
+        self.tokens_padded = 0
         self._passage_prefix_tokens: int | None = None
         prefixes = ("", "")
         for family, query, passage in _PREFIXES:
@@ -345,15 +460,27 @@ class Embedder:
         """Whether the ONNX model is loaded (no load is triggered)."""
         return self._model is not None
 
+    def known_weights_hash(self) -> str | None:
+        """:attr:`weights_hash` when it is known without building or loading anything
+        (the default model, or its int8 copy already built in this cache), else None."""
+        if self._weights_hash is None and self.int8:
+            return known_int8_hash(self.cache_dir)
+        return self._weights_hash
+
     @property
     def weights_hash(self) -> str:
         """Hex sha256 of the model's weights file(s), for the index to detect a model change.
 
-        Default model: the known constant (no I/O). Others: the hash of the ONNX (or
+        Default model: the known constant (no I/O); its int8 copy: the copy's sha256 (built
+        on first use, then read from its marker). Others: the hash of the ONNX (or
         safetensors) file fastembed loaded, followed by its additional files (external data) if
         any, computed once and cached in ``cache_dir/embed-weights-sha256.json`` keyed on path
         and stat. Loads the model if needed.
         """
+        if self._weights_hash is None and self.int8:
+            with self._lock:
+                if self._weights_hash is None:
+                    self._weights_hash = int8_model(self.cache_dir)[1]
         if self._weights_hash is None:
             self._ensure_model()
             with self._lock:
@@ -388,23 +515,27 @@ class Embedder:
 
     # ---------------------------------------------------------------- chunking
 
-    def units(self, text: str) -> list[str]:
+    def units(self, text: str, plan: UnitPlan = PLAN_1, max_tokens: int | None = None
+              ) -> list[str]:
         """Cut one page's text into embedding units that fit the model.
 
         Returns ``[]`` for empty or whitespace-only text; ``[text]`` (the text unchanged) when
         it fits in :attr:`max_tokens` tokens including the special tokens (and a passage
-        prefix, for models that need one); otherwise overlapping windows of at most
-        ``max_tokens`` tokens, advancing by about 3/4 of a window (~25 % overlap), cut where
+        prefix, for models that need one); otherwise windows of at most ``max_tokens``
+        tokens: with ``plan.overlap`` advancing by about 3/4 of a window (~25 % overlap),
+        else the fewest equal windows that tile the text without overlap. Cuts fall where
         the tokenizer's offsets show a whitespace gap (else a pre-token/word boundary, else
         anywhere). Each window is a substring of ``text``; the last one ends at the text's
-        last token. Never raises on odd text (control characters, CJK, lone surrogates, very
-        long words). Tokenizer only: for the default model this does not load the ONNX model.
+        last token. ``max_tokens`` lowers the limit (a section head unit). Never raises on
+        odd text (control characters, CJK, lone surrogates, very long words). Tokenizer
+        only: for the default model this does not load the ONNX model.
         """
         if not text or not text.strip():
             return []
         tok = self._units_tokenizer()
         assert self._n_special is not None and self._passage_prefix_tokens is not None
-        budget = max(8, self.max_tokens - self._n_special - self._passage_prefix_tokens)
+        cap = min(self.max_tokens, max_tokens or self.max_tokens)
+        budget = max(8, cap - self._n_special - self._passage_prefix_tokens)
         clean = _sanitize(text)
         try:
             enc = tok.encode(clean, add_special_tokens=False)
@@ -430,6 +561,9 @@ class Embedder:
                         return i
             return None
 
+        if not plan.overlap:
+            spans = _tile(n, budget, find)
+            return self._spans_to_text(text, tok, offsets, spans, cap)
         stride = max(1, (budget * 3) // 4)
         spans: list[tuple[int, int]] = []
         s = 0
@@ -451,10 +585,11 @@ class Embedder:
                 break
             s = nxt
 
-        return self._spans_to_text(text, tok, offsets, spans)
+        return self._spans_to_text(text, tok, offsets, spans, cap)
 
     def _spans_to_text(
-        self, text: str, tok: Tokenizer, offsets: list[tuple[int, int]], spans: list[tuple[int, int]]
+        self, text: str, tok: Tokenizer, offsets: list[tuple[int, int]],
+        spans: list[tuple[int, int]], limit: int,
     ) -> list[str]:
         def cut(s: int, e: int) -> str:
             start = offsets[s][0]
@@ -464,7 +599,7 @@ class Embedder:
         units = [cut(s, e) for s, e in spans]
         # Re-tokenising a window can give more tokens than its slice when it was cut inside a
         # word (other tokenizers than WordPiece); shrink such windows until they fit.
-        limit = self.max_tokens - (self._passage_prefix_tokens or 0)
+        limit -= self._passage_prefix_tokens or 0
         try:
             counts = [len(x) for x in tok.encode_batch([_sanitize(u) for u in units])]
             for k, ((s, e), count) in enumerate(zip(spans, counts)):
@@ -481,13 +616,15 @@ class Embedder:
 
     # ---------------------------------------------------------------- embedding
 
-    def embed(self, texts: list[str], batch_size: int = 16) -> np.ndarray:
+    def embed(self, texts: list[str], batch_size: int = 16, *, sort: bool = True) -> np.ndarray:
         """Embed passages (units from :meth:`units`).
 
         Args:
             texts: n strings; longer ones than :attr:`max_tokens` tokens are truncated.
-            batch_size: texts per onnxruntime run; 16 peaks at ~0.9 GB RSS for the default
-                model at 256 tokens, 32 at ~1.5 GB.
+            batch_size: full-length texts per onnxruntime run; 16 peaks at ~0.9 GB RSS for
+                the default model at 256 tokens, 32 at ~1.5 GB.
+            sort: run texts of similar token length together (:meth:`length_batches`); False
+                runs them in the given order, ``batch_size`` at a time (the earlier way).
 
         Returns:
             float32 array of shape (n, dim), each row L2-normalised (unit length); cosine
@@ -498,13 +635,54 @@ class Embedder:
             return np.zeros((0, self.dim), dtype=np.float32)
         model = self._ensure_model()
         prepared = [self.passage_prefix + _sanitize(t) for t in texts]
+        out = np.zeros((len(prepared), self.dim), dtype=np.float32)
+        counts = self._padded_counts(prepared)
+        if sort:
+            runs = _length_runs(counts, batch_size, min(self.max_tokens, DEFAULT_MAX_TOKENS))
+        else:
+            step = max(1, int(batch_size))
+            runs = [np.arange(i, min(i + step, len(prepared)))
+                    for i in range(0, len(prepared), step)]
+        self.tokens_embedded += int(counts.sum())
+        self.tokens_padded += sum(len(r) * int(counts[r].max()) for r in runs)
         try:
-            vectors = list(model.passage_embed(prepared, batch_size=max(1, int(batch_size))))
+            for idx in runs:
+                vectors = list(model.passage_embed([prepared[i] for i in idx],
+                                                   batch_size=len(idx)))
+                out[idx] = np.vstack(vectors)
         except EmbedderUnavailable:
             raise
         except Exception as exc:  # noqa: BLE001
             raise EmbedderUnavailable(f"embedding with {self.model_id} failed: {exc}") from exc
-        return _normalize_rows(np.vstack(vectors))
+        return _normalize_rows(out)
+
+    def token_counts(self, texts: list[str]) -> list[int]:
+        """Tokens of each text without special tokens (tokenizer only; no model load for
+        the default model)."""
+        tok = self._units_tokenizer()
+        try:
+            return [len(e.ids) for e in tok.encode_batch([_sanitize(t) for t in texts],
+                                                         add_special_tokens=False)]
+        except Exception:  # noqa: BLE001 - odd text: fall back to a character estimate
+            return [len(t) // 4 for t in texts]
+
+    def _padded_counts(self, texts: list[str]) -> np.ndarray:
+        """Tokens the model sees for each text: special tokens included, cut at the limit."""
+        counts = np.asarray(self.token_counts(texts), dtype=np.int64)
+        n_special = self._n_special if self._n_special is not None else 2
+        return np.minimum(counts + n_special, self.max_tokens)
+
+    def length_batches(self, texts: list[str], batch_size: int = 16) -> list[np.ndarray]:
+        """Index arrays cutting ``texts`` into onnxruntime runs of similar token length.
+
+        fastembed pads each run to its longest text, so the texts are sorted by token count
+        and cut into runs of at most ``batch_size`` x 256 padded tokens (``batch_size`` full
+        windows; more texts when they are shorter): short texts (a page's last lines, a
+        heading) share runs with each other, not with full windows. Returns the runs' index
+        arrays, shortest texts first; together they hold every index once.
+        """
+        return _length_runs(self._padded_counts(texts), batch_size,
+                            min(self.max_tokens, DEFAULT_MAX_TOKENS))
 
     def embed_query(self, text: str) -> np.ndarray:
         """Embed one search query (with the model's query prefix, via fastembed's query_embed).
@@ -564,6 +742,9 @@ class Embedder:
         fe_cache = self.cache_dir / "fastembed"
         if self.is_default:
             folder = assemble_default_model(self.cache_dir)
+            if self.int8:
+                folder, sha = int8_model(self.cache_dir)
+                self._weights_hash = sha
             try:
                 return TextEmbedding(
                     DEFAULT_MODEL,

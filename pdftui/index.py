@@ -18,6 +18,7 @@ import queue
 import sys
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -25,10 +26,11 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from .cache import EXTRACTOR_VERSION, SECTION_HEAD_CHARS, SECTION_HEAD_PAGE, Cache
+from .cache import EXTRACTOR_VERSION, HEAD_UNITS, SECTION_HEAD_CHARS, SECTION_HEAD_PAGE, Cache
 from .corpus import (FileChanging, FoundFile, ReadFile, check_folder, discover, read_file,
                      sha256_file, sniff, still_same)
 from .document import Extraction
+from .embed import DEFAULT_PLAN, PLAN_1, PLAN_2, UnitPlan
 
 #: Units per embedding batch (and per committed transaction).
 EMBED_BATCH = 16
@@ -46,7 +48,10 @@ class Progress:
     """A progress report. ``phase`` is "scan", "extract", "embed" or "done".
 
     Counts: documents to extract / extracted, pages extracted, embedding units to embed /
-    embedded (in this run). ``current`` is the doc being worked on ('' when none).
+    embedded (in this run). ``current`` is the doc being worked on ('' when none). In the
+    "embed" phase ``docs_total`` / ``docs_done`` count the documents to embed / fully
+    embedded, and ``eta_s`` is the estimated embedding time left (seconds; None until the
+    speed is known).
     """
 
     phase: str
@@ -56,13 +61,34 @@ class Progress:
     units_total: int = 0
     units_done: int = 0
     current: str = ""
+    eta_s: float | None = None
+
+    def embed_note(self) -> str:
+        """``", 12/105 documents done, ETA 3 min"`` for an "embed" report ('' parts left
+        out when unknown)."""
+        parts = []
+        if self.phase == "embed" and self.docs_total:
+            parts.append(f"{self.docs_done}/{self.docs_total} documents done")
+        if self.phase == "embed" and self.eta_s is not None:
+            parts.append(format_eta(self.eta_s))
+        return "".join(", " + x for x in parts)
+
+
+def format_eta(seconds: float) -> str:
+    """``"ETA 40 s"`` / ``"ETA 3 min"`` / ``"ETA 1 h 05 min"``."""
+    s = max(0, round(seconds))
+    if s < 90:
+        return f"ETA {s} s"
+    m = round(s / 60)
+    return f"ETA {m} min" if m < 60 else f"ETA {m // 60} h {m % 60:02d} min"
 
 
 @dataclass
 class IndexSummary:
     """What one :func:`index_folder` run found and did (``to_json`` is the CLI's --json).
 
-    ``units``: embedding units embedded by this run; ``units_kept``: units of the
+    ``units``: embedding units embedded by this run (``tokens_embedded``: their tokens,
+    special tokens included, as the model saw them); ``units_kept``: units of the
     documents it embedded that were already in the cache (an interrupted run resumed, or
     unchanged pages after an extractor upgrade); ``indexed_docs`` / ``removed_docs``: the
     documents (paths relative to the folder) extracted or forgotten by this run.
@@ -76,6 +102,7 @@ class IndexSummary:
     pages: int = 0
     units: int = 0
     units_kept: int = 0
+    tokens_embedded: int = 0
     indexed_docs: list[str] = field(default_factory=list)   # (re-)extracted this run
     removed_docs: list[str] = field(default_factory=list)   # gone from the folder
     elapsed_s: float = 0.0
@@ -162,11 +189,13 @@ def _init_worker(parent: int | None = None) -> None:
 def index_folder(folder: str | os.PathLike, cache_dir: str | os.PathLike | None = None,
                  model: str | None = None, *, embed: bool = True,
                  progress: ProgressFn | None = None, workers: int = 2,
-                 cancel: threading.Event | None = None) -> IndexSummary:
+                 cancel: threading.Event | None = None,
+                 pipeline: EmbedPipeline | None = None) -> IndexSummary:
     """Bring the cache up to date with ``folder`` and return what was done.
 
     ``model`` names the embedding model (None: ``PDFTUI_EMBED_MODEL`` or the offline
-    default); ``embed=False`` skips embedding (keyword search still works). ``progress`` is
+    default); ``embed=False`` skips embedding (keyword search still works); ``pipeline``
+    how to embed (None: :class:`EmbedPipeline` defaults). ``progress`` is
     called from this thread and from the embedding thread. Setting ``cancel`` stops the run
     after the current document or batch; everything committed so far stays.
 
@@ -244,12 +273,19 @@ def index_folder(folder: str | os.PathLike, cache_dir: str | os.PathLike | None 
         if embed:
             from .embed import Embedder
 
-            embedder = Embedder(model, cache.dir)
-            embed_thread = _EmbedThread(cache.dir, embedder, report, cancel)
+            pipeline = pipeline or EmbedPipeline()
+            embedder = Embedder(model, cache.dir, int8=pipeline.int8)
+            embed_thread = _EmbedThread(cache.dir, embedder, report, cancel, pipeline)
             replaced = {known[f.doc]["content_id"] for f, _sha in jobs if f.doc in known}
-            for cid in _unembedded(cache, root, embedder.model_id, embedder.weights_hash):
+            # the weights' hash without building the int8 model here (the embedding thread
+            # does that): an unknown hash queues every content, and planning skips the
+            # ones already embedded with the right weights
+            known_hash = embedder.known_weights_hash()
+            whash = pipeline.plan.identity(known_hash) if known_hash else "unknown"
+            for cid in _unembedded(cache, root, embedder.model_id, whash):
                 if cid not in replaced:   # re-extracted first, then queued
                     embed_thread.put(cid)
+            embed_thread.expect(embed_thread.q.qsize() + len(jobs))
             embed_thread.start()
 
         try:
@@ -270,17 +306,18 @@ def index_folder(folder: str | os.PathLike, cache_dir: str | os.PathLike | None 
         if embed_thread is not None:
             summary.units = embed_thread.units_done
             summary.units_kept = embed_thread.units_before
+            summary.tokens_embedded = embedder.tokens_embedded
             if embed_thread.error is not None:
                 summary.notes.append({"doc": "", "note": f"embedding stopped: {embed_thread.error}"})
-        from .embed import DEFAULT_MODEL, DEFAULT_WEIGHTS_SHA256, resolve_model_name
+        from .embed import Embedder, resolve_model_name
 
         model_id = embedder.model_id if embedder else resolve_model_name(model)
-        if embedder is not None:
-            whash = embedder.weights_hash
-        elif model_id == DEFAULT_MODEL:
-            whash = DEFAULT_WEIGHTS_SHA256
-        else:
-            whash = None  # not known without loading the model: count missing or partial only
+        plan = (pipeline or EmbedPipeline()).plan
+        if embedder is not None and embed_thread is not None and embed_thread.error is None:
+            whash = plan.identity(embedder.weights_hash)
+        else:  # not known without loading the model: count missing or partial only
+            known_hash = (embedder or Embedder(model, cache.dir)).known_weights_hash()
+            whash = plan.identity(known_hash) if known_hash else None
         summary.embedding_pending = len(_unembedded(cache, root, model_id, whash))
         # skip reasons carried by contents (not a PDF, password protected, no text layer ...)
         for doc, reason, quality in cache.db.execute(
@@ -494,84 +531,232 @@ def _store(cache: Cache, root: str, f: FoundFile, sha: str, ex: Extraction,
         embed_thread.put(cid)
 
 
-def section_head_text(embedder, title: str, text: str, own_chars: int) -> str:
-    """The text of a section's head unit: the first embedding unit (up to the model's
-    token limit) of the section's own text, from its heading; the title when that is
-    empty. ``own_chars`` as in ``sections.own_chars`` (-1 = the whole text)."""
+def section_head_text(embedder, title: str, text: str, own_chars: int,
+                      plan: UnitPlan = PLAN_1) -> str:
+    """The text of a section's head unit: the first embedding unit (up to
+    ``plan.head_tokens`` tokens) of the section's own text, from its heading; the title
+    when that is empty. ``own_chars`` as in ``sections.own_chars`` (-1 = the whole text)."""
     own = text if own_chars < 0 else text[:own_chars]
-    return next(iter(embedder.units(own[:SECTION_HEAD_CHARS])), "") or title
+    first = embedder.units(own[:SECTION_HEAD_CHARS], plan, max_tokens=plan.head_tokens)
+    return next(iter(first), "") or title
+
+
+@dataclass(frozen=True, slots=True)
+class EmbedPipeline:
+    """How the embedding thread works. The default is the fast way; :data:`EARLIER` is the
+    way before issue 14, kept so bench/index.py can run both in one run.
+
+    ``int8``: run the default model as its int8 copy (None: env ``PDFTUI_EMBED_INT8``,
+    default on); ``sort``: onnxruntime runs of similar token length; ``batch_units``: units
+    per embed call and committed transaction; ``heads_first``: every document's first
+    ``HEAD_UNITS`` page units (its opening: the document-level arm's head vector) before any
+    document's other units, so documents become semantically searchable early; ``plan``:
+    the unit plan (:class:`pdftui.embed.UnitPlan`, part of the embeddings' identity).
+    """
+
+    int8: bool | None = None
+    sort: bool = True
+    batch_units: int = 64
+    heads_first: bool = True
+    plan: UnitPlan = DEFAULT_PLAN
+
+
+EARLIER = EmbedPipeline(int8=False, sort=False, batch_units=EMBED_BATCH, heads_first=False,
+                        plan=PLAN_1)
+#: The candidate fast path measured against :data:`EARLIER` (bench/index.py "new").
+FAST = EmbedPipeline(int8=True, plan=PLAN_2)
+
+
+class _EmbedQueue:
+    """Units waiting to be embedded, as ``(content_id, stamp, unit)`` items: with
+    ``heads_first``, every content's opening units before any content's other units."""
+
+    def __init__(self, heads_first: bool):
+        self.heads_first = heads_first
+        self.heads: deque = deque()
+        self.rest: deque = deque()
+        self.dead: set[tuple[int, float]] = set()   # contents changed since planned
+
+    def __len__(self) -> int:
+        return len(self.heads) + len(self.rest)
+
+    def add(self, cid: int, stamp: float, todo: list) -> None:
+        items = [(cid, stamp, t) for t in todo]
+        if self.heads_first:
+            opening = [it for it in items if it[2][0] != SECTION_HEAD_PAGE][:HEAD_UNITS]
+            self.heads.extend(opening)
+            keep = set(map(id, opening))
+            items = [it for it in items if id(it) not in keep]
+        self.rest.extend(items)
+
+    def take(self, n: int) -> list:
+        out: list = []
+        for q in (self.heads, self.rest):
+            while q and len(out) < n:
+                it = q.popleft()
+                if (it[0], it[1]) not in self.dead:
+                    out.append(it)
+        return out
+
+
+class _Rate:
+    """Embedding speed and time left. The ETA divides the units left, plus the units the
+    contents not planned yet will bring (at the mean units per planned content), by the
+    units per second since the first batch; it converges as both estimates firm up."""
+
+    def __init__(self) -> None:
+        self.t0: float | None = None
+        self.done = 0
+
+    def update(self, units: int) -> None:
+        if self.t0 is None:
+            self.t0 = time.monotonic()
+            return   # the first batch includes the model load: not counted
+        self.done += units
+
+    def eta(self, left: int, planned: int, expected: int, units_planned: int) -> float | None:
+        if self.t0 is None or self.done <= 0:
+            return None
+        rate = self.done / max(time.monotonic() - self.t0, 1e-6)
+        unplanned = max(0, expected - planned)
+        if planned:
+            left += unplanned * units_planned / planned
+        return left / rate
 
 
 class _EmbedThread(threading.Thread):
-    """Embeds contents' pages unit by unit in batches, each batch its own transaction."""
+    """Embeds contents' units in length-sorted batches, each batch its own transaction."""
 
-    def __init__(self, cache_dir, embedder, report: ProgressFn, cancel: threading.Event):
+    def __init__(self, cache_dir, embedder, report: ProgressFn, cancel: threading.Event,
+                 pipeline: EmbedPipeline = EmbedPipeline()):
         super().__init__(name="pdftui-embed", daemon=True)
         self.cache_dir = cache_dir
         self.embedder = embedder
         self.report = report
         self.cancel = cancel
+        self.pipeline = pipeline
         self.q: queue.Queue[int | None] = queue.Queue()
         self.units_done = 0      # embedded by this run
         self.units_total = 0     # to embed in this run
         self.units_before = 0    # already embedded by an earlier (interrupted) run
         self.error: str | None = None
+        self.expected = 0        # contents this run may embed (queued or being extracted)
+        self.planned = 0         # contents planned so far
+        self.docs_ready = 0      # planned contents whose units are all embedded
         self._queued: set[int] = set()
+        self._left: dict[int, int] = {}   # units still to embed per planned content
+        self._rate = _Rate()
 
     def put(self, content_id: int) -> None:
         if content_id not in self._queued:
             self._queued.add(content_id)
             self.q.put(content_id)
 
+    def expect(self, n: int) -> None:
+        """``n`` more contents may come (documents still to extract), for the ETA."""
+        self.expected += n
+
     def finish(self) -> None:
         self.q.put(None)
 
     def run(self) -> None:
         cache = Cache(self.cache_dir)
-        plans: list[tuple[int, list]] = []
+        work = _EmbedQueue(self.pipeline.heads_first)
         finished = False
         try:
             while not self.cancel.is_set():
-                # Plan every content queued so far (tokenising is cheap), so the unit total
-                # is known early and the progress bar does not keep growing; block only
-                # when there is nothing left to embed.
-                while True:
-                    if plans or finished:
-                        try:
-                            cid = self.q.get_nowait()
-                        except queue.Empty:
-                            break
-                    else:
-                        cid = self.q.get()
-                    if cid is None:
-                        finished = True
-                        continue
-                    self._queued.discard(cid)   # a replaced content may reuse the id
-                    stamp = cache.db.execute("SELECT indexed_at FROM contents WHERE id=?",
-                                             (cid,)).fetchone()
-                    todo = self._plan(cache, cid) if stamp else []
-                    if todo:
-                        plans.append((cid, stamp[0], todo))
-                    self._report()
-                if not plans:
+                finished = self._plan_queued(cache, work, block=not work and not finished) \
+                    or finished
+                if not work:
                     if finished:
                         break
                     continue
-                cid, stamp, todo = plans.pop(0)
-                self._embed_content(cache, cid, stamp, todo)
+                batch = work.take(self.pipeline.batch_units)
+                if batch:
+                    self._embed_batch(cache, work, batch)
         except Exception as exc:  # noqa: BLE001 - reported in the summary, never a crash
             self.error = f"{type(exc).__name__}: {exc}"
         finally:
             cache.close()
 
+    def _plan_queued(self, cache: Cache, work: _EmbedQueue, block: bool) -> bool:
+        """Plan every content queued so far (tokenising is cheap), so the unit total is
+        known early; block for one only when there is nothing to embed. True once the
+        end-of-queue mark was seen."""
+        finished = False
+        while True:
+            try:
+                cid = self.q.get() if block and not finished else self.q.get_nowait()
+            except queue.Empty:
+                break
+            block = False
+            if cid is None:
+                finished = True
+                continue
+            self._queued.discard(cid)   # a replaced content may reuse the id
+            stamp = cache.db.execute("SELECT indexed_at FROM contents WHERE id=?",
+                                     (cid,)).fetchone()
+            todo = self._plan(cache, cid) if stamp else []
+            self.planned += 1
+            if todo:
+                work.add(cid, stamp[0], todo)
+                self._left[cid] = len(todo)
+            else:
+                self.docs_ready += 1
+            self._report()
+        return finished
+
     def _report(self) -> None:
+        left = self.units_total - self.units_done
+        eta = self._rate.eta(left, self.planned, self.expected,
+                             self.units_total + self.units_before)
         self.report(Progress("embed", units_total=self.units_before + self.units_total,
-                             units_done=self.units_before + self.units_done))
+                             units_done=self.units_before + self.units_done,
+                             docs_total=max(self.expected, self.planned),
+                             docs_done=self.docs_ready, eta_s=eta))
+
+    def _embed_batch(self, cache: Cache, work: _EmbedQueue, batch: list) -> None:
+        """Embed one batch of ``(content_id, stamp, unit)`` items and commit it in one
+        transaction; the units of a content that changed or went away since it was planned
+        (``stamp`` = its ``indexed_at``: a re-extracted content may get the same id) are
+        dropped, and so are its remaining items."""
+        emb = self.embedder
+        model_id = emb.model_id
+        vecs = emb.embed([it[2][4] for it in batch], sort=self.pipeline.sort)
+        vecs = vecs.astype(np.float32, copy=False)
+        with cache.write() as db:
+            alive = {}
+            for key in {(it[0], it[1]) for it in batch}:
+                alive[key] = bool(db.execute(
+                    "SELECT 1 FROM contents WHERE id=? AND indexed_at=?", key).fetchone())
+                if not alive[key]:
+                    work.dead.add(key)
+            rows = [(it[0], model_id, t[0], t[1], t[2], t[3], v.tobytes())
+                    for it, v in zip(batch, vecs) if alive[(it[0], it[1])]
+                    for t in (it[2],)]
+            db.executemany(
+                "INSERT OR IGNORE INTO units(content_id, model_id, page, ordinal,"
+                " char_start, char_end, vector) VALUES(?,?,?,?,?,?,?)", rows)
+            for cid, _stamp in (k for k, ok in alive.items() if ok):
+                db.execute(
+                    "UPDATE embeddings SET units_done=(SELECT count(*) FROM units"
+                    " WHERE content_id=? AND model_id=?) WHERE content_id=? AND model_id=?",
+                    (cid, model_id, cid, model_id))
+        for it in batch:
+            left = self._left.get(it[0])
+            if left is not None:
+                self._left[it[0]] = left - 1
+                if left == 1:
+                    self.docs_ready += 1
+        self.units_done += len(batch)
+        self._rate.update(len(batch))
+        self._report()
 
     def _plan(self, cache: Cache, cid: int) -> list[tuple[int, int, int, int, str]]:
         """The units of one content still to embed: ``(page, ordinal, start, end, text)``."""
         emb = self.embedder
-        model_id, whash = emb.model_id, emb.weights_hash
+        plan = self.pipeline.plan
+        model_id, whash = emb.model_id, plan.identity(emb.weights_hash)
         state = cache.embedding_state(cid, model_id)
         if state and state[0] != whash:
             with cache.write() as db:
@@ -587,7 +772,7 @@ class _EmbedThread(threading.Thread):
         todo: list[tuple[int, int, int, int, str]] = []
         for number, text in pages:
             pos = 0
-            for i, unit in enumerate(emb.units(text)):
+            for i, unit in enumerate(emb.units(text, plan)):
                 start = text.find(unit, pos)
                 if start < 0:
                     start = pos
@@ -599,7 +784,7 @@ class _EmbedThread(threading.Thread):
         for ordinal, title, text, own in cache.db.execute(
                 "SELECT ordinal, title, text, own_chars FROM sections WHERE content_id=?"
                 " ORDER BY ordinal", (cid,)).fetchall():
-            first = section_head_text(emb, title, text, own)
+            first = section_head_text(emb, title, text, own, plan)
             if first.strip():
                 todo.append((SECTION_HEAD_PAGE, ordinal, 0, len(first), first))
         have = {(p, o) for p, o in cache.db.execute(
@@ -625,32 +810,3 @@ class _EmbedThread(threading.Thread):
             "SELECT EXISTS (SELECT 1 FROM sections WHERE content_id=?) AND NOT EXISTS"
             " (SELECT 1 FROM units WHERE content_id=? AND model_id=? AND page=?)",
             (cid, cid, model_id, SECTION_HEAD_PAGE)).fetchone()[0])
-
-    def _embed_content(self, cache: Cache, cid: int, stamp: float, todo: list) -> None:
-        """Embed ``todo`` units of one content, one committed transaction per batch;
-        stops when the content is no longer the one planned (``stamp`` = its
-        ``indexed_at``: a re-extracted content may get the same id)."""
-        emb = self.embedder
-        model_id = emb.model_id
-        for b in range(0, len(todo), EMBED_BATCH):
-            if self.cancel.is_set():
-                return
-            batch = todo[b:b + EMBED_BATCH]
-            vecs = emb.embed([t[4] for t in batch]).astype(np.float32, copy=False)
-            with cache.write() as db:
-                if not db.execute("SELECT 1 FROM contents WHERE id=? AND indexed_at=?",
-                                  (cid, stamp)).fetchone():
-                    return  # the document changed or went away meanwhile
-                db.executemany(
-                    "INSERT OR IGNORE INTO units(content_id, model_id, page, ordinal,"
-                    " char_start, char_end, vector) VALUES(?,?,?,?,?,?,?)",
-                    [(cid, model_id, t[0], t[1], t[2], t[3], v.tobytes())
-                     for t, v in zip(batch, vecs)],
-                )
-                db.execute(
-                    "UPDATE embeddings SET units_done=(SELECT count(*) FROM units"
-                    " WHERE content_id=? AND model_id=?) WHERE content_id=? AND model_id=?",
-                    (cid, model_id, cid, model_id),
-                )
-            self.units_done += len(batch)
-            self._report()

@@ -92,9 +92,10 @@ def test_import_does_not_load_fastembed_or_onnxruntime() -> None:
 
 
 def test_default_attributes_need_no_model(tmp_path: pathlib.Path) -> None:
-    emb = Embedder(None, tmp_path)
+    emb = Embedder(None, tmp_path, int8=False)
     assert emb.model_id == DEFAULT_MODEL
     assert emb.weights_hash == DEFAULT_WEIGHTS_SHA256
+    assert Embedder(None, tmp_path, int8=True).known_weights_hash() is None  # int8 copy not built yet
     assert emb.dim == 384
     assert emb.max_tokens == 256
     assert emb.units("hello world") == ["hello world"]
@@ -224,3 +225,26 @@ def test_unknown_model_gives_clear_error(tmp_path: pathlib.Path) -> None:
     emb = Embedder("no-such-org/no-such-model", tmp_path)
     with pytest.raises(EmbedderUnavailable, match="no-such-org/no-such-model"):
         emb.embed_query("hello")
+
+
+def test_plan_2_tiles_the_text_in_equal_windows(embedder: Embedder, counter,
+                                                long_text: str) -> None:
+    from pdftui.embed import PLAN_2
+
+    units = embedder.units(long_text, PLAN_2)
+    overlapping = embedder.units(long_text)
+    assert 2 <= len(units) < len(overlapping)
+    # no overlap, no gap: each window starts where the previous one ended (at whitespace)
+    pos = 0
+    for unit in units:
+        at = long_text.find(unit, pos)
+        assert at >= pos and not long_text[pos:at].strip()
+        pos = at + len(unit)
+    assert not long_text[pos:].strip()
+    sizes = [counter(u) for u in units]
+    assert max(sizes) <= embedder.max_tokens
+    assert max(sizes) - min(sizes) <= embedder.max_tokens // 8 + 2  # about equal
+    # a section head unit: at most head_tokens tokens, from the start of the text
+    head = embedder.units(long_text, PLAN_2, max_tokens=PLAN_2.head_tokens)[0]
+    assert long_text.startswith(head) and counter(head) <= PLAN_2.head_tokens
+    assert PLAN_2.identity("abc") == "abc+units2" and embedder.units("", PLAN_2) == []

@@ -329,3 +329,36 @@ def test_extractor_upgrade_keeps_section_heads_whose_ordinal_moved(tmp_path, cac
                        ).fetchone()[0]
     assert heads == db.execute("SELECT count(*) FROM sections").fetchone()[0] > 0
     db.close()
+
+
+def test_fast_pipeline_embeds_openings_first_and_switching_plans_re_embeds(tmp_path,
+                                                                            cache_dir):
+    from pdftui.embed import PLAN_2, Embedder
+    from pdftui.index import EmbedPipeline
+
+    folder = copy_docs(tmp_path / "two", SMALL_DOCS[:2])
+    reports = []
+    fast = EmbedPipeline(int8=True, plan=PLAN_2, batch_units=4)
+    s = index_folder(folder, cache_dir, pipeline=fast, progress=reports.append)
+    assert s.units > 0 and s.tokens_embedded > 0 and s.embedding_pending == 0
+    embeds = [p for p in reports if p.phase == "embed"]
+    assert embeds[-1].docs_done == embeds[-1].docs_total == 2
+    assert embeds[-1].units_done == embeds[-1].units_total == s.units
+    assert any(p.eta_s is not None for p in embeds) and "documents done" in embeds[-1].embed_note()
+    db = sqlite3.connect(cache_dir / "index.sqlite3")
+    whash = Embedder(None, cache_dir, int8=True).weights_hash
+    assert {r[0] for r in db.execute("SELECT weights_hash FROM embeddings")} == \
+        {PLAN_2.identity(whash)}
+    # both documents' openings (their first page units) came before any other unit
+    rows = db.execute("SELECT content_id, page, ordinal FROM units WHERE page > 0"
+                      " ORDER BY id").fetchall()
+    first_two = {}
+    for i, (cid, page, ordinal) in enumerate(rows):
+        first_two.setdefault(cid, []).append(i)
+    openings = [ids[:4] for ids in first_two.values()]
+    assert max(max(o) for o in openings) < min(
+        i for ids in first_two.values() for i in ids[4:])
+    db.close()
+    # the earlier plan is another identity: everything is embedded again
+    again = index_folder(folder, cache_dir, pipeline=EmbedPipeline(int8=True))
+    assert again.units > 0 and again.embedding_pending == 0

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..cache import SECTION_HEAD_PAGE
+from ..cache import HEAD_UNITS, SECTION_HEAD_PAGE
 
 
 @dataclass
@@ -37,9 +37,6 @@ class _Content:
     section_vectors: np.ndarray | None = None  # (n_sections, dim): section head units
     section_ordinals: np.ndarray | None = None  # int64 sections.ordinal of each row
 
-
-HEAD_UNITS = 4
-"""Units averaged into a document's head vector (the hybrid document-level arm)."""
 
 
 class VectorMatrix:

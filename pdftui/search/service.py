@@ -308,8 +308,27 @@ class Engine:
         if self._embedder is None:
             from ..embed import Embedder
 
-            self._embedder = Embedder(self.model_name, self.cache.dir)
+            self._embedder = Embedder(self.model_name, self.cache.dir,
+                                      int8=self._vectors_int8())
         return self._embedder.embed_query(text)
+
+    def _vectors_int8(self) -> bool | None:
+        """Whether the query runs through the int8 copy of the default model: as most of
+        the cache's vectors were made (fp32 for a cache embedded before the int8 copy or
+        with it turned off), so query and pages share weights. None: the default choice."""
+        from ..embed import DEFAULT_MODEL, DEFAULT_WEIGHTS_SHA256, known_int8_hash
+
+        if self.model_id != DEFAULT_MODEL:
+            return None
+        row = self.db.execute(
+            "SELECT weights_hash FROM embeddings WHERE model_id=? GROUP BY weights_hash"
+            " ORDER BY sum(units_done) DESC LIMIT 1", (self.model_id,)).fetchone()
+        base = str(row[0]).split("+")[0] if row else None
+        if base == DEFAULT_WEIGHTS_SHA256:
+            return False
+        if base is not None and base == known_int8_hash(self.cache.dir):
+            return True
+        return None
 
     # -- coverage -------------------------------------------------------------------------
     def coverage(self, scope: list[_Doc], semantic: bool) -> dict:

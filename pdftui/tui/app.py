@@ -341,7 +341,8 @@ class PdftuiApp(App):
                 self.load_documents()
                 self._schedule_rerun()
         elif event.phase == "embed":
-            self._index_status = f"embedding {event.units_done}/{event.units_total} units"
+            self._index_status = (f"embedding {event.units_done}/{event.units_total} units"
+                                  f"{event.embed_note()}")
             self._schedule_rerun(docs=True)
         self._update_status()
 
