@@ -98,6 +98,7 @@ def cache_dir(tmp_path: Path) -> Path:
 
 @pytest.fixture(autouse=True)
 def _no_user_cache(tmp_path_factory, monkeypatch):
-    """Never touch the real user cache from tests."""
+    """Never touch the real user cache or the real user data (marks, notes) from tests."""
     monkeypatch.setenv("PDFTUI_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "default-cache"))
+    monkeypatch.setenv("PDFTUI_DATA_DIR", str(tmp_path_factory.getbasetemp() / "default-data"))
     monkeypatch.delenv("PDFTUI_EMBED_MODEL", raising=False)
