@@ -443,15 +443,15 @@ def _folder_documents(folder, cache_dir, data_dir):
     """Index FOLDER (text only, quietly) and return ``(root, [(DocumentInfo, DocTriage)])``."""
     from .library import Library
 
-    summary = _run_index(folder, cache_dir, None, False, quiet=True)
-    if summary.documents == 0:
-        _fail(f"no PDF files in {folder} (pdftui looks for *.pdf below it)")
+    summary = _run_index(folder, cache_dir, None, False, quiet=True, reading=True)
     lib = Library(folder, cache_dir)
     try:
         docs = lib.documents()
         root = lib.root
     finally:
         lib.close()
+    if (summary.documents if summary is not None else len(docs)) == 0:
+        _fail(f"no PDF files in {folder} (pdftui looks for *.pdf below it)")
     store = _triage_store(data_dir)
     try:
         triage = store.lookup(root, [(d.doc, d.sha256) for d in docs])
@@ -533,7 +533,7 @@ def mark(folder, doc, mark, note, cache_dir, data_dir):
     from .library import Library
     from .triage.store import DocKey, Mark, TriageStoreError
 
-    _run_index(folder, cache_dir, None, False, quiet=True)
+    _run_index(folder, cache_dir, None, False, quiet=True, reading=True)
     lib = Library(folder, cache_dir)
     try:
         infos = {d.doc: d for d in lib.documents()}

@@ -105,8 +105,24 @@ def _nobody_or_skip():
         pytest.skip("needs root and an unprivileged user (nobody) to drop to")
 
 
-def test_read_only_cache_locations_as_non_root(tmp_path, one_pdf):
+@pytest.fixture
+def open_tmp():
+    """A folder outside pytest's basetemp, traversable by anyone: a pytest session that
+    starts meanwhile sets its basetemp root back to mode 0700, which locks the unprivileged
+    user out mid-test ("folder not found")."""
+    import tempfile
+
+    d = Path(tempfile.mkdtemp(prefix="pdftui-nobody-"))
+    os.chmod(d, 0o755)
+    yield d
+    robust._rmtree(d)
+
+
+def test_read_only_cache_locations_as_non_root(open_tmp):
     _nobody_or_skip()
+    tmp_path = open_tmp
+    one_pdf = tmp_path / "one"
+    robust.make_pdf(one_pdf.mkdir() or one_pdf / "x.pdf", ["cache location word"])
     ro = tmp_path / "ro"
     ro.mkdir()
     os.chmod(ro, 0o555)
@@ -214,10 +230,11 @@ def test_title_from_file_name_has_no_control_characters(tmp_path):
     assert robust.unsafe_bytes(title) == [], repr(title)
 
 
-def test_unreadable_file_and_folder_as_non_root(tmp_path):
+def test_unreadable_file_and_folder_as_non_root(open_tmp):
     """As an unprivileged user: an unreadable file and folder are reported 'permission
     denied' and indexing goes on."""
     _nobody_or_skip()
+    tmp_path = open_tmp
     root = robust.build_unreadable_tree(tmp_path)
     cache = tmp_path / "cache"
     cache.mkdir()

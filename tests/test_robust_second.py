@@ -348,3 +348,31 @@ def test_a_vanished_folder_searches_nothing_and_says_so(tmp_path):
         assert "the folder is gone: nothing was searched" in res.coverage["note"]
     finally:
         svc.close()
+
+
+def test_docs_mark_and_export_answer_from_a_read_only_cache(tmp_path, octave):
+    cache, ro, data = tmp_path / "cache", tmp_path / "ro", tmp_path / "data"
+    assert cli("index", octave, "--no-embed", "--cache-dir", cache).rc == 0
+    if not robust.mount_read_only(cache, ro):
+        pytest.skip("cannot mount here (needs root with CAP_SYS_ADMIN)")
+    try:
+        robust.make_pdf(octave / "new.pdf", ["a newer file"])
+        doc = "debian-octave-refcard-a4.pdf"
+        r = cli("mark", octave, doc, "keep", "--note", "café note", "--cache-dir", ro,
+                "--data-dir", data)
+        assert r.rc == 0, r.err
+        _warned(r, "read-only")
+        env = {"PYTHONIOENCODING": "latin-1"}
+        docs = cli("docs", octave, "--json", "--cache-dir", ro, "--data-dir", data, env=env)
+        assert docs.rc == 0 and docs.out.isascii(), docs.err
+        _warned(docs, "read-only")
+        got = {d["doc"]: d for d in json.loads(docs.out)["documents"]}
+        assert got[doc]["mark"] == "keep" and got[doc]["note"] == "café note"
+        for fmt in ("markdown", "bibtex", "csv", "json"):
+            r = cli("export", octave, "--format", fmt, "--cache-dir", ro, "--data-dir", data,
+                    env=env)
+            assert r.rc == 0 and "Traceback" not in r.err, (fmt, r.err)
+            _warned(r, "read-only")
+            assert "Octave" in r.out
+    finally:
+        robust.unmount(ro)
