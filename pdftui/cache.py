@@ -21,6 +21,8 @@ Layout (``SCHEMA_VERSION`` is kept in ``PRAGMA user_version``):
 - ``units``: embedding units (character ranges of a page's text) with float32 vectors, per
   model, plus one head unit per section (page ``SECTION_HEAD_PAGE`` = 0, ordinal = the
   section's ordinal); ``embeddings``: per (content, model) progress, so an interrupted run resumes.
+- ``leases``: who is embedding for a model right now, with a heartbeat and the progress it
+  published (:mod:`pdftui.lease`), so a second process follows instead of embedding again.
 
 BM25 statistics are per document: :mod:`pdftui.search.keyword` reads term instances from the
 ``pages_fts_instance`` fts5vocab table and scores each document's pages with that document's own
@@ -41,8 +43,9 @@ import sqlite3
 import threading
 import time
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 from .document import Extraction, Metadata
@@ -168,6 +171,35 @@ CREATE TABLE IF NOT EXISTS embeddings(
     PRIMARY KEY(content_id, model_id)
 ) WITHOUT ROWID;
 """
+
+
+#: The lease table (see :mod:`pdftui.lease`); also created on first use in a cache made
+#: before it existed, so no schema bump (and no re-index) is needed.
+_LEASES = """
+CREATE TABLE IF NOT EXISTS leases(
+    name TEXT PRIMARY KEY,
+    holder TEXT NOT NULL,
+    pid INTEGER NOT NULL,
+    host TEXT NOT NULL,
+    heartbeat REAL NOT NULL,
+    units_done INTEGER NOT NULL DEFAULT 0,
+    units_total INTEGER NOT NULL DEFAULT 0
+) WITHOUT ROWID
+"""
+
+
+@dataclass(frozen=True)
+class LeaseRow:
+    """One lease: who holds ``name`` (``holder`` token, ``pid`` on ``host``), its last
+    heartbeat (seconds since the epoch) and the progress it published (units)."""
+
+    name: str
+    holder: str
+    pid: int
+    host: str
+    heartbeat: float
+    units_done: int
+    units_total: int
 
 
 class CacheError(RuntimeError):
@@ -349,6 +381,7 @@ class Cache:
                     self.db.execute(f'DROP {kind.upper()} IF EXISTS "{name}"')
             for stmt in _split_sql(_SCHEMA):
                 self.db.execute(stmt)
+            self.db.execute(_LEASES)
             self.db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
 
     @contextmanager
@@ -622,6 +655,50 @@ class Cache:
             " LEFT JOIN metadata m ON m.content_id = c.id"
             " WHERE f.root = ? AND c.skip_reason IS NULL AND (m.content_id IS NULL"
             " OR m.version < ?) GROUP BY c.id ORDER BY c.id", (root, version)).fetchall()
+
+    # -- leases ---------------------------------------------------------------------------
+    def take_lease(self, mine: LeaseRow, is_free: Callable[[LeaseRow], bool]) -> LeaseRow | None:
+        """Take the lease ``mine.name`` for ``mine`` unless another holder has it and
+        ``is_free(row)`` says it is still live. Returns None when the lease is ours now,
+        else the live holder's row. One ``BEGIN IMMEDIATE``, so two takers never both win."""
+        with self.write() as db:
+            db.execute(_LEASES)
+            row = self._lease(mine.name)
+            if row is not None and row.holder != mine.holder and not is_free(row):
+                return row
+            db.execute("INSERT OR REPLACE INTO leases(name, holder, pid, host, heartbeat,"
+                       " units_done, units_total) VALUES(?,?,?,?,?,?,?)",
+                       (mine.name, mine.holder, mine.pid, mine.host, mine.heartbeat,
+                        mine.units_done, mine.units_total))
+            return None
+
+    def renew_lease(self, name: str, holder: str, now: float, units_done: int,
+                    units_total: int) -> bool:
+        """Heartbeat: stamp ``now`` and the progress on the lease if ``holder`` still holds
+        it; False when it was taken over (or released)."""
+        with self.write() as db:
+            cur = db.execute("UPDATE leases SET heartbeat=?, units_done=?, units_total=?"
+                             " WHERE name=? AND holder=?",
+                             (now, units_done, units_total, name, holder))
+            return cur.rowcount == 1
+
+    def release_lease(self, name: str, holder: str) -> None:
+        """Give the lease up (only if ``holder`` holds it)."""
+        with self.write() as db:
+            db.execute(_LEASES)
+            db.execute("DELETE FROM leases WHERE name=? AND holder=?", (name, holder))
+
+    def lease(self, name: str) -> LeaseRow | None:
+        """The lease ``name`` as stored, or None (no holder, or a cache without leases)."""
+        try:
+            return self._lease(name)
+        except sqlite3.OperationalError:   # no leases table yet
+            return None
+
+    def _lease(self, name: str) -> LeaseRow | None:
+        row = self.db.execute("SELECT name, holder, pid, host, heartbeat, units_done,"
+                              " units_total FROM leases WHERE name=?", (name,)).fetchone()
+        return LeaseRow(*row) if row else None
 
     # -- embeddings -----------------------------------------------------------------------
     def embedding_state(self, content_id: int, model_id: str) -> tuple[str, int, int] | None:

@@ -31,9 +31,12 @@ from .corpus import (FileChanging, FoundFile, ReadFile, check_folder, discover, 
                      sha256_file, sniff, still_same)
 from .document import Extraction
 from .embed import DEFAULT_PLAN, PLAN_1, PLAN_2, UnitPlan
+from .lease import Lease, embed_lease_name
 
 #: Units per embedding batch (and per committed transaction).
 EMBED_BATCH = 16
+#: Seconds between looks at the embedding lease while another process holds it.
+FOLLOW_POLL_S = 1.0
 #: Skip reasons that may say more about the run than the file (a worker that crashed, maybe
 #: for want of memory or because workers cannot start here): kept per file and retried on
 #: the next run, never cached against the content.
@@ -62,6 +65,9 @@ class Progress:
     units_done: int = 0
     current: str = ""
     eta_s: float | None = None
+    #: Set while another process holds the embedding lease and this one follows it
+    #: ("pid 1234 on host"); the unit counts are then the holder's.
+    following: str = ""
 
     def embed_note(self) -> str:
         """``", 12/105 documents done, ETA 3 min"`` for an "embed" report ('' parts left
@@ -71,6 +77,8 @@ class Progress:
             parts.append(f"{self.docs_done}/{self.docs_total} documents done")
         if self.phase == "embed" and self.eta_s is not None:
             parts.append(format_eta(self.eta_s))
+        if self.phase == "embed" and self.following:
+            parts.append(f"following the embedder of {self.following}")
         return "".join(", " + x for x in parts)
 
 
@@ -309,6 +317,10 @@ def index_folder(folder: str | os.PathLike, cache_dir: str | os.PathLike | None 
             summary.tokens_embedded = embedder.tokens_embedded
             if embed_thread.error is not None:
                 summary.notes.append({"doc": "", "note": f"embedding stopped: {embed_thread.error}"})
+            if embed_thread.followed:
+                summary.notes.append({"doc": "", "note": (
+                    f"followed the embedder of {embed_thread.followed} for "
+                    f"{embed_thread.followed_s:.0f} s instead of embedding the same units")})
         from .embed import Embedder, resolve_model_name
 
         model_id = embedder.model_id if embedder else resolve_model_name(model)
@@ -638,7 +650,7 @@ class _EmbedThread(threading.Thread):
         self.q: queue.Queue[int | None] = queue.Queue()
         self.units_done = 0      # embedded by this run
         self.units_total = 0     # to embed in this run
-        self.units_before = 0    # already embedded by an earlier (interrupted) run
+        self.units_before = 0    # already embedded (by an earlier run or another process)
         self.error: str | None = None
         self.expected = 0        # contents this run may embed (queued or being extracted)
         self.planned = 0         # contents planned so far
@@ -646,6 +658,11 @@ class _EmbedThread(threading.Thread):
         self._queued: set[int] = set()
         self._left: dict[int, int] = {}   # units still to embed per planned content
         self._rate = _Rate()
+        self.followed_s = 0.0    # seconds spent following another process's lease
+        self.followed: str = ""  # whom ("pid 1234 on host")
+        self.lease = Lease(cache_dir, embed_lease_name(embedder.model_id),
+                           progress=lambda: (self.units_before + self.units_done,
+                                             self.units_before + self.units_total))
 
     def put(self, content_id: int) -> None:
         if content_id not in self._queued:
@@ -671,12 +688,18 @@ class _EmbedThread(threading.Thread):
                     if finished:
                         break
                     continue
-                batch = work.take(self.pipeline.batch_units)
+                if not self._hold_lease(cache):
+                    break
+                batch = self._still_missing(cache, work.take(self.pipeline.batch_units))
                 if batch:
                     self._embed_batch(cache, work, batch)
         except Exception as exc:  # noqa: BLE001 - reported in the summary, never a crash
             self.error = f"{type(exc).__name__}: {exc}"
         finally:
+            try:
+                self.lease.release(cache)
+            except Exception:  # noqa: BLE001 - an expired lease is taken over anyway
+                pass
             cache.close()
 
     def _plan_queued(self, cache: Cache, work: _EmbedQueue, block: bool) -> bool:
@@ -706,6 +729,44 @@ class _EmbedThread(threading.Thread):
             self._report()
         return finished
 
+    def _hold_lease(self, cache: Cache) -> bool:
+        """Hold the cache's embedding lease; while another live process holds it, report
+        its progress (``Progress.following``) and wait. False when cancelled meanwhile."""
+        if self.lease.held and self.lease.still_held(cache):
+            return True
+        t0 = time.monotonic()
+        waited = False
+        try:
+            while not self.cancel.is_set():
+                other = self.lease.take(cache)
+                if other is None:
+                    return True
+                waited = True
+                self.followed = f"pid {other.pid} on {other.host}"
+                self.report(Progress("embed", units_total=other.units_total,
+                                     units_done=other.units_done, following=self.followed))
+                self.cancel.wait(FOLLOW_POLL_S)
+            return False
+        finally:
+            if waited:
+                self.followed_s += time.monotonic() - t0
+
+    def _still_missing(self, cache: Cache, batch: list) -> list:
+        """``batch`` ((content id, stamp, unit) items) without the units stored meanwhile
+        (by the process we followed); the counts move them to "already embedded"."""
+        if not batch or not self.followed:
+            return batch
+        have = set()
+        for cid in {it[0] for it in batch}:
+            have |= {(cid, p, o) for p, o in cache.db.execute(
+                "SELECT page, ordinal FROM units WHERE content_id=? AND model_id=?",
+                (cid, self.embedder.model_id))}
+        left = [it for it in batch if (it[0], it[2][0], it[2][1]) not in have]
+        gone = len(batch) - len(left)
+        self.units_total -= gone
+        self.units_before += gone
+        return left
+
     def _report(self) -> None:
         left = self.units_total - self.units_done
         eta = self._rate.eta(left, self.planned, self.expected,
@@ -725,6 +786,8 @@ class _EmbedThread(threading.Thread):
         vecs = emb.embed([it[2][4] for it in batch], sort=self.pipeline.sort)
         vecs = vecs.astype(np.float32, copy=False)
         with cache.write() as db:
+            if not self.lease.still_held(cache):
+                return  # taken over (we were suspended or too slow to beat): it embeds them
             alive = {}
             for key in {(it[0], it[1]) for it in batch}:
                 alive[key] = bool(db.execute(

@@ -164,6 +164,32 @@ def make_syntax(path: Path) -> None:
     doc.close()
 
 
+_WORDS = ("river stone harbour lantern meadow copper signal orchard quarry beacon timber "
+          "glacier furnace pigeon compass thimble saddle vinegar ribbon kettle").split()
+
+
+def make_many(dest: str | Path, n: int, pages: int = 4) -> Path:
+    """``n`` distinct plain documents of ``pages`` pages each (``doc-000.pdf`` ...), with
+    different sentences on every page, so each page is its own embedding units (a
+    workload for tests of concurrent indexing)."""
+    import pymupdf
+
+    dest = Path(dest)
+    dest.mkdir(parents=True, exist_ok=True)
+    w = len(_WORDS)
+    for d in range(n):
+        doc = pymupdf.open()
+        for p in range(pages):
+            page = doc.new_page()
+            lines = [f"Document {d} page {p + 1} line {i}: the {_WORDS[(d + i) % w]} and the "
+                     f"{_WORDS[(d * 7 + p * 3 + i) % w]} met the {_WORDS[(i * 5 + p) % w]} "
+                     f"near the {_WORDS[(d + p + i * 2) % w]} at dawn." for i in range(40)]
+            _paragraph(page, 50, 50, lines, 8)
+        doc.save(dest / f"doc-{d:03d}.pdf")
+        doc.close()
+    return dest
+
+
 def make_pdfs(dest: str | Path) -> Path:
     """Write every PDF of :data:`PDFS` into ``dest`` (created); returns ``dest``."""
     dest = Path(dest)

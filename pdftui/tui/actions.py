@@ -35,7 +35,7 @@ class Action:
     ``id``: the keymap name (unique); ``key``: Textual key names, comma-separated;
     ``action``: the Textual action string run in ``pane``'s namespace; ``pane``: where it
     is bound (``app``, ``results``, ``reader``, ``documents``, ``doclist``, ``compare``,
-    ``help``, ``goto``, ``confirm_quit``); ``group`` / ``help``: its help screen row (no ``help``: listed
+    ``help``, ``goto``, ``confirm_quit``, ``hits``: the results table); ``group`` / ``help``: its help screen row (no ``help``: listed
     only through another action's ``row``); ``label``: how the help writes the key
     (default: from the key); ``row``: the help key cell, ``{id}`` standing for an action's
     label (default ``{<own id>}``); ``show`` / ``key_display`` / ``priority``: as in
@@ -116,6 +116,9 @@ ACTIONS: tuple[Action, ...] = (
        "move through the hits; the excerpt below follows", label="↑ ↓", bound=False),
     _a("results.open", "enter", "select_cursor", "Open", "results", "Results",
        "open the hit in the reader", label="Enter", bound=False),
+    _a("results.first", "home", "first", "First hit", "hits", "Results", "first / last hit",
+       label="Home", row="{results.first} / {results.last}"),
+    _a("results.last", "end", "last", "Last hit", "hits", label="End"),
     # -- reader (bound on the reader's body) ------------------------------------------------
     _a("reader.next_page", "right", "pane('next_page')", "Page", "reader", R,
        "previous / next page", label="→", row="{reader.prev_page} / {reader.next_page}",
@@ -142,13 +145,15 @@ ACTIONS: tuple[Action, ...] = (
        label="↑ ↓ Home End", bound=False),
     # -- documents --------------------------------------------------------------------------
     _a("corpus.toggle", "space", "toggle", "Scope ±", "doclist", D,
-       "add / remove the document from the search scope", label="Space", show=True),
+       "add / remove the document from the search scope", label="Space", show=True,
+       palette="Documents: add / remove from the scope"),
     _a("corpus.only", "o", "only", "Only this", "documents", D, "scope to this document only",
-       show=True),
+       show=True, palette="Documents: search only this document"),
     _a("corpus.clear", "x", "clear_scope", "Clear scope", "documents",
        palette="Documents: clear scope"),
     _a("corpus.filter", "f", "focus_filter", "Filter", "documents", D,
-       "filter the list (type; ↓ or Esc returns to the list)", show=True),
+       "filter the list (type; ↓ or Esc returns to the list)", show=True,
+       palette="Documents: filter the list"),
     # -- compare view -----------------------------------------------------------------------
     _a("compare.close", "escape", "close", "Back", "compare", show=True),
     _a("compare.toggle", "c", "close", "Back", "compare"),

@@ -37,7 +37,7 @@ from textual.worker import Worker, WorkerState
 from ..text import clean_text
 from .actions import bindings, help_groups, key_label, palette_actions
 from .compare_view import CompareScreen, hit_key
-from .corpus_pane import CorpusPane
+from .corpus_pane import CorpusPane, DocList
 from .data import LibraryGate
 from .dialogs import ConfirmQuitScreen
 from .help_screen import HelpScreen
@@ -673,7 +673,9 @@ class PdftuiApp(App):
             seen.add(a.palette)
             yield SystemCommand(a.palette, f"key {key_label(a, self._keymap)}",
                                 lambda a=a: self._run_table_action(a))
-        yield from super().get_system_commands(screen)
+        for command in super().get_system_commands(screen):
+            if command.title not in seen:   # Textual's own "Quit" is ours already
+                yield command
 
     def unsaved_work(self) -> list[str]:
         """What quitting now would lose or interrupt, one phrase each (empty: nothing, so
@@ -698,10 +700,16 @@ class PdftuiApp(App):
 
     def _run_table_action(self, action) -> None:
         """Run a table action in its pane's namespace (from the palette)."""
-        namespace = {"reader": ReaderBody, "documents": CorpusPane, "results": ResultsPane}
+        namespace = {"reader": ReaderBody, "documents": CorpusPane, "doclist": DocList,
+                     "results": ResultsPane}
         widget = namespace.get(action.pane)
         target = self.main_screen.query_one(widget) if widget else None
-        self.call_later(self.run_action, action.action, target)
+        view = {"documents": "corpus", "doclist": "corpus"}.get(action.pane, action.pane)
+        if view in TAB_PANES and self.screen is self.main_screen:
+            self.view = view   # shown first (on a narrow screen), so focus can land there
+            if action.pane == "doclist":
+                self.call_after_refresh(target.focus)
+        self.call_after_refresh(self.run_action, action.action, target)
 
     async def action_quit(self) -> None:
         """Stop the background work and quit (Ctrl+Q, or ``q`` once confirmed)."""

@@ -72,7 +72,19 @@ def short_doc(doc: str, width: int) -> str:
     return name[:head] + "…" + name[-tail:]
 
 class HitTable(DataTable):
-    """The hits table (row cursor; Enter opens the hit)."""
+    """The hits table (row cursor; Enter opens the hit; Home / End: first / last hit)."""
+
+    BINDINGS = bindings("hits")
+
+    def action_first(self) -> None:
+        """The cursor to the first hit."""
+        if self.row_count:
+            self.move_cursor(row=0)
+
+    def action_last(self) -> None:
+        """The cursor to the last hit."""
+        if self.row_count:
+            self.move_cursor(row=self.row_count - 1)
 
 
 class ResultsPane(Vertical):

@@ -466,6 +466,40 @@ def test_keymap_remaps_a_binding(make_app):
     run(go())
 
 
+def test_home_and_end_move_to_the_first_and_last_hit(make_app):
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            data = await search(pilot, "attention")
+            table = app.query_one(HitTable)
+            await wait_for(pilot, lambda: table.has_focus, what="results")
+            assert len(data["hits"]) > 2 and table.cursor_row == 0
+            await pilot.press("end")
+            assert table.cursor_row == len(data["hits"]) - 1
+            await pilot.press("home")
+            assert table.cursor_row == 0
+    run(go())
+
+
+def test_palette_lists_the_documents_actions_and_quit_once(make_app):
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            commands = {}
+            for c in app.get_system_commands(app.main_screen):
+                commands.setdefault(c.title, []).append(c)
+            assert len(commands["Quit"]) == 1
+            assert {"Documents: add / remove from the scope", "Documents: filter the list",
+                    "Documents: search only this document"} <= set(commands)
+            commands["Documents: filter the list"][0].callback()
+            await wait_for(pilot, lambda: app.focused is not None
+                           and app.focused.id == "corpus-filter", what="filter box")
+            assert app.view == "corpus"
+    run(go())
+
+
 def test_keymap_remap_shows_in_help_and_palette(make_app):
     """The help and the palette are made from the action table after the keymap: a remapped
     key is listed as the key that works, the old one is gone."""
