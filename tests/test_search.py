@@ -304,3 +304,86 @@ def test_a_query_of_only_common_words_says_so(indexed):
     res = service.search_sync("the of and", mode="keyword", top_k=3)
     assert "only common words" in res.coverage.get("note", "")
     assert "note" not in service.search_sync("the speaker", mode="keyword").coverage
+
+
+# -- issue 18: reference lists, the head field, scoped search, arm confidence ----------------
+ECAPA = "arxiv-2005.07143-ecapa-tdnn-speaker-verification.pdf"
+
+
+def _engine(service):
+    e = service._get_engine()
+    e.refresh()
+    return e
+
+
+def test_reference_list_pages_are_found_and_an_author_finds_their_paper(indexed):
+    """An author's name used to return the reference lists citing them; the paper whose
+    byline holds the name now comes first, and the reference page is known as one."""
+    _folder, _cache, service = indexed
+    e = _engine(service)
+    cid = next(d.content_id for d in e._docs if d.doc == ECAPA)
+    assert e.reference_pages(cid) == frozenset({5})
+    for mode in ("keyword", "hybrid"):
+        hits = service.search_sync("Desplanques", mode=mode, top_k=5).hits
+        assert (hits[0].doc, hits[0].page) == (ECAPA, 1), mode
+    # a citation query keeps the reference list at full weight
+    hits = service.search_sync("papers citing Snyder", mode="keyword", top_k=3).hits
+    assert (hits[0].doc, hits[0].page) == (ECAPA, 5)
+
+
+def test_reference_entries_and_citation_queries():
+    from pdftui.search.references import citation_query, is_entry, is_reference_page
+
+    entry = ("[12] D. Snyder, D. Garcia-Romero, G. Sell, D. Povey and S. Khudanpur, "
+             "“X-vectors: Robust DNN embeddings for speaker recognition,” in Proc. ICASSP, 2018.")
+    prose = ("We follow the x-vector recipe of Snyder et al. (2018), which trains a deep "
+             "network to classify speakers and keeps its penultimate layer as the embedding.")
+    assert is_entry(entry) and not is_entry(prose)
+    assert is_reference_page([entry] * 6, in_references=False)
+    assert not is_reference_page([prose] * 6, in_references=True)
+    assert citation_query("papers that cite Lamport") and citation_query("Vaswani et al.")
+    assert not citation_query("Vaswani") and not citation_query("why 64 MB chunks")
+
+
+def test_one_document_scope_drops_the_cross_document_signals(indexed):
+    """Inside one document the document arm, the head field and the coverage gate say
+    nothing (every page shares the document); a folder-wide search keeps them."""
+    _folder, _cache, service = indexed
+    e = _engine(service)
+    one = [d for d in e._docs if d.doc == ECAPA]
+    cov = e.coverage(one, True)
+    lists = e.rank("speaker embedding margin", "hybrid", "page", one, cov)
+    assert lists["few"] and "doc_rank" not in lists and "head" not in lists
+    saved = e.options.few_docs
+    e.options.few_docs = 0
+    try:
+        searchable = [d for d in e._docs if d.reason is None]
+        lists = e.rank("speaker embedding margin", "hybrid", "page", searchable,
+                       e.coverage(searchable, True))
+        assert not lists["few"] and lists["doc_rank"]
+    finally:
+        e.options.few_docs = saved
+
+
+def test_a_flat_semantic_list_weighs_less_when_the_keyword_arm_holds_every_word():
+    from pdftui.search.service import Engine, Options, semantic_gap
+
+    ranked = [(1, p, 0.30 - 0.0001 * p, 0) for p in range(1, 201)]
+    assert abs(semantic_gap(ranked) - 0.0099) < 1e-6
+    o = Options()
+    flat = {"sem_gap": 0.02, "kw_cov": [1.0]}
+    assert Engine._semantic_confidence(flat, o) == 1.0 - o.sem_conf
+    assert Engine._semantic_confidence({"sem_gap": 0.02, "kw_cov": [0.0]}, o) == 1.0
+    assert Engine._semantic_confidence({"sem_gap": 0.4, "kw_cov": [1.0]}, o) == 1.0
+
+
+def test_the_head_field_is_the_byline_before_the_abstract():
+    from pdftui.extract import extract_document
+    from pdftui.search.service import head_text
+
+    from .conftest import CORPUS
+
+    blocks = [b.text for b in extract_document(CORPUS / ECAPA).pages[0].blocks]
+    head = head_text(blocks)
+    assert "Desplanques" in head and "ECAPA-TDNN" in head
+    assert "Abstract" not in head and len(head) <= 1200

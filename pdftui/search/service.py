@@ -50,6 +50,20 @@ Ranking (measured with bench/quality.py; the figures behind each choice are in b
    search fuses both lists with the keyword section list (weight 1, "doc_rrf" stage 1),
    whose BM25 ranks each section by its title and its *own* text (up to its first
    subsection), so a long parent no longer outranks the subsection that answers.
+5. the head field: a document whose head (the first page's title, authors and
+   affiliations, before the abstract: :func:`head_text`) holds at least half of the
+   query's rarity mass puts its first page in a list of its own, added to the keyword and
+   hybrid fusion at ``head_weight x share^2 / (60 + rank)``: a name finds the paper that
+   person wrote, a title finds its paper, before the pages citing them.
+6. reference lists (:mod:`.references`): a page that is mostly bibliography scores
+   ``ref_weight`` (0.5) of its fused score in every mode unless the query asks for
+   citations; it matches names and title words of other works without answering.
+7. arm confidence: hybrid's semantic weight shrinks (by up to ``sem_conf`` = 0.75) when
+   the semantic list is flat (its best cosine barely above the 100th) and some page holds
+   every rare word of the query: a name or a code the embedding cannot place.
+8. scope: inside one or a few documents (``few_docs``) the cross-document signals are
+   dropped (document arm, head field, coverage gate, page-head blend); the arms are fused
+   by plain weighted RRF.
 """
 
 from __future__ import annotations
@@ -57,6 +71,7 @@ from __future__ import annotations
 import asyncio
 import math
 import os
+import re
 import sqlite3
 import threading
 import time
@@ -68,6 +83,7 @@ import numpy as np
 from ..cache import Cache
 from ..corpus import doc_matches
 from . import fusion, keyword
+from . import references
 from .excerpt import MAX_CHARS, block_spans, cap, choose
 from .semantic import VectorMatrix
 
@@ -114,6 +130,17 @@ class Options:
     #                                    "blend[:A]" or "adaptive" (see Engine.rank)
     adapt_lo: float = 0.1              # "adaptive": first-unit weight A at query coverage 1
     adapt_hi: float = 0.7              # ... and at query coverage 0 (linear between)
+    few_docs: int = 3                  # a scope of at most this many documents is
+    #                                    searched as one: no document-level arm, no head
+    #                                    field, no coverage gate, no page-head blend
+    sem_conf: float = 0.75             # hybrid: semantic weight lost when the semantic
+    #                                    list is flat and some page holds every rare word
+    sem_gap_lo: float = 0.10           # flatness: cosine gap top-1 .. 100th at which the
+    sem_gap_hi: float = 0.25           # semantic list is no evidence .. full evidence
+    head_weight: float = 1.0           # weight of the head-field list (documents whose
+    #                                    title / byline holds the query's rare words)
+    ref_weight: float = 0.5            # score factor of a reference-list page for a
+    #                                    query that does not ask for citations
 
 
 @dataclass
@@ -218,6 +245,8 @@ class Engine:
         self._sections_cache: dict[int, list[tuple]] = {}
         self._sec_units: dict[int, tuple] = {}
         self._sec_ids: dict[int, dict[int, int]] = {}
+        self._ref_pages: dict[int, frozenset[int]] = {}
+        self._heads: dict[int, frozenset[str]] = {}
 
     def close(self) -> None:
         self.cache.close()
@@ -247,6 +276,8 @@ class Engine:
         self._sections_cache = {}
         self._sec_units = {}
         self._sec_ids = {}
+        self._ref_pages = {}
+        self._heads = {}
 
     def _scope(self, docs: str | list[str] | None) -> list[_Doc]:
         if docs is None or docs == "" or docs == []:
@@ -394,6 +425,9 @@ class Engine:
         contents = {d.content_id for d in searchable}
         by_doc = {d.doc: d.content_id for d in searchable}
         out: dict = {"terms": terms, "keyword": [], "semantic": [], "fused": []}
+        # inside one or a few documents the cross-document signals (document arm, head
+        # field, document-frequency coverage, page heads) say nothing
+        few = out["few"] = len(by_doc) <= o.few_docs
         if mode in ("keyword", "hybrid") and terms:
             self.kw.decompound = o.decompound
             ranking = self.kw.rank(terms, contents, kind, o.policy, o.title_weight, o.idf)
@@ -413,6 +447,8 @@ class Engine:
                     out["kw_gate_cov"] = [gcov.get(r, 0.0) for (_d, r), _ in fused]
             out["keyword"] = kw_keys
             out["kw_scores"] = [s for _, s in fused]
+            if kind == "pages" and o.head_weight > 0 and not few:
+                out["head"] = self._head_list(ranking, by_doc, terms)
             if o.doc_level > 0 and kind == "pages" and o.doc_level_kw != "none":
                 out["kw_docs"] = keyword.doc_order(ranking, by_doc, o.doc_level_kw)
         check()
@@ -435,12 +471,15 @@ class Engine:
                 sem_page = o.sem_page
                 if sem_page == "adaptive":
                     # the less of the query's rarity mass any page holds (a described,
-                    # vocabulary-mismatched query), the more the page's head counts
-                    qc = max(out.get("kw_cov") or [0.0]) if mode == "hybrid" else 1.0
+                    # vocabulary-mismatched query), the more the page's head counts;
+                    # inside one document a page head is no better than its body
+                    qc = max(out.get("kw_cov") or [0.0]) if mode == "hybrid" and not few \
+                        else 1.0
                     a = o.adapt_lo + (o.adapt_hi - o.adapt_lo) * (1.0 - qc)
                     sem_page = f"blend:{a:.4f}"
                     out["first_unit_weight"] = a
                 ranked = m.rank_pages(q, contents, sem_page)
+                out["sem_gap"] = semantic_gap(ranked)
                 if kind == "pages":
                     # best units are looked up for the shown hits only (see hits())
                     out["ranked"] = ranked
@@ -468,7 +507,7 @@ class Engine:
                 out["semantic"] = sem
                 if o.doc_level > 0 and kind == "pages":
                     out["sem_docs"] = self._semantic_docs(ranked, docs_of, o.sem_doc)
-                if o.doc_arm > 0 and kind == "pages":
+                if o.doc_arm > 0 and kind == "pages" and not few:
                     out["doc_rank"] = {}
                     for i, (cid, _s) in enumerate(m.rank_docs(q, contents), start=1):
                         for d in docs_of.get(cid, ()):
@@ -482,6 +521,11 @@ class Engine:
         # stage 2
         if mode == "keyword":
             out["fused"] = list(zip(out["keyword"], out.get("kw_scores", [])))
+            if out.get("head"):
+                sc = dict(out["fused"])
+                self._add_head(sc, out["head"], o.head_weight)
+                out["fused"] = sorted(sc.items(), key=lambda kv: -kv[1])
+                out["keyword"] = [k for k, _s in out["fused"]]
         elif mode == "semantic":
             out["fused"] = [(k, 1.0 / (fusion.K + i))
                             for i, k in enumerate(out["semantic"], start=1)]
@@ -489,14 +533,14 @@ class Engine:
             kwl = out["keyword"][: depth]
             sml = out["semantic"][: depth]
             kw_w = o.kw_weight if kind == "pages" else o.section_kw_weight
-            sem_w = o.sem_weight
+            sem_w = o.sem_weight * self._semantic_confidence(out, o)
             if "heads" in out:
                 scores = fusion.rrf([kwl, out["units"], out["heads"]], k=o.k2,
                                     weights=[kw_w, o.sem_weight, o.section_head_weight])
             else:
                 scores = fusion.rrf([kwl, sml], k=o.k2, weights=[kw_w, sem_w])
             gate = o.kw_gate
-            if out.get("kw_cov"):
+            if out.get("kw_cov") and not few:
                 # scale each keyword contribution by the page's (or the best page's)
                 # share of the query's rarity mass
                 covs = out.get("kw_gate_cov", out["kw_cov"])[: depth]
@@ -516,6 +560,8 @@ class Engine:
                     r = drank.get(key[0])
                     if r:
                         scores[key] += o.doc_level / (fusion.K + r)
+            if out.get("head"):
+                self._add_head(scores, out["head"], o.head_weight * kw_w)
             if out.get("doc_rank"):
                 w_doc = o.doc_arm
                 if o.doc_arm_adapt:
@@ -534,7 +580,118 @@ class Engine:
             sr.update((k, i) for i, k in reversed(list(enumerate(sml))))
             keys = sorted(scores, key=lambda k: (-scores[k], min(kr[k], sr[k]), kr[k]))
             out["fused"] = [(k, scores[k]) for k in keys]
+        if kind == "pages":
+            out["fused"] = self._demote_references(out["fused"], text)
         return out
+
+    def head_terms(self, contents: set[int], terms: list) -> dict[int, frozenset[str]]:
+        """``{content: the query terms its head holds}``: the head is the first page's
+        opening (title, authors, affiliations: the blocks before the abstract or the
+        introduction, at most ``HEAD_CHARS`` characters). Heads are tokenised once per
+        cache version and kept as stem sets."""
+        missing = [c for c in contents if c not in self._heads]
+        if missing:
+            texts = [head_text(self._blocks(c, 1)) for c in missing]
+            for c, stems in zip(missing, keyword.tokenize_many(texts)):
+                self._heads[c] = frozenset(stems)
+        out = {}
+        for c in contents:
+            held = frozenset(str(t) for t in terms if (
+                any(x.startswith(t.text) for x in self._heads[c]) if t.prefix
+                else t.text in self._heads[c]))
+            if held:
+                out[c] = held
+        return out
+
+    def _head_list(self, ranking, by_doc: dict[str, int], terms: list) -> list:
+        """The head-field list: page 1 of each document whose head holds at least half of
+        the query's rarity mass, best first by that share (idf over the documents in
+        scope, as :func:`.keyword.query_coverage`), as ``[((doc, 1), share)]``."""
+        heads = self.head_terms(set(by_doc.values()), terms)
+        if not heads:
+            return []
+        n = len(by_doc)
+        keys = [str(t) for t in terms]
+        df = dict.fromkeys(keys, 0)
+        for c in set(by_doc.values()):
+            for t in ranking.doc_tf.get(c, ()):
+                df[t] = df.get(t, 0) + 1
+        idf = {t: math.log1p((n - d + 0.5) / (d + 0.5)) for t, d in df.items()}
+        total = math.fsum(idf[t] for t in keys) or 1.0
+        scored = []
+        for d, c in by_doc.items():
+            held = heads.get(c)
+            if held:
+                share = math.fsum(idf[t] for t in sorted(held)) / total
+                if share >= 0.5:
+                    scored.append((-share, c, d))
+        scored.sort()
+        return [((d, 1), -ns) for ns, _c, d in scored]
+
+    @staticmethod
+    def _add_head(scores: dict, head: list, w: float) -> None:
+        """Add the head-field list to fused ``scores`` in place: ``w x share^2 / (60 +
+        rank)`` for each listed page (a head holding all the rare words counts fully)."""
+        for i, (key, share) in enumerate(head, start=1):
+            scores[key] = scores.get(key, 0.0) + w * share * share / (fusion.K + i)
+
+    def reference_pages(self, cid: int) -> frozenset[int]:
+        """Page numbers of content ``cid`` that are reference lists
+        (:func:`.references.is_reference_page`), cached until the cache changes."""
+        got = self._ref_pages.get(cid)
+        if got is None:
+            spans = [(sp, ep) for _i, t, _p, sp, _sb, ep, _eb, _l in self._sections(cid)
+                     if references.is_references_title(t)]
+            pages: dict[int, list[str]] = {}
+            if spans:
+                lo, hi = min(a for a, _ in spans), max(b for _, b in spans)
+                rows = self.db.execute("SELECT page, text FROM blocks WHERE content_id=?"
+                                       " AND page BETWEEN ? AND ? ORDER BY page, ordinal",
+                                       (cid, lo, hi))
+            else:
+                rows = self.db.execute("SELECT page, text FROM blocks WHERE content_id=?"
+                                       " AND text LIKE '[%' ORDER BY page, ordinal", (cid,))
+            for page, text in rows:
+                pages.setdefault(page, []).append(text)
+            if not spans:   # numbered entries only: the pages holding some, in full
+                pages = {p: self._blocks(cid, p) for p in pages}
+            got = frozenset(p for p, blocks in pages.items() if references.is_reference_page(
+                blocks, any(a <= p <= b for a, b in spans)))
+            self._ref_pages[cid] = got
+        return got
+
+    def _demote_references(self, fused: list, text: str) -> list:
+        """``fused`` [((doc, page), score)] with each reference-list page's score times
+        ``Options.ref_weight`` (re-sorted, stable), unless the query asks for citations."""
+        w = self.options.ref_weight
+        if w >= 1.0 or not fused or references.citation_query(text):
+            return fused
+        cid_of = {d.doc: d.content_id for d in self._docs}
+        out = [((doc, page), score * w if page in self.reference_pages(cid_of[doc])
+                else score) for (doc, page), score in fused]
+        order = sorted(range(len(out)), key=lambda i: -out[i][1])
+        return [out[i] for i in order]
+
+    @staticmethod
+    def _semantic_confidence(out: dict, o: Options) -> float:
+        """Multiplier of the semantic weight in hybrid fusion: 1 - sem_conf x (keyword
+        evidence) x (1 - semantic evidence). Keyword evidence = the best page's share of
+        the query's rarity mass (1: some page holds every rare word); semantic evidence =
+        how far the best cosine stands above the 100th (:func:`semantic_gap`), 0 at
+        ``sem_gap_lo`` .. 1 at ``sem_gap_hi``. A name or a code that the keyword arm finds
+        and the embedding cannot tell from noise ("Ghemawat": a flat list of unrelated
+        pages) leaves the keyword arm in charge; a described query keeps the semantic
+        arm whatever its spread. A query-performance predictor in the spirit of the
+        score-distribution ones (Cronen-Townsend et al., "Predicting query performance",
+        SIGIR 2002; Shtok et al., "Predicting query performance by query-drift
+        estimation", TOIS 2012)."""
+        gap = out.get("sem_gap")
+        if gap is None or o.sem_conf <= 0:
+            return 1.0
+        kw_ev = max(out.get("kw_cov") or [0.0])
+        span = max(o.sem_gap_hi - o.sem_gap_lo, 1e-9)
+        sem_ev = min(1.0, max(0.0, (gap - o.sem_gap_lo) / span))
+        return 1.0 - o.sem_conf * kw_ev * (1.0 - sem_ev)
 
     @staticmethod
     def _semantic_docs(ranked, docs_of, how: str) -> list[str]:
@@ -754,6 +911,32 @@ class Engine:
                                 sr.get((doc, sid)), excerpt, path, title, sp,
                                 max(end_page, sp), sid))
         return hits
+
+
+HEAD_CHARS = 1200
+_HEAD_END = re.compile(r"^\s*(\d+\.?\s*)?(abstract|introduction|summary|contents)\b", re.I)
+
+
+def head_text(blocks: list[str]) -> str:
+    """A document's head field from its first page's blocks: the title, author and
+    affiliation blocks before the abstract or introduction heading, at most
+    ``HEAD_CHARS`` characters."""
+    out, size = [], 0
+    for b in blocks:
+        if _HEAD_END.match(b) or size >= HEAD_CHARS:
+            break
+        out.append(b)
+        size += len(b)
+    return " ".join(out)[:HEAD_CHARS]
+
+
+def semantic_gap(ranked: list[tuple], depth: int = 100) -> float:
+    """Cosine of the best page minus that of the ``depth``-th (or the last) page of a
+    semantic ranking ``[(cid, page, score, unit)]``; 0 for an empty one. A flat list
+    (a small gap) means the query vector is close to nothing in particular."""
+    if not ranked:
+        return 0.0
+    return float(ranked[0][2] - ranked[min(depth, len(ranked)) - 1][2])
 
 
 class SearchService:
