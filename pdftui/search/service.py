@@ -52,11 +52,11 @@ Ranking (measured with bench/quality.py; the figures behind each choice are in b
    subsection), so a long parent no longer outranks the subsection that answers.
 5. the head field: a document whose head (the first page's title, authors and
    affiliations, before the abstract: :func:`head_text`) holds at least half of the
-   query's rarity mass puts its first page in a list of its own, added to the keyword and
-   hybrid fusion at ``head_weight x share^2 / (60 + rank)``: a name finds the paper that
+   query's rarity mass puts its first page in a list of its own, added to the hybrid
+   fusion at ``head_weight x share^2 / (60 + rank)``: a name finds the paper that
    person wrote, a title finds its paper, before the pages citing them.
 6. reference lists (:mod:`.references`): a page that is mostly bibliography scores
-   ``ref_weight`` (0.5) of its fused score in every mode unless the query asks for
+   ``ref_weight`` (0.5) of its hybrid score unless the query asks for
    citations; it matches names and title words of other works without answering.
 7. arm confidence: hybrid's semantic weight shrinks (by up to ``sem_conf`` = 0.75) when
    the semantic list is flat (its best cosine barely above the 100th) and some page holds
@@ -521,11 +521,6 @@ class Engine:
         # stage 2
         if mode == "keyword":
             out["fused"] = list(zip(out["keyword"], out.get("kw_scores", [])))
-            if out.get("head"):
-                sc = dict(out["fused"])
-                self._add_head(sc, out["head"], o.head_weight)
-                out["fused"] = sorted(sc.items(), key=lambda kv: -kv[1])
-                out["keyword"] = [k for k, _s in out["fused"]]
         elif mode == "semantic":
             out["fused"] = [(k, 1.0 / (fusion.K + i))
                             for i, k in enumerate(out["semantic"], start=1)]
@@ -580,7 +575,8 @@ class Engine:
             sr.update((k, i) for i, k in reversed(list(enumerate(sml))))
             keys = sorted(scores, key=lambda k: (-scores[k], min(kr[k], sr[k]), kr[k]))
             out["fused"] = [(k, scores[k]) for k in keys]
-        if kind == "pages":
+        if kind == "pages" and mode == "hybrid":
+            # the arms' own lists (their rank columns and single-arm modes) stay as ranked
             out["fused"] = self._demote_references(out["fused"], text)
         return out
 
