@@ -190,6 +190,7 @@ def test_adaptive_first_unit_weight_follows_query_coverage(indexed):
 
     folder, cache, _service = indexed
     e = Engine(folder, cache)
+    e.options.few_docs = 0   # three documents, searched as a folder (not as a scope)
     try:
         e.refresh()
         docs = [d for d in e._docs if d.reason is None]
