@@ -30,10 +30,20 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ..cache import _CJK_RE
 from .keyword import Term, tokenize_many
 
 MIN_CHARS = 80
 MAX_CHARS = 2000
+#: A CJK character counts as this many characters towards :data:`MIN_CHARS`: one carries
+#: about a word (a 12-character Chinese sentence is a paragraph, not a heading).
+CJK_WEIGHT = 4
+
+
+def weighted_len(text: str) -> int:
+    """Length of ``text`` (stripped) with each CJK character counted :data:`CJK_WEIGHT` times."""
+    text = text.strip()
+    return len(text) + (CJK_WEIGHT - 1) * len(_CJK_RE.findall(text))
 #: Characters shown before the match when a long block's excerpt is centred on it (short,
 #: so that a display cut to a few lines still shows the match).
 LEAD_CHARS = 120
@@ -147,25 +157,25 @@ def _capped(text: str, terms: Sequence[Term]) -> str:
 
 def grow(blocks: Sequence[str], i: int, min_chars: int = MIN_CHARS) -> str:
     """Block ``i``'s text, joined with the blocks after it (then before it, at the end of
-    the page) until it holds ``min_chars`` characters: a match in a heading, a one-letter
-    line or a caption is shown with the paragraph it belongs to, not alone."""
+    the page) until it holds ``min_chars`` characters (a CJK one counts :data:`CJK_WEIGHT`
+    times): a match in a heading, a one-letter line or a caption is shown with the paragraph it belongs to, not alone."""
     return " ".join(blocks[j].strip() for j in _grown(blocks, i, min_chars))
 
 
 def _grown(blocks: Sequence[str], i: int, min_chars: int = MIN_CHARS) -> list[int]:
     members = [i]
-    size = len(blocks[i].strip())
+    size = weighted_len(blocks[i])
     j = i + 1
     while size < min_chars and j < len(blocks):
         if blocks[j].strip():
             members.append(j)
-            size += len(blocks[j].strip()) + 1
+            size += weighted_len(blocks[j]) + 1
         j += 1
     j = i - 1
     while size < min_chars and j >= 0:
         if blocks[j].strip():
             members.insert(0, j)
-            size += len(blocks[j].strip()) + 1
+            size += weighted_len(blocks[j]) + 1
         j -= 1
     return members
 
@@ -255,7 +265,7 @@ def passages(blocks: Sequence[str], next_blocks: Sequence[str] = ()) -> list[Pas
 def _last_text(blocks: Sequence[str]) -> int:
     """Index of the page's last block that is not a page number or running footer."""
     for j in range(len(blocks) - 1, -1, -1):
-        if len(blocks[j].strip()) >= MIN_CHARS:
+        if weighted_len(blocks[j]) >= MIN_CHARS:
             return j
     return len(blocks) - 1
 
@@ -305,7 +315,7 @@ def choose(blocks: Sequence[str], terms: Sequence[Term],
         return s if p.kind == "table" else s * kind_weight(blocks[p.seed])
 
     def key(p: Passage) -> tuple:
-        return (round(score(p), 9), len(blocks[p.seed].strip()) >= MIN_CHARS, -p.seed)
+        return (round(score(p), 9), weighted_len(blocks[p.seed]) >= MIN_CHARS, -p.seed)
 
     if unit_span is not None and page_text is not None:
         spans = block_spans(page_text, blocks)

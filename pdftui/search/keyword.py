@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..cache import fts_text
+from ..cache import _CJK_RE, fts_text
 from . import fusion
 
 K1 = 1.2
@@ -69,10 +69,13 @@ _PLAIN_TOKENIZER = "unicode61 remove_diacritics 2"
 @dataclass(frozen=True, slots=True)
 class Term:
     """One query term as indexed: a porter stem (``prefix`` False) or an unstemmed,
-    case-folded, diacritic-free prefix (``prefix`` True, matches terms starting with it)."""
+    case-folded, diacritic-free prefix (``prefix`` True, matches terms starting with it).
+    A CJK bigram has ``parts``, its two characters (each indexed as a token of its own),
+    and matches only where they are adjacent; ``text`` is the two joined."""
 
     text: str
     prefix: bool = False
+    parts: tuple[str, ...] = ()
 
     def __str__(self) -> str:
         return self.text + ("*" if self.prefix else "")
@@ -127,7 +130,8 @@ def tokenize_many(texts: list[str], only: list[Term] | None = None) -> list[set[
     """Distinct porter stems of each text (one in-memory FTS5 pass for all of them).
 
     With ``only``, just the stems matching those query terms are returned (exact terms,
-    or stems starting with a prefix term), which is much faster for long texts.
+    or stems starting with a prefix term), which is much faster for long texts; a CJK
+    bigram term (``parts``) is returned where its two characters stand together.
     """
     if not texts:
         return []
@@ -140,7 +144,7 @@ def tokenize_many(texts: list[str], only: list[Term] | None = None) -> list[set[
         if only is None:
             rows = db.execute("SELECT DISTINCT term, doc FROM qv")
         else:
-            exact = [t.text for t in only if not t.prefix]
+            exact = [t.text for t in only if not t.prefix and not t.parts]
             conds, args = [], []
             if exact:
                 conds.append(f"term IN ({','.join('?' * len(exact))})")
@@ -153,8 +157,56 @@ def tokenize_many(texts: list[str], only: list[Term] | None = None) -> list[set[
                               args) if conds else []
         for term, doc in rows:
             out[doc - 1].add(term)
+        bigrams = [t for t in only or () if t.parts]
+        if bigrams:
+            _add_bigrams(db, bigrams, out)
     finally:
         db.execute("ROLLBACK")
+    return out
+
+
+def _add_bigrams(db: sqlite3.Connection, bigrams: list[Term], out: list[set[str]]) -> None:
+    """Add each CJK bigram term to the stem sets (``out``, by text) of the texts of the
+    in-memory table where its two characters are adjacent tokens."""
+    chars = sorted({c for t in bigrams for c in t.parts})
+    at: dict[str, set[tuple[int, int]]] = {c: set() for c in chars}
+    for term, doc, offset in db.execute(
+            f"SELECT term, doc, offset FROM qv WHERE term IN ({','.join('?' * len(chars))})",
+            chars):
+        at[term].add((doc, offset))
+    for t in bigrams:
+        a, b = t.parts
+        for doc, offset in at[a]:
+            if (doc, offset + 1) in at[b]:
+                out[doc - 1].add(t.text)
+
+
+#: A run of CJK characters (the characters :func:`pdftui.cache.fts_text` indexes one by one).
+_CJK_RUN_RE = re.compile("(?:" + _CJK_RE.pattern + ")+")
+
+
+def cjk_terms(run: str) -> list[Term]:
+    """Terms of a run of CJK characters: one unigram for a single character, else the
+    overlapping bigrams (``天气预报`` -> 天气, 气预, 预报), each matched as an adjacent pair,
+    so a word matches where its characters stand together, not wherever they both occur
+    (overlapping-bigram indexing of CJK text: Kwok, "Comparing representations in Chinese
+    information retrieval", SIGIR 1997)."""
+    chars = [c for ch in run for c in tokenize(ch, stem=False)[:1]]
+    if len(chars) == 1:
+        return [Term(chars[0])]
+    return [Term(a + b, parts=(a, b)) for a, b in zip(chars, chars[1:])]
+
+
+def _word_terms(text: str) -> list[Term]:
+    """Index terms of query text without prefix syntax: its stems, and for each run of
+    CJK characters its :func:`cjk_terms`."""
+    out: list[Term] = []
+    pos = 0
+    for m in _CJK_RUN_RE.finditer(text):
+        out.extend(Term(tok) for tok in tokenize(text[pos:m.start()]))
+        out.extend(cjk_terms(m.group()))
+        pos = m.end()
+    out.extend(Term(tok) for tok in tokenize(text[pos:]))
     return out
 
 
@@ -187,16 +239,21 @@ def parse_query(text: object, stopwords: bool = True) -> list[Term]:
 
         pos = 0
         for m in _PREFIX_RE.finditer(clean):
-            for tok in tokenize(clean[pos:m.start()]):
-                add(Term(tok))
+            for t in _word_terms(clean[pos:m.start()]):
+                add(t)
+            if _CJK_RUN_RE.search(m.group(1)[-1]):  # "信用评级*": no prefix in CJK
+                for t in _word_terms(m.group(1)):
+                    add(t)
+                pos = m.end()
+                continue
             plain = tokenize(m.group(1), stem=False)
             for tok in plain[:-1]:
                 add(Term(tokenize(tok)[0] if tokenize(tok) else tok))
             if plain:
                 add(Term(plain[-1], prefix=True))
             pos = m.end()
-        for tok in tokenize(clean[pos:]):
-            add(Term(tok))
+        for t in _word_terms(clean[pos:]):
+            add(t)
         if stopwords:
             stops = _stem_stopwords()
             kept = [t for t in terms if t.prefix or t.text not in stops]
@@ -349,10 +406,31 @@ class KeywordIndex:
                        for x, c in zip(u.tolist(), n.tolist()))
         return out
 
+    def _adjacent_rows(self, vocab: str, parts: tuple[str, ...]) -> list[tuple[int, str, int]]:
+        """``[(row id, column, count)]`` of the places where the tokens ``parts`` stand
+        next to each other in this order (a phrase, read from token offsets)."""
+        pairs = [self.db.execute(f"SELECT doc, col, offset FROM {vocab} WHERE term = ?",
+                                 (p,)).fetchall() for p in parts]
+        if not all(pairs):
+            return []
+        cols = {"title": 1}
+        keys = [np.array([(d * 2 + cols.get(c, 0)) * (1 << 24) + o - k for d, c, o in rows],
+                         dtype=np.int64) for k, rows in enumerate(pairs)]
+        hit = keys[0]
+        for more in keys[1:]:
+            hit = hit[np.isin(hit, more)]
+        if not len(hit):
+            return []
+        u, n = np.unique(hit >> 24, return_counts=True)
+        return [(int(x) >> 1, "title" if int(x) & 1 else "text", int(c))
+                for x, c in zip(u.tolist(), n.tolist())]
+
     def _term_rows(self, kind: str, term: Term) -> list[tuple[int, str, int]]:
         """``[(row id, column, tf)]`` for one term from the fts5vocab instance table
         (with the term's open-compound occurrences when ``self.decompound``)."""
         vocab = "pages_fts_instance" if kind == "pages" else "sections_fts_instance"
+        if term.parts:
+            return self._adjacent_rows(vocab, term.parts)
         if self.decompound and not term.prefix:
             sql = f"SELECT doc, col, count(*) FROM {vocab} WHERE term = ? GROUP BY doc, col"
             return self.db.execute(sql, (term.text,)).fetchall() + \
