@@ -9,7 +9,10 @@ Layout (``SCHEMA_VERSION`` is kept in ``PRAGMA user_version``):
   seen last and the content it points to, or a file-level skip reason ("permission denied").
   ``doc`` is the document's identity everywhere in pdftui.
 - ``pages`` + ``pages_fts``: page text and its FTS5 index (porter + unicode61, diacritics
-  removed). ``pages_fts`` is contentless; its rowid is ``pages.id``.
+  removed). ``pages_fts`` is contentless; its rowid is ``pages.id``. ``pages.ocr`` is 1 for
+  a scanned page whose text was recognised by OCR; ``contents.ocr_missing`` counts scanned
+  pages left without text because Tesseract was not installed (such a content is
+  re-extracted once OCR is available).
 - ``blocks``: paragraph-sized text blocks with bounding boxes (points), for excerpts.
 - ``outline``: the validated outline; ``sections`` + ``sections_fts``: sections (outline or
   detector) with their whole text (subsections included, for reading), indexed by title and
@@ -50,10 +53,11 @@ from pathlib import Path
 
 from .document import Extraction, Metadata
 
-SCHEMA_VERSION = 3  # 2: sections.own_chars; 3: metadata
+SCHEMA_VERSION = 4  # 2: sections.own_chars; 3: metadata; 4: pages.ocr, contents.ocr_missing
 #: Bump when extraction output changes: contents extracted by an older version are redone.
-EXTRACTOR_VERSION = 15  # 7, 9, 10: numbering; 8: floats; 11, 12: heading column; 13: number block;
-#   14: page labels built by pdftui (bounded), hashes of the bytes extracted; 15: annotations
+EXTRACTOR_VERSION = 16  # 7, 9, 10: numbering; 8: floats; 11, 12: heading column; 13: number block;
+#   14: page labels built by pdftui (bounded), hashes of the bytes extracted; 15: annotations;
+#   16: OCR of scanned pages
 #: ``units.page`` of a section's head unit (``units.ordinal`` = ``sections.ordinal``): the
 #: first embedding unit of the section's own text, from its heading. Page units are >= 1.
 SECTION_HEAD_PAGE = 0
@@ -81,7 +85,8 @@ CREATE TABLE IF NOT EXISTS contents(
     notes TEXT NOT NULL DEFAULT '[]',
     n_tokens INTEGER NOT NULL DEFAULT 0,
     extractor_version INTEGER NOT NULL,
-    indexed_at REAL NOT NULL
+    indexed_at REAL NOT NULL,
+    ocr_missing INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS files(
     root TEXT NOT NULL,
@@ -101,6 +106,7 @@ CREATE TABLE IF NOT EXISTS pages(
     label TEXT NOT NULL,
     text TEXT NOT NULL,
     n_tokens INTEGER NOT NULL,
+    ocr INTEGER NOT NULL DEFAULT 0,
     UNIQUE(content_id, number)
 );
 CREATE VIRTUAL TABLE IF NOT EXISTS pages_fts USING fts5(
@@ -371,7 +377,14 @@ class Cache:
                 version = 2
             if version == 2:
                 # v2 -> v3: the metadata table (created below); rows are filled lazily
-                version = SCHEMA_VERSION
+                version = 3
+            if version == 3:
+                # v3 -> v4: pages say whether their text came from OCR; contents count
+                # scanned pages left without text for want of Tesseract
+                self.db.execute("ALTER TABLE pages ADD COLUMN ocr INTEGER NOT NULL DEFAULT 0")
+                self.db.execute("ALTER TABLE contents ADD COLUMN ocr_missing INTEGER"
+                                " NOT NULL DEFAULT 0")
+                version = 4
             if version not in (0, SCHEMA_VERSION):
                 # An older layout: the cache is derived data, so start afresh.
                 for (name, kind) in self.db.execute(
@@ -438,6 +451,12 @@ class Cache:
         ).fetchone()
         return (row[0], row[1]) if row else None
 
+    def ocr_missing(self, content_id: int) -> int:
+        """Scanned pages of a content left without text for want of Tesseract (0 if none)."""
+        row = self.db.execute("SELECT ocr_missing FROM contents WHERE id = ?",
+                              (content_id,)).fetchone()
+        return int(row[0]) if row else 0
+
     def set_file(self, root: str, doc: str, size: int, mtime_ns: int,
                  content_id: int | None, skip_reason: str | None = None) -> None:
         """Point ``(root, doc)`` at a content (or record a file-level skip), then drop any
@@ -499,18 +518,27 @@ class Cache:
         self.delete_content(content_id)
 
     def delete_content(self, content_id: int) -> None:
-        """Delete every row of one content: pages, FTS, blocks, outline, sections, units."""
+        """Delete every row of one content: pages, FTS, blocks, outline, sections, units.
+
+        FTS rows are deleted only for a content whose text was indexed (a contentless FTS5
+        table corrupts itself when asked to delete a row it never held: a scan replaced
+        by its OCR'd version, an unreliable text layer re-extracted)."""
         with self.write() as db:
+            indexed = db.execute(
+                "SELECT 1 FROM contents WHERE id = ? AND skip_reason IS NULL"
+                " AND text_quality = 'ok'", (content_id,)).fetchone() is not None
             for pid, text in db.execute(
-                "SELECT id, text FROM pages WHERE content_id = ?", (content_id,)
+                "SELECT id, text FROM pages WHERE content_id = ? AND ?", (content_id, indexed)
             ).fetchall():
+                if not text.strip():
+                    continue  # never inserted
                 db.execute(
                     "INSERT INTO pages_fts(pages_fts, rowid, text) VALUES('delete', ?, ?)",
                     (pid, fts_text(text)),
                 )
             for sid, title, text, own in db.execute(
-                "SELECT id, title, text, own_chars FROM sections WHERE content_id = ?",
-                (content_id,),
+                "SELECT id, title, text, own_chars FROM sections WHERE content_id = ? AND ?",
+                (content_id, indexed),
             ).fetchall():
                 db.execute(
                     "INSERT INTO sections_fts(sections_fts, rowid, title, text)"
@@ -548,7 +576,8 @@ class Cache:
         """
         with self.write() as db:
             found = self.content_by_sha(sha256)
-            if found and found[1] == EXTRACTOR_VERSION:
+            if found and found[1] == EXTRACTOR_VERSION and not (
+                    ex.ocr_missing < self.ocr_missing(found[0])):
                 return found[0]
             old_texts: dict[int, str] = {}
             old_units: list[tuple] = []
@@ -567,10 +596,11 @@ class Cache:
             cur = db.execute(
                 "INSERT INTO contents(sha256, size, title, page_count, skip_reason,"
                 " text_quality, outline_dropped, notes, n_tokens, extractor_version,"
-                " indexed_at) VALUES(?,?,?,?,?,?,?,?,0,?,?)",
+                " indexed_at, ocr_missing) VALUES(?,?,?,?,?,?,?,?,0,?,?,?)",
                 (sha256, size, _storable(ex.title), ex.page_count, ex.skip_reason,
                  ex.text_quality,
-                 ex.outline_dropped, json.dumps(ex.notes), EXTRACTOR_VERSION, time.time()),
+                 ex.outline_dropped, json.dumps(ex.notes), EXTRACTOR_VERSION, time.time(),
+                 ex.ocr_missing),
             )
             cid = cur.lastrowid
             index_text = ex.skip_reason is None and ex.text_quality == "ok"
@@ -578,9 +608,9 @@ class Cache:
                 n_tok = count_tokens(page.text) if index_text else 0
                 n_tokens_total += n_tok
                 pid = db.execute(
-                    "INSERT INTO pages(content_id, number, label, text, n_tokens)"
-                    " VALUES(?,?,?,?,?)",
-                    (cid, page.number, page.label, page.text, n_tok),
+                    "INSERT INTO pages(content_id, number, label, text, n_tokens, ocr)"
+                    " VALUES(?,?,?,?,?,?)",
+                    (cid, page.number, page.label, page.text, n_tok, int(page.ocr)),
                 ).lastrowid
                 if index_text and page.text.strip():
                     db.execute(

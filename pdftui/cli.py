@@ -344,6 +344,8 @@ def _print_result(result) -> None:
             where += f" ({h['page_label']})"
         if h.get("section_path"):
             where += f"  · {h['section_path']}"
+        if h.get("ocr"):
+            where += "  · OCR"
         body = Text(clean_text(where), style="bold")
         body.append("\n" + _shorten(clean_text(h.get("excerpt") or ""), 320), style="")
         table.add_row(str(h["rank"]), str(h.get("keyword_rank") or "-"),
@@ -402,7 +404,8 @@ def read(folder, doc, page, section, list_sections, cache_dir, as_json):
         click.echo(_dumps(out.to_json()))
     else:
         click.echo(clean_text(f"{out.doc} · {out.path or out.title} · p. {out.start_page}"
-                              + (f"-{out.end_page}" if out.end_page != out.start_page else "")))
+                              + (f"-{out.end_page}" if out.end_page != out.start_page else "")
+                              + (" · OCR (recognised from a scan)" if out.ocr else "")))
         click.echo()
         click.echo(clean_text(out.text, keep_newlines=True))
 

@@ -47,7 +47,11 @@ class Line:
 
 @dataclass(slots=True)
 class Page:
-    """One page: 1-based ``number``, printed ``label`` ('' when the PDF has no labels)."""
+    """One page: 1-based ``number``, printed ``label`` ('' when the PDF has no labels).
+
+    ``ocr`` is true when the page had no text layer and its text was recognised from its
+    image (Tesseract): the words may hold recognition errors.
+    """
 
     number: int
     label: str
@@ -56,6 +60,7 @@ class Page:
     lines: list[Line] = field(default_factory=list)
     width: float = 0.0
     height: float = 0.0
+    ocr: bool = False
 
 
 @dataclass(slots=True)
@@ -116,6 +121,9 @@ class Extraction:
     "permission denied". ``text_quality`` is "ok", "no text layer" (needs OCR) or
     "unreliable" (garbage text layer); pages are still listed for the last two.
     ``metadata`` holds authors, year, arXiv id and DOI (None when not read).
+    A scanned document whose pages were OCR'd is "ok" (its pages say ``ocr``);
+    ``ocr_missing`` counts scanned pages left without text because Tesseract was not
+    installed (re-extracted once it is).
     """
 
     title: str
@@ -128,6 +136,7 @@ class Extraction:
     text_quality: str = "ok"
     notes: list[str] = field(default_factory=list)
     metadata: "Metadata | None" = None
+    ocr_missing: int = 0
 
 
 @dataclass(slots=True, frozen=True)

@@ -54,6 +54,7 @@ import time
 import unicodedata
 from pathlib import Path
 
+from pdftui import ocr
 from pdftui.document import Block, Extraction, Line, OutlineEntry, Page
 from pdftui.corpus import safe_name
 from pdftui.page_labels import MAX_LABEL_CHARS, page_labels, rules_from_pymupdf
@@ -402,9 +403,11 @@ class _RawBlock:
         self.chars = sum(len(t[0]) for t in lines)
 
 
-def _blocks_from_dict(tp) -> list[_RawBlock]:
+def _blocks_from_dict(tp, need_alnum: bool = False) -> list[_RawBlock]:
+    """Blocks of a TextPage (or of its ``extractDICT`` dict). ``need_alnum`` drops lines
+    without a letter or digit (OCR reads specks of a scan as ``'``, ``~`` or ``|``)."""
     out = []
-    for b in tp.extractDICT()["blocks"]:
+    for b in (tp if isinstance(tp, dict) else tp.extractDICT())["blocks"]:
         if b.get("type", 0) != 0:
             continue
         lines = []
@@ -413,7 +416,7 @@ def _blocks_from_dict(tp) -> list[_RawBlock]:
             if not spans:
                 continue
             text = "".join(s["text"] for s in spans)
-            if not text.strip():
+            if not text.strip() or (need_alnum and not any(c.isalnum() for c in text)):
                 continue
             weight: dict[tuple[str, float, bool], int] = {}
             for s in spans:
@@ -824,7 +827,7 @@ def _skip(stem: str, reason: str, note: str | None = None, page_count: int = 0) 
 
 
 def extract_document(path: str | os.PathLike, *, page_timeout_s: float = 5.0,
-                     data: bytes | None = None) -> Extraction:
+                     data: bytes | None = None, heartbeat: str | None = None) -> Extraction:
     """Extract text, layout lines, outline and metadata title from one PDF.
 
     Args:
@@ -836,7 +839,9 @@ def extract_document(path: str | os.PathLike, *, page_timeout_s: float = 5.0,
             interrupted, so it is enforced *before* the expensive step: pages whose
             plain text exceeds ``page_timeout_s * 10_000`` characters, or whose TextPage
             took more than half the budget to build, use the cheap "blocks" extraction
-            (no font info). A page that still overruns the budget gets a note.
+            (no font info). A page that still overruns the budget gets a note. Scanned
+            pages without text are OCR'd (see :mod:`pdftui.ocr`, which has its own limits).
+        heartbeat: a file touched after each OCR'd page (progress for the indexer), or None.
 
     Returns:
         An :class:`Extraction`. For an indexed file ``skip_reason`` is None, ``pages``
@@ -861,7 +866,7 @@ def extract_document(path: str | os.PathLike, *, page_timeout_s: float = 5.0,
             return _skip(stem, "empty file")
         if b"%PDF-" not in data[:1024]:
             return _skip(stem, "not a PDF")
-        return _extract_checked(p, stem, page_timeout_s, data)
+        return _extract_checked(p, stem, page_timeout_s, data, heartbeat)
     # ---- file type and header, without opening anything that could block
     try:
         st = os.stat(p)
@@ -888,14 +893,14 @@ def extract_document(path: str | os.PathLike, *, page_timeout_s: float = 5.0,
         return _skip(stem, "empty file")
     if b"%PDF-" not in head:
         return _skip(stem, "not a PDF")
-    return _extract_checked(p, stem, page_timeout_s, None)
+    return _extract_checked(p, stem, page_timeout_s, None, heartbeat)
 
 
 def _extract_checked(p: Path, stem: str, page_timeout_s: float,
-                     data: bytes | None) -> Extraction:
+                     data: bytes | None, heartbeat: str | None = None) -> Extraction:
     """:func:`_extract_pdf` with its strings bounded and every error a skip reason."""
     try:
-        return bound_strings(_extract_pdf(p, stem, page_timeout_s, data))
+        return bound_strings(_extract_pdf(p, stem, page_timeout_s, data, heartbeat))
     except PermissionError:
         return _skip(stem, "permission denied")
     except Exception as exc:  # noqa: BLE001 - last line of defence: never raise
@@ -903,7 +908,7 @@ def _extract_checked(p: Path, stem: str, page_timeout_s: float,
 
 
 def _extract_pdf(p: Path, stem: str, page_timeout_s: float,
-                 data: bytes | None = None) -> Extraction:
+                 data: bytes | None = None, heartbeat: str | None = None) -> Extraction:
     import pymupdf
 
     pymupdf.TOOLS.mupdf_display_errors(False)
@@ -949,6 +954,7 @@ def _extract_pdf(p: Path, stem: str, page_timeout_s: float,
         failed_pages: list[int] = []
         widget_values = 0
         annotations = 0
+        budget = ocr.Budget(heartbeat=heartbeat)
         for i in range(n):
             t0 = time.perf_counter()
             try:
@@ -967,7 +973,11 @@ def _extract_pdf(p: Path, stem: str, page_timeout_s: float,
                             _font_unmappable(doc, f[0], f[2], f[5], font_cache) for f in fonts
                         )
                 stats.add(raw, fonts_unmappable=unmappable)
-                if len(raw) > max_dict_chars or t_tp > page_timeout_s / 2:
+                scan = budget.page(page, i + 1, flags) if not raw.strip() else None
+                if scan is not None:
+                    raw_blocks = _blocks_from_dict(scan, need_alnum=True)
+                    with_lines = True
+                elif len(raw) > max_dict_chars or t_tp > page_timeout_s / 2:
                     raw_blocks = _blocks_from_blocks(tp)
                     with_lines = False
                     fallback_pages.append(i + 1)
@@ -1035,14 +1045,17 @@ def _extract_pdf(p: Path, stem: str, page_timeout_s: float,
                 text = "\n\n".join(b.text for b in blocks)
                 if not text:
                     empty_pages += 1
-                pages.append(Page(i + 1, label, text, blocks, lines, round(prect.width, 2), round(prect.height, 2)))
+                elif scan is not None:
+                    budget.done.append(i + 1)
+                pages.append(Page(i + 1, label, text, blocks, lines, round(prect.width, 2),
+                                  round(prect.height, 2), ocr=scan is not None and bool(text)))
             except Exception as exc:  # noqa: BLE001 - one bad page must not lose the document
                 failed_pages.append(i + 1)
                 pages.append(Page(i + 1, "", ""))
                 empty_pages += 1
                 if len(failed_pages) <= 3:
                     notes.append(f"page {i + 1}: text extraction failed ({type(exc).__name__})")
-            if time.perf_counter() - t0 > page_timeout_s:
+            if time.perf_counter() - t0 > page_timeout_s and not pages[-1].ocr:
                 slow_pages.append(i + 1)
 
         if fallback_pages:
@@ -1055,6 +1068,7 @@ def _extract_pdf(p: Path, stem: str, page_timeout_s: float,
             notes.append(f"{annotations} annotation(s) (notes, comments) added to the page text")
         if widget_values:
             notes.append(f"{widget_values} form field value(s) added to the page text")
+        notes.extend(budget.notes(_pagelist))
         try:
             if doc.xref_get_key(doc.pdf_catalog(), "AcroForm/XFA")[0] != "null":
                 notes.append("XFA form: content filled in by the form engine is not in the page text")
@@ -1068,10 +1082,12 @@ def _extract_pdf(p: Path, stem: str, page_timeout_s: float,
         if verdict:
             quality = "unreliable"
             notes.append(f"text layer looks garbled ({verdict})")
-        elif stats.chars == 0 or text_pages == 0:
+        elif text_pages == 0 or (stats.chars == 0 and not budget.done):
             quality = "no text layer"
-            notes.append("no extractable text: scanned or blank pages (needs OCR)")
-        elif empty_pages and n >= 3 and text_pages / n < 0.1 and stats.chars < 20 * n:
+            if not budget.missing:
+                notes.append("no extractable text: scanned or blank pages (needs OCR)")
+        elif (empty_pages and n >= 3 and text_pages / n < 0.1 and stats.chars < 20 * n
+              and not budget.done):
             quality = "no text layer"
             notes.append(f"only {text_pages} of {n} pages have text (scanned document?)")
         elif empty_pages:
@@ -1108,6 +1124,7 @@ def _extract_pdf(p: Path, stem: str, page_timeout_s: float,
             text_quality=quality,
             notes=notes,
             metadata=metadata,
+            ocr_missing=len(budget.missing),
         )
     finally:
         try:

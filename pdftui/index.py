@@ -16,6 +16,7 @@ import multiprocessing
 import os
 import queue
 import sys
+import tempfile
 import threading
 import time
 from collections import deque
@@ -29,6 +30,7 @@ import numpy as np
 from .cache import EXTRACTOR_VERSION, HEAD_UNITS, SECTION_HEAD_CHARS, SECTION_HEAD_PAGE, Cache
 from .corpus import (FileChanging, FoundFile, ReadFile, check_folder, discover, read_file,
                      sha256_file, sniff, still_same)
+from . import ocr
 from .document import Extraction
 from .embed import DEFAULT_PLAN, PLAN_1, PLAN_2, UnitPlan
 from .lease import Lease, embed_lease_name
@@ -42,7 +44,9 @@ FOLLOW_POLL_S = 1.0
 #: the next run, never cached against the content.
 TRANSIENT_SKIPS = ("damaged (crashed the extractor)", "changed while being read",
                    "file not found")
-#: Wall-clock budget for extracting one document, seconds (the 1,370-page manual takes ~7 s).
+#: Wall-clock budget for extracting one document, seconds (the 1,370-page manual takes ~7 s),
+#: counted from the document's start or from its worker's last OCR heartbeat (a scan OCR'd
+#: page by page takes seconds a page; see :mod:`pdftui.ocr`).
 DOC_TIMEOUT_S = 300.0
 
 
@@ -128,8 +132,10 @@ class IndexSummary:
 ProgressFn = Callable[[Progress], None]
 
 
-def _extract_job(path: str) -> tuple[Extraction, ReadFile | None]:
+def _extract_job(path: str, heartbeat: str | None = None
+                 ) -> tuple[Extraction, ReadFile | None]:
     """Worker-process entry: read one PDF, extract it and cut its sections (never raises).
+    ``heartbeat`` is a file touched after each OCR'd page.
 
     Returns the extraction and what was read (hash, size, mtime of the very bytes
     extracted; ``data`` dropped), so the content is stored under the hash of what was
@@ -142,7 +148,7 @@ def _extract_job(path: str) -> tuple[Extraction, ReadFile | None]:
     try:
         read = read_file(path)
         for _ in range(3):
-            ex = extract_document(path, data=read.data)
+            ex = extract_document(path, data=read.data, heartbeat=heartbeat)
             if read.data is not None or still_same(path, read):
                 break
             read = read_file(path)   # a large file replaced while extracted by path
@@ -261,7 +267,7 @@ def index_folder(folder: str | os.PathLike, cache_dir: str | os.PathLike | None 
                 summary.notes.append({"doc": f.doc, "note": "the cache held other text under"
                                       " this file's hash (replaced while indexed); re-extracted"})
                 have = None
-            if have and have[1] == EXTRACTOR_VERSION:
+            if have and _current(cache, have[0]):
                 # touched, renamed, moved, or the same bytes seen in another folder
                 cache.set_file(root, f.doc, f.size, f.mtime_ns, have[0])
                 summary.unchanged += 1
@@ -332,16 +338,17 @@ def index_folder(folder: str | os.PathLike, cache_dir: str | os.PathLike | None 
             whash = plan.identity(known_hash) if known_hash else None
         summary.embedding_pending = len(_unembedded(cache, root, model_id, whash))
         # skip reasons carried by contents (not a PDF, password protected, no text layer ...)
-        for doc, reason, quality in cache.db.execute(
-            "SELECT f.doc, c.skip_reason, c.text_quality FROM files f JOIN contents c"
-            " ON c.id = f.content_id WHERE f.root = ? ORDER BY f.doc", (root,)
+        for doc, reason, quality, missing in cache.db.execute(
+            "SELECT f.doc, c.skip_reason, c.text_quality, c.ocr_missing FROM files f"
+            " JOIN contents c ON c.id = f.content_id WHERE f.root = ? ORDER BY f.doc", (root,)
         ).fetchall():
             if reason:
                 summary.skipped.append({"doc": doc, "reason": reason})
                 if doc in unchanged_docs:  # each document is counted once: as skipped
                     summary.unchanged -= 1
             elif quality != "ok":
-                summary.notes.append({"doc": doc, "note": quality})
+                note = ocr.MISSING_NOTE if missing and quality == "no text layer" else quality
+                summary.notes.append({"doc": doc, "note": note})
         summary.skipped.sort(key=lambda s: s["doc"])
         report(Progress("done"))
     finally:
@@ -380,10 +387,14 @@ def _fill_metadata(cache: Cache, root: str, cancel: threading.Event) -> int:
 
 
 def _current(cache: Cache, content_id: int) -> bool:
+    """Is this content extracted by this extractor, with nothing left for OCR that this
+    machine could now do (scanned pages met before Tesseract was installed)?"""
     row = cache.db.execute(
         "SELECT extractor_version FROM contents WHERE id=?", (content_id,)
     ).fetchone()
-    return bool(row) and row[0] == EXTRACTOR_VERSION
+    if not row or row[0] != EXTRACTOR_VERSION:
+        return False
+    return not (cache.ocr_missing(content_id) and ocr.available())
 
 
 def _unembedded(cache: Cache, root: str, model_id: str, weights_hash: str | None) -> list[int]:
@@ -411,8 +422,9 @@ def _run_extraction(jobs, cache: Cache, root: str, summary: IndexSummary, report
 
     If a PDF crashes a worker (MuPDF segfault), the remaining documents are retried one at a
     time, and the one that crashes alone is skipped as "damaged (crashed the extractor)". A
-    document whose extraction runs longer than :data:`DOC_TIMEOUT_S` is skipped as
-    "damaged (extraction timed out)" and its worker is killed.
+    document whose extraction runs longer than :data:`DOC_TIMEOUT_S` (since it started, or
+    since its last OCR heartbeat) is skipped as "damaged (extraction timed out)" and its
+    worker is killed.
     """
     if not jobs:
         return
@@ -422,6 +434,7 @@ def _run_extraction(jobs, cache: Cache, root: str, summary: IndexSummary, report
     solo = False
     ctx = multiprocessing.get_context("spawn")
     _ensure_resource_tracker()
+    beats = tempfile.TemporaryDirectory(prefix="pdftui-beat-")
 
     def finish(job, ex: Extraction, read: ReadFile | None = None) -> None:
         f, sha = job
@@ -445,7 +458,8 @@ def _run_extraction(jobs, cache: Cache, root: str, summary: IndexSummary, report
             while (queue_ or futures) and not cancel.is_set():
                 while queue_ and len(futures) < 2 * n:
                     job = queue_.pop(0)
-                    futures[pool.submit(_extract_job, job[0].path)] = job
+                    beat = os.path.join(beats.name, job[1])
+                    futures[pool.submit(_extract_job, job[0].path, beat)] = job
                 done, _ = wait(list(futures), timeout=0.5, return_when=FIRST_COMPLETED)
                 for fut in done:
                     job = futures.pop(fut)
@@ -465,7 +479,9 @@ def _run_extraction(jobs, cache: Cache, root: str, summary: IndexSummary, report
                 for fut in futures:
                     if fut not in started and fut.running():
                         started[fut] = now
-                late = [fut for fut in futures if now - started.get(fut, now) > DOC_TIMEOUT_S]
+                late = [fut for fut in futures
+                        if _idle_s(now - started.get(fut, now),
+                                   os.path.join(beats.name, futures[fut][1])) > DOC_TIMEOUT_S]
                 if late:
                     for fut in late:
                         job = futures.pop(fut)
@@ -479,6 +495,16 @@ def _run_extraction(jobs, cache: Cache, root: str, summary: IndexSummary, report
             pool.shutdown(wait=not (crashed or restart), cancel_futures=True)
         if crashed:
             solo = True
+    beats.cleanup()
+
+
+def _idle_s(running_s: float, beat: str) -> float:
+    """Seconds a job has run without progress: since it started (``running_s`` ago) or
+    since its heartbeat file was last touched, whichever is more recent."""
+    try:
+        return min(running_s, time.time() - os.stat(beat).st_mtime)
+    except OSError:
+        return running_s
 
 
 def _ensure_resource_tracker() -> None:

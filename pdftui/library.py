@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from .cache import Cache
 from .document import Metadata
+from .ocr import MISSING_NOTE
 
 
 @dataclass(slots=True)
@@ -23,8 +24,10 @@ class DocumentInfo:
 
     ``status`` is "indexed", "embedding" (text searchable, vectors partial), "queued" (found,
     text not extracted yet), "skipped" (``reason`` says why), "no text layer" or
-    "unreliable". ``embedded`` is the fraction
-    of units embedded for the model asked about (0.0-1.0; 1.0 when not asked).
+    "unreliable" (``reason`` says "no text layer (OCR: install tesseract-ocr)" when the
+    scanned pages could have been OCR'd with Tesseract installed). ``embedded`` is the
+    fraction of units embedded for the model asked about (0.0-1.0; 1.0 when not asked).
+    ``ocr_pages`` counts pages whose text was recognised by OCR.
     """
 
     doc: str
@@ -43,6 +46,7 @@ class DocumentInfo:
     year: int | None = None
     arxiv_id: str = ""
     doi: str = ""
+    ocr_pages: int = 0
 
     def to_json(self) -> dict:
         """``{"doc", "title", "authors", "year", "arxiv_id", "doi", "pages", "status"}``
@@ -52,6 +56,8 @@ class DocumentInfo:
              "pages": self.pages, "status": self.status}
         if self.reason:
             d["reason"] = self.reason
+        if self.ocr_pages:
+            d["ocr_pages"] = self.ocr_pages   # pages whose text was recognised by OCR
         return d
 
 
@@ -66,12 +72,14 @@ class SectionText:
     text: str
     path: str = ""
     section_id: int | None = None
+    ocr: bool = False
 
     def to_json(self) -> dict:
-        """``{"doc", "title", "start_page", "end_page", "text"}`` plus path and id."""
+        """``{"doc", "title", "start_page", "end_page", "text"}`` plus path, id and ``ocr``
+        (true when some of the text was recognised by OCR from a scan)."""
         return {"doc": self.doc, "title": self.title, "start_page": self.start_page,
                 "end_page": self.end_page, "text": self.text, "section_path": self.path,
-                "section_id": self.section_id}
+                "section_id": self.section_id, "ocr": self.ocr}
 
 
 #: Leading heading numbers: "3", "3.2.", "A.1", "B.", "IV.", "Chapter 4", "Appendix A".
@@ -143,11 +151,15 @@ class Library:
         metadata (authors, year, arXiv id, DOI; empty until read)."""
         rows = self.db.execute(
             "SELECT f.doc, f.skip_reason, c.id, c.title, c.page_count, c.skip_reason,"
-            " c.text_quality, c.sha256, m.authors, m.year, m.arxiv_id, m.doi"
+            " c.text_quality, c.sha256, c.ocr_missing, m.authors, m.year, m.arxiv_id, m.doi"
             " FROM files f LEFT JOIN contents c ON c.id = f.content_id"
             " LEFT JOIN metadata m ON m.content_id = c.id"
             " WHERE f.root = ? ORDER BY f.doc", (self.root,),
         ).fetchall()
+        ocr_pages = dict(self.db.execute(
+            "SELECT p.content_id, count(*) FROM pages p JOIN files f"
+            " ON f.content_id = p.content_id WHERE f.root = ? AND p.ocr = 1"
+            " GROUP BY p.content_id", (self.root,)).fetchall())
         emb: dict[int, float] = {}
         if model_id:
             for cid, total, done in self.db.execute(
@@ -156,7 +168,7 @@ class Library:
             ):
                 emb[cid] = (done / total) if total else 1.0
         out = []
-        for doc, freason, cid, title, pages, creason, quality, sha, *md in rows:
+        for doc, freason, cid, title, pages, creason, quality, sha, missing, *md in rows:
             if cid is None and not freason:
                 out.append(DocumentInfo(doc, os.path.basename(doc), 0, "queued", "", 0.0))
                 continue
@@ -166,11 +178,13 @@ class Library:
                                         sha or ""))
                 continue
             if quality != "ok":
-                out.append(DocumentInfo(doc, title, pages, quality, quality, 0.0, cid, sha))
+                reason = MISSING_NOTE if missing and quality == "no text layer" else quality
+                out.append(DocumentInfo(doc, title, pages, quality, reason, 0.0, cid, sha))
             else:
                 frac = emb.get(cid, 0.0) if model_id else 1.0
                 status = "indexed" if frac >= 1.0 else "embedding"
-                out.append(DocumentInfo(doc, title, pages, status, "", frac, cid, sha))
+                out.append(DocumentInfo(doc, title, pages, status, "", frac, cid, sha,
+                                        ocr_pages=ocr_pages.get(cid, 0)))
             _set_metadata(out[-1], *md)
         return out
 
@@ -209,12 +223,12 @@ class Library:
         """Page ``number`` (1-based) of ``doc`` as plain text; raises :class:`NotFound`."""
         cid = self.content_id(doc)
         row = self.db.execute(
-            "SELECT text, label FROM pages WHERE content_id=? AND number=?", (cid, number)
+            "SELECT text, label, ocr FROM pages WHERE content_id=? AND number=?", (cid, number)
         ).fetchone()
         if not row:
             raise NotFound(f"{doc} has no page {number} (it has {self.page_count(doc)})")
         title = f"page {number}" + (f" ({row[1]})" if row[1] and row[1] != str(number) else "")
-        return SectionText(doc, title, number, number, row[0])
+        return SectionText(doc, title, number, number, row[0], ocr=bool(row[2]))
 
     def page_label(self, doc: str, number: int) -> str:
         """The printed page label of page ``number`` ('' when none)."""
@@ -262,7 +276,15 @@ class Library:
         if row is None:
             raise NotFound(f"no section {key!r} in {doc}")
         sid, title, path, start, end, end_block, text = row
-        return SectionText(doc, title, start, _last_page(start, end, end_block), text, path, sid)
+        last = _last_page(start, end, end_block)
+        return SectionText(doc, title, start, last, text, path, sid,
+                           ocr=self.ocr_in(cid, start, last))
+
+    def ocr_in(self, cid: int, first: int, last: int) -> bool:
+        """Does any page ``first``..``last`` (1-based) of content ``cid`` hold OCR text?"""
+        return self.db.execute(
+            "SELECT 1 FROM pages WHERE content_id=? AND number BETWEEN ? AND ? AND ocr=1"
+            " LIMIT 1", (cid, first, last)).fetchone() is not None
 
     def _match_title(self, cid: int, cols: str, key: str):
         """The first section whose title matches ``key``: equal ignoring case, then equal

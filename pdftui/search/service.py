@@ -82,6 +82,7 @@ import numpy as np
 
 from ..cache import Cache
 from ..corpus import doc_matches
+from ..ocr import MISSING_NOTE
 from . import fusion, keyword
 from . import references
 from .excerpt import MAX_CHARS, block_spans, cap, choose
@@ -145,7 +146,10 @@ class Options:
 
 @dataclass
 class Hit:
-    """One ranked hit. Page hits have ``section`` etc. None; section hits fill them."""
+    """One ranked hit. Page hits have ``section`` etc. None; section hits fill them.
+
+    ``ocr`` is true when the hit's text (any page of a section hit) was recognised by OCR
+    from a scan, so its words may hold recognition errors."""
 
     rank: int
     doc: str
@@ -160,13 +164,14 @@ class Hit:
     start_page: int | None = None
     end_page: int | None = None
     section_id: int | None = None
+    ocr: bool = False
 
     def to_json(self) -> dict:
         """The hit as a JSON-ready dict (section keys only for section hits)."""
         d = {"rank": self.rank, "doc": self.doc, "page": self.page,
              "page_label": self.page_label, "score": round(self.score, 6),
              "keyword_rank": self.keyword_rank, "semantic_rank": self.semantic_rank,
-             "excerpt": self.excerpt, "section_path": self.section_path}
+             "excerpt": self.excerpt, "section_path": self.section_path, "ocr": self.ocr}
         if self.section is not None:
             d.update(section=self.section, start_page=self.start_page, end_page=self.end_page,
                      section_id=self.section_id)
@@ -259,16 +264,16 @@ class Engine:
             return
         self._version = v
         rows = self.db.execute(
-            "SELECT f.doc, f.content_id, f.skip_reason, c.skip_reason, c.text_quality"
-            " FROM files f LEFT JOIN contents c ON c.id = f.content_id WHERE f.root = ?"
-            " ORDER BY f.content_id, f.doc", (self.root,)).fetchall()
+            "SELECT f.doc, f.content_id, f.skip_reason, c.skip_reason, c.text_quality,"
+            " c.ocr_missing FROM files f LEFT JOIN contents c ON c.id = f.content_id"
+            " WHERE f.root = ? ORDER BY f.content_id, f.doc", (self.root,)).fetchall()
         docs = []
-        for doc, cid, freason, creason, quality in rows:
+        for doc, cid, freason, creason, quality, missing in rows:
             reason = freason or creason
             if cid is None and not reason:
                 reason = QUEUED   # being indexed: counted in the total, not searched
             elif not reason and quality and quality != "ok":
-                reason = quality
+                reason = MISSING_NOTE if missing and quality == "no text layer" else quality
             docs.append(_Doc(doc, cid, reason))
         self._docs = docs
         self.kw.refresh(v)
@@ -302,6 +307,12 @@ class Engine:
         return {n: (label, text) for n, label, text in self.db.execute(
             f"SELECT number, label, text FROM pages WHERE content_id=? AND number IN ({q})",
             (cid, *pages))}
+
+    def _ocr(self, cid: int, first: int, last: int) -> bool:
+        """Does any page ``first``..``last`` of content ``cid`` hold OCR text?"""
+        return self.db.execute(
+            "SELECT 1 FROM pages WHERE content_id=? AND number BETWEEN ? AND ? AND ocr=1"
+            " LIMIT 1", (cid, first, last)).fetchone() is not None
 
     def _sections(self, cid: int) -> list[tuple]:
         got = self._sections_cache.get(cid)
@@ -878,7 +889,8 @@ class Engine:
                 hits.append(Hit(rank, doc, page, info[0] or str(page), score,
                                 kr.get((doc, page)),
                                 sr.get((doc, page)), excerpt,
-                                self.section_path_at(cid, page, max(bi, 0))))
+                                self.section_path_at(cid, page, max(bi, 0)),
+                                ocr=self._ocr(cid, page, page)))
         else:
             for rank, ((doc, sid), score) in enumerate(top, start=1):
                 cid = cid_of[doc]
@@ -905,7 +917,7 @@ class Engine:
                 end_page = ep if eb > 0 or ep == sp else ep - 1
                 hits.append(Hit(rank, doc, sp, label, score, kr.get((doc, sid)),
                                 sr.get((doc, sid)), excerpt, path, title, sp,
-                                max(end_page, sp), sid))
+                                max(end_page, sp), sid, ocr=self._ocr(cid, sp, ep)))
         return hits
 
 

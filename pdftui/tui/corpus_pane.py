@@ -55,7 +55,11 @@ def status_text(info) -> Text:
         out.append(literal(info.reason or "unknown reason"))
     else:
         out = Text(f"{pages} · ", style="dim")
-        out.append(literal(status))
+        out.append(literal(info.reason or status))
+    ocr_pages = getattr(info, "ocr_pages", 0)
+    if ocr_pages:
+        share = "" if ocr_pages >= info.pages else f" {ocr_pages} p"
+        out.append(f" · OCR{share} (text recognised from scans)", style="dim italic")
     return out
 
 

@@ -91,6 +91,7 @@ class ReadView:
     stop: int | None = None  # paragraph where ``request.before`` starts (None: not found)
     para_pos: list[tuple[int, int]] | None = None  # section view: (page, block) of each
     home_section: tuple[int | None, str] = (None, "")  # (id, path) of the target's section
+    ocr: bool = False  # some of the text shown was recognised by OCR from a scan
 
     def __post_init__(self) -> None:
         self.home_section = (self.section_id, self.section_path)
@@ -147,7 +148,8 @@ def load_view(lib, req: ReadRequest, pattern: re.Pattern[str] | None) -> ReadVie
                              if paragraphs[k].strip() == child), None)
             return ReadView(req, title, pages, page, lib.page_label(doc, page),
                             sec.start_page, sec.end_page, paragraphs, target, sec.path,
-                            sec.section_id, sections, stop=stop, para_pos=para_pos)
+                            sec.section_id, sections, stop=stop, para_pos=para_pos,
+                            ocr=sec.ocr)
         note = "no section holds this page; showing the page"
         req = replace(req, kind="page")
     blocks = [b[4] for b in lib.blocks(doc, page)]
@@ -157,7 +159,7 @@ def load_view(lib, req: ReadRequest, pattern: re.Pattern[str] | None) -> ReadVie
     sec = lib.section_at(doc, page, target or 0)
     return ReadView(req, title, pages, page, lib.page_label(doc, page), page, page, paragraphs,
                     target, sec.path if sec else "", sec.section_id if sec else None,
-                    sections, note)
+                    sections, note, ocr=lib.ocr_in(lib.content_id(doc), page, page))
 
 
 class GoToPageScreen(ModalScreen[int | None]):
@@ -395,6 +397,9 @@ class ReaderPane(Vertical):
         else:
             where = f"p. {page_ref(v.page, v.label)} / {v.pages}"
         out = Text(where, style="bold")
+        if v.ocr:  # the words were recognised from a scan and may be misread
+            out.append(" · OCR", style="bold italic")
+            where += " · OCR"
         n_hits = len(self.hits)
         hits = f"  ({n_hits} hit{'s' if n_hits != 1 else ''} in this document)" if n_hits else ""
         width = (self.size.width or 80) - 4   # border and padding

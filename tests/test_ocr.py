@@ -1,0 +1,179 @@
+"""OCR of scanned pages (Tesseract through PyMuPDF): the scans of ../shared/tricky/real are
+searchable by their words, marked as OCR everywhere, and bounded in time; without
+Tesseract they are flagged with the way to get OCR and re-extracted once it is installed."""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+import pytest
+
+from pdftui import ocr
+from pdftui.index import DOC_TIMEOUT_S, index_folder
+from pdftui.library import Library
+from pdftui.search.service import Engine
+from pdftui.tui.corpus_pane import status_text
+
+from .conftest import TRICKY
+from .test_tricky import tricky_cache  # noqa: F401 - the session's indexed tricky files
+
+REAL = TRICKY / "real"
+FLAJOLET = "scanned-flajolet-probabilistic-counting-28pages.pdf"
+JBIG2 = "scanned-jbig2-rotated-270.pdf"
+LISP = "scanned-lisp2-garbage-collector-2pages.pdf"
+TINY = "scan-with-tiny-text-layer.pdf"
+
+pytestmark = [
+    pytest.mark.skipif(not REAL.is_dir(), reason="no ../shared/tricky"),
+    pytest.mark.skipif(not ocr.available(), reason="Tesseract is not installed"),
+]
+
+
+def test_flajolet_scan_found_by_its_words_and_marked_ocr(tricky_cache):  # noqa: F811
+    cache, _ = tricky_cache
+    eng = Engine(REAL, cache)
+    try:
+        res = eng.search("probabilistic counting", mode="keyword")
+        assert res.hits and res.hits[0].doc == FLAJOLET, [h.doc for h in res.hits]
+        top = res.to_json()["hits"][0]
+        assert top["ocr"] is True
+        assert "probabilistic" in top["excerpt"].lower()
+        # a document with a real text layer is not marked
+        other = eng.search("pdf.js", mode="keyword")
+        assert other.hits and other.hits[0].doc == TINY and other.hits[0].ocr is False
+        # sections are cut from OCR text too, and section hits carry the mark
+        sec = eng.search("probabilistic counting", mode="keyword", granularity="section")
+        assert sec.hits and sec.hits[0].doc == FLAJOLET and sec.hits[0].ocr is True
+    finally:
+        eng.close()
+
+
+def test_scanned_documents_indexed_with_ocr_status(tricky_cache):  # noqa: F811
+    cache, _ = tricky_cache
+    lib = Library(REAL, cache)
+    try:
+        info = {d.doc: d for d in lib.documents()}
+        for name, pages in ((FLAJOLET, 28), (LISP, 2), (JBIG2, 1)):
+            assert info[name].status == "indexed", (name, info[name])
+            assert info[name].ocr_pages == pages
+            assert "OCR" in status_text(info[name]).plain
+        assert info[TINY].ocr_pages == 0 and "OCR" not in status_text(info[TINY]).plain
+        page = lib.page(FLAJOLET, 1)
+        assert page.to_json()["ocr"] is True and "COUNTING" in page.text.upper()
+        assert lib.page(TINY, 1).to_json()["ocr"] is False
+        assert lib.sections(FLAJOLET)
+    finally:
+        lib.close()
+
+
+def test_rotated_scan_is_read_upright_with_unrotated_boxes(tricky_cache):  # noqa: F811
+    """The JBIG2 scan has /Rotate 270: rendered as displayed, Tesseract reads it upright;
+    its blocks lie in the page's unrotated space (792 x 612 points), like all blocks."""
+    cache, _ = tricky_cache
+    lib = Library(REAL, cache)
+    try:
+        text = lib.page(JBIG2, 1).text
+        assert "Doesn't" in text and "Work" in text, text
+        boxes = lib.blocks(JBIG2, 1)
+        assert boxes and all(0 <= x0 < x1 <= 792.5 and 0 <= y0 < y1 <= 612.5
+                             for x0, y0, x1, y1, _t in boxes), boxes
+    finally:
+        lib.close()
+
+
+def test_ocr_text_reaches_the_semantic_arm(tmp_path):
+    folder = tmp_path / "scans"
+    folder.mkdir()
+    shutil.copy2(REAL / LISP, folder / LISP)
+    shutil.copy2(REAL / TINY, folder / TINY)
+    summary = index_folder(folder, tmp_path / "cache")
+    assert summary.indexed == 2 and summary.embedding_pending == 0
+    eng = Engine(folder, tmp_path / "cache")
+    try:
+        res = eng.search("reclaiming unused memory words in a list processor",
+                         mode="semantic")
+        assert res.hits and res.hits[0].doc == LISP and res.hits[0].ocr is True
+    finally:
+        eng.close()
+
+
+def test_without_tesseract_flagged_then_ocrd_once_installed(tmp_path, monkeypatch):
+    folder = tmp_path / "scans"
+    folder.mkdir()
+    shutil.copy2(REAL / LISP, folder / LISP)
+    cache = tmp_path / "cache"
+    empty = tmp_path / "no-tessdata"
+    empty.mkdir()
+    monkeypatch.setenv("TESSDATA_PREFIX", str(empty))   # a machine without Tesseract data
+    monkeypatch.setattr(ocr, "_TESSDATA", [])
+    first = index_folder(folder, cache, embed=False)
+    assert {"doc": LISP, "note": ocr.MISSING_NOTE} in first.notes
+    lib = Library(folder, cache)
+    try:
+        (info,) = lib.documents()
+        assert info.status == "no text layer" and info.reason == ocr.MISSING_NOTE
+        assert "install tesseract-ocr" in status_text(info).plain
+    finally:
+        lib.close()
+    eng = Engine(folder, cache)
+    try:
+        cov = eng.search("garbage collector", mode="keyword").coverage
+        assert {"doc": LISP, "reason": ocr.MISSING_NOTE} in cov["skipped"]
+    finally:
+        eng.close()
+    monkeypatch.delenv("TESSDATA_PREFIX")
+    monkeypatch.setattr(ocr, "_TESSDATA", [])
+    again = index_folder(folder, cache, embed=False)
+    assert again.indexed == 1 and not again.notes          # re-extracted, now with OCR
+    lib = Library(folder, cache)
+    try:
+        (info,) = lib.documents()
+        assert info.status == "indexed" and info.ocr_pages == 2
+    finally:
+        lib.close()
+    assert index_folder(folder, cache, embed=False).indexed == 0  # and only once
+
+
+def _children() -> set[str]:
+    """Process ids of this process's children (Linux /proc)."""
+    out: set[str] = set()
+    for task in os.listdir("/proc/self/task"):
+        with open(f"/proc/self/task/{task}/children") as fh:
+            out.update(fh.read().split())
+    return out
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="needs Linux /proc")
+def test_page_timeout_kills_the_recognition():
+    import pymupdf
+
+    doc = pymupdf.open(REAL / FLAJOLET)
+    try:
+        before = _children()
+        with pytest.raises(ocr.OcrTimeout):
+            ocr.recognise(doc[0], 0, timeout_s=0.05)
+        assert _children() == before   # the child was killed and reaped
+        spent = ocr.Budget(limit_s=0.0)
+        assert spent.page(doc[0], 1, 0) is None and spent.over == [1]
+        assert "OCR stopped" in " ".join(spent.notes(str))
+    finally:
+        doc.close()
+
+
+def test_each_ocrd_page_beats_the_heartbeat(tmp_path):
+    """The indexer's document timeout counts from the last heartbeat, so a long scan that
+    makes progress page by page is never killed as hung (index._idle_s)."""
+    import pymupdf
+
+    from pdftui.index import _idle_s
+
+    beat = tmp_path / "beat"
+    doc = pymupdf.open(REAL / JBIG2)
+    try:
+        budget = ocr.Budget(heartbeat=str(beat))
+        assert budget.page(doc[0], 1, 0) is not None and budget.done == [] and beat.exists()
+    finally:
+        doc.close()
+    assert _idle_s(DOC_TIMEOUT_S + 100, str(beat)) < 5
+    assert _idle_s(DOC_TIMEOUT_S + 100, str(tmp_path / "none")) == DOC_TIMEOUT_S + 100
