@@ -172,11 +172,19 @@ def test_permission_denied(tmp_path):
     ["scanned-lisp2-garbage-collector-2pages.pdf", "scanned-jbig2-rotated-270.pdf",
      "scanned-flajolet-probabilistic-counting-28pages.pdf"],
 )
-def test_scanned_has_no_text_layer(name):
+def test_scanned_has_no_text_layer(name, tmp_path, monkeypatch):
+    """Without Tesseract (its data folder empty) a scan is flagged, every page counted as
+    waiting for OCR; with it, the pages are OCR'd (tests/test_ocr.py)."""
+    from pdftui import ocr
+
+    monkeypatch.setenv("TESSDATA_PREFIX", str(tmp_path))
+    monkeypatch.setattr(ocr, "_TESSDATA", [])
     e = extract_document(REAL / name)
     assert e.skip_reason is None
     assert e.text_quality == "no text layer"
     assert e.page_count == len(e.pages) > 0
+    assert e.ocr_missing == e.page_count and not any(p.ocr for p in e.pages)
+    assert any(ocr.MISSING_NOTE in n for n in e.notes)
 
 
 def test_tiny_text_layer_is_ok():
