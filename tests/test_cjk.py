@@ -67,7 +67,7 @@ def test_cjk_word_hits_only_pages_holding_it_as_a_run(cjk_folder):
 
 def test_cjk_characters_weigh_more_towards_an_excerpt():
     assert weighted_len("今天的天气很好") == 28
-    blocks = ["Zero width: password and cooperate, Greek with tonos, several words of Latin",
+    blocks = ["Zero width: password and cooperate, Greek with tonos, several more words of Latin text",
               "今天的天气很好我们去公园", "東京の天気は晴れ", "tail"]
     bi, text = choose(blocks, keyword.parse_query("天气"))
     assert bi == 1 and text == "今天的天气很好我们去公园 東京の天気は晴れ"
