@@ -381,9 +381,11 @@ class Cache:
             if version == 3:
                 # v3 -> v4: pages say whether their text came from OCR; contents count
                 # scanned pages left without text for want of Tesseract
-                self.db.execute("ALTER TABLE pages ADD COLUMN ocr INTEGER NOT NULL DEFAULT 0")
-                self.db.execute("ALTER TABLE contents ADD COLUMN ocr_missing INTEGER"
-                                " NOT NULL DEFAULT 0")
+                for table, column in (("pages", "ocr"), ("contents", "ocr_missing")):
+                    have = {r[1] for r in self.db.execute(f"PRAGMA table_info({table})")}
+                    if column not in have:
+                        self.db.execute(f"ALTER TABLE {table} ADD COLUMN {column} INTEGER"
+                                        " NOT NULL DEFAULT 0")
                 version = 4
             if version not in (0, SCHEMA_VERSION):
                 # An older layout: the cache is derived data, so start afresh.
