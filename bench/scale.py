@@ -1,0 +1,244 @@
+"""Scale benchmark: search latency, first answer, TUI first paint and memory at 1,000 and
+10,000 documents, built by replicating an indexed corpus (vectors copied, no re-embedding).
+
+    python bench/scale.py --cache-dir SRC [--sizes 1000,10000] [--work DIR] [--queries N]
+                          [--profile PATH] [--json PATH]
+
+SRC is a cache holding the indexed and embedded corpus (e.g. a copy of the lead's cache).
+The replicas grow one cache in ``--work`` (default: a temporary folder, removed afterwards):
+document k is a copy of the corpus's content k mod 105 under the name
+``copyNNN/<name>.pdf``, a fresh sha256, and 0-20 % of its pages after the first dropped at
+random (seeded by k), so every copy has its own page count, document frequencies and
+average page length (its own BM25 statistics) while its vectors are the source's.
+
+At each size a fresh child process measures, over ``--queries`` graded queries of
+../shared/eval/queries.json:
+
+- ``first_answer_s``: from a new ``SearchService`` to the first answered hybrid query (the
+  cache is in the OS page cache: the build just wrote it), and the peak RSS after all queries;
+- warm p50 / p95 (ms) per mode (keyword, semantic, hybrid) and granularity (page, section);
+- in another child, the TUI's first paint: from ``PdftuiApp(...)`` (no indexing, no watching)
+  to the documents pane listing every document, under Textual's headless test driver.
+
+``--profile`` writes a cProfile of the largest size's warm hybrid page queries (cumulative
+order, top 40). Goals (issue 14): hybrid p50 <= 100 ms at 1,000 documents and <= 400 ms at
+10,000, first paint <= 1 s and RSS <= 1.5 GB at 10,000.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import resource
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+QUERIES = REPO.parent / "shared" / "eval" / "queries.json"
+
+
+def _root(work: Path) -> str:
+    """The replicas' folder: an empty directory (the service checks that it exists); its
+    documents live only in the cache."""
+    root = work / "library"
+    root.mkdir(parents=True, exist_ok=True)
+    return os.path.realpath(root)
+
+
+def _sources(src: Path) -> list[tuple[int, str, int]]:
+    """``[(content_id, doc, page_count)]`` of the source cache, by document name."""
+    db = sqlite3.connect(f"file:{src / 'index.sqlite3'}?mode=ro", uri=True)
+    try:
+        rows = db.execute(
+            "SELECT c.id, f.doc, c.page_count FROM files f JOIN contents c ON c.id ="
+            " f.content_id WHERE c.skip_reason IS NULL GROUP BY c.id ORDER BY f.doc").fetchall()
+    finally:
+        db.close()
+    return [(int(c), str(d), int(n)) for c, d, n in rows]
+
+
+def drop_pages(k: int, page_count: int) -> list[int]:
+    """The pages copy ``k`` leaves out: 0-20 % of pages 2..n, seeded by ``k``."""
+    rng = random.Random(k)
+    pages = list(range(2, page_count + 1))
+    return sorted(rng.sample(pages, int(len(pages) * rng.uniform(0.0, 0.2))))
+
+
+def build(src: Path, dst: Path, start: int, stop: int) -> float:
+    """Add replicas ``start`` .. ``stop - 1`` to the cache in ``dst``; returns seconds."""
+    from pdftui.cache import Cache, replicate_content
+
+    t0 = time.monotonic()
+    sources = _sources(src)
+    cache = Cache(dst)
+    try:
+        for k in range(start, stop):
+            cid, doc, pages = sources[k % len(sources)]
+            copy = k // len(sources)
+            new = replicate_content(cache, src / "index.sqlite3", cid,
+                                    f"replica-{k:06d}-{cid}", drop_pages(k, pages))
+            cache.set_file(_root(dst), f"copy{copy:03d}/{doc}", 1, k, new)
+    finally:
+        cache.close()
+    return time.monotonic() - t0
+
+
+def _queries(n: int) -> list[str]:
+    data = json.loads(QUERIES.read_text())
+    items = data["queries"] if isinstance(data, dict) else data
+    return [q["query"] for q in items][:n]
+
+
+def _pct(xs: list[float], p: float) -> float:
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(round(p / 100 * (len(xs) - 1))))]
+
+
+def child_search(cache: Path, n_queries: int, profile: str | None) -> dict:
+    """First answer, warm p50 / p95 per mode and granularity, peak RSS (this process)."""
+    from pdftui.search.service import SearchService
+
+    queries = _queries(n_queries)
+    t0 = time.monotonic()
+    svc = SearchService(_root(cache), cache)
+    first = svc.search_sync(queries[0], "hybrid")
+    out: dict = {"first_answer_s": time.monotonic() - t0,
+                 "documents": first.coverage["total"],
+                 "semantic_documents": first.coverage["semantic_searched"]}
+    for gran in ("page", "section"):
+        for mode in ("keyword", "semantic", "hybrid"):
+            svc.search_sync(queries[-1], mode, gran)  # warm this path
+            times = []
+            for q in queries:
+                t = time.perf_counter()
+                svc.search_sync(q, mode, gran)
+                times.append((time.perf_counter() - t) * 1000)
+            out[f"{mode}/{gran} p50_ms"] = _pct(times, 50)
+            out[f"{mode}/{gran} p95_ms"] = _pct(times, 95)
+    if profile:
+        import cProfile
+        import pstats
+
+        engine = svc._get_engine()
+        prof = cProfile.Profile()
+        prof.enable()
+        for q in queries:
+            engine.search(q, "hybrid", "page")
+        prof.disable()
+        with open(profile, "w") as f:
+            pstats.Stats(prof, stream=f).sort_stats("cumulative").print_stats(40)
+    out["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    svc.close()
+    return out
+
+
+def child_paint(cache: Path) -> dict:
+    """Seconds from ``PdftuiApp(...)`` to the documents pane listing every document."""
+    from pdftui.tui.app import PdftuiApp
+    from pdftui.tui.corpus_pane import CorpusPane
+
+    async def go() -> float:
+        t0 = time.monotonic()
+        app = PdftuiApp(_root(cache), cache, index=False, watch=False)
+        async with app.run_test(size=(160, 48)) as pilot:
+            while not app.documents:
+                await pilot.pause(0.01)
+                if time.monotonic() - t0 > 120:
+                    break
+            app.query_one(CorpusPane)
+            await pilot.pause()
+            return time.monotonic() - t0
+
+    return {"first_paint_s": asyncio.run(go()),
+            "paint_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+
+
+def _child(kind: str, cache: Path, n_queries: int, profile: str | None) -> dict:
+    cmd = [sys.executable, __file__, "--child", kind, "--work", str(cache),
+           "--queries", str(n_queries)] + (["--profile", profile] if profile else [])
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--cache-dir", default=None, help="the source cache (indexed corpus)")
+    ap.add_argument("--sizes", default="1000,10000")
+    ap.add_argument("--work", default=None, help="build the replicas here (kept)")
+    ap.add_argument("--queries", type=int, default=20)
+    ap.add_argument("--profile", default=None)
+    ap.add_argument("--json", dest="json_path", default=None)
+    ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.child:
+        fn = child_paint(Path(args.work)) if args.child == "paint" else \
+            child_search(Path(args.work), args.queries, args.profile)
+        print(json.dumps(fn))
+        return
+    src = Path(args.cache_dir or os.environ.get("PDFTUI_CACHE_DIR", ""))
+    work = Path(args.work) if args.work else Path(tempfile.mkdtemp(prefix="pdftui-scale-"))
+    sizes = sorted(int(x) for x in args.sizes.split(","))
+    rows: dict[str, dict] = {}
+    built = _count(work)
+    try:
+        for n in sizes:
+            secs = build(src, work, built, n) if n > built else 0.0
+            built = max(built, n)
+            prof = args.profile if n == sizes[-1] else None
+            row = {"build_s": secs, **_child("search", work, args.queries, prof),
+                   **_child("paint", work, args.queries, None)}
+            row["units"], row["pages"] = _units_pages(work)
+            rows[str(n)] = row
+            print(f"{n} documents measured", file=sys.stderr)
+    finally:
+        if not args.work:
+            shutil.rmtree(work, ignore_errors=True)
+    report(rows, args.json_path)
+
+
+def _count(work: Path) -> int:
+    if not (work / "index.sqlite3").exists():
+        return 0
+    db = sqlite3.connect(work / "index.sqlite3")
+    try:
+        return db.execute("SELECT count(*) FROM files WHERE root = ?",
+                          (_root(work),)).fetchone()[0]
+    finally:
+        db.close()
+
+
+def _units_pages(work: Path) -> tuple[int, int]:
+    db = sqlite3.connect(work / "index.sqlite3")
+    try:
+        return (db.execute("SELECT count(*) FROM units WHERE page > 0").fetchone()[0],
+                db.execute("SELECT count(*) FROM pages").fetchone()[0])
+    finally:
+        db.close()
+
+
+def report(rows: dict[str, dict], json_path: str | None) -> None:
+    """One column per size; write JSON when asked."""
+    keys = list(next(iter(rows.values())).keys())
+    print(f"{'metric':<24}" + "".join(f"{n:>12}" for n in rows))
+    for k in keys:
+        cells = "".join(f"{r[k]:>12.1f}" if isinstance(r[k], float) else f"{r[k]:>12}"
+                        for r in rows.values())
+        print(f"{k:<24}{cells}")
+    print(f"load average {os.getloadavg()[0]:.1f} (1 min)")
+    if json_path:
+        Path(json_path).write_text(json.dumps(rows, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()

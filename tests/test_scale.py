@@ -1,0 +1,54 @@
+"""The replication builder behind bench/scale.py, on a small real cache."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from pdftui.cache import Cache, replicate_content
+from pdftui.index import index_folder
+from pdftui.search.service import SearchService
+
+from .conftest import SMALL_DOCS, copy_docs
+
+
+def test_replicas_copy_vectors_and_get_their_own_statistics(tmp_path):
+    src = tmp_path / "src"
+    folder = copy_docs(tmp_path / "papers", SMALL_DOCS[:1])   # the 4-page outlined paper
+    index_folder(folder, src)
+    dst, root = tmp_path / "dst", tmp_path / "library"
+    root.mkdir()
+    sdb = sqlite3.connect(src / "index.sqlite3")
+    (cid, pages), = sdb.execute("SELECT id, page_count FROM contents").fetchall()
+    cache = Cache(dst)
+    whole = replicate_content(cache, src / "index.sqlite3", cid, "copy-0", [])
+    part = replicate_content(cache, src / "index.sqlite3", cid, "copy-1", [2, 3])
+    cache.set_file(str(root), "copy0/a.pdf", 1, 0, whole)
+    cache.set_file(str(root), "copy1/a.pdf", 1, 1, part)
+    cache.close()
+    ddb = sqlite3.connect(dst / "index.sqlite3")
+    n_units = sdb.execute("SELECT count(*) FROM units").fetchone()[0]
+    assert ddb.execute("SELECT count(*) FROM units WHERE content_id=?", (whole,)).fetchone()[0] \
+        == n_units
+    assert ddb.execute("SELECT vector FROM units WHERE content_id=? ORDER BY id LIMIT 1",
+                       (whole,)).fetchone() == sdb.execute(
+        "SELECT vector FROM units ORDER BY id LIMIT 1").fetchone()
+    kept = [n for (n,) in ddb.execute("SELECT number FROM pages WHERE content_id=?"
+                                      " ORDER BY number", (part,))]
+    assert kept == [n for n in range(1, pages + 1) if n not in (2, 3)]
+    assert not ddb.execute("SELECT 1 FROM units WHERE content_id=? AND page IN (2, 3)",
+                           (part,)).fetchone()
+    done, total = ddb.execute("SELECT units_done, units_total FROM embeddings"
+                              " WHERE content_id=?", (part,)).fetchone()
+    assert done == total > 0
+    ddb.close()
+    sdb.close()
+    # both copies are searchable; the copy without pages 2-3 has its own page statistics
+    svc = SearchService(root, dst)
+    try:
+        r = svc.search_sync("dark matter", "keyword")
+        assert r.coverage["searched"] == 2 and {h.doc for h in r.hits} == \
+            {"copy0/a.pdf", "copy1/a.pdf"}
+        assert not any(h.doc == "copy1/a.pdf" and h.page in (2, 3) for h in r.hits)
+        assert svc.search_sync("dark matter", "hybrid").coverage["semantic_searched"] == 2
+    finally:
+        svc.close()
