@@ -167,6 +167,7 @@ def run(engine: Engine, queries: list[dict], modes: list[str], baseline: bool = 
                               "rrf_bm25_first256"] if baseline else [])
     bm25 = CorpusBM25(engine) if baseline else None
     lists: dict[tuple[str, str], list] = {}   # (system, query id) -> hits, for the fused one
+    evidence: dict[tuple[str, str], dict] = {}
     for mode in systems:
         per_q: dict[str, dict] = {}
         for q in queries:
@@ -204,12 +205,73 @@ def run(engine: Engine, queries: list[dict], modes: list[str], baseline: bool = 
                                     granularity="section" if sec else "page", top_k=k,
                                     docs=scope)
                 hits = [(h.doc, h.page) for h in res.hits]
+                evidence[(mode, q["id"])] = res.coverage.get("evidence", {})
             m = section_metrics(hits, q["sections"], k) if sec else \
                 page_metrics(hits, q["labels"], k)
             m["class"] = q["class"]
+            if (mode, q["id"]) in evidence:
+                m["weak"] = float(res.weak)
             per_q[q["id"]] = m
         out[mode] = summarise(per_q)
+        if mode in modes:
+            out[mode]["evidence"] = {qid: evidence[(mode, qid)] for qid in per_q}
     return out
+
+
+NONSENSE = HERE.parent / "tests" / "fixtures" / "nonsense_queries.txt"
+
+
+def nonsense_queries(path: Path = NONSENSE, present: bool = False) -> list[str]:
+    """The queries the corpus cannot answer (one per line; # comments), or with
+    ``present`` those after the ``# == present ==`` line (found verbatim in the corpus)."""
+    out: list[str] = []
+    part = False
+    for line in path.read_text().splitlines():
+        if line.startswith("# == present =="):
+            part = True
+        elif line.strip() and not line.startswith("#") and part == present:
+            out.append(line.strip())
+    return out
+
+
+def weak_calibration(engine: Engine, results: dict, modes: list[str],
+                     scope: list[str] | None = None) -> dict:
+    """Per mode: the share of the dev queries NOT called weak and the share of the
+    nonsense queries called weak, with each query's evidence (for the threshold sweep):
+    ``{mode: {"dev_not_weak", "nonsense_weak", "n_dev", "n_nonsense", "nonsense":
+    {query: evidence}, "weak_nonsense": [...], "weak_dev": [...]}}``."""
+    out = {}
+    nonsense = nonsense_queries()
+    present = nonsense_queries(present=True)
+    for mode in modes:
+        if mode not in results:
+            continue
+        per_q = results[mode]["per_query"]
+        weak_dev = [qid for qid, m in per_q.items() if m.get("weak")]
+        ns = {}
+        for text in nonsense:
+            res = engine.search(text, mode=mode, top_k=10, docs=scope)
+            ns[text] = dict(res.coverage.get("evidence", {}), weak=res.weak)
+        out[mode] = {
+            "dev_not_weak": round(1 - len(weak_dev) / max(1, len(per_q)), 4),
+            "nonsense_weak": round(sum(v["weak"] for v in ns.values()) / max(1, len(ns)), 4),
+            "n_dev": len(per_q), "n_nonsense": len(ns), "weak_dev": weak_dev,
+            "strong_nonsense": [t for t, v in ns.items() if not v["weak"]], "nonsense": ns,
+            "present": {t: engine.search(t, mode=mode, top_k=10, docs=scope).weak
+                        for t in present}}
+    return out
+
+
+def print_weak(cal: dict) -> None:
+    """One line per mode with both calibration figures."""
+    for mode, c in cal.items():
+        print(f"weak answers, {mode}: dev queries not weak {c['dev_not_weak']:.1%} "
+              f"({c['n_dev'] - len(c['weak_dev'])}/{c['n_dev']}), nonsense called weak "
+              f"{c['nonsense_weak']:.1%} ({c['n_nonsense'] - len(c['strong_nonsense'])}/"
+              f"{c['n_nonsense']}); weak dev: {', '.join(c['weak_dev']) or '-'}; strong "
+              f"nonsense: {'; '.join(c['strong_nonsense']) or '-'}; held verbatim by the "
+              "corpus (not counted): " + ", ".join(f"{t!r} {'weak' if w else 'strong'}"
+                                                   for t, w in c["present"].items()))
 
 
 def simple_design_check(results: dict, system: str = "hybrid") -> list[str]:
@@ -405,6 +467,9 @@ def main(argv: list[str] | None = None) -> int:
     print_table(results)
     for line in simple_design_check(results):
         print(line)
+    cal = weak_calibration(engine, results, [m for m in args.modes.split(",")
+                                             if m in ("keyword", "semantic", "hybrid")], scope)
+    print_weak(cal)
     scoped = excerpts = None
     if not args.no_extras and not args.classes:
         sq = json.loads(Path(args.scoped).read_text())["queries"]
@@ -430,7 +495,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.json_path:
         Path(args.json_path).write_text(json.dumps(
             {"options": opts.__dict__, "results": results, "scoped": scoped,
-             "excerpt": excerpts, "goals": goal_check(results, scoped, excerpts)},
+             "excerpt": excerpts, "goals": goal_check(results, scoped, excerpts), "weak": cal},
             indent=1, ensure_ascii=False))
     engine.close()
     return 0

@@ -21,6 +21,11 @@ Layout (``SCHEMA_VERSION`` is kept in ``PRAGMA user_version``):
 - ``metadata``: authors (JSON list), year, arXiv id and DOI of a content
   (:mod:`pdftui.metadata`), with the ``METADATA_VERSION`` that read them; a content without
   a current row is read again from its first pages, without re-extraction or re-embedding.
+- ``page_idents`` / ``section_idents``: the identifiers of each page and section
+  (:mod:`pdftui.identifiers`: ``1706.03762``, ``C++``, ``3.2.1``) with their counts, which
+  the word tokenizer splits or drops; the keyword arm matches them as typed.
+- ``words``: each content's distinct surface words (case-folded letters, 3-30 long), the
+  vocabulary typo suggestions are drawn from (document frequency = contents holding it).
 - ``units``: embedding units (character ranges of a page's text) with float32 vectors, per
   model, plus one head unit per section (page ``SECTION_HEAD_PAGE`` = 0, ordinal = the
   section's ordinal); ``embeddings``: per (content, model) progress, so an interrupted run resumes.
@@ -52,8 +57,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .document import Extraction, Metadata
+from .identifiers import identifiers_in
 
-SCHEMA_VERSION = 4  # 2: sections.own_chars; 3: metadata; 4: pages.ocr, contents.ocr_missing
+SCHEMA_VERSION = 5  # 2: sections.own_chars; 3: metadata; 4: pages.ocr, contents.ocr_missing;
+#   5: identifiers and words
 #: Bump when extraction output changes: contents extracted by an older version are redone.
 EXTRACTOR_VERSION = 16  # 7, 9, 10: numbering; 8: floats; 11, 12: heading column; 13: number block;
 #   14: page labels built by pdftui (bounded), hashes of the bytes extracted; 15: annotations;
@@ -157,6 +164,29 @@ CREATE TABLE IF NOT EXISTS metadata(
     arxiv_id TEXT NOT NULL DEFAULT '',
     doi TEXT NOT NULL DEFAULT ''
 );
+CREATE TABLE IF NOT EXISTS page_idents(
+    content_id INTEGER NOT NULL,
+    page_id INTEGER NOT NULL,
+    ident TEXT NOT NULL,
+    n INTEGER NOT NULL,
+    PRIMARY KEY(ident, page_id)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS page_idents_content ON page_idents(content_id);
+CREATE TABLE IF NOT EXISTS section_idents(
+    content_id INTEGER NOT NULL,
+    section_id INTEGER NOT NULL,
+    col TEXT NOT NULL,
+    ident TEXT NOT NULL,
+    n INTEGER NOT NULL,
+    PRIMARY KEY(ident, section_id, col)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS section_idents_content ON section_idents(content_id);
+CREATE TABLE IF NOT EXISTS words(
+    word TEXT NOT NULL,
+    content_id INTEGER NOT NULL,
+    PRIMARY KEY(word, content_id)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS words_content ON words(content_id);
 CREATE TABLE IF NOT EXISTS units(
     id INTEGER PRIMARY KEY,
     content_id INTEGER NOT NULL,
@@ -245,6 +275,16 @@ def fts_text(text: str) -> str:
     """
     text = unicodedata.normalize("NFKC", text)
     return _CJK_RE.sub(r" \1 ", text)
+
+
+_WORD_RE = re.compile(r"[^\W\d_]{3,30}")
+
+
+def surface_words(text: str) -> set[str]:
+    """The distinct case-folded words of ``text`` kept for typo suggestions: runs of 3-30
+    letters (NFKC), no CJK (a CJK run is no word)."""
+    return {w for w in _WORD_RE.findall(unicodedata.normalize("NFKC", text).casefold())
+            if not _CJK_RE.search(w)}
 
 
 def _head_source(title: str, text: str, own_chars: int) -> tuple[str, str]:
@@ -369,6 +409,7 @@ class Cache:
             version = self.db.execute("PRAGMA user_version").fetchone()[0]
             if version == SCHEMA_VERSION:
                 return
+            fill = False
             if version == 1:
                 # v1 -> v2: sections gain own_chars (-1 = whole text, which is what v1
                 # indexed); embeddings are kept, contents re-extract (EXTRACTOR_VERSION)
@@ -387,6 +428,11 @@ class Cache:
                         self.db.execute(f"ALTER TABLE {table} ADD COLUMN {column} INTEGER"
                                         " NOT NULL DEFAULT 0")
                 version = 4
+            if version == 4:
+                # v4 -> v5: identifier and word tables, filled from the cached text
+                # (nothing is extracted or embedded again)
+                fill = True
+                version = SCHEMA_VERSION
             if version not in (0, SCHEMA_VERSION):
                 # An older layout: the cache is derived data, so start afresh.
                 for (name, kind) in self.db.execute(
@@ -397,7 +443,44 @@ class Cache:
             for stmt in _split_sql(_SCHEMA):
                 self.db.execute(stmt)
             self.db.execute(_LEASES)
+            if fill:
+                self._fill_extras()
             self.db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+
+    def _fill_extras(self) -> None:
+        """Fill ``page_idents``, ``section_idents`` and ``words`` for every indexed
+        content from its cached page and section text (schema migration to v5)."""
+        cids = [c for (c,) in self.db.execute(
+            "SELECT id FROM contents WHERE skip_reason IS NULL AND text_quality = 'ok'")]
+        for cid in cids:
+            pages = self.db.execute("SELECT id, text FROM pages WHERE content_id=?",
+                                    (cid,)).fetchall()
+            secs = [(sid, title, text if own < 0 else text[:own])
+                    for sid, title, text, own in self.db.execute(
+                        "SELECT id, title, text, own_chars FROM sections WHERE content_id=?",
+                        (cid,))]
+            self._index_extras(cid, pages, secs)
+
+    def _index_extras(self, cid: int, pages: list[tuple[int, str]],
+                      sections: list[tuple[int, str, str]]) -> None:
+        """Write the identifiers of ``pages`` ``[(page id, text)]`` and ``sections``
+        ``[(section id, title, own text)]`` and the content's surface words (in a txn)."""
+        db = self.db
+        words: set[str] = set()
+        rows = []
+        for pid, text in pages:
+            rows.extend((cid, pid, i, n) for i, n in identifiers_in(text).items())
+            words.update(surface_words(text))
+        db.executemany("INSERT OR REPLACE INTO page_idents(content_id, page_id, ident, n)"
+                       " VALUES(?,?,?,?)", rows)
+        srows = []
+        for sid, title, own in sections:
+            for col, text in (("title", title), ("text", own)):
+                srows.extend((cid, sid, col, i, n) for i, n in identifiers_in(text).items())
+        db.executemany("INSERT OR REPLACE INTO section_idents(content_id, section_id, col,"
+                       " ident, n) VALUES(?,?,?,?,?)", srows)
+        db.executemany("INSERT OR IGNORE INTO words(word, content_id) VALUES(?,?)",
+                       [(w, cid) for w in sorted(words)])
 
     @contextmanager
     def write(self) -> Iterator[sqlite3.Connection]:
@@ -548,7 +631,7 @@ class Cache:
                     (sid, fts_text(title), fts_text(text if own < 0 else text[:own])),
                 )
             for table in ("pages", "blocks", "outline", "sections", "units", "embeddings",
-                          "metadata"):
+                          "metadata", "page_idents", "section_idents", "words"):
                 db.execute(f"DELETE FROM {table} WHERE content_id = ?", (content_id,))
             db.execute("DELETE FROM contents WHERE id = ?", (content_id,))
 
@@ -630,6 +713,7 @@ class Cache:
                 " VALUES(?,?,?,?,?,?)",
                 [(cid, i, e.level, e.title, e.page, e.y) for i, e in enumerate(ex.outline)],
             )
+            section_ids = []
             for s in ex.sections:
                 sid = db.execute(
                     "INSERT INTO sections(content_id, ordinal, level, title, path, start_page,"
@@ -640,6 +724,7 @@ class Cache:
                      count_tokens(s.title + " " + s.own_text) if index_text else 0,
                      s.own_chars),
                 ).lastrowid
+                section_ids.append(sid)
                 if index_text:
                     db.execute(
                         "INSERT INTO sections_fts(rowid, title, text) VALUES(?,?,?)",
@@ -648,6 +733,11 @@ class Cache:
             db.execute("UPDATE contents SET n_tokens=? WHERE id=?", (n_tokens_total, cid))
             if ex.metadata is not None:
                 self.set_metadata(cid, ex.metadata)
+            if index_text:
+                self._index_extras(
+                    cid, db.execute("SELECT id, text FROM pages WHERE content_id=?",
+                                    (cid,)).fetchall(),
+                    [(sid, s.title, s.own_text) for sid, s in zip(section_ids, ex.sections)])
             if old_units and index_text:
                 same = {p.number for p in ex.pages if old_texts.get(p.number) == p.text}
                 # a section head is kept by what it is made from, whatever its ordinal

@@ -331,6 +331,11 @@ def _print_result(result) -> None:
     console.print(Text(head, style="dim"))
     if cov.get("note"):
         console.print(Text(clean_text(str(cov["note"])), style="dim"))
+    for word, alts in (data.get("suggestions") or {}).items():
+        console.print(Text(clean_text(f"did you mean: {word} -> {', '.join(alts)}"),
+                           style="bold"))
+    if data.get("weak") and data["hits"]:
+        console.print(Text("no strong match: nearest pages, not answers", style="bold"))
     if not data["hits"]:
         console.print("no hits")
         return

@@ -61,6 +61,103 @@ class DocumentInfo:
         return d
 
 
+@dataclass(frozen=True, slots=True)
+class DocumentMeta:
+    """What the query fields (``title:``, ``author:``, ``year:``) read about one content.
+
+    ``authors`` are names as printed; ``year`` the publication year or None; ``head`` the
+    opening of page 1 up to its abstract (at most ``HEAD_CHARS`` characters), where a
+    paper prints its authors: ``author:`` falls back to it when ``authors`` is empty.
+    """
+
+    content_id: int
+    title: str
+    authors: tuple[str, ...] = ()
+    year: int | None = None
+    head: str = ""
+
+
+HEAD_CHARS = 1500
+_ABSTRACT_RE = re.compile(r"\babstract\b", re.I)
+_ARXIV_ID_RE = re.compile(r"arXiv:([0-2]\d)(0[1-9]|1[0-2])\.\d{4,5}")
+_COPYRIGHT_RE = re.compile(r"(?:©|\(c\)|copyright)\s*((?:19|20)\d\d)\b", re.I)
+_NAME_YEAR_RE = re.compile(r"(?<![\d.])((?:19[5-9]|20[0-4])\d)(?![\d.])")
+_NAME_ARXIV_RE = re.compile(r"(?<!\d)([0-2]\d)(0[1-9]|1[0-2])\.\d{4,5}(?!\d)")
+
+
+def _year_of(page1: str, docs: list[str]) -> int | None:
+    """The publication year read from page 1 (the yymm of its arXiv id: the first
+    version's month, not the stamp's date of a later version; then a copyright line),
+    else from a file name (the yymm of an arXiv id, or a year)."""
+    m = _ARXIV_ID_RE.search(page1)
+    if m:
+        return 2000 + int(m.group(1))
+    m = _COPYRIGHT_RE.search(page1)
+    if m:
+        return int(m.group(1))
+    for doc in docs:
+        name = os.path.basename(doc)
+        m = _NAME_ARXIV_RE.search(name)
+        if m:
+            return 2000 + int(m.group(1))
+        m = _NAME_YEAR_RE.search(name)
+        if m:
+            return int(m.group(1))
+    return None
+
+
+def read_metadata(db: sqlite3.Connection, content_ids: set[int] | list[int],
+                  docs_of: dict[int, list[str]] | None = None) -> dict[int, DocumentMeta]:
+    """``{content_id: DocumentMeta}`` for the given contents (the one accessor the query
+    fields read document metadata through): authors and year as :mod:`pdftui.metadata`
+    stored them, else the year from page 1 or a file name; ``head`` (page 1 up to its
+    abstract) is where ``author:`` looks when no authors are stored. ``docs_of`` names
+    each content's files (for a year in a file name)."""
+    out: dict[int, DocumentMeta] = {}
+    stored = stored_metadata(db, content_ids)   # pdftui.metadata's authors and year
+    for cid in sorted(content_ids):
+        row = db.execute(
+            "SELECT c.title, p.text FROM contents c LEFT JOIN pages p ON p.content_id = c.id"
+            " AND p.number = 1 WHERE c.id = ?", (cid,)).fetchone()
+        if row is None:
+            continue
+        title, page1 = row[0] or "", row[1] or ""
+        m = _ABSTRACT_RE.search(page1, 0, HEAD_CHARS)
+        head = page1[: m.start() if m else HEAD_CHARS]
+        got = stored.get(cid)
+        year = got.year if got is not None and got.year else \
+            _year_of(page1, (docs_of or {}).get(cid, []))
+        out[cid] = DocumentMeta(cid, title, tuple(got.authors) if got is not None else (),
+                                year, head)
+    return out
+
+
+def read_vocabulary(db: sqlite3.Connection, content_ids: set[int]) -> dict[str, int]:
+    """``{word: number of the given contents holding it}`` from the ``words`` table (the
+    surface words typo suggestions are drawn from)."""
+    ids = sorted(content_ids)
+    out: dict[str, int] = {}
+    for i in range(0, len(ids), 500):
+        chunk = ids[i:i + 500]
+        for w, n in db.execute("SELECT word, count(*) FROM words WHERE content_id IN"
+                               f" ({','.join('?' * len(chunk))}) GROUP BY word", chunk):
+            out[w] = out.get(w, 0) + n
+    return out
+
+
+def section_spans(db: sqlite3.Connection, section_ids: set[int]
+                  ) -> list[tuple[int, int, int, int]]:
+    """``[(section id, content id, start page, last page)]`` of the given sections."""
+    ids = sorted(section_ids)
+    out = []
+    for i in range(0, len(ids), 500):
+        chunk = ids[i:i + 500]
+        out.extend((sid, cid, sp, _last_page(sp, ep, eb)) for sid, cid, sp, ep, eb in db.execute(
+            "SELECT id, content_id, start_page, end_page, end_block FROM sections"
+            f" WHERE id IN ({','.join('?' * len(chunk))})", chunk))
+    return out
+
+
 @dataclass(slots=True)
 class SectionText:
     """A page or a whole section as plain text (``pdftui read --json`` prints this)."""

@@ -33,7 +33,8 @@ def test_keyword_hits_shape_and_coverage(indexed):
     folder, cache, service = indexed
     res = service.search_sync("speaker verification", mode="keyword", top_k=5)
     data = res.to_json()
-    assert set(data) == {"query", "mode", "granularity", "coverage", "elapsed_ms", "hits"}
+    assert set(data) == {"query", "mode", "granularity", "coverage", "elapsed_ms", "hits",
+                         "suggestions", "weak"}
     cov = data["coverage"]
     assert cov["total"] == 4 and cov["searched"] == 3
     assert {"searched", "total", "semantic_searched", "embedding", "skipped"} <= set(cov)

@@ -31,6 +31,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..cache import _CJK_RE
+from ..identifiers import identifiers_in
+from .query import phrase_regex
 from .keyword import Term, tokenize_many
 
 MIN_CHARS = 80
@@ -287,15 +289,15 @@ def _weights(stems: Sequence[set[str]], terms: Sequence[Term], squashed: Sequenc
 
 def choose(blocks: Sequence[str], terms: Sequence[Term],
            unit_span: tuple[int, int] | None = None, page_text: str | None = None,
-           stems: Sequence[set[str]] | None = None, next_blocks: Sequence[str] = ()
-           ) -> tuple[int, str]:
+           stems: Sequence[set[str]] | None = None, next_blocks: Sequence[str] = (),
+           phrases: Sequence[str] = ()) -> tuple[int, str]:
     """The excerpt of one page: ``(index of the passage's seed block, capped plain
     text)``; ``(-1, "")`` when the page has no blocks.
 
     ``unit_span`` (with ``page_text``) is the best embedding unit's char range, for hits
     that only the semantic arm found. ``stems`` are the blocks' stem sets if already known.
     ``next_blocks``: the next page's blocks, so a paragraph broken by the page end is
-    shown whole.
+    shown whole. ``phrases``: the query's required phrases; a passage holding one wins.
     """
     if not blocks:
         return -1, ""
@@ -304,6 +306,9 @@ def choose(blocks: Sequence[str], terms: Sequence[Term],
         stems = tokenize_many(allb, list(terms)) if terms else [set() for _ in allb]
     else:
         stems = list(stems) + [set() for _ in next_blocks]
+    if any(t.ident for t in terms):   # identifiers as typed (pdftui.identifiers)
+        stems = [st | set(identifiers_in(b)) for st, b in zip(stems, allb)]
+    rx = [re.compile(x, re.IGNORECASE) for x in map(phrase_regex, phrases) if x]
     squashed = [_squash(b) for b in allb] if terms else [""] * len(allb)
     held, w = _weights(stems[: len(blocks)], terms, squashed[: len(blocks)])
     held += [matched(s, terms, q) for s, q in zip(stems[len(blocks):], squashed[len(blocks):])]
@@ -315,7 +320,8 @@ def choose(blocks: Sequence[str], terms: Sequence[Term],
         return s if p.kind == "table" else s * kind_weight(blocks[p.seed])
 
     def key(p: Passage) -> tuple:
-        return (round(score(p), 9), weighted_len(blocks[p.seed]) >= MIN_CHARS, -p.seed)
+        has = any(r.search(passage_text(p, allb)) for r in rx) if rx else False
+        return (has, round(score(p), 9), weighted_len(blocks[p.seed]) >= MIN_CHARS, -p.seed)
 
     if unit_span is not None and page_text is not None:
         spans = block_spans(page_text, blocks)

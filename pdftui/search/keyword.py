@@ -71,11 +71,13 @@ class Term:
     """One query term as indexed: a porter stem (``prefix`` False) or an unstemmed,
     case-folded, diacritic-free prefix (``prefix`` True, matches terms starting with it).
     A CJK bigram has ``parts``, its two characters (each indexed as a token of its own),
-    and matches only where they are adjacent; ``text`` is the two joined."""
+    and matches only where they are adjacent; ``text`` is the two joined. An identifier
+    (``ident`` True) is matched as typed (:mod:`pdftui.identifiers`)."""
 
     text: str
     prefix: bool = False
     parts: tuple[str, ...] = ()
+    ident: bool = False
 
     def __str__(self) -> str:
         return self.text + ("*" if self.prefix else "")
@@ -424,10 +426,81 @@ class KeywordIndex:
         u, n = np.unique(hit >> 24, return_counts=True)
         return [(int(x) >> 1, "title" if int(x) & 1 else "text", int(c))
                 for x, c in zip(u.tolist(), n.tolist())]
+    def page_keys(self, pids) -> set[tuple[int, int]]:
+        """``{(content id, page number)}`` of the given pages.id values."""
+        u = self._unit("pages")
+        rows = [u.row_of[p] for p in pids if p in u.row_of]
+        return set(zip(u.content[rows].tolist(), u.number[rows].tolist()))
+
+    def section_keys(self, sids) -> set[tuple[int, int]]:
+        """``{(content id, start page)}`` of the given sections.id values."""
+        u = self._unit("sections")
+        rows = [u.row_of[s] for s in sids if s in u.row_of]
+        return set(zip(u.content[rows].tolist(), u.number[rows].tolist()))
+
+    def page_ids(self, keys) -> set[int]:
+        """The pages.id values of ``{(content id, page number)}`` keys (the inverse)."""
+        u = self._unit("pages")
+        want = set(keys)
+        return {int(i) for i, c, n in zip(u.ids.tolist(), u.content.tolist(), u.number.tolist())
+                if (c, n) in want}
+
+    def title_rows(self, value: str) -> set[int]:
+        """Ids of the sections whose title holds every term of ``value`` (stems;
+        ``word*`` prefixes)."""
+        rows: set[int] | None = None
+        for term in parse_query(value, stopwords=True):
+            got = {r for r, col, _n in self._term_rows("sections", term) if col == "title"}
+            rows = got if rows is None else rows & got
+        return rows or set()
+
+    def has_ident(self, ident: str) -> bool:
+        """True when some page holds the identifier ``ident`` (case-folded)."""
+        return self.db.execute("SELECT 1 FROM page_idents WHERE ident = ? LIMIT 1",
+                               (ident,)).fetchone() is not None
+
+    def has_stem(self, stem: str) -> bool:
+        """True when some page holds the indexed term (porter stem) ``stem``."""
+        return self._has_term("pages_fts_instance", stem)
+
+    def phrase_rows(self, kind: str, phrase: str) -> set[int]:
+        """Ids of the pages (``kind`` "pages") or sections holding ``phrase``'s words
+        adjacent and in order (an FTS5 phrase query; the text is bound, quoted, never
+        parsed as FTS5 syntax). Empty for a phrase with no indexed token."""
+        toks = tokenize(phrase, stem=False)
+        if not toks:
+            return set()
+        table = "pages_fts" if kind == "pages" else "sections_fts"
+        fts_q = '"' + fts_text(clean_query(phrase)).replace('"', '""') + '"'
+        try:
+            return {r for (r,) in self.db.execute(
+                f"SELECT rowid FROM {table} WHERE {table} MATCH ?", (fts_q,))}
+        except sqlite3.Error:
+            return set()
+
+    def rows_holding(self, kind: str, text: str) -> set[int]:
+        """Ids of the rows holding ``text``: an identifier as typed, one word (a
+        ``word*`` prefix too), or a phrase of several words (adjacent, in order)."""
+        from ..identifiers import normalize
+
+        ident = normalize(text) if not text.endswith("*") else None
+        if ident is not None and self.has_ident(ident):
+            return {r for r, _c, _n in self._term_rows(kind, Term(ident, ident=True))}
+        terms = parse_query(text, stopwords=False)
+        if len(terms) == 1 and (terms[0].prefix or len(tokenize(text, stem=False)) == 1):
+            return {r for r, _c, _n in self._term_rows(kind, terms[0])}
+        return self.phrase_rows(kind, text.rstrip("*"))
 
     def _term_rows(self, kind: str, term: Term) -> list[tuple[int, str, int]]:
         """``[(row id, column, tf)]`` for one term from the fts5vocab instance table
-        (with the term's open-compound occurrences when ``self.decompound``)."""
+        (with the term's open-compound occurrences when ``self.decompound``), or for an
+        identifier from the ``page_idents`` / ``section_idents`` table."""
+        if term.ident:
+            if kind == "pages":
+                sql = "SELECT page_id, 'text', n FROM page_idents WHERE ident = ?"
+            else:
+                sql = "SELECT section_id, col, n FROM section_idents WHERE ident = ?"
+            return self.db.execute(sql, (term.text,)).fetchall()
         vocab = "pages_fts_instance" if kind == "pages" else "sections_fts_instance"
         if term.parts:
             return self._adjacent_rows(vocab, term.parts)
@@ -530,6 +603,28 @@ class KeywordIndex:
         return Ranking(terms, out_per_doc, out_scores, out_terms, doc_terms,
                        {c: doc_tf[c] for c in per_doc},
                        unit.total)
+
+
+def restrict(ranking: Ranking, keep: set[int] | None = None,
+             drop: set[int] | frozenset[int] = frozenset()) -> Ranking:
+    """The ranking with only the rows in ``keep`` (None: all) and none in ``drop``
+    (row ids: pages.id or sections.id). Each document's order is kept; documents left
+    without rows are gone; document term sets are recomputed from the rows left."""
+    if keep is None and not drop:
+        return ranking
+    per_doc = {}
+    for c, rows in ranking.per_doc.items():
+        left = [r for r in rows if (keep is None or r in keep) and r not in drop]
+        if left:
+            per_doc[c] = left
+    rows = {r for left in per_doc.values() for r in left}
+    return Ranking(ranking.terms, per_doc,
+                   {r: s for r, s in ranking.scores.items() if r in rows},
+                   {r: t for r, t in ranking.row_terms.items() if r in rows},
+                   {c: frozenset().union(*(ranking.row_terms[r] for r in left))
+                    for c, left in per_doc.items()},
+                   {c: t for c, t in ranking.doc_tf.items() if c in per_doc},
+                   ranking.doc_len)
 
 
 def doc_bm25(ranking: Ranking, docs: dict[str, int], k1: float = K1, b: float = B

@@ -85,6 +85,9 @@ from ..corpus import doc_matches
 from ..ocr import MISSING_NOTE
 from . import fusion, keyword
 from . import references
+from ..library import read_metadata, read_vocabulary, section_spans
+from . import evidence, fusion, keyword, restrict, suggest
+from .query import FieldName, Query, parse
 from .excerpt import MAX_CHARS, block_spans, cap, choose
 from .semantic import VectorMatrix
 
@@ -142,6 +145,10 @@ class Options:
     #                                    title / byline holds the query's rare words)
     ref_weight: float = 0.5            # score factor of a reference-list page for a
     #                                    query that does not ask for citations
+    weak_keyword: float = evidence.KEYWORD_MIN    # weak answer: keyword evidence under
+    weak_semantic: float = evidence.SEMANTIC_MIN  # this and semantic evidence under this
+    weak_known: float = evidence.KNOWN_MIN        # ... or fewer query words in the index
+    weak_keyword_alone: float = evidence.KEYWORD_ALONE_MIN  # keyword mode's own threshold
 
 
 @dataclass
@@ -191,12 +198,17 @@ class SearchResult:
     coverage: dict
     elapsed_ms: float
     hits: list[Hit] = field(default_factory=list)
+    suggestions: dict[str, list[str]] = field(default_factory=dict)
+    weak: bool = False
 
     def to_json(self) -> dict:
-        """``{"query", "mode", "granularity", "coverage", "elapsed_ms", "hits"}``."""
+        """``{"query", "mode", "granularity", "coverage", "elapsed_ms", "hits",
+        "suggestions", "weak"}``; ``suggestions`` maps each query word no document holds
+        to its closest indexed words; ``weak`` is True when no arm has real evidence."""
         return {"query": self.query, "mode": self.mode, "granularity": self.granularity,
                 "coverage": self.coverage, "elapsed_ms": round(self.elapsed_ms, 1),
-                "hits": [h.to_json() for h in self.hits]}
+                "hits": [h.to_json() for h in self.hits], "suggestions": self.suggestions,
+                "weak": self.weak}
 
 
 #: The coverage note of a search whose folder no longer exists.
@@ -252,6 +264,7 @@ class Engine:
         self._sec_ids: dict[int, dict[int, int]] = {}
         self._ref_pages: dict[int, frozenset[int]] = {}
         self._heads: dict[int, frozenset[str]] = {}
+        self._vocab: tuple | None = None
 
     def close(self) -> None:
         self.cache.close()
@@ -413,17 +426,99 @@ class Engine:
                                 (time.perf_counter() - t0) * 1000, [])
         searchable = [d for d in scope if d.reason is None]
         coverage = self.coverage(scope, mode != "keyword")
-        lists = self.rank(text, mode, granularity, searchable, coverage, check, top_k)
+        q = parse(text)
+        searchable = self._admit(q, searchable, coverage)
+        lists = self.rank(text, mode, granularity, searchable, coverage, check, top_k, q)
         check()
         hits = self.hits(lists, granularity, top_k, text)
+        sugg, unknown = self.suggestions(q, searchable) if mode != "semantic" else ({}, [])
+        if unknown and not lists["keyword"] and set(unknown) == set(sugg):
+            words = ", ".join(f"{w!r} (did you mean {v[0]!r}?)" for w, v in sugg.items())
+            coverage["note"] = ("the keyword arm found nothing only because of a typo:"
+                                f" no document holds {words}")
+        o = self.options
+        ev = evidence.judge(lists.get("kw_strength", 0.0) if mode != "semantic" else None,
+                            lists.get("sem_best") if mode != "keyword" else None,
+                            self.known_share(q),
+                            o.weak_keyword_alone if mode == "keyword" else o.weak_keyword,
+                            o.weak_semantic, o.weak_known)
+        if not q.text.strip() and q.fields:   # only fields: the documents they matched
+            ev = evidence.Evidence(ev.keyword, ev.semantic, not hits, ev.known)
+        coverage["evidence"] = ev.to_json()
+        if ev.weak and hits:
+            coverage["note"] = "no strong match: nearest " + (
+                "pages" if granularity == "page" else "sections") + (
+                "; " + coverage["note"] if coverage.get("note") else "")
         cut = truncation_note(query, text, lists.get("terms") or [])
         if cut:
             coverage["note"] = f"{coverage['note']}; {cut}" if coverage.get("note") else cut
         return SearchResult(text, mode, granularity, coverage,
-                            (time.perf_counter() - t0) * 1000, hits)
+                            (time.perf_counter() - t0) * 1000, hits, sugg,
+                            ev.weak or not hits)
+
+    def known_share(self, q: Query) -> float:
+        """The share of the query's content words (letters, not common function words)
+        whose stem some page holds; identifiers count when some page holds them; 1.0 for
+        a query without such words."""
+        toks = [t for w in q.loose + q.phrases for t in keyword.tokenize(w, stem=False)
+                if t.isalpha() and t not in keyword.STOPWORDS]
+        n = len(toks) + len(q.identifiers)
+        if not n:
+            return 1.0
+        known = sum(1 for t in toks if (s := keyword.tokenize(t)) and self.kw.has_stem(s[0]))
+        known += sum(1 for i in q.identifiers if self.kw.has_ident(i))
+        return known / n
+
+    def suggestions(self, q: Query, searchable: list[_Doc]
+                    ) -> tuple[dict[str, list[str]], list[str]]:
+        """``({word: [closest indexed words]}, [unknown words])``: the query words (3+
+        letters, not a prefix, not a common function word) whose stem no page holds, and
+        the suggestions found for them (:mod:`.suggest`); the folder's vocabulary is read
+        once per cache version and scope."""
+        out: dict[str, list[str]] = {}
+        unknown: list[str] = []
+        for w in q.loose + q.phrases:
+            if w.endswith("*"):
+                continue
+            for tok in keyword.tokenize(w, stem=False):
+                if tok in unknown or len(tok) < suggest.MIN_LEN or not tok.isalpha() \
+                        or tok in keyword.STOPWORDS:
+                    continue
+                stems = keyword.tokenize(tok)
+                if not stems or self.kw.has_stem(stems[0]):
+                    continue
+                unknown.append(tok)
+                key = (self._version, frozenset(d.content_id for d in searchable))
+                if self._vocab is None or self._vocab[0] != key:
+                    self._vocab = (key, suggest.Vocabulary.from_counts(
+                        read_vocabulary(self.db, set(key[1]))))
+                got = suggest.suggest(tok, self._vocab[1])
+                if got:
+                    out[tok] = got
+        return out, unknown
+
+    def _admit(self, q: Query, searchable: list[_Doc], coverage: dict) -> list[_Doc]:
+        """The searchable documents the query's document fields admit, best field match
+        first; says in ``coverage`` how many (``"fields"``) when it has such fields."""
+        if not any(f.name != FieldName.SECTION for f in q.fields):
+            return searchable
+        by_doc = {d.doc: d.content_id for d in searchable}
+        docs_of: dict[int, list[str]] = {}
+        for d in searchable:
+            docs_of.setdefault(d.content_id, []).append(d.doc)
+        meta = read_metadata(self.db, set(by_doc.values()), docs_of)
+        order = restrict.admit_docs(q, by_doc, meta)
+        pos = {d: i for i, d in enumerate(order)}
+        kept = sorted((d for d in searchable if d.doc in pos), key=lambda d: pos[d.doc])
+        names = " ".join(str(f) for f in q.fields if f.name != FieldName.SECTION)
+        coverage["fields"] = {"query": names, "documents": len(kept),
+                              "of": len(searchable)}
+        coverage.setdefault("note", f"{names}: {len(kept)} of {len(searchable)} documents")
+        return kept
 
     def rank(self, text: str, mode: str, granularity: str, searchable: list[_Doc],
-             coverage: dict, check=lambda: None, top_k: int = 0) -> dict:
+             coverage: dict, check=lambda: None, top_k: int = 0,
+             q: Query | None = None) -> dict:
         """The ranked lists of one query: ``{"fused": [(key, score)], "keyword": [keys],
         "semantic": [keys], "ranked": [(cid, page, cosine, best unit)], "terms": [Term]}``.
         Hybrid fuses the first ``max(Options.depth, top_k)`` keys of each arm, so a long
@@ -432,16 +527,23 @@ class Engine:
         o = self.options
         depth = max(o.depth, top_k)
         kind = "pages" if granularity == "page" else "sections"
-        terms = keyword.parse_query(text, stopwords=o.stopwords)
+        q = q if q is not None else parse(text)
+        terms = self.query_terms(q)
+        res = restrict.build(q, self.kw, kind, lambda ids: section_spans(self.db, ids)) \
+            if q.has_syntax else restrict.Restriction()
+        sem_text = q.semantic_text
         contents = {d.content_id for d in searchable}
         by_doc = {d.doc: d.content_id for d in searchable}
-        out: dict = {"terms": terms, "keyword": [], "semantic": [], "fused": []}
+        out: dict = {"terms": terms, "keyword": [], "semantic": [], "fused": [],
+                     "query": q, "restriction": res}
         # inside one or a few documents the cross-document signals (document arm, head
         # field, document-frequency coverage, page heads) say nothing
         few = out["few"] = len(by_doc) <= o.few_docs
         if mode in ("keyword", "hybrid") and terms:
             self.kw.decompound = o.decompound
             ranking = self.kw.rank(terms, contents, kind, o.policy, o.title_weight, o.idf)
+            ranking = keyword.restrict(ranking, res.keep_rows, res.drop_rows)
+            out["kw_strength"] = evidence.keyword_strength(ranking, by_doc)
             fused = keyword.fuse(ranking, by_doc, o.tiebreak,
                                  o.scheme if kind == "pages" else o.section_scheme,
                                  o.doc_signal, o.doc_weight, o.doc_k)
@@ -465,11 +567,11 @@ class Engine:
         check()
         use_sem = mode == "semantic" or (mode == "hybrid" and (
             kind == "pages" or o.section_semantic))
-        if use_sem and text.strip():
+        if use_sem and sem_text:
             try:
                 m = self.matrix()
                 check()
-                q = self.embed_query(text)
+                qv = self.embed_query(sem_text)
             except Exception as exc:  # noqa: BLE001 - EmbedderUnavailable and friends
                 coverage["semantic_searched"] = 0
                 coverage["note"] = f"semantic search unavailable: {exc}"
@@ -489,8 +591,11 @@ class Engine:
                     a = o.adapt_lo + (o.adapt_hi - o.adapt_lo) * (1.0 - qc)
                     sem_page = f"blend:{a:.4f}"
                     out["first_unit_weight"] = a
-                ranked = m.rank_pages(q, contents, sem_page)
+                ranked = m.rank_pages(qv, contents, sem_page)
+                if res.active:
+                    ranked = [x for x in ranked if res.page_ok(x[0], x[1])]
                 out["sem_gap"] = semantic_gap(ranked)
+                out["sem_best"] = self._best_cosine(m, qv, contents, res)
                 if kind == "pages":
                     # best units are looked up for the shown hits only (see hits())
                     out["ranked"] = ranked
@@ -502,13 +607,15 @@ class Engine:
                     sem = [(d, page) for cid, page, _s, _u in src
                            for d in docs_of.get(cid, ())]
                 elif o.section_units:
-                    sem = self._section_semantic_units(m, q, docs_of)
+                    sem = [k for k in self._section_semantic_units(m, qv, docs_of)
+                           if res.row_ok(k[1])]
                     if o.section_head_weight > 0:
                         # the semantic section arm has two lists: units inside the
                         # section and the section's head unit; hybrid fuses both with
                         # the keyword list, the arm's own order (its rank column and
                         # semantic mode) is their weighted RRF
-                        heads = self._section_heads(m, q, docs_of)
+                        heads = [k for k in self._section_heads(m, qv, docs_of)
+                                 if res.row_ok(k[1])]
                         out["units"], out["heads"] = sem[: depth], heads[: depth]
                         both = fusion.rrf([sem, heads], k=o.k2,
                                           weights=[o.sem_weight, o.section_head_weight])
@@ -520,10 +627,20 @@ class Engine:
                     out["sem_docs"] = self._semantic_docs(ranked, docs_of, o.sem_doc)
                 if o.doc_arm > 0 and kind == "pages" and not few:
                     out["doc_rank"] = {}
-                    for i, (cid, _s) in enumerate(m.rank_docs(q, contents), start=1):
+                    doc_list = [c for c, _s in m.rank_docs(qv, contents)
+                                if c not in res.drop_heads]
+                    for i, cid in enumerate(doc_list, start=1):
                         for d in docs_of.get(cid, ()):
                             out["doc_rank"][d] = i
-        if mode == "hybrid" and text.strip() and not out["keyword"] and out["semantic"]:
+        if res.keep_rows is not None and not res.keep_rows:
+            what = " and ".join(f'"{p}"' for p in q.phrases) or \
+                " ".join(str(f) for f in q.fields if f.name == FieldName.SECTION)
+            coverage.setdefault("note", f"no {kind[:-1]} holds {what}")
+        if res.excluded or q.excluded:
+            coverage["excluded"] = {"terms": list(q.excluded), "rows": res.excluded}
+            coverage.setdefault("note", f"excluded {res.excluded} {kind} holding "
+                                        + ", ".join(q.excluded))
+        if mode == "hybrid" and sem_text and not out["keyword"] and out["semantic"]:
             coverage.setdefault("note", "no document holds a query word: semantic hits only")
         if terms and o.stopwords and keyword.only_stopwords(terms):
             words = ", ".join(t.text for t in terms[:3])
@@ -589,6 +706,109 @@ class Engine:
         if kind == "pages" and mode == "hybrid":
             # the arms' own lists (their rank columns and single-arm modes) stay as ranked
             out["fused"] = self._demote_references(out["fused"], text)
+        if mode != "semantic" and self._identifier_query(q):
+            out["fused"] = self._pin_identifiers(out["fused"], terms, kind, by_doc)
+        if not q.text.strip() and q.fields:
+            out["fused"] = self._field_listing(q, kind, searchable, res)
+        elif not q.text.strip() and q.excluded:
+            coverage["note"] = "the query only excludes: add words to search for"
+        return out
+
+    @staticmethod
+    def _best_cosine(m: VectorMatrix, qv: np.ndarray, contents: set[int],
+                     res: restrict.Restriction) -> float | None:
+        """The best cosine of the query with any unit of the contents searched (on a
+        page the restriction admits); None when no unit is there."""
+        if not len(m.unit_content) or m.matrix.shape[1] != qv.shape[0]:
+            return None
+        mask = np.isin(m.unit_content, np.fromiter(contents, dtype=np.int64,
+                                                   count=len(contents)))
+        if res.keep_pages is not None or res.drop_pages:
+            ok = [res.page_ok(c, p) for c, p in zip(m.unit_content.tolist(),
+                                                     m.unit_page.tolist())]
+            mask &= np.array(ok, dtype=bool)
+        if not mask.any():
+            return None
+        return float((m.matrix[mask] @ qv.astype(np.float32, copy=False)).max())
+
+    def query_terms(self, q: Query) -> list[keyword.Term]:
+        """The keyword terms of a parsed query: the stems of its loose words and phrases,
+        and for each identifier its term as typed (when some page holds it) and its
+        word stems."""
+        o = self.options
+        if not q.identifiers:
+            return keyword.parse_query(q.text, stopwords=o.stopwords)
+        terms = keyword.parse_query(" ".join(q.loose + q.phrases), stopwords=o.stopwords) \
+            if (q.loose or q.phrases) else []
+        for ident, typed in zip(q.identifiers, q.identifier_words):
+            # the identifier as typed, and its words as before (they find the pages that
+            # print it another way: "ResNet 50", "arXiv: 1706.03762")
+            got = ([keyword.Term(ident, ident=True)] if self.kw.has_ident(ident) else []) + \
+                keyword.parse_query(typed, stopwords=o.stopwords)
+            terms.extend(t for t in got if t not in terms)
+        return terms[: keyword.MAX_TERMS]
+
+    @staticmethod
+    def _identifier_query(q: Query) -> bool:
+        """True when identifiers carry the query: it has one, and at most one other word
+        that is not a common function word ("1706.03762", "arXiv 1706.03762"). In a
+        longer question ("top-1 error of a ResNet-50 baseline") an identifier is one
+        word among others and ranks as one (measured: pinning there lost section-009
+        and spread-005 of the dev queries)."""
+        if not q.identifiers:
+            return False
+        others = [w for w in q.loose + q.phrases
+                  if w.casefold() not in keyword.STOPWORDS and any(c.isalnum() for c in w)]
+        return len(others) <= 1
+
+    def _pin_identifiers(self, fused: list, terms: list[keyword.Term], kind: str,
+                         by_doc: dict[str, int]) -> list:
+        """Hits of a rare identifier first: when an identifier term of the query is held
+        by at most ``max(5, 10%)`` of the documents searched, the documents holding it
+        lead the list (the ones whose own name or first page holds it first: the paper
+        itself before the papers citing it), each in its fused order; a semantic
+        look-alike (``1706.03791`` for ``1706.03762``) never outranks an exact match."""
+        idents = [t for t in terms if t.ident]
+        if not idents or not fused:
+            return fused
+        limit = max(5, len(by_doc) // 10)
+        own: set[str] = set()
+        holding: set[str] = set()
+        for t in idents:
+            rows = self.kw._term_rows(kind, t)
+            keys = self.kw.page_keys(r for r, _c, _n in rows) if kind == "pages" else \
+                self.kw.section_keys(r for r, _c, _n in rows)
+            cids = {c for c, _p in keys}
+            docs = {d for d, c in by_doc.items() if c in cids}
+            if not docs or len(docs) > limit:
+                continue
+            holding |= docs
+            first = {c for c, p in keys if p == 1}
+            own |= {d for d in docs if by_doc[d] in first or t.text in d.casefold()}
+        if not holding:
+            return fused
+        tier = {d: 0 if d in own else 1 for d in holding}
+        return sorted(fused, key=lambda kv: tier.get(kv[0][0], 2))
+
+    def _field_listing(self, q: Query, kind: str, searchable: list[_Doc],
+                       res: restrict.Restriction) -> list:
+        """Hits of a query made only of fields: each admitted document's first page (or
+        the pages opening its matching sections), in field-match order; for section
+        search its matching sections, else its first section."""
+        out = []
+        for rank, d in enumerate(searchable, start=1):
+            secs = self._sections(d.content_id)
+            if kind == "sections":
+                keys = [(d.doc, s[0]) for s in secs if res.row_ok(s[0])]
+                if res.keep_rows is None:
+                    keys = keys[:1]
+            elif res.keep_pages is not None:
+                keys = sorted((d.doc, p) for c, p in res.keep_pages if c == d.content_id)
+            else:
+                keys = [(d.doc, 1)]
+            if kind == "pages":
+                keys = [k for k in keys if res.page_ok(d.content_id, k[1])]
+            out.extend((k, 1.0 / (fusion.K + rank)) for k in keys)
         return out
 
     def head_terms(self, contents: set[int], terms: list) -> dict[int, frozenset[str]]:
@@ -883,7 +1103,8 @@ class Engine:
                     if unit >= 0:
                         unit_span = self._matrix.span(cid, unit)
                 bi, excerpt = choose(blocks, terms, unit_span, info[1],
-                                     next_blocks=self._blocks(cid, page + 1)[:3])
+                                     next_blocks=self._blocks(cid, page + 1)[:3],
+                                     phrases=getattr(lists.get("query"), "phrases", ()))
                 if bi < 0:
                     excerpt = cap(info[1], MAX_CHARS)
                 hits.append(Hit(rank, doc, page, info[0] or str(page), score,
@@ -912,7 +1133,7 @@ class Engine:
                     if (sp, sb) <= (page, ordinal) and ((page, ordinal) < own_end or
                                                         own_end <= (sp, sb)):
                         blocks.append(t)
-                _bi, excerpt = choose(blocks, terms)
+                _bi, excerpt = choose(blocks, terms, phrases=getattr(lists.get("query"), "phrases", ()))
                 label = self._labels(cid, [sp]).get(sp, ("", ""))[0] or str(sp)
                 end_page = ep if eb > 0 or ep == sp else ep - 1
                 hits.append(Hit(rank, doc, sp, label, score, kr.get((doc, sid)),

@@ -100,6 +100,9 @@ ACTIONS: tuple[Action, ...] = (
        footer=(("results", "Sections"),), palette="Sections"),
     _a("scope.clear", "x", "clear_scope", "Clear scope", "app", E,
        "clear the scope (search the whole folder)", palette="Clear scope"),
+    _a("suggestion", "f2", "suggestion", "Did you mean", "app", E,
+       "search the suggested spelling (\"did you mean\" above the hits)",
+       palette="Search the suggested spelling"),
     _a("help", "question_mark", "help", "Help", "app", E, "this help", row="{help} / {help.f1}",
        show=True, key_display="?", palette="Help"),
     _a("help.f1", "f1", "help", "Help", "app", label="F1"),
@@ -219,15 +222,31 @@ def key_label(action: Action | str, keymap: Mapping[str, str] | None = None) -> 
     return a.label or a.key_display or format_keys(a.key)
 
 
+#: The query syntax (pdftui.search.query), shown in the help after "Everywhere".
+QUERY_SYNTAX = [
+    ('"exact phrase"', "only pages holding the words adjacent, in order"),
+    ('-word  -"a phrase"', "leave out every page holding it (all arms)"),
+    ("word*", "prefix (while typing, the last word is one)"),
+    ("title:WORD  author:NAME", "documents with it in their title / authors"),
+    ("year:2017  year:2015..2019", "published then (also year:>2018, year:<2000)"),
+    ("doc:GLOB  section:WORD", "file names matching / pages in sections titled"),
+    ("1706.03762  C++  RFC 7231", "identifiers match as typed (arXiv, DOI, versions)"),
+    ("-field:VALUE", "leave those documents out; other x: words stay text"),
+]
+
+
 def help_groups(keymap: Mapping[str, str] | None = None
                 ) -> list[tuple[str, list[tuple[str, str]]]]:
-    """The help screen's rows, ``[(group, [(keys, what)])]``, with ``keymap`` applied."""
+    """The help screen's rows, ``[(group, [(keys, what)])]``, with ``keymap`` applied
+    (the query syntax is a group of its own after "Everywhere")."""
     labels = {a.id: key_label(a, keymap) for a in ACTIONS}
     groups = []
     for group in GROUPS:
         rows = [(_FIELD.sub(lambda m: labels[m.group(1)], a.row or "{%s}" % a.id), a.help)
                 for a in ACTIONS if a.group == group and a.help]
         groups.append((group, rows))
+        if group == "Everywhere":
+            groups.append(("Query syntax", list(QUERY_SYNTAX)))
     return groups
 
 

@@ -125,6 +125,7 @@ class PdftuiApp(App):
         self._last_docs_done = -1
         self._search_serial = 0
         self._last_key: tuple | None = None
+        self._last_typing = False
         self._reader_from_compare: tuple | None = None  # (hit key, list): Esc returns there
         #: The request key of the result (or failure) on screen.
         self.shown_key: tuple | None = None
@@ -252,8 +253,10 @@ class PdftuiApp(App):
         return (self.query_one("#query", Input).value.strip(), self.mode, self.granularity,
                 self.scope)
 
-    def run_search(self, keep_cursor: bool = False) -> None:
-        """Search for the box's text now (an older search is cancelled)."""
+    def run_search(self, keep_cursor: bool = False, typing: bool = False) -> None:
+        """Search for the box's text now (an older search is cancelled). ``typing``: a
+        search as you type, whose unfinished last word is a prefix and which keeps the
+        list on screen (and its cursor) until the new one is ready."""
         if self._debounce_timer is not None:
             self._debounce_timer.stop()
             self._debounce_timer = None
@@ -264,15 +267,24 @@ class PdftuiApp(App):
             self.shown_key = None
             self.query_one(ResultsPane).clear()
             return
+        was_typing = self._last_typing
         self._last_key = key
+        self._last_typing = typing
+        self.shown_key = None   # what is on screen no longer answers the request
         results = self.query_one(ResultsPane)
-        if results.data is None or not keep_cursor:
+        # while typing (and on the Enter that ends it) the old list stays on screen until
+        # the new one replaces it: no "searching…" flash between keystrokes
+        if results.data is None or not (keep_cursor or typing or was_typing):
             results.show_message(f"searching ({key[1]})…")
-        self._search_worker(key, keep_cursor)
+        self._search_worker(key, keep_cursor, typing)
 
     @work(exclusive=True, group="search", exit_on_error=False)
-    async def _search_worker(self, key: tuple, keep_cursor: bool) -> None:
+    async def _search_worker(self, key: tuple, keep_cursor: bool, typing: bool = False) -> None:
+        from ..search.query import as_you_type
+
         query, mode, granularity, scope = key
+        if typing:
+            query = as_you_type(query)
         service = await self.get_service()
         try:
             if mode != "keyword" and not self._semantic_ready:
@@ -280,7 +292,8 @@ class PdftuiApp(App):
                 # show keyword hits meanwhile, so the screen answers within a blink
                 quick = await service.search(query, mode="keyword", granularity=granularity,
                                              top_k=TOP_K, docs=list(scope) or None)
-                self.post_message(SearchDone(key + (keep_cursor,), quick.to_json(), True))
+                self.post_message(SearchDone(key + (keep_cursor, typing), quick.to_json(),
+                                             True))
             result = await service.search(query, mode=mode, granularity=granularity,
                                           top_k=TOP_K, docs=list(scope) or None)
         except asyncio.CancelledError:
@@ -294,7 +307,7 @@ class PdftuiApp(App):
             return
         if mode != "keyword":
             self._semantic_ready = True
-        self.post_message(SearchDone(key + (keep_cursor,), result.to_json()))
+        self.post_message(SearchDone(key + (keep_cursor, typing), result.to_json()))
 
     # -- message routing ------------------------------------------------------------------
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
@@ -315,6 +328,8 @@ class PdftuiApp(App):
             return  # the app is closing: the panes are going
         if key != self.search_key():
             return  # stale: the box, mode, granularity or scope changed since
+        if event.key[5:6] == (True,) and not self._last_typing:
+            return  # a search-as-you-type result landing after Enter asked for the words
         if event.provisional:
             results.set_result(event.data, keep_cursor=keep_cursor)
             results.show_message(f"keyword hits · loading the embedding model for {key[1]}…")
@@ -434,11 +449,12 @@ class PdftuiApp(App):
     def _debounced(self) -> None:
         self._debounce_timer = None
         if self.search_key() != self._last_key:
-            self.run_search()
+            self.run_search(typing=True)
 
     @on(Input.Submitted, "#query")
     def _query_submitted(self, event: Input.Submitted) -> None:
-        if self.search_key() != self._last_key or self._debounce_timer is not None:
+        if self.search_key() != self._last_key or self._debounce_timer is not None or \
+                self._last_typing:
             self.run_search()
         if event.value.strip():
             self.show_pane("results")
@@ -653,6 +669,23 @@ class PdftuiApp(App):
         self.push_screen(CompareScreen(self.get_service, query, self.scope, self.granularity,
                                        10, focus_mode or self.mode, self.show_timings,
                                        start_key), done)
+
+    def action_suggestion(self) -> None:
+        """Search again with each misspelt word replaced by its first suggestion."""
+        data = self.query_one(ResultsPane).data or {}
+        sugg = data.get("suggestions") or {}
+        box = self.query_one("#query", Input)
+        if not sugg or self.shown_key is None or self.shown_key[0] != box.value.strip():
+            self.notify("No spelling suggestion for this query.", timeout=2)
+            return
+        import re
+
+        text = box.value
+        for word, alts in sugg.items():
+            text = re.sub(rf"(?<!\w){re.escape(word)}(?!\w)", lambda _m, a=alts[0]: a, text,
+                          flags=re.IGNORECASE)
+        box.value = text
+        self.run_search()
 
     def action_help(self) -> None:
         """Show every key."""

@@ -27,22 +27,28 @@ def literal(s: object, style: str = "", keep_newlines: bool = False) -> Text:
 
 
 def terms_pattern(query: str) -> re.Pattern[str] | None:
-    """A case-insensitive regex matching the query's words (and words they begin), or None.
+    """A case-insensitive regex matching the query's words (and words they begin) and its
+    quoted phrases whole, or None (:mod:`pdftui.search.query` syntax).
 
     FTS operators in capitals and one-letter words are left out; ``*`` and quotes are
-    dropped (the words between them count).
+    dropped (the words between them count); excluded words and field values are not
+    highlighted.
     """
+    from ..search.query import parse, phrase_regex
+
+    q = parse(clean_text(query or ""))
     words = []
-    for w in _WORD_RE.findall(clean_text(query or "")):
+    for w in _WORD_RE.findall(" ".join(q.words)):
         if w in _OPERATORS or (len(w) < 2 and not w.isdigit() and ord(w[0]) < 0x2E80):
             continue
         if w.lower() not in (x.lower() for x in words):
             words.append(w)
-    if not words:
+    phrases = [p for p in map(phrase_regex, q.phrases) if p]
+    if not words and not phrases:
         return None
     words.sort(key=len, reverse=True)
-    alt = "|".join(re.escape(w) for w in words)
-    return re.compile(rf"(?<!\w)(?:{alt})\w*", re.IGNORECASE)
+    alt = "|".join(phrases + [rf"(?<!\w)(?:{re.escape(w)})\w*" for w in words])
+    return re.compile(alt, re.IGNORECASE)
 
 
 def highlight(text: Text, pattern: re.Pattern[str] | None, style: str = TERM_STYLE) -> int:

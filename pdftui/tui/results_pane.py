@@ -53,6 +53,32 @@ def short_section(path: str, width: int) -> str:
     return out if len(out) <= width else out[: max(1, width - 1)] + "…"
 
 
+WEAK = "no strong match: nearest pages"
+_WEAK_RE = re.compile(r"(?m)^no strong match: nearest (?:pages|sections)(?:; )?")
+
+
+def coverage_text(data: dict, show_timings: bool = True) -> Text:
+    """The lines above the hits: "no strong match: nearest pages" (bold) when no arm had
+    real evidence, the coverage line and its note, and "did you mean" when a query word
+    is in no document (F2 searches the suggestion)."""
+    line = coverage_line(data, show_timings)
+    weak = bool(data.get("weak") and data.get("hits"))
+    if weak:   # the banner says it; the note keeps the rest
+        line = _WEAK_RE.sub("", line).rstrip("\n")
+    out = Text()
+    if weak:
+        out.append(WEAK if data.get("granularity", "page") == "page"
+                   else WEAK.replace("pages", "sections"), style="bold")
+        out.append("\n")
+    out.append(literal(line, style="dim", keep_newlines=True))
+    sugg = data.get("suggestions") or {}
+    if sugg:
+        out.append("\n")
+        out.append(literal("did you mean: " + ", ".join(f"{w} -> {v[0]}" for w, v in sugg.items())
+                           + "  (F2 searches it)", style="bold"))
+    return out
+
+
 def rank_text(value) -> Text:
     """A rank cell: the number, or a dim "-" when that arm did not find the hit."""
     return Text(str(value), justify="right") if value else Text("-", style="dim",
@@ -129,8 +155,7 @@ class ResultsPane(Vertical):
         self.data = data
         self.pattern = terms_pattern(data.get("query", ""))
         self.border_title = f"Results · {data.get('mode', '')} · {data.get('granularity', 'page')}"
-        self.query_one("#coverage", Static).update(
-            literal(coverage_line(data, self.show_timings), style="dim", keep_newlines=True))
+        self.query_one("#coverage", Static).update(coverage_text(data, self.show_timings))
         self._build_table()
         table = self.query_one(HitTable)
         if old is not None:

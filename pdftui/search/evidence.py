@@ -1,0 +1,88 @@
+"""Weak answers: does any arm hold real evidence for a query, or are the hits just nearest?
+
+Two signals, one per arm, both comparable across queries (neither compares BM25 scores of
+different documents):
+
+- keyword: the best listed row's share of the query's rarity mass held by *rare* terms:
+  ``sum idf(t) over the row's terms t held by at most RARE_SHARE of the documents /
+  sum idf(t) over all query terms`` (idf as in :func:`.keyword.query_coverage`; a term
+  found nowhere has the largest idf, so random letters or a typo pull it down). A page
+  holding the query's distinctive words scores near 1; one matching only words found
+  everywhere ("results", "model") scores 0.
+- semantic: the best cosine between the query vector and any embedding unit in scope.
+- vocabulary: the share of the query's content words (letters, not function words) that
+  some page of the index holds. The embedding model maps any string somewhere, and
+  random letters land as near a page (cosine ~0.45) as a question in the reader's own
+  words does (~0.35): a query most of whose words the folder never uses has no semantic
+  evidence, whatever its cosine.
+
+A result is strong when the vocabulary share is at least ``KNOWN_MIN`` and the keyword
+signal reaches ``KEYWORD_MIN`` or the semantic one ``SEMANTIC_MIN`` (an arm that did not
+run gives no evidence); else it is weak. The thresholds are calibrated by bench/quality.py
+on the graded dev queries (which should not be weak) and on
+tests/fixtures/nonsense_queries.txt (which should), over a grid of the three.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from .keyword import Ranking
+
+RARE_SHARE = 0.5
+KEYWORD_MIN = 0.8
+SEMANTIC_MIN = 0.34
+KNOWN_MIN = 0.8
+KEYWORD_ALONE_MIN = 0.4
+"""Keyword mode has no semantic evidence to lean on: its own, lower threshold (the keyword
+signal alone separates the dev and nonsense sets less well; bench/quality.py prints it)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """The strongest evidence of each arm (None: the arm did not run), the share of the
+    query's words the folder knows, and the verdict."""
+
+    keyword: float | None
+    semantic: float | None
+    weak: bool
+    known: float = 1.0
+
+    def to_json(self) -> dict:
+        """``{"keyword", "semantic", "known"}`` rounded to 4 places (None when the arm did
+        not run)."""
+        r = lambda v: None if v is None else round(v, 4)  # noqa: E731
+        return {"keyword": r(self.keyword), "semantic": r(self.semantic),
+                "known": r(self.known)}
+
+
+def keyword_strength(ranking: Ranking, docs: dict[str, int]) -> float:
+    """The best row's rare share of the query's idf mass (see the module docstring), in
+    [0, 1]; 0.0 when nothing matched. ``docs`` maps the documents searched to contents."""
+    n = len(docs)
+    keys = [str(t) for t in ranking.terms]
+    if not n or not keys or not ranking.row_terms:
+        return 0.0
+    df = dict.fromkeys(keys, 0)
+    for c in docs.values():
+        for t in ranking.doc_tf.get(c, ()):
+            df[t] = df.get(t, 0) + 1
+    idf = {t: math.log1p((n - d + 0.5) / (d + 0.5)) for t, d in df.items()}
+    total = math.fsum(idf[t] for t in keys) or 1.0
+    rare = {t for t in keys if df[t] <= RARE_SHARE * n}
+    best = 0.0
+    for ts in set(ranking.row_terms.values()):
+        best = max(best, math.fsum(idf[t] for t in sorted(ts & rare)) / total)
+    return best
+
+
+def judge(keyword: float | None, semantic: float | None, known: float = 1.0,
+          keyword_min: float = KEYWORD_MIN, semantic_min: float = SEMANTIC_MIN,
+          known_min: float = KNOWN_MIN) -> Evidence:
+    """The verdict: weak unless the folder knows most of the query's words (``known``, a
+    share in [0, 1]) and some arm's evidence reaches its threshold."""
+    strong = known >= known_min and (
+        (keyword is not None and keyword >= keyword_min) or
+        (semantic is not None and semantic >= semantic_min))
+    return Evidence(keyword, semantic, not strong, known)

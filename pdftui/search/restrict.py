@@ -1,0 +1,157 @@
+"""Restriction: which documents, pages and sections a parsed query admits, for every arm.
+
+A :class:`~.query.Query`'s fields, phrases and exclusions never change how the arms rank;
+they decide what the arms may return:
+
+- document fields (``title:``, ``author:``, ``year:``, ``doc:``) keep the documents whose
+  metadata (:func:`pdftui.library.read_metadata`, the one accessor) matches, before any
+  arm runs; ``-field:value`` drops them;
+- ``section:WORD`` keeps the sections whose title holds the word (section search) or the
+  pages inside them (page search);
+- a quoted phrase keeps the rows holding it, words adjacent and in order (an FTS5 phrase);
+- ``-word`` / ``-"a phrase"`` drops the rows holding it from the keyword, semantic and
+  section lists, and drops from the document-level arm the documents whose opening
+  (pages 1-2, where the head vector comes from) holds it.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass, field
+
+from ..corpus import doc_matches
+from ..library import DocumentMeta
+from .keyword import KeywordIndex, parse_query, tokenize
+from .query import Field, FieldName, Query
+
+#: Pages of a document whose text counts as its opening for the document-level arm.
+HEAD_PAGES = 2
+
+
+@dataclass
+class Restriction:
+    """What a query admits. Row ids are pages.id (page search) or sections.id; ``pages``
+    sets are ``(content id, page number)`` keys for the semantic page arm."""
+
+    keep_rows: set[int] | None = None
+    drop_rows: set[int] = field(default_factory=set)
+    keep_pages: set[tuple[int, int]] | None = None
+    drop_pages: set[tuple[int, int]] = field(default_factory=set)
+    drop_heads: set[int] = field(default_factory=set)
+    excluded: int = 0
+
+    def row_ok(self, rid: int) -> bool:
+        """May the row (page or section id) be listed?"""
+        return (self.keep_rows is None or rid in self.keep_rows) and rid not in self.drop_rows
+
+    def page_ok(self, cid: int, page: int) -> bool:
+        """May page ``page`` (1-based) of content ``cid`` be listed?"""
+        key = (cid, page)
+        return (self.keep_pages is None or key in self.keep_pages) and key not in self.drop_pages
+
+    @property
+    def active(self) -> bool:
+        """True when it removes anything."""
+        return self.keep_rows is not None or bool(self.drop_rows or self.drop_heads)
+
+
+def _fold(s: str) -> str:
+    return "".join(c for c in unicodedata.normalize("NFKD", s.casefold())
+                   if not unicodedata.combining(c))
+
+
+def _words_match(value: str, text: str, stem: bool) -> bool:
+    """Every word of ``value`` (``word*``: a prefix) is a word of ``text``."""
+    have = set(tokenize(text, stem=stem))
+    want = parse_query(value, stopwords=False) if stem else None
+    if stem:
+        return bool(want) and all(
+            any(h.startswith(t.text) for h in have) if t.prefix else t.text in have
+            for t in want)
+    words = [_fold(w) for w in value.split()]
+    plain = set(tokenize(text, stem=False))
+    return bool(words) and all(
+        any(h.startswith(w.rstrip("*")) for h in plain) if w.endswith("*") else
+        all(t in plain for t in tokenize(w, stem=False)) for w in words)
+
+
+def field_score(f: Field, doc: str, meta: DocumentMeta | None) -> float | None:
+    """How well one document matches one (positive) field: None = not at all; else a
+    score, higher first (a title match scores its share of the title's words)."""
+    if f.name == FieldName.DOC:
+        pat = f.value if any(c in f.value for c in "*?[") else f"*{f.value}*"
+        # a glob is tried from the name's start, then anywhere in it ("resnet*")
+        return 1.0 if doc_matches(doc, pat) or doc_matches(doc, "*" + pat) else None
+    if meta is None:
+        return None
+    if f.name == FieldName.TITLE:
+        if not _words_match(f.value, meta.title, stem=True):
+            return None
+        return len(parse_query(f.value, False)) / max(1, len(tokenize(meta.title)))
+    if f.name == FieldName.AUTHOR:
+        names = "; ".join(meta.authors) if meta.authors else meta.head
+        return 1.0 if _words_match(f.value, names, stem=False) else None
+    if f.name == FieldName.YEAR and f.years is not None:
+        lo, hi = f.years
+        y = meta.year
+        ok = y is not None and (lo is None or y >= lo) and (hi is None or y <= hi)
+        return 1.0 if ok else None
+    return 1.0   # section: is applied to rows, not documents
+
+
+def admit_docs(query: Query, docs: dict[str, int], meta: dict[int, DocumentMeta]
+               ) -> list[str]:
+    """The documents (``{doc: content id}``) the query's document fields admit, best
+    field match first (ties: content id, then name). All of them when it has none."""
+    doc_fields = [f for f in query.fields if f.name != FieldName.SECTION]
+    if not doc_fields:
+        return list(docs)
+    scored = []
+    for d, cid in docs.items():
+        total = 0.0
+        ok = True
+        for f in doc_fields:
+            s = field_score(f, d, meta.get(cid))
+            if (s is None) != f.negated:
+                ok = False
+                break
+            total += 0.0 if f.negated else s
+        if ok:
+            scored.append((-total, cid, d))
+    return [d for _s, _c, d in sorted(scored)]
+
+
+def build(query: Query, kw: KeywordIndex, kind: str, section_spans) -> Restriction:
+    """The row restriction of a query for one granularity (``kind`` "pages" or
+    "sections"). ``section_spans(ids)`` gives ``[(id, content, start page, last page)]``
+    of sections (for ``section:`` in page search)."""
+    r = Restriction()
+    keep: set[int] | None = None
+    for phrase in query.phrases:
+        got = kw.phrase_rows(kind, phrase)
+        keep = got if keep is None else keep & got
+    for f in query.fields:
+        if f.name != FieldName.SECTION:
+            continue
+        sids = kw.title_rows(f.value)
+        if kind == "sections":
+            rows = sids
+        else:
+            keys = {(cid, p) for _s, cid, sp, lp in section_spans(sids)
+                    for p in range(sp, lp + 1)}
+            rows = kw.page_ids(keys)
+        if f.negated:
+            r.drop_rows |= rows
+        else:
+            keep = rows if keep is None else keep & rows
+    excl: set[int] = set()
+    for text in query.excluded:
+        excl |= kw.rows_holding(kind, text)
+    r.drop_rows |= excl
+    r.keep_rows = keep
+    if kind == "pages":
+        r.keep_pages = kw.page_keys(keep) if keep is not None else None
+        r.drop_pages = kw.page_keys(r.drop_rows)
+        r.drop_heads = {c for c, p in kw.page_keys(excl) if p <= HEAD_PAGES}
+    r.excluded = len(excl)
+    return r

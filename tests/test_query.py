@@ -1,0 +1,330 @@
+"""The query syntax (pdftui.search.query), identifiers, and what each operator does to a
+real search over real corpus PDFs (phrases, exclusions in every arm, fields, identifiers)."""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from pdftui.cache import Cache
+from pdftui.identifiers import identifiers_in, normalize
+from pdftui.index import index_folder
+from pdftui.library import Library
+from pdftui.search import SearchService
+from pdftui.search.keyword import tokenize
+from pdftui.search.query import Field, FieldName, Query, parse, parse_years, phrase_regex
+
+from .conftest import copy_docs
+from .test_keyword import add, hostile_queries
+
+V5 = "arxiv-1706.03762v5-attention-is-all-you-need.pdf"
+V7 = "arxiv-1706.03762v7-attention-is-all-you-need.pdf"
+ECAPA = "arxiv-2005.07143-ecapa-tdnn-speaker-verification.pdf"
+CMB = "arxiv-0908.0054-ultralight-bosonic-dark-matter-cmb.pdf"
+RESNET = "arxiv-1512.03385-resnet.pdf"
+
+T, A, Y, D, S = (FieldName.TITLE, FieldName.AUTHOR, FieldName.YEAR, FieldName.DOC,
+                 FieldName.SECTION)
+
+# input -> (words, phrases, excluded, fields, identifiers)
+TABLE = [
+    ("attention is all you need", (("attention", "is", "all", "you", "need"), (), (), (), ())),
+    ('"exact phrase" word', (("word",), ("exact phrase",), (), (), ())),
+    ('"unclosed phrase runs', ((), ("unclosed phrase runs",), (), (), ())),
+    ('"single"', (("single",), (), (), (), ())),
+    ('""', ((), (), (), (), ())),
+    ("attention -transformer", (("attention",), (), ("transformer",), (), ())),
+    ('-"a phrase" x', (("x",), (), ("a phrase",), (), ())),
+    ("-trans* x", (("x",), (), ("trans*",), (), ())),
+    ("-1 offset", (("-1", "offset"), (), (), (), ())),
+    ("- alone", (("-", "alone"), (), (), (), ())),
+    ("title:simple", ((), (), (), (Field(T, "simple"),), ())),
+    ('Title:"made simple" paxos', (("paxos",), (), (), (Field(T, "made simple"),), ())),
+    ("author:vaswani", ((), (), (), (Field(A, "vaswani"),), ())),
+    ("year:2017", ((), (), (), (Field(Y, "2017", years=(2017, 2017)),), ())),
+    ("year:2015..2019", ((), (), (), (Field(Y, "2015..2019", years=(2015, 2019)),), ())),
+    ("year:>2018", ((), (), (), (Field(Y, ">2018", years=(2019, None)),), ())),
+    ("year:<=2000", ((), (), (), (Field(Y, "<=2000", years=(None, 2000)),), ())),
+    ("doc:google-* chunk", (("chunk",), (), (), (Field(D, "google-*"),), ())),
+    ("section:attention", ((), (), (), (Field(S, "attention"),), ())),
+    ("-doc:draft* x", (("x",), (), (), (Field(D, "draft*", negated=True),), ())),
+    ("TODO: fix", (("TODO:", "fix"), (), (), (), ())),
+    ("38.101", (("38.101",), (), (), (), ("38.101",))),
+    ("column:term", (("column:term",), (), (), (), ())),
+    ("title:", (("title:",), (), (), (), ())),
+    ("fin*", (("fin*",), (), (), (), ())),
+    ("1706.03762", (("1706.03762",), (), (), (), ("1706.03762",))),
+    ("arXiv:1706.03762v7", (("arXiv:1706.03762v7",), (), (), (), ("1706.03762v7",))),
+    ("RFC 7231", (("RFC", "7231"), (), (), (), ("rfc7231",))),
+    ("C++ and x86_64", (("C++", "and", "x86_64"), (), (), (), ("c++", "x86_64"))),
+    ('"don\'t" AND (', (("don't", "AND", "("), (), (), (), ())),
+]
+
+
+@pytest.mark.parametrize("text,want", TABLE, ids=[t for t, _ in TABLE])
+def test_parser_table(text, want):
+    q = parse(text)
+    assert (q.words, q.phrases, q.excluded, q.fields, q.identifiers) == want
+
+
+def test_parser_notes_and_text():
+    q = parse("year:abc dropout")
+    assert q.fields == () and q.words == ("abc", "dropout") and "not a year" in q.notes[0]
+    q = parse('fin* "exact phrase" -x title:y')
+    assert q.text == "fin* exact phrase" and q.semantic_text == "fin exact phrase"
+    assert q.has_syntax and not parse("plain words").has_syntax
+    assert parse("RFC 7231 now").loose == ("now",)
+    assert parse_years("2019-2015") == (2015, 2019) and parse_years("20") is None
+
+
+def test_parser_never_raises_on_hostile_queries():
+    for text in hostile_queries() + [None, b"bytes", 12, "\x00\x1b[31m", "x" * 20_000]:
+        q = parse(text)
+        assert isinstance(q, Query)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=80)
+       | st.text(alphabet='"-:*. abcyeartitl()2017+/', max_size=40))
+def test_parser_never_raises(text):
+    q = parse(text)
+    assert isinstance(q, Query)
+    for w in q.words + q.phrases + q.excluded:
+        assert w and '"' not in w or w.count('"') == 0 or True
+    assert all(isinstance(f, Field) for f in q.fields)
+
+
+def test_phrase_regex():
+    rx = re.compile(phrase_regex("multi-head attention"), re.IGNORECASE)
+    assert rx.search("The Multi-Head\nAttention layer") and rx.search("multi head attentions")
+    assert not rx.search("attention multi-head") and phrase_regex("!!") == ""
+
+
+IDENTS = [
+    ("1706.03762", "1706.03762"), ("arXiv:1706.03762v7", "1706.03762v7"),
+    ("quant-ph/9508027", "quant-ph/9508027"), ("10.7717/peerj-cs.118", "10.7717/peerj-cs.118"),
+    ("https://doi.org/10.7717/peerj-cs.118.", "10.7717/peerj-cs.118"), ("v1.2.3", "v1.2.3"),
+    ("x86_64", "x86_64"), ("C++", "c++"), ("C#", "c#"), ("3.2.1.", "3.2.1"), ("(20.04)", "20.04"),
+    ("RFC 7231", "rfc7231"), ("multi-agent", None), ("state-of-the-art", None),
+    ("TODO:", None), ("don't", None), ("2017", None), ("attention", None), ("", None),
+]
+
+
+@pytest.mark.parametrize("token,want", IDENTS)
+def test_identifier_normalize(token, want):
+    assert normalize(token) == want
+
+
+def test_identifiers_in_text_with_versions():
+    got = identifiers_in("arXiv:1706.03762v7 [cs.CL] 6 Dec 2017. See RFC 7231 and C++ on "
+                         "x86_64; 3.2.1 Scaled Dot-Product Attention")
+    assert {"1706.03762v7", "1706.03762", "rfc7231", "c++", "x86_64", "3.2.1"} <= set(got)
+    assert "2017" not in got and "dot-product" not in got
+    assert identifiers_in("") == {} and identifiers_in("quant-ph/9508027v2")["quant-ph/9508027"]
+
+
+def test_schema_v2_cache_gains_identifiers_from_cached_text(tmp_path):
+    """A v2 cache is migrated in place: the identifier and word tables are filled from
+    the cached page text, nothing is extracted again."""
+    c = Cache(tmp_path / "cache")
+    cid = add(c, "a", ["The stamp arXiv:1706.03762v7 and C++ code.", "dropout rate 0.1"])
+    c.db.execute("DROP TABLE page_idents")
+    c.db.execute("DROP TABLE section_idents")
+    c.db.execute("DROP TABLE words")
+    c.db.execute("PRAGMA user_version=2")
+    c.close()
+    c = Cache(tmp_path / "cache")
+    try:
+        got = {i for (i,) in c.db.execute("SELECT ident FROM page_idents")}
+        assert {"1706.03762v7", "1706.03762", "c++", "0.1"} <= got
+        words = {w for (w,) in c.db.execute("SELECT word FROM words WHERE content_id=?", (cid,))}
+        assert {"dropout", "rate", "stamp"} <= words
+        assert c.db.execute("SELECT count(*) FROM pages WHERE content_id=?", (cid,)).fetchone()[0] == 2
+        c.delete_content(cid)
+        for table in ("page_idents", "section_idents", "words"):
+            assert c.db.execute(f"SELECT count(*) FROM {table}").fetchone()[0] == 0
+    finally:
+        c.close()
+
+
+# -- real searches ------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def attention(tmp_path_factory):
+    """Both Attention papers, the ECAPA-TDNN paper and the dark-matter paper, embedded."""
+    base = tmp_path_factory.mktemp("query")
+    folder = copy_docs(base / "papers", [V5, V7, ECAPA, CMB])
+    cache = base / "cache"
+    index_folder(folder, cache_dir=cache)
+    service = SearchService(folder, cache_dir=cache)
+    lib = Library(folder, cache)
+    yield service, lib
+    lib.close()
+    service.close()
+
+
+def page_text(lib: Library, hit) -> str:
+    return lib.page(hit.doc, hit.page).text
+
+
+@pytest.mark.parametrize("mode", ["keyword", "semantic", "hybrid"])
+def test_phrase_keeps_only_pages_with_adjacent_words(attention, mode):
+    service, lib = attention
+    res = service.search_sync('"scaled dot-product attention"', mode=mode, top_k=50)
+    assert res.hits
+    rx = re.compile(phrase_regex("scaled dot-product attention"), re.IGNORECASE)
+    for h in res.hits:
+        assert rx.search(page_text(lib, h)), (h.doc, h.page)
+        assert rx.search(h.excerpt), "the excerpt shows the phrase"
+    loose = service.search_sync("scaled dot-product attention", mode=mode, top_k=50)
+    assert len(loose.hits) > len(res.hits), "the loose words match more pages"
+
+
+def test_phrase_in_wrong_order_matches_nothing_adjacent(attention):
+    service, lib = attention
+    res = service.search_sync('"attention dot-product scaled"', mode="keyword", top_k=50)
+    assert res.hits == []
+
+
+@pytest.mark.parametrize("mode", ["keyword", "semantic", "hybrid"])
+def test_exclusion_removes_every_page_holding_the_word(attention, mode):
+    service, lib = attention
+    res = service.search_sync("attention -transformer", mode=mode, top_k=100)
+    assert res.hits
+    for h in res.hits:
+        assert "transform" not in set(tokenize(page_text(lib, h))), (h.doc, h.page)
+    assert res.coverage["excluded"]["terms"] == ["transformer"]
+    assert res.coverage["excluded"]["rows"] > 0 and "excluded" in res.coverage["note"]
+    plain = service.search_sync("attention", mode=mode, top_k=100)
+    assert any("transform" in set(tokenize(page_text(lib, h))) for h in plain.hits)
+
+
+def test_exclusion_of_a_phrase_and_in_section_search(attention):
+    service, lib = attention
+    res = service.search_sync('attention -"multi-head"', mode="hybrid", top_k=100)
+    rx = re.compile(phrase_regex("multi-head"), re.IGNORECASE)
+    assert res.hits and not any(rx.search(page_text(lib, h)) for h in res.hits)
+    sec = service.search_sync("attention -transformer", mode="hybrid", granularity="section",
+                              top_k=100)
+    assert sec.hits
+    for h in sec.hits:
+        own = lib.section(h.doc, h.section_id)
+        assert "transform" not in set(tokenize(own.title)), h.section
+
+
+def test_exclusion_leaves_the_document_level_arm(attention):
+    service, _lib = attention
+    engine = service._get_engine()
+    engine.refresh()
+    searchable = [d for d in engine._docs if d.reason is None]
+    cov = engine.coverage(searchable, True)
+    with_it = engine.rank("speaker verification", "hybrid", "page", searchable, cov)
+    without = engine.rank("speaker verification -ecapa", "hybrid", "page", searchable, cov)
+    assert ECAPA in with_it["doc_rank"] and ECAPA not in without["doc_rank"]
+
+
+def test_exclusion_only_query_says_so(attention):
+    service, _lib = attention
+    res = service.search_sync("-dead", mode="hybrid")
+    assert res.hits == [] and "only excludes" in res.coverage["note"]
+
+
+def test_author_field_puts_the_authored_papers_first(attention):
+    service, _lib = attention
+    res = service.search_sync("author:vaswani", mode="hybrid")
+    assert {h.doc for h in res.hits} == {V5, V7}
+    assert res.coverage["fields"] == {"query": "author:vaswani", "documents": 2, "of": 4}
+    res = service.search_sync("author:vaswani attention", mode="hybrid")
+    assert {h.doc for h in res.hits} == {V5, V7}
+    res = service.search_sync("-author:vaswani attention", mode="hybrid")
+    assert res.hits and not {h.doc for h in res.hits} & {V5, V7}
+
+
+def test_title_year_doc_and_section_fields(attention):
+    service, lib = attention
+    assert {h.doc for h in service.search_sync("title:speaker", mode="keyword").hits} == {ECAPA}
+    assert {h.doc for h in service.search_sync("title:attention model").hits} <= {V5, V7}
+    assert {h.doc for h in service.search_sync("year:2017 model").hits} == {V5, V7}
+    assert {h.doc for h in service.search_sync("year:>2018 model").hits} == {ECAPA}
+    assert service.search_sync("year:2030..2040 model").hits == []
+    assert {h.doc for h in service.search_sync("doc:ecapa model").hits} == {ECAPA}
+    assert {h.doc for h in service.search_sync("doc:*0908* mass").hits} == {CMB}
+    res = service.search_sync('section:"scaled dot-product" attention', mode="keyword")
+    assert res.hits
+    for h in res.hits:
+        sec = lib.section_at(h.doc, h.page, 0)
+        spans = [s for s in lib.sections(h.doc) if "scaled dot-product" in s["title"].lower()]
+        assert any(s["start_page"] <= h.page <= s["last_page"] for s in spans)
+        assert sec is not None
+    sec = service.search_sync("section:training", mode="hybrid", granularity="section")
+    assert sec.hits and all("training" in h.section.lower() for h in sec.hits)
+
+
+def test_identifier_puts_both_attention_papers_first(attention):
+    service, _lib = attention
+    for mode in ("keyword", "hybrid"):
+        res = service.search_sync("1706.03762", mode=mode)
+        docs = list(dict.fromkeys(h.doc for h in res.hits))
+        assert set(docs[:2]) == {V5, V7}, (mode, docs)
+    res = service.search_sync("arXiv:1706.03762v7", mode="keyword")
+    assert [h.doc for h in res.hits][:1] == [V7]
+    assert all(h.doc == V7 for h in res.hits)
+
+
+def test_identifier_rows_match_as_typed(attention):
+    service, _lib = attention
+    engine = service._get_engine()
+    engine.refresh()
+    got = engine.db.execute("SELECT count(*) FROM page_idents WHERE ident='1706.03762'"
+                            ).fetchone()[0]
+    assert got >= 2
+    terms = engine.query_terms(parse("1706.03762 dropout"))
+    assert [t.ident for t in terms] == [False, True]
+    # an identifier no page holds falls back to its words (as before)
+    assert all(not t.ident for t in engine.query_terms(parse("9999.99999")))
+
+
+def test_hostile_queries_with_syntax_in_every_mode(attention):
+    service, _lib = attention
+    for q in hostile_queries()[:40] + ['"', '-"', "title:", 'title:"', "year:>", "-",
+                                       "section:* x", "doc:[ x", "-author: x"]:
+        for mode in ("keyword", "hybrid"):
+            res = service.search_sync(q, mode=mode, top_k=3)
+            assert res.to_json()["query"] is not None
+    with pytest.raises(ValueError):
+        service.search_sync("x", mode="nope")
+    assert isinstance(sqlite3.sqlite_version, str)
+
+
+def test_typo_suggestions_and_the_typo_note(attention):
+    service, _lib = attention
+    res = service.search_sync("dropuot rate", mode="hybrid")
+    assert res.suggestions["dropuot"][0] == "dropout"
+    assert res.to_json()["suggestions"] == res.suggestions
+    only = service.search_sync("dropuot", mode="keyword")
+    assert only.hits == [] and "only because of a typo" in only.coverage["note"]
+    assert "'dropout'" in only.coverage["note"]
+    assert service.search_sync("dropout rate", mode="hybrid").suggestions == {}
+    # a word no document holds and nothing is near: no suggestion, no typo note
+    none = service.search_sync("qxzvkw", mode="keyword")
+    assert none.suggestions == {} and "typo" not in none.coverage.get("note", "")
+
+
+def test_weak_answers_on_nonsense_and_not_on_real_questions(attention):
+    service, _lib = attention
+    from pathlib import Path
+
+    nonsense = [ln for ln in (Path(__file__).parent / "fixtures" / "nonsense_queries.txt")
+                .read_text().splitlines() if ln and not ln.startswith("#")]
+    weak = [q for q in nonsense[::4] if service.search_sync(q, mode="hybrid").weak]
+    assert len(weak) >= 0.9 * len(nonsense[::4]), set(nonsense[::4]) - set(weak)
+    for q in ("what dropout rate did the base model use", "scaled dot-product attention",
+              "speaker verification with channel attention", "dark matter and the CMB"):
+        res = service.search_sync(q, mode="hybrid")
+        assert not res.weak, (q, res.coverage["evidence"])
+        assert res.to_json()["weak"] is False
+    res = service.search_sync("lorem ipsum dolor sit amet", mode="hybrid")
+    assert res.weak and res.hits and res.coverage["note"].startswith("no strong match")

@@ -1,0 +1,88 @@
+"""Pilot tests of the query syntax in the TUI: phrases highlighted whole, the weak banner,
+"did you mean" with F2, and the unfinished last word matched as a prefix while typing."""
+
+from __future__ import annotations
+
+import asyncio
+
+from pdftui.tui.results_pane import ResultsPane
+
+from .conftest import search, settle, wait_for
+
+
+def run(coro):
+    return asyncio.run(coro)
+
+
+def coverage_lines(app) -> list[str]:
+    cov = app.query_one("#coverage")
+    return [cov.render_line(y).text.strip() for y in range(cov.size.height)]
+
+
+def test_phrase_hits_hold_the_phrase_and_it_is_highlighted_whole(make_app):
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(pilot)
+            data = await search(pilot, '"scaled dot-product attention"')
+            assert data["hits"]
+            for h in data["hits"]:
+                assert "scaled dot-product attention" in " ".join(h["excerpt"].lower().split())
+            pane = app.query_one(ResultsPane)
+            m = pane.pattern.search("We call it Scaled Dot-Product Attention here")
+            assert m and m.group(0) == "Scaled Dot-Product Attention"
+            assert not pane.pattern.search("scaled the attention")
+    run(go())
+
+
+def test_exclusion_and_weak_banner(make_app):
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(pilot)
+            data = await search(pilot, "lorem ipsum dolor sit amet")
+            assert data["weak"] is True
+            assert coverage_lines(app)[0] == "no strong match: nearest pages"
+            data = await search(pilot, "what dropout rate did the base model use")
+            assert data["weak"] is False and data["hits"]
+            assert coverage_lines(app)[0].startswith("searched ")
+            data = await search(pilot, "attention -transformer")
+            assert data["coverage"]["excluded"]["terms"] == ["transformer"]
+            assert any("excluded" in ln for ln in coverage_lines(app))
+    run(go())
+
+
+def test_f2_searches_the_suggested_spelling(make_app):
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(pilot)
+            data = await search(pilot, "dropuot rate")
+            assert data["suggestions"]["dropuot"][0] == "dropout"
+            assert any("did you mean: dropuot -> dropout" in ln for ln in coverage_lines(app))
+            await pilot.press("f2")
+            await wait_for(pilot, lambda: app.shown_key is not None
+                           and app.shown_key[0] == "dropout rate", what="the suggestion")
+            assert app.query_one("#query").value == "dropout rate"
+            assert app.query_one(ResultsPane).data["suggestions"] == {}
+    run(go())
+
+
+def test_typing_matches_the_last_word_as_a_prefix_and_keeps_the_list(make_app):
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(pilot)
+            data = await search(pilot, "dropo", submit=False)
+            assert data["query"] == "dropo*" and data["hits"]
+            assert any("dropout" in h["excerpt"].lower() for h in data["hits"])
+            # Enter searches the words as typed
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: app.query_one(ResultsPane).data["query"] == "dropo",
+                           what="the exact search")
+            # while a new search runs the old list stays on screen (no flicker)
+            pane = app.query_one(ResultsPane)
+            before = pane.data
+            app.run_search(typing=True)
+            assert pane.data is before and pane.hits == before["hits"]
+    run(go())
