@@ -12,9 +12,9 @@ different documents):
 - semantic: the best cosine between the query vector and any embedding unit in scope.
 - vocabulary: the share of the query's content words (letters, not function words) that
   some page of the index holds. The embedding model maps any string somewhere, and
-  random letters land as near a page (cosine ~0.45) as a question in the reader's own
-  words does (~0.35): a query most of whose words the folder never uses has no semantic
-  evidence, whatever its cosine.
+  random letters can land as near a page as a question in the reader's own words does:
+  a query most of whose words the folder never uses has no semantic evidence, whatever
+  its cosine (the figures are in bench/README.md).
 
 A result is strong when the vocabulary share is at least ``KNOWN_MIN`` and the keyword
 signal reaches ``KEYWORD_MIN`` or the semantic one ``SEMANTIC_MIN`` (an arm that did not

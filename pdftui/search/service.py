@@ -753,8 +753,7 @@ class Engine:
         """True when identifiers carry the query: it has one, and at most one other word
         that is not a common function word ("1706.03762", "arXiv 1706.03762"). In a
         longer question ("top-1 error of a ResNet-50 baseline") an identifier is one
-        word among others and ranks as one (measured: pinning there lost section-009
-        and spread-005 of the dev queries)."""
+        word among others and ranks as one (bench/README.md)."""
         if not q.identifiers:
             return False
         others = [w for w in q.loose + q.phrases
