@@ -56,7 +56,7 @@ Ranking (measured with bench/quality.py; the figures behind each choice are in b
    fusion at ``head_weight x share^2 / (60 + rank)``: a name finds the paper that
    person wrote, a title finds its paper, before the pages citing them.
 6. reference lists (:mod:`.references`): a page that is mostly bibliography scores
-   ``ref_weight`` (0.5) of its hybrid score unless the query asks for
+   ``ref_weight`` (0.9) of its hybrid score unless the query asks for
    citations; it matches names and title words of other works without answering.
 7. arm confidence: hybrid's semantic weight shrinks (by up to ``sem_conf`` = 0.75) when
    the semantic list is flat (its best cosine barely above the 100th) and some page holds
@@ -143,7 +143,7 @@ class Options:
     sem_gap_hi: float = 0.25           # semantic list is no evidence .. full evidence
     head_weight: float = 1.0           # weight of the head-field list (documents whose
     #                                    title / byline holds the query's rare words)
-    ref_weight: float = 0.5            # score factor of a reference-list page for a
+    ref_weight: float = 0.9            # score factor of a reference-list page for a
     #                                    query that does not ask for citations
     weak_keyword: float = evidence.KEYWORD_MIN    # weak answer: keyword evidence under
     weak_semantic: float = evidence.SEMANTIC_MIN  # this and semantic evidence under this
