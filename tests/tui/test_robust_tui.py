@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import shutil
 
+import pytest
+
 from pdftui.tui.app import PdftuiApp
 
 from .conftest import make_markup_pdf, search, wait_for
