@@ -152,9 +152,13 @@ def match_offset(text: str, terms: Sequence[Term]) -> int | None:
     return best
 
 
-def _capped(text: str, terms: Sequence[Term]) -> str:
-    """:func:`cap` of a chosen passage, centred on the match when the passage is long."""
-    return cap(text, around=match_offset(text, terms) if len(text) > MAX_CHARS else None)
+def _capped(text: str, terms: Sequence[Term], rx: Sequence[re.Pattern] = ()) -> str:
+    """:func:`cap` of a chosen passage, centred on the match when the passage is long: on
+    the first required phrase it holds (``rx``), else on the first query term."""
+    if len(text) <= MAX_CHARS:
+        return cap(text)
+    found = [m.start() for r in rx if (m := r.search(text))]
+    return cap(text, around=min(found) if found else match_offset(text, terms))
 
 
 def grow(blocks: Sequence[str], i: int, min_chars: int = MIN_CHARS) -> str:
@@ -297,7 +301,9 @@ def choose(blocks: Sequence[str], terms: Sequence[Term],
     ``unit_span`` (with ``page_text``) is the best embedding unit's char range, for hits
     that only the semantic arm found. ``stems`` are the blocks' stem sets if already known.
     ``next_blocks``: the next page's blocks, so a paragraph broken by the page end is
-    shown whole. ``phrases``: the query's required phrases; a passage holding one wins.
+    shown whole. ``phrases``: the query's required phrases; a passage holding one wins,
+    over the best unit's passage too (a semantic hit of a phrase query shows the phrase),
+    and a long one is cut around the phrase.
     """
     if not blocks:
         return -1, ""
@@ -319,18 +325,25 @@ def choose(blocks: Sequence[str], terms: Sequence[Term],
         s = math.fsum(w[k] for k in sorted(got))
         return s if p.kind == "table" else s * kind_weight(blocks[p.seed])
 
-    def key(p: Passage) -> tuple:
-        has = any(r.search(passage_text(p, allb)) for r in rx) if rx else False
-        return (has, round(score(p), 9), weighted_len(blocks[p.seed]) >= MIN_CHARS, -p.seed)
+    def has(p: Passage) -> bool:
+        return any(r.search(passage_text(p, allb)) for r in rx) if rx else False
 
+    def key(p: Passage) -> tuple:
+        return (has(p), round(score(p), 9), weighted_len(blocks[p.seed]) >= MIN_CHARS, -p.seed)
+
+    if rx and not any(has(p) for p in cands):
+        # the phrase runs across two blocks no passage joins (a column break): show both
+        cands += [Passage(j, (j, j + 1)) for j in range(min(len(blocks), len(allb) - 1))
+                  if any(r.search(allb[j].strip() + " " + allb[j + 1].strip()) for r in rx)]
     if unit_span is not None and page_text is not None:
         spans = block_spans(page_text, blocks)
         a, b = unit_span
         overlap = [max(0, min(b, e) - max(a, s)) for s, e in spans] + [0] * len(next_blocks)
         over = [(sum(overlap[j] for j in p.members), p) for p in cands]
-        over = [(o, p) for o, p in over if o > 0]
+        # a passage holding a required phrase wins over the best unit's passage
+        over = [(o, p) for o, p in over if o > 0 or has(p)]
         if over:
-            _o, best = max(over, key=lambda x: (x[0], key(x[1])))
-            return best.seed, _capped(passage_text(best, allb), terms)
+            _o, best = max(over, key=lambda x: (has(x[1]), x[0], key(x[1])))
+            return best.seed, _capped(passage_text(best, allb), terms, rx)
     best = max(cands, key=key)
-    return best.seed, _capped(passage_text(best, allb), terms)
+    return best.seed, _capped(passage_text(best, allb), terms, rx)

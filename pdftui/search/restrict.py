@@ -9,9 +9,13 @@ they decide what the arms may return:
 - ``section:WORD`` keeps the sections whose title holds the word (section search) or the
   pages inside them (page search);
 - a quoted phrase keeps the rows holding it, words adjacent and in order (an FTS5 phrase);
-- ``-word`` / ``-"a phrase"`` drops the rows holding it from the keyword, semantic and
-  section lists, and drops from the document-level arm the documents whose opening
-  (pages 1-2, where the head vector comes from) holds it.
+- ``-word`` / ``-"a phrase"`` drops the rows holding it (a page's text; a section's title
+  or own text, what its hit shows and what ranks it) from every list of every arm: the
+  keyword list, the semantic page and section lists, the head-field list (page 1 of a
+  document whose byline names the query), and the document-level arm (see
+  :meth:`Restriction.head_ok`). The final list of any mode and granularity therefore
+  holds no page or section holding an excluded word or phrase (:meth:`Restriction.key_ok`
+  is the last check).
 """
 
 from __future__ import annotations
@@ -24,10 +28,6 @@ from ..library import DocumentMeta
 from .keyword import KeywordIndex, parse_query, tokenize
 from .query import Field, FieldName, Query
 
-#: Pages of a document whose text counts as its opening for the document-level arm.
-HEAD_PAGES = 2
-
-
 @dataclass
 class Restriction:
     """What a query admits. Row ids are pages.id (page search) or sections.id; ``pages``
@@ -37,7 +37,6 @@ class Restriction:
     drop_rows: set[int] = field(default_factory=set)
     keep_pages: set[tuple[int, int]] | None = None
     drop_pages: set[tuple[int, int]] = field(default_factory=set)
-    drop_heads: set[int] = field(default_factory=set)
     excluded: int = 0
 
     def row_ok(self, rid: int) -> bool:
@@ -49,10 +48,28 @@ class Restriction:
         key = (cid, page)
         return (self.keep_pages is None or key in self.keep_pages) and key not in self.drop_pages
 
+    def key_ok(self, cid: int, kind: str, key: int) -> bool:
+        """May the hit key be listed: page ``key`` (1-based) of content ``cid`` when
+        ``kind`` is "pages", else section id ``key``?"""
+        return self.page_ok(cid, key) if kind == "pages" else self.row_ok(key)
+
+    def head_ok(self, cid: int, pages) -> bool:
+        """May the document-level arm rank content ``cid``, whose head vector is the mean
+        of units on ``pages`` (1-based; :meth:`.semantic.VectorMatrix.head_pages`)?
+
+        Not when one of those pages was dropped (``-word``, ``-"a phrase"``,
+        ``-section:``): the arm must not promote a document on the strength of text the
+        query excluded. The document's other pages still rank by the keyword and
+        semantic arms, only without the document's head bonus; and since the arm only
+        adds to pages another arm listed, it never brings back an excluded page. A
+        required phrase or ``section:`` does not silence it (its pages are the opening,
+        not the match)."""
+        return not any((cid, p) in self.drop_pages for p in pages)
+
     @property
     def active(self) -> bool:
         """True when it removes anything."""
-        return self.keep_rows is not None or bool(self.drop_rows or self.drop_heads)
+        return self.keep_rows is not None or bool(self.drop_rows or self.drop_pages)
 
 
 def _fold(s: str) -> str:
@@ -145,13 +162,17 @@ def build(query: Query, kw: KeywordIndex, kind: str, section_spans) -> Restricti
         else:
             keep = rows if keep is None else keep & rows
     excl: set[int] = set()
+    excl_pages: set[int] = set()
     for text in query.excluded:
         excl |= kw.rows_holding(kind, text)
+        if kind == "sections":   # the pages too: semantic evidence, the document arm
+            excl_pages |= kw.rows_holding("pages", text)
     r.drop_rows |= excl
     r.keep_rows = keep
     if kind == "pages":
         r.keep_pages = kw.page_keys(keep) if keep is not None else None
         r.drop_pages = kw.page_keys(r.drop_rows)
-        r.drop_heads = {c for c, p in kw.page_keys(excl) if p <= HEAD_PAGES}
+    else:
+        r.drop_pages = kw.page_keys(excl_pages)
     r.excluded = len(excl)
     return r

@@ -149,6 +149,14 @@ class VectorMatrix:
         c = self._contents.get(cid)
         return c is not None and len(c.pages) > 0
 
+    def head_pages(self, cid: int) -> frozenset[int]:
+        """The pages (1-based) of the units a content's head vector is the mean of (its
+        first ``HEAD_UNITS`` units); empty when it has none."""
+        c = self._contents.get(cid)
+        if c is None or c.head is None:
+            return frozenset()
+        return frozenset(c.pages[:HEAD_UNITS].tolist())
+
     def span(self, cid: int, unit: int) -> tuple[int, int]:
         """``(char_start, char_end)`` of a content's unit (index inside the content)."""
         s = self._contents[cid].spans[unit]

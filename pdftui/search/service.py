@@ -64,6 +64,13 @@ Ranking (measured with bench/quality.py; the figures behind each choice are in b
 8. scope: inside one or a few documents (``few_docs``) the cross-document signals are
    dropped (document arm, head field, coverage gate, page-head blend); the arms are fused
    by plain weighted RRF.
+9. restriction (:mod:`.restrict`): phrases, fields and exclusions decide what every list
+   may hold, never how it ranks. An excluded word or phrase removes the pages (sections)
+   holding it from the keyword, semantic and head-field lists; the document-level arm
+   leaves out a document whose head vector comes from an excluded page (it is not
+   promoted on the strength of excluded text) and only ever adds to pages another arm
+   listed; and the fused list is checked once more, so no mode or granularity shows an
+   excluded page or section.
 """
 
 from __future__ import annotations
@@ -561,7 +568,8 @@ class Engine:
             out["keyword"] = kw_keys
             out["kw_scores"] = [s for _, s in fused]
             if kind == "pages" and o.head_weight > 0 and not few:
-                out["head"] = self._head_list(ranking, by_doc, terms)
+                out["head"] = [x for x in self._head_list(ranking, by_doc, terms)
+                               if res.page_ok(by_doc[x[0][0]], x[0][1])]
             if o.doc_level > 0 and kind == "pages" and o.doc_level_kw != "none":
                 out["kw_docs"] = keyword.doc_order(ranking, by_doc, o.doc_level_kw)
         check()
@@ -621,14 +629,15 @@ class Engine:
                                           weights=[o.sem_weight, o.section_head_weight])
                         sem = sorted(both, key=lambda k: -both[k])
                 else:
-                    sem = self._section_semantic(ranked, docs_of)
+                    sem = [k for k in self._section_semantic(ranked, docs_of)
+                           if res.row_ok(k[1])]
                 out["semantic"] = sem
                 if o.doc_level > 0 and kind == "pages":
                     out["sem_docs"] = self._semantic_docs(ranked, docs_of, o.sem_doc)
                 if o.doc_arm > 0 and kind == "pages" and not few:
                     out["doc_rank"] = {}
                     doc_list = [c for c, _s in m.rank_docs(qv, contents)
-                                if c not in res.drop_heads]
+                                if res.head_ok(c, m.head_pages(c))]
                     for i, cid in enumerate(doc_list, start=1):
                         for d in docs_of.get(cid, ()):
                             out["doc_rank"][d] = i
@@ -712,6 +721,9 @@ class Engine:
             out["fused"] = self._field_listing(q, kind, searchable, res)
         elif not q.text.strip() and q.excluded:
             coverage["note"] = "the query only excludes: add words to search for"
+        if res.active:   # the last check: whatever an arm listed, nothing excluded is shown
+            out["fused"] = [(k, s) for k, s in out["fused"]
+                            if k[0] in by_doc and res.key_ok(by_doc[k[0]], kind, k[1])]
         return out
 
     @staticmethod
