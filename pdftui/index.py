@@ -589,7 +589,7 @@ class EmbedPipeline:
     per embed call and committed transaction; ``heads_first``: every document's first
     ``HEAD_UNITS`` page units (its opening: the document-level arm's head vector) before any
     document's other units, so documents become semantically searchable early; ``plan``:
-    the unit plan (:class:`pdftui.embed.UnitPlan`, part of the embeddings' identity).
+    the unit plan (:class:`pdftui.embed.units.UnitPlan`, part of the embeddings' identity).
     """
 
     int8: bool | None = None
@@ -860,14 +860,8 @@ class _EmbedThread(threading.Thread):
         ).fetchall()
         todo: list[tuple[int, int, int, int, str]] = []
         for number, text in pages:
-            pos = 0
-            for i, unit in enumerate(emb.units(text, plan)):
-                start = text.find(unit, pos)
-                if start < 0:
-                    start = pos
-                end = start + len(unit)
-                todo.append((number, i, start, end, unit))
-                pos = start + 1
+            for i, (start, end) in enumerate(emb.unit_spans(text, plan)):
+                todo.append((number, i, start, end, text[start:end]))
         # one head unit per section: the first unit of its own text, from its heading
         # (page 0 marks them; the semantic section arm ranks sections by it)
         for ordinal, title, text, own in cache.db.execute(

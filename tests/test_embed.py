@@ -1,4 +1,4 @@
-"""Tests for pdftui.embed with the real offline model (no mocks of the model)."""
+"""Tests for pdftui.embed (the embedder and the model files) with the real offline model (no mocks of the model)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import sys
 import numpy as np
 import pytest
 
-import pdftui.embed as embed_mod
+import pdftui.embed.model as embed_model
 from pdftui.embed import (
     DEFAULT_MODEL,
     DEFAULT_WEIGHTS_SHA256,
@@ -202,7 +202,7 @@ def test_model_folder_assembled_once(tmp_path: pathlib.Path, monkeypatch) -> Non
     def no_rehash(*args, **kwargs):
         raise AssertionError("the weights were hashed again")
 
-    monkeypatch.setattr(embed_mod, "_sha256_file", no_rehash)
+    monkeypatch.setattr(embed_model, "_sha256_file", no_rehash)
     second = Embedder(None, tmp_path)
     second.load()
     np.testing.assert_allclose(
@@ -211,13 +211,13 @@ def test_model_folder_assembled_once(tmp_path: pathlib.Path, monkeypatch) -> Non
 
 
 def test_damaged_folder_is_repaired(tmp_path: pathlib.Path) -> None:
-    folder = embed_mod.assemble_default_model(tmp_path)
+    folder = embed_model.assemble_default_model(tmp_path)
     onnx = folder / "model.onnx"
     onnx.unlink()
     onnx.write_bytes(b"not a model")  # stat changes, so the marker no longer matches
     (folder / "tokenizer.json").write_text("{}")
-    assert embed_mod.assemble_default_model(tmp_path) == folder
-    assert embed_mod._sha256_file(onnx) == DEFAULT_WEIGHTS_SHA256
+    assert embed_model.assemble_default_model(tmp_path) == folder
+    assert embed_model._sha256_file(onnx) == DEFAULT_WEIGHTS_SHA256
     assert (folder / "tokenizer.json").stat().st_size > 100_000
 
 

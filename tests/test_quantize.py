@@ -1,4 +1,4 @@
-"""The int8 copy of the bundled model (pdftui.quantize), length-sorted runs, and the
+"""The int8 copy of the bundled model (pdftui.embed.quantize), length-sorted runs, and the
 embedding queue's order, on real corpus text with the real model."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import onnx
 import pymupdf
 import pytest
 
-from pdftui import quantize
-from pdftui.embed import DEFAULT_WEIGHTS_SHA256, Embedder, _length_runs
+from pdftui.embed import DEFAULT_WEIGHTS_SHA256, Embedder, quantize
+from pdftui.embed.embedder import length_runs
 from pdftui.index import _EmbedQueue
 
 from .conftest import CORPUS
@@ -79,7 +79,7 @@ def test_sorted_runs_give_the_same_vectors(int8_cache, corpus_units) -> None:
 
 def test_length_runs_cover_every_text_within_the_budget() -> None:
     counts = np.array([256, 12, 256, 40, 7, 256, 90, 13, 256, 30])
-    runs = _length_runs(counts, batch_size=2, window=256)
+    runs = length_runs(counts, batch_size=2, window=256)
     flat = np.concatenate(runs)
     assert sorted(flat.tolist()) == list(range(len(counts)))
     for r in runs:

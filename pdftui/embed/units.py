@@ -1,0 +1,188 @@
+"""Embedding units: how a page's text is cut into windows the model can read whole.
+
+A model reads at most a fixed number of tokens, so a long page is cut into windows of at
+most that many tokens, each a substring of the page given by its character offsets (the
+units table stores them, and excerpts and the reader map a semantic hit back to its place on
+the page with them). :func:`split_units` is pure: text and a tokenizer in, character spans
+out, so it is tested without a model. A :class:`UnitPlan` says whether windows overlap and
+how long a section's head unit is; it is part of the embeddings' identity (another plan
+re-embeds).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # pragma: no cover
+    from tokenizers import Tokenizer
+
+from .model import DEFAULT_MAX_TOKENS
+
+__all__ = ["DEFAULT_PLAN", "PLAN_1", "PLAN_2", "UnitPlan", "replace_surrogates", "split_units"]
+
+_SURROGATES = re.compile("[\ud800-\udfff]")
+
+#: ``find(hi, lo, step)``: the first cut point from token ``hi`` towards ``lo``, or None.
+Finder = Callable[[int, int, int], "int | None"]
+
+
+@dataclass(frozen=True, slots=True)
+class UnitPlan:
+    """How a page is cut into embedding units, and a section's head unit made.
+
+    ``overlap``: windows advance by about 3/4 of a window (~25 % overlap: plan 1) instead of
+    tiling the page in equal windows that do not overlap (plan 2); ``head_tokens``: a
+    section head unit holds the first ``head_tokens`` tokens of the section's own text, from
+    its heading (at most the model's limit). ``version`` is part of the embeddings'
+    identity: another plan re-embeds.
+    """
+
+    version: int
+    overlap: bool
+    head_tokens: int
+
+    def identity(self, weights_hash: str) -> str:
+        """The ``embeddings.weights_hash`` value for vectors of these weights and this plan
+        (plan 1 keeps the bare hash, so caches made before plans existed stay valid)."""
+        return weights_hash if self.version == 1 else f"{weights_hash}+units{self.version}"
+
+
+#: Overlapping windows, full-window section heads (the product's plan).
+PLAN_1 = UnitPlan(1, overlap=True, head_tokens=DEFAULT_MAX_TOKENS)
+#: Equal windows without overlap; 128-token section heads (compared with plan 1 in
+#: bench/index.py and bench/quality.py).
+PLAN_2 = UnitPlan(2, overlap=False, head_tokens=128)
+DEFAULT_PLAN = PLAN_1
+
+
+def replace_surrogates(text: str) -> str:
+    """``text`` with lone surrogates (unencodable in UTF-8) replaced one-for-one by U+FFFD.
+
+    The length is unchanged, so character offsets into the result are offsets into ``text``.
+    """
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return _SURROGATES.sub("\ufffd", text)
+
+
+def split_units(text: str, tokenizer: Tokenizer, budget: int, *, overlap: bool = True
+                ) -> list[tuple[int, int]]:
+    """Character spans ``[(start, end)]`` of ``text``'s embedding units, in order.
+
+    ``budget`` is the most tokens a unit may hold, special tokens (and a passage prefix)
+    not counted; ``tokenizer`` is a ``tokenizers.Tokenizer`` without truncation or padding.
+    Returns ``[]`` for empty or whitespace-only text and ``[(0, len(text))]`` when the text
+    fits (or cannot be tokenized); otherwise windows of at most ``budget`` tokens: with
+    ``overlap`` advancing by about 3/4 of a window (~25 % overlap), else the fewest windows
+    of about equal length that tile the text without overlap. Cuts fall where the
+    tokenizer's offsets show a whitespace gap (else at a pre-token / word boundary, else
+    anywhere); a window starts at its first token and ends with its last token, and the last
+    one ends at the text's last token. Never raises on odd text (control characters, CJK,
+    lone surrogates, very long words).
+    """
+    if not text or not text.strip():
+        return []
+    clean = replace_surrogates(text)
+    try:
+        enc = tokenizer.encode(clean, add_special_tokens=False)
+    except Exception:  # noqa: BLE001 - the tokenizer must never stop indexing
+        return [(0, len(text))]
+    offsets = enc.offsets
+    n = len(offsets)
+    if n <= budget:
+        return [(0, len(text))]
+    find = _boundary_finder(offsets, enc.word_ids)
+    tokens = _overlapping(n, budget, find) if overlap else _tile(n, budget, find)
+    spans = _fit(clean, tokenizer, offsets, tokens, budget)
+    return [(s, e) for s, e in spans if text[s:e].strip()] or [(0, len(text))]
+
+
+def _boundary_finder(offsets: list[tuple[int, int]], word_ids: list[int | None]) -> Finder:
+    """``find(hi, lo, step)``: the first token index from ``hi`` towards ``lo`` (inclusive,
+    by ``step``) that starts after whitespace, else the first that starts a new pre-token."""
+    n = len(offsets)
+
+    def strong(i: int) -> bool:  # token i follows whitespace (or dropped characters)
+        return offsets[i][0] > offsets[i - 1][1]
+
+    def weak(i: int) -> bool:  # token i starts a new pre-token (word or punctuation)
+        return word_ids[i] != word_ids[i - 1] or word_ids[i] is None
+
+    def find(hi: int, lo: int, step: int) -> int | None:
+        for test in (strong, weak):
+            for i in range(hi, lo + step, step):
+                if 0 < i < n and test(i):
+                    return i
+        return None
+
+    return find
+
+
+def _overlapping(n: int, budget: int, find: Finder) -> list[tuple[int, int]]:
+    """Token spans of windows of at most ``budget`` tokens advancing by about 3/4 of a
+    window; the last one as large as allowed, ending at token ``n``."""
+    stride = max(1, (budget * 3) // 4)
+    spans: list[tuple[int, int]] = []
+    s = 0
+    while n - s > budget:
+        limit = s + budget  # window is tokens [s, e)
+        e = find(limit, s + budget // 2, -1) or limit
+        spans.append((s, e))
+        target = min(s + stride, e - 1)
+        nxt = max(find(target, max(s + 1, s + budget // 4), -1) or target, s + 1)
+        if n - nxt <= budget:
+            first = n - budget
+            fs = find(first, min(n - 1, first + budget // 4), 1) or first
+            spans.append((max(fs, s + 1), n))
+            return spans
+        s = nxt
+    spans.append((s, n))
+    return spans
+
+
+def _tile(n: int, budget: int, find: Finder) -> list[tuple[int, int]]:
+    """Token spans ``[(s, e)]`` tiling ``n`` tokens in the fewest windows of at most
+    ``budget`` tokens, of about equal length, each cut at the boundary ``find(hi, lo, -1)``
+    finds at or before the equal share (within 1/8 of a window), else at the share itself."""
+    spans: list[tuple[int, int]] = []
+    s = 0
+    while n - s > budget:
+        k = -(-(n - s) // budget)               # windows still needed
+        hi = min(s + budget, s + -(-(n - s) // k))
+        e = find(hi, max(s + 1, hi - budget // 8), -1) or hi
+        spans.append((s, e))
+        s = e
+    spans.append((s, n))
+    return spans
+
+
+def _fit(clean: str, tokenizer: Tokenizer, offsets: list[tuple[int, int]],
+         tokens: list[tuple[int, int]], budget: int) -> list[tuple[int, int]]:
+    """Character spans of the token windows ``tokens``, each shrunk until re-tokenising its
+    text alone gives at most ``budget`` tokens (a window cut inside a word can give more
+    tokens than its slice did, with other tokenizers than WordPiece)."""
+    def chars(s: int, e: int) -> tuple[int, int]:
+        start = offsets[s][0]
+        return start, max(offsets[e - 1][1], start)
+
+    spans = [chars(s, e) for s, e in tokens]
+    try:
+        encoded = tokenizer.encode_batch([clean[a:b] for a, b in spans],
+                                         add_special_tokens=False)
+        for k, ((s, e), enc) in enumerate(zip(tokens, encoded)):
+            count = len(enc.ids)
+            for _ in range(20):
+                if count <= budget or e - s <= 1:
+                    break
+                e = max(s + 1, e - (count - budget) - 1)
+                spans[k] = chars(s, e)
+                a, b = spans[k]
+                count = len(tokenizer.encode(clean[a:b], add_special_tokens=False).ids)
+    except Exception:  # noqa: BLE001 - keep the windows as cut
+        pass
+    return spans

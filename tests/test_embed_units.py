@@ -1,0 +1,103 @@
+"""Embedding units (pdftui.embed.units.split_units): character spans from the tokenizer alone,
+no model. The spans of a real corpus page are held against the ones the earlier code gave
+(``Embedder.units`` then ``str.find`` for the offsets), so the units and their vectors stay
+the same."""
+
+from __future__ import annotations
+
+import pymupdf
+import pytest
+
+from pdftui.embed import PLAN_1, PLAN_2, Embedder, split_units
+from pdftui.embed.model import default_tokenizer
+
+from .conftest import corpus_pdf
+
+#: Page 4 of "Attention Is All You Need" (v7): its text length, then the spans the earlier
+#: code gave for plan 1 (overlapping windows), plan 2 (equal tiles), and section heads of
+#: the first 2,000 characters at 128 tokens (plan 2) and 256 tokens (plan 1).
+PAGE_CHARS = 2508
+PAGE_SPANS_PLAN_1 = [(0, 1132), (879, 2051), (1334, 2507)]
+PAGE_SPANS_PLAN_2 = [(0, 856), (857, 1693), (1694, 2507)]
+HEAD_SPANS_128 = [(0, 510), (511, 960), (961, 1513), (1514, 2000)]
+HEAD_SPANS_256 = [(0, 1132), (840, 2000)]
+
+
+@pytest.fixture(scope="module")
+def tokenizer():
+    return default_tokenizer()
+
+
+@pytest.fixture(scope="module")
+def page_text() -> str:
+    with pymupdf.open(corpus_pdf("arxiv-1706.03762v7-attention-is-all-you-need.pdf")) as doc:
+        text = doc[3].get_text()
+    assert len(text) == PAGE_CHARS, "PyMuPDF extracts this page differently now"
+    return text
+
+
+def tokens(tokenizer, text: str) -> int:
+    return len(tokenizer.encode(text, add_special_tokens=False).ids)
+
+
+def test_a_corpus_page_gives_the_spans_the_earlier_code_gave(tokenizer, page_text) -> None:
+    assert split_units(page_text, tokenizer, 254) == PAGE_SPANS_PLAN_1
+    assert split_units(page_text, tokenizer, 254, overlap=False) == PAGE_SPANS_PLAN_2
+    head = page_text[:2000]
+    assert split_units(head, tokenizer, 126, overlap=False) == HEAD_SPANS_128
+    assert split_units(head, tokenizer, 254) == HEAD_SPANS_256
+
+
+def test_the_embedder_cuts_with_the_models_budget(tmp_path, page_text) -> None:
+    emb = Embedder(None, tmp_path, int8=False)  # tokenizer only: no model is loaded
+    assert emb.unit_spans(page_text) == PAGE_SPANS_PLAN_1
+    assert emb.unit_spans(page_text, PLAN_2) == PAGE_SPANS_PLAN_2
+    assert emb.unit_spans(page_text[:2000], PLAN_2, PLAN_2.head_tokens) == HEAD_SPANS_128
+    assert emb.units(page_text, PLAN_1) == [page_text[s:e] for s, e in PAGE_SPANS_PLAN_1]
+    assert not emb.loaded
+
+
+def test_blank_and_short_text(tokenizer) -> None:
+    assert split_units("", tokenizer, 254) == []
+    assert split_units(" \n\t ", tokenizer, 254) == []
+    text = "  Attention Is All You Need.\n  "
+    assert split_units(text, tokenizer, 254) == [(0, len(text))]  # whitespace kept whole
+
+
+def test_overlapping_windows_cover_the_text_within_the_budget(tokenizer) -> None:
+    text = " ".join(f"word{i} sits here." for i in range(600))
+    budget = 100
+    spans = split_units(text, tokenizer, budget)
+    assert len(spans) > 3
+    for (s0, e0), (s1, e1) in zip(spans, spans[1:]):
+        assert s0 < s1 < e0 < e1            # each window starts inside its predecessor
+        assert text[s1 - 1].isspace()       # and at a word
+    assert spans[0][0] == 0 and spans[-1][1] == len(text)
+    assert all(tokens(tokenizer, text[s:e]) <= budget for s, e in spans)
+
+
+def test_tiles_leave_no_gap_and_are_about_equal(tokenizer) -> None:
+    text = "\n".join(f"Line {i}: the quick brown fox jumps." for i in range(300))
+    budget = 120
+    spans = split_units(text, tokenizer, budget, overlap=False)
+    assert spans[0][0] == 0 and spans[-1][1] == len(text)
+    for (_, e0), (s1, _) in zip(spans, spans[1:]):
+        assert e0 <= s1 and not text[e0:s1].strip()   # only whitespace between tiles
+    sizes = [tokens(tokenizer, text[s:e]) for s, e in spans]
+    assert max(sizes) <= budget and max(sizes) - min(sizes) <= budget // 8 + 2
+
+
+@pytest.mark.parametrize("text", [
+    "\x00\x01\x02 control \x07\x1b[0m" * 200,
+    "漢字かな混じり文" * 800,
+    "a" * 20_000,
+    "word " * 3 + "z" * 20_000 + " end",
+    "lone \ud800 surrogate " * 300,
+    "🙂" * 3000,
+], ids=["control", "cjk", "one-long-word", "long-word-inside", "surrogates", "emoji"])
+def test_odd_text_never_raises_and_every_span_fits(tokenizer, text) -> None:
+    spans = split_units(text, tokenizer, 126)
+    assert spans and spans == sorted(spans)
+    for s, e in spans:
+        assert 0 <= s < e <= len(text) and text[s:e].strip()
+        assert tokens(tokenizer, text[s:e].replace("\ud800", "\ufffd")) <= 126
