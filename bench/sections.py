@@ -1,4 +1,4 @@
-"""Bench for pdftui.sections: heading detector quality and the page-walk cost.
+"""Bench for pdftui.headings and pdftui.sections: heading detector quality and the page-walk cost.
 
 Usage::
 
@@ -9,7 +9,7 @@ For every corpus PDF with an outline (MANIFEST.tsv has_toc == yes, else get_toc 
 
 * Detector quality. The detector runs with the outline hidden; its headings are
   matched one-to-one (greedy, in outline order) to outline entries when the normalised
-  titles match (``sections.titles_match``: equal ignoring case/punctuation/spacing, a
+  titles match (``headings.titles_match``: equal ignoring case/punctuation/spacing, a
   >= 60% prefix, or difflib ratio >= 0.8) AND the pages differ by at most the tolerance
   (0 and 1, reported separately). Two truths are reported:
     - ``visible``: outline entries whose title is printed as a line on their own page
@@ -54,6 +54,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from pdftui import headings as H  # noqa: E402
 from pdftui import sections as S  # noqa: E402
 from pdftui.document import Block, Extraction, Line, OutlineEntry, Page  # noqa: E402
 
@@ -196,9 +197,9 @@ def visible_entries(ex: Extraction, rows) -> list[bool]:
     vis = []
     for e in ex.outline:
         texts = by_page.get(e.page - 1, [])
-        ok = any(S.titles_match(t, e.title) for t in texts)
+        ok = any(H.titles_match(t, e.title) for t in texts)
         if not ok:  # heading wrapped over two rows
-            ok = any(S.titles_match(a + " " + b, e.title) for a, b in zip(texts, texts[1:]))
+            ok = any(H.titles_match(a + " " + b, e.title) for a, b in zip(texts, texts[1:]))
         vis.append(ok)
     return vis
 
@@ -216,7 +217,7 @@ def match(truth: list[OutlineEntry], found: list[OutlineEntry], tol: int) -> int
             cands.extend(by_page.get(p, []))
         cands.sort(key=lambda j: (abs(found[j].page - e.page), j))
         for j in cands:
-            if not used[j] and S.titles_match(found[j].title, e.title):
+            if not used[j] and H.titles_match(found[j].title, e.title):
                 used[j] = True
                 tp += 1
                 break
@@ -230,7 +231,7 @@ def page_walk(ex: Extraction) -> list[dict]:
     idx = {p.number: i for i, p in enumerate(ex.pages)}
     for s in secs:
         if s.ordinal == 0 and s.start_page == ex.pages[0].number and s.start_block == 0 and not any(
-            e.page == s.start_page and S.titles_match(e.title, s.title) for e in ex.outline
+            e.page == s.start_page and H.titles_match(e.title, s.title) for e in ex.outline
         ):
             continue  # the leading (front matter) section is not an outline section
         counts = []
@@ -268,16 +269,16 @@ def page_walk(ex: Extraction) -> list[dict]:
 def evaluate(args: tuple) -> dict:
     path, loader, weights = args
     if weights is not None:
-        S.WEIGHTS[:] = weights["weights"]
-        S.BIAS = weights["bias"]
-        S.THRESHOLD = weights["threshold"]
+        H.WEIGHTS[:] = weights["weights"]
+        H.BIAS = weights["bias"]
+        H.THRESHOLD = weights["threshold"]
     t0 = time.perf_counter()
     ex = load(str(path), loader)
     t1 = time.perf_counter()
-    rows = S.candidate_rows(ex.pages)
+    rows = H.candidate_rows(ex.pages)
     vis = visible_entries(ex, rows)
     t2 = time.perf_counter()
-    found = S.detect_headings(ex.pages)
+    found = H.detect_headings(ex.pages)
     t3 = time.perf_counter()
     visible = [e for e, v in zip(ex.outline, vis) if v]
     res = {
@@ -364,7 +365,7 @@ def is_validation(name: str) -> bool:
 def rows_labels(args: tuple) -> tuple[str, list[list[float]], list[int]]:
     path, loader = args
     ex = load(str(path), loader)
-    rows = S.candidate_rows(ex.pages)
+    rows = H.candidate_rows(ex.pages)
     by_page: dict[int, list[OutlineEntry]] = {}
     for e in ex.outline:
         by_page.setdefault(e.page - 1, []).append(e)
@@ -372,7 +373,7 @@ def rows_labels(args: tuple) -> tuple[str, list[list[float]], list[int]]:
     for r in rows:
         if r.rejected:
             continue
-        pos = any(S.titles_match(r.text, e.title) for e in by_page.get(r.page, []))
+        pos = any(H.titles_match(r.text, e.title) for e in by_page.get(r.page, []))
         X.append(r.feats)
         y.append(1 if pos else 0)
     return Path(path).name, X, y
@@ -431,7 +432,7 @@ def do_fit(paths: list[Path], loader: str, workers: int) -> dict:
             m = s[k]["micro"]
             print(f"{name:10s} {k}: P {m['p']:.3f} R {m['r']:.3f} F1 {m['f']:.3f}  (macro F1 {s[k]['macro']['f']:.3f})")
     print("\nWEIGHTS = [")
-    for n, v in zip(S.FEATURE_NAMES, w):
+    for n, v in zip(H.FEATURE_NAMES, w):
         print(f"    {v:+.3f},  # {n}")
     print(f"]\nBIAS = {b:+.3f}\nTHRESHOLD = {best[1]}")
     return {"weights": wt, "train": st, "validation": sv}

@@ -3,8 +3,8 @@
 Two sources of headings:
 
 * the PDF outline (bookmarks), validated by ``extract.py``; preferred when usable;
-* :func:`detect_headings`, a scored heading detector over the visual ``Line`` s of the
-  pages, for PDFs without an outline.
+* :func:`pdftui.headings.detect_headings`, a scored heading detector over the visual
+  ``Line`` s of the pages, for PDFs without an outline.
 
 :func:`build_sections` turns an ordered list of headings into :class:`Section` s whose
 text starts at the heading's own block and stops before the next heading of the same or
@@ -16,27 +16,22 @@ Units: pages are 1-based; ``y`` and bboxes are PDF points from the top of the pa
 
 from __future__ import annotations
 
-import bisect
-import math
-import re
-import unicodedata
-from collections import Counter, defaultdict
-from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 
-from pdftui.document import Block, Extraction, Line, OutlineEntry, Page, Section
+from pdftui.document import Block, Extraction, OutlineEntry, Page, Section
+from pdftui.headings import (
+    detect_headings,
+    is_number_only,
+    normalise_title,
+    squash_title,
+    strip_number,
+)
 
 __all__ = [
     "build_sections",
-    "detect_headings",
     "sections_for",
     "section_path_at",
-    "normalise_title",
-    "titles_match",
-    "FEATURE_NAMES",
-    "WEIGHTS",
-    "BIAS",
-    "THRESHOLD",
+    "split_at_heading",
 ]
 
 PATH_SEP = " > "
@@ -47,37 +42,6 @@ Y_SLACK = 14.0
 X_SLACK = 4.0
 
 # --------------------------------------------------------------------------------------
-# Title normalisation and fuzzy matching (shared with the bench)
-# --------------------------------------------------------------------------------------
-
-_NON_ALNUM = re.compile(r"[^0-9a-z]+")
-
-
-def normalise_title(text: str) -> str:
-    """Lower-case NFKC text with every run of non-alphanumerics collapsed to one space."""
-    text = unicodedata.normalize("NFKC", text).lower()
-    return _NON_ALNUM.sub(" ", text).strip()
-
-
-def _squash(text: str) -> str:
-    return normalise_title(text).replace(" ", "")
-
-
-def titles_match(a: str, b: str, threshold: float = 0.8) -> bool:
-    """True when two titles are the same heading: equal ignoring case/punctuation/spaces,
-    one a prefix of the other (>= 60% of the longer), or difflib ratio >= ``threshold``."""
-    sa, sb = _squash(a), _squash(b)
-    if not sa or not sb:
-        return False
-    if sa == sb:
-        return True
-    short, long_ = (sa, sb) if len(sa) <= len(sb) else (sb, sa)
-    if long_.startswith(short) and len(short) >= 0.6 * len(long_) and len(short) >= 3:
-        return True
-    return SequenceMatcher(None, sa, sb, autojunk=False).ratio() >= threshold
-
-
-# --------------------------------------------------------------------------------------
 # build_sections
 # --------------------------------------------------------------------------------------
 
@@ -86,7 +50,7 @@ def _block_matches_title(block_text: str, title_sq: str, strict: bool = False) -
     """Does the block start with the (squashed) title?  Fuzzy on the first characters."""
     if not title_sq:
         return False
-    head = _squash(block_text[: 2 * len(title_sq) + 40])
+    head = squash_title(block_text[: 2 * len(title_sq) + 40])
     if not head:
         return False
     if head.startswith(title_sq):
@@ -95,7 +59,7 @@ def _block_matches_title(block_text: str, title_sq: str, strict: bool = False) -
         return False
     # the title minus its numbering ("Attention" for "3.2 Attention"), when the number
     # was printed apart from its title (another block) or dropped from the outline
-    stripped = _squash(_NUMBER_PREFIX.sub("", normalise_title(title_sq)))
+    stripped = squash_title(strip_number(normalise_title(title_sq)))
     if len(stripped) >= 4 and head.startswith(stripped):
         return True
     n = len(title_sq)
@@ -115,7 +79,7 @@ def _locate(page: Page, entry: OutlineEntry) -> int:
     blocks = page.blocks
     if not blocks:
         return 0
-    title_sq = _squash(entry.title)
+    title_sq = squash_title(entry.title)
     y = entry.y
     if y is not None:
         near = [
@@ -162,7 +126,7 @@ def split_at_heading(page: Page, b: int, title: str) -> bool:
     above it). Updates the page's blocks, text and line block indexes in place; returns
     True when it split. Pages without line information are left alone."""
     block = page.blocks[b]
-    title_sq = _squash(title)
+    title_sq = squash_title(title)
     mine = [ln for ln in page.lines if ln.block == b]
     if len(mine) < 2 or not title_sq or _block_matches_title(block.text, title_sq, True):
         return False
@@ -243,7 +207,7 @@ def build_sections(
                        for qi, qb, o, q in located]
             b += 1
         blocks = pages[pi].blocks
-        if 0 < b <= len(blocks) - 1 and _NUMBER_ONLY.match(blocks[b - 1].text) \
+        if 0 < b <= len(blocks) - 1 and is_number_only(blocks[b - 1].text) \
                 and abs(blocks[b - 1].y0 - blocks[b].y0) < 2 * Y_SLACK \
                 and not any(t[0] == pi and t[1] == b - 1 for t in located):
             # the heading's number printed as a block of its own just before its title
@@ -365,546 +329,3 @@ def sections_for(extraction: Extraction) -> list[Section]:
     if outline:
         return build_sections(extraction.pages, outline, "outline")
     return []
-
-
-# --------------------------------------------------------------------------------------
-# Heading detector
-# --------------------------------------------------------------------------------------
-
-# Numbering patterns. Depth is the number of dotted components ("3.2" -> 2).
-_NUM_ARABIC = re.compile(r"^(\d{1,2}(?:\.\d{1,2}){0,4})\.?(?=\s+\S|$)")
-_NUM_LETTER = re.compile(r"^([A-Z](?:\.\d{1,2}){0,4})\.?(?=\s+\S|$)")
-_NUM_ROMAN = re.compile(r"^([IVXLC]{1,6})\.(?=\s+\S|$)")
-_NUM_WORD = re.compile(
-    r"^(?:chapter|section|part|appendix|lecture|lesson|article)\s+([0-9]{1,3}|[IVXLC]{1,6}|[A-Z])\b",
-    re.I,
-)
-_NUMBER_PREFIX = re.compile(
-    r"^\s*(?:(?:chapter|section|part|appendix)\s+)?(?:\d{1,2}(?:\.\d{1,2})*|[A-Z](?:\.\d{1,2})*|[IVXLC]{1,6})\.?\s+",
-    re.I,
-)
-_NUMBER_ONLY = re.compile(
-    r"^\s*(?:(?:chapter|section|part|appendix)\s+)?(?:\d{1,2}(?:\.\d{1,2})*|[A-Z](?:\.\d{1,2})*|[IVXLC]{1,6})\.?\s*$",
-    re.I,
-)
-_CAPTION = re.compile(
-    r"^(?:fig(?:ure)?|table|tab|algorithm|alg|listing|plate|exhibit|chart|scheme|equation|eq)"
-    r"\.?\s*(?:[0-9]+|[A-Z]\.?[0-9]*|[IVX]+)\s*[.:|\-—–]",
-    re.I,
-)
-_CAPTION_BARE = re.compile(r"^(?:fig(?:ure)?|table|tab|algorithm)\.?\s*[0-9]+[a-z]?\s*$", re.I)
-_TOC_LINE = re.compile(r"(?:\.\s?){4,}\s*\d+\s*$|\D\s+\d{1,4}\s*$")
-_URL_EMAIL = re.compile(r"@|https?:|www\.|\.com\b|\.org\b|\.edu\b|doi\s*:", re.I)
-_SUBSET = re.compile(r"^[A-Z]{6}\+")
-_BOLD_NAME = re.compile(r"bold|black|heavy|demi|semibold|medi|[-.,]b$|[-.,]bd|^cmbx|^cmb\d|bx\d", re.I)
-
-
-def numbering(text: str) -> tuple[str, int]:
-    """(numbering label, depth) of a heading-like line, ('', 0) when unnumbered.
-
-    "3.2 Attention" -> ("3.2", 2); "A.1 Proofs" -> ("A.1", 2); "IV. Results" -> ("IV", 1);
-    "Chapter 4 Sets" -> ("4", 1). A single capital letter counts only when followed by a
-    capitalised word ("A Proofs"), since "A model" is a sentence.
-    """
-    t = text.strip()
-    m = _NUM_WORD.match(t)
-    if m:
-        return m.group(1), 1
-    m = _NUM_ARABIC.match(t)
-    if m:
-        label = m.group(1)
-        return label, label.count(".") + 1
-    m = _NUM_ROMAN.match(t)
-    if m:
-        return m.group(1), 1
-    m = _NUM_LETTER.match(t)
-    if m:
-        label = m.group(1)
-        rest = t[m.end():].strip()
-        if "." in label or (rest[:1].isupper() and not rest.lower().startswith(("a ", "an ", "the "))):
-            return label, label.count(".") + 1
-    return "", 0
-
-
-@dataclass(slots=True)
-class _Row:
-    """A candidate heading: one visual row (lines on the same baseline of one block,
-    plus a number printed apart from its title). Coordinates in points from the top."""
-
-    page: int  # index into pages
-    order: int  # index among the page's rows
-    text: str
-    x0: float
-    y0: float
-    x1: float
-    y1: float
-    block: int
-    font: str
-    size: float
-    bold_frac: float
-    n_block_rows: int = 1
-    first_in_block: bool = True
-    feats: list[float] = field(default_factory=list)
-    rejected: str = ""
-
-
-def _font_key(font: str) -> str:
-    return _SUBSET.sub("", font)
-
-
-def _is_bold(ln: Line) -> bool:
-    return bool(ln.bold) or bool(_BOLD_NAME.search(_font_key(ln.font)))
-
-
-def _rows_of_page(pi: int, page: Page) -> list[_Row]:
-    rows: list[_Row] = []
-    cur: list[Line] = []
-
-    def flush() -> None:
-        if not cur:
-            return
-        text = " ".join(ln.text.strip() for ln in cur if ln.text.strip())
-        if not text:
-            cur.clear()
-            return
-        chars: Counter[tuple[str, float]] = Counter()
-        bold_chars = total = 0
-        for ln in cur:
-            n = len(ln.text.strip())
-            if not _NUMBER_ONLY.match(ln.text):
-                chars[(_font_key(ln.font), round(ln.size * 2) / 2)] += n
-            bold_chars += n if _is_bold(ln) else 0
-            total += n
-        if not chars:
-            for ln in cur:
-                chars[(_font_key(ln.font), round(ln.size * 2) / 2)] += len(ln.text.strip())
-        (font, size), _ = chars.most_common(1)[0]
-        rows.append(
-            _Row(
-                page=pi,
-                order=len(rows),
-                text=text,
-                x0=min(ln.x0 for ln in cur),
-                y0=min(ln.y0 for ln in cur),
-                x1=max(ln.x1 for ln in cur),
-                y1=max(ln.y1 for ln in cur),
-                block=cur[0].block,
-                font=font,
-                size=size,
-                bold_frac=bold_chars / total if total else 0.0,
-            )
-        )
-        cur.clear()
-
-    for ln in page.lines:
-        if not ln.text.strip():
-            continue
-        if cur:
-            prev = cur[-1]
-            same_base = abs(ln.y0 - prev.y0) < 2.5 or abs(ln.y1 - prev.y1) < 2.5
-            number_apart = _NUMBER_ONLY.match(" ".join(c.text for c in cur)) is not None
-            if same_base and ln.x0 >= prev.x0 and (ln.block == prev.block or number_apart):
-                cur.append(ln)
-                continue
-            flush()
-        cur.append(ln)
-    flush()
-    # a number on its own row right above its title ("Chapter 4" / "Sets and Maps")
-    merged: list[_Row] = []
-    for r in rows:
-        if merged:
-            p = merged[-1]
-            if (
-                _NUMBER_ONLY.match(p.text)
-                and not _NUMBER_ONLY.match(r.text)
-                and 0 <= r.y0 - p.y1 < 2.5 * max(p.size, r.size)
-                and r.x0 < p.x1 + 200
-                and p.x0 < r.x1
-            ):
-                p.text = f"{p.text.strip()} {r.text}"
-                p.x1, p.y1 = max(p.x1, r.x1), r.y1
-                p.font, p.size, p.bold_frac = r.font, r.size, max(p.bold_frac, r.bold_frac)
-                p.block = r.block
-                continue
-        merged.append(r)
-    counts = Counter(r.block for r in merged)
-    seen: set[int] = set()
-    for i, r in enumerate(merged):
-        r.order = i
-        r.n_block_rows = counts[r.block]
-        r.first_in_block = r.block not in seen
-        seen.add(r.block)
-    return merged
-
-
-FEATURE_NAMES = [
-    "bold_vs_body",  # row is bold (span flag bit 16 or font-name suffix), body text is not
-    "font_differs",  # dominant font face differs from the body's majority face
-    "size_up",  # (size / body_size - 1) * 4, clipped to [0, 3]
-    "size_down",  # size smaller than body by > 7%
-    "numbered",  # "3.2", "A.1", "Chapter 4", "IV." prefix
-    "numbered_styled",  # numbered AND (bold or other face or bigger)
-    "depth",  # numbering depth, 0 when unnumbered, clipped to 3
-    "gap_above",  # white space above / body line pitch, clipped to [0, 4]
-    "alone_in_block",  # the row is its whole block
-    "first_in_block",
-    "short",  # <= 10 words
-    "log_words",
-    "title_case",  # share of words (> 3 letters) that are capitalised
-    "all_caps",
-    "ends_punct",  # ends with . : , ;
-    "run_in",  # bold prefix followed by body text on the same line
-    "starts_lower",
-    "style_rarity",  # -log share of document characters set in this style / 4
-    "first_page_top",  # page 1, top 45%: title, authors, affiliations
-    "digit_share",
-    "style_numbered_share",  # share of this style's rows that are numbered, short, capitalised
-]
-
-
-def _features(rows: list[_Row], pages: list[Page]) -> None:
-    """Compute ``row.feats`` (aligned with FEATURE_NAMES) and hard ``row.rejected``."""
-    style_chars: Counter[tuple[str, float, bool]] = Counter()
-    face_chars: Counter[str] = Counter()
-    for page in pages:
-        for ln in page.lines:
-            n = len(ln.text.strip())
-            style_chars[(_font_key(ln.font), round(ln.size * 2) / 2, _is_bold(ln))] += n
-            face_chars[_font_key(ln.font)] += n
-    total_chars = sum(style_chars.values()) or 1
-    if style_chars:
-        (body_face, body_size, body_bold), _ = style_chars.most_common(1)[0]
-    else:
-        body_face, body_size, body_bold = "", 10.0, False
-    body_size = body_size or 10.0
-    # body line pitch: median distance between consecutive body-style rows
-    pitches: list[float] = []
-    for a, b in zip(rows, rows[1:]):
-        if a.page == b.page and a.block == b.block and a.font == body_face:
-            d = b.y0 - a.y0
-            if 0 < d < 3 * body_size:
-                pitches.append(d)
-    pitches.sort()
-    pitch = pitches[len(pitches) // 2] if pitches else 1.2 * body_size
-
-    # running headers/footers: same digit-free text in the top/bottom band on >= 3 pages
-    # (or on >= 2 pages of a short document) -> reject those occurrences
-    band: dict[str, set[int]] = defaultdict(set)
-    anywhere: dict[str, set[int]] = defaultdict(set)
-    keys: list[str] = []
-    for r in rows:
-        key = re.sub(r"\b[0-9ivxlc]+\b", "", normalise_title(r.text)).strip()
-        keys.append(key)
-        h = pages[r.page].height or 792.0
-        if r.y0 < 0.1 * h or r.y1 > 0.9 * h:
-            band[key].add(r.page)
-        anywhere[key].add(r.page)
-    n_pages = len(pages)
-    rep_min = 3 if n_pages > 4 else 2
-
-    page_dups: Counter[tuple[int, str]] = Counter((r.page, k or r.text.strip()) for r, k in zip(rows, keys))
-    # styles whose rows are numbered headings ("I. INTRODUCTION" in small capitals is
-    # smaller than body text, but its style is the numbered headings' style)
-    style_rows: Counter[tuple] = Counter()
-    style_num: Counter[tuple] = Counter()
-    for r in rows:
-        st = (r.font, r.size, r.bold_frac >= 0.8)
-        style_rows[st] += 1
-        lab, _ = numbering(r.text)
-        if lab and len(r.text.split()) <= 15 and not r.text.rstrip().endswith("."):
-            rest = [c for c in r.text[len(lab):] if c.isalpha()]
-            if rest and rest[0].isupper():
-                style_num[st] += 1
-
-    prev_by_page: dict[int, _Row] = {}
-    for r, key in zip(rows, keys):
-        page = pages[r.page]
-        h = page.height or 792.0
-        t = r.text.strip()
-        letters = sum(c.isalpha() for c in t)
-        digits = sum(c.isdigit() for c in t)
-        words = t.split()
-        label, depth = numbering(t)
-        body_t = t[len(label):] if label else t
-        # hard rejects: signals that are never a heading in this corpus
-        if len(t) > 200:
-            r.rejected = "long"
-        elif letters < 2 or letters < 0.5 * len(t.replace(" ", "")):
-            r.rejected = "digits/math"
-        elif _CAPTION.match(t) or _CAPTION_BARE.match(t):
-            r.rejected = "caption"
-        elif _URL_EMAIL.search(t):
-            r.rejected = "url/email"
-        elif key and len(band.get(key, ())) >= rep_min and (r.y0 < 0.1 * h or r.y1 > 0.9 * h):
-            r.rejected = "running header/footer"
-        elif key and len(anywhere[key]) >= max(rep_min, 0.5 * n_pages) and n_pages >= 3:
-            r.rejected = "repeated"
-        elif t.count(",") >= 3 or re.search(r"[∗†‡§¶]|\*\s*,|\d\s*,\s*\d", t):
-            r.rejected = "author list/affiliation"
-        elif _NUMBER_ONLY.match(t):
-            r.rejected = "bare number"
-        elif len(words) >= 2 and _TOC_LINE.search(t) and _TOC_LINE.search(body_t):
-            r.rejected = "table-of-contents line"
-        elif page_dups[(r.page, key or t)] > 1:
-            r.rejected = "repeated on the page (table cell, label)"
-        bold = r.bold_frac >= 0.8
-        prev = prev_by_page.get(r.page)
-        if prev is None:
-            gap = 2.0
-        elif prev.y1 <= r.y0 + 1:
-            gap = (r.y0 - prev.y1) / pitch
-        else:  # column break: the row starts a new column
-            gap = 2.0
-        prev_by_page[r.page] = r
-        long_words = [w for w in body_t.split() if sum(c.isalpha() for c in w) > 3]
-        title_case = (
-            sum(w[0].isupper() for w in long_words) / len(long_words) if long_words else 0.5
-        )
-        alpha = [c for c in body_t if c.isalpha()]
-        first_alpha = alpha[0] if alpha else "A"
-        styled = bold and not body_bold or r.font != body_face or r.size > body_size * 1.07
-        share = style_chars.get((r.font, r.size, bold), 0) / total_chars
-        r.feats = [
-            1.0 if bold and not body_bold else 0.0,
-            1.0 if r.font != body_face else 0.0,
-            min(3.0, max(0.0, (r.size / body_size - 1.0) * 4.0)),
-            1.0 if r.size < body_size * 0.93 else 0.0,
-            1.0 if label else 0.0,
-            1.0 if label and styled else 0.0,
-            float(min(depth, 3)),
-            min(4.0, max(0.0, gap)),
-            1.0 if r.n_block_rows == 1 else 0.0,
-            1.0 if r.first_in_block else 0.0,
-            1.0 if len(words) <= 10 else 0.0,
-            math.log1p(len(words)),
-            title_case,
-            1.0 if len(alpha) >= 4 and all(c.isupper() for c in alpha) else 0.0,
-            1.0 if t[-1:] in ".:,;" and not _NUMBER_ONLY.match(t) else 0.0,
-            1.0 if 0.1 < r.bold_frac < 0.8 else 0.0,
-            1.0 if first_alpha.islower() else 0.0,
-            min(8.0, -math.log(max(share, 1e-6))) / 4.0,
-            1.0 if r.page == 0 and r.y0 < 0.45 * h else 0.0,
-            digits / max(1, len(t.replace(" ", ""))),
-            style_num[(r.font, r.size, bold)] / (style_rows[(r.font, r.size, bold)] + 2),
-        ]
-
-
-def candidate_rows(pages: list[Page]) -> list[_Row]:
-    """All candidate rows of the document with features and hard-reject reasons."""
-    rows: list[_Row] = []
-    for pi, page in enumerate(pages):
-        rows.extend(_rows_of_page(pi, page))
-    _features(rows, pages)
-    return rows
-
-
-# Fitted weights (`python bench/sections.py --fit --loader extract`): logistic regression
-# in numpy (L2 1e-3, 3000 full-batch gradient steps, positives re-weighted to balance) over
-# the non-rejected candidate rows of the 47 corpus PDFs that have an outline, a row labelled
-# positive when its text matches (titles_match) an outline entry of the same page; the
-# detector never sees the outline. Split by document (md5(file name) % 3 == 0 held out):
-# 33 train documents (45,435 rows, 1,587 positives), 14 validation documents. THRESHOLD is
-# the value in (0.5 .. 0.95) maximising the whole detector's train F1. Micro P/R/F1 at page
-# tolerance 0 against the outline entries printed on their page (figures: bench/README.md).
-WEIGHTS: list[float] = [
-    +2.283,  # bold_vs_body
-    +1.001,  # font_differs
-    +0.627,  # size_up
-    -1.806,  # size_down
-    +0.881,  # numbered
-    -0.245,  # numbered_styled
-    +1.800,  # depth
-    +0.577,  # gap_above
-    +0.177,  # alone_in_block
-    -0.155,  # first_in_block
-    +0.923,  # short
-    -1.698,  # log_words
-    -0.205,  # title_case
-    +1.388,  # all_caps
-    -0.791,  # ends_punct
-    -0.054,  # run_in
-    -0.565,  # starts_lower
-    +0.131,  # style_rarity
-    -0.450,  # first_page_top
-    -0.299,  # digit_share
-    +0.362,  # style_numbered_share
-]
-BIAS = -0.829
-THRESHOLD = 0.9
-
-
-def _score(feats: list[float]) -> float:
-    z = BIAS + sum(w * f for w, f in zip(WEIGHTS, feats))
-    return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
-
-
-def _assign_levels(found: list[tuple[_Row, str, int]]) -> list[int]:
-    """Levels from numbering depth; unnumbered headings take the level most often seen
-    with numbered headings of the same style (face, size, bold), else a rank by size."""
-    style_depths: dict[tuple, Counter[int]] = defaultdict(Counter)
-    for r, label, depth in found:
-        if depth:
-            style_depths[(r.font, r.size, r.bold_frac >= 0.8)][depth] += 1
-    mapped = {k: c.most_common(1)[0][0] for k, c in style_depths.items()}
-    unmapped_sizes = sorted({r.size for r, _, d in found if not d}, reverse=True)
-    levels: list[int] = []
-    for r, label, depth in found:
-        if depth:
-            levels.append(depth)
-            continue
-        key = (r.font, r.size, r.bold_frac >= 0.8)
-        if key in mapped:
-            levels.append(mapped[key])
-        elif mapped:
-            nearest = min(mapped, key=lambda k: (abs(k[1] - r.size), k[2] != key[2]))
-            lvl = mapped[nearest]
-            if r.size > max(k[1] for k in mapped) + 0.5:
-                lvl = 1
-            levels.append(lvl)
-        else:
-            levels.append(min(6, 1 + unmapped_sizes.index(r.size)))
-    return levels
-
-
-def _parts(label: str) -> tuple[int, ...] | None:
-    """``"3.2"`` -> ``(3, 2)``; None for letter or roman labels."""
-    try:
-        return tuple(int(x) for x in label.split("."))
-    except ValueError:
-        return None
-
-
-def follows(prev: tuple[int, ...], nxt: tuple[int, ...], gap: int = 1) -> bool:
-    """True when section number ``nxt`` can come right after ``prev`` in a document:
-    its first child (``3.1`` -> ``3.1.1``), its next sibling (``3.1`` -> ``3.2``) or the
-    next sibling of an ancestor (``3.1`` -> ``4``). ``gap`` > 1 also allows up to
-    ``gap - 1`` numbers skipped at the last level (headings the detector missed)."""
-    if len(nxt) == len(prev) + 1:
-        return nxt[:-1] == prev and 1 <= nxt[-1] <= gap
-    if len(nxt) > len(prev) or not nxt:
-        return False
-    d = len(nxt)
-    return nxt[:-1] == prev[: d - 1] and 1 <= nxt[-1] - prev[d - 1] <= gap
-
-
-SEQUENCE_GAP = 4
-#: Drop unnumbered headings found between two consecutive numbers (5 -> 5.1): in a
-#: numbered document these are figure-box labels ("State", "RequestVote RPC" in Raft) or
-#: run-in paragraph heads (bench/sections.py measures what it costs in recall).
-UNNUMBERED_BETWEEN = True
-"""Numbers a heading may skip and still fit its neighbours (see drop_out_of_sequence)."""
-
-
-def drop_out_of_sequence(found: list[tuple[_Row, str, int]]) -> list[tuple[_Row, str, int]]:
-    """Drop numbered candidates that break an otherwise consistent numbering.
-
-    Over the arabic-numbered headings in document order, a candidate L between P and N is
-    dropped when N follows P directly (:func:`follows`, no gap) and L does not fit between
-    them (P -> L or L -> N fails even allowing ``SEQUENCE_GAP``): a figure label
-    "4 Master" found between "3.1" and "3.2" goes, "3.1.1" between them stays (measured
-    with bench/sections.py: 6 false headings fewer over 47 outlined PDFs, no true one
-    lost). With at least four numbered headings, unnumbered ones between two consecutive
-    numbers go too (``UNNUMBERED_BETWEEN``); those before the first number (Abstract) or
-    after the last (References), and letter/roman labels, are left alone.
-    """
-    numbered = [(i, _parts(label)) for i, (_r, label, depth) in enumerate(found) if depth]
-    numbered = [(i, p) for i, p in numbered if p is not None]
-    drop: set[int] = set()
-    for j in range(1, len(numbered) - 1):
-        (_, p), (i, cur), (_, n) = numbered[j - 1], numbered[j], numbered[j + 1]
-        if follows(p, n) and not (follows(p, cur, SEQUENCE_GAP)
-                                  and follows(cur, n, SEQUENCE_GAP)):
-            drop.add(i)
-    if UNNUMBERED_BETWEEN and len(numbered) >= 4:
-        for j in range(len(numbered) - 1):
-            (a, p), (b, n) = numbered[j], numbered[j + 1]
-            if b - a > 1 and follows(p, n):
-                drop.update(k for k in range(a + 1, b) if not found[k][2])
-    return [f for i, f in enumerate(found) if i not in drop]
-
-
-RESCUE_MIN_SCORE = 0.7
-"""A numbered row scoring at least this (under ``THRESHOLD``) is kept when its number is
-exactly the one missing between its kept neighbours (see :func:`rescue_in_sequence`)."""
-
-
-def rescue_in_sequence(found: list[tuple[_Row, str, int]],
-                       near: list[tuple[_Row, str, int]]) -> list[tuple[_Row, str, int]]:
-    """Add the near misses whose number fills the gap between the kept numbered headings
-    around them: "3 ATTENTION WITH LINEAR BIASES" (score .8996) between "2.2" and "4" is
-    kept because 2.2 -> 3 -> 4 follows (:func:`follows`, no gap) where 2.2 -> 4 does not.
-    Rows are ordered by (page, row order)."""
-    if not near:
-        return found
-    pos = lambda f: (f[0].page, f[0].order)  # noqa: E731
-    out = list(found)
-    numbered = sorted(((pos(f), _parts(f[1])) for f in found if f[2] and _parts(f[1])),
-                      key=lambda x: x[0])
-    keys = [k for k, _ in numbered]
-    for cand in near:
-        cur = _parts(cand[1])
-        if cur is None:
-            continue
-        i = bisect.bisect_left(keys, pos(cand))
-        if 0 < i < len(numbered):
-            p, n = numbered[i - 1][1], numbered[i][1]
-            if follows(p, cur) and follows(cur, n) and not follows(p, n):
-                out.append(cand)
-    out.sort(key=pos)
-    return out
-
-
-def detect_headings(pages: list[Page]) -> list[OutlineEntry]:
-    """Headings found by a scored detector over ``page.lines``.
-
-    Each candidate row (lines on one baseline of a block; a number printed apart is
-    merged with its title) gets the features in ``FEATURE_NAMES``; rows failing a hard
-    rule (caption, running header/footer, page number, digits/math, url/email, author
-    list, > 200 chars) are dropped; the rest are kept when the logistic score
-    ``sigmoid(BIAS + WEIGHTS . feats) >= THRESHOLD``; then the numbering is checked:
-    near misses that fill a numbering gap are kept (:func:`rescue_in_sequence`) and
-    headings that break it are dropped (:func:`drop_out_of_sequence`). A kept row directly followed by a
-    same-style row of the same block (a wrapped heading) absorbs it. Levels come from
-    numbering depth, else from the style's rank. ``y`` is the row's top in points.
-    """
-    rows = candidate_rows(pages)
-    found: list[tuple[_Row, str, int]] = []
-    near: list[tuple[_Row, str, int]] = []   # numbered rows scoring just under THRESHOLD
-    prev_kept: _Row | None = None
-    for r in rows:
-        if r.rejected:
-            prev_kept = None
-            continue
-        if (
-            prev_kept is not None
-            and prev_kept.page == r.page
-            and prev_kept.block == r.block
-            and r.order == prev_kept.order + 1
-            and (prev_kept.feats[0] or prev_kept.feats[1] or prev_kept.feats[2] > 0)
-            and r.font == prev_kept.font
-            and r.size == prev_kept.size
-            and abs(r.bold_frac - prev_kept.bold_frac) < 0.2
-            and len(prev_kept.text) + len(r.text) <= 200
-            and not numbering(r.text)[1]
-            and not prev_kept.text.rstrip().endswith((".", ":"))
-            and r.y0 - prev_kept.y1 < 0.8 * r.size
-        ):
-            prev_kept.text = f"{prev_kept.text} {r.text}"
-            prev_kept.order = r.order
-            continue
-        prev_kept = None
-        score = _score(r.feats)
-        if score >= THRESHOLD:
-            label, depth = numbering(r.text)
-            found.append((r, label, depth))
-            prev_kept = r
-        elif score >= RESCUE_MIN_SCORE and numbering(r.text)[1]:
-            near.append((r, *numbering(r.text)))
-    found = rescue_in_sequence(found, near)
-    found = drop_out_of_sequence(found)
-    levels = _assign_levels(found)
-    return [
-        OutlineEntry(level=lvl, title=" ".join(r.text.split()), page=pages[r.page].number,
-                     y=r.y0, x=r.x0)
-        for (r, _, _), lvl in zip(found, levels)
-    ]

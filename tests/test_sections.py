@@ -11,15 +11,8 @@ import pytest
 
 from pdftui.document import Extraction, OutlineEntry
 from pdftui.extract import extract_document
-from pdftui.sections import (
-    build_sections,
-    detect_headings,
-    follows,
-    numbering,
-    section_path_at,
-    sections_for,
-    titles_match,
-)
+from pdftui.headings import detect_headings, follows, numbering, titles_match
+from pdftui.sections import build_sections, section_path_at, sections_for
 
 from .conftest import CORPUS, TRICKY, needs_shared, shared_file  # noqa: E402
 
