@@ -178,60 +178,51 @@ def _is_bold(ln: Line) -> bool:
     return bool(ln.bold) or bool(_BOLD_NAME.search(_font_key(ln.font)))
 
 
-def _rows_of_page(pi: int, page: Page) -> list[_Row]:
-    rows: list[_Row] = []
-    cur: list[Line] = []
+def _continues_row(cur: list[Line], ln: Line) -> bool:
+    """Whether line ``ln`` continues the row ``cur``: on the same baseline, to its right,
+    in the same block (or after a number printed as a block of its own)."""
+    prev = cur[-1]
+    same_base = abs(ln.y0 - prev.y0) < 2.5 or abs(ln.y1 - prev.y1) < 2.5
+    number_apart = _NUMBER_ONLY.match(" ".join(c.text for c in cur)) is not None
+    return same_base and ln.x0 >= prev.x0 and (ln.block == prev.block or number_apart)
 
-    def flush() -> None:
-        if not cur:
-            return
-        text = " ".join(ln.text.strip() for ln in cur if ln.text.strip())
-        if not text:
-            cur.clear()
-            return
-        chars: Counter[tuple[str, float]] = Counter()
-        bold_chars = total = 0
-        for ln in cur:
-            n = len(ln.text.strip())
-            if not _NUMBER_ONLY.match(ln.text):
-                chars[(_font_key(ln.font), round(ln.size * 2) / 2)] += n
-            bold_chars += n if _is_bold(ln) else 0
-            total += n
-        if not chars:
-            for ln in cur:
-                chars[(_font_key(ln.font), round(ln.size * 2) / 2)] += len(ln.text.strip())
-        (font, size), _ = chars.most_common(1)[0]
-        rows.append(
-            _Row(
-                page=pi,
-                order=len(rows),
-                text=text,
-                x0=min(ln.x0 for ln in cur),
-                y0=min(ln.y0 for ln in cur),
-                x1=max(ln.x1 for ln in cur),
-                y1=max(ln.y1 for ln in cur),
-                block=cur[0].block,
-                font=font,
-                size=size,
-                bold_frac=bold_chars / total if total else 0.0,
-            )
-        )
-        cur.clear()
 
-    for ln in page.lines:
-        if not ln.text.strip():
-            continue
-        if cur:
-            prev = cur[-1]
-            same_base = abs(ln.y0 - prev.y0) < 2.5 or abs(ln.y1 - prev.y1) < 2.5
-            number_apart = _NUMBER_ONLY.match(" ".join(c.text for c in cur)) is not None
-            if same_base and ln.x0 >= prev.x0 and (ln.block == prev.block or number_apart):
-                cur.append(ln)
-                continue
-            flush()
-        cur.append(ln)
-    flush()
-    # a number on its own row right above its title ("Chapter 4" / "Sets and Maps")
+def _row_of(pi: int, lines: list[Line]) -> _Row | None:
+    """The row made of ``lines`` (on page index ``pi``): its text, box, dominant style
+    (by characters, the number of a numbered heading not counted) and bold share."""
+    text = " ".join(ln.text.strip() for ln in lines if ln.text.strip())
+    if not text:
+        return None
+    chars: Counter[tuple[str, float]] = Counter()
+    bold_chars = total = 0
+    for ln in lines:
+        n = len(ln.text.strip())
+        if not _NUMBER_ONLY.match(ln.text):
+            chars[(_font_key(ln.font), round(ln.size * 2) / 2)] += n
+        bold_chars += n if _is_bold(ln) else 0
+        total += n
+    if not chars:
+        for ln in lines:
+            chars[(_font_key(ln.font), round(ln.size * 2) / 2)] += len(ln.text.strip())
+    (font, size), _ = chars.most_common(1)[0]
+    return _Row(
+        page=pi,
+        order=0,
+        text=text,
+        x0=min(ln.x0 for ln in lines),
+        y0=min(ln.y0 for ln in lines),
+        x1=max(ln.x1 for ln in lines),
+        y1=max(ln.y1 for ln in lines),
+        block=lines[0].block,
+        font=font,
+        size=size,
+        bold_frac=bold_chars / total if total else 0.0,
+    )
+
+
+def _merge_numbers_above(rows: list[_Row]) -> list[_Row]:
+    """Rows with a number on its own row right above its title ("Chapter 4" / "Sets and
+    Maps") merged into one row (the number's row, with the title's style)."""
     merged: list[_Row] = []
     for r in rows:
         if merged:
@@ -249,6 +240,22 @@ def _rows_of_page(pi: int, page: Page) -> list[_Row]:
                 p.block = r.block
                 continue
         merged.append(r)
+    return merged
+
+
+def _rows_of_page(pi: int, page: Page) -> list[_Row]:
+    """The candidate rows of ``page`` (index ``pi``) in reading order, numbered, each
+    knowing how many rows its block holds and whether it is the block's first."""
+    groups: list[list[Line]] = []
+    for ln in page.lines:
+        if not ln.text.strip():
+            continue
+        if groups and _continues_row(groups[-1], ln):
+            groups[-1].append(ln)
+        else:
+            groups.append([ln])
+    rows = [r for g in groups if (r := _row_of(pi, g)) is not None]
+    merged = _merge_numbers_above(rows)
     counts = Counter(r.block for r in merged)
     seen: set[int] = set()
     for i, r in enumerate(merged):
@@ -284,49 +291,84 @@ FEATURE_NAMES = [
 ]
 
 
-def _features(rows: list[_Row], pages: list[Page]) -> None:
-    """Compute ``row.feats`` (aligned with FEATURE_NAMES) and hard ``row.rejected``."""
+@dataclass(frozen=True, slots=True)
+class _Body:
+    """The document's body text: the style (face, size in points, bold) most characters are
+    set in, how many characters each style sets, and the body's line pitch in points."""
+
+    face: str
+    size: float
+    bold: bool
+    pitch: float
+    style_chars: Counter[tuple[str, float, bool]]
+    total_chars: int
+
+
+def _body_style(rows: list[_Row], pages: list[Page]) -> _Body:
+    """The body style of ``pages`` and its line pitch (the median distance between
+    consecutive rows of the body face in one block; 1.2 x the body size when none)."""
     style_chars: Counter[tuple[str, float, bool]] = Counter()
-    face_chars: Counter[str] = Counter()
     for page in pages:
         for ln in page.lines:
             n = len(ln.text.strip())
             style_chars[(_font_key(ln.font), round(ln.size * 2) / 2, _is_bold(ln))] += n
-            face_chars[_font_key(ln.font)] += n
     total_chars = sum(style_chars.values()) or 1
     if style_chars:
-        (body_face, body_size, body_bold), _ = style_chars.most_common(1)[0]
+        (face, size, bold), _ = style_chars.most_common(1)[0]
     else:
-        body_face, body_size, body_bold = "", 10.0, False
-    body_size = body_size or 10.0
-    # body line pitch: median distance between consecutive body-style rows
+        face, size, bold = "", 10.0, False
+    size = size or 10.0
     pitches: list[float] = []
     for a, b in zip(rows, rows[1:]):
-        if a.page == b.page and a.block == b.block and a.font == body_face:
+        if a.page == b.page and a.block == b.block and a.font == face:
             d = b.y0 - a.y0
-            if 0 < d < 3 * body_size:
+            if 0 < d < 3 * size:
                 pitches.append(d)
     pitches.sort()
-    pitch = pitches[len(pitches) // 2] if pitches else 1.2 * body_size
+    pitch = pitches[len(pitches) // 2] if pitches else 1.2 * size
+    return _Body(face, size, bold, pitch, style_chars, total_chars)
 
-    # running headers/footers: same digit-free text in the top/bottom band on >= 3 pages
-    # (or on >= 2 pages of a short document) -> reject those occurrences
+
+@dataclass(frozen=True, slots=True)
+class _Repeats:
+    """Where each row's digit-free text recurs: ``keys[i]`` is row i's key; ``band`` /
+    ``anywhere`` the pages holding a key in the top or bottom tenth / anywhere;
+    ``page_dups`` counts (page, key) pairs; a key on ``rep_min`` pages repeats."""
+
+    keys: list[str]
+    band: dict[str, set[int]]
+    anywhere: dict[str, set[int]]
+    page_dups: Counter[tuple[int, str]]
+    rep_min: int
+    n_pages: int
+
+
+def _in_band(r: _Row, h: float) -> bool:
+    """Whether row ``r`` lies in the top or bottom tenth of a page ``h`` points high."""
+    return r.y0 < 0.1 * h or r.y1 > 0.9 * h
+
+
+def _repeats(rows: list[_Row], pages: list[Page]) -> _Repeats:
+    """Running headers and footers: the same digit-free text in the top/bottom band on >= 3
+    pages (or on >= 2 pages of a short document); and texts repeated anywhere."""
     band: dict[str, set[int]] = defaultdict(set)
     anywhere: dict[str, set[int]] = defaultdict(set)
     keys: list[str] = []
     for r in rows:
         key = re.sub(r"\b[0-9ivxlc]+\b", "", normalise_title(r.text)).strip()
         keys.append(key)
-        h = pages[r.page].height or 792.0
-        if r.y0 < 0.1 * h or r.y1 > 0.9 * h:
+        if _in_band(r, pages[r.page].height or 792.0):
             band[key].add(r.page)
         anywhere[key].add(r.page)
     n_pages = len(pages)
-    rep_min = 3 if n_pages > 4 else 2
+    page_dups = Counter((r.page, k or r.text.strip()) for r, k in zip(rows, keys))
+    return _Repeats(keys, band, anywhere, page_dups, 3 if n_pages > 4 else 2, n_pages)
 
-    page_dups: Counter[tuple[int, str]] = Counter((r.page, k or r.text.strip()) for r, k in zip(rows, keys))
-    # styles whose rows are numbered headings ("I. INTRODUCTION" in small capitals is
-    # smaller than body text, but its style is the numbered headings' style)
+
+def _numbered_styles(rows: list[_Row]) -> tuple[Counter[tuple], Counter[tuple]]:
+    """Rows per style (face, size, bold) and, of them, the numbered short capitalised ones:
+    "I. INTRODUCTION" in small capitals is smaller than body text, but its style is the
+    numbered headings' style."""
     style_rows: Counter[tuple] = Counter()
     style_num: Counter[tuple] = Counter()
     for r in rows:
@@ -337,78 +379,101 @@ def _features(rows: list[_Row], pages: list[Page]) -> None:
             rest = [c for c in r.text[len(lab):] if c.isalpha()]
             if rest and rest[0].isupper():
                 style_num[st] += 1
+    return style_rows, style_num
 
+
+def _reject_reason(r: _Row, key: str, h: float, rep: _Repeats) -> str:
+    """Why row ``r`` (its repeat key ``key``, on a page ``h`` points high) is never a
+    heading in this corpus, or '' when it may be one."""
+    t = r.text.strip()
+    letters = sum(c.isalpha() for c in t)
+    label, _ = numbering(t)
+    body_t = t[len(label):] if label else t
+    if len(t) > 200:
+        return "long"
+    if letters < 2 or letters < 0.5 * len(t.replace(" ", "")):
+        return "digits/math"
+    if _CAPTION.match(t) or _CAPTION_BARE.match(t):
+        return "caption"
+    if _URL_EMAIL.search(t):
+        return "url/email"
+    if key and len(rep.band.get(key, ())) >= rep.rep_min and _in_band(r, h):
+        return "running header/footer"
+    if key and len(rep.anywhere[key]) >= max(rep.rep_min, 0.5 * rep.n_pages) \
+            and rep.n_pages >= 3:
+        return "repeated"
+    if t.count(",") >= 3 or re.search(r"[∗†‡§¶]|\*\s*,|\d\s*,\s*\d", t):
+        return "author list/affiliation"
+    if _NUMBER_ONLY.match(t):
+        return "bare number"
+    if len(t.split()) >= 2 and _TOC_LINE.search(t) and _TOC_LINE.search(body_t):
+        return "table-of-contents line"
+    if rep.page_dups[(r.page, key or t)] > 1:
+        return "repeated on the page (table cell, label)"
+    return ""
+
+
+def _gap_above(prev: _Row | None, r: _Row, pitch: float) -> float:
+    """White space above ``r`` in body line pitches (2 at a page or column start)."""
+    if prev is None or prev.y1 > r.y0 + 1:  # first row, or a column break
+        return 2.0
+    return (r.y0 - prev.y1) / pitch
+
+
+def _row_features(r: _Row, h: float, gap: float, body: _Body,
+                  style_rows: Counter[tuple], style_num: Counter[tuple]) -> list[float]:
+    """Row ``r``'s features, aligned with :data:`FEATURE_NAMES`."""
+    t = r.text.strip()
+    digits = sum(c.isdigit() for c in t)
+    words = t.split()
+    label, depth = numbering(t)
+    body_t = t[len(label):] if label else t
+    bold = r.bold_frac >= 0.8
+    long_words = [w for w in body_t.split() if sum(c.isalpha() for c in w) > 3]
+    title_case = (
+        sum(w[0].isupper() for w in long_words) / len(long_words) if long_words else 0.5
+    )
+    alpha = [c for c in body_t if c.isalpha()]
+    first_alpha = alpha[0] if alpha else "A"
+    styled = bold and not body.bold or r.font != body.face or r.size > body.size * 1.07
+    share = body.style_chars.get((r.font, r.size, bold), 0) / body.total_chars
+    return [
+        1.0 if bold and not body.bold else 0.0,
+        1.0 if r.font != body.face else 0.0,
+        min(3.0, max(0.0, (r.size / body.size - 1.0) * 4.0)),
+        1.0 if r.size < body.size * 0.93 else 0.0,
+        1.0 if label else 0.0,
+        1.0 if label and styled else 0.0,
+        float(min(depth, 3)),
+        min(4.0, max(0.0, gap)),
+        1.0 if r.n_block_rows == 1 else 0.0,
+        1.0 if r.first_in_block else 0.0,
+        1.0 if len(words) <= 10 else 0.0,
+        math.log1p(len(words)),
+        title_case,
+        1.0 if len(alpha) >= 4 and all(c.isupper() for c in alpha) else 0.0,
+        1.0 if t[-1:] in ".:,;" and not _NUMBER_ONLY.match(t) else 0.0,
+        1.0 if 0.1 < r.bold_frac < 0.8 else 0.0,
+        1.0 if first_alpha.islower() else 0.0,
+        min(8.0, -math.log(max(share, 1e-6))) / 4.0,
+        1.0 if r.page == 0 and r.y0 < 0.45 * h else 0.0,
+        digits / max(1, len(t.replace(" ", ""))),
+        style_num[(r.font, r.size, bold)] / (style_rows[(r.font, r.size, bold)] + 2),
+    ]
+
+
+def _features(rows: list[_Row], pages: list[Page]) -> None:
+    """Compute ``row.feats`` (aligned with FEATURE_NAMES) and hard ``row.rejected``."""
+    body = _body_style(rows, pages)
+    rep = _repeats(rows, pages)
+    style_rows, style_num = _numbered_styles(rows)
     prev_by_page: dict[int, _Row] = {}
-    for r, key in zip(rows, keys):
-        page = pages[r.page]
-        h = page.height or 792.0
-        t = r.text.strip()
-        letters = sum(c.isalpha() for c in t)
-        digits = sum(c.isdigit() for c in t)
-        words = t.split()
-        label, depth = numbering(t)
-        body_t = t[len(label):] if label else t
-        # hard rejects: signals that are never a heading in this corpus
-        if len(t) > 200:
-            r.rejected = "long"
-        elif letters < 2 or letters < 0.5 * len(t.replace(" ", "")):
-            r.rejected = "digits/math"
-        elif _CAPTION.match(t) or _CAPTION_BARE.match(t):
-            r.rejected = "caption"
-        elif _URL_EMAIL.search(t):
-            r.rejected = "url/email"
-        elif key and len(band.get(key, ())) >= rep_min and (r.y0 < 0.1 * h or r.y1 > 0.9 * h):
-            r.rejected = "running header/footer"
-        elif key and len(anywhere[key]) >= max(rep_min, 0.5 * n_pages) and n_pages >= 3:
-            r.rejected = "repeated"
-        elif t.count(",") >= 3 or re.search(r"[∗†‡§¶]|\*\s*,|\d\s*,\s*\d", t):
-            r.rejected = "author list/affiliation"
-        elif _NUMBER_ONLY.match(t):
-            r.rejected = "bare number"
-        elif len(words) >= 2 and _TOC_LINE.search(t) and _TOC_LINE.search(body_t):
-            r.rejected = "table-of-contents line"
-        elif page_dups[(r.page, key or t)] > 1:
-            r.rejected = "repeated on the page (table cell, label)"
-        bold = r.bold_frac >= 0.8
-        prev = prev_by_page.get(r.page)
-        if prev is None:
-            gap = 2.0
-        elif prev.y1 <= r.y0 + 1:
-            gap = (r.y0 - prev.y1) / pitch
-        else:  # column break: the row starts a new column
-            gap = 2.0
+    for r, key in zip(rows, rep.keys):
+        h = pages[r.page].height or 792.0
+        r.rejected = _reject_reason(r, key, h, rep) or r.rejected
+        gap = _gap_above(prev_by_page.get(r.page), r, body.pitch)
         prev_by_page[r.page] = r
-        long_words = [w for w in body_t.split() if sum(c.isalpha() for c in w) > 3]
-        title_case = (
-            sum(w[0].isupper() for w in long_words) / len(long_words) if long_words else 0.5
-        )
-        alpha = [c for c in body_t if c.isalpha()]
-        first_alpha = alpha[0] if alpha else "A"
-        styled = bold and not body_bold or r.font != body_face or r.size > body_size * 1.07
-        share = style_chars.get((r.font, r.size, bold), 0) / total_chars
-        r.feats = [
-            1.0 if bold and not body_bold else 0.0,
-            1.0 if r.font != body_face else 0.0,
-            min(3.0, max(0.0, (r.size / body_size - 1.0) * 4.0)),
-            1.0 if r.size < body_size * 0.93 else 0.0,
-            1.0 if label else 0.0,
-            1.0 if label and styled else 0.0,
-            float(min(depth, 3)),
-            min(4.0, max(0.0, gap)),
-            1.0 if r.n_block_rows == 1 else 0.0,
-            1.0 if r.first_in_block else 0.0,
-            1.0 if len(words) <= 10 else 0.0,
-            math.log1p(len(words)),
-            title_case,
-            1.0 if len(alpha) >= 4 and all(c.isupper() for c in alpha) else 0.0,
-            1.0 if t[-1:] in ".:,;" and not _NUMBER_ONLY.match(t) else 0.0,
-            1.0 if 0.1 < r.bold_frac < 0.8 else 0.0,
-            1.0 if first_alpha.islower() else 0.0,
-            min(8.0, -math.log(max(share, 1e-6))) / 4.0,
-            1.0 if r.page == 0 and r.y0 < 0.45 * h else 0.0,
-            digits / max(1, len(t.replace(" ", ""))),
-            style_num[(r.font, r.size, bold)] / (style_rows[(r.font, r.size, bold)] + 2),
-        ]
+        r.feats = _row_features(r, h, gap, body, style_rows, style_num)
 
 
 def candidate_rows(pages: list[Page]) -> list[_Row]:
@@ -576,6 +641,24 @@ def rescue_in_sequence(found: list[tuple[_Row, str, int]],
     return out
 
 
+def _wraps(head: _Row, r: _Row) -> bool:
+    """Whether row ``r`` is the next line of the styled heading ``head`` (a heading wrapped
+    onto a second line: the same block and style, right below it, unnumbered)."""
+    return (
+        head.page == r.page
+        and head.block == r.block
+        and r.order == head.order + 1
+        and bool(head.feats[0] or head.feats[1] or head.feats[2] > 0)
+        and r.font == head.font
+        and r.size == head.size
+        and abs(r.bold_frac - head.bold_frac) < 0.2
+        and len(head.text) + len(r.text) <= 200
+        and not numbering(r.text)[1]
+        and not head.text.rstrip().endswith((".", ":"))
+        and r.y0 - head.y1 < 0.8 * r.size
+    )
+
+
 def detect_headings(pages: list[Page]) -> list[OutlineEntry]:
     """Headings found by a scored detector over ``page.lines``.
 
@@ -597,20 +680,7 @@ def detect_headings(pages: list[Page]) -> list[OutlineEntry]:
         if r.rejected:
             prev_kept = None
             continue
-        if (
-            prev_kept is not None
-            and prev_kept.page == r.page
-            and prev_kept.block == r.block
-            and r.order == prev_kept.order + 1
-            and (prev_kept.feats[0] or prev_kept.feats[1] or prev_kept.feats[2] > 0)
-            and r.font == prev_kept.font
-            and r.size == prev_kept.size
-            and abs(r.bold_frac - prev_kept.bold_frac) < 0.2
-            and len(prev_kept.text) + len(r.text) <= 200
-            and not numbering(r.text)[1]
-            and not prev_kept.text.rstrip().endswith((".", ":"))
-            and r.y0 - prev_kept.y1 < 0.8 * r.size
-        ):
+        if prev_kept is not None and _wraps(prev_kept, r):
             prev_kept.text = f"{prev_kept.text} {r.text}"
             prev_kept.order = r.order
             continue

@@ -16,6 +16,7 @@ Units: pages are 1-based; ``y`` and bboxes are PDF points from the top of the pa
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from difflib import SequenceMatcher
 
 from pdftui.document import Block, Extraction, OutlineEntry, Page, Section
@@ -167,6 +168,112 @@ def _front_matter_title(pages: list[Page], upto_page: int) -> str:
     return FRONT_MATTER
 
 
+#: A position in a document: (page index into ``pages``, block index on that page).
+Pos = tuple[int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class _Start:
+    """Where a heading starts: page index, block index, its order among the headings."""
+
+    page: int
+    block: int
+    order: int
+    entry: OutlineEntry
+
+
+def _start_of(pages: list[Page], pi: int, entry: OutlineEntry,
+              located: list[_Start]) -> tuple[int, int, list[_Start]]:
+    """``(page index, block, located)`` where ``entry`` starts on ``pages[pi]`` or after;
+    splitting a block before the heading's line shifts the later ``located`` starts."""
+    b = _locate(pages[pi], entry)
+    if b >= len(pages[pi].blocks) and pi + 1 < len(pages):
+        # destination below the last block: the heading is at the top of the next page
+        return pi + 1, 0, located
+    if b < len(pages[pi].blocks) and split_at_heading(pages[pi], b, entry.title):
+        # the heading's line sat inside a block after the end of the previous
+        # section: that block is now two, the heading starts the second
+        located = [_Start(q.page, q.block + 1 if q.page == pi and q.block > b else q.block,
+                          q.order, q.entry) for q in located]
+        b += 1
+    blocks = pages[pi].blocks
+    if 0 < b <= len(blocks) - 1 and is_number_only(blocks[b - 1].text) \
+            and abs(blocks[b - 1].y0 - blocks[b].y0) < 2 * Y_SLACK \
+            and not any(q.page == pi and q.block == b - 1 for q in located):
+        # the heading's number printed as a block of its own just before its title
+        # ("4.1.2" | "Paxos Leader Leases") belongs to this section, not the last one
+        b -= 1
+    return pi, b, located
+
+
+def _locate_all(pages: list[Page], headings: list[OutlineEntry]) -> list[_Start]:
+    """The starts of ``headings`` on ``pages``, ordered by (page, block, original order);
+    headings without a title or on a page not in ``pages`` are dropped."""
+    by_number = {p.number: i for i, p in enumerate(pages)}
+    located: list[_Start] = []
+    for order, e in enumerate(headings):
+        pi = by_number.get(e.page)
+        if pi is None or not e.title or not e.title.strip():
+            continue
+        pi, b, located = _start_of(pages, pi, e, located)
+        located.append(_Start(pi, b, order, e))
+    located.sort(key=lambda t: (t.page, t.block, t.order))
+    return located
+
+
+def _nest(located: list[_Start], end_pos: Pos) -> tuple[list[Pos], list[str], list[int]]:
+    """``(ends, paths, levels)`` of the located headings: a section ends where the next
+    heading of the same or a higher level starts (else at ``end_pos``); its path joins
+    the titles of the sections enclosing it."""
+    starts = [(q.page, q.block) for q in located]
+    ends: list[Pos] = [end_pos] * len(located)
+    paths: list[str] = [""] * len(located)
+    levels: list[int] = []
+    stack: list[int] = []  # indices into located, strictly increasing levels
+    for k, q in enumerate(located):
+        level = max(1, int(q.entry.level))
+        while stack and levels[stack[-1]] >= level:
+            ends[stack.pop()] = starts[k]
+        title = " ".join(q.entry.title.split())
+        paths[k] = (paths[stack[-1]] + PATH_SEP + title) if stack else title
+        levels.append(level)
+        stack.append(k)
+    return ends, paths, levels
+
+
+def _text_between(pages: list[Page], a: Pos, b: Pos) -> tuple[str, int, int]:
+    """``(text, end page index, end block)`` of the blocks from ``a`` up to ``b``
+    (exclusive), joined by blank lines; an end at block 0 of a later page is given as the
+    end of the page before."""
+    parts: list[str] = []
+    pa, ba = a
+    pb, bb = b
+    for pi in range(pa, pb + 1):
+        blocks = pages[pi].blocks
+        lo = ba if pi == pa else 0
+        hi = bb if pi == pb else len(blocks)
+        parts.extend(blk.text for blk in blocks[lo:hi] if blk.text)
+    if bb == 0 and pb > pa:
+        pb -= 1
+        bb = len(pages[pb].blocks)
+    return "\n\n".join(parts), pb, bb
+
+
+def _front_section(pages: list[Page], first: Pos, levels: list[int],
+                   source: str) -> Section | None:
+    """The leading section of the text before the first heading at ``first`` (None when
+    there is none)."""
+    if first <= (0, 0):
+        return None
+    text, pe, be = _text_between(pages, (0, 0), first)
+    if not text.strip():
+        return None
+    title = _front_matter_title(pages, pages[first[0]].number)
+    return Section(ordinal=0, level=min(levels) if levels else 1, title=title, path=title,
+                   start_page=pages[0].number, start_block=0, end_page=pages[pe].number,
+                   end_block=be, text=text, source=source)
+
+
 def build_sections(
     pages: list[Page], headings: list[OutlineEntry], source: str
 ) -> list[Section]:
@@ -190,106 +297,26 @@ def build_sections(
     """
     if not pages:
         return []
-    by_number = {p.number: i for i, p in enumerate(pages)}
-    located: list[tuple[int, int, int, OutlineEntry]] = []  # (page idx, block, order, e)
-    for order, e in enumerate(headings):
-        pi = by_number.get(e.page)
-        if pi is None or not e.title or not e.title.strip():
-            continue
-        b = _locate(pages[pi], e)
-        if b >= len(pages[pi].blocks) and pi + 1 < len(pages):
-            # destination below the last block: the heading is at the top of the next page
-            pi, b = pi + 1, 0
-        elif b < len(pages[pi].blocks) and split_at_heading(pages[pi], b, e.title):
-            # the heading's line sat inside a block after the end of the previous
-            # section: that block is now two, the heading starts the second
-            located = [(qi, qb + 1 if qi == pi and qb > b else qb, o, q)
-                       for qi, qb, o, q in located]
-            b += 1
-        blocks = pages[pi].blocks
-        if 0 < b <= len(blocks) - 1 and is_number_only(blocks[b - 1].text) \
-                and abs(blocks[b - 1].y0 - blocks[b].y0) < 2 * Y_SLACK \
-                and not any(t[0] == pi and t[1] == b - 1 for t in located):
-            # the heading's number printed as a block of its own just before its title
-            # ("4.1.2" | "Paxos Leader Leases") belongs to this section, not the last one
-            b -= 1
-        located.append((pi, b, order, e))
-    located.sort(key=lambda t: (t[0], t[1], t[2]))
-
-    n_pages = len(pages)
-    end_pos = (n_pages - 1, len(pages[-1].blocks))
-    starts: list[tuple[int, int]] = [(pi, b) for pi, b, _, _ in located]
-    ends: list[tuple[int, int]] = [end_pos] * len(located)
-    paths: list[str] = [""] * len(located)
-    levels: list[int] = []
-    stack: list[int] = []  # indices into located, strictly increasing levels
-    for k, (_, _, _, e) in enumerate(located):
-        level = max(1, int(e.level))
-        while stack and levels[stack[-1]] >= level:
-            ends[stack.pop()] = starts[k]
-        title = " ".join(e.title.split())
-        paths[k] = (paths[stack[-1]] + PATH_SEP + title) if stack else title
-        levels.append(level)
-        stack.append(k)
-
-    def text_between(a: tuple[int, int], b: tuple[int, int]) -> tuple[str, int, int]:
-        parts: list[str] = []
-        pa, ba = a
-        pb, bb = b
-        for pi in range(pa, pb + 1):
-            blocks = pages[pi].blocks
-            lo = ba if pi == pa else 0
-            hi = bb if pi == pb else len(blocks)
-            parts.extend(blk.text for blk in blocks[lo:hi] if blk.text)
-        # normalise the end: (page, 0) on a later page means "end of the previous page"
-        if bb == 0 and pb > pa:
-            pb -= 1
-            bb = len(pages[pb].blocks)
-        return "\n\n".join(parts), pb, bb
-
-    sections: list[Section] = []
-    first = starts[0] if starts else end_pos
-    if first > (0, 0):
-        front_text, pe, be = text_between((0, 0), first)
-        if front_text.strip():
-            sections.append(
-                Section(
-                    ordinal=0,
-                    level=min(levels) if levels else 1,
-                    title=(t := _front_matter_title(pages, pages[first[0]].number)),
-                    path=t,
-                    start_page=pages[0].number,
-                    start_block=0,
-                    end_page=pages[pe].number,
-                    end_block=be,
-                    text=front_text,
-                    source=source,
-                )
-            )
-    for k, (pi, b, _, e) in enumerate(located):
-        text, pe, be = text_between(starts[k], ends[k])
+    located = _locate_all(pages, headings)
+    end_pos = (len(pages) - 1, len(pages[-1].blocks))
+    starts = [(q.page, q.block) for q in located]
+    ends, paths, levels = _nest(located, end_pos)
+    front = _front_section(pages, starts[0] if starts else end_pos, levels, source)
+    sections: list[Section] = [front] if front is not None else []
+    for k, q in enumerate(located):
+        text, pe, be = _text_between(pages, starts[k], ends[k])
         if ends[k] < starts[k]:  # cannot happen after sorting; guard anyway
-            pe, be, text = pi, b, ""
+            pe, be, text = q.page, q.block, ""
         # own text: up to the next heading of any level (a subsection's, when one follows)
         own_chars = -1
         if k + 1 < len(located) and starts[k + 1] < ends[k]:
-            own = text_between(starts[k], starts[k + 1])[0]
+            own = _text_between(pages, starts[k], starts[k + 1])[0]
             own_chars = len(own) if text.startswith(own) else -1
-        sections.append(
-            Section(
-                ordinal=len(sections),
-                level=levels[k],
-                title=" ".join(e.title.split()),
-                path=paths[k],
-                start_page=pages[pi].number,
-                start_block=b,
-                end_page=pages[pe].number,
-                end_block=be,
-                text=text,
-                source=source,
-                own_chars=own_chars,
-            )
-        )
+        sections.append(Section(
+            ordinal=len(sections), level=levels[k], title=" ".join(q.entry.title.split()),
+            path=paths[k], start_page=pages[q.page].number, start_block=q.block,
+            end_page=pages[pe].number, end_block=be, text=text, source=source,
+            own_chars=own_chars))
     return sections
 
 
