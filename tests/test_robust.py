@@ -1,19 +1,17 @@
 """Robustness: hostile file trees, unusable cache locations, kill -9, concurrent use,
 changes between CLI calls and untrusted text, on real PDFs and a real SQLite cache.
 
-The builders and expectations are shared with ``bench/robust.py`` (which prints the same
+The builders and expectations (``tests/builders.py``) and the CLI runner and cache judges
+(``tests/harness.py``) are shared with ``bench/robust.py`` (which prints the same
 checks as a table). Heavy cases are marked ``slow``: run them with ``pytest -m slow``.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
-import sqlite3
 import stat
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -22,15 +20,11 @@ import pytest
 from pdftui.cache import Cache, CacheError
 from pdftui.index import index_folder
 
-from .conftest import REPO, needs_shared
+from . import builders, harness
+from .conftest import needs_shared
+from .harness import cli
 from .invariants import assert_well_ranked
 
-_spec = importlib.util.spec_from_file_location("pdftui_bench_robust", REPO / "bench" / "robust.py")
-robust = importlib.util.module_from_spec(_spec)
-sys.modules["pdftui_bench_robust"] = robust
-_spec.loader.exec_module(robust)
-
-cli = robust.cli
 
 
 def _one_line_error(r, *needles: str) -> None:
@@ -60,7 +54,7 @@ def test_cache_never_changes_the_mode_of_an_existing_folder(tmp_path):
 def one_pdf(tmp_path) -> Path:
     folder = tmp_path / "one"
     folder.mkdir()
-    robust.make_pdf(folder / "x.pdf", ["cache location word"])
+    builders.make_pdf(folder / "x.pdf", ["cache location word"])
     return folder
 
 
@@ -91,7 +85,7 @@ def test_full_disk_is_one_line_exit_2(tmp_path):
     import resource
 
     folder = tmp_path / "many"
-    robust.tiny_corpus(folder, 30, prefix="full", pages=5)
+    builders.tiny_corpus(folder, 30, prefix="full", pages=5)
 
     def small_files() -> None:
         resource.setrlimit(resource.RLIMIT_FSIZE, (64 << 10, 64 << 10))
@@ -101,7 +95,7 @@ def test_full_disk_is_one_line_exit_2(tmp_path):
 
 
 def _nobody_or_skip():
-    if not robust.as_nobody():
+    if not harness.as_nobody():
         pytest.skip("needs root and an unprivileged user (nobody) to drop to")
 
 
@@ -115,14 +109,14 @@ def open_tmp():
     d = Path(tempfile.mkdtemp(prefix="pdftui-nobody-"))
     os.chmod(d, 0o755)
     yield d
-    robust._rmtree(d)
+    harness.rmtree(d)
 
 
 def test_read_only_cache_locations_as_non_root(open_tmp):
     _nobody_or_skip()
     tmp_path = open_tmp
     one_pdf = tmp_path / "one"
-    robust.make_pdf(one_pdf.mkdir() or one_pdf / "x.pdf", ["cache location word"])
+    builders.make_pdf(one_pdf.mkdir() or one_pdf / "x.pdf", ["cache location word"])
     ro = tmp_path / "ro"
     ro.mkdir()
     os.chmod(ro, 0o555)
@@ -130,7 +124,7 @@ def test_read_only_cache_locations_as_non_root(open_tmp):
     assert cli("index", one_pdf, "--no-embed", "--cache-dir", rodb).rc == 0
     os.chmod(rodb, 0o777)
     os.chmod(rodb / "index.sqlite3", 0o644)
-    robust.open_up(tmp_path)
+    harness.open_up(tmp_path)
     env = {"HOME": str(tmp_path)}
     _one_line_error(cli("index", one_pdf, "--no-embed", "--cache-dir", ro, nobody=True, env=env),
                     "not writable")
@@ -145,9 +139,9 @@ def test_read_only_cache_locations_as_non_root(open_tmp):
 
 @pytest.fixture(scope="module")
 def hostile_tree(tmp_path_factory):
-    """The hostile tree of bench/robust.py, indexed once (in-process, no embeddings)."""
+    """The hostile tree of tests/builders.py, indexed once (in-process, no embeddings)."""
     base = tmp_path_factory.mktemp("hostile")
-    root, cases, one_of = robust.build_hostile_tree(base)
+    root, cases, one_of = builders.build_hostile_tree(base)
     cache = base / "cache"
     t0 = time.monotonic()
     summary = index_folder(root, cache, embed=False)
@@ -157,20 +151,20 @@ def hostile_tree(tmp_path_factory):
 def test_hostile_tree_every_name_indexed_or_skipped_with_its_reason(hostile_tree):
     root, cases, one_of, cache, summary, seconds = hostile_tree
     reported = {s["doc"]: s["reason"] for s in summary.skipped}
-    db = robust._db(cache)
+    db = harness.cache_db(cache)
     wrong = []
     for c in cases:
-        state, cid = robust.doc_state(db, str(root), c.doc)
+        state, cid = harness.doc_state(db, str(root), c.doc)
         if c.kind == "absent":
             ok = state == "missing"
         elif c.kind == "indexed":
-            ok = state == "ok" and bool(robust.fts_pages(db, cid, c.word))
+            ok = state == "ok" and bool(harness.fts_pages(db, cid, c.word))
         else:
             ok = state == c.kind and reported.get(c.doc) == c.kind
         if not ok:
             wrong.append((c.doc, c.kind, state, reported.get(c.doc)))
     for group in one_of:
-        listed = [d for d in group if robust.doc_state(db, str(root), d)[0] != "missing"]
+        listed = [d for d in group if harness.doc_state(db, str(root), d)[0] != "missing"]
         if len(listed) != 1:
             wrong.append((group, "exactly one", listed, None))
     db.close()
@@ -192,15 +186,15 @@ def test_hostile_tree_summary_output_is_clean(hostile_tree):
     root, _cases, _one_of, cache, _s, _t = hostile_tree
     r = cli("index", root, "--cache-dir", cache, "--no-embed")
     assert r.rc == 0, r.err
-    assert robust.unsafe_bytes(r.out + r.err) == []
+    assert harness.unsafe_bytes(r.out + r.err) == []
     assert "skipped fifo.pdf: not a regular file" in r.out
     assert "folder.pdf:" not in r.out  # a folder named .pdf is walked, not skipped
 
 
 def test_non_utf8_names_are_indexed(hostile_tree):
     root, cases, _one_of, cache, _s, _t = hostile_tree
-    db = robust._db(cache)
-    got = {c.doc: robust.doc_state(db, str(root), c.doc)[0] for c in cases if "\\x" in c.doc}
+    db = harness.cache_db(cache)
+    got = {c.doc: harness.doc_state(db, str(root), c.doc)[0] for c in cases if "\\x" in c.doc}
     db.close()
     assert got and set(got.values()) == {"ok"}, got
 
@@ -209,7 +203,7 @@ def test_non_utf8_names_are_listed_safely(hostile_tree):
     """Whatever extraction makes of them, non-UTF-8 names are listed once, as \\xNN text,
     and the index run goes on (it crashed on storing the surrogate title before)."""
     root, cases, _one_of, cache, summary, _t = hostile_tree
-    db = robust._db(cache)
+    db = harness.cache_db(cache)
     docs = [d for (d,) in db.execute("SELECT doc FROM files WHERE doc LIKE '%\\x%'")]
     titles = [t for (t,) in db.execute(
         "SELECT c.title FROM files f JOIN contents c ON c.id = f.content_id"
@@ -225,9 +219,9 @@ def test_title_from_file_name_has_no_control_characters(tmp_path):
     from pdftui.extract import extract_document
 
     p = tmp_path / "esc-\x1b[31mred\x1b[0m-\x07bell.pdf"
-    robust.make_pdf(p, ["some words here"])
+    builders.make_pdf(p, ["some words here"])
     title = extract_document(p).title
-    assert robust.unsafe_bytes(title) == [], repr(title)
+    assert harness.unsafe_bytes(title) == [], repr(title)
 
 
 def test_unreadable_file_and_folder_as_non_root(open_tmp):
@@ -235,17 +229,17 @@ def test_unreadable_file_and_folder_as_non_root(open_tmp):
     denied' and indexing goes on."""
     _nobody_or_skip()
     tmp_path = open_tmp
-    root = robust.build_unreadable_tree(tmp_path)
+    root = builders.build_unreadable_tree(tmp_path)
     cache = tmp_path / "cache"
     cache.mkdir()
-    os.chown(cache, *robust.nobody_ids())
-    robust.open_up(tmp_path)
+    os.chown(cache, *harness.nobody_ids())
+    harness.open_up(tmp_path)
     r = cli("index", root, "--cache-dir", cache, "--no-embed", "--json", nobody=True,
             env={"HOME": str(cache)})
     assert r.rc == 0 and "Traceback" not in r.err, r.err
     s = json.loads(r.out)
     got = {d["doc"]: d["reason"] for d in s["skipped"]}
-    want = {k: v for k, v in robust.UNREADABLE_EXPECT.items() if v != "indexed"}
+    want = {k: v for k, v in builders.UNREADABLE_EXPECT.items() if v != "indexed"}
     assert got == want
     assert s["indexed"] == 1
     # the text summary says it plainly too
@@ -259,15 +253,15 @@ def test_unreadable_file_and_folder_as_non_root(open_tmp):
 
 
 def _check_kill_loop(tmp_path, times: int, embed: bool, small: int) -> None:
-    folder = robust.kill_folder(tmp_path, small=small)
-    res = robust.kill_loop(folder, tmp_path / "cache", times, embed=embed,
+    folder = builders.kill_folder(tmp_path, small=small)
+    res = harness.kill_loop(folder, tmp_path / "cache", times, embed=embed,
                            max_delay=10.0 if embed else 2.0)
     final = res["final"]
     assert final.rc == 0 and not final.crashed and not final.locked, final.err
     assert res["integrity"] == "ok"
     assert not any(res["dups"].values()), res["dups"]  # nothing indexed twice, no orphans
     assert res["orphans_alive"] == 0, res["left"]  # workers of a killed indexer exit
-    assert robust.same_index(res["snapshot"], res["reference"]) == []  # nothing missing
+    assert harness.same_index(res["snapshot"], res["reference"]) == []  # nothing missing
     assert res["kills"] >= 1
     if embed:
         assert json.loads(final.out)["embedding_pending"] == 0
@@ -289,7 +283,7 @@ def test_indexer_and_searcher_on_one_cache(tmp_path):
     """An indexer and a searcher (whose search also indexes) on one cache at once: no
     'database is locked', no duplicate rows."""
     folder = tmp_path / "conc"
-    robust.tiny_corpus(folder, 40, prefix="conc", pages=2)
+    builders.tiny_corpus(folder, 40, prefix="conc", pages=2)
     cache = tmp_path / "cache"
     import subprocess
 
@@ -301,11 +295,11 @@ def test_indexer_and_searcher_on_one_cache(tmp_path):
                     "--json") for _ in range(3)]
     out, err = indexer.communicate(timeout=300)
     assert indexer.returncode == 0, err
-    for r in [robust.Run(0, out, err, 0), *searches]:
+    for r in [harness.Run(0, out, err, 0), *searches]:
         assert r.rc == 0 and not r.locked and "Traceback" not in r.err, r.err
     assert json.loads(searches[-1].out.splitlines()[-1])["hits"]
-    db = robust._db(cache)
-    assert not any(robust.duplicates(db).values())
+    db = harness.cache_db(cache)
+    assert not any(harness.duplicates(db).values())
     assert db.execute("SELECT count(*) FROM files").fetchone()[0] == 40
     db.close()
 
@@ -314,7 +308,7 @@ def test_indexer_and_searcher_on_one_cache(tmp_path):
 
 
 def test_changes_between_cli_calls_never_show_stale_text(tmp_path):
-    seq = robust.ChangeSeq(tmp_path, tmp_path / "cache")
+    seq = harness.ChangeSeq(tmp_path, tmp_path / "cache")
     seq.run()
     assert seq.problems == []
     assert all(not r.crashed and not r.locked for r in seq.runs)
@@ -326,7 +320,7 @@ def test_changes_between_cli_calls_never_show_stale_text(tmp_path):
 @pytest.fixture(scope="module")
 def untrusted(tmp_path_factory):
     base = tmp_path_factory.mktemp("untrusted")
-    folder, doc = robust.build_untrusted(base)
+    folder, doc = builders.build_untrusted(base)
     cache = base / "cache"
     r = cli("index", folder, "--cache-dir", cache, "--no-embed")
     return folder, doc, cache, r
@@ -335,7 +329,7 @@ def untrusted(tmp_path_factory):
 def test_untrusted_index_output_is_clean(untrusted):
     _folder, _doc, _cache, r = untrusted
     assert r.rc == 0, r.err
-    assert robust.unsafe_bytes(r.out + r.err) == []
+    assert harness.unsafe_bytes(r.out + r.err) == []
 
 
 @pytest.mark.parametrize("query", ["untrustedword", "bold", "red", "Intro", "link"])
@@ -345,7 +339,7 @@ def test_untrusted_search_output_is_clean_and_literal(untrusted, query, granular
     r = cli("search", folder, query, "--mode", "keyword", "--granularity", granularity,
             "--cache-dir", cache)
     assert r.rc == 0, r.err
-    assert robust.unsafe_bytes(r.out + r.err) == []
+    assert harness.unsafe_bytes(r.out + r.err) == []
     if query == "untrustedword" and granularity == "page":
         assert "[bold]" in r.out  # markup shown as text, not applied
 
@@ -355,20 +349,20 @@ def test_untrusted_read_output_is_clean_and_literal(untrusted, how):
     folder, doc, cache, _r = untrusted
     r = cli("read", folder, *how, "--cache-dir", cache, "--", doc)
     assert r.rc == 0, r.err
-    assert robust.unsafe_bytes(r.out + r.err) == []
+    assert harness.unsafe_bytes(r.out + r.err) == []
     if not how:
         assert "[bold]" in r.out and "[link=x]" in r.out and "[/]" in r.out
     if how[:1] == ["--page"]:
-        assert robust.LONG_WORD in r.out  # a 10,000-character word survives whole
+        assert builders.LONG_WORD in r.out  # a 10,000-character word survives whole
 
 
 def test_untrusted_stored_text_has_no_control_characters(untrusted):
     _folder, _doc, cache, _r = untrusted
-    db = robust._db(cache)
+    db = harness.cache_db(cache)
     rows = [t for (t,) in db.execute("SELECT text FROM pages UNION ALL SELECT title FROM"
                                      " sections UNION ALL SELECT title FROM outline")]
     db.close()
-    assert rows and all(robust.unsafe_bytes(t) == [] for t in rows), rows
+    assert rows and all(harness.unsafe_bytes(t) == [] for t in rows), rows
 
 
 # --------------------------------------------------------------------------- hostile queries
@@ -376,14 +370,14 @@ def test_untrusted_stored_text_has_no_control_characters(untrusted):
 
 def _hostile_queries() -> list[str]:
     txt = [ln.split("\t", 1)[0] for ln in
-           (robust.TRICKY / "queries" / "hostile_queries.txt").read_text().splitlines()
+           (builders.TRICKY / "queries" / "hostile_queries.txt").read_text().splitlines()
            if ln and not ln.startswith("#")]
     js = [q["query"] for q in
-          json.loads((robust.TRICKY / "queries" / "hostile_queries.json").read_text())]
+          json.loads((builders.TRICKY / "queries" / "hostile_queries.json").read_text())]
     return list(dict.fromkeys(txt + js))
 
 
-@needs_shared(robust.TRICKY / "queries")
+@needs_shared(builders.TRICKY / "queries")
 def test_hostile_queries_through_the_cli(untrusted):
     folder, _doc, cache, _r = untrusted
     queries = [q for q in _hostile_queries() if "\n" not in q and "\r" not in q]
@@ -452,7 +446,7 @@ def _check_progress(s, seen, gaps, n):
 
 def test_progress_is_honest_on_150_small_pdfs(tmp_path):
     folder = tmp_path / "many"
-    robust.tiny_corpus(folder, 150, prefix="m", per_dir=10)
+    builders.tiny_corpus(folder, 150, prefix="m", per_dir=10)
     s, seen, gaps = _progress_run(folder, tmp_path / "cache")
     _check_progress(s, seen, gaps, 150)
 
@@ -460,13 +454,13 @@ def test_progress_is_honest_on_150_small_pdfs(tmp_path):
 @pytest.mark.slow
 def test_3000_small_pdfs_in_30_folders(tmp_path):
     folder = tmp_path / "many"
-    robust.tiny_corpus(folder, 3000, prefix="m", per_dir=100)
+    builders.tiny_corpus(folder, 3000, prefix="m", per_dir=100)
     t0 = time.monotonic()
     s, seen, gaps = _progress_run(folder, tmp_path / "cache")
     _check_progress(s, seen, gaps, 3000)
     again = index_folder(folder, tmp_path / "cache", embed=False)
     assert again.unchanged == 3000 and again.indexed == 0
-    db = robust._db(tmp_path / "cache")
-    assert not any(robust.duplicates(db).values())
+    db = harness.cache_db(tmp_path / "cache")
+    assert not any(harness.duplicates(db).values())
     db.close()
     print(f"3000 PDFs indexed in {time.monotonic() - t0:.1f} s")

@@ -2,7 +2,7 @@
 folders, read-only and full caches, non-UTF-8 terminals, annotations, very long blocks.
 
 Real PDFs built with PyMuPDF, the real CLI in subprocesses and a real SQLite cache; the
-builders are shared with ``bench/robust.py``.
+builders are shared with ``bench/robust.py`` (tests/builders.py).
 """
 
 from __future__ import annotations
@@ -19,8 +19,9 @@ from pdftui.extract import extract_document
 from pdftui.index import index_folder
 from pdftui.page_labels import LabelRule, page_labels
 
+from . import builders, harness
 from .conftest import shared_file
-from .test_robust import cli, robust
+from .harness import cli
 
 
 # --------------------------------------------------------------------------- page labels
@@ -45,7 +46,7 @@ def test_page_labels_too_long_fall_back_to_the_page_number():
 
 
 def test_hostile_page_label_start_is_extracted_at_once(tmp_path):
-    pdf = robust.build_hostile_labels(tmp_path / "labels.pdf")
+    pdf = builders.build_hostile_labels(tmp_path / "labels.pdf")
     ex = extract_document(pdf)
     assert [p.label for p in ex.pages] == ["1", "2", "3"]
     assert "labelword pageone" in ex.pages[0].text
@@ -53,8 +54,8 @@ def test_hostile_page_label_start_is_extracted_at_once(tmp_path):
 
 def test_hostile_page_labels_through_the_cli(tmp_path):
     folder = tmp_path / "lab"
-    robust.build_hostile_labels(folder / "labels.pdf")
-    robust.build_hostile_labels(folder / "letters.pdf", style="A", prefix="P" * 5000)
+    builders.build_hostile_labels(folder / "labels.pdf")
+    builders.build_hostile_labels(folder / "letters.pdf", style="A", prefix="P" * 5000)
     cache = tmp_path / "cache"
     r = cli("index", folder, "--cache-dir", cache, "--no-embed", timeout=60)
     assert r.rc == 0 and not r.hung, r.err
@@ -100,7 +101,7 @@ def _texts(cache_dir, root) -> dict[str, str]:
 
 
 def test_file_replaced_while_indexing_is_stored_under_its_own_hash(tmp_path):
-    race = robust.build_replace_race(tmp_path)
+    race = builders.build_replace_race(tmp_path)
     old_sha = sha256_file(race["target"])
     cache_dir = tmp_path / "cache"
     done = []
@@ -135,7 +136,7 @@ def test_file_replaced_while_indexing_is_stored_under_its_own_hash(tmp_path):
 
 
 def test_a_poisoned_cache_is_detected_and_repaired(tmp_path):
-    race = robust.build_replace_race(tmp_path)
+    race = builders.build_replace_race(tmp_path)
     cache_dir = tmp_path / "cache"
     # what an older pdftui stored: the replacement's text under the original's hash
     cache = Cache(cache_dir)
@@ -172,7 +173,7 @@ def _read_commands(folder, cache) -> list:
 def octave(tmp_path):
     folder = tmp_path / "octave"
     folder.mkdir()
-    src = shared_file(robust.CORPUS / "debian-octave-refcard-a4.pdf")
+    src = shared_file(builders.CORPUS / "debian-octave-refcard-a4.pdf")
     (folder / src.name).write_bytes(src.read_bytes())
     return folder
 
@@ -180,10 +181,10 @@ def octave(tmp_path):
 def test_read_only_cache_still_answers(tmp_path, octave):
     cache, ro = tmp_path / "cache", tmp_path / "ro"
     assert cli("index", octave, "--no-embed", "--cache-dir", cache).rc == 0
-    if not robust.mount_read_only(cache, ro):
+    if not harness.mount_read_only(cache, ro):
         pytest.skip("cannot mount here (needs root with CAP_SYS_ADMIN)")
     try:
-        robust.make_pdf(octave / "new.pdf", ["a newer file"])
+        builders.make_pdf(octave / "new.pdf", ["a newer file"])
         r = cli("index", octave, "--no-embed", "--cache-dir", ro)
         assert r.rc == 2 and "read-only" in r.err and "Traceback" not in r.err
         search, page, sections = _read_commands(octave, ro)
@@ -193,18 +194,18 @@ def test_read_only_cache_still_answers(tmp_path, octave):
         assert json.loads(search.out)["hits"]
         assert "Octave" in page.out and "Starting Octave" in sections.out
     finally:
-        robust.unmount(ro)
+        harness.unmount(ro)
 
 
 def test_full_disk_still_answers_and_is_named(tmp_path, octave):
     disk = tmp_path / "disk"
-    if not robust.mount_tmpfs(disk, 3072):
+    if not harness.mount_tmpfs(disk, 3072):
         pytest.skip("cannot mount here (needs root with CAP_SYS_ADMIN)")
     try:
         cache = disk / "cache"
         assert cli("index", octave, "--no-embed", "--cache-dir", cache).rc == 0
-        robust.fill_disk(disk)
-        robust.tiny_corpus(octave / "more", 20, prefix="more", pages=5)
+        harness.fill_disk(disk)
+        builders.tiny_corpus(octave / "more", 20, prefix="more", pages=5)
         r = cli("index", octave, "--no-embed", "--cache-dir", cache)
         assert r.rc == 2 and "the disk is full" in r.err and "Traceback" not in r.err, r.err
         search, page, sections = _read_commands(octave, cache)
@@ -213,7 +214,7 @@ def test_full_disk_still_answers_and_is_named(tmp_path, octave):
             _warned(r, "the disk is full")
         assert json.loads(search.out)["hits"]
     finally:
-        robust.unmount(disk)
+        harness.unmount(disk)
 
 
 # --------------------------------------------------------------------------- output encodings
@@ -223,7 +224,7 @@ def test_full_disk_still_answers_and_is_named(tmp_path, octave):
 def accents(tmp_path_factory):
     base = tmp_path_factory.mktemp("enc")
     folder = base / "enc"
-    robust.make_pdf(folder.mkdir() or folder / "café.pdf",
+    builders.make_pdf(folder.mkdir() or folder / "café.pdf",
                     ["café naïve 東京 — “quoted” encword", "second page encword"],
                     toc=[[1, "Überblick · eins", 1], [1, "Zwei", 2]])
     cache = base / "cache"
@@ -280,8 +281,8 @@ def test_tui_refuses_a_terminal_it_cannot_draw_on(accents, env):
 def made(tmp_path_factory):
     base = tmp_path_factory.mktemp("made")
     folder = base / "made"
-    robust.build_annotated(folder / "annotated.pdf")
-    robust.build_long_block(folder / "long.pdf")
+    builders.build_annotated(folder / "annotated.pdf")
+    builders.build_long_block(folder / "long.pdf")
     cache = base / "cache"
     assert cli("index", folder, "--no-embed", "--cache-dir", cache).rc == 0
     return folder, cache
@@ -307,12 +308,12 @@ def test_annotation_text_is_found_on_its_page_and_shown_as_such(made, word, page
 
 def test_excerpt_of_a_very_long_block_holds_the_match(made):
     folder, cache = made
-    d = _hits(folder, cache, robust.LONG_BLOCK_WORD)
+    d = _hits(folder, cache, builders.LONG_BLOCK_WORD)
     ex = d["hits"][0]["excerpt"]
-    assert robust.LONG_BLOCK_WORD in ex and ex.startswith("… ") and len(ex) <= 2100
-    r = cli("search", folder, robust.LONG_BLOCK_WORD, "--mode", "keyword", "--cache-dir", cache)
-    assert robust.LONG_BLOCK_WORD in r.out.replace("│", "").replace(" ", "") or \
-        robust.LONG_BLOCK_WORD in r.out
+    assert builders.LONG_BLOCK_WORD in ex and ex.startswith("… ") and len(ex) <= 2100
+    r = cli("search", folder, builders.LONG_BLOCK_WORD, "--mode", "keyword", "--cache-dir", cache)
+    assert builders.LONG_BLOCK_WORD in r.out.replace("│", "").replace(" ", "") or \
+        builders.LONG_BLOCK_WORD in r.out
 
 
 def test_variation_selectors_are_stripped_for_display():
@@ -336,7 +337,7 @@ def test_a_vanished_folder_searches_nothing_and_says_so(tmp_path):
     from pdftui.search.service import SearchService
 
     folder = tmp_path / "gone"
-    robust.make_pdf(folder.mkdir() or folder / "a.pdf", ["vanishword here"])
+    builders.make_pdf(folder.mkdir() or folder / "a.pdf", ["vanishword here"])
     index_folder(folder, tmp_path / "cache", embed=False)
     svc = SearchService(folder, cache_dir=tmp_path / "cache")
     try:
@@ -353,10 +354,10 @@ def test_a_vanished_folder_searches_nothing_and_says_so(tmp_path):
 def test_docs_mark_and_export_answer_from_a_read_only_cache(tmp_path, octave):
     cache, ro, data = tmp_path / "cache", tmp_path / "ro", tmp_path / "data"
     assert cli("index", octave, "--no-embed", "--cache-dir", cache).rc == 0
-    if not robust.mount_read_only(cache, ro):
+    if not harness.mount_read_only(cache, ro):
         pytest.skip("cannot mount here (needs root with CAP_SYS_ADMIN)")
     try:
-        robust.make_pdf(octave / "new.pdf", ["a newer file"])
+        builders.make_pdf(octave / "new.pdf", ["a newer file"])
         doc = "debian-octave-refcard-a4.pdf"
         r = cli("mark", octave, doc, "keep", "--note", "café note", "--cache-dir", ro,
                 "--data-dir", data)
@@ -375,4 +376,4 @@ def test_docs_mark_and_export_answer_from_a_read_only_cache(tmp_path, octave):
             _warned(r, "read-only")
             assert "Octave" in r.out
     finally:
-        robust.unmount(ro)
+        harness.unmount(ro)

@@ -1,6 +1,6 @@
 """Every file of ../shared/tricky/made and ../shared/tricky/real is indexed with the right
 text (the search words of made/README.md and real/MANIFEST.tsv are found by keyword search)
-or listed as skipped / flagged with the right reason. Expectations: bench/robust.py EXPECT.
+or listed as skipped / flagged with the right reason. Expectations: tests/builders.py EXPECT.
 
 Both folders are indexed once per test session (without embeddings) into one cache that
 pytest-xdist workers share under a file lock.
@@ -16,8 +16,9 @@ import pytest
 
 from pdftui.index import index_folder
 
+from . import builders, harness
 from .conftest import TRICKY, needs_shared
-from .test_robust import cli, robust
+from .harness import cli
 
 pytestmark = needs_shared(TRICKY / "made")
 
@@ -44,18 +45,18 @@ def tricky_cache(tmp_path_factory):
     return cache, json.loads(done.read_text())
 
 
-CASES = [(kind, p.name) for kind in KINDS for p in robust.tricky_files(kind)] \
+CASES = [(kind, p.name) for kind in KINDS for p in builders.tricky_files(kind)] \
     if (TRICKY / "made").is_dir() else []
 
 
 @pytest.mark.parametrize("kind,name", CASES, ids=[f"{k}/{n}" for k, n in CASES])
 def test_tricky_file(tricky_cache, kind, name):
     cache, summaries = tricky_cache
-    exp = robust.EXPECT.get(f"{kind}/{name}")
+    exp = builders.EXPECT.get(f"{kind}/{name}")
     assert exp is not None, f"no expectation written for {kind}/{name}"
-    db = robust._db(cache)
+    db = harness.cache_db(cache)
     try:
-        outcome, problem = robust.judge(db, str(TRICKY / kind), name, exp)
+        outcome, problem = harness.judge(db, str(TRICKY / kind), name, exp)
     finally:
         db.close()
     assert problem is None, f"{outcome}: {problem}"
@@ -63,7 +64,7 @@ def test_tricky_file(tricky_cache, kind, name):
     summary = summaries[kind]
     skipped = {s["doc"]: s["reason"] for s in summary["skipped"]}
     notes = {n["doc"]: n["note"] for n in summary["notes"]}
-    if exp.status in robust.SKIP_REASONS:
+    if exp.status in builders.SKIP_REASONS:
         assert skipped.get(name, "").startswith(exp.status), skipped.get(name)
     elif exp.status != "ok":
         assert notes.get(name) == exp.status and name not in skipped
@@ -83,7 +84,7 @@ def test_tricky_summary_counts_are_honest(tricky_cache):
     cache, summaries = tricky_cache
     for kind in KINDS:
         s = summaries[kind]
-        assert s["documents"] == len(robust.tricky_files(kind))
+        assert s["documents"] == len(builders.tricky_files(kind))
         _counted_once(s)
         again = index_folder(TRICKY / kind, cache, embed=False).to_json()
         _counted_once(again)

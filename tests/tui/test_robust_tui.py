@@ -51,22 +51,14 @@ def test_folder_deleted_then_recreated(tmp_path):
 
 @pytest.mark.xfail(strict=False, reason="known: fails on main after the merges (reader scroll to the match in a 96,000-character paragraph); see the closing note")
 def test_reader_centres_the_match_inside_a_very_long_paragraph(tmp_path):
-    import importlib.util
-    import sys
-
     from pdftui.index import index_folder
     from pdftui.tui.reader_pane import ReaderBody, ReaderPane
     from pdftui.tui.results_pane import ResultsPane
 
-    from ..conftest import REPO
+    from ..builders import LONG_BLOCK_WORD, build_long_block
 
-    spec = importlib.util.spec_from_file_location("pdftui_bench_robust", REPO / "bench" / "robust.py")
-    robust = sys.modules.get("pdftui_bench_robust") or importlib.util.module_from_spec(spec)
-    if "pdftui_bench_robust" not in sys.modules:
-        sys.modules["pdftui_bench_robust"] = robust
-        spec.loader.exec_module(robust)
     folder = tmp_path / "long"
-    robust.build_long_block(folder / "long.pdf")
+    build_long_block(folder / "long.pdf")
     index_folder(folder, tmp_path / "cache", embed=False)
 
     async def go():
@@ -75,8 +67,8 @@ def test_reader_centres_the_match_inside_a_very_long_paragraph(tmp_path):
         async with app.run_test(size=(100, 30)) as pilot:
             await wait_for(pilot, lambda: app.documents, timeout=30, what="documents")
             app.action_mode("keyword")
-            data = await search(pilot, robust.LONG_BLOCK_WORD)
-            assert robust.LONG_BLOCK_WORD in data["hits"][0]["excerpt"]
+            data = await search(pilot, LONG_BLOCK_WORD)
+            assert LONG_BLOCK_WORD in data["hits"][0]["excerpt"]
             app.open_hit(app.query_one(ResultsPane).hits[0])
             reader = app.query_one(ReaderPane)
             body = reader.query_one(ReaderBody)

@@ -1,0 +1,435 @@
+"""Builders of hostile inputs shared by the tests and ``bench/robust.py``: small PDFs,
+hostile file trees, untrusted text, page labels, a file replaced mid-index, a very long
+block, annotations, and what every file of ``../shared/tricky`` must give (:data:`EXPECT`).
+
+Importable from the tests (``from .builders import ...``) and from the bench scripts, which
+put the repository on ``sys.path`` (``from tests import builders``). Nothing here imports
+pytest; PyMuPDF is imported by the builders that need it.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pdftui import ocr
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED = Path(os.environ.get("PDFTUI_SHARED", REPO.parent / "shared"))
+TRICKY = SHARED / "tricky"
+CORPUS = SHARED / "corpus"
+
+# --------------------------------------------------------------------------- expectations
+
+
+@dataclass
+class Exp:
+    """What one tricky file must give.
+
+    ``status``: "ok" (indexed, text trusted), "unreliable", "no text layer", or a skip
+    reason ("password protected", "not a PDF", "damaged", "empty file", "0 pages").
+    ``words``: each must be found by keyword (FTS) search in this document;
+    ``substr``: each must occur verbatim in the page text; ``pages``: the page count;
+    ``word_pages``: word -> pages it must hit; ``note``: a substring of the stored notes.
+    """
+
+    status: str
+    words: list[str] = field(default_factory=list)
+    substr: list[str] = field(default_factory=list)
+    pages: int | None = None
+    word_pages: dict[str, list[int]] = field(default_factory=dict)
+    note: str | None = None
+    labels: list[str] | None = None
+
+
+SKIP_REASONS = {"password protected", "not a PDF", "damaged", "empty file", "0 pages",
+                "permission denied", "not a regular file"}
+
+EXPECT: dict[str, Exp] = {
+    # made/README.md: one fault each, with the word a tester types
+    "made/01_ligatures.pdf": Exp("ok", ["financial", "firewall"],
+                                 word_pages={"financial": [1, 2], "firewall": [1, 2]}),
+    "made/02_hyphenation.pdf": Exp("ok", ["zeppelinophile", "extraction", "hyphen"],
+                                   substr=["state-of-the-art", "n-octanal", "10-20"]),
+    "made/03_two_columns.pdf": Exp("ok", ["lighthouse"], pages=2),
+    "made/04_rotated.pdf": Exp("ok", ["gyroscope90", "periscope", "kaleidoscope"], pages=3),
+    "made/05_type3_no_tounicode.pdf": Exp("unreliable"),
+    "made/06a_cid_no_tounicode.pdf": Exp("unreliable"),
+    "made/07_encrypted_user_password.pdf": Exp("password protected"),
+    "made/08_encrypted_owner_only_nocopy.pdf": Exp("ok", ["nougat"]),
+    "made/09_truncated_60pct.pdf": Exp("damaged"),
+    "made/10_bad_startxref.pdf": Exp("ok", ["xrefjunk"]),
+    "made/11_not_a_pdf.pdf": Exp("not a PDF"),
+    "made/12_empty_0_bytes.pdf": Exp("empty file"),
+    "made/13_zero_pages.pdf": Exp("0 pages"),
+    "made/14_huge_and_sliver_pages.pdf": Exp("ok", ["needleword"], pages=2),
+    "made/15_five_thousand_pages.pdf": Exp("ok", ["pg00001", "pg05000"], pages=5000,
+                                           word_pages={"pg05000": [5000]}),
+    "made/16_slow_page_200k_text_ops.pdf": Exp("ok", pages=1),
+    "made/17_toc_edge_cases.pdf": Exp("ok", ["chapter"], pages=4),
+    "made/18_toc_cycle.pdf": Exp("ok", ["chapter"], pages=4),
+    "made/20_form_field_value.pdf": Exp("ok", ["Quarrington"]),
+    "made/21_accents_cjk_rtl.pdf": Exp("ok", ["café", "cafe", "password", "天气", "東京"]),
+    # real/MANIFEST.tsv
+    "real/blank-page-with-outline.pdf": Exp("no text layer"),
+    "real/cjk-chinese-bond-prospectus-table.pdf": Exp("ok", ["发行人", "信用评级"]),
+    "real/cjk-japanese-vertical-writing.pdf": Exp("ok", ["日本語", "あいうえお"]),
+    "real/cjk-korean-report-page.pdf": Exp("ok", ["CBDC"]),
+    "real/corrupted-zen-of-python.pdf": Exp("ok", ["beautiful", "explicit"]),
+    "real/encrypted-aes256-owner-password-only.pdf": Exp("ok", ["encryption", "asdfzxcv"]),
+    "real/encrypted-aes256-user-password.pdf": Exp("password protected"),
+    "real/encrypted-libreoffice-user-password.pdf": Exp("password protected"),
+    "real/encrypted-owner-only-blank-page.pdf": Exp("no text layer"),
+    "real/encrypted-rc4-40-user-password.pdf": Exp("password protected"),
+    "real/form-irs-1040-prefilled.pdf": Exp("ok", ["individual", "income"]),
+    "real/form-libreoffice-acroform.pdf": Exp("ok", ["nationality"]),
+    "real/form-xfa-only.pdf": Exp("ok", note="XFA"),
+    "real/garbled-non-unicode-cmap.pdf": Exp("unreliable"),
+    "real/garbled-text-layer-custom-encoding.pdf": Exp("unreliable"),
+    "real/hyphenated-line-break.pdf": Exp("ok", ["dehypenisation"]),
+    "real/ligatures-ff-fi-fl-ffi-ffl.pdf": Exp("ok", ["abcdeffffiflffifflststghijklmno"]),
+    "real/ligatures-flag-vs-fl-ag.pdf": Exp("ok", ["flag", "ligature"]),
+    "real/many-pages-lwarp-manual-1370pages.pdf": Exp("ok", ["lwarp"], pages=1370),
+    "real/mixed-page-sizes.pdf": Exp("ok", ["envelope", "landscape"], pages=3),
+    "real/not-a-pdf-gzip-compressed.pdf": Exp("not a PDF"),
+    "real/not-a-pdf-html.pdf": Exp("not a PDF"),
+    "real/outline-circular.pdf": Exp("ok", ["page1", "page2"], pages=2),
+    "real/page-labels-roman-numerals.pdf": Exp("ok", ["section"], pages=5,
+                                               labels=["iii", "iv", "1", "2", "1"]),
+    "real/rotated-all-pages-90.pdf": Exp("ok", ["hello", "world"], pages=5,
+                                         word_pages={"hello": [1, 2, 3, 4, 5]}),
+    "real/rotated-pages-mixed.pdf": Exp("ok", ["landscape", "first"], pages=2),
+    "real/rotated-text-on-upright-page.pdf": Exp("ok", ["rotated", "test"]),
+    "real/rtl-arabic-cid-truetype.pdf": Exp("ok", ["العربية"]),
+    "real/scan-with-tiny-text-layer.pdf": Exp("ok", ["pdf.js"]),
+    # scans: OCR'd where Tesseract is installed, else flagged with the way to get OCR
+    "real/scanned-flajolet-probabilistic-counting-28pages.pdf":
+        Exp("ok", ["probabilistic counting", "hashing"], pages=28, note="OCR: text of 28")
+        if ocr.available() else Exp("no text layer", pages=28, note=ocr.MISSING_NOTE),
+    "real/scanned-jbig2-rotated-270.pdf":
+        Exp("ok", ["doesn't work"], note="OCR: text of 1")
+        if ocr.available() else Exp("no text layer", note=ocr.MISSING_NOTE),
+    "real/scanned-lisp2-garbage-collector-2pages.pdf":
+        Exp("ok", ["garbage collector", "collection phase"], pages=2, note="OCR: text of 2")
+        if ocr.available() else Exp("no text layer", pages=2, note=ocr.MISSING_NOTE),
+    "real/truncated-bitcoin-first-60pct.pdf": Exp("damaged"),
+    "real/two-column-tracemonkey-pldi09.pdf": Exp("ok", ["tracemonkey", "specialization"],
+                                                  pages=14),
+    "real/zero-bytes.pdf": Exp("empty file"),
+}
+
+
+def tricky_files(kind: str) -> list[Path]:
+    """Every .pdf of tricky/<kind> ("made" or "real"), sorted."""
+    return sorted(p for p in (TRICKY / kind).iterdir() if p.name.lower().endswith(".pdf"))
+
+
+# --------------------------------------------------------------------------- files and trees
+
+
+def make_pdf(path: str | bytes | os.PathLike, pages: list[str], *, title: str | None = None,
+             toc: list | None = None, width: float = 400, height: float = 300,
+             fontsize: float = 10) -> None:
+    """Write a small PDF with one text page per entry of ``pages`` (lines split on '\\n')."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    for text in pages:
+        page = doc.new_page(width=width, height=height)
+        y = 20 + fontsize
+        for line in text.split("\n"):
+            page.insert_text((10, y), line, fontsize=fontsize)
+            y += fontsize * 1.4
+    if title is not None:
+        doc.set_metadata({"title": title})
+    if toc:
+        doc.set_toc(toc)
+    data = doc.tobytes()
+    doc.close()
+    with open(path, "wb") as fh:
+        fh.write(data)
+
+
+@dataclass
+class TreeCase:
+    """Expected outcome of one name in a hostile tree: ``kind`` "indexed" (``word`` must be
+    found), a skip reason, or "absent" (must not be listed: hidden, duplicate, loop)."""
+
+    doc: str
+    kind: str
+    word: str = ""
+
+
+def build_hostile_tree(base: Path) -> tuple[Path, list[TreeCase], list[list[str]]]:
+    """A folder of hostile names and file types under ``base``; returns (root, cases,
+    one_of): each group in ``one_of`` is a set of docs naming the same file, exactly one of
+    which must be listed."""
+    from pdftui.corpus import safe_name
+
+    root = base / "tree"
+    outside = base / "outside"
+    root.mkdir(parents=True)
+    outside.mkdir(parents=True)
+    cases: list[TreeCase] = []
+    n = [0]
+
+    def pdf(rel: str | bytes, word: str | None = None, listed: bool = True) -> str:
+        n[0] += 1
+        word = word or f"hostileword{n[0]:03d}"
+        p = os.path.join(os.fsencode(root), rel if isinstance(rel, bytes) else os.fsencode(rel))
+        os.makedirs(os.path.dirname(p), exist_ok=True)
+        make_pdf(p, [f"The tree word is {word} here."])
+        doc = safe_name(os.fsdecode(rel))
+        if listed:
+            cases.append(TreeCase(doc, "indexed", word))
+        return doc
+
+    pdf("plain/plain.pdf", listed=False)  # also reachable as alias.pdf: see one_of
+    pdf(b"latin1-caf\xe9-\xff.pdf")                         # not UTF-8
+    pdf(b"sub-\xe9\xe8/inner.pdf")                            # non-UTF-8 folder
+    pdf("L" * 251 + ".pdf")                                   # 255-byte name
+    pdf("é" * 125 + "x.pdf")                                  # 255 bytes of UTF-8
+    pdf("new\nline.pdf")
+    pdf("it's \"quoted\" `tick`.pdf")
+    pdf("$HOME $(echo pwned) ${x}.pdf")
+    pdf("-leading-dash.pdf")
+    pdf("--help.pdf")
+    pdf("[bold]red[/] [link=x]y [red on white]z.pdf")
+    pdf("[b]folder[/b]/[i]inner[i].pdf")          # brackets and '/' make nested folders
+    pdf("esc-\x1b[31mred\x1b[0m-\x07bell.pdf")
+    pdf("tab\tand\rcr.pdf")
+    pdf("UPPER.PDF")
+    pdf("Mixed.Pdf")
+    pdf("spaces  and  trailing .pdf")
+    pdf("deep/a/b/c/d/e/f/g/h/deep.pdf")
+    # links: a loop, a folder outside, a file outside, a second name for one file
+    os.symlink("..", root / "deep" / "loop")
+    os.symlink(root, root / "plain" / "root-loop")
+    (outside / "dir").mkdir()
+    make_pdf(outside / "dir" / "far.pdf", ["The tree word is outsidedirword here."])
+    make_pdf(outside / "file.pdf", ["The tree word is outsidefileword here."])
+    os.symlink(outside / "dir", root / "outdir")
+    os.symlink(outside / "file.pdf", root / "outfile.pdf")
+    cases.append(TreeCase("outdir/far.pdf", "indexed", "outsidedirword"))
+    cases.append(TreeCase("outfile.pdf", "indexed", "outsidefileword"))
+    os.symlink("plain/plain.pdf", root / "alias.pdf")
+    os.symlink("nowhere.pdf", root / "dangling.pdf")
+    cases.append(TreeCase("dangling.pdf", "broken link"))
+    # not regular files
+    os.mkfifo(root / "fifo.pdf")
+    cases.append(TreeCase("fifo.pdf", "not a regular file"))
+    try:
+        os.mknod(root / "device.pdf", stat.S_IFCHR | 0o600, os.makedev(1, 3))
+    except OSError:
+        os.symlink("/dev/null", root / "device.pdf")
+    cases.append(TreeCase("device.pdf", "not a regular file"))
+    os.symlink("/dev/zero", root / "devzero.pdf")
+    cases.append(TreeCase("devzero.pdf", "not a regular file"))
+    (root / "folder.pdf").mkdir()
+    make_pdf(root / "folder.pdf" / "in-folder.pdf", ["The tree word is infolderword here."])
+    cases.append(TreeCase("folder.pdf/in-folder.pdf", "indexed", "infolderword"))
+    # not PDFs
+    with open(root / "zeros.pdf", "wb") as fh:  # sparse: costs no disk
+        fh.truncate(4 << 30)
+    cases.append(TreeCase("zeros.pdf", "not a PDF"))
+    (root / "empty.pdf").write_bytes(b"")
+    cases.append(TreeCase("empty.pdf", "empty file"))
+    (root / "page.pdf").write_text("<!doctype html><html><body>login</body></html>")
+    cases.append(TreeCase("page.pdf", "not a PDF"))
+    (root / "notes.txt").write_text("not a pdf name")
+    # hidden
+    (root / ".hidden").mkdir()
+    make_pdf(root / ".hidden" / "h.pdf", ["The tree word is hiddenword here."])
+    make_pdf(root / ".dot.pdf", ["The tree word is dotword here."])
+    cases.append(TreeCase(".hidden/h.pdf", "absent"))
+    cases.append(TreeCase(".dot.pdf", "absent"))
+    return root, cases, [["alias.pdf", "plain/plain.pdf"]]
+
+
+def build_unreadable_tree(base: Path) -> Path:
+    """ok.pdf, locked.pdf (mode 000), lockeddir/ (mode 000) holding a PDF, and noexec/
+    (mode r--) holding a PDF; everything else readable by anyone."""
+    root = base / "perm"
+    root.mkdir(parents=True)
+    make_pdf(root / "ok.pdf", ["Readable word okayword."])
+    make_pdf(root / "locked.pdf", ["Secret word lockedword."])
+    (root / "lockeddir").mkdir()
+    make_pdf(root / "lockeddir" / "in.pdf", ["Secret word dirword."])
+    (root / "noexec").mkdir()
+    make_pdf(root / "noexec" / "in.pdf", ["Secret word noexecword."])
+    os.chmod(root / "locked.pdf", 0)
+    os.chmod(root / "lockeddir", 0)
+    os.chmod(root / "noexec", 0o444)
+    return root
+
+
+UNREADABLE_EXPECT = {"ok.pdf": "indexed", "locked.pdf": "permission denied",
+                     "lockeddir/": "permission denied", "noexec/in.pdf": "permission denied"}
+
+
+#: Untrusted strings for text, title, outline and file name.
+HOSTILE_BITS = ["[bold]bold[/bold]", "[/]", "[link=x]link[/link]", "\x1b[31mred\x1b[0m",
+                "nul\x00here", "bell\x07ctrl\x01\x02\x1f", "z\u0335\u0336\u0337\u0338\u0321"
+                "\u0322\u0327\u0328\u0334\u0300\u0301\u0302\u0303\u0304", "\x9b31m", "rtl\u202eevil"]
+LONG_WORD = "w" * 10_000
+
+
+def build_untrusted(base: Path) -> tuple[Path, str]:
+    """A folder with one PDF whose text, title, outline titles and file name are hostile;
+    returns (folder, doc). Its plain word is ``untrustedword``."""
+    root = base / "untrusted"
+    root.mkdir(parents=True)
+    name = "[bold]x [link=x]y \x1b[31mred\x1b[0m \x07.pdf"  # no '/': it would be a folder
+    text1 = "untrustedword " + " ".join(HOSTILE_BITS)
+    text2 = "second page untrustedword [bold]not bold[/bold] \x1b[2J cleared?"
+    toc = [[1, "[bold]Intro[/] \x1b[31mred\x1b[0m \x00nul", 1],
+           [2, "[link=x]Sub[/link] z\u0335\u0336\u0337\u0338\u0321\u0322 \x07", 1],
+           [1, "Long " + LONG_WORD[:300], 2]]
+    path = root / name
+    import pymupdf
+
+    doc = pymupdf.open()
+    for t in (text1, text2):
+        page = doc.new_page(width=600, height=300)
+        page.insert_text((10, 30), t, fontsize=8)
+    page = doc[0]
+    # the 10,000-character word on a page wide enough to hold it
+    wide = doc.new_page(width=14400, height=200)
+    wide.insert_text((5, 40), LONG_WORD, fontsize=1.5)  # 10,000 x ~1.1 pt fits 14,400 pt
+    wide.insert_text((5, 80), "untrustedword long page", fontsize=10)
+    doc.set_metadata({"title": "[bold]Title[/] \x1b]0;pwned\x07 \x1b[31mred " + "\x00\x01"})
+    doc.set_toc(toc)
+    path.write_bytes(doc.tobytes())
+    doc.close()
+    from pdftui.corpus import safe_name
+
+    return root, safe_name(name)
+
+
+def build_hostile_labels(path: Path, style: str = "r", start: str = "99999999999",
+                         prefix: str = "") -> Path:
+    """A 3-page PDF whose /PageLabels make PyMuPDF's ``get_label`` build a
+    100-million-character label per page (style ``/r``, ``/St 99999999999``). Its words:
+    ``labelword`` on every page, ``pageone`` .. ``pagethree``."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    for word in ("pageone", "pagetwo", "pagethree"):
+        doc.new_page(width=300, height=200).insert_text((20, 40), f"labelword {word}")
+    pre = f" /P ({prefix})" if prefix else ""
+    doc.xref_set_key(doc.pdf_catalog(), "PageLabels",
+                     f"<< /Nums [ 0 << /S /{style} /St {start}{pre} >> ] >>")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    doc.save(path)
+    doc.close()
+    return path
+
+
+def build_replace_race(base: Path, filler_pages: int = 40) -> dict[str, Path]:
+    """A folder for the replaced-while-indexed case: two fillers and a target that is the
+    largest file (jobs run smallest first, so it is extracted last), plus the PDF that
+    replaces it (``new``) and a copy of the original target in another folder (``copy``).
+    Words: the target says ``targetoldword``, the replacement ``replacementnewword``."""
+    folder, other = base / "race", base / "race-copy"
+    folder.mkdir(parents=True)
+    other.mkdir(parents=True)
+    for i in (1, 2):
+        make_pdf(folder / f"filler{i}.pdf",
+                 [f"filler{i} page {k} common" for k in range(filler_pages)])
+    target = folder / "target.pdf"
+    make_pdf(target, ["targetoldword first page", "targetoldword second", "third"])
+    pad = max(p.stat().st_size for p in folder.glob("filler*.pdf")) + 4096
+    with open(target, "ab") as fh:   # a comment after %%EOF: still the same PDF
+        fh.write(b"\n%" + b"p" * pad + b"\n")
+    new = base / "replacement.pdf"
+    make_pdf(new, ["replacementnewword only page"])
+    shutil.copy(target, other / "copy.pdf")
+    return {"folder": folder, "target": target, "new": new, "other": other,
+            "copy": other / "copy.pdf"}
+
+
+LONG_BLOCK_WORD = "deepneedleword"
+
+
+def build_long_block(path: Path, chars: int = 108_000) -> Path:
+    """A 1-page PDF whose text is one paragraph of over 96,000 characters (``chars`` in lines of
+    80 on a tall page, which MuPDF reads as one block), with :data:`LONG_BLOCK_WORD` once,
+    near its end, and ``longblockcommon`` throughout."""
+    import pymupdf
+
+    n_lines = chars // 80
+    height = min(14_400, 12 * n_lines + 40)
+    doc = pymupdf.open()
+    page = doc.new_page(width=520, height=height)
+    fontsize = (height - 40) / n_lines / 1.2
+    for i in range(n_lines):
+        words = f"line{i:05d} longblockcommon filler words in a very long paragraph of text"
+        if i == int(n_lines * 0.9):
+            words = f"line{i:05d} the {LONG_BLOCK_WORD} sits here in the long paragraph"
+        page.insert_text((10, 20 + (i + 1) * fontsize * 1.2), words.ljust(79) + " ",
+                         fontsize=fontsize)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    doc.save(path)
+    doc.close()
+    return path
+
+
+def build_annotated(path: Path) -> Path:
+    """A 2-page PDF with a sticky note (``stickynoteword``, author Alice) on page 2, a
+    comment on a highlight (``highlightcommentword``) and a FreeText box (``freetextword``)
+    on page 1; the page text itself says ``annotatedbody``."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    p1 = doc.new_page(width=400, height=300)
+    p1.insert_text((20, 40), "The annotatedbody text mentions a highlighted phrase here.")
+    h = p1.add_highlight_annot(p1.search_for("highlighted phrase"))
+    h.set_info(content="highlightcommentword why this matters")
+    h.update()
+    p1.add_freetext_annot(pymupdf.Rect(20, 100, 300, 140), "freetextword in a box").update()
+    p2 = doc.new_page(width=400, height=300)
+    p2.insert_text((20, 40), "Second page annotatedbody text.")
+    a = p2.add_text_annot((300, 20), "stickynoteword remember this")
+    a.set_info(title="Alice")
+    a.update()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    doc.save(path)
+    doc.close()
+    return path
+
+
+def tiny_corpus(folder: Path, n: int, *, prefix: str = "doc", per_dir: int | None = None,
+                pages: int = 1) -> list[Path]:
+    """``n`` tiny PDFs (``per_dir`` per sub-folder when given), each with a unique word."""
+    import pymupdf
+
+    paths = []
+    folder.mkdir(parents=True, exist_ok=True)
+    for i in range(n):
+        sub = folder / f"d{i // per_dir:02d}" if per_dir else folder
+        sub.mkdir(exist_ok=True)
+        p = sub / f"{prefix}{i:04d}.pdf"
+        doc = pymupdf.open()
+        for k in range(pages):
+            page = doc.new_page(width=200, height=100)
+            page.insert_text((10, 30), f"{prefix} word{i:04d}p{k} common", fontsize=9)
+        doc.save(p)
+        doc.close()
+        paths.append(p)
+    return paths
+
+
+def kill_folder(base: Path, small: int = 40) -> Path:
+    """A folder for the kill loop: three real papers and ``small`` tiny PDFs."""
+    folder = base / "killme"
+    folder.mkdir(parents=True)
+    for name in ("arxiv-0908.0054-ultralight-bosonic-dark-matter-cmb.pdf",
+                 "debian-octave-refcard-a4.pdf",
+                 "arxiv-2005.07143-ecapa-tdnn-speaker-verification.pdf"):
+        if (CORPUS / name).exists():
+            shutil.copy(CORPUS / name, folder / name)
+    tiny_corpus(folder / "tiny", small, prefix="kill", pages=3)
+    return folder
