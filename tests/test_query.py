@@ -15,8 +15,9 @@ from pdftui.identifiers import identifiers_in, normalize
 from pdftui.index import index_folder
 from pdftui.library import Library
 from pdftui.search import SearchService
-from pdftui.search.keyword import tokenize
-from pdftui.search.query import Field, FieldName, Query, parse, parse_years, phrase_regex
+from pdftui.search.keyword import parse_query, tokenize
+from pdftui.search.query import (Field, FieldName, Query, as_you_type, parse, parse_years,
+                                 phrase_regex)
 
 from .conftest import copy_docs
 from .test_keyword import add, hostile_queries
@@ -79,6 +80,32 @@ def test_parser_notes_and_text():
     assert q.has_syntax and not parse("plain words").has_syntax
     assert parse("RFC 7231 now").loose == ("now",)
     assert parse_years("2019-2015") == (2015, 2019) and parse_years("20") is None
+
+
+TYPING = [
+    ("dropo", "dropo*"), ("dropout ", "dropout "), ("dropout ra", "dropout ra*"),
+    ("multi-he", "multi-he*"), ("1706", "1706"), ("d", "d"), ("dropout r", "dropout"),
+    ("C++ c", "C++"), ('"scaled dot-pro', '"scaled dot-pro*"'), ('"scal', '"scal*"'),
+    ('"scaled d', '"scaled d*"'), ('"s', '"s'), ('"dot 12', '"dot 12'),
+    ('"scaled dot-product"', '"scaled dot-product"'),
+    ("attention -tra", "attention"), ('attention -"multi he', "attention"),
+    ("attention -author:vas", "attention"), ("attention -1", "attention -1"),
+    ("author:vas", "author:vas*"), ("author:v", "author:v*"), ('title:"made sim', 'title:"made sim*"'),
+    ("section:train", "section:train*"), ("doc:goo", "doc:goo"),
+    ("attention title:", "attention"), ("model year:201", "model"),
+    ("model year:2017", "model year:2017"), ("", ""),
+]
+
+
+@pytest.mark.parametrize("typed,run", TYPING, ids=[t for t, _ in TYPING])
+def test_as_you_type_table(typed, run):
+    assert as_you_type(typed) == run
+
+
+def test_as_you_type_never_raises():
+    for text in hostile_queries() + [None, 12, '"', '-"', "-", "title:\"", "x" * 20_000]:
+        assert isinstance(as_you_type(text), str)
+        assert isinstance(parse(as_you_type(text)), Query)
 
 
 def test_parser_never_raises_on_hostile_queries():
@@ -240,6 +267,41 @@ def test_phrase_excerpt_beats_the_semantic_unit():
     long = [filler * 60 + "then scaled dot-product attention, " + filler * 10]
     _i, text = choose(long, [], phrases=["scaled dot-product attention"])
     assert "scaled dot-product attention" in text and text.startswith("…")
+
+
+def test_typing_a_query_never_empties_the_list(attention):
+    """Search as you type, keystroke by keystroke: once the first word has 3 letters,
+    every state of the box lists hits (no empty list between keystrokes), and an
+    unfinished phrase lists only pages holding it so far."""
+    service, lib = attention
+    for query in ('"scaled dot-product attention"', "speaker verification -ecapa",
+                  "author:vaswani attention", 'attention -"multi-head" layers'):
+        for n in range(4, len(query) + 1):
+            res = service.search_sync(as_you_type(query[:n]), mode="keyword", top_k=5)
+            assert res.hits, (query[:n], as_you_type(query[:n]))
+    res = service.search_sync(as_you_type('"scaled dot-pro'), mode="keyword", top_k=50)
+    full = service.search_sync('"scaled dot-product"', mode="keyword", top_k=50)
+    assert {(h.doc, h.page) for h in res.hits} >= {(h.doc, h.page) for h in full.hits}
+    for h in res.hits:
+        assert holds(page_text(lib, h), "scaled dot-pro*")
+
+
+def test_a_prefix_matches_the_stem_of_the_word_being_typed(attention):
+    """The index holds porter stems: ``attention*`` must find the pages "attention" finds
+    (stem "attent"), ``scaled*`` those holding "scale", and a word typed past its stem
+    (``attenti*``, ``trainin*``) those of the stem, not nothing."""
+    service, lib = attention
+    for typed, word in (("attention*", "attention"), ("scaled*", "scaled"),
+                        ("attenti*", "attention"), ("trainin*", "training"),
+                        ("multi-hea*", "multi-head")):
+        got = service.search_sync(typed, mode="keyword", top_k=50)
+        want = service.search_sync(word, mode="keyword", top_k=50)
+        assert want.hits and {(h.doc, h.page) for h in got.hits} >= \
+            {(h.doc, h.page) for h in want.hits}, typed
+    engine = service._get_engine()
+    t = engine.kw.complete_prefix(parse_query("attenti*")[0])
+    assert t.prefix and "attent" in t.stems and t.matches("attent") and t.matches("attentive")
+    assert not t.matches("atten") and parse_query("fin*")[0].stems == ()
 
 
 def test_phrase_in_wrong_order_matches_nothing_adjacent(attention):

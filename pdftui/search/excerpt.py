@@ -121,7 +121,7 @@ def matched(block_stems: set[str], terms: Sequence[Term], squashed: str = "") ->
     out = set()
     for k, t in enumerate(terms):
         if t.prefix:
-            if any(s.startswith(t.text) for s in block_stems):
+            if any(t.matches(s) for s in block_stems):
                 out.add(k)
         elif t.text in block_stems or (len(t.text) >= 6 and t.text.isalpha()
                                        and t.text in squashed):

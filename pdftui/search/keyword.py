@@ -69,18 +69,28 @@ _PLAIN_TOKENIZER = "unicode61 remove_diacritics 2"
 @dataclass(frozen=True, slots=True)
 class Term:
     """One query term as indexed: a porter stem (``prefix`` False) or an unstemmed,
-    case-folded, diacritic-free prefix (``prefix`` True, matches terms starting with it).
-    A CJK bigram has ``parts``, its two characters (each indexed as a token of its own),
-    and matches only where they are adjacent; ``text`` is the two joined. An identifier
-    (``ident`` True) is matched as typed (:mod:`pdftui.identifiers`)."""
+    case-folded, diacritic-free prefix (``prefix`` True, matches terms starting with it,
+    and ``stems``, indexed stems of the word being typed that do not start with it: the
+    index holds stems, so ``scaled*`` must match "scale" and ``bus*`` "bu", or a word
+    typed in full before its space would find nothing). A CJK bigram has ``parts``, its two
+    characters (each indexed as a token of its own), and matches only where they are
+    adjacent; ``text`` is the two joined. An identifier (``ident`` True) is matched as
+    typed (:mod:`pdftui.identifiers`)."""
 
     text: str
     prefix: bool = False
     parts: tuple[str, ...] = ()
     ident: bool = False
+    stems: tuple[str, ...] = ()
 
     def __str__(self) -> str:
         return self.text + ("*" if self.prefix else "")
+
+    def matches(self, indexed: str) -> bool:
+        """Does the indexed term (a porter stem) ``indexed`` match this query term?"""
+        if self.prefix:
+            return indexed.startswith(self.text) or indexed in self.stems
+        return indexed == self.text
 
 
 # -- tokenising like the index ----------------------------------------------------------------
@@ -146,7 +156,8 @@ def tokenize_many(texts: list[str], only: list[Term] | None = None) -> list[set[
         if only is None:
             rows = db.execute("SELECT DISTINCT term, doc FROM qv")
         else:
-            exact = [t.text for t in only if not t.prefix and not t.parts]
+            exact = [t.text for t in only if not t.prefix and not t.parts] + \
+                [x for t in only if t.prefix for x in t.stems]
             conds, args = [], []
             if exact:
                 conds.append(f"term IN ({','.join('?' * len(exact))})")
@@ -252,7 +263,9 @@ def parse_query(text: object, stopwords: bool = True) -> list[Term]:
             for tok in plain[:-1]:
                 add(Term(tokenize(tok)[0] if tokenize(tok) else tok))
             if plain:
-                add(Term(plain[-1], prefix=True))
+                own = tokenize(plain[-1])
+                stems = (own[0],) if own and not own[0].startswith(plain[-1]) else ()
+                add(Term(plain[-1], prefix=True, stems=stems))
             pos = m.end()
         for t in _word_terms(clean[pos:]):
             add(t)
@@ -459,6 +472,23 @@ class KeywordIndex:
         return self.db.execute("SELECT 1 FROM page_idents WHERE ident = ? LIMIT 1",
                                (ident,)).fetchone() is not None
 
+    def complete_prefix(self, term: Term) -> Term:
+        """A prefix term that also matches the stems of the word being typed: its own
+        stem when the index holds it (``scaled*``: "scale"), else the indexed terms it
+        starts with that are at most 4 letters shorter (``embeddi*``: "embed", "embedd";
+        ``attenti*``: "attent"). The index holds porter stems, so a word typed past its
+        stem would otherwise match next to nothing for a keystroke or two and the list
+        would empty and refill while typing. Other terms are returned as they are."""
+        if not term.prefix or term.parts or term.ident:
+            return term
+        vocab = "pages_fts_instance"
+        if any(self._has_term(vocab, x) for x in term.stems):
+            return term
+        got = tuple(term.text[:k] for k in range(len(term.text) - 1,
+                                                  max(2, len(term.text) - 5), -1)
+                    if self._has_term(vocab, term.text[:k]))
+        return Term(term.text, prefix=True, stems=got) if got else term
+
     def has_stem(self, stem: str) -> bool:
         """True when some page holds the indexed term (porter stem) ``stem``."""
         return self._has_term("pages_fts_instance", stem)
@@ -466,12 +496,19 @@ class KeywordIndex:
     def phrase_rows(self, kind: str, phrase: str) -> set[int]:
         """Ids of the pages (``kind`` "pages") or sections holding ``phrase``'s words
         adjacent and in order (an FTS5 phrase query; the text is bound, quoted, never
-        parsed as FTS5 syntax). Empty for a phrase with no indexed token."""
+        parsed as FTS5 syntax); a trailing ``*`` makes its last word a prefix. Empty for a
+        phrase with no indexed token."""
+        prefix = phrase.rstrip().endswith("*")
+        phrase = phrase.rstrip().rstrip("*") if prefix else phrase
         toks = tokenize(phrase, stem=False)
         if not toks:
             return set()
         table = "pages_fts" if kind == "pages" else "sections_fts"
-        fts_q = '"' + fts_text(clean_query(phrase)).replace('"', '""') + '"'
+        if prefix:   # the last word as a prefix the index can match (complete_prefix)
+            last = self.complete_prefix(Term(toks[-1], prefix=True))
+            phrase = " ".join(toks[:-1] + [min(last.stems + (last.text,), key=len)])
+        fts_q = '"' + fts_text(clean_query(phrase)).replace('"', '""') + '"' + \
+            (" *" if prefix else "")
         try:
             return {r for (r,) in self.db.execute(
                 f"SELECT rowid FROM {table} WHERE {table} MATCH ?", (fts_q,))}
@@ -509,9 +546,10 @@ class KeywordIndex:
             return self.db.execute(sql, (term.text,)).fetchall() + \
                 self._split_rows(vocab, term.text)
         if term.prefix:
-            sql = (f"SELECT doc, col, count(*) FROM {vocab} WHERE term >= ? AND term < ?"
-                   " GROUP BY doc, col")
-            args: tuple = (term.text, _prefix_upper(term.text))
+            alt = "".join(" OR term = ?" for _ in term.stems)
+            sql = (f"SELECT doc, col, count(*) FROM {vocab} WHERE (term >= ? AND term < ?)"
+                   f"{alt} GROUP BY doc, col")
+            args: tuple = (term.text, _prefix_upper(term.text), *term.stems)
         else:
             sql = f"SELECT doc, col, count(*) FROM {vocab} WHERE term = ? GROUP BY doc, col"
             args = (term.text,)

@@ -5,6 +5,7 @@ Syntax (the ``?`` help and the README show the same list):
 - plain words rank as always (per-document BM25 and the semantic arm); ``word*`` is a prefix;
 - ``"exact phrase"``: only pages / sections holding the words adjacent and in order;
   an unclosed quote runs to the end of the query; a quoted single word is a plain word;
+  ``"exact phr*"``: its last word is a prefix (what search as you type runs);
 - ``-word``, ``-word*``, ``-"a phrase"``: pages and sections holding it leave every arm;
   a ``-`` before a digit (``-1``) or alone is text;
 - fields (case-insensitive names; a value may be quoted: ``title:"made simple"``):
@@ -94,15 +95,55 @@ class Query:
         return [f for f in self.fields if f.name == name and f.negated == negated]
 
 
+_TYPED_WORD = re.compile(r"(?:\w+-)*\w{2,}")
+_PREFIX_FIELDS = ("title", "author", "section")
+
+
 def as_you_type(text: str) -> str:
-    """The query to run while the user is still typing ``text``: its last word, when
-    unfinished (no space after it) and a plain word of 2+ word characters outside quotes,
-    fields and exclusions, becomes a prefix (``dropo`` -> ``dropo*``)."""
-    if not isinstance(text, str) or not text or text[-1].isspace() or text.count('"') % 2:
-        return text if isinstance(text, str) else ""
-    last = text.split()[-1]
-    if re.fullmatch(r"\w{2,}", last) and not last.isdigit():
+    """The query to run while the user is still typing ``text`` (no space after its last
+    word yet), so the list does not empty and refill between keystrokes:
+
+    - an unfinished plain word of 2+ word characters (``dropo``, ``multi-he``) becomes a
+      prefix (``dropo*``; a prefix also matches the typed word's own stem, so a word typed
+      in full finds what it finds after its space); a number stays as typed; a single
+      letter after other words is left out (``dropout r`` -> ``dropout``);
+    - inside an unclosed phrase the phrase's last word is a prefix, from its first
+      letter on (``"scaled dot-pro`` -> ``"scaled dot-pro*"``); a ``title:``,
+      ``author:`` or ``section:`` value too (``author:v`` -> ``author:v*``);
+    - an unfinished exclusion (``-tra``, ``-"multi he``) is left out until it is finished:
+      excluding every page holding "tra" would empty the list for one keystroke; so is a
+      field without its value yet (``title:``, ``year:201``).
+
+    Anything else (a finished word, a space at the end, a ``doc:`` or ``year:`` value) is
+    returned as it is. Never raises."""
+    if not isinstance(text, str):
+        return ""
+    if not text or text[-1].isspace():
+        return text
+    if text.count('"') % 2:   # inside an unclosed quote
+        q = text.rfind('"')
+        if q > 0 and text[q - 1] == "-" and (q == 1 or text[q - 2].isspace()):
+            return text[: q - 1].rstrip() or text
+        body = text[q + 1:]
+        # inside a phrase even one letter narrows ("scaled d" -> "scaled d*")
+        if re.search(r"\w{2,}$" if len(body.split()) < 2 else r"\w$", body) \
+                and not re.search(r"(?<!\w)\d+$", body):
+            return text + '*"'
+        return text
+    cut = len(text) - len(text.split()[-1])
+    last = text[cut:]
+    if last.startswith("-") and len(last) > 1 and (last[1].isalpha() or last[1] == '"'):
+        return text[:cut].rstrip() or text
+    name, colon, value = last.partition(":")
+    if colon and name.lower() in _NAMES and (
+            not value or (name.lower() == "year" and parse_years(value) is None)):
+        return text[:cut].rstrip() or text   # "title:", "year:201": not a field yet
+    if colon and name.lower() in _PREFIX_FIELDS:
+        return text + "*" if re.fullmatch(r"\w+", value) else text
+    if _TYPED_WORD.fullmatch(last) and not last.replace("-", "").isdigit():
         return text + "*"
+    if re.fullmatch(r"[^\W\d_]", last) and text[:cut].strip():
+        return text[:cut].rstrip()   # "dropout r": one letter says nothing yet
     return text
 
 

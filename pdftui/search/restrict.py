@@ -83,7 +83,7 @@ def _words_match(value: str, text: str, stem: bool) -> bool:
     want = parse_query(value, stopwords=False) if stem else None
     if stem:
         return bool(want) and all(
-            any(h.startswith(t.text) for h in have) if t.prefix else t.text in have
+            any(t.matches(h) for h in have) if t.prefix else t.text in have
             for t in want)
     words = [_fold(w) for w in value.split()]
     plain = set(tokenize(text, stem=False))

@@ -744,14 +744,17 @@ class Engine:
         return float((m.matrix[mask] @ qv.astype(np.float32, copy=False)).max())
 
     def query_terms(self, q: Query) -> list[keyword.Term]:
-        """The keyword terms of a parsed query: the stems of its loose words and phrases,
+        """The keyword terms of a parsed query: the stems of its loose words and phrases
+        (a prefix made one the index can match: :meth:`.keyword.KeywordIndex.complete_prefix`),
         and for each identifier its term as typed (when some page holds it) and its
         word stems."""
         o = self.options
         if not q.identifiers:
-            return keyword.parse_query(q.text, stopwords=o.stopwords)
+            return [self.kw.complete_prefix(t)
+                    for t in keyword.parse_query(q.text, stopwords=o.stopwords)]
         terms = keyword.parse_query(" ".join(q.loose + q.phrases), stopwords=o.stopwords) \
             if (q.loose or q.phrases) else []
+        terms = [self.kw.complete_prefix(t) for t in terms]
         for ident, typed in zip(q.identifiers, q.identifier_words):
             # the identifier as typed, and its words as before (they find the pages that
             # print it another way: "ResNet 50", "arXiv: 1706.03762")
@@ -835,7 +838,7 @@ class Engine:
         out = {}
         for c in contents:
             held = frozenset(str(t) for t in terms if (
-                any(x.startswith(t.text) for x in self._heads[c]) if t.prefix
+                any(t.matches(x) for x in self._heads[c]) if t.prefix
                 else t.text in self._heads[c]))
             if held:
                 out[c] = held
