@@ -11,6 +11,7 @@ import pytest
 from pdftui.extract import extract_document, join_lines, normalize_text, strip_control
 
 from .conftest import CORPUS, SHARED, needs_shared  # noqa: E402
+from .invariants import assert_outline_well_formed
 
 MADE = SHARED / "tricky" / "made"
 REAL = SHARED / "tricky" / "real"
@@ -297,8 +298,7 @@ def test_toc_edge_cases():
     titles = [o.title for o in e.outline]
     assert "Points past the end" not in titles  # /Dest [null ...]: MuPDF says page 1
     assert "Missing named destination" not in titles
-    assert all(o.title.strip() for o in e.outline)
-    assert all(1 <= o.page <= e.page_count for o in e.outline)
+    assert_outline_well_formed(e.outline, e.page_count)
     assert [o.page for o in e.outline if o.title == "Introduction"] == [1, 2]
 
 
@@ -306,9 +306,7 @@ def test_toc_edge_cases():
 def test_circular_outline_terminates(path):
     e = extract_document(path)
     assert e.skip_reason is None
-    entries = [(o.level, o.title, o.page) for o in e.outline]
-    assert len(entries) == len(set(entries)), "a cycle must not repeat outline entries"
-    assert all(1 <= o.page <= e.page_count for o in e.outline)
+    assert_outline_well_formed(e.outline, e.page_count)  # a cycle repeats no entry
 
 
 def test_page_labels():

@@ -14,7 +14,8 @@ from pdftui.extract import extract_document
 from pdftui.headings import detect_headings, follows, numbering, titles_match
 from pdftui.sections import build_sections, section_path_at, sections_for
 
-from .conftest import CORPUS, TRICKY, needs_shared, shared_file  # noqa: E402
+from .conftest import CORPUS, SMALL_DOCS, TRICKY, needs_shared, shared_file  # noqa: E402
+from .invariants import assert_outline_well_formed, assert_sections_well_formed
 
 ATTENTION = CORPUS / "arxiv-1706.03762v5-attention-is-all-you-need.pdf"
 TRACEMONKEY = TRICKY / "real" / "two-column-tracemonkey-pldi09.pdf"
@@ -263,3 +264,15 @@ def test_a_heading_number_printed_apart_opens_its_section():
     flat = {s.title: " ".join(s.text.split()) for s in secs}
     assert flat["Paxos Leader Leases"].startswith("4.1.1 Paxos Leader Leases")
     assert not flat["Timestamp Management"].endswith("4.1.1")
+
+
+@pytest.mark.parametrize("name", SMALL_DOCS)
+def test_outline_sections_and_detected_sections_hold_their_invariants(name):
+    ex = extract_document(str(shared_file(CORPUS / name)))  # not the cached copy: changed below
+    assert_outline_well_formed(ex.outline, ex.page_count)
+    secs = sections_for(ex)
+    assert secs and {s.source for s in secs} == {"outline" if ex.outline else "detected"}
+    assert_sections_well_formed(secs)
+    detected = build_sections(ex.pages, detect_headings(ex.pages), "detected")
+    assert detected
+    assert_sections_well_formed(detected)
