@@ -588,9 +588,8 @@ def drop_out_of_sequence(found: list[tuple[_Row, str, int]]) -> list[tuple[_Row,
     Over the arabic-numbered headings in document order, a candidate L between P and N is
     dropped when N follows P directly (:func:`follows`, no gap) and L does not fit between
     them (P -> L or L -> N fails even allowing ``SEQUENCE_GAP``): a figure label
-    "4 Master" found between "3.1" and "3.2" goes, "3.1.1" between them stays (measured
-    with bench/sections.py: 6 false headings fewer over 47 outlined PDFs, no true one
-    lost). With at least four numbered headings, unnumbered ones between two consecutive
+    "4 Master" found between "3.1" and "3.2" goes, "3.1.1" between them stays
+    (bench/sections.py measures it). With at least four numbered headings, unnumbered ones between two consecutive
     numbers go too (``UNNUMBERED_BETWEEN``); those before the first number (Abstract) or
     after the last (References), and letter/roman labels, are left alone.
     """

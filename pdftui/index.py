@@ -581,11 +581,12 @@ def section_head_text(embedder, title: str, text: str, own_chars: int,
 
 @dataclass(frozen=True, slots=True)
 class EmbedPipeline:
-    """How the embedding thread works. The default is the fast way; :data:`EARLIER` is the
-    way before issue 14, kept so bench/index.py can run both in one run.
+    """How the embedding thread works. The default is the product's way; :data:`EARLIER`
+    (fp32, texts in their order, small batches, no openings first) and :data:`FAST` are kept
+    so bench/index.py compares them in one run.
 
     ``int8``: run the default model as its int8 copy (None: env ``PDFTUI_EMBED_INT8``,
-    default on); ``sort``: onnxruntime runs of similar token length; ``batch_units``: units
+    else off); ``sort``: onnxruntime runs of similar token length; ``batch_units``: units
     per embed call and committed transaction; ``heads_first``: every document's first
     ``HEAD_UNITS`` page units (its opening: the document-level arm's head vector) before any
     document's other units, so documents become semantically searchable early; ``plan``:

@@ -8,18 +8,18 @@ nothing. :func:`quantized_model` therefore builds, once per cache and installed 
    graph with the weights folded to plain fp32 initializers;
 2. *unguard*: each attention's ``Where(IsNaN(Softmax(x)), 0, Softmax(x))`` becomes the Softmax
    itself. The guard only matters for a row whose keys are all masked, which cannot happen
-   here (every input holds at least [CLS] and [SEP]); it ran on every (batch, heads, L, L)
-   tensor and cost about a third of the model's time (onnxruntime profile, 16 x 256 tokens);
+   here (every input holds at least [CLS] and [SEP]), yet it runs on every
+   (batch, heads, L, L) tensor, a large share of the model's time;
 3. *quantize*: ``onnxruntime.quantization.quantize_dynamic`` with int8 weights quantized per
-   output channel (per-tensor scales lose too much: cosine .94 to fp32), uint8 activations
+   output channel (per-tensor scales lose too much accuracy), uint8 activations
    quantized at run time (the MatMulInteger / DynamicQuantizeMatMul kernels, VNNI on CPUs
    that have it).
 
 The result is deterministic for given onnx / onnxruntime versions (same bytes twice), and its
 sha256 is the model identity stored with every embedding (``embeddings.weights_hash``): a
-different result re-embeds, as a model change does. Acceptance (issue 14): mean cosine to the
-fp32 vectors >= 0.98 over the corpus units, and bench/quality.py within .005 on every
-headline figure; bench/index.py and bench/quality.py measure it.
+different result re-embeds, as a model change does. It is opt-in (``PDFTUI_EMBED_INT8``)
+until bench/quality.py shows it as good as the fp32 model; bench/index.py measures its cost
+(figures: bench/README.md).
 
 The folder ``<cache>/models/all-MiniLM-L6-v2-int8/`` holds ``model.onnx`` and the tokenizer
 and config files; a marker records the source file's stat, the library versions and the
