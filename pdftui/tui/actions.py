@@ -25,7 +25,7 @@ from textual.keys import format_key
 _FIELD = re.compile(r"\{([^{}]+)\}")
 
 #: Help screen groups, in the order shown.
-GROUPS = ("Everywhere", "Results", "Reader", "Documents")
+GROUPS = ("Everywhere", "Triage", "Results", "Reader", "Documents")
 
 
 @dataclass(frozen=True)
@@ -66,7 +66,7 @@ def _a(*args, **kw) -> Action:
     return Action(*args, **kw)
 
 
-E, R, D = "Everywhere", "Reader", "Documents"
+E, R, D, T = "Everywhere", "Reader", "Documents", "Triage"
 
 #: The table. Order matters: it is the order of each pane's bindings (hence of the footer)
 #: and of the help rows within a group.
@@ -103,6 +103,12 @@ ACTIONS: tuple[Action, ...] = (
     _a("suggestion", "f2", "suggestion", "Did you mean", "app", E,
        "search the suggested spelling (\"did you mean\" above the hits)",
        palette="Search the suggested spelling"),
+    _a("scope.marked", "asterisk", "scope_marked", "Scope: marked", "app", E,
+       "scope: documents marked keep, then to read, then the whole folder", label="*",
+       key_display="*", palette="Scope: marked keep / to read"),
+    _a("search.history", "up,down", "history(1)", "Query history", "app", E,
+       "in the search box: earlier / later queries of this folder", label="↑ ↓ in the box",
+       bound=False),
     _a("help", "question_mark", "help", "Help", "app", E, "this help", row="{help} / {help.f1}",
        show=True, key_display="?", palette="Help"),
     _a("help.f1", "f1", "help", "Help", "app", label="F1"),
@@ -114,14 +120,40 @@ ACTIONS: tuple[Action, ...] = (
     _a("quit", "q", "request_quit", "Quit", "app", E,
        "quit (asks first while indexing runs; Ctrl+Q never asks)",
        footer=(("results", "Quit"),), palette="Quit"),
+    # -- triage (bound on the app: documents, results and reader) ---------------------------
+    _a("mark.keep", "plus", "mark('keep')", "Keep", "app", T,
+       "mark keep / to read / skip / no mark (the m column shows + r -)", label="+",
+       key_display="+", row="{mark.keep}  {mark.to_read}  {mark.skip}  {mark.none}",
+       palette="Mark keep"),
+    _a("mark.to_read", "r", "mark('to-read')", "To read", "app", palette="Mark to read"),
+    _a("mark.skip", "minus", "mark('skip')", "Skip", "app", label="-", key_display="-",
+       palette="Mark skip"),
+    _a("mark.none", "u", "mark('none')", "Unmark", "app", palette="Clear the mark"),
+    _a("note", "a", "note", "Note", "app", T,
+       "the document's note (Esc saves); its clipped passages are listed below it",
+       palette="Note"),
+    _a("reader.clip", "y", "app.clip", "Clip", "reader", T,
+       "reader: clip the hit's paragraph (or the top one), with page and section, into the "
+       "notes", palette="Reader: clip the paragraph"),
+    _a("open", "o", "open_viewer", "Open in viewer", "app", T,
+       "open the page in your PDF viewer (no display: copy path#page=N)",
+       palette="Open in viewer"),
+    _a("export", "e", "export", "Export", "app", T,
+       "export: Markdown reading list, BibTeX, CSV or JSON (a dialog)", palette="Export"),
     # -- results (keys of the hits table) ---------------------------------------------------
     _a("results.move", "up,down", "cursor_down", "Move", "results", "Results",
        "move through the hits; the excerpt below follows", label="↑ ↓", bound=False),
     _a("results.open", "enter", "select_cursor", "Open", "results", "Results",
-       "open the hit in the reader", label="Enter", bound=False),
+       "open the hit in the reader (a document row: all its hits, or fold)", label="Enter",
+       bound=False),
     _a("results.first", "home", "first", "First hit", "hits", "Results", "first / last hit",
        label="Home", row="{results.first} / {results.last}"),
     _a("results.last", "end", "last", "Last hit", "hits", label="End"),
+    _a("results.group", "d", "group", "Group", "results", "Results",
+       "group the hits by document (best pages beneath) or list them by rank", show=True,
+       palette="Results: group by document"),
+    _a("results.more", "m", "app.more_hits", "More", "results", "Results", "twenty more hits",
+       show=True, palette="Results: more hits"),
     # -- reader (bound on the reader's body) ------------------------------------------------
     _a("reader.next_page", "right", "pane('next_page')", "Page", "reader", R,
        "previous / next page", label="→", row="{reader.prev_page} / {reader.next_page}",
@@ -144,14 +176,26 @@ ACTIONS: tuple[Action, ...] = (
        palette="Reader: toggle page / section"),
     _a("reader.goto", "g", "pane('goto')", "Go to page", "reader", R, "go to page",
        palette="Reader: go to page"),
+    _a("reader.toc", "t", "pane('toc')", "Contents", "reader", R,
+       "table of contents (Enter reads a section, Esc back to the text, t hides it)",
+       palette="Reader: table of contents"),
     _a("reader.scroll", "up,down,home,end", "scroll_down", "Scroll", "reader", R, "scroll",
        label="↑ ↓ Home End", bound=False),
     # -- documents --------------------------------------------------------------------------
+    _a("corpus.open", "enter", "select", "Open", "doclist", D,
+       "open the document at page 1 with its table of contents", label="Enter", bound=False),
     _a("corpus.toggle", "space", "toggle", "Scope ±", "doclist", D,
        "add / remove the document from the search scope", label="Space", show=True,
        palette="Documents: add / remove from the scope"),
-    _a("corpus.only", "o", "only", "Only this", "documents", D, "scope to this document only",
-       show=True, palette="Documents: search only this document"),
+    _a("corpus.only", "O", "only", "Only this", "documents", D,
+       "scope to this document only (o opens the viewer)", key_display="O", show=True,
+       palette="Documents: search only this document"),
+    _a("corpus.sort", "S", "sort", "Sort", "documents", D,
+       "sort by folder order, title, author, year (newest first), mark", key_display="S",
+       show=True, palette="Documents: sort"),
+    _a("corpus.mark_filter", "M", "mark_filter", "Marks", "documents", D,
+       "show every document, keep, to read, skip, unmarked", key_display="M", show=True,
+       palette="Documents: filter by mark"),
     _a("corpus.clear", "x", "clear_scope", "Clear scope", "documents",
        palette="Documents: clear scope"),
     _a("corpus.filter", "f", "focus_filter", "Filter", "documents", D,

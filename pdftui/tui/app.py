@@ -27,6 +27,7 @@ from pathlib import Path
 from rich.text import Text
 from textual import events, on, work
 from textual.app import App, ComposeResult, SystemCommand
+from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.reactive import reactive
 from textual.screen import Screen
@@ -37,14 +38,16 @@ from textual.worker import Worker, WorkerState
 from ..text import clean_text
 from .actions import bindings, help_groups, key_label, palette_actions
 from .compare_view import CompareScreen, hit_key
-from .corpus_pane import CorpusPane, DocList
+from .corpus_pane import CorpusPane, DocList, title_keys
 from .data import LibraryGate
 from .dialogs import ConfirmQuitScreen
 from .help_screen import HelpScreen
-from .messages import (DocumentsLoaded, FolderChanged, FolderPresence, HitHighlighted, IndexFinished,
-                       IndexProgress, OpenHit, PaneFocused, ScopeChanged, SearchDone)
-from .reader_pane import ReaderBody, ReaderPane
+from .messages import (DocumentsLoaded, FolderChanged, FolderPresence, HitHighlighted,
+                       IndexFinished, IndexProgress, OpenDocument, OpenHit, PaneFocused,
+                       ScopeChanged, SearchDone, SessionLoaded)
+from .reader_pane import ReaderBody, ReaderPane, ReadRequest
 from .results_pane import HitTable, ResultsPane
+from .triage_ui import TriageMixin
 
 MODES = ("keyword", "semantic", "hybrid")
 PANES = ("search", "corpus", "results", "reader")
@@ -73,14 +76,25 @@ def _pdf_filter(change, path: str) -> bool:
     return name.lower().endswith(".pdf") or os.path.isdir(path) or "." not in name
 
 
-class PdftuiApp(App):
+class QueryInput(Input):
+    """The search box: Up / Down walk the folder's query history."""
+
+    BINDINGS = [
+        Binding("up", "app.history(1)", "Older query", show=False, id="search.history_older"),
+        Binding("down", "app.history(-1)", "Newer query", show=False,
+                id="search.history_newer"),
+    ]
+
+
+class PdftuiApp(TriageMixin, App):
     """Search and read a folder of PDFs: ``PdftuiApp(folder, cache_dir=..., model=...).run()``.
 
     Keyword-only arguments for tests and embedding: ``index`` (bring the cache up to date in
     the background, default True), ``watch`` (follow changes of the folder, default True),
     ``show_timings`` (elapsed ms in the coverage line; default: env ``PDFTUI_HIDE_TIMINGS``
     unset), ``service`` (a ready :class:`~pdftui.search.service.SearchService` to share),
-    ``keymap`` (binding id -> key).
+    ``keymap`` (binding id -> key), ``data_dir`` (the user data: marks, notes, session;
+    default ``$PDFTUI_DATA_DIR`` or the platform user data dir).
     """
 
     CSS_PATH = "pdftui.tcss"
@@ -99,8 +113,11 @@ class PdftuiApp(App):
     def __init__(self, folder: str | os.PathLike = ".", cache_dir: str | os.PathLike | None = None,
                  model: str | None = None, *, index: bool = True, watch: bool = True,
                  show_timings: bool | None = None, service=None,
-                 keymap: dict[str, str] | None = None, debounce: float = DEBOUNCE_S) -> None:
+                 keymap: dict[str, str] | None = None, debounce: float = DEBOUNCE_S,
+                 data_dir: str | os.PathLike | None = None) -> None:
         super().__init__()
+        self._init_triage(data_dir)
+        self.scope_mark: str | None = None   # "keep" / "to-read": the scope follows marks
         self.root = os.path.realpath(os.fspath(folder))
         self.cache_dir = cache_dir
         self.model = model
@@ -124,6 +141,7 @@ class PdftuiApp(App):
         self._index_status = ""
         self._last_docs_done = -1
         self._search_serial = 0
+        self.top_k = TOP_K   # hits asked for; ``m`` asks for more
         self._last_key: tuple | None = None
         self._last_typing = False
         self._reader_from_compare: tuple | None = None  # (hit key, list): Esc returns there
@@ -135,7 +153,8 @@ class PdftuiApp(App):
     # -- layout ---------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
         with Horizontal(id="top"):
-            yield Input(placeholder="search all PDFs (Enter)…", id="query", compact=True)
+            yield QueryInput(placeholder="search all PDFs (Enter; ↑ earlier queries)…",
+                             id="query", compact=True)
             yield Static("", id="mode-badge", markup=False)
         yield Static("", id="status", markup=False)
         with Horizontal(id="main", classes="view-results"):
@@ -151,6 +170,8 @@ class PdftuiApp(App):
         self._update_badge()
         self._update_status()
         self.query_one("#query", Input).focus()
+        self._set_folder_first(True)
+        self.load_session()
         self.load_documents()
         if self.do_index:
             self.start_index()
@@ -261,13 +282,25 @@ class PdftuiApp(App):
             self._debounce_timer.stop()
             self._debounce_timer = None
         key = self.search_key()
+        self.schedule_session_save()
+        if key[0] and self.scope_mark and not self.scope:
+            self.workers.cancel_group(self, "search")
+            self._set_folder_first(False)
+            self._last_key, self.shown_key = key, key
+            self.query_one(ResultsPane).show_message(
+                f"no document is marked {self.scope_mark} yet (* changes the scope)")
+            return
         if not key[0]:
             self.workers.cancel_group(self, "search")
             self._last_key = None
             self.shown_key = None
             self.query_one(ResultsPane).clear()
+            self._set_folder_first(True)
             return
         was_typing = self._last_typing
+        self._set_folder_first(False)
+        if self._last_key is None or self._last_key[0] != key[0]:
+            self.top_k = TOP_K   # a new query starts with the first page of hits
         self._last_key = key
         self._last_typing = typing
         self.shown_key = None   # what is on screen no longer answers the request
@@ -283,6 +316,7 @@ class PdftuiApp(App):
         from ..search.query import as_you_type
 
         query, mode, granularity, scope = key
+        top_k = self.top_k
         if typing:
             query = as_you_type(query)
         service = await self.get_service()
@@ -291,11 +325,11 @@ class PdftuiApp(App):
                 # the first semantic search loads the model (a second or more over SSH):
                 # show keyword hits meanwhile, so the screen answers within a blink
                 quick = await service.search(query, mode="keyword", granularity=granularity,
-                                             top_k=TOP_K, docs=list(scope) or None)
+                                             top_k=top_k, docs=list(scope) or None)
                 self.post_message(SearchDone(key + (keep_cursor, typing), quick.to_json(),
                                              True))
             result = await service.search(query, mode=mode, granularity=granularity,
-                                          top_k=TOP_K, docs=list(scope) or None)
+                                          top_k=top_k, docs=list(scope) or None)
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # noqa: BLE001 - shown, never a crash
@@ -335,12 +369,60 @@ class PdftuiApp(App):
             results.show_message(f"keyword hits · loading the embedding model for {key[1]}…")
             return
         self.shown_key = key
+        results.more_available = len(event.data.get("hits") or []) >= self.top_k
         results.set_result(event.data, keep_cursor=keep_cursor)
+
+    @on(SessionLoaded)
+    def _session_loaded(self, event: SessionLoaded) -> None:
+        """Reopening a folder: the last query, mode, granularity, scope and reader
+        position come back."""
+        self.history = list(event.history)
+        s = event.session
+        self._session_restored = True
+        if s is None:
+            return
+        self._restoring = True
+        try:
+            if s.mode in MODES:
+                self.set_reactive(PdftuiApp.mode, s.mode)
+            if s.granularity in ("page", "section"):
+                self.set_reactive(PdftuiApp.granularity, s.granularity)
+            self._update_badge()
+            if s.scope and s.scope[0].startswith("mark:"):
+                self.scope_mark = s.scope[0][5:]
+                self._apply_mark_scope(search=False)
+            elif s.scope:
+                self.scope = tuple(sorted(s.scope))
+                self.query_one(CorpusPane).scope = set(self.scope)
+            box = self.query_one("#query", Input)
+            with box.prevent(Input.Changed):
+                box.value = s.query
+            box.cursor_position = len(box.value)
+            if s.query:
+                self.run_search()
+            if s.reader is not None:
+                r = s.reader
+                self.query_one(ReaderPane).request(ReadRequest(
+                    r.doc, "section" if r.view == "section" else "page", r.page,
+                    section_id=r.section_id, scroll="offset", offset=r.scroll))
+            self._update_status()
+            if s.query:
+                self.show_pane("results")
+            elif s.reader is not None:
+                self.show_pane("reader")
+        finally:
+            self._restoring = False
+
+    @on(ReaderPane.ViewShown)
+    def _reader_view_shown(self, event) -> None:
+        self.schedule_session_save()
 
     @on(DocumentsLoaded)
     def _documents_loaded(self, event: DocumentsLoaded) -> None:
         self.documents = event.documents
+        self.load_triage()
         self.query_one(CorpusPane).set_documents(event.documents)
+        self.query_one(ResultsPane).set_documents(event.documents, title_keys(event.documents))
         self._update_status()
 
     @on(IndexProgress)
@@ -411,18 +493,25 @@ class PdftuiApp(App):
 
     @on(ScopeChanged)
     def _scope_changed(self, event: ScopeChanged) -> None:
+        self.scope_mark = None   # a scope picked by hand
         self.scope = tuple(event.docs)
         self._update_status()
         self.run_search()
 
     @on(PaneFocused)
     def _pane_focused(self, event: PaneFocused) -> None:
-        if self.screen is self.main_screen:
+        if self.screen_stack and self.screen is self.main_screen:
             self.view = event.name
 
     @on(HitHighlighted)
     def _hit_highlighted(self, event: HitHighlighted) -> None:
         pass
+
+    @on(OpenDocument)
+    def _open_document(self, event: OpenDocument) -> None:
+        self._reader_from_compare = None
+        self.query_one(ReaderPane).open_document(event.doc)
+        self.show_pane("reader")
 
     @on(OpenHit)
     def _open_hit(self, event: OpenHit) -> None:
@@ -453,6 +542,7 @@ class PdftuiApp(App):
 
     @on(Input.Submitted, "#query")
     def _query_submitted(self, event: Input.Submitted) -> None:
+        self.remember_query(event.value)
         if self.search_key() != self._last_key or self._debounce_timer is not None or \
                 self._last_typing:
             self.run_search()
@@ -500,7 +590,11 @@ class PdftuiApp(App):
         if self._index_status:
             out.append(" · ")
             out.append(Text(self._index_status, style="italic"))
-        if self.scope:
+        if self.scope_mark:
+            out.append(" · scope: ", style="bold")
+            out.append(f"marked {self.scope_mark} ({len(self.scope)})")
+            out.append("  (* next · x clears)", style="dim")
+        elif self.scope:
             out.append(" · scope: ", style="bold")
             names = ", ".join(clean_text(Path(d).name) for d in self.scope[:2])
             if len(self.scope) > 2:
@@ -510,6 +604,21 @@ class PdftuiApp(App):
         self.query_one("#status", Static).update(out)
 
     # -- views ----------------------------------------------------------------------------
+    @property
+    def folder_first(self) -> bool:
+        """True until a query runs: the documents take the results' place."""
+        return self.query_one("#main").has_class("-folder")
+
+    def _set_folder_first(self, on: bool) -> None:
+        main = self.query_one("#main")
+        if main.has_class("-folder") == on:
+            return
+        main.set_class(on, "-folder")
+        if on and self.view == "results":
+            self.view = "corpus"
+        elif not on and self.view == "corpus" and not self.query_one(CorpusPane).has_focus_within:
+            self.view = "results"
+
     def watch_view(self, view: str) -> None:
         main = self.query_one("#main")
         for name in ("corpus", "results", "reader"):
@@ -520,6 +629,8 @@ class PdftuiApp(App):
         if name == "search":
             self.query_one("#query", Input).focus()
             return
+        if name == "results" and self.folder_first:
+            name = "corpus"   # no query yet: the documents stand in for the results
         self.view = name
         pane = {"corpus": CorpusPane, "results": ResultsPane, "reader": ReaderPane}[name]
         self.call_after_refresh(self.query_one(pane).focus_main)
@@ -598,8 +709,11 @@ class PdftuiApp(App):
             return
         # the box is not in the cycle ("/" goes there): a Tab never lands in it, where
         # the keys typed next would edit the query
-        i = TAB_PANES.index(current)
-        self.show_pane(TAB_PANES[(i + delta) % len(TAB_PANES)])
+        panes = ("corpus", "reader") if self.folder_first else TAB_PANES
+        if current not in panes:
+            current = "corpus"
+        i = panes.index(current)
+        self.show_pane(panes[(i + delta) % len(panes)])
 
     def action_back(self) -> None:
         """Reader (or documents, or the search box) -> results; a reader opened from the
@@ -626,18 +740,65 @@ class PdftuiApp(App):
         else:
             self.query_one(ResultsPane).move(delta)
 
+    def action_more_hits(self) -> None:
+        """``m``: ask for :data:`TOP_K` more hits of the current query."""
+        if self._last_key is None:
+            self.notify("Type a query first.", timeout=2)
+            return
+        results = self.query_one(ResultsPane)
+        if not results.more_available:
+            self.notify(f"all {len(results.hits)} hits are shown", timeout=2)
+            return
+        self.top_k += TOP_K
+        results.show_message(f"fetching up to {self.top_k} hits…")
+        self.run_search(keep_cursor=True)
+
     def action_mode(self, mode: str) -> None:
         """Switch to keyword / semantic / hybrid ranking."""
         self.mode = mode
 
     def watch_mode(self, mode: str) -> None:
         self._update_badge()
+        self.schedule_session_save()
         if self._last_key is not None or self.search_key()[0]:
             self.run_search()
 
     def action_clear_scope(self) -> None:
         """Search the whole folder again, from any pane."""
+        if self.scope_mark:
+            self.scope_mark = None
+            self.scope = ()
+            corpus = self.query_one(CorpusPane)
+            corpus.scope = set()
+            corpus._rebuild()
+            self._update_status()
+            self.run_search()
+            return
         self.query_one(CorpusPane).action_clear_scope()
+
+    def action_scope_marked(self) -> None:
+        """``*``: search only the documents marked keep, then those to read, then the
+        whole folder again (the scope follows the marks as they change)."""
+        order = (None, "keep", "to-read")
+        self.scope_mark = order[(order.index(self.scope_mark) + 1) % len(order)] \
+            if self.scope_mark in order else "keep"
+        self._apply_mark_scope()
+        self.notify(f"searching documents marked {self.scope_mark}" if self.scope_mark
+                    else "searching the whole folder", timeout=2)
+
+    def _apply_mark_scope(self, search: bool = True) -> None:
+        """Make the scope the documents with mark :attr:`scope_mark` (or the folder)."""
+        marks = self.marks()
+        docs = tuple(sorted(d for d, m in marks.items() if m == self.scope_mark)) \
+            if self.scope_mark else ()
+        changed = docs != self.scope
+        self.scope = docs
+        corpus = self.query_one(CorpusPane)
+        corpus.scope = set(docs)
+        corpus._rebuild()
+        self._update_status()
+        if search and (changed or not self.scope_mark):
+            self.run_search()
 
     def action_granularity(self) -> None:
         """Rank pages or whole sections."""
@@ -716,6 +877,13 @@ class PdftuiApp(App):
         out = []
         if self._indexing:
             out.append("indexing is running (it resumes next time)")
+        if self.triage_gate.error:
+            out.append("marks, notes and this session cannot be saved: "
+                       + clean_text(self.triage_gate.error)[:120])
+        busy = [w for w in self.workers if w.group in ("triage", "export")
+                and w.state in (WorkerState.PENDING, WorkerState.RUNNING)]
+        if busy:
+            out.append("a mark, note or export is still being written")
         return out
 
     async def action_request_quit(self) -> None:
@@ -745,7 +913,9 @@ class PdftuiApp(App):
         self.call_after_refresh(self.run_action, action.action, target)
 
     async def action_quit(self) -> None:
-        """Stop the background work and quit (Ctrl+Q, or ``q`` once confirmed)."""
+        """Save the session, stop the background work and quit (Ctrl+Q, or ``q`` once
+        confirmed)."""
+        await self.save_session_final()
         self._stop_background()
         self.exit()
 
@@ -763,6 +933,7 @@ class PdftuiApp(App):
             if close:
                 await asyncio.to_thread(close)
         await asyncio.to_thread(self.gate.close)
+        await asyncio.to_thread(self._close_triage)
 
 
 __all__ = ["PdftuiApp", "HitTable", "ReaderBody"]

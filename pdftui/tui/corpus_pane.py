@@ -1,9 +1,12 @@
-"""The corpus pane: every document of the folder, its status, a filter, and the scope.
+"""The documents pane: every document of the folder, its status, a filter, and the scope.
 
-Documents are shown with their title (or file name), page count and status ("indexed",
-"embedding 40%", "skipped: reason", "no text layer"). Space toggles a document in or out of
-the search scope, ``o`` scopes to the highlighted document only, ``x`` clears the scope
-(search the whole folder again), ``f`` focuses the filter, which narrows the list as you type.
+Documents are listed in columns sized from the pane's real width: mark, title (or file
+name), then as room allows authors, year, pages and status ("ok", "40%" embedding,
+"skip", "none" for no text layer). Until a query runs the pane takes the results' place
+(the folder first). Enter opens the highlighted document in the reader at page 1 with its
+table of contents. Space toggles a document in or out of the search scope, ``O`` scopes to
+the highlighted document only, ``x`` clears the scope (search the whole folder again),
+``f`` focuses the filter, which narrows the list as you type.
 """
 
 from __future__ import annotations
@@ -20,8 +23,120 @@ from textual.widgets.option_list import Option
 
 from ..text import clean_text
 from .actions import bindings
-from .messages import PaneFocused, ScopeChanged
+from .messages import OpenDocument, PaneFocused, ScopeChanged
 from .render import literal
+
+#: The mark column: one character per triage state (keys ``+`` ``r`` ``-`` ``u`` set them).
+MARK_GLYPHS = {"keep": "+", "to-read": "r", "skip": "-"}
+#: Orders of the list (``S`` cycles them).
+SORTS = ("folder", "title", "author", "year", "mark")
+#: Mark filters (``M`` cycles them): None shows every document, "none" the unmarked.
+MARK_FILTERS = (None, "keep", "to-read", "skip", "none")
+_MARK_ORDER = {"keep": 0, "to-read": 1, "none": 2, "skip": 3}
+
+
+def mark_of(marks: dict, doc: str) -> str:
+    """The mark value of ``doc`` ("keep", "to-read", "skip" or "none")."""
+    return str(marks.get(doc) or "none")
+
+
+def first_author(info) -> str:
+    """The first author's surname (last word of the first author), '' when unknown."""
+    authors = getattr(info, "authors", ()) or ()
+    if not authors:
+        return ""
+    words = clean_text(str(authors[0])).split()
+    return words[-1] if words else ""
+
+
+def authors_text(info) -> str:
+    """"Vaswani", "Vaswani, Shazeer", "Vaswani et al." ('' when unknown)."""
+    authors = [clean_text(str(a)) for a in (getattr(info, "authors", ()) or ())]
+    surnames = [a.split()[-1] for a in authors if a.split()]
+    if not surnames:
+        return ""
+    if len(surnames) == 1:
+        return surnames[0]
+    if len(surnames) == 2:
+        return f"{surnames[0]}, {surnames[1]}"
+    return f"{surnames[0]} et al."
+
+
+def sort_documents(documents: list, how: str, names: dict[str, str], marks: dict) -> list:
+    """``documents`` in the order ``how`` names (one of :data:`SORTS`): "folder" keeps the
+    folder's order; "title" and "author" (first author's surname) are alphabetical, "year"
+    is newest first; "mark" puts keep, then to-read, unmarked, skip. Documents without the
+    value come last; ties keep the folder order."""
+    docs = list(documents)
+    if how == "title":
+        docs.sort(key=lambda d: names.get(d.doc, d.doc).casefold())
+    elif how == "author":
+        docs.sort(key=lambda d: (not first_author(d), first_author(d).casefold()))
+    elif how == "year":
+        docs.sort(key=lambda d: (getattr(d, "year", None) is None,
+                                 -(getattr(d, "year", None) or 0)))
+    elif how == "mark":
+        docs.sort(key=lambda d: _MARK_ORDER.get(mark_of(marks, d.doc), 2))
+    return docs
+
+
+def doc_columns(width: int, statuses: bool) -> list[tuple[str, int]]:
+    """The columns of the list for ``width`` columns: ``[(name, width)]`` with "title"
+    taking what the others leave (at least 12). Names: scope, mark, title, authors, year,
+    pages, status; ``statuses`` forces the status column (some document is not simply
+    indexed), which otherwise shows from 90 columns."""
+    cols = [("scope", 2), ("mark", 2)]
+    rest = [("authors", min(22, max(10, width // 5))) if width >= 70 else None,
+            ("year", 5) if width >= 48 else None,
+            ("pages", 6) if width >= 60 else None,
+            ("status", 5) if statuses or width >= 90 else None]
+    rest = [c for c in rest if c]
+    used = sum(w for _, w in cols + rest)
+    return cols + [("title", max(12, width - used - 1))] + rest
+
+
+def _cell(text: str, width: int, style: str = "", right: bool = False) -> Text:
+    text = clean_text(text)
+    if len(text) > width - 1:
+        text = text[: max(1, width - 2)] + "…"
+    return Text((text.rjust(width - 1) if right else text.ljust(width - 1)) + " ", style=style)
+
+
+def doc_row(info, cols: list[tuple[str, int]], name: str, in_scope: bool, mark: str) -> Text:
+    """One line of the list: the document in ``cols`` (see :func:`doc_columns`)."""
+    out = Text(no_wrap=True, overflow="ellipsis")
+    for col, width in cols:
+        if col == "scope":
+            out.append("● " if in_scope else "  ", style="bold")
+        elif col == "mark":
+            glyph = MARK_GLYPHS.get(mark, " ")
+            out.append(f"{glyph} ", style="bold" if mark in ("keep", "to-read") else "dim")
+        elif col == "title":
+            out.append_text(_cell(name, width))
+        elif col == "authors":
+            out.append_text(_cell(authors_text(info), width, "dim"))
+        elif col == "year":
+            year = getattr(info, "year", None)
+            out.append_text(_cell(str(year) if year else "", width, "dim"))
+        elif col == "pages":
+            out.append_text(_cell(f"{info.pages} p" if info.pages else "", width, "dim",
+                                  right=True))
+        elif col == "status":
+            tag = status_tag(info)
+            out.append_text(tag)
+            out.append(" " * max(0, width - len(tag.plain)))
+    out.rstrip()
+    return out
+
+
+def doc_header(cols: list[tuple[str, int]]) -> Text:
+    """The column names above the list."""
+    heads = {"scope": "", "mark": "m", "title": "title", "authors": "authors",
+             "year": "year", "pages": "pages", "status": "stat"}
+    out = Text(no_wrap=True, overflow="ellipsis", style="dim bold")
+    for col, width in cols:
+        out.append_text(_cell(heads[col], width, right=col == "pages"))
+    return out
 
 
 def status_tag(info) -> Text:
@@ -126,12 +241,18 @@ class CorpusPane(Vertical):
         super().__init__(**kwargs)
         self.documents: list = []
         self.scope: set[str] = set()
+        #: doc -> mark value ("keep", "to-read", "skip"; absent: none)
+        self.marks: dict[str, str] = {}
+        self.sort = "folder"
+        self.mark_filter: str | None = None
+        self._width = 0
         self._shown = 0
         self._refiltered = False
         self.border_title = "Documents"
 
     def compose(self) -> ComposeResult:
         yield Input(placeholder="filter documents", id="corpus-filter", compact=True)
+        yield Static("", id="doc-head", markup=False)
         yield DocList(id="doc-list")
         yield Static("", id="doc-detail", markup=False)
 
@@ -145,8 +266,25 @@ class CorpusPane(Vertical):
             self.post_message(ScopeChanged(tuple(sorted(self.scope))))
         self._rebuild()
 
+    def set_marks(self, marks: dict[str, str]) -> None:
+        """Show ``marks`` (doc -> mark value) in the mark column."""
+        if marks != self.marks:
+            self.marks = dict(marks)
+            self._rebuild()
+
     def _visible(self) -> list:
-        return filter_documents(self.documents, self.query_one("#corpus-filter", Input).value)
+        needle = self.query_one("#corpus-filter", Input).value
+        docs = self.documents
+        if self.mark_filter is not None:
+            docs = [d for d in docs if mark_of(self.marks, d.doc) == self.mark_filter]
+        if not needle.strip():
+            docs = sort_documents(docs, self.sort, title_keys(self.documents), self.marks)
+        return filter_documents(docs, needle)
+
+    def on_resize(self, event) -> None:
+        if event.size.width != self._width:
+            self._width = event.size.width
+            self._rebuild()
 
     def _rebuild(self) -> None:
         lst = self.query_one(DocList)
@@ -158,16 +296,14 @@ class CorpusPane(Vertical):
         visible = self._visible()
         self._shown = len(visible)
         items = []
-        # the status column only while some document is not simply indexed
+        # the status column always from 90 columns, else while some document is not
+        # simply indexed
         tags = any(d.status != "indexed" for d in self.documents)
+        cols = doc_columns(max(20, (self._width or self.size.width or 34) - 1), tags)
+        self.query_one("#doc-head", Static).update(doc_header(cols))
         for d in visible:
-            prompt = Text("● " if d.doc in self.scope else "  ", style="bold")
-            if tags:
-                prompt.append_text(status_tag(d))
-                prompt.append(" ")
-            prompt.append(literal(names[d.doc]))
-            prompt.no_wrap = True
-            prompt.overflow = "ellipsis"
+            prompt = doc_row(d, cols, names[d.doc], d.doc in self.scope,
+                             mark_of(self.marks, d.doc))
             items.append(Option(prompt, id=d.doc))
         with lst.prevent(OptionList.OptionHighlighted):
             lst.clear_options()
@@ -198,12 +334,23 @@ class CorpusPane(Vertical):
             box.update("")
             return
         out = literal(info.title or info.doc, style="bold")
+        meta = " · ".join(x for x in (", ".join(clean_text(str(a)) for a in
+                                                (getattr(info, "authors", ()) or ())[:4]),
+                                       str(getattr(info, "year", None) or ""),
+                                       f"arXiv:{info.arxiv_id}" if getattr(info, "arxiv_id", "")
+                                       else "") if x)
+        if meta:
+            out.append("\n")
+            out.append(literal(meta))
         out.append("\n")
         out.append(literal(info.doc, style="dim"))
         out.append("\n")
         out.append(status_text(info))
         if doc in self.scope:
             out.append("  · in scope", style="bold")
+        mark = mark_of(self.marks, doc)
+        if mark != "none":
+            out.append(f"  · {mark}", style="bold")
         box.update(out)
 
     @on(OptionList.OptionHighlighted)
@@ -211,12 +358,30 @@ class CorpusPane(Vertical):
         event.stop()
         self._show_detail()
 
+    @on(OptionList.OptionSelected)
+    def _doc_selected(self, event) -> None:
+        """Enter on a document: open it in the reader at page 1, table of contents shown."""
+        event.stop()
+        if event.option.id:
+            self.post_message(OpenDocument(event.option.id))
+
+    def current_doc(self) -> str | None:
+        """The highlighted document, or None."""
+        lst = self.query_one(DocList)
+        if lst.highlighted is None or not lst.option_count:
+            return None
+        return lst.get_option_at_index(lst.highlighted).id
+
     def _update_title(self) -> None:
         n = len(self.documents)
         ready = sum(1 for d in self.documents if d.status in ("indexed", "embedding"))
         title = f"Documents {ready}/{n}" if ready != n else f"Documents {n}"
         if self._shown != n:
             title = f"Documents {self._shown} of {n} shown"
+        if self.mark_filter is not None:
+            title += f" · {'unmarked' if self.mark_filter == 'none' else self.mark_filter}"
+        if self.sort != "folder":
+            title += f" · by {self.sort}"
         if self.scope:
             title += f" · scope {len(self.scope)}"
         self.border_title = title
@@ -276,6 +441,22 @@ class CorpusPane(Vertical):
         self.scope = set()
         self._rebuild()
         self._scope_changed()
+
+    def action_sort(self) -> None:
+        """Next order of the list: folder, title, author, year (newest first), mark."""
+        self.sort = SORTS[(SORTS.index(self.sort) + 1) % len(SORTS)]
+        self._rebuild()
+        self.notify(f"documents sorted by {self.sort}", timeout=1.5)
+
+    def action_mark_filter(self) -> None:
+        """Next mark filter: every document, keep, to-read, skip, unmarked."""
+        i = MARK_FILTERS.index(self.mark_filter)
+        self.mark_filter = MARK_FILTERS[(i + 1) % len(MARK_FILTERS)]
+        self._refiltered = True
+        self._rebuild()
+        shown = {None: "every document", "none": "unmarked documents"}.get(
+            self.mark_filter, f"documents marked {self.mark_filter}")
+        self.notify(f"showing {shown}", timeout=1.5)
 
     def action_focus_filter(self) -> None:
         """Focus the filter box."""

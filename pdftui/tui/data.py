@@ -38,3 +38,44 @@ class LibraryGate:
             if self._lib is not None:
                 self._lib.close()
                 self._lib = None
+
+
+class TriageGate:
+    """The user-data store (:class:`pdftui.triage.store.TriageStore`), opened lazily by the
+    first worker that needs it; its own lock makes it safe to share between threads.
+
+    :meth:`run` raises :class:`pdftui.triage.store.TriageStoreError` when the file cannot be
+    read or written (the message is one line for the user); the error is kept in
+    :attr:`error` so the app can say that marks and notes cannot be saved.
+    """
+
+    def __init__(self, data_dir: str | os.PathLike | None = None):
+        self.data_dir = data_dir
+        self._lock = threading.Lock()
+        self._store = None
+        self.error = ""
+
+    def run(self, fn):
+        """``fn(store)`` (call from a worker thread, never the UI thread)."""
+        from ..triage.store import TriageStore, TriageStoreError
+
+        with self._lock:
+            if self._store is None:
+                try:
+                    self._store = TriageStore(self.data_dir)
+                except TriageStoreError as exc:
+                    self.error = str(exc)
+                    raise
+        try:
+            out = fn(self._store)
+        except TriageStoreError as exc:
+            self.error = str(exc)
+            raise
+        return out
+
+    def close(self) -> None:
+        """Close the connection (idempotent)."""
+        with self._lock:
+            if self._store is not None:
+                self._store.close()
+                self._store = None

@@ -98,3 +98,28 @@ class PaneFocused(Message):
     """Focus moved into the pane called ``name`` ("corpus", "results" or "reader")."""
 
     name: str
+
+
+@dataclass
+class OpenDocument(Message):
+    """Open document ``doc`` in the reader at page 1 with its table of contents."""
+
+    doc: str
+
+
+@dataclass
+class TriageChanged(Message):
+    """The mark, note or clips of ``doc`` changed (``triage`` is its ``DocTriage`` now);
+    ``message`` is said in a notification."""
+
+    doc: str
+    triage: Any
+    message: str = ""
+
+
+@dataclass
+class SessionLoaded(Message):
+    """The folder's last session (``Session`` or None) and its query history (newest first)."""
+
+    session: Any
+    history: list[str] = field(default_factory=list)

@@ -20,11 +20,13 @@ from dataclasses import dataclass, field, replace
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.containers import Vertical, VerticalScroll
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widget import Widget
-from textual.widgets import Input, Label, Static
+from textual.widgets import Input, Label, OptionList, Static
+from textual.widgets.option_list import Option
 
 from ..text import clean_text
 from .actions import bindings
@@ -67,8 +69,10 @@ class ReadRequest:
     excerpt: str = ""
     section_id: int | None = None
     block: int | None = None
-    scroll: str = "target"  # "target", "top", "bottom" or "before" (see ``before``)
+    scroll: str = "target"  # "target", "top", "bottom", "before" (see ``before``) or
+    #                          "offset" (``offset`` lines from the top: a resumed session)
     before: int | None = None  # section id: end the screen where this subsection starts
+    offset: int = 0
 
 
 @dataclass
@@ -190,6 +194,41 @@ class GoToPageScreen(ModalScreen[int | None]):
         self.dismiss(None)
 
 
+def toc_prompt(section: dict, label: str = "") -> Text:
+    """A table-of-contents line: the title indented by its level, then its page."""
+    level = max(0, int(section.get("level") or 1) - 1)
+    out = Text("  " * min(level, 6), no_wrap=True, overflow="ellipsis")
+    out.append_text(literal(section.get("title") or "(untitled)",
+                            style="bold" if level == 0 else ""))
+    out.append(f"  {page_ref(section.get('start_page'), label)}", style="dim")
+    return out
+
+
+class TocList(OptionList):
+    """The document's table of contents (outline or detected sections); Enter reads the
+    highlighted section, Esc goes back to the text, ``t`` hides the list."""
+
+    BINDINGS = [
+        Binding("escape", "leave", "Text", id="toc.leave"),
+        Binding("t", "hide", "Hide contents", id="toc.hide"),
+    ]
+
+    @property
+    def reader(self) -> "ReaderPane | None":
+        """The reader pane holding this list."""
+        return next((a for a in self.ancestors if isinstance(a, ReaderPane)), None)
+
+    def action_leave(self) -> None:
+        """Back to the text, the list stays shown."""
+        if self.reader is not None:
+            self.reader.focus_main()
+
+    def action_hide(self) -> None:
+        """Hide the list and go back to the text."""
+        if self.reader is not None:
+            self.reader.show_toc(False)
+
+
 class ReaderBody(VerticalScroll, can_focus=True):
     """The scrolling text of the reader, holding the reader's keys."""
 
@@ -197,13 +236,17 @@ class ReaderBody(VerticalScroll, can_focus=True):
 
     def action_pane(self, name: str) -> None:
         """Run the reader pane's action ``name``."""
-        pane = self.parent
-        getattr(pane, f"action_{name}")()
+        getattr(self.reader, f"action_{name}")()
+
+    @property
+    def reader(self) -> "ReaderPane | None":
+        """The reader pane holding this body."""
+        return next((a for a in self.ancestors if isinstance(a, ReaderPane)), None)
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
-        if round(old_value) != round(new_value) and isinstance(self.parent, ReaderPane):
-            self.parent.follow_scroll()
+        if round(old_value) != round(new_value) and self.reader is not None:
+            self.reader.follow_scroll()
 
     def top_paragraph(self) -> int:
         """Index of the first paragraph visible at the top (0 when none)."""
@@ -225,6 +268,12 @@ class ReaderPane(Vertical):
         view: ReadView | None
         error: str = ""
 
+    @dataclass
+    class ViewShown(Message):
+        """A page or section is on screen (the app saves the session)."""
+
+        view: ReadView
+
     def __init__(self, gate, **kwargs) -> None:
         super().__init__(**kwargs)
         self.gate = gate
@@ -232,12 +281,17 @@ class ReaderPane(Vertical):
         self.pattern: re.Pattern[str] | None = None
         self.hits: list[dict] = []
         self.stepped_to: tuple[str, int] | None = None  # (doc, page) reached with n / N
+        self.toc_shown = False
+        self._toc_doc: str | None = None   # the document the contents list shows
+        self._focus_toc = False            # focus the contents once the view is loaded
         self._serial = 0
         self.border_title = "Reader"
 
     def compose(self) -> ComposeResult:
         yield Static(Text("Open a hit (Enter) to read it here.", style="dim"), id="reader-head")
-        yield ReaderBody(id="reader-body")
+        with Horizontal(id="reader-split"):
+            yield TocList(id="toc")
+            yield ReaderBody(id="reader-body")
 
     # -- opening --------------------------------------------------------------------------
     def open_hit(self, hit: dict, pattern: re.Pattern[str] | None, hits: list[dict]) -> None:
@@ -251,6 +305,16 @@ class ReaderPane(Vertical):
         kind = "section" if hit.get("section") is not None else "page"
         self.request(ReadRequest(doc, kind, int(hit.get("page") or 1),
                                  hit.get("excerpt") or "", section_id=hit.get("section_id")))
+
+    def open_document(self, doc: str) -> None:
+        """Show ``doc`` from page 1 with its table of contents as a browsable list
+        (focused, so ↓ and Enter pick a section at once)."""
+        self.pattern = None
+        self.stepped_to = None
+        self.hits = []
+        self.toc_shown = True
+        self._focus_toc = True
+        self.request(ReadRequest(doc, "page", 1, scroll="top"))
 
     def request(self, req: ReadRequest) -> None:
         """Load ``req`` in a worker; the newest request wins."""
@@ -297,7 +361,9 @@ class ReaderPane(Vertical):
         await body.mount_all(widgets)
         if view.note:
             self.notify(view.note, title="Reader", timeout=3)
+        self._fill_toc()
         self.call_after_refresh(self._scroll, view)
+        self.post_message(self.ViewShown(view))
 
     def _scroll(self, view: ReadView) -> None:
         self._scroll_into_place(view)
@@ -308,6 +374,9 @@ class ReaderPane(Vertical):
     def _scroll_into_place(self, view: ReadView) -> None:
         body = self.query_one(ReaderBody)
         how = view.request.scroll
+        if how == "offset":
+            body.scroll_to(y=view.request.offset, animate=False)
+            return
         if how == "before" and view.stop is not None:
             # the parent's own text fills the screen, ending where the subsection we
             # came from begins
@@ -371,6 +440,82 @@ class ReaderPane(Vertical):
             v.section_path, v.section_id = best["path"], best["id"]
             self._update_head()
 
+    # -- table of contents ----------------------------------------------------------------
+    def _fill_toc(self) -> None:
+        """Put the open document's sections in the contents list (when it changed), show
+        or hide the list, and highlight the section being read."""
+        v = self.view
+        toc = self.query_one(TocList)
+        if v is None:
+            return
+        if self._toc_doc != v.request.doc:
+            self._toc_doc = v.request.doc
+            with toc.prevent(OptionList.OptionHighlighted):
+                toc.clear_options()
+                toc.add_options([Option(toc_prompt(sec), id=str(sec["id"]))
+                                 for sec in v.sections])
+        toc.set_class(self.toc_shown and bool(v.sections), "-shown")
+        self._sync_toc()
+        if self._focus_toc:
+            self._focus_toc = False
+            if v.sections:
+                self.call_after_refresh(toc.focus)
+            else:
+                self.notify("This document has no table of contents: ← → turn pages.",
+                            timeout=3)
+
+    def _sync_toc(self) -> None:
+        """Highlight the section being read in the contents list."""
+        v = self.view
+        toc = self.query_one(TocList)
+        if v is None or v.section_id is None or not toc.option_count or toc.has_focus:
+            return
+        try:
+            index = toc.get_option_index(str(v.section_id))
+        except Exception:  # noqa: BLE001 - a section of another document
+            return
+        with toc.prevent(OptionList.OptionHighlighted):
+            toc.highlighted = index
+
+    def show_toc(self, shown: bool = True, focus: bool = False) -> None:
+        """Show (and maybe focus) or hide the contents list."""
+        self.toc_shown = shown
+        v = self.view
+        toc = self.query_one(TocList)
+        toc.set_class(shown and v is not None and bool(v.sections), "-shown")
+        if shown and focus and toc.option_count:
+            self._sync_toc()
+            self.call_after_refresh(toc.focus)
+        elif not shown:
+            self.focus_main()
+
+    def action_toc(self) -> None:
+        """``t``: show the table of contents and move into it."""
+        v = self._need_view()
+        if v is None:
+            return
+        if not v.sections:
+            self.notify("This document has no table of contents.", timeout=2)
+            return
+        self.show_toc(True, focus=True)
+
+    @on(OptionList.OptionSelected, "#toc")
+    def _toc_selected(self, event: OptionList.OptionSelected) -> None:
+        """Enter in the contents: read that section from its start (page view)."""
+        event.stop()
+        v = self.view
+        sec = next((x for x in (v.sections if v else []) if str(x["id"]) == event.option.id),
+                   None)
+        if sec is None:
+            return
+        self.request(ReadRequest(v.request.doc, "page", sec["start_page"],
+                                 block=sec["start_block"]))
+        self.focus_main()
+
+    @on(OptionList.OptionHighlighted, "#toc")
+    def _toc_highlighted(self, event) -> None:
+        event.stop()
+
     def _update_head(self) -> None:
         v = self.view
         width = max(10, (self.size.width or 80) - 2)
@@ -380,6 +525,7 @@ class ReaderPane(Vertical):
         head.append("\n")
         head.append_text(self.breadcrumb_text())
         self.query_one("#reader-head", Static).update(head)
+        self._sync_toc()
 
     def breadcrumb(self) -> str:
         """"p. 7-9 / 15 · 3 Model Architecture > 3.2 Attention" (plain text)."""
@@ -580,6 +726,27 @@ class ReaderPane(Vertical):
         self.stepped_to = (v.request.doc, int(hit.get("page") or 1))
         self.request(ReadRequest(v.request.doc, v.request.kind, int(hit.get("page") or 1),
                                  hit.get("excerpt") or ""))
+
+    def current_paragraph(self) -> tuple[str, str, int, str] | None:
+        """The paragraph a clip takes: the hit's (marked with a bar) while it is on
+        screen, else the first one at the top of the screen; ``(doc, text, page, section
+        path)`` with its own page in a section view, or None when nothing is open."""
+        v = self.view
+        if v is None or not v.paragraphs:
+            return None
+        body = self.query_one(ReaderBody)
+        paras = list(body.query(".para"))
+        index = body.top_paragraph()
+        if v.target is not None and 0 <= v.target < len(paras):
+            r = paras[v.target].virtual_region
+            if r.y < body.scroll_y + body.size.height and r.bottom > body.scroll_y:
+                index = v.target
+        index = max(0, min(index, len(v.paragraphs) - 1))
+        page = v.page
+        if v.request.kind == "section" and v.para_pos and index < len(v.para_pos):
+            page = v.para_pos[index][0]
+        return v.request.doc, clean_text(v.paragraphs[index], keep_newlines=True), page, \
+            v.section_path
 
     def focus_main(self) -> None:
         """Focus the text (used when the pane becomes current)."""

@@ -13,15 +13,22 @@ import re
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import DataTable, Static
 
+from ..text import clean_text
 from .actions import bindings
+from .hit_rows import Row, flat_rows, group_key, grouped_rows, version_groups
 from .messages import HitHighlighted, OpenHit, PaneFocused
 from .render import coverage_line, highlight, literal, page_ref, terms_pattern, unique_names
 
-#: Fixed column widths: rank, page, kw, sem, score (document and section share the rest).
-_FIXED = {"rank": 3, "page": 6, "kw": 4, "sem": 4, "score": 6}
+#: Fixed column widths: rank, mark, page, kw, sem, score (document and section share the
+#: rest); the score column goes below :data:`SCORE_MIN_WIDTH` columns.
+_FIXED = {"rank": 3, "mark": 1, "page": 6, "kw": 4, "sem": 4, "score": 6}
+SCORE_MIN_WIDTH = 90
+#: The mark column's glyphs (as in the documents pane).
+MARK_GLYPHS = {"keep": "+", "to-read": "r", "skip": "-"}
 
 
 def hit_where(hit: dict) -> str:
@@ -35,6 +42,15 @@ def hit_where(hit: dict) -> str:
 def hit_section(hit: dict) -> str:
     """The section path shown for a hit (its own title for section hits)."""
     return hit.get("section_path") or hit.get("section") or ""
+
+
+def leaf_first(path: str, width: int) -> str:
+    """A section path for a list column, innermost title first, then its parents:
+    "3 Model Architecture > 3.2 Attention" -> "3.2 Attention < 3 Model Architecture",
+    cut to ``width`` columns with an ellipsis."""
+    parts = [p for p in path.split(" > ") if p]
+    out = " < ".join(reversed(parts))
+    return out if len(out) <= width else out[: max(1, width - 1)] + "…"
 
 
 def short_section(path: str, width: int) -> str:
@@ -114,7 +130,14 @@ class HitTable(DataTable):
 
 
 class ResultsPane(Vertical):
-    """The ranked hits, the coverage of the search and the excerpt of the highlighted hit."""
+    """The ranked hits, the coverage of the search and the excerpt of the highlighted hit.
+
+    Documents are named by title (file name where titles collide), with the first author
+    and year when known; near-duplicate versions of one paper (arXiv v5 / v7) found at the
+    same place share one row ("v5 v7"). ``d`` groups the hits by document (each document's
+    best pages beneath it; Enter on a document row shows all its hits or folds them), ``m``
+    fetches more hits.
+    """
 
     #: Shown in the footer while the results are focused (the app binds them everywhere;
     #: the same ids, so a keymap remaps both).
@@ -127,6 +150,16 @@ class ResultsPane(Vertical):
         self.message = "Type a question and press Enter  (/ search · ? help)"
         self.show_timings = True
         self.border_title = "Results"
+        self.grouped = False
+        self.names: dict[str, str] = {}       # doc -> title shown (from the documents)
+        self.infos: dict[str, object] = {}    # doc -> DocumentInfo
+        self.marks: dict[str, str] = {}       # doc -> mark value
+        self.versions: dict[str, tuple[str, str]] = {}
+        self.more_available = False
+        self._rows: list[Row] = []
+        self._expanded: set[str] = set()
+        self._folded: set[str] = set()
+        self._width = 0
 
     def compose(self) -> ComposeResult:
         yield Static(self.message, id="coverage", markup=False)
@@ -143,6 +176,23 @@ class ResultsPane(Vertical):
         """The current hits (``to_json()`` dicts)."""
         return list((self.data or {}).get("hits") or [])
 
+    def set_documents(self, documents: list, names: dict[str, str]) -> None:
+        """Name documents by ``names`` (doc -> title shown) and know their metadata and
+        versions (``DocumentInfo`` list)."""
+        self.infos = {d.doc: d for d in documents}
+        self.versions = version_groups(documents)
+        if names != self.names:
+            self.names = dict(names)
+            if self.data is not None:
+                self._rebuild_keep_cursor()
+
+    def set_marks(self, marks: dict[str, str]) -> None:
+        """Show ``marks`` (doc -> mark value) in the mark column."""
+        if marks != self.marks:
+            self.marks = dict(marks)
+            if self.data is not None:
+                self._rebuild_keep_cursor()
+
     def show_message(self, text: str) -> None:
         """Show ``text`` in the coverage line (e.g. "searching…" or an error)."""
         self.message = text
@@ -152,18 +202,36 @@ class ResultsPane(Vertical):
         """Show a ``SearchResult.to_json()`` dict; ``keep_cursor`` keeps the same hit
         highlighted when it is still listed (a re-run after indexing)."""
         old = self.current_hit() if keep_cursor else None
+        if not keep_cursor:
+            self._expanded, self._folded = set(), set()
         self.data = data
         self.pattern = terms_pattern(data.get("query", ""))
         self.border_title = f"Results · {data.get('mode', '')} · {data.get('granularity', 'page')}"
-        self.query_one("#coverage", Static).update(coverage_text(data, self.show_timings))
+        text = coverage_text(data, self.show_timings)
+        if self.more_available:
+            text.append("  (m: more hits)", style="dim")
+        self.query_one("#coverage", Static).update(text)
         self._build_table()
-        table = self.query_one(HitTable)
         if old is not None:
-            for i, h in enumerate(self.hits):
-                if (h.get("doc"), h.get("page"), h.get("section")) == \
-                        (old.get("doc"), old.get("page"), old.get("section")):
-                    table.move_cursor(row=i, animate=False)
-                    break
+            self._select_hit(old)
+        self._show_excerpt()
+
+    def _select_hit(self, old: dict) -> None:
+        for i, h in enumerate(self.hits):
+            if (h.get("doc"), h.get("page"), h.get("section")) == \
+                    (old.get("doc"), old.get("page"), old.get("section")):
+                row = next((r for r, x in enumerate(self._rows)
+                            if x.kind == "hit" and x.hit == i), None)
+                if row is not None:
+                    self.query_one(HitTable).move_cursor(row=row, animate=False)
+                break
+
+    def _rebuild_keep_cursor(self) -> None:
+        table = self.query_one(HitTable)
+        row = table.cursor_row
+        self._build_table()
+        if self._rows:
+            table.move_cursor(row=min(row, len(self._rows) - 1), animate=False)
         self._show_excerpt()
 
     def clear(self) -> None:
@@ -174,64 +242,135 @@ class ResultsPane(Vertical):
         self.show_message("Type a question and press Enter  (/ search · ? help)")
         self._show_excerpt()
 
+    # -- the table ------------------------------------------------------------------------
     def _page_width(self) -> int:
-        """The page column fits the longest "19 (75)" of the hits (5 to 9 columns)."""
+        """The page column fits the longest "19 (75)" of the hits (5 to 9 columns; in
+        the grouped view "15 hits" too)."""
         longest = max((len(hit_where(h)) for h in self.hits), default=0)
-        return max(5, min(9, longest))
+        return max(7 if self.grouped else 5, min(9, longest))
 
-    def _widths(self) -> tuple[int, int]:  # noqa: D401
-        width = max(40, (self.query_one(HitTable).size.width or self.size.width or 80) - 2)
+    def _columns(self) -> tuple[list[str], int, int]:
+        """The columns shown, and the document and section widths, from the pane's width."""
+        width = max(40, (self._width or self.size.width or 80) - 2)
+        cols = ["rank", "mark", "doc", "page", "section", "kw", "sem"]
+        if self.grouped:   # a hit's section goes beneath its document, in that column
+            cols.remove("section")
+        if width >= SCORE_MIN_WIDTH:
+            cols.append("score")
+        fixed = sum(_FIXED[c] for c in cols if c in _FIXED and c != "page")
+        fixed += self._page_width()
         # DataTable pads every cell by one column on each side
-        fixed = sum(_FIXED.values()) - _FIXED["page"] + self._page_width()
-        rest = width - fixed - 2 * 7 - 1
+        rest = width - fixed - 2 * len(cols) - 1
+        if self.grouped:
+            return cols, max(8, rest), 0
         doc = max(8, rest * 11 // 20)
-        return doc, max(6, rest - doc)
+        return cols, doc, max(6, rest - doc)
+
+    def _doc_cell(self, doc: str, width: int, versions: list[str]) -> Text:
+        """The document's title (file name when titles collide), then "· Vaswani 2017"
+        when room allows, then the versions this row stands for ("v5 v7")."""
+        name = self.names.get(doc) or short_doc(doc, width)
+        tail = " ".join(versions)
+        info = self.infos.get(doc)
+        meta = ""
+        if info is not None:
+            from .corpus_pane import first_author
+
+            year = getattr(info, "year", None)
+            meta = " ".join(x for x in (first_author(info), str(year) if year else "") if x)
+        room = width - (len(tail) + 1 if tail else 0)
+        out = Text(no_wrap=True, overflow="ellipsis")
+        if meta and len(name) + len(meta) + 3 <= room:
+            out.append_text(literal(name))
+            out.append(f" · {meta}", style="dim")
+        else:
+            out.append_text(literal(name if len(name) <= room else name[: max(1, room - 1)]
+                                    + "…"))
+        if tail:
+            out.append(" " + tail, style="bold")
+        return out
 
     def _build_table(self) -> None:
         table = self.query_one(HitTable)
         row = table.cursor_row if table.row_count else 0
         table.clear(columns=True)
-        doc_w, sec_w = self._widths()
-        table.add_column(Text("#", justify="right"), width=_FIXED["rank"], key="rank")
-        table.add_column("document", width=doc_w, key="doc")
-        table.add_column("page", width=self._page_width(), key="page")
-        table.add_column("section", width=sec_w, key="section")
-        table.add_column(Text("kw", justify="right"), width=_FIXED["kw"], key="kw")
-        table.add_column(Text("sem", justify="right"), width=_FIXED["sem"], key="sem")
-        table.add_column(Text("score", justify="right"), width=_FIXED["score"], key="score")
-        names = unique_names([h.get("doc", "") for h in self.hits], doc_w, short_doc)
-        for i, h in enumerate(self.hits):
-            score = h.get("score")
-            table.add_row(
-                Text(str(h.get("rank", i + 1)), justify="right", style="bold"),
-                literal(names[h.get("doc", "")]),
-                literal(hit_where(h)),
-                literal(short_section(hit_section(h), sec_w), style="dim"),
-                rank_text(h.get("keyword_rank")),
-                rank_text(h.get("semantic_rank")),
-                Text(f"{score:.4f}"[1:] if isinstance(score, float) and 0 <= score < 1
-                     else str(score), justify="right"),
-                key=str(i),
-            )
-        if self.hits:
-            table.move_cursor(row=min(row, len(self.hits) - 1), animate=False)
+        cols, doc_w, sec_w = self._columns()
+        heads = {"rank": (Text("#", justify="right"), _FIXED["rank"]),
+                 "mark": (Text("m"), _FIXED["mark"]),
+                 "doc": ("document / section" if self.grouped else "document", doc_w),
+                 "page": ("page", self._page_width()), "section": ("section", sec_w),
+                 "kw": (Text("kw", justify="right"), _FIXED["kw"]),
+                 "sem": (Text("sem", justify="right"), _FIXED["sem"]),
+                 "score": (Text("score", justify="right"), _FIXED["score"])}
+        for c in cols:
+            table.add_column(heads[c][0], width=heads[c][1], key=c)
+        if self.grouped:
+            self._rows = grouped_rows(self.hits, self.versions, self._expanded, self._folded)
+        else:
+            self._rows = flat_rows(self.hits, self.versions)
+        hits = self.hits
+        for n, r in enumerate(self._rows):
+            cells = self._row_cells(r, hits[r.hit], cols, doc_w, sec_w)
+            table.add_row(*cells, key=str(n))
+        if self._rows:
+            table.move_cursor(row=min(row, len(self._rows) - 1), animate=False)
+
+    def _row_cells(self, r: Row, h: dict, cols: list[str], doc_w: int, sec_w: int) -> list:
+        mark = self.marks.get(r.doc, "none")
+        glyph = Text(MARK_GLYPHS.get(mark, " "), style="bold")
+        if r.kind == "doc":
+            pages = f"{r.count} hit{'s' if r.count != 1 else ''}"
+            doc = self._doc_cell(r.doc, doc_w - (4 if r.hidden else 0), r.versions)
+            doc.stylize("bold")
+            if r.hidden:
+                doc.append(f" +{r.hidden}", style="dim")   # Enter shows them
+            cells = {"rank": Text(str(h.get("rank", "")), justify="right", style="bold"),
+                     "mark": glyph, "doc": doc, "page": Text(pages, style="dim"),
+                     "section": Text(""), "kw": Text(""), "sem": Text(""), "score": Text("")}
+            return [cells[c] for c in cols]
+        score = h.get("score")
+        if self.grouped:
+            doc = Text("  └ ", style="dim", no_wrap=True, overflow="ellipsis")
+            doc.append_text(literal(leaf_first(hit_section(h), max(4, doc_w - 4)),
+                                    style="dim"))
+            if r.versions:
+                doc.append(" " + " ".join(r.versions), style="dim")
+        else:
+            doc = self._doc_cell(r.doc, doc_w, r.versions)
+        cells = {"rank": Text(str(h.get("rank", "")), justify="right",
+                              style="dim" if self.grouped else "bold"),
+                 "mark": Text(" ") if self.grouped else glyph,
+                 "doc": doc,
+                 "page": literal(hit_where(h)),
+                 "section": literal(leaf_first(hit_section(h), sec_w), style="dim"),
+                 "kw": rank_text(h.get("keyword_rank")),
+                 "sem": rank_text(h.get("semantic_rank")),
+                 "score": Text(f"{score:.4f}"[1:] if isinstance(score, float) and 0 <= score < 1
+                               else str(score), justify="right")}
+        return [cells[c] for c in cols]
 
     def on_resize(self, event) -> None:
+        # the pane's own new width: the table's is not updated yet when this runs
+        self._width = event.size.width
         if self.data is not None:
-            table = self.query_one(HitTable)
-            row = table.cursor_row
-            self._build_table()
-            table.move_cursor(row=row, animate=False)
+            self._rebuild_keep_cursor()
         else:
             self._build_table()
 
-    def current_hit(self) -> dict | None:
-        """The hit under the cursor, or None."""
-        hits = self.hits
-        if not hits:
+    def current_row(self) -> Row | None:
+        """The row under the cursor, or None."""
+        if not self._rows:
             return None
         row = self.query_one(HitTable).cursor_row
-        return hits[row] if 0 <= row < len(hits) else None
+        return self._rows[row] if 0 <= row < len(self._rows) else None
+
+    def current_hit(self) -> dict | None:
+        """The hit under the cursor (a document row: its best hit), or None."""
+        r = self.current_row()
+        hits = self.hits
+        if r is None or r.hit is None or not 0 <= r.hit < len(hits):
+            return None
+        return hits[r.hit]
 
     def _show_excerpt(self) -> None:
         hit = self.current_hit()
@@ -241,11 +380,25 @@ class ResultsPane(Vertical):
             return
         head = Text()
         head.append(f"#{hit.get('rank')} ", style="bold")
-        head.append(literal(hit.get("doc", ""), style="bold"))
+        doc = hit.get("doc", "")
+        head.append(literal(self.names.get(doc) or doc, style="bold"))
+        info = self.infos.get(doc)
+        authors = ", ".join(clean_text(str(a)) for a in (getattr(info, "authors", ()) or ())[:3])
+        year = getattr(info, "year", None)
+        meta = " · ".join(x for x in (authors, str(year) if year else "") if x)
+        if meta:
+            head.append("  ")
+            head.append(literal(meta, style="dim"))
         head.append(f"  p. {hit_where(hit)}")
+        mark = self.marks.get(doc, "none")
+        if mark != "none":
+            head.append(f"  [{mark}]", style="bold")
         if hit_section(hit):
             head.append("  · ")
             head.append(literal(hit_section(hit), style="italic"))
+        r = self.current_row()
+        if r is not None and r.versions:
+            head.append(f"  · versions {' '.join(r.versions)}", style="dim")
         if (hit.get("excerpt") or "").strip():
             body = literal(hit["excerpt"])
             highlight(body, self.pattern)
@@ -256,22 +409,60 @@ class ResultsPane(Vertical):
 
     # -- navigation -----------------------------------------------------------------------
     def move(self, delta: int) -> None:
-        """Move the cursor ``delta`` hits (n / N)."""
-        if not self.hits:
+        """Move the cursor ``delta`` hits (n / N); document rows are passed over."""
+        if not self._rows:
             return
         table = self.query_one(HitTable)
-        table.move_cursor(row=max(0, min(len(self.hits) - 1, table.cursor_row + delta)))
+        row = table.cursor_row
+        step = 1 if delta > 0 else -1
+        for _ in range(abs(delta)):
+            nxt = row + step
+            while 0 <= nxt < len(self._rows) and self._rows[nxt].kind != "hit":
+                nxt += step
+            if not 0 <= nxt < len(self._rows):
+                break
+            row = nxt
+        table.move_cursor(row=row)
 
     def select(self, doc: str, page: int) -> bool:
         """Put the cursor on the first hit of ``doc`` on ``page`` (a section hit: one
         whose pages hold it); False when no hit is there."""
-        for i, h in enumerate(self.hits):
+        hits = self.hits
+        for n, r in enumerate(self._rows):
+            if r.kind != "hit":
+                continue
+            h = hits[r.hit]
             start = h.get("start_page") or h.get("page") or 0
             end = h.get("end_page") or start
             if h.get("doc") == doc and start <= page <= end:
-                self.query_one(HitTable).move_cursor(row=i)
+                self.query_one(HitTable).move_cursor(row=n)
                 return True
         return False
+
+    def action_group(self) -> None:
+        """``d``: group the hits by document (best pages beneath) or list them by rank."""
+        hit = self.current_hit()
+        self.grouped = not self.grouped
+        self._build_table()
+        if hit is not None:
+            self._select_hit(hit)
+        self._show_excerpt()
+        self.notify("hits grouped by document" if self.grouped else "hits in rank order",
+                    timeout=1.5)
+
+    def _toggle_group(self, r: Row) -> None:
+        """Enter on a document row: show all its hits, or fold them."""
+        key = group_key(r, self.versions)
+        if r.hidden and r.count - r.hidden == 0:
+            self._folded.discard(key)
+        elif r.hidden:
+            self._expanded.add(key)
+        else:
+            self._expanded.discard(key)
+            self._folded.add(key)
+        row = self.query_one(HitTable).cursor_row
+        self._build_table()
+        self.query_one(HitTable).move_cursor(row=row, animate=False)
 
     def focus_main(self) -> None:
         """Focus the table (used when the pane becomes current)."""
@@ -286,6 +477,10 @@ class ResultsPane(Vertical):
     @on(DataTable.RowSelected, "#hits")
     def _selected(self, event: DataTable.RowSelected) -> None:
         event.stop()
+        r = self.current_row()
+        if r is not None and r.kind == "doc":
+            self._toggle_group(r)
+            return
         hit = self.current_hit()
         if hit is not None:
             self.post_message(OpenHit(hit))

@@ -92,6 +92,14 @@ def service(tui_index):
     svc.close()
 
 
+@pytest.fixture(autouse=True)
+def data_dir(tmp_path, monkeypatch) -> Path:
+    """Each test's own user data dir (marks, notes, sessions): never the user's."""
+    path = tmp_path / "user-data"
+    monkeypatch.setenv("PDFTUI_DATA_DIR", str(path))
+    return path
+
+
 @pytest.fixture
 def make_app(tui_index, service):
     """Build a PdftuiApp on the shared index (no watcher, no timings, quick debounce)."""

@@ -1,0 +1,360 @@
+"""The app's triage side: marks, notes, clips, export, open in the viewer, the last session
+and the query history (the user data of :mod:`pdftui.triage.store`).
+
+:class:`TriageMixin` is mixed into :class:`~pdftui.tui.app.PdftuiApp`. Every store call
+runs on one dedicated thread (:meth:`TriageMixin.triage_call`), in the order the keys were
+pressed, so "+" then "-" always ends as skip; the UI thread never touches SQLite. A user
+data file that cannot be read is reported once; the app goes on without marks and says
+so when quitting would lose something.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from ..text import clean_text
+from .messages import SessionLoaded, TriageChanged
+
+#: Seconds of quiet before the session (query, mode, scope, reader) is saved.
+SESSION_SAVE_S = 1.0
+#: Mark values by action argument, with the words a notification uses.
+MARK_WORDS = {"keep": "keep", "to-read": "to read", "skip": "skip", "none": "no mark"}
+
+
+class TriageMixin:
+    """Marks, notes, clips, export, viewer, session and history for the app."""
+
+    def _init_triage(self, data_dir) -> None:
+        from .data import TriageGate
+
+        self.triage_gate = TriageGate(data_dir)
+        self.triage: dict = {}               # doc -> DocTriage
+        self.history: list[str] = []         # newest first
+        self._history_pos = -1
+        self._history_draft = ""
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pdftui-triage")
+        self._session_timer = None
+        self._restoring = False
+        self._session_restored = False
+
+    # -- the store, on its own thread ------------------------------------------------------
+    async def triage_call(self, fn):
+        """``fn(store)`` on the triage thread (FIFO); raises what the store raises."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._pool, lambda: self.triage_gate.run(fn))
+
+    def _doc_key(self, doc: str):
+        from ..triage.store import DocKey
+
+        info = next((d for d in self.documents if d.doc == doc), None)
+        return DocKey.of(self.root, doc, getattr(info, "sha256", "") if info else "")
+
+    def _report(self, exc: Exception, what: str) -> None:
+        self.notify(clean_text(str(exc)), title=f"{what} failed", severity="error", timeout=8)
+
+    def load_triage(self) -> None:
+        """Read the marks, notes and clips of the folder's documents (after a documents
+        load)."""
+        self.run_worker(self._load_triage(), group="triage-load", exclusive=True,
+                        exit_on_error=False)
+
+    async def _load_triage(self) -> None:
+        docs = [(d.doc, getattr(d, "sha256", "")) for d in self.documents]
+        try:
+            triage = await self.triage_call(lambda s: s.lookup(self.root, docs))
+        except Exception as exc:  # noqa: BLE001 - reported once, the app goes on
+            if not getattr(self, "_triage_reported", False):
+                self._triage_reported = True
+                self._report(exc, "Reading marks and notes")
+            return
+        self.triage = triage
+        self._show_marks()
+
+    def marks(self) -> dict[str, str]:
+        """doc -> mark value, for the documents that have one."""
+        return {doc: t.mark.value for doc, t in self.triage.items() if t.mark.value != "none"}
+
+    def _show_marks(self) -> None:
+        from .corpus_pane import CorpusPane
+        from .results_pane import ResultsPane
+
+        marks = self.marks()
+        self.query_one(CorpusPane).set_marks(marks)
+        self.query_one(ResultsPane).set_marks(marks)
+        if getattr(self, "scope_mark", None):
+            self._apply_mark_scope()
+
+    def on_triage_changed(self, event: TriageChanged) -> None:
+        self.triage[event.doc] = event.triage
+        self._show_marks()
+        if event.message:
+            self.notify(event.message, timeout=2.5)
+
+    # -- which document ---------------------------------------------------------------------
+    def current_document(self) -> tuple[str, int] | None:
+        """``(doc, page)`` the triage keys act on: the reader's page, the documents pane's
+        highlighted document (page 1) or the current hit, by the pane in use."""
+        from .corpus_pane import CorpusPane
+        from .reader_pane import ReaderPane
+        from .results_pane import ResultsPane
+
+        pane = self._current_pane()
+        reader = self.query_one(ReaderPane).view
+        if pane == "reader" and reader is not None:
+            return reader.request.doc, reader.page
+        if pane == "corpus":
+            doc = self.query_one(CorpusPane).current_doc()
+            return (doc, 1) if doc else None
+        hit = self.query_one(ResultsPane).current_hit()
+        if hit is not None:
+            return hit.get("doc", ""), int(hit.get("page") or 1)
+        if reader is not None:
+            return reader.request.doc, reader.page
+        return None
+
+    def _title(self, doc: str) -> str:
+        info = next((d for d in self.documents if d.doc == doc), None)
+        return clean_text((info.title if info else "") or doc)
+
+    # -- marks, notes, clips ------------------------------------------------------------------
+    def action_mark(self, value: str) -> None:
+        """Mark the current document keep / to-read / skip, or clear its mark."""
+        cur = self.current_document()
+        if cur is None:
+            self.notify("No document here to mark.", timeout=2)
+            return
+        self.run_worker(self._mark(cur[0], value), group="triage", exit_on_error=False)
+
+    async def _mark(self, doc: str, value: str) -> None:
+        from ..triage.store import Mark
+
+        key = self._doc_key(doc)
+        try:
+            triage = await self.triage_call(lambda s: s.set_mark(key, Mark(value)))
+        except Exception as exc:  # noqa: BLE001
+            self._report(exc, "Marking")
+            return
+        self.post_message(TriageChanged(doc, triage,
+                                        f"{MARK_WORDS[value]}: {self._title(doc)[:60]}"))
+
+    def action_note(self) -> None:
+        """Edit the current document's note (its clipped passages shown below)."""
+        from .note_editor import NoteScreen
+
+        cur = self.current_document()
+        if cur is None:
+            self.notify("No document here to take a note on.", timeout=2)
+            return
+        doc = cur[0]
+        old = self.triage.get(doc)
+        note = old.note if old else ""
+
+        def done(text: str | None) -> None:
+            if text is not None and text != note:
+                self.run_worker(self._save_note(doc, text), group="triage",
+                                exit_on_error=False)
+
+        self.push_screen(NoteScreen(self._title(doc), note, list(old.clips) if old else []),
+                         done)
+
+    async def _save_note(self, doc: str, text: str) -> None:
+        key = self._doc_key(doc)
+        try:
+            triage = await self.triage_call(lambda s: s.set_note(key, text))
+        except Exception as exc:  # noqa: BLE001
+            self._report(exc, "Saving the note")
+            return
+        self.post_message(TriageChanged(doc, triage, "note saved"))
+
+    def action_clip(self) -> None:
+        """In the reader: clip the paragraph in focus, with its page and section, into the
+        document's notes."""
+        from .reader_pane import ReaderPane
+
+        reader = self.query_one(ReaderPane)
+        para = reader.current_paragraph()
+        if para is None:
+            self.notify("Open a page in the reader to clip from it.", timeout=2)
+            return
+        self.run_worker(self._clip(*para), group="triage", exit_on_error=False)
+
+    async def _clip(self, doc: str, text: str, page: int, section: str) -> None:
+        from ..triage.store import Clip
+
+        try:
+            label = await asyncio.to_thread(self.gate.run, lambda lib: lib.page_label(doc, page))
+            key = self._doc_key(doc)
+            clip = Clip(text, page, label or "", section)
+            await self.triage_call(lambda s: s.add_clip(key, clip))
+            triage = await self.triage_call(lambda s: s.get(key))
+        except Exception as exc:  # noqa: BLE001
+            self._report(exc, "Clipping")
+            return
+        first = " ".join(text.split())[:50]
+        self.post_message(TriageChanged(doc, triage,
+                                        f"clipped {clip.page_ref}: “{first}…” into the notes"))
+
+    # -- export ----------------------------------------------------------------------------
+    def action_export(self) -> None:
+        """Export the marked documents (a dialog picks format, marks and file)."""
+        from .dialogs import ExportScreen
+
+        def done(req) -> None:
+            if req is not None:
+                self.run_worker(self._export(req), group="export", exit_on_error=False)
+
+        self.push_screen(ExportScreen(Path(self.root).name), done)
+
+    async def _export(self, req) -> None:
+        def work() -> int:
+            from ..triage.export import export_folder
+
+            text, n = export_folder(self.root, req.fmt, req.marked, self.cache_dir,
+                                    self.triage_gate.data_dir)
+            tmp = req.path + ".part"
+            with open(tmp, "w", encoding="utf-8", newline="") as f:
+                f.write(text)
+            os.replace(tmp, req.path)
+            return n
+
+        try:
+            n = await asyncio.to_thread(work)
+        except Exception as exc:  # noqa: BLE001
+            self._report(exc, "Export")
+            return
+        self.last_export = req.path
+        self.notify(f"{n} document{'s' if n != 1 else ''} written to {clean_text(req.path)}",
+                    title="Exported", timeout=8)
+
+    # -- the viewer --------------------------------------------------------------------------
+    def action_open_viewer(self) -> None:
+        """Open the current hit's (or the reader's) page in the user's PDF viewer; with no
+        display, copy ``path#page=N`` to the clipboard (OSC 52) and show it."""
+        cur = self.current_document()
+        if cur is None:
+            self.notify("No page here to open.", timeout=2)
+            return
+        self.run_worker(self._open_viewer(*cur), group="viewer", exit_on_error=False)
+
+    async def _open_viewer(self, doc: str, page: int) -> None:
+        from ..triage.viewer import open_at_page
+
+        path = os.path.join(self.root, doc)
+        try:
+            launch = await asyncio.to_thread(open_at_page, path, page)
+        except Exception as exc:  # noqa: BLE001 - e.g. a bad $PDFTUI_VIEWER
+            self._report(exc, "Opening the viewer")
+            return
+        if not launch.started:
+            if launch.clipboard:
+                self.copy_to_clipboard(launch.clipboard)
+                self.last_clipboard = launch.clipboard
+                self.notify(f"{clean_text(launch.message)}\ncopied: "
+                            f"{clean_text(launch.clipboard)}", title="No display", timeout=8)
+            else:
+                self.notify(clean_text(launch.message), severity="warning", timeout=6)
+            return
+        self.notify(clean_text(launch.message), timeout=3)
+        error = await asyncio.to_thread(launch.error)
+        if error:
+            self.notify(clean_text(error), title="Viewer failed", severity="error", timeout=8)
+
+    # -- session and history -------------------------------------------------------------------
+    def load_session(self) -> None:
+        """Read the folder's last session and query history (at start)."""
+        self.run_worker(self._load_session(), group="session-load", exit_on_error=False)
+
+    async def _load_session(self) -> None:
+        try:
+            session = await self.triage_call(lambda s: s.session(self.root))
+            history = await self.triage_call(lambda s: s.history(self.root, 200))
+        except Exception as exc:  # noqa: BLE001
+            self._triage_reported = True
+            self._report(exc, "Reading the last session")
+            return
+        self.post_message(SessionLoaded(session, history))
+
+    def current_session(self):
+        """The session to save now (:class:`pdftui.triage.store.Session`)."""
+        from ..triage.store import ReaderPosition, Session
+        from .reader_pane import ReaderBody, ReaderPane
+
+        reader = self.query_one(ReaderPane).view
+        position = None
+        if reader is not None:
+            section = reader.section_id if reader.request.kind == "section" else None
+            position = ReaderPosition(reader.request.doc, reader.page, section,
+                                      reader.request.kind,
+                                      int(self.query_one(ReaderBody).scroll_y))
+        scope = (f"mark:{self.scope_mark}",) if getattr(self, "scope_mark", None) \
+            else tuple(self.scope)
+        return Session(self.query_one("#query").value.strip(), self.mode, self.granularity,
+                       scope, position)
+
+    def schedule_session_save(self) -> None:
+        """Save the session after :data:`SESSION_SAVE_S` of quiet."""
+        if self._restoring or not self._session_restored:
+            return
+        if self._session_timer is not None:
+            self._session_timer.stop()
+        self._session_timer = self.set_timer(SESSION_SAVE_S, self._save_session_now)
+
+    def _save_session_now(self) -> None:
+        self._session_timer = None
+        if self._exit or not self.screen_stack:
+            return   # closing: action_quit saves the last state
+        session = self.current_session()
+        self.run_worker(self._save_session(session), group="session", exclusive=True,
+                        exit_on_error=False)
+
+    async def _save_session(self, session) -> bool:
+        try:
+            await self.triage_call(lambda s: s.save_session(self.root, session))
+        except Exception:  # noqa: BLE001 - said when quitting (unsaved_work)
+            return False
+        return True
+
+    async def save_session_final(self) -> None:
+        """Save the session now (on quit), off the UI thread."""
+        if self._session_timer is not None:
+            self._session_timer.stop()
+            self._session_timer = None
+        if self._session_restored and self.screen_stack:
+            await self._save_session(self.current_session())
+
+    def remember_query(self, query: str) -> None:
+        """Add ``query`` to the folder's history (memory at once, the store in order)."""
+        query = query.strip()
+        if not query:
+            return
+        self.history = [query] + [q for q in self.history if q != query]
+        self._history_pos = -1
+        self.run_worker(self._add_history(query), group="triage", exit_on_error=False)
+
+    async def _add_history(self, query: str) -> None:
+        try:
+            await self.triage_call(lambda s: s.add_history(self.root, query))
+        except Exception:  # noqa: BLE001 - the in-memory history still works
+            pass
+
+    def action_history(self, delta: int) -> None:
+        """Up (+1: older) / Down (-1: newer) in the search box walk the folder's queries;
+        below the newest, the text being typed comes back."""
+        box = self.query_one("#query")
+        if not self.history:
+            return
+        if self._history_pos == -1:
+            self._history_draft = box.value
+        pos = max(-1, min(len(self.history) - 1, self._history_pos + delta))
+        if pos == self._history_pos:
+            return
+        self._history_pos = pos
+        box.value = self._history_draft if pos == -1 else self.history[pos]
+        box.cursor_position = len(box.value)
+
+    def _close_triage(self) -> None:
+        self._pool.shutdown(wait=True)
+        self.triage_gate.close()

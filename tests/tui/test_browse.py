@@ -1,0 +1,217 @@
+"""The folder first, the table of contents, and result lists people can read."""
+
+from __future__ import annotations
+
+import asyncio
+from types import SimpleNamespace
+
+from pdftui.tui.corpus_pane import (CorpusPane, DocList, doc_columns, sort_documents,
+                                    title_keys)
+from pdftui.tui.hit_rows import flat_rows, grouped_rows, version_groups
+from pdftui.tui.reader_pane import ReaderBody, ReaderPane, TocList
+from pdftui.tui.results_pane import HitTable, ResultsPane, leaf_first
+
+from .conftest import search, settle, wait_for
+
+ATTENTION = "arxiv-1706.03762v5-attention-is-all-you-need.pdf"
+
+
+def run(coro):
+    return asyncio.run(coro)
+
+
+def cell(table, row: int, key: str) -> str:
+    value = table.get_cell_at((row, list(table.columns).index(key)))
+    return getattr(value, "plain", str(value))
+
+
+def test_the_folder_comes_first_at_every_size(make_app):
+    async def go():
+        for size in ((80, 24), (120, 36), (160, 48)):
+            app = make_app()
+            async with app.run_test(size=size) as pilot:
+                await settle(pilot)
+                corpus, results = app.query_one(CorpusPane), app.query_one(ResultsPane)
+                assert corpus.display and corpus.region.width > 60, size
+                assert not (results.display and results.region.width), size
+                lst = app.query_one(DocList)
+                prompts = [lst.get_option_at_index(i).prompt.plain
+                           for i in range(lst.option_count)]
+                assert any("Attention Is All You Need" in p and "15 p" in p for p in prompts)
+                head = app.query_one("#doc-head").render()
+                assert "title" in str(head) and "pages" in str(head)
+                # a query brings the results in; emptying the box brings the folder back
+                await search(pilot, "attention")
+                assert results.display and results.region.width
+                box = app.query_one("#query")
+                box.focus()
+                box.value = ""
+                await wait_for(pilot, lambda: app.folder_first, what="folder again")
+    run(go())
+
+
+def test_enter_on_a_document_opens_page_1_with_a_browsable_contents(make_app):
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            await pilot.press("escape")      # leave the box: the documents list
+            lst = app.query_one(DocList)
+            await wait_for(pilot, lambda: lst.has_focus, what="documents")
+            docs = [lst.get_option_at_index(i).id for i in range(lst.option_count)]
+            for _ in range(docs.index(ATTENTION)):
+                await pilot.press("down")
+            await pilot.press("enter")
+            reader = app.query_one(ReaderPane)
+            toc = app.query_one(TocList)
+            await wait_for(pilot, lambda: reader.view is not None and toc.has_focus,
+                           what="reader with its contents")
+            assert reader.view.page == 1 and reader.view.request.doc == ATTENTION
+            assert toc.option_count == len(reader.view.sections) > 5
+            titles = [toc.get_option_at_index(i).prompt.plain for i in range(toc.option_count)]
+            assert any("3.2 Attention" in t or "Attention" in t for t in titles)
+            # ↓ and Enter read the section picked
+            target = next(i for i, s in enumerate(reader.view.sections)
+                          if s["start_page"] > 2)
+            for _ in range(target):
+                await pilot.press("down")
+            await pilot.press("enter")
+            sec = reader.view.sections[target]
+            await wait_for(pilot, lambda: reader.view.page == sec["start_page"]
+                           and app.query_one(ReaderBody).has_focus, what="section read")
+            # ] moves on and the contents follow; t goes back into them
+            await pilot.press("right_square_bracket")
+            await wait_for(pilot, lambda: reader.view.section_id == reader.view.sections[
+                target + 1]["id"], what="next section")
+            await pilot.pause(0.1)
+            assert toc.highlighted == target + 1
+            await pilot.press("t")
+            await wait_for(pilot, lambda: toc.has_focus, what="contents focused")
+            await pilot.press("t")   # hides them again
+            await wait_for(pilot, lambda: not toc.has_class("-shown")
+                           and app.query_one(ReaderBody).has_focus)
+    run(go())
+
+
+def test_results_name_documents_by_title_and_sections_leaf_first(make_app):
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            data = await search(pilot, "multi-head attention")
+            table = app.query_one(HitTable)
+            row = next(i for i, h in enumerate(data["hits"]) if h["doc"] == ATTENTION)
+            assert cell(table, row, "doc").startswith("Attention Is All")
+            nested = next(i for i, h in enumerate(data["hits"])
+                          if h["section_path"].count(" > ") >= 1)
+            leaf = data["hits"][nested]["section_path"].split(" > ")[-1]
+            assert cell(table, nested, "section").startswith(leaf[:8])
+            # Home / End
+            await pilot.press("end")
+            assert table.cursor_row == table.row_count - 1
+            await pilot.press("home")
+            assert table.cursor_row == 0
+    run(go())
+
+
+def test_columns_follow_the_pane_width(make_app):
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(160, 48)) as pilot:
+            await settle(pilot)
+            await search(pilot, "attention")
+            results = app.query_one(ResultsPane)
+            table = app.query_one(HitTable)
+            width = lambda: next(c.width for k, c in table.columns.items()  # noqa: E731
+                                 if k.value == "doc")
+            narrow = width()
+            results.styles.width = 140      # as when the pane is widened (maximized)
+            await wait_for(pilot, lambda: results.size.width >= 130, what="wider pane")
+            await pilot.pause(0.1)
+            assert width() > narrow + 20
+    run(go())
+
+
+def test_group_by_document_and_more_hits(make_app):
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(pilot)
+            data = await search(pilot, "the")
+            assert len(data["hits"]) == 20
+            results = app.query_one(ResultsPane)
+            table = app.query_one(HitTable)
+            await pilot.press("d")
+            assert results.grouped
+            docs = [r for r in results._rows if r.kind == "doc"]
+            assert len(docs) == len({h["doc"] for h in data["hits"]})
+            first = results._rows[0]
+            assert first.kind == "doc" and first.hidden == first.count - 3
+            await pilot.press("home", "enter")     # all the hits of the first document
+            assert results._rows[0].hidden == 0
+            assert sum(1 for r in results._rows if r.kind == "hit") > 3
+            # n skips over document rows, Enter on a hit row opens it
+            await pilot.press("n")
+            assert results.current_row().kind == "hit"
+            await pilot.press("d")
+            assert not results.grouped and table.row_count == 20
+            # m: twenty more
+            await pilot.press("m")
+            await wait_for(pilot, lambda: len(results.hits) > 20
+                           and app.shown_key == app.search_key(), what="more hits")
+            assert len(results.hits) <= 40 and table.row_count == len(results.hits)
+    run(go())
+
+
+def doc(name, title, **kw):
+    return SimpleNamespace(doc=name, title=title, pages=10, status="indexed",
+                           authors=kw.get("authors", ()), year=kw.get("year"))
+
+
+def test_versions_of_one_paper_share_a_row():
+    docs = [doc("arxiv-1706.03762v5-attention.pdf", "Attention Is All You Need"),
+            doc("arxiv-1706.03762v7-attention.pdf", "Attention Is All You Need"),
+            doc("other.pdf", "Something else entirely")]
+    groups = version_groups(docs)
+    assert groups["arxiv-1706.03762v5-attention.pdf"][1] == "v5"
+    assert groups["arxiv-1706.03762v7-attention.pdf"][1] == "v7"
+    assert "other.pdf" not in groups
+    hits = [{"doc": "arxiv-1706.03762v7-attention.pdf", "page": 3, "rank": 1},
+            {"doc": "arxiv-1706.03762v5-attention.pdf", "page": 3, "rank": 2},
+            {"doc": "other.pdf", "page": 1, "rank": 3},
+            {"doc": "arxiv-1706.03762v5-attention.pdf", "page": 9, "rank": 4}]
+    rows = flat_rows(hits, groups)
+    assert [r.hit for r in rows] == [0, 2, 3]
+    assert rows[0].versions == ["v7", "v5"] and rows[2].versions == []
+    grouped = grouped_rows(hits, groups, expanded=set())
+    assert [(r.kind, r.hit) for r in grouped] == [("doc", 0), ("hit", 0), ("hit", 3),
+                                                   ("doc", 2), ("hit", 2)]
+    assert grouped[0].versions == ["v7", "v5"]
+    # same title, no arXiv id in the names: still one paper
+    twins = version_groups([doc("a.pdf", "A Long Enough Title Here"),
+                            doc("b.pdf", "A long enough title here")])
+    assert set(twins) == {"a.pdf", "b.pdf"}
+
+
+def test_leaf_first_and_document_columns_and_sorts():
+    assert leaf_first("3 Model Architecture > 3.2 Attention", 60) == \
+        "3.2 Attention < 3 Model Architecture"
+    assert leaf_first("3 Model Architecture > 3.2 Attention", 16) == "3.2 Attention <…"
+    names = [c for c, _ in doc_columns(34, False)]
+    assert names == ["scope", "mark", "title"]
+    wide = dict(doc_columns(120, False))
+    assert {"authors", "year", "pages", "status"} <= set(wide)
+    assert sum(wide.values()) <= 120 and wide["title"] >= 40
+    docs = [doc("b.pdf", "Beta", authors=("Ann Zed",), year=2001),
+            doc("a.pdf", "Alpha", authors=("Bob Young",), year=2019),
+            doc("c.pdf", "Gamma")]
+    names = title_keys(docs)
+    marks = {"c.pdf": "keep", "a.pdf": "skip"}
+    assert [d.doc for d in sort_documents(docs, "title", names, marks)] == \
+        ["a.pdf", "b.pdf", "c.pdf"]
+    assert [d.doc for d in sort_documents(docs, "author", names, marks)] == \
+        ["a.pdf", "b.pdf", "c.pdf"]   # Young, Zed, then no author
+    assert [d.doc for d in sort_documents(docs, "year", names, marks)] == \
+        ["a.pdf", "b.pdf", "c.pdf"]   # newest first, unknown last
+    assert [d.doc for d in sort_documents(docs, "mark", names, marks)] == \
+        ["c.pdf", "b.pdf", "a.pdf"]   # keep, unmarked, skip

@@ -1,0 +1,284 @@
+"""Triage from the keyboard: marks, notes, clips, export, open in the viewer, resume and
+the query history; and the issue's "Done when" scenario end to end."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from pdftui.triage.store import DocKey, Mark, TriageStore
+from pdftui.tui.app import PdftuiApp
+from pdftui.tui.corpus_pane import CorpusPane, DocList
+from pdftui.tui.dialogs import ExportScreen
+from pdftui.tui.note_editor import NoteScreen
+from pdftui.tui.reader_pane import ReaderBody, ReaderPane
+from pdftui.tui.results_pane import HitTable, ResultsPane
+
+from ..conftest import CORPUS
+from .conftest import search, settle, wait_for
+
+ATTENTION = "arxiv-1706.03762v5-attention-is-all-you-need.pdf"
+
+#: Six arXiv papers for the scenario (five get marked keep).
+PAPERS = [
+    "arxiv-1706.03762v5-attention-is-all-you-need.pdf",
+    "arxiv-0908.0054-ultralight-bosonic-dark-matter-cmb.pdf",
+    "arxiv-2005.07143-ecapa-tdnn-speaker-verification.pdf",
+    "arxiv-1512.03385-resnet.pdf",
+    "arxiv-2402.05672-multilingual-e5-embeddings.pdf",
+    "texlive-euler.pdf",
+]
+
+
+def run(coro):
+    return asyncio.run(coro)
+
+
+def stored(data_dir: Path, root: Path, doc: str):
+    with TriageStore(data_dir) as store:
+        return store.get(DocKey.of(root, doc))
+
+
+def test_mark_keys_from_results_documents_and_reader(make_app, tui_index, data_dir):
+    folder, _cache = tui_index
+
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(pilot)
+            await search(pilot, "multi-head attention")
+            table = app.query_one(HitTable)
+            hit = app.query_one(ResultsPane).current_hit()
+            await pilot.press("plus")
+            await wait_for(pilot, lambda: app.marks().get(hit["doc"]) == "keep", what="keep")
+            # the mark column of the results shows it
+            col = list(table.columns).index("mark")
+            assert table.get_cell_at((table.cursor_row, col)).plain == "+"
+            assert stored(data_dir, folder, hit["doc"]).mark is Mark.KEEP
+            # from the reader: to-read; from the documents: skip, then none
+            await pilot.press("enter")
+            reader = app.query_one(ReaderPane)
+            await wait_for(pilot, lambda: reader.view is not None
+                           and app.query_one(ReaderBody).has_focus, what="reader")
+            await pilot.press("r")
+            await wait_for(pilot, lambda: app.marks().get(hit["doc"]) == "to-read")
+            app.show_pane("corpus")
+            lst = app.query_one(DocList)
+            await wait_for(pilot, lambda: lst.has_focus, what="documents")
+            doc = app.query_one(CorpusPane).current_doc()
+            await pilot.press("minus")
+            await wait_for(pilot, lambda: app.marks().get(doc) == "skip")
+            prompt = lst.get_option_at_index(lst.highlighted).prompt.plain
+            assert prompt[2] == "-"
+            await pilot.press("u")
+            await wait_for(pilot, lambda: doc not in app.marks())
+            # filter by mark and sort by mark in the documents pane
+            await pilot.press("M")   # keep only
+            corpus = app.query_one(CorpusPane)
+            await wait_for(pilot, lambda: corpus.mark_filter == "keep")
+            shown = {lst.get_option_at_index(i).id for i in range(lst.option_count)}
+            assert shown == {d for d, m in app.marks().items() if m == "keep"}
+    run(go())
+
+
+def test_note_clip_and_the_keymap(make_app, tui_index, data_dir):
+    folder, _cache = tui_index
+
+    async def go():
+        app = make_app(keymap={"note": "ctrl+n"})
+        async with app.run_test(size=(100, 30)) as pilot:
+            await settle(pilot)
+            await search(pilot, "scaled dot-product attention")
+            await pilot.press("enter")
+            reader = app.query_one(ReaderPane)
+            await wait_for(pilot, lambda: reader.view is not None
+                           and app.query_one(ReaderBody).has_focus, what="reader")
+            await pilot.pause(0.2)
+            doc, text, page, section = reader.current_paragraph()
+            await pilot.press("y")
+            await wait_for(pilot, lambda: app.triage.get(doc) and app.triage[doc].clips,
+                           what="clip stored")
+            clip = app.triage[doc].clips[0]
+            assert clip.page == page and clip.text == text and clip.section == section
+            # "a" is remapped: it types into the box; Ctrl+N opens the note
+            await pilot.press("ctrl+n")
+            await wait_for(pilot, lambda: isinstance(app.screen, NoteScreen))
+            assert text[:30] in str(app.screen.query_one("#note-clips Static").render())
+            await pilot.press(*"worth a re-read")
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: app.triage[doc].note == "worth a re-read",
+                           what="note saved")
+            saved = stored(data_dir, folder, doc)
+            assert saved.note == "worth a re-read" and len(saved.clips) == 1
+    run(go())
+
+
+def test_open_without_a_display_copies_path_and_page(make_app, tui_index, monkeypatch):
+    folder, _cache = tui_index
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(100, 30)) as pilot:
+            await settle(pilot)
+            await search(pilot, "multi-head attention")
+            hit = app.query_one(ResultsPane).current_hit()
+            await pilot.press("o")
+            await wait_for(pilot, lambda: getattr(app, "last_clipboard", ""), what="clipboard")
+            assert app.last_clipboard == f"{folder / hit['doc']}#page={hit['page']}"
+            assert app.clipboard == app.last_clipboard
+            assert app.is_running   # nothing blocked or crashed
+    run(go())
+
+
+def test_query_history_and_resume(make_app, data_dir):
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(100, 30)) as pilot:
+            await settle(pilot)
+            await search(pilot, "euler fonts")
+            await search(pilot, "attention heads")
+            await pilot.press("s", "p")      # semantic, sections
+            await wait_for(pilot, lambda: app.shown_key == app.search_key())
+            await pilot.press("enter")
+            reader = app.query_one(ReaderPane)
+            await wait_for(pilot, lambda: reader.view is not None)
+            doc, page = reader.view.request.doc, reader.view.page
+            await pilot.press("q")
+        assert not app.is_running
+        again = make_app()
+        async with again.run_test(size=(100, 30)) as pilot:
+            await settle(pilot)
+            reader = again.query_one(ReaderPane)
+            await wait_for(pilot, lambda: again.search_key()[0] == "attention heads"
+                           and reader.view is not None, what="session restored")
+            assert (again.mode, again.granularity) == ("semantic", "section")
+            assert (reader.view.request.doc, reader.view.page) == (doc, page)
+            await wait_for(pilot, lambda: again.shown_key == again.search_key())
+            # Up / Down in the box walk the history
+            box = again.query_one("#query")
+            again.action_focus_search()
+            await pilot.pause()
+            await pilot.press("up")
+            assert box.value == "attention heads"
+            await pilot.press("up")
+            assert box.value == "euler fonts"
+            await pilot.press("down", "down")
+            assert box.value == "attention heads"
+    run(go())
+
+
+# -- the issue's "Done when", keyboard only -------------------------------------------------
+
+@pytest.fixture(scope="module")
+def papers(tmp_path_factory):
+    """Six corpus papers indexed for keyword search (no embedding: fast)."""
+    from pdftui.index import index_folder
+
+    base = tmp_path_factory.mktemp("papers")
+    folder, cache = base / "papers", base / "cache"
+    folder.mkdir()
+    for name in PAPERS:
+        (folder / name).symlink_to(CORPUS / name)
+    index_folder(folder, cache, None, embed=False)
+    return folder, cache
+
+
+def test_done_when_scenario_keyboard_only(papers, data_dir, tmp_path, monkeypatch):
+    """Search, read, mark five papers keep with a note and a clipped passage, quit,
+    reopen: everything as left; export Markdown and BibTeX (parsed by a BibTeX parser)."""
+    pytest.importorskip("pdftui.triage.export")
+    pytest.importorskip("bibtexparser")
+    folder, cache = papers
+    monkeypatch.chdir(tmp_path)
+
+    def make():
+        return PdftuiApp(folder, cache_dir=cache, index=False, watch=False,
+                         show_timings=False, debounce=0.05)
+
+    async def first_visit() -> list[str]:
+        app = make()
+        kept = []
+        async with app.run_test(size=(100, 30)) as pilot:
+            await settle(pilot)
+            await pilot.press("escape", "k")        # keyword mode (nothing is embedded)
+            await pilot.press("slash", *"the", "enter")
+            await wait_for(pilot, lambda: app.shown_key == app.search_key(), what="hits")
+            await pilot.press("d")                  # one row per document
+            results = app.query_one(ResultsPane)
+            for _ in range(5):
+                while results.current_row().kind != "doc":
+                    await pilot.press("down")
+                row = results.current_row()
+                kept.append(row.doc)
+                await pilot.press("plus")            # keep
+                await pilot.press("a", *f"note on {row.doc[:14]}", "escape")   # a note
+                await wait_for(pilot, lambda: app.screen is app.main_screen)
+                await pilot.press("down")
+                while results.current_row().kind != "hit":
+                    await pilot.press("down")
+                await pilot.press("enter")           # read it
+                reader = app.query_one(ReaderPane)
+                await wait_for(pilot, lambda: reader.view is not None
+                               and reader.view.request.doc == row.doc
+                               and app.query_one(ReaderBody).has_focus, what="reader")
+                await pilot.press("y")               # clip a passage
+                await wait_for(pilot, lambda: app.triage.get(row.doc) is not None
+                               and app.triage[row.doc].clips, what="clip")
+                await pilot.press("escape")          # back to the results
+                await wait_for(pilot, lambda: app.query_one(HitTable).has_focus)
+                # on to the next document row
+                await pilot.press("down")
+                while results.current_row() is not None and \
+                        results.current_row().kind != "doc":
+                    await pilot.press("down")
+            await wait_for(pilot, lambda: all(app.triage[d].note for d in kept),
+                           what="notes saved")
+            await pilot.press("q")
+        assert not app.is_running
+        return kept
+
+    async def second_visit(kept: list[str]) -> None:
+        app = make()
+        async with app.run_test(size=(100, 30)) as pilot:
+            await settle(pilot)
+            await wait_for(pilot, lambda: app.search_key()[0] == "the"
+                           and app.shown_key == app.search_key(), what="query restored")
+            assert app.mode == "keyword"
+            await wait_for(pilot, lambda: sorted(d for d, m in app.marks().items()
+                                                 if m == "keep") == sorted(kept))
+            for doc in kept:
+                t = app.triage[doc]
+                assert t.note.startswith("note on ") and t.clips and t.clips[0].page >= 1
+            reader = app.query_one(ReaderPane)
+            await wait_for(pilot, lambda: reader.view is not None
+                           and reader.view.request.doc == kept[-1], what="reader restored")
+            # export: Markdown, then BibTeX
+            for fmt_keys, ext in (((), "md"), (("down",), "bib")):
+                await pilot.press("escape", "e")
+                await wait_for(pilot, lambda: isinstance(app.screen, ExportScreen))
+                if fmt_keys:
+                    await pilot.press("enter", *fmt_keys, "enter")   # open the list, pick
+                await pilot.press("tab", "tab", "enter")            # to the file box, go
+                await wait_for(pilot, lambda: getattr(app, "last_export", "").endswith(ext),
+                               timeout=30, what=f"{ext} export")
+            await pilot.press("ctrl+q")
+        md = (tmp_path / "papers-reading-list.md").read_text()
+        for doc in kept:
+            assert doc in md
+        assert md.count("p. ") >= 5
+        import bibtexparser
+
+        bib = bibtexparser.loads((tmp_path / "papers-reading-list.bib").read_text())
+        assert len(bib.entries) == 5
+        assert all(e.get("title") for e in bib.entries)
+        assert any(e.get("eprint") for e in bib.entries)
+
+    kept = run(first_visit())
+    assert len(set(kept)) == 5
+    run(second_visit(kept))
