@@ -602,9 +602,11 @@ def export(folder, marked, fmt, output, cache_dir, data_dir):
 @main.command()
 @click.argument("folder", type=click.Path(), default=".")
 @_cache_opt
+@_data_opt
 @_model_opt
-def tui(folder, cache_dir, model):
-    """Open the TUI on FOLDER (default: the current folder)."""
+def tui(folder, cache_dir, data_dir, model):
+    """Open the TUI on FOLDER (default: the current folder); marks, notes and the last
+    session are kept in the user data folder (--data-dir)."""
     from .corpus import FolderError, check_folder
 
     try:
@@ -617,7 +619,7 @@ def tui(folder, cache_dir, model):
               " and `pdftui read FOLDER DOC` instead")
     from .tui.app import PdftuiApp
 
-    PdftuiApp(folder, cache_dir=cache_dir, model=model).run()
+    PdftuiApp(folder, cache_dir=cache_dir, model=model, data_dir=data_dir).run()
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -91,6 +91,21 @@ def test_markdown_escapes_titles_links_and_notes():
     assert md_escape("*bold* _it_ `code`") == "\\*bold\\* \\_it\\_ \\`code\\`"
 
 
+
+def test_markdown_ids_keep_their_digits():
+    """An arXiv id or DOI after "- arXiv: " is not at a line start: no backslash (a
+    backslash before a digit is no Markdown escape, so it would show)."""
+    text = to_markdown(_items())
+    assert "- arXiv: 1706.03762\n" in text
+    assert "- DOI: 10.1145/3600006.3613165\n" in text
+    assert "\\1" not in text
+    # where a number does start a line (a note's line), the delimiter is escaped
+    assert md_escape("1. first", line_start=True) == "1\\. first"
+    assert md_escape("2) second\n3. third") == "2\\) second\n3\\. third"
+    assert md_escape("1706.03762", line_start=True) == "1706.03762"   # no list marker
+    assert md_escape("- item") == "- item" and md_escape("- item", True) == "\\- item"
+
+
 def test_csv_and_json_round_trip():
     items = _items()
     rows = list(csv.DictReader(io.StringIO(to_csv(items))))

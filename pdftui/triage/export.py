@@ -140,22 +140,38 @@ def _suffix(n: int) -> str:
 
 # ---------------------------------------------------------------------------- Markdown
 _MD_SPECIAL_RE = re.compile(r"([\\`*_{}\[\]()#+!|<>~&])")
-_MD_LINE_START_RE = re.compile(r"^(\s*)([-=+>.]|\d+(?=[.)]))", re.MULTILINE)
+#: A block marker at a line start: list bullet, setext underline, block quote, or an
+#: ordered-list number ("12." / "12)") followed by a space or the line's end.
+_MD_LINE_START_RE = re.compile(r"^(\s*)(?:([-=+>])|(\d{1,9})([.)])(?=\s|$))", re.MULTILINE)
 _MD_AUTOLINK_RE = re.compile(r"(?i)\b(https?|ftp|mailto|www)([:.])")
 
 
-def md_escape(s: str) -> str:
+def _md_line_start(m: re.Match) -> str:
+    """``\\-`` for a bullet; ``1\\.`` for a number (a backslash before a digit is no
+    escape: it would show)."""
+    if m.group(2):
+        return f"{m.group(1)}\\{m.group(2)}"
+    return f"{m.group(1)}{m.group(3)}\\{m.group(4)}"
+
+
+def md_escape(s: str, line_start: bool = False) -> str:
     """Untrusted text as literal Markdown (CommonMark / GitHub): specials, link and image
-    syntax, HTML, autolinks (``http:`` / ``www.``) and list or heading markers at a line
-    start are backslash-escaped; control characters removed."""
+    syntax, HTML and autolinks (``http:`` / ``www.``) are backslash-escaped; block markers
+    (``-`` ``+`` ``=`` ``>``, ``1.``) are escaped where the text starts a line: after each
+    newline, and at its start when ``line_start`` (a block quote's line; not a value
+    after "- arXiv: ", so ``1706.03762`` stays as it is). Escapes only ASCII punctuation,
+    so every backslash added disappears when the Markdown is rendered."""
     s = _MD_SPECIAL_RE.sub(r"\\\1", s)
     s = _MD_AUTOLINK_RE.sub(lambda m: f"{m.group(1)}\\{m.group(2)}", s)
-    return _MD_LINE_START_RE.sub(lambda m: f"{m.group(1)}\\{m.group(2)}", s)
+    if line_start:
+        return _MD_LINE_START_RE.sub(_md_line_start, s)
+    head, nl, rest = s.partition("\n")
+    return head + nl + _MD_LINE_START_RE.sub(_md_line_start, rest) if nl else head
 
 
 def _md_quote(text: str) -> list[str]:
     """A block quote of escaped multi-line text."""
-    return ["> " + md_escape(line) if line.strip() else ">"
+    return ["> " + md_escape(line, line_start=True) if line.strip() else ">"
             for line in _plain(text, keep_newlines=True).split("\n")]
 
 

@@ -65,7 +65,8 @@ def export_path(folder_name: str, fmt: str, where: str | None = None) -> str:
 
 
 class ExportScreen(ModalScreen[ExportRequest | None]):
-    """Pick a format, which marks, and the file; Enter exports, Esc cancels."""
+    """Pick a format, which marks, and the file: Enter on a list opens it, Enter in the
+    file box exports, Esc cancels."""
 
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="export.cancel")]
 
@@ -78,7 +79,8 @@ class ExportScreen(ModalScreen[ExportRequest | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="export-box") as box:
             box.border_title = "Export"
-            box.border_subtitle = "Enter exports · Esc cancels"
+            # Enter on a list opens it (Textual's Select); Enter in the file box exports
+            box.border_subtitle = "Tab next · Enter in File exports · Esc cancels"
             yield Label("Format")
             yield Select([(label, v) for v, label, _e in EXPORT_FORMATS], value=self.fmt,
                          allow_blank=False, id="export-format", compact=True)
@@ -104,12 +106,6 @@ class ExportScreen(ModalScreen[ExportRequest | None]):
     def _submitted(self, event: Input.Submitted) -> None:
         event.stop()
         self.action_export()
-
-    def on_key(self, event) -> None:
-        if event.key == "enter" and not isinstance(self.focused, Input) and \
-                not getattr(self.focused, "expanded", False):
-            event.stop()
-            self.action_export()
 
     def action_export(self) -> None:
         """Close with the request (a relative path is made absolute)."""

@@ -58,16 +58,22 @@ def test_import_does_not_load_fastembed():
     assert subprocess.run([sys.executable, "-c", code]).returncode == 0
 
 
-def test_query_shows_three_rank_columns(make_app):
+RANK_COLUMNS = ["#", "m", "document", "page", "section", "kw", "sem"]
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+def test_query_shows_three_rank_columns(make_app, size):
+    """The fused rank (#), the keyword rank and the semantic rank side by side at every
+    width; the fused score only where the results pane has room (see the next test)."""
     async def go():
         app = make_app()
-        async with app.run_test(size=(120, 40)) as pilot:
+        async with app.run_test(size=size) as pilot:
             await settle(pilot)
             data = await search(pilot, "multi-head attention")
             assert data["mode"] == "hybrid" and data["hits"]
             table = app.query_one(HitTable)
             labels = [c.label.plain for c in table.columns.values()]
-            assert labels == ["#", "m", "document", "page", "section", "kw", "sem", "score"]
+            assert labels == RANK_COLUMNS
             assert table.row_count == len(data["hits"])
             first = data["hits"][0]
             assert cell_text(table, 0, "rank") == "1"
@@ -84,6 +90,22 @@ def test_query_shows_three_rank_columns(make_app):
             assert "ms" not in cov  # timings hidden
             # Enter in the box moved focus to the results
             assert isinstance(app.focused, HitTable)
+    run(go())
+
+
+def test_wide_results_pane_adds_the_fused_score(make_app):
+    """With 90 columns or more for the results pane the fused score follows the ranks."""
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(240, 40)) as pilot:
+            await settle(pilot)
+            data = await search(pilot, "multi-head attention")
+            table = app.query_one(HitTable)
+            assert app.query_one(ResultsPane).size.width >= 90
+            labels = [c.label.plain for c in table.columns.values()]
+            assert labels == RANK_COLUMNS + ["score"]
+            first = data["hits"][0]
+            assert cell_text(table, 0, "score") == f"{first['score']:.4f}"[1:]
     run(go())
 
 

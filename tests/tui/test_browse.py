@@ -47,6 +47,9 @@ def test_the_folder_comes_first_at_every_size(make_app):
                 box.focus()
                 box.value = ""
                 await wait_for(pilot, lambda: app.folder_first, what="folder again")
+                # quitting with the box empty: the next visit (same data dir) starts with
+                # the folder again, not with the last query run
+                await pilot.press("ctrl+q")
     run(go())
 
 

@@ -173,6 +173,47 @@ def test_query_history_and_resume(make_app, data_dir):
     run(go())
 
 
+
+@pytest.mark.parametrize("how", ["flag", "env"])
+def test_data_dir_reaches_the_tui(tui_index, tmp_path, monkeypatch, how):
+    """``pdftui --data-dir D FOLDER`` (or ``PDFTUI_DATA_DIR=D``) keeps the marks the TUI
+    sets in D (here the autouse fixture's PDFTUI_DATA_DIR is another folder: the flag
+    wins)."""
+    from click.testing import CliRunner
+
+    from pdftui import cli
+
+    folder, cache = tui_index
+    mine = tmp_path / "my-data"
+    built: list[PdftuiApp] = []
+    monkeypatch.setattr(PdftuiApp, "run", lambda self, *a, **kw: built.append(self))
+    args = ["--cache-dir", str(cache), str(folder)]
+    if how == "flag":
+        args = ["--data-dir", str(mine), *args]
+    else:
+        monkeypatch.setenv("PDFTUI_DATA_DIR", str(mine))
+    r = CliRunner().invoke(cli.main, args, env={"TERM": "xterm", "LC_ALL": "C.UTF-8"})
+    assert r.exit_code == 0, r.output
+    (app,) = built
+
+    async def go():
+        async with app.run_test(size=(100, 30)) as pilot:
+            await settle(pilot)
+            app.show_pane("corpus")
+            await wait_for(pilot, lambda: app.query_one(DocList).has_focus, what="documents")
+            doc = app.query_one(CorpusPane).current_doc()
+            await pilot.press("plus")
+            await wait_for(pilot, lambda: app.marks().get(doc) == "keep", what="keep")
+            await pilot.press("ctrl+q")
+        return doc
+
+    app.do_index, app.do_watch = False, False
+    doc = run(go())
+    assert stored(mine, folder, doc).mark is Mark.KEEP
+    if how == "flag":
+        assert stored(Path(os.environ["PDFTUI_DATA_DIR"]), folder, doc).mark is Mark.NONE
+
+
 # -- the issue's "Done when", keyboard only -------------------------------------------------
 
 @pytest.fixture(scope="module")
@@ -211,7 +252,7 @@ def test_done_when_scenario_keyboard_only(papers, data_dir, tmp_path, monkeypatc
             await wait_for(pilot, lambda: app.shown_key == app.search_key(), what="hits")
             await pilot.press("d")                  # one row per document
             results = app.query_one(ResultsPane)
-            for _ in range(5):
+            for n in range(5):
                 while results.current_row().kind != "doc":
                     await pilot.press("down")
                 row = results.current_row()
@@ -232,10 +273,14 @@ def test_done_when_scenario_keyboard_only(papers, data_dir, tmp_path, monkeypatc
                                and app.triage[row.doc].clips, what="clip")
                 await pilot.press("escape")          # back to the results
                 await wait_for(pilot, lambda: app.query_one(HitTable).has_focus)
-                # on to the next document row
+                if n == 4:
+                    break
+                # on to the next document row ("down" stops at the last row: no endless
+                # loop when fewer than five documents match)
+                table = app.query_one(HitTable)
                 await pilot.press("down")
-                while results.current_row() is not None and \
-                        results.current_row().kind != "doc":
+                while results.current_row().kind != "doc":
+                    assert table.cursor_row < table.row_count - 1, "fewer than 5 documents"
                     await pilot.press("down")
             await wait_for(pilot, lambda: all(app.triage[d].note for d in kept),
                            what="notes saved")
@@ -282,3 +327,114 @@ def test_done_when_scenario_keyboard_only(papers, data_dir, tmp_path, monkeypatc
     kept = run(first_visit())
     assert len(set(kept)) == 5
     run(second_visit(kept))
+
+
+def _seed(data_dir: Path, folder: Path, marks: dict[str, Mark]) -> None:
+    with TriageStore(data_dir) as store:
+        for doc, mark in marks.items():
+            store.set_mark(DocKey.of(folder, doc), mark)
+
+
+def test_star_scopes_the_search_to_marked_documents(make_app, tui_index, data_dir):
+    """``*``: marked keep, then to read, then the whole folder again."""
+    folder, _cache = tui_index
+    _seed(data_dir, folder, {ATTENTION: Mark.KEEP, "texlive-euler.pdf": Mark.TO_READ})
+
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(120, 36)) as pilot:
+            await settle(pilot)
+            data = await search(pilot, "the")
+            assert len({h["doc"] for h in data["hits"]}) > 2
+            results = app.query_one(ResultsPane)
+            for want in ({ATTENTION}, {"texlive-euler.pdf"}):
+                await pilot.press("asterisk")
+                await wait_for(pilot, lambda: set(app.scope) == want
+                               and app.shown_key == app.search_key()
+                               and results.data is not None
+                               and results.data["coverage"]["total"] == 1,
+                               what=f"scope {want}")
+                assert {h["doc"] for h in results.hits} == want
+            await pilot.press("asterisk")
+            await wait_for(pilot, lambda: app.scope == () and app.shown_key == app.search_key()
+                           and results.data["coverage"]["total"] == 4, what="whole folder")
+    run(go())
+
+
+def test_sort_key_orders_the_documents(make_app, tui_index, data_dir):
+    """``S`` in the documents pane: folder order, title, author, year (newest first),
+    mark; the list shows that order."""
+    folder, _cache = tui_index
+    _seed(data_dir, folder, {"texlive-euler.pdf": Mark.KEEP})
+
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(120, 36)) as pilot:
+            await settle(pilot)
+            await pilot.press("escape")
+            lst = app.query_one(DocList)
+            await wait_for(pilot, lambda: lst.has_focus and app.marks(), what="documents")
+            corpus = app.query_one(CorpusPane)
+
+            def shown() -> list[str]:
+                return [lst.get_option_at_index(i).id for i in range(lst.option_count)]
+
+            await pilot.press("S")
+            assert corpus.sort == "title"
+            titles = [lst.get_option_at_index(i).prompt.plain[4:].casefold()
+                      for i in range(lst.option_count)]
+            assert titles == sorted(titles)
+            await pilot.press("S", "S")
+            assert corpus.sort == "year"
+            years = {d.doc: d.year for d in app.documents}
+            dated = [years[d] for d in shown() if years.get(d)]
+            assert dated == sorted(dated, reverse=True) and len(dated) >= 3
+            await pilot.press("S")
+            assert corpus.sort == "mark" and shown()[0] == "texlive-euler.pdf"
+    run(go())
+
+
+def _viewer_script(tmp_path: Path, body: str) -> str:
+    script = tmp_path / "viewer.sh"
+    script.write_text("#!/bin/sh\n" + body + "\n")
+    script.chmod(0o755)
+    return f"{script} {{path}} {{page}}"
+
+
+def test_open_in_viewer_never_blocks_and_shows_a_failing_viewer(make_app, tmp_path,
+                                                               monkeypatch):
+    """With a display: ``o`` starts $PDFTUI_VIEWER with the path and page as arguments;
+    the UI answers keys while it runs; a viewer that fails says why."""
+    monkeypatch.setenv("DISPLAY", ":99")
+    pidfile, args = tmp_path / "viewer.pid", tmp_path / "viewer.args"
+    monkeypatch.setenv("PDFTUI_VIEWER", _viewer_script(
+        tmp_path, f'echo $$ > {pidfile}; echo "$1|$2" > {args}; exec sleep 30'))
+
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(100, 30)) as pilot:
+            await settle(pilot)
+            await search(pilot, "multi-head attention")
+            hit = app.query_one(ResultsPane).current_hit()
+            await pilot.press("o")
+            await wait_for(pilot, lambda: args.exists() and args.read_text().strip(),
+                           what="viewer started")
+            pid = int(pidfile.read_text())
+            try:
+                # the viewer still runs, and keys are handled
+                await pilot.press("s")
+                await wait_for(pilot, lambda: app.mode == "semantic", what="mode key")
+                os.kill(pid, 0)   # still running: nothing waited for it
+                assert args.read_text().strip() == \
+                    f"{app.root}/{hit['doc']}|{hit['page']}"
+            finally:
+                os.kill(pid, 15)
+            # a viewer that fails at once: its message is shown
+            monkeypatch.setenv("PDFTUI_VIEWER", _viewer_script(
+                tmp_path, 'echo "cannot open $1" >&2; exit 3'))
+            await pilot.press("o")
+            await wait_for(pilot, lambda: any("failed" in n.message and "cannot open" in
+                                              n.message for n in app._notifications),
+                           what="viewer error")
+            assert app.is_running
+    run(go())
