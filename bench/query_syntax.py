@@ -68,14 +68,20 @@ GRANULARITIES = ("page", "section")
 
 
 def holds(text: str, what: str) -> bool:
-    """Does ``text`` hold the word, ``word*`` prefix or phrase ``what`` as FTS5 matches
-    it (the index's tokenizer, one in-memory row)?"""
+    """Does ``text`` hold the word, ``word*`` prefix or phrase ``what`` (or the phrase
+    with two adjacent words closed up: "chunkserver") as FTS5 matches it (the index's
+    tokenizer, one in-memory row)?"""
     db = sqlite3.connect(":memory:")
     try:
         db.execute(f"CREATE VIRTUAL TABLE t USING fts5(x, tokenize='{_TOKENIZER}')")
         db.execute("INSERT INTO t VALUES(?)", (fts_text(text),))
-        body = fts_text(what.rstrip("*")).replace('"', '""')
-        q = f'"{body}"' + (" *" if what.endswith("*") else "")
+        words = re.findall(r"[^\W_]+", what.rstrip("*"))
+        star = " *" if what.endswith("*") else ""
+        # the phrase, or two adjacent words of it closed up ("chunk server": chunkserver)
+        forms = [words] + [words[:i] + [a + b] + words[i + 2:]
+                           for i, (a, b) in enumerate(zip(words, words[1:]))]
+        q = " OR ".join('"' + fts_text(" ".join(f)).replace('"', '""') + '"' + star
+                        for f in forms)
         return db.execute("SELECT count(*) FROM t WHERE t MATCH ?", (q,)).fetchone()[0] > 0
     finally:
         db.close()

@@ -126,6 +126,7 @@ def test_parser_never_raises(text):
 def test_phrase_regex():
     rx = re.compile(phrase_regex("multi-head attention"), re.IGNORECASE)
     assert rx.search("The Multi-Head\nAttention layer") and rx.search("multi head attentions")
+    assert re.search(phrase_regex("chunk server"), "two Chunkservers", re.IGNORECASE)
     assert not rx.search("attention multi-head") and phrase_regex("!!") == ""
 
 
@@ -196,28 +197,40 @@ def page_text(lib: Library, hit) -> str:
 
 
 def holds(text: str, what: str) -> bool:
-    """Does ``text`` hold the word, ``word*`` prefix or phrase ``what`` as the index
-    matches it? Judged by SQLite itself: an FTS5 phrase query (the index's tokenizer)
-    against an in-memory table holding ``text`` alone, not by the code under test."""
+    """Does ``text`` hold the word, ``word*`` prefix or phrase ``what`` (or the phrase
+    with two adjacent words closed up) as the index matches it? Judged by SQLite itself:
+    an FTS5 phrase query (the index's tokenizer) against an in-memory table holding
+    ``text`` alone, not by the code under test."""
     db = sqlite3.connect(":memory:")
     try:
         db.execute(f"CREATE VIRTUAL TABLE t USING fts5(x, tokenize='{_TOKENIZER}')")
         db.execute("INSERT INTO t VALUES(?)", (fts_text(text),))
-        body = fts_text(what.rstrip("*")).replace('"', '""')
-        q = f'"{body}"' + (" *" if what.endswith("*") else "")
+        words = re.findall(r"[^\W_]+", what.rstrip("*"))
+        star = " *" if what.endswith("*") else ""
+        # the phrase, or two adjacent words of it closed up ("chunk server": chunkserver)
+        forms = [words] + [words[:i] + [a + b] + words[i + 2:]
+                           for i, (a, b) in enumerate(zip(words, words[1:]))]
+        q = " OR ".join('"' + fts_text(" ".join(f)).replace('"', '""') + '"' + star
+                        for f in forms)
         return db.execute("SELECT count(*) FROM t WHERE t MATCH ?", (q,)).fetchone()[0] > 0
     finally:
         db.close()
 
 
-def hit_text(lib: Library, hit) -> str:
-    """What a hit is: its page's text, or a section's title and own text (the text before
-    its first subsection, which its excerpt comes from and the section index holds)."""
+def hit_body(lib: Library, hit) -> tuple[str, str]:
+    """``(title, body)`` of a hit: "" and its page's text, or a section's title and own
+    text (the text before its first subsection, which its excerpt comes from and the
+    section index holds)."""
     if hit.section_id is None:
-        return page_text(lib, hit)
+        return "", page_text(lib, hit)
     title, text, own = lib.db.execute("SELECT title, text, own_chars FROM sections"
                                       " WHERE id=?", (hit.section_id,)).fetchone()
-    return title + "\n" + (text if own < 0 else text[:own])
+    return title, text if own < 0 else text[:own]
+
+
+def hit_text(lib: Library, hit) -> str:
+    """What a hit is: its page's text, or a section's title and own text."""
+    return "\n".join(hit_body(lib, hit))
 
 
 MODES = ["keyword", "semantic", "hybrid"]
@@ -229,17 +242,21 @@ GRANULARITIES = ["page", "section"]
 def test_phrase_keeps_only_hits_holding_it_and_the_excerpt_shows_it(attention, mode,
                                                                    granularity):
     service, lib = attention
-    phrase = "scaled dot-product attention"
-    res = service.search_sync(f'"{phrase}"', mode=mode, granularity=granularity, top_k=50)
-    assert res.hits
-    rx = re.compile(phrase_regex(phrase), re.IGNORECASE)
-    for h in res.hits:
-        assert holds(hit_text(lib, h), phrase), (h.doc, h.page, h.section)
-        if rx.search(hit_text(lib, h).split("\n", 1)[-1]):   # not in the title only
-            assert rx.search(h.excerpt), ("the excerpt shows the phrase", h.doc, h.page,
-                                          h.excerpt[:200])
-    loose = service.search_sync(phrase, mode=mode, granularity=granularity, top_k=50)
-    assert len(loose.hits) > len(res.hits), "the loose words match more hits"
+    # the last one is written closed up in the papers ("checkpoints")
+    for phrase in ("scaled dot-product attention", "multi-head attention", "check points"):
+        res = service.search_sync(f'"{phrase}"', mode=mode, granularity=granularity,
+                                  top_k=50)
+        assert res.hits, phrase
+        rx = re.compile(phrase_regex(phrase), re.IGNORECASE)
+        for h in res.hits:
+            assert holds(hit_text(lib, h), phrase), (phrase, h.doc, h.page, h.section)
+            if rx.search(hit_body(lib, h)[1]):   # not in a section's title only
+                assert rx.search(h.excerpt), ("the excerpt shows the phrase", phrase,
+                                              h.doc, h.page, h.excerpt[:200])
+        loose = service.search_sync(phrase, mode=mode, granularity=granularity, top_k=50)
+        assert len(loose.hits) > len(res.hits), ("the loose words match more hits", phrase)
+    assert not holds("check the points", "check points")
+    assert holds("averaging the last 5 checkpoints", "check points")
 
 
 def test_phrase_excerpt_beats_the_semantic_unit():

@@ -496,7 +496,9 @@ class KeywordIndex:
     def phrase_rows(self, kind: str, phrase: str) -> set[int]:
         """Ids of the pages (``kind`` "pages") or sections holding ``phrase``'s words
         adjacent and in order (an FTS5 phrase query; the text is bound, quoted, never
-        parsed as FTS5 syntax); a trailing ``*`` makes its last word a prefix. Empty for a
+        parsed as FTS5 syntax), or written with two adjacent words closed up (``"chunk
+        server"`` holds "chunkserver", as the keyword arm's decompounding matches the
+        other way round); a trailing ``*`` makes its last word a prefix. Empty for a
         phrase with no indexed token."""
         prefix = phrase.rstrip().endswith("*")
         phrase = phrase.rstrip().rstrip("*") if prefix else phrase
@@ -504,14 +506,19 @@ class KeywordIndex:
         if not toks:
             return set()
         table = "pages_fts" if kind == "pages" else "sections_fts"
-        if prefix:   # the last word as a prefix the index can match (complete_prefix)
-            last = self.complete_prefix(Term(toks[-1], prefix=True))
-            phrase = " ".join(toks[:-1] + [min(last.stems + (last.text,), key=len)])
-        fts_q = '"' + fts_text(clean_query(phrase)).replace('"', '""') + '"' + \
-            (" *" if prefix else "")
+        variants = [toks] + [toks[:i] + [a + b] + toks[i + 2:]
+                             for i, (a, b) in enumerate(zip(toks, toks[1:]))
+                             if a.isalpha() and b.isalpha() and not _CJK_RUN_RE.search(a + b)]
+        parts = []
+        for v in variants[:MAX_TERMS]:
+            if prefix:   # the last word as a prefix the index can match (complete_prefix)
+                last = self.complete_prefix(Term(v[-1], prefix=True))
+                v = v[:-1] + [min(last.stems + (last.text,), key=len)]
+            parts.append('"' + fts_text(" ".join(v)).replace('"', '""') + '"'
+                         + (" *" if prefix else ""))
         try:
             return {r for (r,) in self.db.execute(
-                f"SELECT rowid FROM {table} WHERE {table} MATCH ?", (fts_q,))}
+                f"SELECT rowid FROM {table} WHERE {table} MATCH ?", (" OR ".join(parts),))}
         except sqlite3.Error:
             return set()
 

@@ -149,13 +149,14 @@ def as_you_type(text: str) -> str:
 
 def phrase_regex(phrase: str) -> str:
     """A regular expression (source, to compile with re.IGNORECASE) matching a phrase's
-    words in order, separated by any non-word characters and each allowed a suffix
-    (``multi-head attention`` matches "Multi-Head Attention" and "multi head attentions");
-    the empty string for a phrase without words."""
+    words in order, separated by any non-word characters or none and each allowed a
+    suffix (``multi-head attention`` matches "Multi-Head Attention" and "multi head
+    attentions"; ``chunk server`` "chunkserver", as :meth:`.keyword.KeywordIndex.phrase_rows`
+    finds it); the empty string for a phrase without words."""
     words = re.findall(r"\w+", phrase)
     if not words:
         return ""
-    return r"(?<!\w)" + r"[\W_]+".join(re.escape(w) + r"\w*" for w in words)
+    return r"(?<!\w)" + r"[\W_]*".join(re.escape(w) + r"\w*" for w in words)
 
 
 _FIELD_RE = re.compile(r"^([A-Za-z]+):(.*)$", re.S)
