@@ -744,12 +744,11 @@ class _EmbedThread(threading.Thread):
                 finished = True
                 continue
             self._queued.discard(cid)   # a replaced content may reuse the id
-            stamp = cache.db.execute("SELECT indexed_at FROM contents WHERE id=?",
-                                     (cid,)).fetchone()
-            todo = self._plan(cache, cid) if stamp else []
+            stamp = cache.content_stamp(cid)
+            todo = self._plan(cache, cid) if stamp is not None else []
             self.planned += 1
             if todo:
-                work.add(cid, stamp[0], todo)
+                work.add(cid, stamp, todo)
                 self._left[cid] = len(todo)
             else:
                 self.docs_ready += 1
@@ -785,9 +784,7 @@ class _EmbedThread(threading.Thread):
             return batch
         have = set()
         for cid in {it[0] for it in batch}:
-            have |= {(cid, p, o) for p, o in cache.db.execute(
-                "SELECT page, ordinal FROM units WHERE content_id=? AND model_id=?",
-                (cid, self.embedder.model_id))}
+            have |= {(cid, p, o) for p, o in cache.unit_keys(cid, self.embedder.model_id)}
         left = [it for it in batch if (it[0], it[2][0], it[2][1]) not in have]
         gone = len(batch) - len(left)
         self.units_total -= gone
@@ -812,26 +809,12 @@ class _EmbedThread(threading.Thread):
         model_id = emb.model_id
         vecs = emb.embed([it[2][4] for it in batch], sort=self.pipeline.sort)
         vecs = vecs.astype(np.float32, copy=False)
-        with cache.write() as db:
-            if not self.lease.still_held(cache):
-                return  # taken over (we were suspended or too slow to beat): it embeds them
-            alive = {}
-            for key in {(it[0], it[1]) for it in batch}:
-                alive[key] = bool(db.execute(
-                    "SELECT 1 FROM contents WHERE id=? AND indexed_at=?", key).fetchone())
-                if not alive[key]:
-                    work.dead.add(key)
-            rows = [(it[0], model_id, t[0], t[1], t[2], t[3], v.tobytes())
-                    for it, v in zip(batch, vecs) if alive[(it[0], it[1])]
-                    for t in (it[2],)]
-            db.executemany(
-                "INSERT OR IGNORE INTO units(content_id, model_id, page, ordinal,"
-                " char_start, char_end, vector) VALUES(?,?,?,?,?,?,?)", rows)
-            for cid, _stamp in (k for k, ok in alive.items() if ok):
-                db.execute(
-                    "UPDATE embeddings SET units_done=(SELECT count(*) FROM units"
-                    " WHERE content_id=? AND model_id=?) WHERE content_id=? AND model_id=?",
-                    (cid, model_id, cid, model_id))
+        dead = cache.store_units(
+            model_id, [(it[0], it[1], it[2], v.tobytes()) for it, v in zip(batch, vecs)],
+            keep=lambda: self.lease.still_held(cache))
+        if dead is None:
+            return  # taken over (we were suspended or too slow to beat): it embeds them
+        work.dead |= dead
         for it in batch:
             left = self._left.get(it[0])
             if left is not None:
@@ -849,48 +832,24 @@ class _EmbedThread(threading.Thread):
         model_id, whash = emb.model_id, plan.identity(emb.weights_hash)
         state = cache.embedding_state(cid, model_id)
         if state and state[0] != whash:
-            with cache.write() as db:
-                db.execute("DELETE FROM units WHERE content_id=? AND model_id=?", (cid, model_id))
-                db.execute("DELETE FROM embeddings WHERE content_id=? AND model_id=?",
-                           (cid, model_id))
+            cache.drop_embeddings(cid, model_id)
             state = None
-        if state and state[2] >= state[1] and not self._heads_missing(cache, cid, model_id):
+        if state and state[2] >= state[1] and not cache.heads_missing(cid, model_id):
             return []
-        pages = cache.db.execute(
-            "SELECT number, text FROM pages WHERE content_id=? ORDER BY number", (cid,)
-        ).fetchall()
         todo: list[tuple[int, int, int, int, str]] = []
-        for number, text in pages:
+        for number, text in cache.page_texts(cid):
             for i, (start, end) in enumerate(emb.unit_spans(text, plan)):
                 todo.append((number, i, start, end, text[start:end]))
         # one head unit per section: the first unit of its own text, from its heading
         # (page 0 marks them; the semantic section arm ranks sections by it)
-        for ordinal, title, text, own in cache.db.execute(
-                "SELECT ordinal, title, text, own_chars FROM sections WHERE content_id=?"
-                " ORDER BY ordinal", (cid,)).fetchall():
+        for ordinal, title, text, own in cache.section_texts(cid):
             first = section_head_text(emb, title, text, own, plan)
             if first.strip():
                 todo.append((SECTION_HEAD_PAGE, ordinal, 0, len(first), first))
-        have = {(p, o) for p, o in cache.db.execute(
-            "SELECT page, ordinal FROM units WHERE content_id=? AND model_id=?", (cid, model_id))}
-        with cache.write() as db:
-            if not db.execute("SELECT 1 FROM contents WHERE id=?", (cid,)).fetchone():
-                return []
-            db.execute(
-                "INSERT INTO embeddings(content_id, model_id, weights_hash, units_total,"
-                " units_done) VALUES(?,?,?,?,?) ON CONFLICT(content_id, model_id) DO UPDATE"
-                " SET units_total=excluded.units_total, units_done=excluded.units_done",
-                (cid, model_id, whash, len(todo), len(have)),
-            )
+        have = cache.unit_keys(cid, model_id)
+        if not cache.plan_embeddings(cid, model_id, whash, len(todo), len(have)):
+            return []
         todo = [t for t in todo if (t[0], t[1]) not in have]
         self.units_before += len(have)
         self.units_total += len(todo)
         return todo
-
-    @staticmethod
-    def _heads_missing(cache: Cache, cid: int, model_id: str) -> bool:
-        """True when the content has sections but no section head unit for the model."""
-        return bool(cache.db.execute(
-            "SELECT EXISTS (SELECT 1 FROM sections WHERE content_id=?) AND NOT EXISTS"
-            " (SELECT 1 FROM units WHERE content_id=? AND model_id=? AND page=?)",
-            (cid, cid, model_id, SECTION_HEAD_PAGE)).fetchone()[0])
