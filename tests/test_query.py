@@ -409,6 +409,10 @@ def test_exclusion_only_query_says_so(attention):
     service, _lib = attention
     res = service.search_sync("-dead", mode="hybrid")
     assert res.hits == [] and "only excludes" in res.coverage["note"]
+    # another note first (the fields') does not hide that something was excluded
+    res = service.search_sync("author:vaswani attention -transformer", mode="hybrid")
+    note = res.coverage["note"]
+    assert "author:vaswani" in note and "excluded" in note and "transformer" in note
 
 
 def test_author_field_puts_the_authored_papers_first(attention):

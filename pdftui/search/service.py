@@ -647,8 +647,9 @@ class Engine:
             coverage.setdefault("note", f"no {kind[:-1]} holds {what}")
         if res.excluded or q.excluded:
             coverage["excluded"] = {"terms": list(q.excluded), "rows": res.excluded}
-            coverage.setdefault("note", f"excluded {res.excluded} {kind} holding "
-                                        + ", ".join(q.excluded))
+            said = f"excluded {res.excluded} {kind} holding " + ", ".join(q.excluded)
+            # said even when another note came first (fields, a phrase no page holds)
+            coverage["note"] = f"{coverage['note']}; {said}" if coverage.get("note") else said
         if mode == "hybrid" and sem_text and not out["keyword"] and out["semantic"]:
             coverage.setdefault("note", "no document holds a query word: semantic hits only")
         if terms and o.stopwords and keyword.only_stopwords(terms):
