@@ -28,7 +28,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from .keyword import Ranking
+import numpy as np
+
+from .keyword import Ranking, Scope, _key_df, _lucene_idf, mask_sums
 
 RARE_SHARE = 0.5
 KEYWORD_MIN = 0.8
@@ -57,24 +59,20 @@ class Evidence:
                 "known": r(self.known)}
 
 
-def keyword_strength(ranking: Ranking, docs: dict[str, int]) -> float:
+def keyword_strength(ranking: Ranking, docs) -> float:
     """The best row's rare share of the query's idf mass (see the module docstring), in
-    [0, 1]; 0.0 when nothing matched. ``docs`` maps the documents searched to contents."""
-    n = len(docs)
-    keys = [str(t) for t in ranking.terms]
-    if not n or not keys or not ranking.row_terms:
+    [0, 1]; 0.0 when nothing matched. ``docs`` maps the documents searched to contents
+    (or is a :class:`.keyword.Scope` of them)."""
+    n = len(docs.names) if isinstance(docs, Scope) else len(docs)
+    keys = ranking.keys
+    if not n or not ranking.terms or not len(ranking.ids):
         return 0.0
-    df = dict.fromkeys(keys, 0)
-    for c in docs.values():
-        for t in ranking.doc_tf.get(c, ()):
-            df[t] = df.get(t, 0) + 1
-    idf = {t: math.log1p((n - d + 0.5) / (d + 0.5)) for t, d in df.items()}
-    total = math.fsum(idf[t] for t in keys) or 1.0
-    rare = {t for t in keys if df[t] <= RARE_SHARE * n}
-    best = 0.0
-    for ts in set(ranking.row_terms.values()):
-        best = max(best, math.fsum(idf[t] for t in sorted(ts & rare)) / total)
-    return best
+    sc = docs if isinstance(docs, Scope) else Scope.of(ranking, docs)
+    df = _key_df(ranking, sc).tolist()
+    idf = _lucene_idf(n, np.array(df))
+    total = math.fsum(idf[keys.index(str(t))] for t in ranking.terms) or 1.0
+    rare = [w if d <= RARE_SHARE * n else 0.0 for w, d in zip(idf, df)]
+    return float(mask_sums(np.unique(ranking.mask), rare).max()) / total
 
 
 def judge(keyword: float | None, semantic: float | None, known: float = 1.0,

@@ -29,6 +29,7 @@ closed compound in the query (``feedforward``) also matches its open or hyphenat
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import sqlite3
@@ -286,6 +287,12 @@ def only_stopwords(terms: list[Term]) -> bool:
     return bool(terms) and all(not t.prefix and t.text in stops for t in terms)
 
 
+def _int_list(text: str | None) -> np.ndarray:
+    """int64 array of a comma-separated list of integers (SQLite's ``group_concat``)."""
+    return np.fromstring(text, dtype=np.int64, sep=",") if text else \
+        np.zeros(0, dtype=np.int64)
+
+
 def _prefix_upper(prefix: str) -> str:
     """The smallest string greater than every string starting with ``prefix``."""
     return prefix[:-1] + chr(ord(prefix[-1]) + 1) if prefix else "\U0010ffff"
@@ -304,24 +311,117 @@ class Unit:
     n: dict[int, int] = field(default_factory=dict)        # content -> rows
     total: dict[int, float] = field(default_factory=dict)  # content -> sum of n_tokens
     avgdl: dict[int, float] = field(default_factory=dict)  # content -> mean n_tokens
+    # the same, dense by content id (0 / 1.0 for an id without rows)
+    n_of: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    total_of: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    avgdl_of: np.ndarray = field(default_factory=lambda: np.ones(0))
 
 
-@dataclass
+def _bits(mask: int, n: int) -> list[int]:
+    return [k for k in range(n) if mask >> k & 1]
+
+
+def mask_sums(masks: np.ndarray, weights: list[float]) -> np.ndarray:
+    """``math.fsum(weights[k] for each bit k set in the mask)`` of every uint64 mask of
+    ``masks``, as float64: one exact sum per distinct mask (rows share few term sets)."""
+    if not len(masks):
+        return np.zeros(0)
+    u, inv = np.unique(masks, return_inverse=True)
+    vals = np.array([math.fsum(weights[k] for k in _bits(m, len(weights)))
+                     for m in u.tolist()])
+    return vals[inv.reshape(-1)]
+
+
 class Ranking:
-    """The keyword arm's answer for one query.
+    """The keyword arm's answer for one query, as numpy arrays over the matching rows.
 
-    ``per_doc[content_id]`` lists that content's matching rows (ids of pages or sections)
-    best first by document-local BM25; ``scores[id]`` is the BM25 score; ``terms[id]`` the
-    set of query terms (as strings) the row contains.
+    Rows (pages or sections) are grouped by content (ascending) and best first inside it
+    by document-local BM25 (equal scores by row id): ``ids`` (pages.id / sections.id),
+    ``pos`` (their positions in the :class:`Unit` arrays), ``content``, ``score`` (BM25)
+    and ``mask`` (uint64: bit k set when the row holds ``keys[k]``, the distinct query
+    terms as strings). Content ``doc_content[j]``'s rows are ``doc_start[j]`` up to the
+    next start; ``doc_tfm[j, k]`` is term k's weighted tf over all its rows (0: absent);
+    ``length`` the tokens of every content, dense by content id.
+
+    The dictionaries of earlier versions (``per_doc``, ``scores``, ``row_terms``,
+    ``doc_terms``, ``doc_tf``, ``doc_len``) are built on first read, for callers that
+    want them; the search service never reads them.
     """
 
-    terms: list[Term]
-    per_doc: dict[int, list[int]]
-    scores: dict[int, float]
-    row_terms: dict[int, frozenset[str]]
-    doc_terms: dict[int, frozenset[str]]
-    doc_tf: dict[int, dict[str, float]] = field(default_factory=dict)
-    doc_len: dict[int, float] = field(default_factory=dict)
+    def __init__(self, terms: list[Term], keys: list[str], ids: np.ndarray, pos: np.ndarray,
+                 content: np.ndarray, score: np.ndarray, mask: np.ndarray,
+                 tf_content: np.ndarray, tfm: np.ndarray, length: np.ndarray,
+                 totals: dict[int, float]):
+        self.terms, self.keys = terms, keys
+        self.ids, self.pos, self.content, self.score, self.mask = ids, pos, content, score, mask
+        change = np.flatnonzero(np.diff(content)) + 1 if len(content) else content
+        self.doc_start = np.concatenate([[0], change]).astype(np.int64) if len(content) \
+            else np.zeros(0, dtype=np.int64)
+        self.doc_content = content[self.doc_start]
+        self.doc_end = np.append(self.doc_start[1:], len(content)).astype(np.int64)
+        self.doc_mask = np.bitwise_or.reduceat(mask, self.doc_start) if len(content) \
+            else np.zeros(0, dtype=np.uint64)
+        j = np.searchsorted(tf_content, self.doc_content)
+        self.doc_tfm = tfm[j] if len(j) else np.zeros((0, len(keys)))
+        self.length = length
+        self._totals = totals
+
+    @classmethod
+    def empty(cls, terms: list[Term], keys: list[str], length: np.ndarray | None = None,
+              totals: dict[int, float] | None = None) -> "Ranking":
+        z = np.zeros(0, dtype=np.int64)
+        return cls(terms, keys, z, z, z, np.zeros(0), np.zeros(0, dtype=np.uint64), z,
+                   np.zeros((0, len(keys))), np.zeros(0) if length is None else length,
+                   totals or {})
+
+    def subset(self, keep: np.ndarray) -> "Ranking":
+        """The ranking with only the rows where boolean ``keep`` is True (document term
+        frequencies are kept as they were: they count every matching row)."""
+        return Ranking(self.terms, self.keys, self.ids[keep], self.pos[keep],
+                       self.content[keep], self.score[keep], self.mask[keep],
+                       self.doc_content, self.doc_tfm, self.length, self._totals)
+
+    def _key_sets(self, masks: np.ndarray) -> list[frozenset[str]]:
+        memo: dict[int, frozenset[str]] = {}
+        out = []
+        for m in masks.tolist():
+            got = memo.get(m)
+            if got is None:
+                got = memo[m] = frozenset(self.keys[k] for k in _bits(m, len(self.keys)))
+            out.append(got)
+        return out
+
+    @functools.cached_property
+    def per_doc(self) -> dict[int, list[int]]:
+        """``{content: [row ids best first]}``."""
+        return {c: self.ids[a:b].tolist() for c, a, b in zip(
+            self.doc_content.tolist(), self.doc_start.tolist(), self.doc_end.tolist())}
+
+    @functools.cached_property
+    def scores(self) -> dict[int, float]:
+        """``{row id: BM25}``."""
+        return dict(zip(self.ids.tolist(), self.score.tolist()))
+
+    @functools.cached_property
+    def row_terms(self) -> dict[int, frozenset[str]]:
+        """``{row id: the query terms it holds}``."""
+        return dict(zip(self.ids.tolist(), self._key_sets(self.mask)))
+
+    @functools.cached_property
+    def doc_terms(self) -> dict[int, frozenset[str]]:
+        """``{content: the query terms its rows hold}``."""
+        return dict(zip(self.doc_content.tolist(), self._key_sets(self.doc_mask)))
+
+    @functools.cached_property
+    def doc_tf(self) -> dict[int, dict[str, float]]:
+        """``{content: {term: weighted tf over its matching rows}}``."""
+        return {c: {self.keys[k]: float(row[k]) for k in range(len(self.keys)) if row[k] > 0}
+                for c, row in zip(self.doc_content.tolist(), self.doc_tfm)}
+
+    @property
+    def doc_len(self) -> dict[int, float]:
+        """``{content: tokens}`` of every content of the granularity."""
+        return self._totals
 
 
 class KeywordIndex:
@@ -362,8 +462,18 @@ class KeywordIndex:
                     u.n[c] = n
                     u.total[c] = s
                     u.avgdl[c] = s / n if n and s > 0 else 1.0
+                size = int(cs.max()) + 1
+                u.n_of, u.total_of = np.zeros(size), np.zeros(size)
+                u.avgdl_of = np.ones(size)
+                u.n_of[cs] = counts
+                u.total_of[cs] = sums
+                u.avgdl_of[cs] = [u.avgdl[c] for c in cs.tolist()]
             self._units[kind] = u
         return u
+
+    def numbers(self, kind: str, pos: np.ndarray) -> np.ndarray:
+        """Page numbers (pages) or start pages (sections) of rows at positions ``pos``."""
+        return self._unit(kind).number[pos]
 
     def page_number(self, pid: int) -> int:
         """The 1-based page number of a pages.id (0 when unknown)."""
@@ -402,17 +512,10 @@ class KeywordIndex:
             b = stems[0]
             if not (self._has_term(vocab, a) and self._has_term(vocab, b)):
                 continue
-            rows_a = self.db.execute(f"SELECT doc, col, offset FROM {vocab} WHERE term = ?",
-                                     (a,)).fetchall()
-            rows_b = self.db.execute(f"SELECT doc, col, offset FROM {vocab} WHERE term = ?",
-                                     (b,)).fetchall()
-            if not rows_a or not rows_b:
+            ka = self._offset_keys(vocab, a) + 1
+            kb = self._offset_keys(vocab, b) if len(ka) else ka
+            if not len(ka) or not len(kb):
                 continue
-            cols = {"title": 1}
-            ka = np.array([(d * 2 + cols.get(c, 0)) * (1 << 24) + o + 1
-                           for d, c, o in rows_a], dtype=np.int64)
-            kb = np.array([(d * 2 + cols.get(c, 0)) * (1 << 24) + o
-                           for d, c, o in rows_b], dtype=np.int64)
             hit = ka[np.isin(ka, kb)] >> 24
             if not len(hit):
                 continue
@@ -420,6 +523,13 @@ class KeywordIndex:
             out.extend((int(x) >> 1, "title" if int(x) & 1 else "text", int(c))
                        for x, c in zip(u.tolist(), n.tolist()))
         return out
+
+    def _offset_keys(self, vocab: str, text: str) -> np.ndarray:
+        """int64 ``(row * 2 + 1 if title else 0) * 2**24 + token offset`` of every
+        occurrence of the indexed term ``text`` (computed by SQLite, read as integers)."""
+        return _int_list(self.db.execute(
+            f"SELECT group_concat((doc * 2 + (col = 'title')) * 16777216 + offset)"
+            f" FROM {vocab} WHERE term = ?", (text,)).fetchone()[0])
 
     def _adjacent_rows(self, vocab: str, parts: tuple[str, ...]) -> list[tuple[int, str, int]]:
         """``[(row id, column, count)]`` of the places where the tokens ``parts`` stand
@@ -575,79 +685,103 @@ class KeywordIndex:
         keeps a weight for terms on most pages of a document.
         """
         unit = self._unit(kind)
-        empty = Ranking(terms, {}, {}, {}, {})
+        keys = list(dict.fromkeys(str(t) for t in terms))
         if not terms or not len(unit.ids):
-            return empty
+            return Ranking.empty(terms, keys, unit.total_of, unit.total)
         n_rows = len(unit.ids)
         scores = np.zeros(n_rows)
         nmatch = np.zeros(n_rows, dtype=np.int32)
-        row_terms: dict[int, set[str]] = {}
-        doc_tf: dict[int, dict[str, float]] = {}
+        bits = np.zeros(n_rows, dtype=np.uint64)
+        allowed = None
+        if contents is not None:
+            want = np.fromiter(contents, dtype=np.int64, count=len(contents))
+            allowed = np.zeros(len(unit.n_of), dtype=bool)
+            allowed[want[(want >= 0) & (want < len(allowed))]] = True
+        tfs: list[tuple[int, np.ndarray, np.ndarray]] = []
         for term in terms:
-            rows = self._term_rows(kind, term)
-            if not rows:
+            arr = self._term_array(kind, term)
+            if not len(arr):
                 continue
-            arr = np.array([(rid, cnt, 1 if col == "title" else 0) for rid, col, cnt in rows],
-                           dtype=np.int64).reshape(-1, 3)
             pos = np.searchsorted(unit.ids, arr[:, 0])
             pos = np.minimum(pos, len(unit.ids) - 1)
             keep = unit.ids[pos] == arr[:, 0]
-            if contents is not None:
-                keep &= np.isin(unit.content[pos], np.fromiter(contents, dtype=np.int64,
-                                                               count=len(contents)))
+            if allowed is not None:
+                keep &= allowed[unit.content[pos]]
             if not keep.any():
                 continue
             w = np.where(arr[:, 2] == 1, title_weight if kind == "sections" else 1.0, 1.0)
             w = w * arr[:, 1]
             idx, inv_rows = np.unique(pos[keep], return_inverse=True)
-            tf = np.bincount(inv_rows, weights=w[keep]).astype(np.float64)
+            tf = np.bincount(inv_rows.reshape(-1), weights=w[keep]).astype(np.float64)
             cont = unit.content[idx]
             ucont, inv = np.unique(cont, return_inverse=True)
+            inv = inv.reshape(-1)
             df = np.bincount(inv).astype(np.float64)
-            n_doc = np.array([unit.n[int(c)] for c in ucont], dtype=np.float64)
+            n_doc = unit.n_of[ucont]
             if idf == "lucene":
                 w_idf = np.log1p((n_doc - df + 0.5) / (df + 0.5))
             else:
                 w_idf = np.log((n_doc - df + 0.5) / (df + 0.5))
                 w_idf = np.where(w_idf <= 0, 1e-6, w_idf)
-            avgdl = np.array([unit.avgdl[int(c)] for c in ucont])[inv]
+            avgdl = unit.avgdl_of[ucont][inv]
             dl = unit.n_tokens[idx]
             scores[idx] += w_idf[inv] * tf * (K1 + 1) / (tf + K1 * (1 - B + B * dl / avgdl))
             nmatch[idx] += 1
-            key = str(term)
-            for c, t in zip(ucont.tolist(), np.bincount(inv, weights=tf).tolist()):
-                doc_tf.setdefault(c, {})[key] = t
-            for r in idx.tolist():
-                row_terms.setdefault(r, set()).add(key)
+            k = keys.index(str(term))
+            bits[idx] |= np.uint64(1 << k)
+            tfs.append((k, ucont, np.bincount(inv, weights=tf)))
         matched = np.nonzero(nmatch)[0]
         if not len(matched):
-            return empty
-        per_doc: dict[int, list[int]] = {}
+            return Ranking.empty(terms, keys, unit.total_of, unit.total)
         cont = unit.content[matched]
-        order = np.lexsort((unit.ids[matched], -scores[matched], cont))
-        for r in matched[order].tolist():
-            per_doc.setdefault(int(unit.content[r]), []).append(r)
-        if policy in ("and", "and_or"):
-            want = max(int(nmatch[matched].max()), 1) if policy == "and" else None
-            for c in list(per_doc):
-                rows = per_doc[c]
-                full = [r for r in rows if nmatch[r] == len(terms)]
-                if policy == "and":
-                    per_doc[c] = [r for r in rows if nmatch[r] >= want]
-                elif full:
-                    per_doc[c] = full
-                if not per_doc[c]:
-                    del per_doc[c]
-        out_per_doc = {c: [int(unit.ids[r]) for r in rows] for c, rows in per_doc.items()}
-        out_scores = {int(unit.ids[r]): float(scores[r])
-                      for rows in per_doc.values() for r in rows}
-        out_terms = {int(unit.ids[r]): frozenset(row_terms.get(r, ()))
-                     for rows in per_doc.values() for r in rows}
-        doc_terms = {c: frozenset().union(*(row_terms.get(r, set()) for r in rows))
-                     for c, rows in per_doc.items()}
-        return Ranking(terms, out_per_doc, out_scores, out_terms, doc_terms,
-                       {c: doc_tf[c] for c in per_doc},
-                       unit.total)
+        rows = matched[np.lexsort((unit.ids[matched], -scores[matched], cont))]
+        rows = rows[self._policy_keep(rows, unit.content[rows], nmatch[rows], policy,
+                                      len(terms))]
+        tf_content = np.unique(np.concatenate([c for _k, c, _t in tfs]))
+        tfm = np.zeros((len(tf_content), len(keys)))
+        for k, c, t in tfs:   # a later term with the same text replaces, as before
+            tfm[np.searchsorted(tf_content, c), k] = t
+        return Ranking(terms, keys, unit.ids[rows], rows, unit.content[rows], scores[rows],
+                       bits[rows], tf_content, tfm, unit.total_of, unit.total)
+
+    @staticmethod
+    def _policy_keep(rows: np.ndarray, content: np.ndarray, nmatch: np.ndarray, policy: str,
+                     n_terms: int) -> np.ndarray:
+        """Boolean over ``rows`` (grouped by content): the rows ``policy`` keeps."""
+        if policy == "and":
+            return nmatch >= max(int(nmatch.max()), 1)
+        if policy != "and_or" or not len(rows):
+            return np.ones(len(rows), dtype=bool)
+        full = nmatch == n_terms
+        start = np.concatenate([[0], np.flatnonzero(np.diff(content)) + 1])
+        has_full = np.maximum.reduceat(full.astype(np.int8), start).astype(bool)
+        return full | ~np.repeat(has_full, np.diff(np.append(start, len(rows))))
+
+    def _term_array(self, kind: str, term: Term) -> np.ndarray:
+        """``(n, 3)`` int64 ``[row id, tf, 1 when the column is the title]`` of one term
+        (:meth:`_term_rows`, read straight into integers for the common case)."""
+        if term.ident or term.parts:
+            rows = [(r, n, 1 if col == "title" else 0)
+                    for r, col, n in self._term_rows(kind, term)]
+            return np.array(rows, dtype=np.int64).reshape(-1, 3)
+        vocab = "pages_fts_instance" if kind == "pages" else "sections_fts_instance"
+        if term.prefix:
+            where, args = "term >= ? AND term < ?", (term.text, _prefix_upper(term.text))
+        else:
+            where, args = "term = ?", (term.text,)
+        # one string of every occurrence's (row * 2 + title) code, parsed and counted in
+        # numpy: several times faster than GROUP BY and a Python tuple per row
+        codes = _int_list(self.db.execute(
+            f"SELECT group_concat(doc * 2 + (col = 'title')) FROM {vocab} WHERE {where}",
+            args).fetchone()[0])
+        u, n = np.unique(codes, return_counts=True)
+        arr = np.stack([u >> 1, n, u & 1], axis=1).astype(np.int64).reshape(-1, 3)
+        if self.decompound and not term.prefix:
+            split = [(r, n, 1 if col == "title" else 0)
+                     for r, col, n in self._split_rows(vocab, term.text)]
+            if split:
+                arr = np.concatenate([arr, np.array(split, dtype=np.int64).reshape(-1, 3)])
+        return arr
 
 
 def restrict(ranking: Ranking, keep: set[int] | None = None,
@@ -657,19 +791,93 @@ def restrict(ranking: Ranking, keep: set[int] | None = None,
     without rows are gone; document term sets are recomputed from the rows left."""
     if keep is None and not drop:
         return ranking
-    per_doc = {}
-    for c, rows in ranking.per_doc.items():
-        left = [r for r in rows if (keep is None or r in keep) and r not in drop]
-        if left:
-            per_doc[c] = left
-    rows = {r for left in per_doc.values() for r in left}
-    return Ranking(ranking.terms, per_doc,
-                   {r: s for r, s in ranking.scores.items() if r in rows},
-                   {r: t for r, t in ranking.row_terms.items() if r in rows},
-                   {c: frozenset().union(*(ranking.row_terms[r] for r in left))
-                    for c, left in per_doc.items()},
-                   {c: t for c, t in ranking.doc_tf.items() if c in per_doc},
-                   ranking.doc_len)
+
+    def arr(ids) -> np.ndarray:
+        return np.fromiter(ids, dtype=np.int64, count=len(ids))
+
+    ok = np.ones(len(ranking.ids), dtype=bool)
+    if keep is not None:
+        ok &= np.isin(ranking.ids, arr(keep))
+    if drop:
+        ok &= ~np.isin(ranking.ids, arr(drop))
+    return ranking.subset(ok)
+
+
+@dataclass
+class Scope:
+    """The documents in scope (``{doc: content id}``, in the caller's order) against one
+    ranking: ``names``, their ``content`` ids, and ``row`` = each one's index into
+    ``ranking.doc_content`` (-1 for a document that matched nothing)."""
+
+    names: list[str]
+    content: np.ndarray
+    row: np.ndarray
+
+    @classmethod
+    def of(cls, ranking: Ranking, docs: dict[str, int]) -> "Scope":
+        names = list(docs)
+        cids = np.fromiter(docs.values(), dtype=np.int64, count=len(names))
+        dc = ranking.doc_content
+        if not len(dc):
+            return cls(names, cids, np.full(len(names), -1, dtype=np.int64))
+        j = np.minimum(np.searchsorted(dc, cids), len(dc) - 1)
+        return cls(names, cids, np.where(dc[j] == cids, j, -1))
+
+
+def _scope(ranking: Ranking, docs) -> Scope:
+    return docs if isinstance(docs, Scope) else Scope.of(ranking, docs)
+
+
+def _lucene_idf(n: int, df: np.ndarray) -> list[float]:
+    return [math.log1p((n - d + 0.5) / (d + 0.5)) for d in df.tolist()]
+
+
+def _key_df(ranking: Ranking, sc: Scope) -> np.ndarray:
+    """Per distinct query term: the documents in scope (by name) whose content holds it."""
+    found = sc.row[sc.row >= 0]
+    return (ranking.doc_tfm[found] > 0).sum(axis=0) if len(found) else \
+        np.zeros(len(ranking.keys), dtype=np.int64)
+
+
+def _exact_row_sums(x: np.ndarray) -> np.ndarray:
+    """Row sums of a 2-d float64 array with a compensated sum over the columns (Ogita,
+    Rump & Oishi, "Accurate sum and dot product", SIAM J. Sci. Comput. 2005, Sum2): the
+    correctly rounded sum, as :func:`math.fsum` gives, for all but pathological inputs."""
+    if not x.shape[1]:
+        return np.zeros(len(x))
+    s = x[:, 0].copy()
+    c = np.zeros(len(x))
+    for j in range(1, x.shape[1]):
+        v = x[:, j]
+        t = s + v
+        z = t - s
+        c += (s - (t - z)) + (v - z)
+        s = t
+    return s + c
+
+
+def doc_bm25_array(ranking: Ranking, docs, k1: float = K1, b: float = B) -> np.ndarray:
+    """:func:`doc_bm25` as a float64 array over the documents of ``docs`` (a dict or a
+    :class:`Scope`), NaN for a document that matched nothing."""
+    sc = _scope(ranking, docs)
+    n = len(sc.names)
+    out = np.full(n, np.nan)
+    if not n:
+        return out
+    lens = ranking.length[np.minimum(sc.content, len(ranking.length) - 1)] \
+        if len(ranking.length) else np.zeros(n)
+    lens = np.where((sc.content >= 0) & (sc.content < len(ranking.length)), lens, 0.0)
+    avgdl = (float(np.cumsum(lens)[-1]) / n) or 1.0   # cumsum: the order sum() adds in
+    idf = np.array(_lucene_idf(n, _key_df(ranking, sc)))
+    hit = np.flatnonzero(sc.row >= 0)
+    if not len(hit):
+        return out
+    tf = ranking.doc_tfm[sc.row[hit]]
+    norm = k1 * (1 - b + b * lens[hit] / avgdl)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        part = np.where(tf > 0, idf[None, :] * tf * (k1 + 1) / (tf + norm[:, None]), 0.0)
+    out[hit] = _exact_row_sums(part)
+    return out
 
 
 def doc_bm25(ranking: Ranking, docs: dict[str, int], k1: float = K1, b: float = B
@@ -681,24 +889,20 @@ def doc_bm25(ranking: Ranking, docs: dict[str, int], k1: float = K1, b: float = 
     ln(1 + (N - df + 0.5)/(df + 0.5)). Compares documents with one set of statistics,
     never per-document page scores. Documents matching nothing are absent.
     """
-    n = len(docs)
-    if not n:
-        return {}
-    lens = [ranking.doc_len.get(c, 0.0) for c in docs.values()]
-    avgdl = (sum(lens) / n) or 1.0
-    df: dict[str, int] = {}
-    for c in docs.values():
-        for t in ranking.doc_tf.get(c, ()):
-            df[t] = df.get(t, 0) + 1
-    idf = {t: math.log1p((n - d + 0.5) / (d + 0.5)) for t, d in df.items()}
-    out = {}
-    for d, c in docs.items():
-        tfs = ranking.doc_tf.get(c)
-        if not tfs:
-            continue
-        norm = k1 * (1 - b + b * ranking.doc_len.get(c, avgdl) / avgdl)
-        out[d] = math.fsum(idf[t] * tf * (k1 + 1) / (tf + norm) for t, tf in tfs.items())
-    return out
+    got = doc_bm25_array(ranking, docs, k1, b)
+    return {d: float(v) for d, v in zip(docs, got.tolist()) if not math.isnan(v)}
+
+
+def row_coverage(ranking: Ranking, docs) -> np.ndarray:
+    """:func:`query_coverage` (``doc_share`` 0) as a float64 array over the ranking's rows."""
+    sc = _scope(ranking, docs)
+    n = len(sc.names)
+    if not n or not ranking.terms:
+        return np.zeros(len(ranking.ids))
+    idf = _lucene_idf(n, _key_df(ranking, sc))
+    keys = ranking.keys
+    total = math.fsum(idf[keys.index(str(t))] for t in ranking.terms) or 1.0
+    return mask_sums(ranking.mask, idf) / total
 
 
 def query_coverage(ranking: Ranking, docs: dict[str, int], doc_share: float = 0.0
@@ -712,42 +916,103 @@ def query_coverage(ranking: Ranking, docs: dict[str, int], doc_share: float = 0.
     This is a post-retrieval query-performance signal (how much of the query the keyword
     arm could match at all), used to weight the keyword arm's contribution in hybrid
     fusion; it compares rows by which query words they hold, never by BM25 scores.
+    ``{row id: share}``; the search service reads :func:`row_coverage` (the same, as an
+    array over the rows).
     """
-    n = len(docs)
-    keys = [str(t) for t in ranking.terms]
-    if not n or not keys:
+    if not len(docs) or not ranking.terms:
         return {}
-    df = dict.fromkeys(keys, 0)
-    for c in docs.values():
-        for t in ranking.doc_tf.get(c, ()):
-            df[t] = df.get(t, 0) + 1
-    idf = {t: math.log1p((n - d + 0.5) / (d + 0.5)) for t, d in df.items()}
-    total = math.fsum(idf[t] for t in keys) or 1.0
-    memo: dict[frozenset, float] = {}   # rows share few distinct term sets
-    out = {}
-    for r, ts in ranking.row_terms.items():
-        v = memo.get(ts)
-        if v is None:
-            v = memo[ts] = math.fsum(idf[t] for t in sorted(ts)) / total
-        out[r] = v
+    out = dict(zip(ranking.ids.tolist(), row_coverage(ranking, docs).tolist()))
     if doc_share > 0:
-        for c, rows in ranking.per_doc.items():
-            held = ranking.doc_terms.get(c, frozenset())
-            for r in rows:
-                rest = held - ranking.row_terms.get(r, frozenset())
+        sc = _scope(ranking, docs)
+        idf = _lucene_idf(len(docs), _key_df(ranking, sc))
+        total = math.fsum(idf[ranking.keys.index(str(t))] for t in ranking.terms) or 1.0
+        for j, (a, b) in enumerate(zip(ranking.doc_start.tolist(), ranking.doc_end.tolist())):
+            held = int(ranking.doc_mask[j])
+            for r, m in zip(ranking.ids[a:b].tolist(), ranking.mask[a:b].tolist()):
+                rest = held & ~m
                 if rest:
-                    out[r] = min(1.0, out.get(r, 0.0)
-                                 + doc_share * math.fsum(idf[t] for t in sorted(rest)) / total)
+                    out[r] = min(1.0, out.get(r, 0.0) + doc_share * math.fsum(
+                        idf[k] for k in _bits(rest, len(idf))) / total)
     return out
+
+
+def _rarity(masks: np.ndarray, n_keys: int) -> tuple[np.ndarray, list[float]]:
+    """:func:`fusion.rarity_coverage` of documents given by their term masks (every one
+    matched something): sum over held terms of log(1 + N / df); and those weights."""
+    n = len(masks)
+    df = [int(np.count_nonzero(masks & np.uint64(1 << k))) for k in range(n_keys)]
+    w = [math.log(1.0 + n / d) if d else 0.0 for d in df]
+    return mask_sums(masks, w), w
+
+
+def doc_order_array(ranking: Ranking, docs, signal: str = "bm25") -> np.ndarray:
+    """Indexes (into the scope's names) of the documents that matched, best first by
+    ``signal`` (see :func:`doc_order`)."""
+    sc = _scope(ranking, docs)
+    hit = np.flatnonzero(sc.row >= 0)
+    if not len(hit):
+        return hit
+    cov, _w = _rarity(ranking.doc_mask[sc.row[hit]], len(ranking.keys))
+    sig = cov if signal == "coverage" else doc_bm25_array(ranking, sc)[hit]
+    return hit[np.lexsort((hit, sc.content[hit], -cov, -sig))]
 
 
 def doc_order(ranking: Ranking, docs: dict[str, int], signal: str = "bm25") -> list[str]:
     """Documents that matched, best first by ``signal``: "bm25" (:func:`doc_bm25`) or
     "coverage" (:func:`fusion.rarity_coverage`); ties by coverage, then content id."""
-    doc_terms = {d: ranking.doc_terms[c] for d, c in docs.items() if c in ranking.doc_terms}
-    cov = fusion.rarity_coverage(doc_terms)
-    sig = cov if signal == "coverage" else doc_bm25(ranking, docs)
-    return sorted(doc_terms, key=lambda d: (-sig.get(d, 0.0), -cov[d], docs[d]))
+    names = list(docs)
+    return [names[i] for i in doc_order_array(ranking, docs, signal).tolist()]
+
+
+@dataclass
+class Fused:
+    """Stage 1 as arrays, best first: item i is row ``row[i]`` of the ranking (an index
+    into its arrays) for document ``names[doc[i]]``, with RRF score ``score[i]``."""
+
+    names: list[str]
+    doc: np.ndarray
+    row: np.ndarray
+    score: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.row)
+
+
+def fuse_arrays(ranking: Ranking, docs, tiebreak: str = "doc_coverage",
+                scheme: str = "band", doc_signal: str = "coverage", doc_weight: float = 1.0,
+                doc_k: int = fusion.K) -> Fused:
+    """:func:`fuse` as a :class:`Fused` (no Python object per row)."""
+    sc = _scope(ranking, docs)
+    hit = np.flatnonzero(sc.row >= 0)
+    if not len(hit):
+        z = np.zeros(0, dtype=np.int64)
+        return Fused(sc.names, z, z, np.zeros(0))
+    doc_cov, w = _rarity(ranking.doc_mask[sc.row[hit]], len(ranking.keys))
+    cov_of = np.zeros(len(sc.names))
+    cov_of[hit] = doc_cov
+    # documents by content id (stable: the caller's order), each with its rows in order
+    dorder = hit[np.argsort(sc.content[hit], kind="stable")]
+    j = sc.row[dorder]
+    counts = ranking.doc_end[j] - ranking.doc_start[j]
+    doc = np.repeat(dorder, counts)
+    first = np.repeat(np.cumsum(counts) - counts, counts)
+    rank = np.arange(len(doc)) - first + 1
+    row = np.repeat(ranking.doc_start[j], counts) + rank - 1
+    pc = mask_sums(ranking.mask, w)[row]
+    dcov = cov_of[doc]
+    tb = {"doc_coverage": (dcov, pc), "page_coverage": (pc, dcov),
+          "doc_then_bm25": (dcov, ranking.score[row])}.get(tiebreak, (np.zeros(len(row)),))
+    seq = np.arange(len(row))
+    if scheme == "doc_rrf":
+        drank = np.zeros(len(sc.names), dtype=np.int64)
+        drank[doc_order_array(ranking, sc, doc_signal)] = np.arange(1, len(hit) + 1)
+        score = 1.0 / (fusion.K + rank) + doc_weight / (doc_k + drank[doc])
+        keys = (seq,) + tuple(-t for t in reversed(tb)) + (-score,)
+    else:
+        score = 1.0 / (fusion.K + rank)
+        keys = (seq,) + tuple(-t for t in reversed(tb)) + (rank,)
+    o = np.lexsort(keys)
+    return Fused(sc.names, doc[o], row[o], score[o])
 
 
 def fuse(ranking: Ranking, docs: dict[str, int], tiebreak: str = "doc_coverage",
@@ -768,46 +1033,9 @@ def fuse(ranking: Ranking, docs: dict[str, int], tiebreak: str = "doc_coverage",
     ``scheme`` "doc_rrf" instead adds a document-level list: documents ordered by rarity
     coverage, each row scoring ``1/(60 + rank in its document) + 1/(60 + its document's
     rank)`` (two-list RRF), which lets a strong document's second page outrank a weak
-    document's best one.
+    document's best one. The search service reads :func:`fuse_arrays` (the same list as
+    arrays).
     """
-    doc_terms = {d: ranking.doc_terms[c] for d, c in docs.items() if c in ranking.doc_terms}
-    doc_cov = fusion.rarity_coverage(doc_terms)
-    # df over documents for page-level coverage uses the same N and df.
-    n = len(doc_terms)
-    df: dict[str, int] = {}
-    for ts in doc_terms.values():
-        for t in ts:
-            df[t] = df.get(t, 0) + 1
-    w = {t: math.log(1.0 + n / d) for t, d in df.items()}
-    per_doc: dict[str, list[tuple[str, int]]] = {}
-    item_tb: dict[tuple[str, int], tuple[float, ...]] = {}
-    doc_tb: dict[str, tuple[float, ...]] = {}
-    pc_memo: dict[frozenset, float] = {}
-    for d in sorted(doc_terms, key=lambda d: docs[d]):
-        c = docs[d]
-        rows = ranking.per_doc[c]
-        per_doc[d] = [(d, r) for r in rows]
-        for r in rows:
-            ts = ranking.row_terms[r]
-            pc = pc_memo.get(ts)
-            if pc is None:
-                pc = pc_memo[ts] = math.fsum(w[t] for t in sorted(ts))
-            if tiebreak == "doc_coverage":
-                item_tb[(d, r)] = (doc_cov[d], pc)
-            elif tiebreak == "page_coverage":
-                item_tb[(d, r)] = (pc, doc_cov[d])
-            elif tiebreak == "doc_then_bm25":
-                item_tb[(d, r)] = (doc_cov[d], ranking.scores[r])
-            else:
-                item_tb[(d, r)] = (0.0,)
-        doc_tb[d] = (0.0,)
-    if scheme == "doc_rrf":
-        drank = {d: i for i, d in enumerate(doc_order(ranking, docs, doc_signal), start=1)}
-        scored = []
-        for d, items in per_doc.items():
-            for i, it in enumerate(items, start=1):
-                scored.append((1.0 / (fusion.K + i) + doc_weight / (doc_k + drank[d]),
-                               item_tb[it], it))
-        scored.sort(key=lambda x: (-x[0], tuple(-v for v in x[1])))
-        return [(it, s) for s, _tb, it in scored]
-    return fusion.fuse_per_document(per_doc, None, item_tb)
+    f = fuse_arrays(ranking, docs, tiebreak, scheme, doc_signal, doc_weight, doc_k)
+    ids = ranking.ids[f.row].tolist()
+    return [((f.names[d], r), s) for d, r, s in zip(f.doc.tolist(), ids, f.score.tolist())]

@@ -66,6 +66,26 @@ class Restriction:
         not the match)."""
         return not any((cid, p) in self.drop_pages for p in pages)
 
+    def page_mask(self, page_content, page_number):
+        """Vectorised :meth:`page_ok`: boolean array over pages given as two int64 arrays
+        (content id, 1-based page number; :mod:`.semantic`'s page arrays)."""
+        import numpy as np
+
+        from .semantic import PAGE_CODE
+
+        code = page_content * PAGE_CODE + page_number
+
+        def codes(keys) -> np.ndarray:
+            return np.fromiter((c * PAGE_CODE + p for c, p in keys), dtype=np.int64,
+                               count=len(keys))
+
+        ok = np.ones(len(code), dtype=bool)
+        if self.keep_pages is not None:
+            ok &= np.isin(code, codes(self.keep_pages))
+        if self.drop_pages:
+            ok &= ~np.isin(code, codes(self.drop_pages))
+        return ok
+
     @property
     def active(self) -> bool:
         """True when it removes anything."""

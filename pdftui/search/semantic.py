@@ -17,11 +17,15 @@ whole cache.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..cache import HEAD_UNITS, SECTION_HEAD_PAGE
+
+PAGE_CODE = 1_000_000
+"""``content * PAGE_CODE + page``: one int64 per (content, page), in sort order."""
 
 
 @dataclass
@@ -56,7 +60,10 @@ class VectorMatrix:
         self.unit_page = np.zeros(0, dtype=np.int32)
         self.unit_index = np.zeros(0, dtype=np.int64)   # position inside its content
         self.page_starts = np.zeros(0, dtype=np.int64)  # first unit of each (content, page)
-        self.page_keys: list[tuple[int, int]] = []
+        self.page_content = np.zeros(0, dtype=np.int64)  # content of each page
+        self.page_number = np.zeros(0, dtype=np.int64)   # 1-based number of each page
+        self.page_code = np.zeros(0, dtype=np.int64)     # content * PAGE_CODE + page, sorted
+        self._sims: tuple | None = None
         self.head_matrix = np.zeros((0, 0), dtype=np.float32)  # (n_contents, dim) heads
         self.head_content = np.zeros(0, dtype=np.int64)
 
@@ -118,11 +125,10 @@ class VectorMatrix:
             self.unit_page = np.concatenate([c.pages for _, c in parts])
             self.unit_index = np.concatenate(
                 [np.arange(len(c.pages), dtype=np.int64) for _, c in parts])
-            key = self.unit_content * 1_000_000 + self.unit_page
+            key = self.unit_content * PAGE_CODE + self.unit_page
             change = np.nonzero(np.diff(key))[0] + 1
             self.page_starts = np.concatenate([[0], change]).astype(np.int64)
-            self.page_keys = list(zip(self.unit_content[self.page_starts].tolist(),
-                                      self.unit_page[self.page_starts].tolist()))
+            self._page_arrays()
             heads = [(cid, c.head) for cid, c in parts if c.head is not None]
             self.head_matrix = np.vstack([h for _, h in heads]) if heads else \
                 np.zeros((0, dim), dtype=np.float32)
@@ -135,8 +141,14 @@ class VectorMatrix:
             self.unit_page = np.zeros(0, dtype=np.int32)
             self.unit_index = np.zeros(0, dtype=np.int64)
             self.page_starts = np.zeros(0, dtype=np.int64)
-            self.page_keys = []
+            self._page_arrays()
         self._dirty = False
+        self._sims = None
+
+    def _page_arrays(self) -> None:
+        self.page_content = self.unit_content[self.page_starts]
+        self.page_number = self.unit_page[self.page_starts].astype(np.int64)
+        self.page_code = self.page_content * PAGE_CODE + self.page_number
 
     # -- state ----------------------------------------------------------------------------
     def complete(self, cid: int) -> bool:
@@ -163,43 +175,56 @@ class VectorMatrix:
         return int(s[0]), int(s[1])
 
     # -- searching ------------------------------------------------------------------------
+    def similarities(self, q: np.ndarray) -> np.ndarray:
+        """Cosine of the query vector ``q`` (dim,) with every unit: ``(n_units,)`` float32,
+        one ``(n_units, dim) @ (dim,)`` product, kept for the last query vector so the arms
+        of one query (pages, best cosine, sections) share it."""
+        q32 = q.astype(np.float32, copy=False)
+        key = q32.tobytes()
+        if self._sims is None or self._sims[0] != key or self._sims[1] is not self.matrix:
+            self._sims = (key, self.matrix, self.matrix @ q32)
+        return self._sims[2]
+
+    def page_index(self, cid: int, page: int) -> int:
+        """Position of ``(content, page)`` in the page arrays (``page_starts``), or -1."""
+        code = cid * PAGE_CODE + page
+        i = int(np.searchsorted(self.page_code, code))
+        return i if i < len(self.page_code) and self.page_code[i] == code else -1
+
+    def content_mask(self, contents: set[int] | None) -> np.ndarray | None:
+        """Boolean ``(n_pages,)``: the pages of ``contents`` (None: no restriction)."""
+        if contents is None:
+            return None
+        want = np.fromiter(contents, dtype=np.int64, count=len(contents))
+        return np.isin(self.page_content, want)
+
     def rank_pages(self, q: np.ndarray, contents: set[int] | None = None,
-                   page_score: str = "max") -> list[tuple[int, int, float, int]]:
+                   page_score: str = "max") -> "PageRanking":
         """Pages by descending cosine with the query vector ``q`` (dim,).
 
         ``page_score``: "max" = the best unit's cosine; "first" = the page's first unit
         (its head: ~256 tokens); "blend:A" = (1 - A) * max + A * first ("blend" = 0.5).
 
-        Returns ``[(content_id, page, score, best unit index inside the content)]`` for every
-        page with units (of ``contents`` when given), best first; equal scores by content id
-        then page. Cost: one ``(n_units, dim) @ (dim,)`` product plus a segmented max.
+        Returns a :class:`PageRanking`: a sequence of ``(content_id, page, score, best unit
+        index inside the content)`` for every page with units (of ``contents`` when given),
+        best first; equal scores by content id then page. Cost: one ``(n_units, dim) @
+        (dim,)`` product plus a segmented max; the order is sorted only as far as read.
         """
         if not len(self.page_starts) or self.matrix.shape[1] != q.shape[0]:
-            return []
-        sims = self.matrix @ q.astype(np.float32, copy=False)
-        page_max = np.maximum.reduceat(sims, self.page_starts)
-        best_sims = page_max
+            return PageRanking.empty()
+        sims = self.similarities(q)
+        best_sims = np.maximum.reduceat(sims, self.page_starts)
+        page_max = best_sims
         if page_score == "first":
             page_max = sims[self.page_starts]
         elif page_score.startswith("blend"):
             a = float(page_score[6:] or 0.5)  # "blend" or "blend:A", A = weight of first unit
             page_max = (1 - a) * page_max + a * sims[self.page_starts]
-        keys_c = self.unit_content[self.page_starts]
-        if contents is not None:
-            mask = np.isin(keys_c, np.fromiter(contents, dtype=np.int64, count=len(contents)))
+        page_max = page_max.astype(np.float64)
+        mask = self.content_mask(contents)
+        if mask is not None:
             page_max = np.where(mask, page_max, -np.inf)
-        order = np.argsort(-page_max, kind="stable")
-        order = order[np.isfinite(page_max[order])]
-        # best unit of each page: the first unit whose similarity equals the page maximum
-        seg = np.repeat(np.arange(len(self.page_starts)),
-                        np.diff(np.append(self.page_starts, len(sims))))
-        hit = np.flatnonzero(sims >= best_sims[seg])
-        _, first = np.unique(seg[hit], return_index=True)
-        best = np.full(len(self.page_starts), -1, dtype=np.int64)
-        best[np.unique(seg[hit])] = self.unit_index[hit[first]]
-        keys = self.page_keys
-        return [(keys[p][0], keys[p][1], s, b) for p, s, b in
-                zip(order.tolist(), page_max[order].tolist(), best[order].tolist())]
+        return PageRanking(self, sims, page_max, best_sims)
 
     def section_heads(self, cid: int, q: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
         """``(section ordinals, cosines)`` of one content's section head units with the
@@ -208,6 +233,27 @@ class VectorMatrix:
         if c is None or c.section_vectors is None or c.section_vectors.shape[1] != q.shape[0]:
             return None
         return c.section_ordinals, c.section_vectors @ q.astype(np.float32, copy=False)
+
+    def doc_ranks(self, q: np.ndarray, contents: set[int] | None = None,
+                  leave_out: set[int] | frozenset[int] = frozenset()) -> np.ndarray:
+        """:meth:`rank_docs` as a dense int64 array by content id: each content's 1-based
+        rank, 0 for one not ranked (not in ``contents``, in ``leave_out``, or without a
+        head vector)."""
+        if self._dirty:
+            self._rebuild()
+        if not len(self.head_content) or self.head_matrix.shape[1] != q.shape[0]:
+            return np.zeros(0, dtype=np.int64)
+        sims = self.head_matrix @ q.astype(np.float32, copy=False)
+        cids = self.head_content
+        keep = np.ones(len(cids), dtype=bool)
+        if contents is not None:
+            keep &= np.isin(cids, np.fromiter(contents, dtype=np.int64, count=len(contents)))
+        if leave_out:
+            keep &= ~np.isin(cids, np.fromiter(leave_out, dtype=np.int64, count=len(leave_out)))
+        sims, cids = sims[keep], cids[keep]
+        out = np.zeros(int(self.head_content.max()) + 1, dtype=np.int64)
+        out[cids[np.lexsort((cids, -sims))]] = np.arange(1, len(cids) + 1)
+        return out
 
     def rank_docs(self, q: np.ndarray, contents: set[int] | None = None
                   ) -> list[tuple[int, float]]:
@@ -226,3 +272,138 @@ class VectorMatrix:
             sims, cids = sims[keep], cids[keep]
         order = np.lexsort((cids, -sims))
         return [(int(cids[i]), float(sims[i])) for i in order]
+
+
+class PageRanking:
+    """The semantic arm's pages best first, kept as arrays (:meth:`VectorMatrix.rank_pages`).
+
+    A sequence of ``(content_id, page, score, best unit index inside the content)``
+    tuples: ``len()``, indexing and slicing, iteration. The order (score descending, equal
+    scores by content id then page: a stable sort over the page arrays) is computed only
+    as far as it is read (:meth:`top`), so a query reading its first 100 pages sorts 100,
+    not every page of the folder. ``score`` is -inf for a page left out."""
+
+    def __init__(self, m: VectorMatrix | None, sims: np.ndarray, score: np.ndarray,
+                 best_sims: np.ndarray):
+        self.m = m
+        self.sims = sims            # (n_units,) float32 cosine of every unit
+        self.score = score          # (n_pages,) float64 page score, -inf when left out
+        self.best_sims = best_sims  # (n_pages,) float32 best unit cosine of each page
+        self._n = int(np.isfinite(score).sum())
+        self._order = np.zeros(0, dtype=np.int64)
+
+    @classmethod
+    def empty(cls) -> "PageRanking":
+        z = np.zeros(0)
+        return cls(None, z.astype(np.float32), z, z.astype(np.float32))
+
+    def __len__(self) -> int:
+        return self._n
+
+    def top(self, n: int) -> np.ndarray:
+        """Page positions (into the matrix's page arrays) of the first ``n`` pages."""
+        n = min(max(n, 0), self._n)
+        if len(self._order) >= n:
+            return self._order[:n]
+        s = self.score
+        if n >= self._n or n * 4 >= len(s):
+            order = np.argsort(-s, kind="stable")[: self._n]
+        else:
+            # the n-th best score, then every page scoring at least that, stably sorted:
+            # the same prefix as the full stable sort
+            v = -np.partition(-s, n - 1)[n - 1]
+            cand = np.flatnonzero(s >= v)
+            order = cand[np.argsort(-s[cand], kind="stable")][:n]
+        self._order = order
+        return order
+
+    def best_unit(self, p: int) -> int:
+        """Index inside its content of the first unit of page position ``p`` whose cosine
+        equals the page's best."""
+        starts = self.m.page_starts
+        a = int(starts[p])
+        b = int(starts[p + 1]) if p + 1 < len(starts) else len(self.sims)
+        return int(self.m.unit_index[a + int(np.argmax(self.sims[a:b]))])
+
+    def _tuples(self, pos: np.ndarray) -> list[tuple[int, int, float, int]]:
+        m = self.m
+        return [(c, p, s, self.best_unit(i)) for i, c, p, s in zip(
+            pos.tolist(), m.page_content[pos].tolist(), m.page_number[pos].tolist(),
+            self.score[pos].tolist())]
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            start, stop, step = i.indices(self._n)
+            return self._tuples(self.top(stop)[start:stop:step]) if stop > start else []
+        if i < 0:
+            i += self._n
+        if not 0 <= i < self._n:
+            raise IndexError(i)
+        return self._tuples(self.top(i + 1)[i:i + 1])[0]
+
+    def __iter__(self):
+        pos = self.top(self._n)
+        for k in range(0, len(pos), 1024):
+            yield from self._tuples(pos[k:k + 1024])
+
+    def keys(self, n: int) -> list[tuple[int, int]]:
+        """``[(content_id, page)]`` of the first ``n`` pages."""
+        pos = self.top(n)
+        return list(zip(self.m.page_content[pos].tolist(), self.m.page_number[pos].tolist())) \
+            if self.m is not None else []
+
+    def restrict(self, keep: np.ndarray) -> "PageRanking":
+        """The ranking without the pages where the boolean ``(n_pages,)`` ``keep`` is False."""
+        return PageRanking(self.m, self.sims, np.where(keep, self.score, -np.inf),
+                           self.best_sims)
+
+    def best_cosine(self) -> float | None:
+        """The best cosine of any unit on a page still ranked (None when none is)."""
+        live = np.isfinite(self.score)
+        return float(self.best_sims[live].max()) if live.any() else None
+
+    def rank_of(self, p: int) -> int:
+        """0-based position of page position ``p`` in the order (it must be ranked)."""
+        s = self.score
+        return int(np.count_nonzero(s > s[p]) + np.count_nonzero(s[:p] == s[p]))
+
+    def before(self, p: int) -> np.ndarray:
+        """Boolean ``(n_pages,)``: the ranked pages ordered before page position ``p``."""
+        s = self.score
+        out = s > s[p]
+        out[:p] |= s[:p] == s[p]
+        return out
+
+
+class DocRanks(Mapping):
+    """``{doc: its content's 1-based rank}`` of the document-level arm, read from a dense
+    array by content id (:meth:`VectorMatrix.doc_ranks`) and ``{doc: content id}``; only
+    documents with a rank are keys, iterated best first."""
+
+    def __init__(self, rank_of: np.ndarray, by_doc: dict[str, int]):
+        self.rank_of, self.by_doc = rank_of, by_doc
+
+    def get(self, doc, default=None):
+        c = self.by_doc.get(doc)
+        if c is None or not 0 <= c < len(self.rank_of) or not self.rank_of[c]:
+            return default
+        return int(self.rank_of[c])
+
+    def __getitem__(self, doc) -> int:
+        r = self.get(doc)
+        if r is None:
+            raise KeyError(doc)
+        return r
+
+    def _ranked(self) -> list[str]:
+        got = [(self.get(d), d) for d in self.by_doc]
+        return [d for r, d in sorted((r, d) for r, d in got if r)]
+
+    def __iter__(self):
+        return iter(self._ranked())
+
+    def __len__(self) -> int:
+        return len(self._ranked()) if len(self.rank_of) else 0
+
+    def __bool__(self) -> bool:
+        return bool(len(self.rank_of)) and bool(self.rank_of.any())

@@ -76,6 +76,7 @@ Ranking (measured with bench/quality.py; the figures behind each choice are in b
 from __future__ import annotations
 
 import asyncio
+import bisect
 import math
 import os
 import re
@@ -96,7 +97,7 @@ from ..library import read_metadata, read_vocabulary, section_spans
 from . import evidence, fusion, keyword, restrict, suggest
 from .query import FieldName, Query, parse
 from .excerpt import MAX_CHARS, block_spans, cap, choose
-from .semantic import VectorMatrix
+from .semantic import DocRanks, VectorMatrix
 
 MODES = ("hybrid", "keyword", "semantic")
 QUEUED = "queued for indexing"
@@ -271,6 +272,8 @@ class Engine:
         self._sec_ids: dict[int, dict[int, int]] = {}
         self._ref_pages: dict[int, frozenset[int]] = {}
         self._heads: dict[int, frozenset[str]] = {}
+        self._head_docs: dict[str, list[int]] = {}   # stem -> contents whose head holds it
+        self._head_stems: list[str] | None = None
         self._vocab: tuple | None = None
 
     def close(self) -> None:
@@ -303,6 +306,8 @@ class Engine:
         self._sec_ids = {}
         self._ref_pages = {}
         self._heads = {}
+        self._head_docs = {}
+        self._head_stems = None
 
     def _scope(self, docs: str | list[str] | None) -> list[_Doc]:
         if docs is None or docs == "" or docs == []:
@@ -550,23 +555,30 @@ class Engine:
             self.kw.decompound = o.decompound
             ranking = self.kw.rank(terms, contents, kind, o.policy, o.title_weight, o.idf)
             ranking = keyword.restrict(ranking, res.keep_rows, res.drop_rows)
-            out["kw_strength"] = evidence.keyword_strength(ranking, by_doc)
-            fused = keyword.fuse(ranking, by_doc, o.tiebreak,
-                                 o.scheme if kind == "pages" else o.section_scheme,
-                                 o.doc_signal, o.doc_weight, o.doc_k)
-            if kind == "pages":
-                kw_keys = [(d, self.kw.page_number(r)) for (d, r), _ in fused]
-            else:
-                kw_keys = [(d, r) for (d, r), _ in fused]
+            scope = keyword.Scope.of(ranking, by_doc)
+            out["kw_strength"] = evidence.keyword_strength(ranking, scope)
+            fl = keyword.fuse_arrays(ranking, scope, o.tiebreak,
+                                     o.scheme if kind == "pages" else o.section_scheme,
+                                     o.doc_signal, o.doc_weight, o.doc_k)
+            # the first ``depth`` keys are listed (fusion reads no further; ranks of shown
+            # hits beyond them are looked up in hits()); an identifier query re-sorts the
+            # whole keyword list in keyword mode
+            n = len(fl) if mode == "keyword" and self._identifier_query(q) else depth
+            out["kw_list"], out["kw_ranking"] = fl, ranking
+            rows = fl.row[:n]
+            names = [fl.names[i] for i in fl.doc[:n].tolist()]
+            second = self.kw.numbers(kind, ranking.pos[rows]) if kind == "pages" else \
+                ranking.ids[rows]
+            out["keyword"] = list(zip(names, second.tolist()))
+            out["kw_scores"] = fl.score[:n].tolist()
             if o.kw_gate != "none":
                 # computed for sections too: the adaptive semantic page score reads it
-                cov = keyword.query_coverage(ranking, by_doc)
-                out["kw_cov"] = [cov.get(r, 0.0) for (_d, r), _ in fused]
+                cov = keyword.row_coverage(ranking, scope)
+                out["kw_cov"] = cov[rows].tolist()
+                out["kw_cov_max"] = float(cov.max()) if len(fl) else 0.0
                 if o.gate_doc_share > 0:
                     gcov = keyword.query_coverage(ranking, by_doc, o.gate_doc_share)
-                    out["kw_gate_cov"] = [gcov.get(r, 0.0) for (_d, r), _ in fused]
-            out["keyword"] = kw_keys
-            out["kw_scores"] = [s for _, s in fused]
+                    out["kw_gate_cov"] = [gcov.get(r, 0.0) for r in ranking.ids[rows].tolist()]
             if kind == "pages" and o.head_weight > 0 and not few:
                 out["head"] = [x for x in self._head_list(ranking, by_doc, terms)
                                if res.page_ok(by_doc[x[0][0]], x[0][1])]
@@ -594,25 +606,25 @@ class Engine:
                     # the less of the query's rarity mass any page holds (a described,
                     # vocabulary-mismatched query), the more the page's head counts;
                     # inside one document a page head is no better than its body
-                    qc = max(out.get("kw_cov") or [0.0]) if mode == "hybrid" and not few \
-                        else 1.0
+                    qc = _kw_cov_max(out) if mode == "hybrid" and not few else 1.0
                     a = o.adapt_lo + (o.adapt_hi - o.adapt_lo) * (1.0 - qc)
                     sem_page = f"blend:{a:.4f}"
                     out["first_unit_weight"] = a
                 ranked = m.rank_pages(qv, contents, sem_page)
-                if res.active:
-                    ranked = [x for x in ranked if res.page_ok(x[0], x[1])]
+                if res.active and len(ranked):
+                    ranked = ranked.restrict(res.page_mask(m.page_content, m.page_number))
                 out["sem_gap"] = semantic_gap(ranked)
-                out["sem_best"] = self._best_cosine(m, qv, contents, res)
+                # the best cosine of any unit on a page searched (and admitted)
+                out["sem_best"] = ranked.best_cosine()
                 if kind == "pages":
                     # best units are looked up for the shown hits only (see hits())
                     out["ranked"] = ranked
                     out["docs_of"] = docs_of
                     # hybrid fuses the first ``depth`` pages only; ranks of shown hits
                     # beyond them are counted in hits()
-                    src = ranked[: depth] if mode == "hybrid" else ranked
-                    out["sem_cut"] = len(src) < len(ranked)
-                    sem = [(d, page) for cid, page, _s, _u in src
+                    # (semantic mode shows the first top_k <= depth of them)
+                    out["sem_cut"] = depth < len(ranked)
+                    sem = [(d, page) for cid, page in ranked.keys(depth)
                            for d in docs_of.get(cid, ())]
                 elif o.section_units:
                     sem = [k for k in self._section_semantic_units(m, qv, docs_of)
@@ -635,12 +647,9 @@ class Engine:
                 if o.doc_level > 0 and kind == "pages":
                     out["sem_docs"] = self._semantic_docs(ranked, docs_of, o.sem_doc)
                 if o.doc_arm > 0 and kind == "pages" and not few:
-                    out["doc_rank"] = {}
-                    doc_list = [c for c, _s in m.rank_docs(qv, contents)
-                                if res.head_ok(c, m.head_pages(c))]
-                    for i, cid in enumerate(doc_list, start=1):
-                        for d in docs_of.get(cid, ()):
-                            out["doc_rank"][d] = i
+                    # contents whose head vector comes from an excluded page are left out
+                    bad = {c for c, p in res.drop_pages if p in m.head_pages(c)}
+                    out["doc_rank"] = DocRanks(m.doc_ranks(qv, contents, bad), by_doc)
         if res.keep_rows is not None and not res.keep_rows:
             what = " and ".join(f'"{p}"' for p in q.phrases) or \
                 " ".join(str(f) for f in q.fields if f.name == FieldName.SECTION)
@@ -700,7 +709,7 @@ class Engine:
                 if o.doc_arm_adapt:
                     # like the adaptive page score: the document's head counts the more,
                     # the less of the query's rarity mass any page holds
-                    w_doc *= 1.0 - max(out.get("kw_cov") or [0.0])
+                    w_doc *= 1.0 - _kw_cov_max(out)
                 out["doc_arm_weight"] = w_doc
                 for key in scores:
                     r = out["doc_rank"].get(key[0])
@@ -726,23 +735,6 @@ class Engine:
             out["fused"] = [(k, s) for k, s in out["fused"]
                             if k[0] in by_doc and res.key_ok(by_doc[k[0]], kind, k[1])]
         return out
-
-    @staticmethod
-    def _best_cosine(m: VectorMatrix, qv: np.ndarray, contents: set[int],
-                     res: restrict.Restriction) -> float | None:
-        """The best cosine of the query with any unit of the contents searched (on a
-        page the restriction admits); None when no unit is there."""
-        if not len(m.unit_content) or m.matrix.shape[1] != qv.shape[0]:
-            return None
-        mask = np.isin(m.unit_content, np.fromiter(contents, dtype=np.int64,
-                                                   count=len(contents)))
-        if res.keep_pages is not None or res.drop_pages:
-            ok = [res.page_ok(c, p) for c, p in zip(m.unit_content.tolist(),
-                                                     m.unit_page.tolist())]
-            mask &= np.array(ok, dtype=bool)
-        if not mask.any():
-            return None
-        return float((m.matrix[mask] @ qv.astype(np.float32, copy=False)).max())
 
     def query_terms(self, q: Query) -> list[keyword.Term]:
         """The keyword terms of a parsed query: the stems of its loose words and phrases
@@ -836,8 +828,22 @@ class Engine:
             texts = [head_text(self._blocks(c, 1)) for c in missing]
             for c, stems in zip(missing, keyword.tokenize_many(texts)):
                 self._heads[c] = frozenset(stems)
+                for st in stems:
+                    self._head_docs.setdefault(st, []).append(c)
+            self._head_stems = None
+        cands: set[int] = set()
+        for t in terms:   # the contents whose head holds some term (an inverted index)
+            if t.prefix:
+                if self._head_stems is None:
+                    self._head_stems = sorted(self._head_docs)
+                i = bisect.bisect_left(self._head_stems, t.text)
+                while i < len(self._head_stems) and self._head_stems[i].startswith(t.text):
+                    cands.update(self._head_docs[self._head_stems[i]])
+                    i += 1
+            else:
+                cands.update(self._head_docs.get(t.text, ()))
         out = {}
-        for c in contents:
+        for c in cands & contents:
             held = frozenset(str(t) for t in terms if (
                 any(t.matches(x) for x in self._heads[c]) if t.prefix
                 else t.text in self._heads[c]))
@@ -855,9 +861,12 @@ class Engine:
         n = len(by_doc)
         keys = [str(t) for t in terms]
         df = dict.fromkeys(keys, 0)
-        for c in set(by_doc.values()):
-            for t in ranking.doc_tf.get(c, ()):
-                df[t] = df.get(t, 0) + 1
+        # each content of the scope holding the term once (the ranking holds only them)
+        held_df = (ranking.doc_tfm > 0).sum(axis=0).tolist() if len(ranking.doc_content) \
+            else [0] * len(ranking.keys)
+        for k, d in zip(ranking.keys, held_df):
+            if d:
+                df[k] = d
         idf = {t: math.log1p((n - d + 0.5) / (d + 0.5)) for t, d in df.items()}
         total = math.fsum(idf[t] for t in keys) or 1.0
         scored = []
@@ -930,7 +939,7 @@ class Engine:
         gap = out.get("sem_gap")
         if gap is None or o.sem_conf <= 0:
             return 1.0
-        kw_ev = max(out.get("kw_cov") or [0.0])
+        kw_ev = _kw_cov_max(out)
         span = max(o.sem_gap_hi - o.sem_gap_lo, 1e-9)
         sem_ev = min(1.0, max(0.0, (gap - o.sem_gap_lo) / span))
         return 1.0 - o.sem_conf * kw_ev * (1.0 - sem_ev)
@@ -1025,7 +1034,7 @@ class Engine:
         (a parent holds its children's units) go to the deeper, then earlier, section."""
         if not len(m.unit_content) or m.matrix.shape[1] != q.shape[0]:
             return []
-        sims = m.matrix @ q.astype(np.float32, copy=False)
+        sims = m.similarities(q)
         scored = []
         for cid, ds in docs_of.items():
             got = self._section_unit_map(m, cid)
@@ -1087,21 +1096,51 @@ class Engine:
             "SELECT text FROM blocks WHERE content_id=? AND page=? ORDER BY ordinal",
             (cid, page))]
 
+    def _keyword_ranks(self, lists: dict, granularity: str, top_k: int, kr: dict) -> None:
+        """Add to ``kr`` the keyword rank (1-based, in the whole stage-1 list) of each
+        shown hit beyond the part of it fed to fusion."""
+        fl, ranking = lists["kw_list"], lists["kw_ranking"]
+        kind = "pages" if granularity == "page" else "sections"
+        for (doc, key), _s in lists["fused"][:top_k]:
+            if (doc, key) in kr or doc not in fl.names:
+                continue
+            at = np.flatnonzero(fl.doc == fl.names.index(doc))
+            rows = fl.row[at]
+            second = self.kw.numbers(kind, ranking.pos[rows]) if kind == "pages" else \
+                ranking.ids[rows]
+            hit = at[second == key]
+            if len(hit):
+                kr[(doc, key)] = int(hit[0]) + 1
+
+    def _semantic_ranks(self, lists: dict, top_k: int, sr: dict) -> None:
+        """Add to ``sr`` the semantic rank (1-based, over the keys of every ranked page)
+        of each shown hit that the semantic list fed to fusion was too short to hold."""
+        ranked, docs_of, m = lists["ranked"], lists["docs_of"], self._matrix
+        want = {k for k, _s in lists["fused"][:top_k]} - set(sr)
+        if not want or m is None or not len(ranked):
+            return
+        n_docs = np.zeros(int(m.page_content.max()) + 1, dtype=np.int64)
+        for cid, ds in docs_of.items():
+            if cid < len(n_docs):
+                n_docs[cid] = len(ds)
+        keys_per_page = n_docs[m.page_content]
+        cid_of = {d: c for c, ds in docs_of.items() for d in ds}
+        for d, page in want:
+            cid = cid_of.get(d)
+            p = m.page_index(cid, page) if cid is not None else -1
+            if p < 0 or not np.isfinite(ranked.score[p]):
+                continue
+            before = int(keys_per_page[ranked.before(p)].sum())
+            sr[(d, page)] = before + docs_of[cid].index(d) + 1
+
     def hits(self, lists: dict, granularity: str, top_k: int, text: str) -> list[Hit]:
         """Turn the top ``top_k`` fused keys into hits with ranks, excerpts and paths."""
         kr = {k: i for i, k in enumerate(lists["keyword"], start=1)}
         sr = {k: i for i, k in enumerate(lists["semantic"], start=1)}
+        if len(lists["keyword"]) < len(lists.get("kw_list", ())):
+            self._keyword_ranks(lists, granularity, top_k, kr)
         if lists.get("sem_cut"):
-            want = {k for k, _s in lists["fused"][:top_k]} - set(sr)
-            i = 0
-            for cid, page, _s, _u in lists["ranked"]:
-                if not want:
-                    break
-                for d in lists["docs_of"].get(cid, ()):
-                    i += 1
-                    if (d, page) in want:
-                        sr[(d, page)] = i
-                        want.discard((d, page))
+            self._semantic_ranks(lists, top_k, sr)
         top = lists["fused"][:top_k]
         cid_of = {d.doc: d.content_id for d in self._docs}
         terms = lists["terms"]
@@ -1112,11 +1151,11 @@ class Engine:
                 info = self._labels(cid, [page]).get(page, ("", ""))
                 blocks = self._blocks(cid, page)
                 unit_span = None
-                if (doc, page) not in kr and (doc, page) in sr and self._matrix:
-                    unit = next((u for c, p, _s, u in lists.get("ranked", ())
-                                 if c == cid and p == page), -1)
-                    if unit >= 0:
-                        unit_span = self._matrix.span(cid, unit)
+                if (doc, page) not in kr and (doc, page) in sr and self._matrix \
+                        and "ranked" in lists:
+                    p = self._matrix.page_index(cid, page)
+                    if p >= 0 and np.isfinite(lists["ranked"].score[p]):
+                        unit_span = self._matrix.span(cid, lists["ranked"].best_unit(p))
                 bi, excerpt = choose(blocks, terms, unit_span, info[1],
                                      next_blocks=self._blocks(cid, page + 1)[:3],
                                      phrases=getattr(lists.get("query"), "phrases", ()))
@@ -1172,6 +1211,13 @@ def head_text(blocks: list[str]) -> str:
         out.append(b)
         size += len(b)
     return " ".join(out)[:HEAD_CHARS]
+
+
+def _kw_cov_max(out: dict) -> float:
+    """The best keyword row's share of the query's rarity mass (0.0 without rows)."""
+    if "kw_cov_max" in out:
+        return out["kw_cov_max"]
+    return max(out.get("kw_cov") or [0.0])
 
 
 def semantic_gap(ranked: list[tuple], depth: int = 100) -> float:
