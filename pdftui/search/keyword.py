@@ -765,8 +765,9 @@ class KeywordIndex:
                     for r, col, n in self._term_rows(kind, term)]
             return np.array(rows, dtype=np.int64).reshape(-1, 3)
         vocab = "pages_fts_instance" if kind == "pages" else "sections_fts_instance"
-        if term.prefix:
-            where, args = "term >= ? AND term < ?", (term.text, _prefix_upper(term.text))
+        if term.prefix:   # as _term_rows: the prefix's range and the typed word's stems
+            where = "(term >= ? AND term < ?)" + "".join(" OR term = ?" for _ in term.stems)
+            args: tuple = (term.text, _prefix_upper(term.text), *term.stems)
         else:
             where, args = "term = ?", (term.text,)
         # one string of every occurrence's (row * 2 + title) code, parsed and counted in

@@ -840,6 +840,8 @@ class Engine:
                 while i < len(self._head_stems) and self._head_stems[i].startswith(t.text):
                     cands.update(self._head_docs[self._head_stems[i]])
                     i += 1
+                for st in t.stems:   # the typed word's own stems (Term.matches)
+                    cands.update(self._head_docs.get(st, ()))
             else:
                 cands.update(self._head_docs.get(t.text, ()))
         out = {}
