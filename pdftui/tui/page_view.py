@@ -1,0 +1,101 @@
+"""The reader's image view: the current page rendered by PyMuPDF (pdftui.page_image) and
+shown with textual-image, which picks the terminal's graphics protocol (kitty graphics,
+sixel, inside tmux too) and falls back to Unicode half-blocks. The hit's block is outlined.
+
+textual-image asks the terminal for its cell size in pixels when it is first imported, which
+is only possible before Textual takes the terminal over: this module is imported with the
+reader pane, before the app starts. Rendering runs in a thread worker, sized to the pane.
+"""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.message import Message
+from textual.widgets import Static
+from textual_image.widget import Image, get_cell_size
+
+from pdftui.page_image import PageImage, PageImageError, render_page
+from pdftui.text import clean_text
+
+
+@dataclass(frozen=True)
+class PageShot:
+    """What the image view shows: a file's page and the block to outline (PDF points)."""
+
+    path: str
+    page: int  # 1-based
+    label: str = ""
+    outline: tuple[float, float, float, float] | None = None
+
+
+class PageView(Vertical, can_focus=True):
+    """A page as an image, with a one-line caption (page and how it is drawn)."""
+
+    @dataclass
+    class Rendered(Message):
+        """A page image finished rendering in the worker (``image`` None on error)."""
+
+        serial: int
+        shot: PageShot
+        image: PageImage | None
+        error: str = ""
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.shot: PageShot | None = None
+        self.shown: PageShot | None = None  # the shot whose image is on screen
+        self._serial = 0
+
+    def compose(self) -> ComposeResult:
+        yield Static(Text("", style="dim"), id="page-image-head", markup=False)
+        yield Image(None, id="page-image")
+
+    def show(self, shot: PageShot) -> None:
+        """Render ``shot`` in a worker at the pane's size; the newest request wins."""
+        self.shot = shot
+        self._serial += 1
+        cell = get_cell_size()
+        cols = max(10, self.size.width or 80)
+        rows = max(5, (self.size.height or 24) - 1)
+        self._caption(f"page {shot.page}{_label(shot)} · rendering…")
+        self._render(self._serial, shot, cols * cell.width, rows * cell.height)
+
+    @work(thread=True, exclusive=True, group="page-image", exit_on_error=False)
+    def _render(self, serial: int, shot: PageShot, box_w: int, box_h: int) -> None:
+        try:
+            image = render_page(shot.path, shot.page, box_w, box_h, shot.outline)
+        except PageImageError as exc:
+            self.post_message(self.Rendered(serial, shot, None, str(exc)))
+            return
+        self.post_message(self.Rendered(serial, shot, image))
+
+    @on(Rendered)
+    def _rendered(self, event: Rendered) -> None:
+        event.stop()
+        if event.serial != self._serial:
+            return  # a newer page is on its way
+        widget = self.query_one("#page-image", Image)
+        if event.image is None:
+            widget.image = None
+            self._caption(f"page {event.shot.page}: {clean_text(event.error)}")
+            return
+        from PIL import Image as PILImage
+
+        widget.image = PILImage.open(io.BytesIO(event.image.png))
+        self.shown = event.shot
+        framed = " · hit outlined" if event.shot.outline else ""
+        self._caption(f"page {event.shot.page}{_label(event.shot)}{framed} · i: text")
+
+    def _caption(self, line: str) -> None:
+        self.query_one("#page-image-head", Static).update(Text(clean_text(line), style="dim"))
+
+
+def _label(shot: PageShot) -> str:
+    """`` (p. 7)`` when the page has a printed label other than its number."""
+    return f" (p. {shot.label})" if shot.label and shot.label != str(shot.page) else ""
