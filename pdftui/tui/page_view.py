@@ -64,10 +64,10 @@ class PageView(Vertical, can_focus=True):
         cols = max(10, self.size.width or 80)
         rows = max(5, (self.size.height or 24) - 1)
         self._caption(f"page {shot.page}{_label(shot)} · rendering…")
-        self._render(self._serial, shot, cols * cell.width, rows * cell.height)
+        self._render_page(self._serial, shot, cols * cell.width, rows * cell.height)
 
     @work(thread=True, exclusive=True, group="page-image", exit_on_error=False)
-    def _render(self, serial: int, shot: PageShot, box_w: int, box_h: int) -> None:
+    def _render_page(self, serial: int, shot: PageShot, box_w: int, box_h: int) -> None:
         try:
             image = render_page(shot.path, shot.page, box_w, box_h, shot.outline)
         except PageImageError as exc:

@@ -14,6 +14,7 @@ posts :class:`ReaderPane.Loaded` and only the UI thread touches widgets.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field, replace
 
@@ -31,6 +32,7 @@ from textual.widgets.option_list import Option
 from ..text import clean_text
 from .actions import bindings
 from .messages import PaneFocused
+from .page_view import PageShot, PageView
 from .results_pane import short_section
 from .render import count_matches, highlight, literal, page_ref
 
@@ -96,6 +98,7 @@ class ReadView:
     para_pos: list[tuple[int, int]] | None = None  # section view: (page, block) of each
     home_section: tuple[int | None, str] = (None, "")  # (id, path) of the target's section
     ocr: bool = False  # some of the text shown was recognised by OCR from a scan
+    target_box: tuple[int, tuple[float, float, float, float]] | None = None  # (page, rect)
 
     def __post_init__(self) -> None:
         self.home_section = (self.section_id, self.section_path)
@@ -150,20 +153,29 @@ def load_view(lib, req: ReadRequest, pattern: re.Pattern[str] | None) -> ReadVie
                 child = lib.section(doc, req.before).text.split("\n\n")[0].strip()
                 stop = next((k for k in range(1, len(paragraphs))
                              if paragraphs[k].strip() == child), None)
+            box = None
+            if para_pos and target is not None and 0 <= target < len(para_pos):
+                bpage, bno = para_pos[target]
+                rows = lib.blocks(doc, bpage)
+                box = (bpage, tuple(rows[bno][:4])) if bno < len(rows) else None
             return ReadView(req, title, pages, page, lib.page_label(doc, page),
                             sec.start_page, sec.end_page, paragraphs, target, sec.path,
                             sec.section_id, sections, stop=stop, para_pos=para_pos,
-                            ocr=sec.ocr)
+                            ocr=sec.ocr, target_box=box)
         note = "no section holds this page; showing the page"
         req = replace(req, kind="page")
-    blocks = [b[4] for b in lib.blocks(doc, page)]
+    rows = lib.blocks(doc, page)
+    blocks = [b[4] for b in rows]
     paragraphs = blocks or [p for p in lib.page(doc, page).text.split("\n\n") if p.strip()]
     target = req.block if req.block is not None and req.block < len(paragraphs) else \
         find_target(paragraphs, req.excerpt, pattern)
     sec = lib.section_at(doc, page, target or 0)
+    box = (page, tuple(rows[target][:4])) if rows and target is not None \
+        and 0 <= target < len(rows) else None
     return ReadView(req, title, pages, page, lib.page_label(doc, page), page, page, paragraphs,
                     target, sec.path if sec else "", sec.section_id if sec else None,
-                    sections, note, ocr=lib.ocr_in(lib.content_id(doc), page, page))
+                    sections, note, ocr=lib.ocr_in(lib.content_id(doc), page, page),
+                    target_box=box)
 
 
 class GoToPageScreen(ModalScreen[int | None]):
@@ -257,6 +269,18 @@ class ReaderBody(VerticalScroll, can_focus=True):
         return 0
 
 
+class ReaderImage(PageView):
+    """The image view of the reader, holding the reader's keys (pages, sections, ``i``)."""
+
+    BINDINGS = bindings("reader")
+
+    def action_pane(self, name: str) -> None:
+        """Run the reader pane's action ``name``."""
+        pane = next((a for a in self.ancestors if isinstance(a, ReaderPane)), None)
+        if pane is not None:
+            getattr(pane, f"action_{name}")()
+
+
 class ReaderPane(Vertical):
     """A page or a whole section of one document, with terms highlighted."""
 
@@ -292,6 +316,7 @@ class ReaderPane(Vertical):
         with Horizontal(id="reader-split"):
             yield TocList(id="toc")
             yield ReaderBody(id="reader-body")
+            yield ReaderImage(id="reader-image")
 
     # -- opening --------------------------------------------------------------------------
     def open_hit(self, hit: dict, pattern: re.Pattern[str] | None, hits: list[dict]) -> None:
@@ -364,6 +389,8 @@ class ReaderPane(Vertical):
         self._fill_toc()
         self.call_after_refresh(self._scroll, view)
         self.post_message(self.ViewShown(view))
+        if self.has_class("-image"):
+            self._show_image()
 
     def _scroll(self, view: ReadView) -> None:
         self._scroll_into_place(view)
@@ -688,6 +715,38 @@ class ReaderPane(Vertical):
         else:
             self.request(ReadRequest(v.request.doc, "page", v.page, excerpt=v.request.excerpt))
 
+    def action_toggle_image(self) -> None:
+        """Toggle between the text and an image of the page (the hit's block framed)."""
+        if self._need_view() is None:
+            return
+        self.toggle_class("-image")
+        if self.has_class("-image"):
+            self._show_image()
+            self.query_one(ReaderImage).focus()
+        else:
+            self.query_one(ReaderBody).focus()
+
+    def image_shot(self) -> PageShot | None:
+        """The page the image view shows: the page read (in a section, the page of the
+        paragraph on top of the screen), with the target block framed when it is there."""
+        v = self.view
+        if v is None:
+            return None
+        page = v.page
+        if v.request.kind == "section":
+            top = self.query_one(ReaderBody).top_paragraph()
+            page = v.para_pos[top][0] if v.para_pos and 0 <= top < len(v.para_pos) \
+                else v.start_page
+        outline = v.target_box[1] if v.target_box and v.target_box[0] == page else None
+        path = os.path.join(getattr(self.app, "root", ""), v.request.doc)
+        label = v.label if page == v.page else ""
+        return PageShot(path, page, label, outline)
+
+    def _show_image(self) -> None:
+        shot = self.image_shot()
+        if shot is not None:
+            self.query_one(ReaderImage).show(shot)
+
     def action_goto(self) -> None:
         """Ask for a page number and go there."""
         v = self._need_view()
@@ -749,8 +808,11 @@ class ReaderPane(Vertical):
             v.section_path
 
     def focus_main(self) -> None:
-        """Focus the text (used when the pane becomes current)."""
-        self.query_one(ReaderBody).focus()
+        """Focus the text or the page image (used when the pane becomes current)."""
+        if self.has_class("-image"):
+            self.query_one(ReaderImage).focus()
+        else:
+            self.query_one(ReaderBody).focus()
 
     def on_descendant_focus(self, event) -> None:
         self.post_message(PaneFocused("reader"))

@@ -1,0 +1,74 @@
+"""The reader's image view (``i``): the page rendered, the hit framed, pages stepped."""
+
+from __future__ import annotations
+
+import asyncio
+
+from pdftui.tui.page_view import PageView
+from pdftui.tui.reader_pane import ReaderBody, ReaderPane
+from pdftui.tui.results_pane import ResultsPane
+
+from .conftest import search, settle, wait_for
+
+
+async def _reader(pilot, check=lambda r: True) -> ReaderPane:
+    reader = pilot.app.query_one(ReaderPane)
+    await wait_for(pilot, lambda: reader.view is not None and check(reader), what="reader")
+    await pilot.pause()
+    return reader
+
+
+def test_i_shows_the_page_image_with_the_hit_framed_and_steps_pages(make_app):
+    asyncio.run(_image_steps(make_app()))
+
+
+async def _image_steps(app) -> None:
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await search(pilot, "multi-head attention jointly attend")
+        hit = app.query_one(ResultsPane).current_hit()
+        await pilot.press("enter")
+        reader = await _reader(pilot)
+        page = reader.view.page
+        assert reader.view.target_box is not None and reader.view.target_box[0] == page
+        image = reader.query_one(PageView)
+        assert not image.display
+        await pilot.press("i")
+        await wait_for(pilot, lambda: image.shown is not None, what="page image")
+        assert image.display and not reader.query_one(ReaderBody).display
+        assert image.has_focus
+        shot = image.shown
+        assert shot.path.endswith(hit["doc"]) and shot.page == page
+        assert shot.outline == reader.view.target_box[1]  # the hit block is framed
+        caption = str(image.query_one("#page-image-head").render())
+        assert f"page {page}" in caption and "hit outlined" in caption
+        # the reader's keys work on the image: the next page is rendered
+        await pilot.press("right")
+        await wait_for(pilot, lambda: image.shown is not None and image.shown.page == page + 1,
+                       what="next page image")
+        assert reader.view.page == page + 1
+        box = reader.view.target_box  # the paragraph the text view marks there, if any
+        assert image.shown.outline == (box[1] if box else None)
+        # back to the text, on the page now read
+        await pilot.press("i")
+        await pilot.pause()
+        assert reader.query_one(ReaderBody).display and not image.display
+        assert isinstance(app.focused, ReaderBody) and reader.view.page == page + 1
+
+
+def test_i_on_a_page_that_cannot_be_rendered_says_why(make_app, tmp_path):
+    asyncio.run(_image_error(make_app(), tmp_path))
+
+
+async def _image_error(app, tmp_path) -> None:
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await search(pilot, "multi-head attention jointly attend")
+        await pilot.press("enter")
+        reader = await _reader(pilot)
+        image = reader.query_one(PageView)
+        app.root = str(tmp_path)  # the folder went away under the reader
+        await pilot.press("i")
+        head = image.query_one("#page-image-head")
+        await wait_for(pilot, lambda: "cannot read" in str(head.render()), what="error line")
+        assert image.shown is None
