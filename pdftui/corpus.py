@@ -63,37 +63,29 @@ def check_folder(folder: str | os.PathLike) -> str:
     return path
 
 
-def discover(root: str) -> tuple[list[FoundFile], list[FoundFile]]:
-    """Every ``.pdf`` under ``root`` (a real path), in sorted ``doc`` order.
+class _Walk:
+    """One walk of a folder tree: the PDFs found, the folders that could not be read, and
+    the folders and files already seen (by device and inode: symlink loops and second
+    links count once)."""
 
-    Returns ``(files, problems)``: ``problems`` lists folders that could not be read
-    (``doc`` ends with '/', reason "permission denied"). Never raises for what it finds.
-    """
-    files: list[FoundFile] = []
-    problems: list[FoundFile] = []
-    seen_dirs: set[tuple[int, int]] = set()
-    seen_files: set[tuple[int, int]] = set()
+    def __init__(self) -> None:
+        self.files: list[FoundFile] = []
+        self.problems: list[FoundFile] = []
+        self.seen_dirs: set[tuple[int, int]] = set()
+        self.seen_files: set[tuple[int, int]] = set()
 
-    def walk(dirpath: str, rel: str) -> None:
+    def folder(self, dirpath: str, rel: str) -> None:
+        """Walk the folder ``dirpath`` (``rel``: its path from the root) and below it."""
         try:
             st = os.stat(dirpath)
         except OSError:
             return
         key = (st.st_dev, st.st_ino)
-        if key in seen_dirs:
+        if key in self.seen_dirs:
             return  # a symlink loop or a second link to a folder already walked
-        seen_dirs.add(key)
-        try:
-            with os.scandir(dirpath) as it:
-                entries = sorted(it, key=lambda e: e.name)
-        except PermissionError:
-            problems.append(FoundFile(safe_name(rel) + "/", dirpath, 0, 0, "permission denied"))
-            return
-        except OSError as exc:
-            problems.append(FoundFile(safe_name(rel) + "/", dirpath, 0, 0,
-                                      f"unreadable folder ({exc.strerror or exc})"))
-            return
-        for entry in entries:
+        self.seen_dirs.add(key)
+        entries = self._entries(dirpath, rel)
+        for entry in entries or ():
             name = entry.name
             if name.startswith("."):
                 continue
@@ -103,34 +95,58 @@ def discover(root: str) -> tuple[list[FoundFile], list[FoundFile]]:
             except OSError:
                 is_dir = False
             if is_dir:  # a folder named "x.pdf" is still a folder: its PDFs count
-                walk(entry.path, child_rel)
-                continue
-            if not name.lower().endswith(".pdf"):
-                continue
-            doc = safe_name(child_rel)
-            try:
-                fst = os.stat(entry.path)
-            except PermissionError:
-                files.append(FoundFile(doc, entry.path, 0, 0, "permission denied"))
-                continue
-            except OSError:
-                files.append(FoundFile(doc, entry.path, 0, 0, "broken link"))
-                continue
-            if not stat.S_ISREG(fst.st_mode):
-                files.append(FoundFile(doc, entry.path, 0, 0, "not a regular file"))
-                continue
-            fkey = (fst.st_dev, fst.st_ino)
-            if fkey in seen_files:
-                continue
-            seen_files.add(fkey)
-            if not os.access(entry.path, os.R_OK):
-                files.append(FoundFile(doc, entry.path, 0, 0, "permission denied"))
-                continue
-            files.append(FoundFile(doc, entry.path, fst.st_size, fst.st_mtime_ns))
+                self.folder(entry.path, child_rel)
+            elif name.lower().endswith(".pdf"):
+                self._pdf(entry.path, safe_name(child_rel))
 
-    walk(root, "")
-    files.sort(key=lambda f: f.doc)
-    return files, problems
+    def _entries(self, dirpath: str, rel: str) -> list[os.DirEntry] | None:
+        """The folder's entries sorted by name; None (and a problem listed) when it
+        cannot be read."""
+        try:
+            with os.scandir(dirpath) as it:
+                return sorted(it, key=lambda e: e.name)
+        except PermissionError:
+            self.problems.append(FoundFile(safe_name(rel) + "/", dirpath, 0, 0,
+                                           "permission denied"))
+        except OSError as exc:
+            self.problems.append(FoundFile(safe_name(rel) + "/", dirpath, 0, 0,
+                                           f"unreadable folder ({exc.strerror or exc})"))
+        return None
+
+    def _pdf(self, path: str, doc: str) -> None:
+        """List the file ``path`` named ``doc``: with its size and mtime, or with the
+        reason it cannot be indexed; a file already listed under another name is not."""
+        try:
+            fst = os.stat(path)
+        except PermissionError:
+            self.files.append(FoundFile(doc, path, 0, 0, "permission denied"))
+            return
+        except OSError:
+            self.files.append(FoundFile(doc, path, 0, 0, "broken link"))
+            return
+        if not stat.S_ISREG(fst.st_mode):
+            self.files.append(FoundFile(doc, path, 0, 0, "not a regular file"))
+            return
+        fkey = (fst.st_dev, fst.st_ino)
+        if fkey in self.seen_files:
+            return
+        self.seen_files.add(fkey)
+        if not os.access(path, os.R_OK):
+            self.files.append(FoundFile(doc, path, 0, 0, "permission denied"))
+            return
+        self.files.append(FoundFile(doc, path, fst.st_size, fst.st_mtime_ns))
+
+
+def discover(root: str) -> tuple[list[FoundFile], list[FoundFile]]:
+    """Every ``.pdf`` under ``root`` (a real path), in sorted ``doc`` order.
+
+    Returns ``(files, problems)``: ``problems`` lists folders that could not be read
+    (``doc`` ends with '/', reason "permission denied"). Never raises for what it finds.
+    """
+    walk = _Walk()
+    walk.folder(root, "")
+    walk.files.sort(key=lambda f: f.doc)
+    return walk.files, walk.problems
 
 
 def sniff(path: str) -> str | None:
