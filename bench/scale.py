@@ -21,7 +21,10 @@ At each size a fresh child process measures, over ``--queries`` graded queries o
   to the documents pane listing every document, under Textual's headless test driver.
 
 ``--profile`` writes a cProfile of the largest size's warm hybrid page queries (cumulative
-order, top 40). Goals (issue 14): hybrid p50 <= 100 ms at 1,000 documents and <= 400 ms at
+order, top 40). ``--baseline REV`` measures, in the same run and on the same caches, the
+code of git revision REV too (its ``pdftui/`` exported to a temporary folder), at the sizes
+up to ``--baseline-max`` documents: the table gets a "base" column and a "new/base" ratio
+column per size. Goals (issue 14): hybrid p50 <= 100 ms at 1,000 documents and <= 400 ms at
 10,000, first paint <= 1 s and RSS <= 1.5 GB at 10,000.
 """
 
@@ -163,11 +166,31 @@ def child_paint(cache: Path) -> dict:
             "paint_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
 
 
-def _child(kind: str, cache: Path, n_queries: int, profile: str | None) -> dict:
+def _child(kind: str, cache: Path, n_queries: int, profile: str | None,
+           code: str | None = None) -> dict:
     cmd = [sys.executable, __file__, "--child", kind, "--work", str(cache),
-           "--queries", str(n_queries)] + (["--profile", profile] if profile else [])
+           "--queries", str(n_queries)] + (["--profile", profile] if profile else []) + \
+        (["--code", code] if code else [])
     out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
     return json.loads(out.strip().splitlines()[-1])
+
+
+def _export(rev: str, into: Path) -> str:
+    """``pdftui/`` of git revision ``rev`` exported under ``into``; returns the folder."""
+    archive = subprocess.run(["git", "-C", str(REPO), "archive", rev, "pdftui"],
+                             capture_output=True, check=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
+    return str(into)
+
+
+def _measure(work: Path, n_queries: int, profile: str | None, code: str | None) -> dict:
+    return {**_child("search", work, n_queries, profile, code),
+            **_child("paint", work, n_queries, None, code)}
+
+
+def _ratios(new: dict, base: dict) -> dict:
+    return {k: (v / base[k] if isinstance(v, float) and base.get(k) else "")
+            for k, v in new.items()}
 
 
 def main() -> None:
@@ -179,8 +202,14 @@ def main() -> None:
     ap.add_argument("--queries", type=int, default=20)
     ap.add_argument("--profile", default=None)
     ap.add_argument("--json", dest="json_path", default=None)
+    ap.add_argument("--baseline", default=None, help="git revision measured alongside")
+    ap.add_argument("--baseline-max", type=int, default=1000,
+                    help="largest size the baseline is measured at")
     ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--code", default=None, help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.code:
+        sys.path.insert(0, args.code)
     if args.child:
         fn = child_paint(Path(args.work)) if args.child == "paint" else \
             child_search(Path(args.work), args.queries, args.profile)
@@ -191,19 +220,27 @@ def main() -> None:
     sizes = sorted(int(x) for x in args.sizes.split(","))
     rows: dict[str, dict] = {}
     built = _count(work)
+    code_dir = tempfile.mkdtemp(prefix="pdftui-base-") if args.baseline else None
+    base = _export(args.baseline, Path(code_dir)) if args.baseline else None
     try:
         for n in sizes:
             secs = build(src, work, built, n) if n > built else 0.0
             built = max(built, n)
             prof = args.profile if n == sizes[-1] else None
-            row = {"build_s": secs, **_child("search", work, args.queries, prof),
-                   **_child("paint", work, args.queries, None)}
+            row = {"build_s": secs, **_measure(work, args.queries, prof, None)}
             row["units"], row["pages"] = _units_pages(work)
             rows[str(n)] = row
+            if base and n <= args.baseline_max:
+                old = {"build_s": secs, **_measure(work, args.queries, None, base)}
+                old["units"], old["pages"] = row["units"], row["pages"]
+                rows[f"{n} base"] = old
+                rows[f"{n} new/base"] = _ratios(row, old)
             print(f"{n} documents measured", file=sys.stderr)
     finally:
         if not args.work:
             shutil.rmtree(work, ignore_errors=True)
+        if code_dir:
+            shutil.rmtree(code_dir, ignore_errors=True)
     report(rows, args.json_path)
 
 
@@ -230,10 +267,12 @@ def _units_pages(work: Path) -> tuple[int, int]:
 def report(rows: dict[str, dict], json_path: str | None) -> None:
     """One column per size; write JSON when asked."""
     keys = list(next(iter(rows.values())).keys())
-    print(f"{'metric':<24}" + "".join(f"{n:>12}" for n in rows))
+    print(f"{'metric':<24}" + "".join(f"{n:>14}" for n in rows))
     for k in keys:
-        cells = "".join(f"{r[k]:>12.1f}" if isinstance(r[k], float) else f"{r[k]:>12}"
-                        for r in rows.values())
+        cells = "".join(
+            (f"{r.get(k, ''):>14.2f}" if n.endswith("/base") else f"{r.get(k, ''):>14.1f}")
+            if isinstance(r.get(k), float) else f"{r.get(k, ''):>14}"
+            for n, r in rows.items())
         print(f"{k:<24}{cells}")
     print(f"load average {os.getloadavg()[0]:.1f} (1 min)")
     if json_path:

@@ -120,6 +120,11 @@ class VectorMatrix:
             dim = max(dims)
             parts = [(cid, c) for cid, c in parts if c.vectors.shape[1] == dim]
             self.matrix = np.ascontiguousarray(np.vstack([c.vectors for _, c in parts]))
+            # each content's vectors become a view into the matrix: one copy in memory
+            at = 0
+            for _cid, c in parts:
+                c.vectors = self.matrix[at:at + len(c.vectors)]
+                at += len(c.vectors)
             self.unit_content = np.concatenate(
                 [np.full(len(c.pages), cid, dtype=np.int64) for cid, c in parts])
             self.unit_page = np.concatenate([c.pages for _, c in parts])

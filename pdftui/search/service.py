@@ -724,7 +724,11 @@ class Engine:
             out["fused"] = [(k, scores[k]) for k in keys]
         if kind == "pages" and mode == "hybrid":
             # the arms' own lists (their rank columns and single-arm modes) stay as ranked
-            out["fused"] = self._demote_references(out["fused"], text)
+            # only the first top_k are shown: when nothing re-sorts or filters the list
+            # after this, pages that cannot reach them are not looked at
+            last = not res.active and not self._identifier_query(q) and q.text.strip()
+            out["fused"] = self._demote_references(out["fused"], text,
+                                                   top_k if top_k > 0 and last else None)
         if mode != "semantic" and self._identifier_query(q):
             out["fused"] = self._pin_identifiers(out["fused"], terms, kind, by_doc)
         if not q.text.strip() and q.fields:
@@ -913,15 +917,23 @@ class Engine:
             self._ref_pages[cid] = got
         return got
 
-    def _demote_references(self, fused: list, text: str) -> list:
-        """``fused`` [((doc, page), score)] with each reference-list page's score times
-        ``Options.ref_weight`` (re-sorted, stable), unless the query asks for citations."""
+    def _demote_references(self, fused: list, text: str, shown: int | None = None) -> list:
+        """``fused`` [((doc, page), score)] (best first) with each reference-list page's
+        score times ``Options.ref_weight`` (re-sorted, stable), unless the query asks for
+        citations. With ``shown``, only the pages that could be among the first ``shown``
+        afterwards are looked at: a page scoring under ``ref_weight`` x the shown-th score
+        stays below every one of the first ``shown``, whichever pages are demoted."""
         w = self.options.ref_weight
         if w >= 1.0 or not fused or references.citation_query(text):
             return fused
+        limit = len(fused)
+        if shown is not None and shown < len(fused):
+            floor = fused[shown - 1][1] * w
+            limit = next((i for i, (_k, s) in enumerate(fused) if s < floor), len(fused))
         cid_of = {d.doc: d.content_id for d in self._docs}
-        out = [((doc, page), score * w if page in self.reference_pages(cid_of[doc])
-                else score) for (doc, page), score in fused]
+        out = [((doc, page), score * w if i < limit and
+                page in self.reference_pages(cid_of[doc]) else score)
+               for i, ((doc, page), score) in enumerate(fused)]
         order = sorted(range(len(out)), key=lambda i: -out[i][1])
         return [out[i] for i in order]
 
