@@ -96,8 +96,11 @@ ACTIONS: tuple[Action, ...] = (
        "next / previous hit (in the reader: in this document)", row="{hit.next} / {hit.previous}",
        footer=(("results", "Next"), ("reader", "Next hit")), palette="Next"),
     _a("hit.previous", "N", "hit(-1)", "Prev hit", "app", key_display="N", palette="Prev hit"),
-    _a("granularity", "p", "granularity", "Sections", "app", E, "rank pages or whole sections",
-       footer=(("results", "Sections"),), palette="Sections"),
+    _a("granularity", "p", "granularity('section')", "Sections", "app", E,
+       "rank pages or whole sections",
+       footer=(("results", "Sections"),), palette="Rank whole sections"),
+    _a("granularity.pages", "p", "granularity('page')", "Pages", "app",
+       footer=(("results", "Pages"),), palette="Rank pages"),
     _a("scope.clear", "x", "clear_scope", "Clear scope", "app", E,
        "clear the scope (search the whole folder)", palette="Clear scope"),
     _a("suggestion", "f2", "suggestion", "Did you mean", "app", E,
@@ -231,6 +234,20 @@ ACTIONS: tuple[Action, ...] = (
 
 BY_ID: dict[str, Action] = {a.id: a for a in ACTIONS}
 assert len(BY_ID) == len(ACTIONS), "action ids must be unique"
+
+#: Actions whose key follows another's in a keymap: one key, two states (the app's
+#: ``check_action`` shows and runs the one that changes something).
+FOLLOWS: dict[str, str] = {"granularity.pages": "granularity"}
+
+
+def full_keymap(keymap: Mapping[str, str]) -> dict[str, str]:
+    """``keymap`` (action id -> keys) with each :data:`FOLLOWS` action given the keys of
+    the action it follows (unless remapped itself)."""
+    out = dict(keymap)
+    for follower, leader in FOLLOWS.items():
+        if leader in out and follower not in out:
+            out[follower] = out[leader]
+    return out
 
 
 def bindings(pane: str) -> list[Binding]:

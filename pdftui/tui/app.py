@@ -36,7 +36,7 @@ from textual.widgets import Footer, Input, Static, TextArea
 from textual.worker import Worker, WorkerState
 
 from ..text import clean_text
-from .actions import bindings, help_groups, key_label, palette_actions
+from .actions import bindings, full_keymap, help_groups, key_label, palette_actions
 from .compare_view import CompareScreen, hit_key
 from .corpus_pane import CorpusPane, DocList, title_keys
 from .data import LibraryGate
@@ -132,7 +132,7 @@ class PdftuiApp(TriageMixin, App):
         self.debounce = debounce
         self.scope: tuple[str, ...] = ()
         self.documents: list = []
-        self._keymap = {**_keymap_from_env(), **(keymap or {})}
+        self._keymap = full_keymap({**_keymap_from_env(), **(keymap or {})})
         self._debounce_timer: Timer | None = None
         self._rerun_timer: Timer | None = None
         self._cancel_index = None
@@ -680,12 +680,20 @@ class PdftuiApp(TriageMixin, App):
         if not self.screen_stack or self.screen is not self.main_screen:
             return False
         focused = self.focused
+        box = self.query_one("#query", Input)
+        if focused is box and not box.value and event.character in ("?", "/"):
+            # no query starts with them: in the empty box (the first screen) "?" is the
+            # help and "/" (the search key) is already where it leads
+            if event.character == "?":
+                self.action_help()
+            event.stop()
+            event.prevent_default()
+            return True
         if isinstance(focused, (Input, TextArea)):
             return False
         active = self.screen.active_bindings
         keys = [event.key, *event.aliases]
         bound = next((active[k] for k in keys if k in active), None)
-        box = self.query_one("#query", Input)
         if bound is not None and bound.binding.id == "search.focus" and bound.enabled:
             self.screen.set_focus(box)
             return True
@@ -724,6 +732,9 @@ class PdftuiApp(TriageMixin, App):
             self.show_pane("results")
             self.action_compare(start_key=key, focus_mode=mode)  # back to that row
         elif current in ("reader", "corpus", "search"):
+            if current == "search" and self._debounce_timer is not None:
+                self._debounce_timer.stop()   # Esc right after typing: the results of
+                self._debounced()             # what was typed, not the folder
             reader = self.query_one(ReaderPane)
             if current == "reader" and reader.stepped_to is not None:
                 # n / N moved on in the reader: the list follows to the hit reached
@@ -800,11 +811,12 @@ class PdftuiApp(TriageMixin, App):
         if search and (changed or not self.scope_mark):
             self.run_search()
 
-    def action_granularity(self) -> None:
-        """Rank pages or whole sections."""
-        self.granularity = "section" if self.granularity == "page" else "page"
+    def action_granularity(self, to: str | None = None) -> None:
+        """Rank ``to`` ("page" / "section"; None: the other one)."""
+        self.granularity = to or ("section" if self.granularity == "page" else "page")
 
     def watch_granularity(self, granularity: str) -> None:
+        self.refresh_bindings()   # the footer offers the other granularity
         self._update_badge()
         if self._last_key is not None or self.search_key()[0]:
             self.run_search()
@@ -829,7 +841,7 @@ class PdftuiApp(TriageMixin, App):
 
         self.push_screen(CompareScreen(self.get_service, query, self.scope, self.granularity,
                                        10, focus_mode or self.mode, self.show_timings,
-                                       start_key), done)
+                                       start_key, self.query_one(ResultsPane).names), done)
 
     def action_suggestion(self) -> None:
         """Search again with each misspelt word replaced by its first suggestion."""
@@ -856,13 +868,16 @@ class PdftuiApp(TriageMixin, App):
         if action in ("mode", "granularity", "compare", "hit", "focus_search", "back") and \
                 self.screen is not self.main_screen:
             return False
+        if action == "granularity" and parameters:
+            return parameters[0] != self.granularity   # "p Sections" only in pages
         return True
 
     def get_system_commands(self, screen: Screen):
         """The palette lists every action of the table (Ctrl+P), then Textual's own."""
         seen = set()
         for a in palette_actions():
-            if a.palette in seen:
+            if a.palette in seen or (a.id.startswith("granularity") and
+                                     a.action == f"granularity('{self.granularity}')"):
                 continue
             seen.add(a.palette)
             yield SystemCommand(a.palette, f"key {key_label(a, self._keymap)}",

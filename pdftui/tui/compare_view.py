@@ -69,8 +69,9 @@ class CompareScreen(Screen):
 
     def __init__(self, service_factory, query: str, scope, granularity: str = "page",
                  top_k: int = 10, focus_mode: str = "hybrid", show_timings: bool = True,
-                 start_key: tuple | None = None) -> None:
+                 start_key: tuple | None = None, names: dict[str, str] | None = None) -> None:
         super().__init__()
+        self.names = names or {}   # doc -> title (file name where titles collide)
         self.service_factory = service_factory
         self.query_text = query
         self.scope = scope
@@ -148,6 +149,7 @@ class CompareScreen(Screen):
             names = unique_names([h.get("doc", "") for h in hits], doc_w,
                                  (lambda d, w: fit(distinctive_name(d), w)) if narrow
                                  else short_doc)
+            names.update({d: fit(self.names[d], doc_w) for d in names if self.names.get(d)})
             for h in hits:
                 if mode == "hybrid":
                     kr, sr = h.get("keyword_rank"), h.get("semantic_rank")
@@ -194,8 +196,12 @@ class CompareScreen(Screen):
                 table.move_cursor(row=table.get_row_index(repr(key)), animate=False)
             else:
                 table.show_cursor = False
-        out = literal(hit.get("doc", ""), style="bold")
-        out.append(f"  p. {hit_where(hit)}\n")
+        doc = hit.get("doc", "")
+        out = literal(self.names.get(doc) or doc, style="bold")
+        out.append(f"  p. {hit_where(hit)}")
+        if self.names.get(doc):
+            out.append_text(literal(f"  {doc}", style="dim"))
+        out.append("\n")
         parts = []
         for mode in ("keyword", "semantic"):
             r = ranks[mode]

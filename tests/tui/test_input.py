@@ -107,3 +107,55 @@ def test_q_quits_at_once_when_nothing_would_be_lost(make_app):
         assert not app.is_running
         assert app.return_code in (0, None)
     run(go())
+
+
+def test_question_mark_and_slash_in_the_empty_box_of_the_first_screen(make_app):
+    """The first screen focuses the empty box: "?" opens the help (it searched for "?"),
+    "/" is not typed into it; inside a query both are text."""
+    from pdftui.tui.help_screen import HelpScreen
+
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            box = app.query_one("#query")
+            assert app.focused is box and box.value == ""
+            await pilot.press("question_mark")
+            await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), what="help")
+            assert box.value == ""
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: app.screen is app.main_screen)
+            box.focus()
+            await pilot.pause()
+            await pilot.press("slash", *"tcp/ip?")
+            assert box.value == "tcp/ip?"
+            assert app.screen is app.main_screen
+    run(go())
+
+
+def test_the_footer_offers_the_other_granularity(make_app):
+    """"p Sections" while ranking pages, "p Pages" while ranking sections; a keymap that
+    moves the key moves both."""
+    def footer_p(app, key="p") -> str:
+        active = app.screen.active_bindings
+        return active[key].binding.description if key in active else ""
+
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await results_focused(pilot)
+            assert footer_p(app) == "Sections"
+            await pilot.press("p")
+            await wait_for(pilot, lambda: app.granularity == "section")
+            await pilot.pause()
+            assert footer_p(app) == "Pages"
+            await pilot.press("p")
+            await wait_for(pilot, lambda: app.granularity == "page")
+        app = make_app(keymap={"granularity": "G"})
+        async with app.run_test(size=(80, 24)) as pilot:
+            await results_focused(pilot)
+            await pilot.press("G")
+            await wait_for(pilot, lambda: app.granularity == "section")
+            await pilot.pause()
+            assert footer_p(app, "G") == "Pages" and footer_p(app) == ""
+    run(go())

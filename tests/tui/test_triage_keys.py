@@ -316,7 +316,9 @@ def test_done_when_scenario_keyboard_only(papers, data_dir, tmp_path, monkeypatc
         md = (tmp_path / "papers-reading-list.md").read_text()
         for doc in kept:
             assert doc in md
-        assert md.count("p. ") >= 5
+            assert f"> note on {doc[:14]}" in md   # the note, as typed
+        assert md.count("Clipped passages:") == 5 and md.count("> — p. ") >= 5
+        assert md.count("- Mark: keep") == 5
         import bibtexparser
 
         bib = bibtexparser.loads((tmp_path / "papers-reading-list.bib").read_text())
