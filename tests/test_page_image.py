@@ -88,3 +88,26 @@ def test_bad_pages_and_files_raise_page_image_error(made_pdfs, tmp_path):
     if ENCRYPTED.exists():
         with pytest.raises(PageImageError, match="encrypted"):
             render_page(str(ENCRYPTED), 1, 300, 300)
+
+
+def test_the_tui_loads_on_a_terminal_that_reports_no_size():
+    """textual-image divides by the terminal's column count at import: a pty of 0 x 0
+    (``script`` without a size, some SSH clients) must still start the reader."""
+    import os
+    import pty
+    import struct
+    import subprocess
+    import sys
+    import termios
+    from fcntl import ioctl
+
+    master, slave = pty.openpty()
+    ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 0, 0, 0, 0))
+    code = ("import pdftui.tui.reader_pane, pdftui.tui.page_view as v;"
+            "import sys; sys.stderr.write(repr((v.Image is not None, v.IMAGE_ERROR)))")
+    proc = subprocess.run([sys.executable, "-c", code], stdin=slave, stdout=slave,
+                          stderr=subprocess.PIPE, timeout=120, text=True)
+    os.close(slave)
+    os.close(master)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.strip() == "(True, '')"

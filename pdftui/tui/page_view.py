@@ -4,7 +4,10 @@ sixel, inside tmux too) and falls back to Unicode half-blocks. The hit's block i
 
 textual-image asks the terminal for its cell size in pixels when it is first imported, which
 is only possible before Textual takes the terminal over: this module is imported with the
-reader pane, before the app starts. Rendering runs in a thread worker, sized to the pane.
+reader pane, before the app starts. That query fails on some terminals (a pty that reports
+0 columns divides by zero inside textual-image): then a common cell size is assumed, and if
+textual-image cannot load at all the image view says why instead of the app failing to
+start. Rendering runs in a thread worker, sized to the pane.
 """
 
 from __future__ import annotations
@@ -18,10 +21,31 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Static
-from textual_image.widget import Image, get_cell_size
-
 from pdftui.page_image import PageImage, PageImageError, render_page
 from pdftui.text import clean_text
+
+
+#: Cell size assumed when the terminal does not report one (pixels; xterm's default font).
+DEFAULT_CELL = (10, 20)
+
+
+def _image_backend():
+    """``(Image widget class, get_cell_size, "")``, or ``(None, None, reason)`` when
+    textual-image cannot be loaded here."""
+    try:
+        from textual_image import _terminal
+
+        try:
+            _terminal.get_cell_size()
+        except Exception:  # noqa: BLE001 - a terminal that reports no usable size
+            _terminal.get_cell_size._result = _terminal.CellSize(*DEFAULT_CELL)
+        from textual_image.widget import Image, get_cell_size
+    except Exception as exc:  # noqa: BLE001 - the view degrades, the app still starts
+        return None, None, f"{type(exc).__name__}: {exc}"
+    return Image, get_cell_size, ""
+
+
+Image, get_cell_size, IMAGE_ERROR = _image_backend()
 
 
 @dataclass(frozen=True)
@@ -54,12 +78,16 @@ class PageView(Vertical, can_focus=True):
 
     def compose(self) -> ComposeResult:
         yield Static(Text("", style="dim"), id="page-image-head", markup=False)
-        yield Image(None, id="page-image")
+        if Image is not None:
+            yield Image(None, id="page-image")
 
     def show(self, shot: PageShot) -> None:
         """Render ``shot`` in a worker at the pane's size; the newest request wins."""
         self.shot = shot
         self._serial += 1
+        if Image is None:
+            self._caption(f"page images are not available here ({IMAGE_ERROR})")
+            return
         cell = get_cell_size()
         cols = max(10, self.size.width or 80)
         rows = max(5, (self.size.height or 24) - 1)
