@@ -109,31 +109,44 @@ PLAIN_PROGRESS_S = 15.0
 """Seconds between progress lines when stderr is not a terminal."""
 
 
-def _run_index(folder, cache_dir, model, embed, quiet=False, reading=False):
-    """Index with a rich progress bar on stderr; returns the summary.
+class _IndexProgress:
+    """Indexing progress on stderr, called with each :class:`pdftui.index.Progress`: a rich
+    progress bar on a terminal; on a log or a pipe one line per phase every
+    ``PLAIN_PROGRESS_S`` seconds (and when a phase completes); nothing when ``quiet``."""
 
-    ``reading``: the caller only reads (search, read, docs, export): when the cache cannot
-    be written (read-only location, full disk) but holds an index, print a one-line
-    warning and return None, so the caller answers from the index as it is."""
-    from rich.console import Console
-    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
-                               TimeElapsedColumn)
+    def __init__(self, quiet: bool) -> None:
+        from rich.console import Console
+        from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
+                                   TimeElapsedColumn)
 
-    from .cache import CacheError
-    from .corpus import FolderError
-    from .index import index_folder
+        console = Console(stderr=True)
+        show = console.is_terminal and not quiet
+        self.bar = Progress(TextColumn("{task.description}"), BarColumn(),
+                            MofNCompleteColumn(), TextColumn("{task.fields[extra]}"),
+                            TimeElapsedColumn(), console=console, transient=False,
+                            disable=not show)
+        self.plain = not show and not quiet
+        self.tasks: dict[str, int] = {}
+        self.last_t = 0.0
+        self.last_phase = ""
 
-    console = Console(stderr=True)
-    cancel = threading.Event()
-    show = console.is_terminal and not quiet
-    bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                   TextColumn("{task.fields[extra]}"), TimeElapsedColumn(),
-                   console=console, transient=False, disable=not show)
-    tasks: dict[str, int] = {}
-    plain = not show and not quiet   # stderr is a log or a pipe: a line every 15 s
-    last = {"t": 0.0, "phase": ""}
+    def __call__(self, p) -> None:
+        if self.plain:
+            self._log_line(p)
+        elif p.phase == "extract":
+            if "extract" not in self.tasks:
+                self.tasks["extract"] = self.bar.add_task("documents", total=p.docs_total,
+                                                          extra="")
+            self.bar.update(self.tasks["extract"], completed=p.docs_done,
+                            extra=f"{p.pages_done} pages  {clean_text(p.current)[-40:]}")
+        elif p.phase == "embed":
+            if "embed" not in self.tasks:
+                self.tasks["embed"] = self.bar.add_task("embedding units", total=p.units_total,
+                                                        completed=p.units_done, extra="")
+            self.bar.update(self.tasks["embed"], completed=p.units_done, total=p.units_total,
+                            extra=p.embed_note().lstrip(" ,"))
 
-    def log_line(p) -> None:
+    def _log_line(self, p) -> None:
         if p.phase == "extract" and p.docs_total:
             done = p.docs_done >= p.docs_total
             line = (f"pdftui: extracted {p.docs_done}/{p.docs_total} documents, "
@@ -144,29 +157,26 @@ def _run_index(folder, cache_dir, model, embed, quiet=False, reading=False):
         else:
             return
         now = time.monotonic()
-        if p.phase == last["phase"] and not done and now - last["t"] < PLAIN_PROGRESS_S:
+        if p.phase == self.last_phase and not done and now - self.last_t < PLAIN_PROGRESS_S:
             return
-        last.update(t=now, phase=p.phase)
+        self.last_t, self.last_phase = now, p.phase
         click.echo(line, err=True)
 
-    def report(p):
-        if plain:
-            log_line(p)
-            return
-        if p.phase == "extract":
-            if "extract" not in tasks:
-                tasks["extract"] = bar.add_task("documents", total=p.docs_total, extra="")
-            bar.update(tasks["extract"], completed=p.docs_done,
-                       extra=f"{p.pages_done} pages  {clean_text(p.current)[-40:]}")
-        elif p.phase == "embed":
-            if "embed" not in tasks:
-                tasks["embed"] = bar.add_task("embedding units", total=p.units_total,
-                                              completed=p.units_done, extra="")
-            bar.update(tasks["embed"], completed=p.units_done, total=p.units_total,
-                       extra=p.embed_note().lstrip(" ,"))
 
+def _run_index(folder, cache_dir, model, embed, quiet=False, reading=False):
+    """Index with progress on stderr (:class:`_IndexProgress`); returns the summary.
+
+    ``reading``: the caller only reads (search, read, docs, export): when the cache cannot
+    be written (read-only location, full disk) but holds an index, print a one-line
+    warning and return None, so the caller answers from the index as it is."""
+    from .cache import CacheError
+    from .corpus import FolderError
+    from .index import index_folder
+
+    cancel = threading.Event()
+    report = _IndexProgress(quiet)
     try:
-        with bar:
+        with report.bar:
             return index_folder(folder, cache_dir, model, embed=embed, progress=report,
                                 cancel=cancel)
     except FolderError as exc:
@@ -226,6 +236,20 @@ def index(folder, cache_dir, model, no_embed, as_json):
                    "(run again to finish)")
 
 
+def _doc_hint(glob: str, known: list[str]) -> str:
+    """The end of the message for a ``--doc`` glob that matches no document: the closest
+    document name, or how to write the glob."""
+    import difflib
+
+    close = difflib.get_close_matches(glob, known, n=1, cutoff=0.6)
+    stem = glob[:-4] if glob.lower().endswith(".pdf") else glob
+    if close:
+        return f"; did you mean {close[0]!r}?"
+    if any(c in glob for c in "*?["):
+        return ""
+    return f" (a path relative to the folder, or a glob such as '{stem}*')"
+
+
 @main.command()
 @click.argument("folder", type=click.Path())
 @click.argument("query")
@@ -268,20 +292,9 @@ def search(folder, query, mode, granularity, top_k, doc_globs, cache_dir, data_d
         lib.close()
     if (summary.documents if summary is not None else len(known)) == 0:
         _fail(f"no PDF files in {folder} (pdftui looks for *.pdf below it)")
-    if doc_globs:
-        for glob in doc_globs:
-            if not any(doc_matches(d, glob) for d in known):
-                import difflib
-
-                close = difflib.get_close_matches(glob, known, n=1, cutoff=0.6)
-                stem = glob[:-4] if glob.lower().endswith(".pdf") else glob
-                if close:
-                    hint = f"; did you mean {close[0]!r}?"
-                elif any(c in glob for c in "*?["):
-                    hint = ""
-                else:
-                    hint = f" (a path relative to the folder, or a glob such as '{stem}*')"
-                _fail(f"no document in {folder} matches --doc {glob!r}{hint}")
+    for glob in doc_globs:
+        if not any(doc_matches(d, glob) for d in known):
+            _fail(f"no document in {folder} matches --doc {glob!r}{_doc_hint(glob, known)}")
     if summary is not None and summary.embedding_pending and mode != "keyword" \
             and not as_json:
         click.echo(f"pdftui: {summary.embedding_pending} documents are not embedded yet, so "
