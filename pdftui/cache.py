@@ -11,8 +11,12 @@ Layout (``SCHEMA_VERSION`` is kept in ``PRAGMA user_version``):
 - ``pages`` + ``pages_fts``: page text and its FTS5 index (porter + unicode61, diacritics
   removed). ``pages_fts`` is contentless; its rowid is ``pages.id``. ``pages.ocr`` is 1 for
   a scanned page whose text was recognised by OCR; ``contents.ocr_missing`` counts scanned
-  pages left without text because Tesseract was not installed (such a content is
-  re-extracted once OCR is available).
+  pages left without text that a later index will OCR (Tesseract not installed, the OCR
+  budget spent, a busy machine): such a content is re-extracted by the next index that can.
+- ``ocr_pages``: each OCR'd page's recognised text (zlib'd JSON, :func:`pdftui.ocr.encode`)
+  by the SHA-256 of the document's bytes, the OCR settings and the page, so a
+  re-extraction (an extractor upgrade, pages pending after a spent budget) OCRs only the
+  pages not recognised yet.
 - ``blocks``: paragraph-sized text blocks with bounding boxes (points), for excerpts.
 - ``outline``: the validated outline; ``sections`` + ``sections_fts``: sections (outline or
   detector) with their whole text (subsections included, for reading), indexed by title and
@@ -58,13 +62,14 @@ from pathlib import Path
 
 from .document import Extraction, Metadata
 from .identifiers import identifiers_in
+from .ocr import SETTINGS as OCR_SETTINGS
 
-SCHEMA_VERSION = 5  # 2: sections.own_chars; 3: metadata; 4: pages.ocr, contents.ocr_missing;
-#   5: identifiers and words
+SCHEMA_VERSION = 6  # 2: sections.own_chars; 3: metadata; 4: pages.ocr, contents.ocr_missing;
+#   5: identifiers and words; 6: ocr_pages
 #: Bump when extraction output changes: contents extracted by an older version are redone.
-EXTRACTOR_VERSION = 16  # 7, 9, 10: numbering; 8: floats; 11, 12: heading column; 13: number block;
+EXTRACTOR_VERSION = 17  # 7, 9, 10: numbering; 8: floats; 11, 12: heading column; 13: number block;
 #   14: page labels built by pdftui (bounded), hashes of the bytes extracted; 15: annotations;
-#   16: OCR of scanned pages
+#   16: OCR of scanned pages; 17: ruled table rows as records, numbered OCR headings
 #: ``units.page`` of a section's head unit (``units.ordinal`` = ``sections.ordinal``): the
 #: first embedding unit of the section's own text, from its heading. Page units are >= 1.
 SECTION_HEAD_PAGE = 0
@@ -156,6 +161,13 @@ CREATE TABLE IF NOT EXISTS sections(
 CREATE VIRTUAL TABLE IF NOT EXISTS sections_fts USING fts5(
     title, text, content='', tokenize='{_TOKENIZER}');
 CREATE VIRTUAL TABLE IF NOT EXISTS sections_fts_instance USING fts5vocab(sections_fts, 'instance');
+CREATE TABLE IF NOT EXISTS ocr_pages(
+    sha256 TEXT NOT NULL,
+    settings TEXT NOT NULL,
+    number INTEGER NOT NULL,
+    data BLOB NOT NULL,
+    PRIMARY KEY(sha256, settings, number)
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS metadata(
     content_id INTEGER PRIMARY KEY,
     version INTEGER NOT NULL,
@@ -432,6 +444,9 @@ class Cache:
                 # v4 -> v5: identifier and word tables, filled from the cached text
                 # (nothing is extracted or embedded again)
                 fill = True
+                version = 5
+            if version == 5:
+                # v5 -> v6: the ocr_pages table (created below), filled by later extractions
                 version = SCHEMA_VERSION
             if version not in (0, SCHEMA_VERSION):
                 # An older layout: the cache is derived data, so start afresh.
@@ -536,8 +551,16 @@ class Cache:
         ).fetchone()
         return (row[0], row[1]) if row else None
 
+    def ocr_results(self, sha256: str, settings: str) -> dict[int, bytes]:
+        """``{page: encoded OCR result}`` kept for the bytes with this hash, recognised with
+        these OCR ``settings`` (:data:`pdftui.ocr.SETTINGS`); {} when none."""
+        return dict(self.db.execute(
+            "SELECT number, data FROM ocr_pages WHERE sha256 = ? AND settings = ?",
+            (sha256, settings)).fetchall())
+
     def ocr_missing(self, content_id: int) -> int:
-        """Scanned pages of a content left without text for want of Tesseract (0 if none)."""
+        """Scanned pages of a content left without text that a later index will OCR
+        (Tesseract missing, the OCR budget spent, a busy machine; 0 if none)."""
         row = self.db.execute("SELECT ocr_missing FROM contents WHERE id = ?",
                               (content_id,)).fetchone()
         return int(row[0]) if row else 0
@@ -630,6 +653,8 @@ class Cache:
                     " VALUES('delete', ?, ?, ?)",
                     (sid, fts_text(title), fts_text(text if own < 0 else text[:own])),
                 )
+            db.execute("DELETE FROM ocr_pages WHERE sha256 ="
+                       " (SELECT sha256 FROM contents WHERE id = ?)", (content_id,))
             for table in ("pages", "blocks", "outline", "sections", "units", "embeddings",
                           "metadata", "page_idents", "section_idents", "words"):
                 db.execute(f"DELETE FROM {table} WHERE content_id = ?", (content_id,))
@@ -756,6 +781,10 @@ class Cache:
                 db.executemany(
                     "INSERT INTO units(content_id, model_id, page, ordinal, char_start,"
                     " char_end, vector) VALUES(?,?,?,?,?,?,?)", keep)
+            db.executemany(
+                "INSERT OR REPLACE INTO ocr_pages(sha256, settings, number, data)"
+                " VALUES(?,?,?,?)",
+                [(sha256, OCR_SETTINGS, n, data) for n, data in ex.ocr_results.items()])
             return cid
 
     # -- metadata -------------------------------------------------------------------------

@@ -122,8 +122,11 @@ class Extraction:
     "unreliable" (garbage text layer); pages are still listed for the last two.
     ``metadata`` holds authors, year, arXiv id and DOI (None when not read).
     A scanned document whose pages were OCR'd is "ok" (its pages say ``ocr``);
-    ``ocr_missing`` counts scanned pages left without text because Tesseract was not
-    installed (re-extracted once it is).
+    ``ocr_missing`` counts scanned pages left without text that a later index will OCR
+    (Tesseract not installed, the OCR budget spent, a busy machine); the document is
+    extracted again then. ``ocr_results`` holds each OCR'd page's recognised text
+    (``{page: bytes}`` as :func:`pdftui.ocr.encode` makes it), kept in the cache so that a
+    later extraction of the same bytes reuses it.
     """
 
     title: str
@@ -137,6 +140,7 @@ class Extraction:
     notes: list[str] = field(default_factory=list)
     metadata: "Metadata | None" = None
     ocr_missing: int = 0
+    ocr_results: dict[int, bytes] = field(default_factory=dict)
 
 
 @dataclass(slots=True, frozen=True)

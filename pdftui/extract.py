@@ -54,7 +54,7 @@ import time
 import unicodedata
 from pathlib import Path
 
-from pdftui import ocr
+from pdftui import ocr, tables as table_rows
 from pdftui.document import Block, Extraction, Line, OutlineEntry, Page
 from pdftui.corpus import safe_name
 from pdftui.page_labels import MAX_LABEL_CHARS, page_labels, rules_from_pymupdf
@@ -430,6 +430,43 @@ def _blocks_from_dict(tp, need_alnum: bool = False) -> list[_RawBlock]:
             x0, y0, x1, y1 = b["bbox"]
             out.append(_RawBlock(x0, y0, x1, y1, lines))
     return out
+
+
+def _table_records(page, raw_blocks: list[_RawBlock]) -> tuple[list[_RawBlock], int]:
+    """The page's blocks with each ruled table's lines replaced by one block per table row,
+    "Header: value; Header: value" (:mod:`pdftui.tables`), placed where the table's first
+    line was; returns (blocks, rows made). Pages that :func:`pdftui.tables.table_drawings`
+    turns down are returned as they are."""
+    boxes = [ln[1] for rb in raw_blocks for ln in rb.lines]
+    paths = table_rows.table_drawings(page, boxes, [rb.lines[0][0] for rb in raw_blocks
+                                                    if rb.lines])
+    if paths is None:
+        return raw_blocks, 0
+    made = 0
+    for grid in table_rows.grids(paths, boxes):
+        inside = [ln for rb in raw_blocks for ln in rb.lines if grid.holds(ln[1])]
+        got = table_rows.fill(grid, [(normalize_text(ln[0]), ln[1]) for ln in inside],
+                              join=join_lines)
+        recs = table_rows.records(got[0]) if got else []
+        if not recs:
+            continue
+        font, size = inside[0][2], inside[0][3]
+        rows = [_RawBlock(*got[1][i], [(text, got[1][i], font, size, False)])
+                for i, text in recs]
+        out: list[_RawBlock] = []
+        for rb in raw_blocks:
+            keep = [ln for ln in rb.lines if not grid.holds(ln[1])]
+            if len(keep) < len(rb.lines):
+                if keep:
+                    out.append(_RawBlock(rb.x0, rb.y0, rb.x1, rb.y1, keep))
+                if rows:
+                    out.extend(rows)
+                    rows = []
+            else:
+                out.append(rb)
+        raw_blocks = out
+        made += len(recs)
+    return raw_blocks, made
 
 
 def _blocks_from_blocks(tp) -> list[_RawBlock]:
@@ -827,7 +864,9 @@ def _skip(stem: str, reason: str, note: str | None = None, page_count: int = 0) 
 
 
 def extract_document(path: str | os.PathLike, *, page_timeout_s: float = 5.0,
-                     data: bytes | None = None, heartbeat: str | None = None) -> Extraction:
+                     data: bytes | None = None, heartbeat: str | None = None,
+                     ocr_known: dict[int, bytes] | None = None,
+                     tables: bool | None = None) -> Extraction:
     """Extract text, layout lines, outline and metadata title from one PDF.
 
     Args:
@@ -842,6 +881,11 @@ def extract_document(path: str | os.PathLike, *, page_timeout_s: float = 5.0,
             (no font info). A page that still overruns the budget gets a note. Scanned
             pages without text are OCR'd (see :mod:`pdftui.ocr`, which has its own limits).
         heartbeat: a file touched after each OCR'd page (progress for the indexer), or None.
+        ocr_known: ``{page: encoded OCR result}`` from an earlier extraction of these bytes
+            with the same :data:`pdftui.ocr.SETTINGS` (those pages are not recognised again).
+        tables: replace the text of ruled tables by one block per row, "Header: value; ..."
+            (see :mod:`pdftui.tables`); None: yes unless ``PDFTUI_TABLES=0`` (the old way,
+            for bench/tables.py).
 
     Returns:
         An :class:`Extraction`. For an indexed file ``skip_reason`` is None, ``pages``
@@ -858,6 +902,8 @@ def extract_document(path: str | os.PathLike, *, page_timeout_s: float = 5.0,
     notes); programming errors inside a page are caught per page and noted.
     """
     p = Path(os.fspath(path))
+    if tables is None:
+        tables = os.environ.get("PDFTUI_TABLES", "1") != "0"
     # the fallback title: a display-safe file stem (non-UTF-8 bytes as \xNN, no controls)
     stem = normalize_text(strip_control(safe_name(p.stem or p.name), keep_newlines=False,
                                         keep_tabs=False)) or "untitled"
@@ -866,7 +912,7 @@ def extract_document(path: str | os.PathLike, *, page_timeout_s: float = 5.0,
             return _skip(stem, "empty file")
         if b"%PDF-" not in data[:1024]:
             return _skip(stem, "not a PDF")
-        return _extract_checked(p, stem, page_timeout_s, data, heartbeat)
+        return _extract_checked(p, stem, page_timeout_s, data, heartbeat, ocr_known, tables)
     # ---- file type and header, without opening anything that could block
     try:
         st = os.stat(p)
@@ -893,22 +939,27 @@ def extract_document(path: str | os.PathLike, *, page_timeout_s: float = 5.0,
         return _skip(stem, "empty file")
     if b"%PDF-" not in head:
         return _skip(stem, "not a PDF")
-    return _extract_checked(p, stem, page_timeout_s, None, heartbeat)
+    return _extract_checked(p, stem, page_timeout_s, None, heartbeat, ocr_known, tables)
 
 
-def _extract_checked(p: Path, stem: str, page_timeout_s: float,
-                     data: bytes | None, heartbeat: str | None = None) -> Extraction:
+def _extract_checked(p: Path, stem: str, page_timeout_s: float, data: bytes | None,
+                     heartbeat: str | None = None,
+                     ocr_known: dict[int, bytes] | None = None,
+                     tables: bool = True) -> Extraction:
     """:func:`_extract_pdf` with its strings bounded and every error a skip reason."""
     try:
-        return bound_strings(_extract_pdf(p, stem, page_timeout_s, data, heartbeat))
+        return bound_strings(_extract_pdf(p, stem, page_timeout_s, data, heartbeat,
+                                          ocr_known, tables))
     except PermissionError:
         return _skip(stem, "permission denied")
     except Exception as exc:  # noqa: BLE001 - last line of defence: never raise
         return _skip(stem, "damaged", f"extraction failed: {type(exc).__name__}: {str(exc)[:200]}")
 
 
-def _extract_pdf(p: Path, stem: str, page_timeout_s: float,
-                 data: bytes | None = None, heartbeat: str | None = None) -> Extraction:
+def _extract_pdf(p: Path, stem: str, page_timeout_s: float, data: bytes | None = None,
+                 heartbeat: str | None = None,
+                 ocr_known: dict[int, bytes] | None = None,
+                 find_tables: bool = True) -> Extraction:
     import pymupdf
 
     pymupdf.TOOLS.mupdf_display_errors(False)
@@ -954,7 +1005,9 @@ def _extract_pdf(p: Path, stem: str, page_timeout_s: float,
         failed_pages: list[int] = []
         widget_values = 0
         annotations = 0
-        budget = ocr.Budget(heartbeat=heartbeat)
+        table_pages: list[tuple[int, int]] = []
+        budget = ocr.Budget(limit_s=ocr.doc_budget_s(), heartbeat=heartbeat,
+                            known=dict(ocr_known or {}))
         for i in range(n):
             t0 = time.perf_counter()
             try:
@@ -973,7 +1026,7 @@ def _extract_pdf(p: Path, stem: str, page_timeout_s: float,
                             _font_unmappable(doc, f[0], f[2], f[5], font_cache) for f in fonts
                         )
                 stats.add(raw, fonts_unmappable=unmappable)
-                scan = budget.page(page, i + 1, flags) if not raw.strip() else None
+                scan = budget.page(doc, i, flags) if not raw.strip() else None
                 if scan is not None:
                     raw_blocks = _blocks_from_dict(scan, need_alnum=True)
                     with_lines = True
@@ -984,6 +1037,10 @@ def _extract_pdf(p: Path, stem: str, page_timeout_s: float,
                 else:
                     raw_blocks = _blocks_from_dict(tp)
                     with_lines = True
+                    if find_tables:
+                        raw_blocks, n_rows = _table_records(page, raw_blocks)
+                        if n_rows:
+                            table_pages.append((i + 1, n_rows))
                 del tp
                 raw_blocks = _reading_order(raw_blocks, prect.x0, prect.width)
                 soft = _fix_soft_hyphens(page, raw) if "-" in raw else {}
@@ -1069,6 +1126,9 @@ def _extract_pdf(p: Path, stem: str, page_timeout_s: float,
         if widget_values:
             notes.append(f"{widget_values} form field value(s) added to the page text")
         notes.extend(budget.notes(_pagelist))
+        if table_pages:
+            notes.append(f"{sum(n for _p, n in table_pages)} table row(s) as records on"
+                         f" {len(table_pages)} page(s): {_pagelist([p for p, _n in table_pages])}")
         try:
             if doc.xref_get_key(doc.pdf_catalog(), "AcroForm/XFA")[0] != "null":
                 notes.append("XFA form: content filled in by the form engine is not in the page text")
@@ -1124,7 +1184,8 @@ def _extract_pdf(p: Path, stem: str, page_timeout_s: float,
             text_quality=quality,
             notes=notes,
             metadata=metadata,
-            ocr_missing=len(budget.missing),
+            ocr_missing=budget.pending,
+            ocr_results=budget.results,
         )
     finally:
         try:

@@ -685,7 +685,11 @@ def detect_headings(pages: list[Page]) -> list[OutlineEntry]:
             continue
         prev_kept = None
         score = _score(r.feats)
-        if score >= THRESHOLD:
+        if score >= THRESHOLD or (score >= RESCUE_MIN_SCORE and pages[r.page].ocr
+                                  and numbering(r.text)[0][:1].isdigit()):
+            # on a page read by OCR the style features are blind (one font, no bold,
+            # sizes estimated from line heights): a row numbered "1.", "4.2" near the
+            # threshold counts (the numbering check below still applies)
             label, depth = numbering(r.text)
             found.append((r, label, depth))
             prev_kept = r

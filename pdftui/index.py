@@ -132,10 +132,13 @@ class IndexSummary:
 ProgressFn = Callable[[Progress], None]
 
 
-def _extract_job(path: str, heartbeat: str | None = None
+def _extract_job(path: str, heartbeat: str | None = None, sha: str = "",
+                 ocr_known: dict[int, bytes] | None = None
                  ) -> tuple[Extraction, ReadFile | None]:
     """Worker-process entry: read one PDF, extract it and cut its sections (never raises).
-    ``heartbeat`` is a file touched after each OCR'd page.
+    ``heartbeat`` is a file touched after each OCR'd page; ``ocr_known`` holds the pages
+    already recognised in the bytes whose hash is ``sha`` (used only if the bytes read
+    still have that hash).
 
     Returns the extraction and what was read (hash, size, mtime of the very bytes
     extracted; ``data`` dropped), so the content is stored under the hash of what was
@@ -148,7 +151,9 @@ def _extract_job(path: str, heartbeat: str | None = None
     try:
         read = read_file(path)
         for _ in range(3):
-            ex = extract_document(path, data=read.data, heartbeat=heartbeat)
+            known = ocr_known if read.sha256 == sha else None
+            ex = extract_document(path, data=read.data, heartbeat=heartbeat,
+                                  ocr_known=known)
             if read.data is not None or still_same(path, read):
                 break
             read = read_file(path)   # a large file replaced while extracted by path
@@ -347,8 +352,11 @@ def index_folder(folder: str | os.PathLike, cache_dir: str | os.PathLike | None 
                 if doc in unchanged_docs:  # each document is counted once: as skipped
                     summary.unchanged -= 1
             elif quality != "ok":
-                note = ocr.MISSING_NOTE if missing and quality == "no text layer" else quality
+                note = ocr.pending_note(missing) if missing and quality == "no text layer" \
+                    else quality
                 summary.notes.append({"doc": doc, "note": note})
+            elif missing and ocr.available():
+                summary.notes.append({"doc": doc, "note": ocr.pending_note(missing)})
         summary.skipped.sort(key=lambda s: s["doc"])
         report(Progress("done"))
     finally:
@@ -459,7 +467,9 @@ def _run_extraction(jobs, cache: Cache, root: str, summary: IndexSummary, report
                 while queue_ and len(futures) < 2 * n:
                     job = queue_.pop(0)
                     beat = os.path.join(beats.name, job[1])
-                    futures[pool.submit(_extract_job, job[0].path, beat)] = job
+                    known = cache.ocr_results(job[1], ocr.SETTINGS)
+                    futures[pool.submit(_extract_job, job[0].path, beat, job[1],
+                                        known)] = job
                 done, _ = wait(list(futures), timeout=0.5, return_when=FIRST_COMPLETED)
                 for fut in done:
                     job = futures.pop(fut)

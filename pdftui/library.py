@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from .cache import Cache
 from .document import Metadata
-from .ocr import MISSING_NOTE
+from .ocr import pending_note
 
 
 @dataclass(slots=True)
@@ -27,7 +27,8 @@ class DocumentInfo:
     "unreliable" (``reason`` says "no text layer (OCR: install tesseract-ocr)" when the
     scanned pages could have been OCR'd with Tesseract installed). ``embedded`` is the
     fraction of units embedded for the model asked about (0.0-1.0; 1.0 when not asked).
-    ``ocr_pages`` counts pages whose text was recognised by OCR.
+    ``ocr_pages`` counts pages whose text was recognised by OCR, ``ocr_pending`` scanned
+    pages still waiting for it.
     """
 
     doc: str
@@ -47,6 +48,9 @@ class DocumentInfo:
     arxiv_id: str = ""
     doi: str = ""
     ocr_pages: int = 0
+    #: Scanned pages still without text that the next index will OCR (Tesseract missing,
+    #: the OCR budget spent, a busy machine).
+    ocr_pending: int = 0
 
     def to_json(self) -> dict:
         """``{"doc", "title", "authors", "year", "arxiv_id", "doi", "pages", "status"}``
@@ -58,6 +62,8 @@ class DocumentInfo:
             d["reason"] = self.reason
         if self.ocr_pages:
             d["ocr_pages"] = self.ocr_pages   # pages whose text was recognised by OCR
+        if self.ocr_pending:
+            d["ocr_pending"] = self.ocr_pending   # scanned pages the next index will OCR
         return d
 
 
@@ -275,13 +281,15 @@ class Library:
                                         sha or ""))
                 continue
             if quality != "ok":
-                reason = MISSING_NOTE if missing and quality == "no text layer" else quality
-                out.append(DocumentInfo(doc, title, pages, quality, reason, 0.0, cid, sha))
+                reason = pending_note(missing) if missing and quality == "no text layer" \
+                    else quality
+                out.append(DocumentInfo(doc, title, pages, quality, reason, 0.0, cid, sha,
+                                        ocr_pending=missing))
             else:
                 frac = emb.get(cid, 0.0) if model_id else 1.0
                 status = "indexed" if frac >= 1.0 else "embedding"
                 out.append(DocumentInfo(doc, title, pages, status, "", frac, cid, sha,
-                                        ocr_pages=ocr_pages.get(cid, 0)))
+                                        ocr_pages=ocr_pages.get(cid, 0), ocr_pending=missing))
             _set_metadata(out[-1], *md)
         return out
 

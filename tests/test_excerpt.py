@@ -39,12 +39,14 @@ def _blocks(name: str, page: int) -> list[str]:
 
 def test_a_table_is_one_passage_with_its_caption_and_header():
     """The ResNet-50 error used to come back as the paragraph citing Table 3, or one row
-    without the column names; the table is now one passage, caption first."""
+    without the column names; the table is now one passage, caption first, its rows
+    records with their headers (two columns under one rule told apart)."""
     blocks = _blocks("arxiv-1512.03385-resnet.pdf", 6)
+    assert "model: ResNet-50; top-1 err.: 22.85; top-5 err.: 6.71" in blocks
     groups = table_groups(blocks)
     assert any(blocks[g.seed].startswith("Table 3.") and len(g.members) >= 10 for g in groups)
     _i, text = choose(blocks, parse_query("ImageNet validation top-1 error of a ResNet-50"))
-    assert text.startswith("Table 3.") and "ResNet-50 22.85" in text and "top-1 err." in text
+    assert text.startswith("Table 3.") and "model: ResNet-50; top-1 err.: 22.85" in text
 
 
 def test_a_closed_compound_matches_its_hyphenated_form():

@@ -90,7 +90,7 @@ import numpy as np
 
 from ..cache import Cache
 from ..corpus import doc_matches
-from ..ocr import MISSING_NOTE
+from ..ocr import pending_note
 from . import fusion, keyword
 from . import references
 from ..library import read_metadata, read_vocabulary, section_spans
@@ -296,7 +296,8 @@ class Engine:
             if cid is None and not reason:
                 reason = QUEUED   # being indexed: counted in the total, not searched
             elif not reason and quality and quality != "ok":
-                reason = MISSING_NOTE if missing and quality == "no text layer" else quality
+                reason = (pending_note(missing) if missing and quality == "no text layer"
+                          else quality)
             docs.append(_Doc(doc, cid, reason))
         self._docs = docs
         self.kw.refresh(v)

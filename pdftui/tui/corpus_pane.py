@@ -175,6 +175,9 @@ def status_text(info) -> Text:
     if ocr_pages:
         share = "" if ocr_pages >= info.pages else f" {ocr_pages} p"
         out.append(f" · OCR{share} (text recognised from scans)", style="dim italic")
+    pending = getattr(info, "ocr_pending", 0)
+    if pending and info.status in ("indexed", "embedding"):
+        out.append(f" · {pending} p waiting for OCR (next index)", style="dim italic")
     return out
 
 
