@@ -584,9 +584,9 @@ class KeywordIndex:
 
     def complete_prefix(self, term: Term) -> Term:
         """A prefix term that also matches the stems of the word being typed: its own
-        stem when the index holds it (``scaled*``: "scale"), else the indexed terms it
-        starts with that are at most 4 letters shorter (``embeddi*``: "embed", "embedd";
-        ``attenti*``: "attent"). The index holds porter stems, so a word typed past its
+        stem when the index holds it (``scaled*``: "scale"), else the indexed terms of 3+
+        letters it starts with that are at most 3 letters shorter (``embeddi*``: "embed",
+        "embedd"; ``attenti*``: "attent", not "att"). The index holds porter stems, so a word typed past its
         stem would otherwise match next to nothing for a keystroke or two and the list
         would empty and refill while typing. Other terms are returned as they are."""
         if not term.prefix or term.parts or term.ident:
@@ -595,7 +595,7 @@ class KeywordIndex:
         if any(self._has_term(vocab, x) for x in term.stems):
             return term
         got = tuple(term.text[:k] for k in range(len(term.text) - 1,
-                                                  max(2, len(term.text) - 5), -1)
+                                                  max(2, len(term.text) - 4), -1)
                     if self._has_term(vocab, term.text[:k]))
         return Term(term.text, prefix=True, stems=got) if got else term
 

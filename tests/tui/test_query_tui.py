@@ -86,3 +86,27 @@ def test_typing_matches_the_last_word_as_a_prefix_and_keeps_the_list(make_app):
             app.run_search(typing=True)
             assert pane.data is before and pane.hits == before["hits"]
     run(go())
+
+
+def test_typing_past_a_words_stem_keeps_the_hits(make_app):
+    """The index holds porter stems ("attent"): typing "attenti" or "attentio" (a
+    prefix longer than the stem) still lists the pages "attention" finds, so the list
+    does not empty for two keystrokes and refill when the word is complete."""
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(pilot)
+            app.action_mode("keyword")
+            full = await search(pilot, "attention")
+            want = {(h["doc"], h["page"]) for h in full["hits"]}
+            assert want
+            for typed in ("attenti", "attentio", '"scaled dot-product attenti'):
+                data = await search(pilot, typed, submit=False)
+                assert data["query"].rstrip('"').endswith("*"), data["query"]
+                assert data["hits"], typed
+                missing = [h["excerpt"][:120] for h in data["hits"]
+                           if "attent" not in h["excerpt"].lower()]
+                assert not missing, (typed, missing)
+                if not typed.startswith('"'):
+                    assert {(h["doc"], h["page"]) for h in data["hits"]} == want, typed
+    run(go())
