@@ -860,6 +860,30 @@ class Cache:
         ).fetchone()
         return tuple(row) if row else None  # type: ignore[return-value]
 
+    def extractor_version(self, content_id: int) -> int | None:
+        """The ``EXTRACTOR_VERSION`` a content was extracted with (None: no such content)."""
+        row = self.db.execute("SELECT extractor_version FROM contents WHERE id=?",
+                              (content_id,)).fetchone()
+        return row[0] if row else None
+
+    def unembedded(self, root: str, model_id: str, weights_hash: str | None) -> list[int]:
+        """Content ids of ``root`` with searchable text whose embeddings for ``model_id``
+        are missing, partial, made with other weights (``weights_hash`` None: that check is
+        skipped) or without section head units, smallest contents first."""
+        rows = self.db.execute(
+            "SELECT DISTINCT c.id FROM files f JOIN contents c ON c.id = f.content_id"
+            " LEFT JOIN embeddings e ON e.content_id = c.id AND e.model_id = ?"
+            " WHERE f.root = ? AND c.skip_reason IS NULL AND c.text_quality = 'ok'"
+            " AND (e.content_id IS NULL OR e.units_done < e.units_total"
+            " OR (? IS NOT NULL AND e.weights_hash != ?)"
+            " OR (EXISTS (SELECT 1 FROM sections s WHERE s.content_id = c.id) AND NOT EXISTS"
+            "     (SELECT 1 FROM units u WHERE u.content_id = c.id AND u.model_id = ?"
+            "      AND u.page = ?)))"
+            " ORDER BY c.size",
+            (model_id, root, weights_hash, weights_hash, model_id, SECTION_HEAD_PAGE),
+        ).fetchall()
+        return [r[0] for r in rows]
+
     def content_stamp(self, content_id: int) -> float | None:
         """The content's ``indexed_at`` (it tells a re-extracted content that reuses an id
         from the one planned), or None when the content is gone."""

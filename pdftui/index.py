@@ -397,10 +397,7 @@ def _fill_metadata(cache: Cache, root: str, cancel: threading.Event) -> int:
 def _current(cache: Cache, content_id: int) -> bool:
     """Is this content extracted by this extractor, with nothing left for OCR that this
     machine could now do (scanned pages met before Tesseract was installed)?"""
-    row = cache.db.execute(
-        "SELECT extractor_version FROM contents WHERE id=?", (content_id,)
-    ).fetchone()
-    if not row or row[0] != EXTRACTOR_VERSION:
+    if cache.extractor_version(content_id) != EXTRACTOR_VERSION:
         return False
     return not (cache.ocr_missing(content_id) and ocr.available())
 
@@ -409,19 +406,7 @@ def _unembedded(cache: Cache, root: str, model_id: str, weights_hash: str | None
     """Content ids of ``root`` with searchable text whose embeddings are missing, partial,
     made with other weights (``weights_hash`` None: that check is skipped) or without
     section head units (a cache embedded before they existed)."""
-    rows = cache.db.execute(
-        "SELECT DISTINCT c.id FROM files f JOIN contents c ON c.id = f.content_id"
-        " LEFT JOIN embeddings e ON e.content_id = c.id AND e.model_id = ?"
-        " WHERE f.root = ? AND c.skip_reason IS NULL AND c.text_quality = 'ok'"
-        " AND (e.content_id IS NULL OR e.units_done < e.units_total"
-        " OR (? IS NOT NULL AND e.weights_hash != ?)"
-        " OR (EXISTS (SELECT 1 FROM sections s WHERE s.content_id = c.id) AND NOT EXISTS"
-        "     (SELECT 1 FROM units u WHERE u.content_id = c.id AND u.model_id = ?"
-        "      AND u.page = ?)))"
-        " ORDER BY c.size",
-        (model_id, root, weights_hash, weights_hash, model_id, SECTION_HEAD_PAGE),
-    ).fetchall()
-    return [r[0] for r in rows]
+    return cache.unembedded(root, model_id, weights_hash)
 
 
 def _run_extraction(jobs, cache: Cache, root: str, summary: IndexSummary, report: ProgressFn,
