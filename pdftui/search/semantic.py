@@ -43,6 +43,14 @@ class _Content:
 
 
 
+def _stack(blobs: list[bytes]) -> np.ndarray:
+    """``(n, dim)`` float32 from n float32 vector blobs of one length (one join, one
+    buffer; ``np.vstack`` of n small arrays when the lengths differ, which then raises)."""
+    if len({len(b) for b in blobs}) == 1:
+        return np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(blobs), -1)
+    return np.vstack([np.frombuffer(b, dtype=np.float32) for b in blobs])
+
+
 class VectorMatrix:
     """All unit vectors of one model, kept in memory between queries.
 
@@ -97,10 +105,10 @@ class VectorMatrix:
         rows = [r for r in rows if r[0] != SECTION_HEAD_PAGE]
         sec_vecs = sec_ords = None
         if heads:
-            sec_vecs = np.vstack([np.frombuffer(r[3], dtype=np.float32) for r in heads])
+            sec_vecs = _stack([r[3] for r in heads])
             sec_ords = np.array([r[4] for r in heads], dtype=np.int64)
         if rows:
-            vecs = np.vstack([np.frombuffer(r[3], dtype=np.float32) for r in rows])
+            vecs = _stack([r[3] for r in rows])
             pages = np.array([r[0] for r in rows], dtype=np.int32)
             spans = np.array([(r[1], r[2]) for r in rows], dtype=np.int64)
             head = vecs[:HEAD_UNITS].mean(axis=0)

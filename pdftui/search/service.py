@@ -94,7 +94,7 @@ from ..ocr import pending_note
 from . import fusion, keyword
 from . import references
 from ..library import read_metadata, read_vocabulary, section_spans
-from . import evidence, fusion, keyword, restrict, suggest
+from . import evidence, fusion, keyword, restrict, section_semantic, suggest
 from .query import FieldName, Query, parse
 from .excerpt import MAX_CHARS, block_spans, cap, choose
 from .semantic import DocRanks, VectorMatrix
@@ -270,6 +270,8 @@ class Engine:
         self._sections_cache: dict[int, list[tuple]] = {}
         self._sec_units: dict[int, tuple] = {}
         self._sec_ids: dict[int, dict[int, int]] = {}
+        self._sec_head_ids: dict[int, np.ndarray] = {}
+        self._sec_index: tuple | None = None
         self._ref_pages: dict[int, frozenset[int]] = {}
         self._heads: dict[int, frozenset[str]] = {}
         self._head_docs: dict[str, list[int]] = {}   # stem -> contents whose head holds it
@@ -305,6 +307,8 @@ class Engine:
         self._sections_cache = {}
         self._sec_units = {}
         self._sec_ids = {}
+        self._sec_head_ids = {}
+        self._sec_index = None
         self._ref_pages = {}
         self._heads = {}
         self._head_docs = {}
@@ -628,19 +632,7 @@ class Engine:
                     sem = [(d, page) for cid, page in ranked.keys(depth)
                            for d in docs_of.get(cid, ())]
                 elif o.section_units:
-                    sem = [k for k in self._section_semantic_units(m, qv, docs_of)
-                           if res.row_ok(k[1])]
-                    if o.section_head_weight > 0:
-                        # the semantic section arm has two lists: units inside the
-                        # section and the section's head unit; hybrid fuses both with
-                        # the keyword list, the arm's own order (its rank column and
-                        # semantic mode) is their weighted RRF
-                        heads = [k for k in self._section_heads(m, qv, docs_of)
-                                 if res.row_ok(k[1])]
-                        out["units"], out["heads"] = sem[: depth], heads[: depth]
-                        both = fusion.rrf([sem, heads], k=o.k2,
-                                          weights=[o.sem_weight, o.section_head_weight])
-                        sem = sorted(both, key=lambda k: -both[k])
+                    sem = self._section_lists(m, qv, docs_of, res, depth, out)
                 else:
                     sem = [k for k in self._section_semantic(ranked, docs_of)
                            if res.row_ok(k[1])]
@@ -1043,6 +1035,81 @@ class Engine:
         self._sec_units[cid] = (n_units, out)
         return out
 
+    def _section_lists(self, m: VectorMatrix, qv: np.ndarray, docs_of: dict, res,
+                       depth: int, out: dict) -> list[tuple[str, int]]:
+        """The semantic section arm's first ``depth`` keys. It has two lists: units
+        inside the section and the section's head unit; hybrid fuses both (``out["units"]``,
+        ``out["heads"]``, their first ``depth`` keys) with the keyword list; the arm's own
+        order (its rank column and semantic mode) is their weighted RRF, kept whole as
+        arrays in ``out["sem_list"]`` for the ranks of shown hits."""
+        o = self.options
+        scope = section_semantic.DocScope.of(docs_of)
+        if not len(m.unit_content) or m.matrix.shape[1] != qv.shape[0]:
+            z = np.zeros(0, dtype=np.int64)
+            units = section_semantic.Keys(z, z)
+        else:
+            su = self._section_index(m, docs_of)
+            units = section_semantic.unit_list(su, m.similarities(qv), scope,
+                                               _rows_ok(res, su.sid))
+        final = units
+        if o.section_head_weight > 0:
+            cont, ordinal, sid, sims = self._section_head_scores(m, qv, docs_of)
+            ok = _rows_ok(res, sid)
+            if ok is not None:
+                cont, ordinal, sid, sims = cont[ok], ordinal[ok], sid[ok], sims[ok]
+            heads = section_semantic.head_list(cont, ordinal, sid, sims, scope)
+            out["units"] = units.keys(scope.names, depth)
+            out["heads"] = heads.keys(scope.names, depth)
+            final = section_semantic.rrf(units, heads, o.sem_weight, o.section_head_weight,
+                                         o.k2)
+        out["sem_list"], out["sem_scope"] = final, scope
+        return final.keys(scope.names, depth)
+
+    def _section_index(self, m: VectorMatrix, docs_of: dict) -> "section_semantic.SectionUnits":
+        """Every section's units over the contents searched so far (this cache version),
+        as one :class:`.section_semantic.SectionUnits`; rebuilt when a new content is
+        searched."""
+        got = self._sec_index
+        want = set(docs_of)
+        if got is not None and got[0] is m.matrix and want <= got[1]:
+            return got[2]
+        cover = want | (got[1] if got is not None and got[0] is m.matrix else set())
+        parts = []
+        for cid in sorted(cover):
+            one = self._section_unit_map(m, cid)
+            if one is not None:
+                parts.append((cid, int(np.searchsorted(m.unit_content, cid)), one))
+        su = section_semantic.SectionUnits.build(parts)
+        self._sec_index = (m.matrix, cover, su)
+        return su
+
+    def _section_head_scores(self, m: VectorMatrix, q: np.ndarray, docs_of: dict):
+        """``(content, ordinal, section id, cosine)`` arrays of the section head units of
+        the contents searched (one product per content, as the cache stores them)."""
+        parts = []
+        for cid in docs_of:
+            got = m.section_heads(cid, q)
+            if got is None:
+                continue
+            ordinals, sims = got
+            sids = self._section_head_ids(cid, ordinals)
+            keep = sids >= 0
+            parts.append((np.full(int(keep.sum()), cid, dtype=np.int64), ordinals[keep],
+                          sids[keep], sims[keep]))
+        if not parts:
+            z = np.zeros(0, dtype=np.int64)
+            return z, z, z, np.zeros(0, dtype=np.float32)
+        return tuple(np.concatenate(x) for x in zip(*parts))
+
+    def _section_head_ids(self, cid: int, ordinals: np.ndarray) -> np.ndarray:
+        """sections.id of each head unit's ordinal (-1 when none), cached per content."""
+        got = self._sec_head_ids.get(cid)
+        if got is None or len(got) != len(ordinals):
+            sid_of = self._section_ids(cid)
+            got = np.array([sid_of.get(o, -1) for o in ordinals.tolist()], dtype=np.int64)
+            self._sec_head_ids[cid] = got
+        return got
+
     def _section_semantic_units(self, m: VectorMatrix, q: np.ndarray, docs_of
                                 ) -> list[tuple[str, int]]:
         """Sections by the best cosine of an embedding unit overlapping their text; ties
@@ -1154,6 +1221,12 @@ class Engine:
         sr = {k: i for i, k in enumerate(lists["semantic"], start=1)}
         if len(lists["keyword"]) < len(lists.get("kw_list", ())):
             self._keyword_ranks(lists, granularity, top_k, kr)
+        if len(lists["semantic"]) < len(lists.get("sem_list", ())):
+            for key, _s in lists["fused"][:top_k]:
+                if key not in sr:
+                    r = lists["sem_list"].rank_of(lists["sem_scope"], *key)
+                    if r is not None:
+                        sr[key] = r
         if lists.get("sem_cut"):
             self._semantic_ranks(lists, top_k, sr)
         top = lists["fused"][:top_k]
@@ -1226,6 +1299,22 @@ def head_text(blocks: list[str]) -> str:
         out.append(b)
         size += len(b)
     return " ".join(out)[:HEAD_CHARS]
+
+
+def _rows_ok(res: restrict.Restriction, ids: np.ndarray) -> np.ndarray | None:
+    """Vectorised :meth:`.restrict.Restriction.row_ok` over row ids (None: all)."""
+    if res.keep_rows is None and not res.drop_rows:
+        return None
+
+    def arr(rows) -> np.ndarray:
+        return np.fromiter(rows, dtype=np.int64, count=len(rows))
+
+    ok = np.ones(len(ids), dtype=bool)
+    if res.keep_rows is not None:
+        ok &= np.isin(ids, arr(res.keep_rows))
+    if res.drop_rows:
+        ok &= ~np.isin(ids, arr(res.drop_rows))
+    return ok
 
 
 def _kw_cov_max(out: dict) -> float:
