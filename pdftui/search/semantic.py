@@ -43,6 +43,25 @@ class _Content:
 
 
 
+def _release_freed() -> None:
+    """Give freed heap memory back to the OS (glibc ``malloc_trim``; nothing elsewhere):
+    the contents' own vector buffers, freed one by one while they are copied into the
+    matrix, would otherwise stay in the process's resident set next to it."""
+    global _TRIM
+    if _TRIM is None:
+        try:
+            import ctypes
+
+            _TRIM = ctypes.CDLL("libc.so.6").malloc_trim
+        except (OSError, AttributeError):
+            _TRIM = False
+    if _TRIM:
+        _TRIM(0)
+
+
+_TRIM = None
+
+
 def _stack(blobs: list[bytes]) -> np.ndarray:
     """``(n, dim)`` float32 from n float32 vector blobs of one length (one join, one
     buffer; ``np.vstack`` of n small arrays when the lengths differ, which then raises)."""
@@ -127,12 +146,20 @@ class VectorMatrix:
             dims = {c.vectors.shape[1] for _, c in parts}
             dim = max(dims)
             parts = [(cid, c) for cid, c in parts if c.vectors.shape[1] == dim]
-            self.matrix = np.ascontiguousarray(np.vstack([c.vectors for _, c in parts]))
-            # each content's vectors become a view into the matrix: one copy in memory
+            # each content's vectors are copied in and become a view into the matrix, so
+            # its own array is freed at once: one copy in memory, also while loading
+            self._sims = None
+            matrix = np.empty((sum(len(c.vectors) for _, c in parts), dim), dtype=np.float32)
             at = 0
-            for _cid, c in parts:
-                c.vectors = self.matrix[at:at + len(c.vectors)]
-                at += len(c.vectors)
+            for i, (_cid, c) in enumerate(parts):
+                n = len(c.vectors)
+                matrix[at:at + n] = c.vectors
+                c.vectors = matrix[at:at + n]
+                at += n
+                if i % 256 == 255:
+                    _release_freed()
+            self.matrix = matrix
+            _release_freed()
             self.unit_content = np.concatenate(
                 [np.full(len(c.pages), cid, dtype=np.int64) for cid, c in parts])
             self.unit_page = np.concatenate([c.pages for _, c in parts])

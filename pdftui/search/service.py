@@ -272,6 +272,7 @@ class Engine:
         self._sec_ids: dict[int, dict[int, int]] = {}
         self._sec_head_ids: dict[int, np.ndarray] = {}
         self._sec_index: tuple | None = None
+        self._emb_state: tuple | None = None
         self._ref_pages: dict[int, frozenset[int]] = {}
         self._heads: dict[int, frozenset[str]] = {}
         self._head_docs: dict[str, list[int]] = {}   # stem -> contents whose head holds it
@@ -405,9 +406,11 @@ class Engine:
     # -- coverage -------------------------------------------------------------------------
     def coverage(self, scope: list[_Doc], semantic: bool) -> dict:
         searchable = [d for d in scope if d.reason is None]
-        state = {c: (d, t) for c, d, t in self.db.execute(
-            "SELECT content_id, units_done, units_total FROM embeddings WHERE model_id=?",
-            (self.model_id,))}
+        if self._emb_state is None or self._emb_state[0] != self._version:
+            self._emb_state = (self._version, {c: (d, t) for c, d, t in self.db.execute(
+                "SELECT content_id, units_done, units_total FROM embeddings WHERE model_id=?",
+                (self.model_id,))})
+        state = self._emb_state[1]   # read once per cache version
         complete = [d for d in searchable if d.content_id in state
                     and state[d.content_id][0] >= state[d.content_id][1]]
         done = {d.doc for d in complete}
