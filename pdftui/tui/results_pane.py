@@ -263,7 +263,7 @@ class ResultsPane(Vertical):
         rest = width - fixed - 2 * len(cols) - 1
         if self.grouped:
             return cols, max(8, rest), 0
-        doc = max(8, rest * 11 // 20)
+        doc = max(8, rest * 13 // 20)   # the document first: the excerpt names the section
         return cols, doc, max(6, rest - doc)
 
     def _doc_cell(self, doc: str, width: int, versions: list[str]) -> Text:
