@@ -586,9 +586,10 @@ class KeywordIndex:
         """A prefix term that also matches the stems of the word being typed: its own
         stem when the index holds it (``scaled*``: "scale"), else the indexed terms of 3+
         letters it starts with that are at most 3 letters shorter (``embeddi*``: "embed",
-        "embedd"; ``attenti*``: "attent", not "att"). The index holds porter stems, so a word typed past its
-        stem would otherwise match next to nothing for a keystroke or two and the list
-        would empty and refill while typing. Other terms are returned as they are."""
+        "embedd"; ``attenti*``: "attent", not "att"). The index holds porter stems, so a
+        word typed past its stem would otherwise match next to nothing for a keystroke or
+        two and the list would empty and refill while typing. Other terms are returned as
+        they are."""
         if not term.prefix or term.parts or term.ident:
             return term
         vocab = "pages_fts_instance"
