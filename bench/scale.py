@@ -183,6 +183,14 @@ def _export(rev: str, into: Path) -> str:
     return str(into)
 
 
+def _schema(code: Path) -> int:
+    """``SCHEMA_VERSION`` of the ``pdftui/cache.py`` under ``code``."""
+    for line in (code / "pdftui" / "cache.py").read_text().splitlines():
+        if line.startswith("SCHEMA_VERSION"):
+            return int(line.split("=")[1].split("#")[0])
+    raise ValueError(f"no SCHEMA_VERSION in {code}")
+
+
 def _measure(work: Path, n_queries: int, profile: str | None, code: str | None) -> dict:
     return {**_child("search", work, n_queries, profile, code),
             **_child("paint", work, n_queries, None, code)}
@@ -222,6 +230,11 @@ def main() -> None:
     built = _count(work)
     code_dir = tempfile.mkdtemp(prefix="pdftui-base-") if args.baseline else None
     base = _export(args.baseline, Path(code_dir)) if args.baseline else None
+    if base and _schema(Path(base)) != _schema(REPO):
+        # the other revision's Cache would rebuild (empty) a cache of another schema
+        shutil.rmtree(code_dir, ignore_errors=True)
+        sys.exit(f"--baseline {args.baseline}: its cache schema {_schema(Path(base))} is not"
+                 f" this one's ({_schema(REPO)}); measuring it would empty the cache")
     try:
         for n in sizes:
             secs = build(src, work, built, n) if n > built else 0.0
