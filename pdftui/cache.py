@@ -860,6 +860,14 @@ class Cache:
         ).fetchone()
         return tuple(row) if row else None  # type: ignore[return-value]
 
+    def content_states(self, root: str) -> list[tuple[str, str | None, str, int]]:
+        """``[(doc, skip reason, text quality, pages missing OCR)]`` of every document of
+        ``root`` that has a content, by document name."""
+        return self.db.execute(
+            "SELECT f.doc, c.skip_reason, c.text_quality, c.ocr_missing FROM files f"
+            " JOIN contents c ON c.id = f.content_id WHERE f.root = ? ORDER BY f.doc", (root,)
+        ).fetchall()
+
     def extractor_version(self, content_id: int) -> int | None:
         """The ``EXTRACTOR_VERSION`` a content was extracted with (None: no such content)."""
         row = self.db.execute("SELECT extractor_version FROM contents WHERE id=?",

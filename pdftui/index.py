@@ -226,6 +226,7 @@ def index_folder(folder: str | os.PathLike, cache_dir: str | os.PathLike | None 
     cache = Cache(cache_dir)
     report = progress or (lambda p: None)
     cancel = cancel or threading.Event()
+    pipeline = pipeline or EmbedPipeline()
     summary = IndexSummary()
     try:
         report(Progress("scan"))
@@ -236,49 +237,7 @@ def index_folder(folder: str | os.PathLike, cache_dir: str | os.PathLike | None 
         known = cache.files(root)
         present = {f.doc for f in found}
         gone = [d for d in known if d not in present]
-
-        jobs: list[tuple[FoundFile, str]] = []
-        unchanged_docs: set[str] = set()
-        for f in found:
-            row = known.get(f.doc)
-            if f.skip_reason:
-                cache.set_file(root, f.doc, f.size, f.mtime_ns, None, f.skip_reason)
-                summary.skipped.append({"doc": f.doc, "reason": f.skip_reason})
-                continue
-            if row is not None and row["size"] == f.size and row["mtime_ns"] == f.mtime_ns:
-                if (row["content_id"] is None and row["skip_reason"]
-                        and row["skip_reason"] not in TRANSIENT_SKIPS):
-                    summary.skipped.append({"doc": f.doc, "reason": row["skip_reason"]})
-                    continue
-                if row["content_id"] is not None and _current(cache, row["content_id"]):
-                    summary.unchanged += 1
-                    unchanged_docs.add(f.doc)
-                    continue
-            reason = sniff(f.path)
-            if reason:
-                cache.set_file(root, f.doc, f.size, f.mtime_ns, None, reason)
-                summary.skipped.append({"doc": f.doc, "reason": reason})
-                continue
-            try:
-                sha = sha256_file(f.path)
-            except OSError as exc:
-                reason = "permission denied" if isinstance(exc, PermissionError) else "unreadable"
-                cache.set_file(root, f.doc, f.size, f.mtime_ns, None, reason)
-                summary.skipped.append({"doc": f.doc, "reason": reason})
-                continue
-            have = cache.content_by_sha(sha)
-            if have and have[1] == EXTRACTOR_VERSION and not _same_pages(cache, have[0], f):
-                cache.forget_content(have[0])   # another file's text under this hash
-                summary.notes.append({"doc": f.doc, "note": "the cache held other text under"
-                                      " this file's hash (replaced while indexed); re-extracted"})
-                have = None
-            if have and _current(cache, have[0]):
-                # touched, renamed, moved, or the same bytes seen in another folder
-                cache.set_file(root, f.doc, f.size, f.mtime_ns, have[0])
-                summary.unchanged += 1
-                unchanged_docs.add(f.doc)
-                continue
-            jobs.append((f, sha))
+        jobs, unchanged_docs = _jobs(cache, root, found, known, summary)
         # new documents are visible as queued (coverage totals) until extracted
         cache.add_pending(root, [f.doc for f, _sha in jobs if f.doc not in known])
         # Forget vanished paths only now: a renamed file has been re-keyed to its content
@@ -286,83 +245,174 @@ def index_folder(folder: str | os.PathLike, cache_dir: str | os.PathLike | None 
         cache.remove_files(root, gone)
         summary.removed = len(gone)
         summary.removed_docs = sorted(gone)
-
-        embedder = None
-        embed_thread: _EmbedThread | None = None
-        if embed:
-            from .embed import Embedder
-
-            pipeline = pipeline or EmbedPipeline()
-            embedder = Embedder(model, cache.dir, int8=pipeline.int8)
-            embed_thread = _EmbedThread(cache.dir, embedder, report, cancel, pipeline)
-            replaced = {known[f.doc]["content_id"] for f, _sha in jobs if f.doc in known}
-            # the weights' hash without building the int8 model here (the embedding thread
-            # does that): an unknown hash queues every content, and planning skips the
-            # ones already embedded with the right weights
-            known_hash = embedder.known_weights_hash()
-            whash = pipeline.plan.identity(known_hash) if known_hash else "unknown"
-            for cid in _unembedded(cache, root, embedder.model_id, whash):
-                if cid not in replaced:   # re-extracted first, then queued
-                    embed_thread.put(cid)
-            embed_thread.expect(embed_thread.q.qsize() + len(jobs))
-            embed_thread.start()
-
-        try:
-            _run_extraction(jobs, cache, root, summary, report, cancel, embed_thread, workers)
-            _fill_metadata(cache, root, cancel)
-            if embed_thread is not None:
-                embed_thread.finish()
-                while embed_thread.is_alive():
-                    embed_thread.join(0.2)
-        except BaseException:
-            # Ctrl-C or an error: let the embedding thread finish its batch and stop, so
-            # onnxruntime is not torn down mid-run at interpreter exit
-            cancel.set()
-            if embed_thread is not None and embed_thread.is_alive():
-                embed_thread.finish()
-                embed_thread.join(60)
-            raise
+        embedder, embed_thread = (
+            _start_embedding(cache, root, model, report, cancel, pipeline, jobs, known)
+            if embed else (None, None))
+        _extract_and_embed(jobs, cache, root, summary, report, cancel, embed_thread, workers)
         if embed_thread is not None:
-            summary.units = embed_thread.units_done
-            summary.units_kept = embed_thread.units_before
-            summary.tokens_embedded = embedder.tokens_embedded
-            if embed_thread.error is not None:
-                summary.notes.append({"doc": "", "note": f"embedding stopped: {embed_thread.error}"})
-            if embed_thread.followed:
-                summary.notes.append({"doc": "", "note": (
-                    f"followed the embedder of {embed_thread.followed} for "
-                    f"{embed_thread.followed_s:.0f} s instead of embedding the same units")})
-        from .embed import Embedder, resolve_model_name
-
-        model_id = embedder.model_id if embedder else resolve_model_name(model)
-        plan = (pipeline or EmbedPipeline()).plan
-        if embedder is not None and embed_thread is not None and embed_thread.error is None:
-            whash = plan.identity(embedder.weights_hash)
-        else:  # not known without loading the model: count missing or partial only
-            known_hash = (embedder or Embedder(model, cache.dir)).known_weights_hash()
-            whash = plan.identity(known_hash) if known_hash else None
-        summary.embedding_pending = len(_unembedded(cache, root, model_id, whash))
-        # skip reasons carried by contents (not a PDF, password protected, no text layer ...)
-        for doc, reason, quality, missing in cache.db.execute(
-            "SELECT f.doc, c.skip_reason, c.text_quality, c.ocr_missing FROM files f"
-            " JOIN contents c ON c.id = f.content_id WHERE f.root = ? ORDER BY f.doc", (root,)
-        ).fetchall():
-            if reason:
-                summary.skipped.append({"doc": doc, "reason": reason})
-                if doc in unchanged_docs:  # each document is counted once: as skipped
-                    summary.unchanged -= 1
-            elif quality != "ok":
-                note = ocr.pending_note(missing) if missing and quality == "no text layer" \
-                    else quality
-                summary.notes.append({"doc": doc, "note": note})
-            elif missing and ocr.available():
-                summary.notes.append({"doc": doc, "note": ocr.pending_note(missing)})
+            _embedding_summary(summary, embedder, embed_thread)
+        summary.embedding_pending = _pending_embeddings(cache, root, model, pipeline,
+                                                        embedder, embed_thread)
+        _content_reasons(cache, root, summary, unchanged_docs)
         summary.skipped.sort(key=lambda s: s["doc"])
         report(Progress("done"))
     finally:
         summary.elapsed_s = time.monotonic() - t0
         cache.close()
     return summary
+
+
+def _jobs(cache: Cache, root: str, found: list[FoundFile], known: dict,
+          summary: IndexSummary) -> tuple[list[tuple[FoundFile, str]], set[str]]:
+    """``(jobs, unchanged docs)``: the ``(file, sha256)`` pairs to extract, and the documents
+    whose current content is already in the cache (touched, renamed, moved, or the same
+    bytes seen in another folder: re-keyed, not extracted). Files that cannot be indexed are
+    recorded with their reason in the cache and in ``summary.skipped``."""
+    jobs: list[tuple[FoundFile, str]] = []
+    unchanged_docs: set[str] = set()
+
+    def skip(f: FoundFile, reason: str) -> None:
+        cache.set_file(root, f.doc, f.size, f.mtime_ns, None, reason)
+        summary.skipped.append({"doc": f.doc, "reason": reason})
+
+    def unchanged(f: FoundFile) -> None:
+        summary.unchanged += 1
+        unchanged_docs.add(f.doc)
+
+    for f in found:
+        row = known.get(f.doc)
+        if f.skip_reason:
+            skip(f, f.skip_reason)
+            continue
+        if row is not None and row["size"] == f.size and row["mtime_ns"] == f.mtime_ns:
+            if (row["content_id"] is None and row["skip_reason"]
+                    and row["skip_reason"] not in TRANSIENT_SKIPS):
+                summary.skipped.append({"doc": f.doc, "reason": row["skip_reason"]})
+                continue
+            if row["content_id"] is not None and _current(cache, row["content_id"]):
+                unchanged(f)
+                continue
+        reason = sniff(f.path)
+        if reason:
+            skip(f, reason)
+            continue
+        try:
+            sha = sha256_file(f.path)
+        except OSError as exc:
+            skip(f, "permission denied" if isinstance(exc, PermissionError) else "unreadable")
+            continue
+        have = _stored_content(cache, sha, f, summary)
+        if have is not None:
+            cache.set_file(root, f.doc, f.size, f.mtime_ns, have)
+            unchanged(f)
+            continue
+        jobs.append((f, sha))
+    return jobs, unchanged_docs
+
+
+def _stored_content(cache: Cache, sha: str, f: FoundFile, summary: IndexSummary) -> int | None:
+    """The id of a current content stored under ``sha`` for file ``f``, or None when it
+    must be extracted; a content holding other text under this hash (the file was replaced
+    while indexed) is forgotten, with a note."""
+    have = cache.content_by_sha(sha)
+    if have and have[1] == EXTRACTOR_VERSION and not _same_pages(cache, have[0], f):
+        cache.forget_content(have[0])   # another file's text under this hash
+        summary.notes.append({"doc": f.doc, "note": "the cache held other text under"
+                              " this file's hash (replaced while indexed); re-extracted"})
+        have = None
+    return have[0] if have and _current(cache, have[0]) else None
+
+
+def _start_embedding(cache: Cache, root: str, model: str | None, report: ProgressFn,
+                     cancel: threading.Event, pipeline: EmbedPipeline,
+                     jobs: list[tuple[FoundFile, str]], known: dict):
+    """``(embedder, embedding thread)``, the thread started with every content of ``root``
+    still to embed queued (those about to be re-extracted are queued once extracted)."""
+    from .embed import Embedder
+
+    embedder = Embedder(model, cache.dir, int8=pipeline.int8)
+    embed_thread = _EmbedThread(cache.dir, embedder, report, cancel, pipeline)
+    replaced = {known[f.doc]["content_id"] for f, _sha in jobs if f.doc in known}
+    # the weights' hash without building the int8 model here (the embedding thread
+    # does that): an unknown hash queues every content, and planning skips the
+    # ones already embedded with the right weights
+    known_hash = embedder.known_weights_hash()
+    whash = pipeline.plan.identity(known_hash) if known_hash else "unknown"
+    for cid in _unembedded(cache, root, embedder.model_id, whash):
+        if cid not in replaced:   # re-extracted first, then queued
+            embed_thread.put(cid)
+    embed_thread.expect(embed_thread.q.qsize() + len(jobs))
+    embed_thread.start()
+    return embedder, embed_thread
+
+
+def _extract_and_embed(jobs, cache: Cache, root: str, summary: IndexSummary,
+                       report: ProgressFn, cancel: threading.Event, embed_thread,
+                       workers: int) -> None:
+    """Extract ``jobs``, fill missing metadata, then wait for the embedding thread (when
+    there is one) to embed what is queued."""
+    try:
+        _run_extraction(jobs, cache, root, summary, report, cancel, embed_thread, workers)
+        _fill_metadata(cache, root, cancel)
+        if embed_thread is not None:
+            embed_thread.finish()
+            while embed_thread.is_alive():
+                embed_thread.join(0.2)
+    except BaseException:
+        # Ctrl-C or an error: let the embedding thread finish its batch and stop, so
+        # onnxruntime is not torn down mid-run at interpreter exit
+        cancel.set()
+        if embed_thread is not None and embed_thread.is_alive():
+            embed_thread.finish()
+            embed_thread.join(60)
+        raise
+
+
+def _embedding_summary(summary: IndexSummary, embedder, embed_thread) -> None:
+    """What the embedding thread did: units embedded and kept, tokens, and notes when it
+    stopped on an error or followed another process's embedder."""
+    summary.units = embed_thread.units_done
+    summary.units_kept = embed_thread.units_before
+    summary.tokens_embedded = embedder.tokens_embedded
+    if embed_thread.error is not None:
+        summary.notes.append({"doc": "", "note": f"embedding stopped: {embed_thread.error}"})
+    if embed_thread.followed:
+        summary.notes.append({"doc": "", "note": (
+            f"followed the embedder of {embed_thread.followed} for "
+            f"{embed_thread.followed_s:.0f} s instead of embedding the same units")})
+
+
+def _pending_embeddings(cache: Cache, root: str, model: str | None, pipeline: EmbedPipeline,
+                        embedder, embed_thread) -> int:
+    """How many contents of ``root`` are still not (fully) embedded for the model."""
+    from .embed import Embedder, resolve_model_name
+
+    model_id = embedder.model_id if embedder else resolve_model_name(model)
+    plan = pipeline.plan
+    if embedder is not None and embed_thread is not None and embed_thread.error is None:
+        whash = plan.identity(embedder.weights_hash)
+    else:  # not known without loading the model: count missing or partial only
+        known_hash = (embedder or Embedder(model, cache.dir)).known_weights_hash()
+        whash = plan.identity(known_hash) if known_hash else None
+    return len(_unembedded(cache, root, model_id, whash))
+
+
+def _content_reasons(cache: Cache, root: str, summary: IndexSummary,
+                     unchanged_docs: set[str]) -> None:
+    """Skip reasons and notes carried by the contents of ``root`` (not a PDF, password
+    protected, no text layer, pages waiting for OCR) into ``summary``; a skipped document
+    is counted once, as skipped."""
+    for doc, reason, quality, missing in cache.content_states(root):
+        if reason:
+            summary.skipped.append({"doc": doc, "reason": reason})
+            if doc in unchanged_docs:  # each document is counted once: as skipped
+                summary.unchanged -= 1
+        elif quality != "ok":
+            note = ocr.pending_note(missing) if missing and quality == "no text layer" \
+                else quality
+            summary.notes.append({"doc": doc, "note": note})
+        elif missing and ocr.available():
+            summary.notes.append({"doc": doc, "note": ocr.pending_note(missing)})
 
 
 def _same_pages(cache: Cache, content_id: int, f: FoundFile) -> bool:
