@@ -596,12 +596,18 @@ class PdftuiApp(TriageMixin, App):
             out.append("  (* next · x clears)", style="dim")
         elif self.scope:
             out.append(" · scope: ", style="bold")
-            names = ", ".join(clean_text(Path(d).name) for d in self.scope[:2])
-            if len(self.scope) > 2:
-                names += f" +{len(self.scope) - 2}"
-            out.append(names)
+            out.append(self._scope_names(self.size.width - out.cell_len - 14))
             out.append("  (x clears)", style="dim")
         self.query_one("#status", Static).update(out)
+
+    def _scope_names(self, room: int) -> str:
+        """The scoped documents by title (file name where titles collide), the first two
+        and "+N", cut to ``room`` columns so the status line's hint stays on screen."""
+        titles = self.query_one(ResultsPane).names
+        names = ", ".join(clean_text(titles.get(d) or Path(d).name) for d in self.scope[:2])
+        more = f" +{len(self.scope) - 2}" if len(self.scope) > 2 else ""
+        room = max(8, room - len(more))
+        return (names if len(names) <= room else names[: room - 1] + "…") + more
 
     # -- views ----------------------------------------------------------------------------
     @property

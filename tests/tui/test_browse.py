@@ -218,3 +218,28 @@ def test_leaf_first_and_document_columns_and_sorts():
         ["a.pdf", "b.pdf", "c.pdf"]   # newest first, unknown last
     assert [d.doc for d in sort_documents(docs, "mark", names, marks)] == \
         ["c.pdf", "b.pdf", "a.pdf"]   # keep, unmarked, skip
+
+
+def test_the_scope_line_names_titles_and_keeps_its_hint_at_80_columns(make_app):
+    """Scoped to documents, the status line names them by title, cut so "(x clears)"
+    stays on an 80-column screen (file names pushed it off)."""
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            await pilot.press("escape")
+            lst = app.query_one(DocList)
+            await wait_for(pilot, lambda: lst.has_focus, what="documents")
+            docs = [lst.get_option_at_index(i).id for i in range(lst.option_count)]
+            for _ in range(docs.index(ATTENTION)):
+                await pilot.press("down")
+            await pilot.press("O")
+            await wait_for(pilot, lambda: app.scope == (ATTENTION,), what="scope")
+            line = str(app.query_one("#status").render())
+            assert "scope: Attention Is All You Need  (x clears)" in line
+            for _ in range(2):
+                await pilot.press("up", "space")
+            await wait_for(pilot, lambda: len(app.scope) == 3, what="three in scope")
+            line = str(app.query_one("#status").render()).rstrip()
+            assert line.endswith("+1  (x clears)") and len(line) <= 78, line
+    run(go())
