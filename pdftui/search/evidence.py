@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .keyword import Ranking, Scope, _key_df, _lucene_idf, mask_sums
+from .keyword import Ranking, Scope, _key_df, _lucene_idf, distinct, mask_sums
 
 RARE_SHARE = 0.5
 KEYWORD_MIN = 0.8
@@ -72,7 +72,7 @@ def keyword_strength(ranking: Ranking, docs) -> float:
     idf = _lucene_idf(n, np.array(df))
     total = math.fsum(idf[keys.index(str(t))] for t in ranking.terms) or 1.0
     rare = [w if d <= RARE_SHARE * n else 0.0 for w, d in zip(idf, df)]
-    return float(mask_sums(np.unique(ranking.mask), rare).max()) / total
+    return float(mask_sums(distinct(ranking.mask), rare).max()) / total
 
 
 def judge(keyword: float | None, semantic: float | None, known: float = 1.0,

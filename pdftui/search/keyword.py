@@ -287,6 +287,22 @@ def only_stopwords(terms: list[Term]) -> bool:
     return bool(terms) and all(not t.prefix and t.text in stops for t in terms)
 
 
+def distinct(a: np.ndarray) -> np.ndarray:
+    """``np.unique(a)`` by one sort (numpy's hash-based unique is slow on wide int64 keys:
+    2.7 s against 35 ms for 700,000 keys here)."""
+    s = np.sort(a, kind="stable")
+    return s[np.concatenate([[True], s[1:] != s[:-1]])] if len(s) else s
+
+
+def member(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``np.isin(a, b)`` for wide int64 keys, by sorting ``b`` and binary search."""
+    if not len(b):
+        return np.zeros(len(a), dtype=bool)
+    bs = np.sort(b)
+    i = np.minimum(np.searchsorted(bs, a), len(bs) - 1)
+    return bs[i] == a
+
+
 def _int_list(text: str | None) -> np.ndarray:
     """int64 array of a comma-separated list of integers (SQLite's ``group_concat``)."""
     return np.fromstring(text, dtype=np.int64, sep=",") if text else \
@@ -516,7 +532,7 @@ class KeywordIndex:
             kb = self._offset_keys(vocab, b) if len(ka) else ka
             if not len(ka) or not len(kb):
                 continue
-            hit = ka[np.isin(ka, kb)] >> 24
+            hit = ka[member(ka, kb)] >> 24
             if not len(hit):
                 continue
             u, n = np.unique(hit, return_counts=True)
@@ -543,7 +559,7 @@ class KeywordIndex:
                          dtype=np.int64) for k, rows in enumerate(pairs)]
         hit = keys[0]
         for more in keys[1:]:
-            hit = hit[np.isin(hit, more)]
+            hit = hit[member(hit, more)]
         if not len(hit):
             return []
         u, n = np.unique(hit >> 24, return_counts=True)
@@ -738,7 +754,7 @@ class KeywordIndex:
         rows = matched[np.lexsort((unit.ids[matched], -scores[matched], cont))]
         rows = rows[self._policy_keep(rows, unit.content[rows], nmatch[rows], policy,
                                       len(terms))]
-        tf_content = np.unique(np.concatenate([c for _k, c, _t in tfs]))
+        tf_content = distinct(np.concatenate([c for _k, c, _t in tfs]))
         tfm = np.zeros((len(tf_content), len(keys)))
         for k, c, t in tfs:   # a later term with the same text replaces, as before
             tfm[np.searchsorted(tf_content, c), k] = t

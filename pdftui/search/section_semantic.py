@@ -17,6 +17,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .keyword import distinct
+
 
 @dataclass
 class DocScope:
@@ -145,7 +147,7 @@ def rrf(a: Keys, b: Keys, wa: float, wb: float, k: int) -> Keys:
     best first; equal scores in first-seen order (a's keys in a's order, then b's)."""
     ca, cb = a.codes(), b.codes()
     allc = np.concatenate([ca, cb])
-    uniq = np.unique(allc)
+    uniq = distinct(allc)
     ra = np.full(len(uniq), -1, dtype=np.int64)
     rb = np.full(len(uniq), -1, dtype=np.int64)
     ra[np.searchsorted(uniq, ca)] = np.arange(1, len(ca) + 1)
