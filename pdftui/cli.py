@@ -342,13 +342,14 @@ def _print_result(result) -> None:
         head += f" · semantic {cov.get('semantic_searched')} of {cov.get('total')}"
     head += f" · {data['mode']} · {data['elapsed_ms']:.0f} ms"
     console.print(Text(head, style="dim"))
-    if cov.get("note"):
-        console.print(Text(clean_text(str(cov["note"])), style="dim"))
+    weak = bool(data.get("weak") and data["hits"])
+    if cov.get("note"):   # a weak answer's note starts "no strong match: nearest pages"
+        console.print(Text(clean_text(str(cov["note"])), style="bold" if weak else "dim"))
+    elif weak:
+        console.print(Text("no strong match: nearest pages", style="bold"))
     for word, alts in (data.get("suggestions") or {}).items():
         console.print(Text(clean_text(f"did you mean: {word} -> {', '.join(alts)}"),
                            style="bold"))
-    if data.get("weak") and data["hits"]:
-        console.print(Text("no strong match: nearest pages, not answers", style="bold"))
     if not data["hits"]:
         console.print("no hits")
         return

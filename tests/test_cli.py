@@ -126,3 +126,16 @@ def test_search_stdin_tables_name_their_query(small_folder, cache_dir):
              input="dark matter\nspeaker\n")
     assert r.returncode == 0, r.stderr
     assert r.stdout.index("query: dark matter") < r.stdout.index("query: speaker")
+
+
+def test_a_weak_answer_says_so_once(small_folder, cache_dir):
+    """The human output of a weak answer has one "no strong match" line (the coverage
+    note), not the note and a second line saying the same."""
+    index_folder(small_folder, cache_dir, embed=False)
+    q = "the results of the model"   # only words every document uses: weak, with hits
+    d = json.loads(_cli("search", small_folder, q, "--mode", "keyword", "--cache-dir",
+                        cache_dir, "--json").stdout)
+    assert d["weak"] and d["hits"]
+    r = _cli("search", small_folder, q, "--mode", "keyword", "--cache-dir", cache_dir)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.count("no strong match") == 1, r.stdout

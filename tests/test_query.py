@@ -452,6 +452,8 @@ def test_identifier_puts_both_attention_papers_first(attention):
         res = service.search_sync("1706.03762", mode=mode)
         docs = list(dict.fromkeys(h.doc for h in res.hits))
         assert set(docs[:2]) == {V5, V7}, (mode, docs)
+        # an identifier found exactly is an answer, not "no strong match"
+        assert not res.weak and res.coverage["evidence"]["keyword"] == 1.0, res.coverage
     res = service.search_sync("arXiv:1706.03762v7", mode="keyword")
     docs = [h.doc for h in res.hits]
     assert docs[0] == V7   # the version typed leads; its word stems find the rest after
@@ -493,6 +495,10 @@ def test_typo_suggestions_and_the_typo_note(attention):
     only = service.search_sync("dropuot", mode="keyword")
     assert only.hits == [] and "only because of a typo" in only.coverage["note"]
     assert "'dropout'" in only.coverage["note"]
+    # nonsense whose words lie near some word is not "a typo": the fixed query would
+    # find no strong answer either
+    assert "typo" not in service.search_sync("lorem ipsum dolor", mode="keyword"
+                                             ).coverage.get("note", "")
     assert service.search_sync("dropout rate", mode="hybrid").suggestions == {}
     # a word no document holds and nothing is near: no suggestion, no typo note
     none = service.search_sync("qxzvkw", mode="keyword")

@@ -42,6 +42,10 @@ def test_suggestions_by_distance_and_document_frequency():
     assert suggest("Dropuot", v)[0] == "dropout"
     assert suggest("atention", v) == ["attention", "retention"]  # 1 edit, then 2 edits
     assert suggest("qwzxv", v) == [] and suggest("ab", v) == []
+    # a short word gets suggestions one edit away only: two turn nonsense into words
+    v3 = Vocabulary.from_counts({"gzx": 3, "more": 80, "loren": 1, "the": 99})
+    assert suggest("qwzx", v3) == [] and suggest("lorem", v3) == ["loren"]
+    assert suggest("teh", v3) == ["the"] and "more" in suggest("lorem", v3, max_distance=2)
     assert suggest("dropout", v) == ["dropouts"]         # the word itself is never offered
     assert len(suggest("dropoutt", v)) <= 3
     # a farther word wins only when it is about 100 times as common

@@ -3,7 +3,9 @@
 Two signals, one per arm, both comparable across queries (neither compares BM25 scores of
 different documents):
 
-- keyword: the best listed row's share of the query's rarity mass held by *rare* terms:
+- keyword: 1 when a listed row holds a rare identifier of the query as typed
+  (:func:`rare_identifier`); else the best listed row's share of the query's rarity mass
+  held by *rare* terms:
   ``sum idf(t) over the row's terms t held by at most RARE_SHARE of the documents /
   sum idf(t) over all query terms`` (idf as in :func:`.keyword.query_coverage`; a term
   found nowhere has the largest idf, so random letters or a typo pull it down). A page
@@ -73,6 +75,21 @@ def keyword_strength(ranking: Ranking, docs) -> float:
     total = math.fsum(idf[keys.index(str(t))] for t in ranking.terms) or 1.0
     rare = [w if d <= RARE_SHARE * n else 0.0 for w, d in zip(idf, df)]
     return float(mask_sums(distinct(ranking.mask), rare).max()) / total
+
+
+def rare_identifier(ranking: Ranking, docs) -> bool:
+    """True when a listed row holds an identifier term of the query (one matched as typed:
+    :mod:`pdftui.identifiers`) that at most ``RARE_SHARE`` of the documents searched hold.
+    An arXiv id, a DOI or a version string found exactly is an answer, whatever share of
+    the query's idf mass its word stems ("1706", "03762") leave unmatched; ``docs`` as for
+    :func:`keyword_strength`."""
+    n = len(docs.names) if isinstance(docs, Scope) else len(docs)
+    if not n or not len(ranking.ids) or not any(t.ident for t in ranking.terms):
+        return False
+    sc = docs if isinstance(docs, Scope) else Scope.of(ranking, docs)
+    df = _key_df(ranking, sc).tolist()
+    return any(t.ident and 0 < df[ranking.keys.index(str(t))] <= RARE_SHARE * n
+               for t in ranking.terms)
 
 
 def judge(keyword: float | None, semantic: float | None, known: float = 1.0,

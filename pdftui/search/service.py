@@ -452,7 +452,8 @@ class Engine:
         check()
         hits = self.hits(lists, granularity, top_k, text)
         sugg, unknown = self.suggestions(q, searchable) if mode != "semantic" else ({}, [])
-        if unknown and not lists["keyword"] and set(unknown) == set(sugg):
+        if unknown and not lists["keyword"] and set(unknown) == set(sugg) and \
+                self._typo_fixes(text, sugg, granularity, searchable):
             words = ", ".join(f"{w!r} (did you mean {v[0]!r}?)" for w, v in sugg.items())
             coverage["note"] = ("the keyword arm found nothing only because of a typo:"
                                 f" no document holds {words}")
@@ -475,6 +476,19 @@ class Engine:
         return SearchResult(text, mode, granularity, coverage,
                             (time.perf_counter() - t0) * 1000, hits, sugg,
                             ev.weak or not hits)
+
+    def _typo_fixes(self, text: str, sugg: dict[str, list[str]], granularity: str,
+                    searchable: list[_Doc]) -> bool:
+        """Would the query find a strong keyword answer (evidence >= ``weak_keyword``)
+        with each unknown word replaced by its first suggestion? Only then is "a typo"
+        the reason it found nothing ("dropuot" -> "dropout"); nonsense whose words each
+        lie one edit from some rare word ("lorem ipsum" -> "loren lipsum") is not."""
+        fixed = text
+        for word, alts in sugg.items():
+            fixed = re.sub(rf"(?<!\w){re.escape(word)}(?!\w)", alts[0], fixed,
+                           flags=re.IGNORECASE)
+        got = self.rank(fixed, "keyword", granularity, searchable, {})
+        return got.get("kw_strength", 0.0) >= self.options.weak_keyword
 
     def known_share(self, q: Query) -> float:
         """The share of the query's content words (letters, not common function words)
@@ -564,7 +578,8 @@ class Engine:
             ranking = self.kw.rank(terms, contents, kind, o.policy, o.title_weight, o.idf)
             ranking = keyword.restrict(ranking, res.keep_rows, res.drop_rows)
             scope = keyword.Scope.of(ranking, by_doc)
-            out["kw_strength"] = evidence.keyword_strength(ranking, scope)
+            out["kw_strength"] = 1.0 if evidence.rare_identifier(ranking, scope) else \
+                evidence.keyword_strength(ranking, scope)
             fl = keyword.fuse_arrays(ranking, scope, o.tiebreak,
                                      o.scheme if kind == "pages" else o.section_scheme,
                                      o.doc_signal, o.doc_weight, o.doc_k)

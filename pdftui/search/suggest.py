@@ -2,7 +2,8 @@
 
 A query word is *unknown* when its porter stem is in no page of the index. Its candidates
 are the folder's surface words (the cache's ``words`` table: each content's distinct
-case-folded words) within optimal-string-alignment distance 2 (Levenshtein with adjacent
+case-folded words) within optimal-string-alignment distance 2, 1 for a word of up to 5
+letters (Levenshtein with adjacent
 transpositions counting one edit: "dropuot" -> "dropout" is 1), ranked by a noisy-channel
 score ``log(df) + d * log(EDIT_COST)`` (df = documents holding the word, d = the distance;
 Kernighan, Church & Gale, "A spelling correction program based on a noisy channel model",
@@ -22,6 +23,7 @@ MAX_DISTANCE = 2
 EDIT_COST = 0.01
 MAX_SUGGESTIONS = 3
 MIN_LEN = 3
+SHORT_LEN = 5
 MAX_LEN = 30
 
 
@@ -72,13 +74,23 @@ def distances(word: str, codes: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     return prev[np.arange(n), lengths] if n else np.zeros(0, dtype=np.int32)
 
 
+def max_edits(length: int) -> int:
+    """How many edits a suggestion may be from a word of ``length`` letters: 1 up to
+    ``SHORT_LEN`` letters, else :data:`MAX_DISTANCE`. Two edits turn most short strings
+    into some indexed word ("qwzx" -> "gzx", "lorem" -> "more"): nonsense, not a typo."""
+    return 1 if length <= SHORT_LEN else MAX_DISTANCE
+
+
 def suggest(word: str, vocab: Vocabulary, n: int = MAX_SUGGESTIONS,
-            max_distance: int = MAX_DISTANCE) -> list[str]:
-    """Up to ``n`` indexed words within ``max_distance`` edits of ``word`` (case-folded),
-    best first by the noisy-channel score; ``[]`` for a word outside 3-30 letters."""
+            max_distance: int | None = None) -> list[str]:
+    """Up to ``n`` indexed words within ``max_distance`` edits of ``word`` (case-folded;
+    default :func:`max_edits` of its length), best first by the noisy-channel score;
+    ``[]`` for a word outside 3-30 letters."""
     w = word.casefold()
     if not (MIN_LEN <= len(w) <= MAX_LEN) or not len(vocab.words):
         return []
+    if max_distance is None:
+        max_distance = max_edits(len(w))
     near = np.flatnonzero(np.abs(vocab.lengths - len(w)) <= max_distance)
     if not len(near):
         return []
