@@ -57,7 +57,7 @@ import time
 import unicodedata
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from .document import Extraction, Metadata
@@ -308,6 +308,91 @@ def _head_source(title: str, text: str, own_chars: int) -> tuple[str, str]:
 def count_tokens(text: str) -> int:
     """Approximate FTS5 unicode61 token count of ``fts_text(text)`` (for BM25 lengths)."""
     return len(_TOKEN_RE.findall(fts_text(text)))
+
+
+@dataclass
+class _Previous:
+    """What an older extraction of a content held that a new one may keep: its page texts
+    by number, its embedding units, and each section's head source by ordinal."""
+
+    texts: dict[int, str] = field(default_factory=dict)
+    units: list[tuple] = field(default_factory=list)
+    heads: dict[int, tuple[str, str]] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, db: sqlite3.Connection, content_id: int) -> _Previous:
+        return cls(
+            dict(db.execute("SELECT number, text FROM pages WHERE content_id=?",
+                            (content_id,))),
+            db.execute("SELECT model_id, page, ordinal, char_start, char_end, vector FROM units"
+                       " WHERE content_id=?", (content_id,)).fetchall(),
+            {o: _head_source(t, x, n) for o, t, x, n in db.execute(
+                "SELECT ordinal, title, text, own_chars FROM sections WHERE content_id=?",
+                (content_id,))})
+
+    def kept_units(self, cid: int, ex: Extraction) -> list[tuple]:
+        """The unit rows (for content ``cid``) still valid for ``ex``: those of pages whose
+        text did not change, and section heads made from the same title and opening."""
+        same = {p.number for p in ex.pages if self.texts.get(p.number) == p.text}
+        # a section head is kept by what it is made from, whatever its ordinal
+        # (a heading added or dropped before it shifts the ordinals)
+        head_vecs = {(u[0], self.heads[u[2]]): u for u in self.units
+                     if u[1] == SECTION_HEAD_PAGE and u[2] in self.heads}
+        keep = [(cid, *u) for u in self.units if u[1] != SECTION_HEAD_PAGE and u[1] in same]
+        models = {u[0] for u in self.units}
+        for s in ex.sections:
+            src = _head_source(s.title, s.text, s.own_chars)
+            for model_id in models:
+                u = head_vecs.get((model_id, src))
+                if u is not None:
+                    keep.append((cid, model_id, SECTION_HEAD_PAGE, s.ordinal, *u[3:]))
+        return keep
+
+
+def _insert_pages(db: sqlite3.Connection, cid: int, ex: Extraction, index_text: bool) -> int:
+    """Insert the pages (and their FTS rows when ``index_text``) and blocks of ``ex`` for
+    content ``cid``; returns the pages' token count."""
+    n_tokens_total = 0
+    for page in ex.pages:
+        n_tok = count_tokens(page.text) if index_text else 0
+        n_tokens_total += n_tok
+        pid = db.execute(
+            "INSERT INTO pages(content_id, number, label, text, n_tokens, ocr)"
+            " VALUES(?,?,?,?,?,?)",
+            (cid, page.number, page.label, page.text, n_tok, int(page.ocr)),
+        ).lastrowid
+        if index_text and page.text.strip():
+            db.execute("INSERT INTO pages_fts(rowid, text) VALUES(?, ?)",
+                       (pid, fts_text(page.text)))
+        db.executemany(
+            "INSERT INTO blocks(content_id, page, ordinal, x0, y0, x1, y1, text)"
+            " VALUES(?,?,?,?,?,?,?,?)",
+            [(cid, page.number, i, b.x0, b.y0, b.x1, b.y1, b.text)
+             for i, b in enumerate(page.blocks)],
+        )
+    return n_tokens_total
+
+
+def _insert_sections(db: sqlite3.Connection, cid: int, ex: Extraction,
+                     index_text: bool) -> list[int]:
+    """Insert the sections of ``ex`` for content ``cid`` (and their FTS rows, by title and
+    own text, when ``index_text``); returns their row ids in order."""
+    section_ids = []
+    for s in ex.sections:
+        sid = db.execute(
+            "INSERT INTO sections(content_id, ordinal, level, title, path, start_page,"
+            " start_block, end_page, end_block, text, source, n_tokens, own_chars)"
+            " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            (cid, s.ordinal, s.level, s.title, s.path, s.start_page, s.start_block,
+             s.end_page, s.end_block, s.text, s.source,
+             count_tokens(s.title + " " + s.own_text) if index_text else 0,
+             s.own_chars),
+        ).lastrowid
+        section_ids.append(sid)
+        if index_text:
+            db.execute("INSERT INTO sections_fts(rowid, title, text) VALUES(?,?,?)",
+                       (sid, fts_text(s.title), fts_text(s.own_text)))
+    return section_ids
 
 
 class Cache:
@@ -689,20 +774,9 @@ class Cache:
             if found and found[1] == EXTRACTOR_VERSION and not (
                     ex.ocr_missing < self.ocr_missing(found[0])):
                 return found[0]
-            old_texts: dict[int, str] = {}
-            old_units: list[tuple] = []
-            old_heads: dict[int, tuple[str, str]] = {}
+            old = _Previous.of(db, found[0]) if found else _Previous()
             if found:
-                old_texts = dict(db.execute(
-                    "SELECT number, text FROM pages WHERE content_id=?", (found[0],)))
-                old_units = db.execute(
-                    "SELECT model_id, page, ordinal, char_start, char_end, vector FROM units"
-                    " WHERE content_id=?", (found[0],)).fetchall()
-                old_heads = {o: _head_source(t, x, n) for o, t, x, n in db.execute(
-                    "SELECT ordinal, title, text, own_chars FROM sections WHERE content_id=?",
-                    (found[0],))}
                 self.delete_content(found[0])
-            n_tokens_total = 0
             cur = db.execute(
                 "INSERT INTO contents(sha256, size, title, page_count, skip_reason,"
                 " text_quality, outline_dropped, notes, n_tokens, extractor_version,"
@@ -714,47 +788,13 @@ class Cache:
             )
             cid = cur.lastrowid
             index_text = ex.skip_reason is None and ex.text_quality == "ok"
-            for page in ex.pages:
-                n_tok = count_tokens(page.text) if index_text else 0
-                n_tokens_total += n_tok
-                pid = db.execute(
-                    "INSERT INTO pages(content_id, number, label, text, n_tokens, ocr)"
-                    " VALUES(?,?,?,?,?,?)",
-                    (cid, page.number, page.label, page.text, n_tok, int(page.ocr)),
-                ).lastrowid
-                if index_text and page.text.strip():
-                    db.execute(
-                        "INSERT INTO pages_fts(rowid, text) VALUES(?, ?)",
-                        (pid, fts_text(page.text)),
-                    )
-                db.executemany(
-                    "INSERT INTO blocks(content_id, page, ordinal, x0, y0, x1, y1, text)"
-                    " VALUES(?,?,?,?,?,?,?,?)",
-                    [(cid, page.number, i, b.x0, b.y0, b.x1, b.y1, b.text)
-                     for i, b in enumerate(page.blocks)],
-                )
+            n_tokens_total = _insert_pages(db, cid, ex, index_text)
             db.executemany(
                 "INSERT INTO outline(content_id, ordinal, level, title, page, y)"
                 " VALUES(?,?,?,?,?,?)",
                 [(cid, i, e.level, e.title, e.page, e.y) for i, e in enumerate(ex.outline)],
             )
-            section_ids = []
-            for s in ex.sections:
-                sid = db.execute(
-                    "INSERT INTO sections(content_id, ordinal, level, title, path, start_page,"
-                    " start_block, end_page, end_block, text, source, n_tokens, own_chars)"
-                    " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                    (cid, s.ordinal, s.level, s.title, s.path, s.start_page, s.start_block,
-                     s.end_page, s.end_block, s.text, s.source,
-                     count_tokens(s.title + " " + s.own_text) if index_text else 0,
-                     s.own_chars),
-                ).lastrowid
-                section_ids.append(sid)
-                if index_text:
-                    db.execute(
-                        "INSERT INTO sections_fts(rowid, title, text) VALUES(?,?,?)",
-                        (sid, fts_text(s.title), fts_text(s.own_text)),
-                    )
+            section_ids = _insert_sections(db, cid, ex, index_text)
             db.execute("UPDATE contents SET n_tokens=? WHERE id=?", (n_tokens_total, cid))
             if ex.metadata is not None:
                 self.set_metadata(cid, ex.metadata)
@@ -763,24 +803,10 @@ class Cache:
                     cid, db.execute("SELECT id, text FROM pages WHERE content_id=?",
                                     (cid,)).fetchall(),
                     [(sid, s.title, s.own_text) for sid, s in zip(section_ids, ex.sections)])
-            if old_units and index_text:
-                same = {p.number for p in ex.pages if old_texts.get(p.number) == p.text}
-                # a section head is kept by what it is made from, whatever its ordinal
-                # (a heading added or dropped before it shifts the ordinals)
-                head_vecs = {(u[0], old_heads[u[2]]): u for u in old_units
-                             if u[1] == SECTION_HEAD_PAGE and u[2] in old_heads}
-                keep = [(cid, *u) for u in old_units
-                        if u[1] != SECTION_HEAD_PAGE and u[1] in same]
-                models = {u[0] for u in old_units}
-                for s in ex.sections:
-                    src = _head_source(s.title, s.text, s.own_chars)
-                    for model_id in models:
-                        u = head_vecs.get((model_id, src))
-                        if u is not None:
-                            keep.append((cid, model_id, SECTION_HEAD_PAGE, s.ordinal, *u[3:]))
+            if old.units and index_text:
                 db.executemany(
                     "INSERT INTO units(content_id, model_id, page, ordinal, char_start,"
-                    " char_end, vector) VALUES(?,?,?,?,?,?,?)", keep)
+                    " char_end, vector) VALUES(?,?,?,?,?,?,?)", old.kept_units(cid, ex))
             db.executemany(
                 "INSERT OR REPLACE INTO ocr_pages(sha256, settings, number, data)"
                 " VALUES(?,?,?,?)",
