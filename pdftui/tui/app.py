@@ -376,10 +376,12 @@ class PdftuiApp(TriageMixin, App):
     def _session_loaded(self, event: SessionLoaded) -> None:
         """Reopening a folder: the last query, mode, granularity, scope and reader
         position come back."""
-        self.history = list(event.history)
+        # queries run while it loaded stay newest
+        self.history = self.history + [q for q in event.history if q not in self.history]
         s = event.session
         self._session_restored = True
-        if s is None:
+        if s is None or self._user_acted:
+            # keys pressed while it loaded win: never overwrite what was typed or focused
             return
         self._restoring = True
         try:
@@ -677,6 +679,7 @@ class PdftuiApp(TriageMixin, App):
         key lands in the box, in order.
         """
         if isinstance(event, events.Key) and not event.is_forwarded:
+            self._user_acted = True
             if self._route_key(event):
                 return
         await super().on_event(event)

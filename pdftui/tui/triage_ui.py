@@ -39,6 +39,7 @@ class TriageMixin:
         self._session_timer = None
         self._restoring = False
         self._session_restored = False
+        self._user_acted = False   # a key was pressed before the last session came back
 
     # -- the store, on its own thread ------------------------------------------------------
     async def triage_call(self, fn):

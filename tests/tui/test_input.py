@@ -159,3 +159,41 @@ def test_the_footer_offers_the_other_granularity(make_app):
             await pilot.pause()
             assert footer_p(app, "G") == "Pages" and footer_p(app) == ""
     run(go())
+
+
+def test_a_query_typed_while_the_last_session_loads_is_kept(make_app, tui_index, data_dir):
+    """Fresh-user finding: a query typed in the first seconds (the last session still
+    being read) was overwritten by the restored one. The restore never overwrites what
+    the user typed or focused since start."""
+    from pdftui.triage.store import Session, TriageStore
+
+    folder, _cache = tui_index
+    with TriageStore(data_dir) as store:
+        store.save_session(folder, Session("euler fonts", "keyword", "page", (), None))
+        store.add_history(folder, "euler fonts")
+
+    async def go():
+        app = make_app()
+        gate = app.triage_gate._lock
+        gate.acquire()   # the user data answers late (a slow disk, a busy writer)
+        try:
+            async with app.run_test(size=(80, 24)) as pilot:
+                await pilot.pause()
+                box = app.query_one("#query")
+                burst(app, "attention heads")
+                await wait_for(pilot, lambda: box.value == "attention heads", what="typed")
+                await pilot.press("enter")
+                await wait_for(pilot, lambda: app.shown_key is not None
+                               and app.shown_key[0] == "attention heads", what="typed query")
+                gate.release()
+                gate = None
+                await wait_for(pilot, lambda: app._session_restored, what="session read")
+                await pilot.pause(0.2)
+                assert box.value == "attention heads"
+                assert app.search_key()[0] == "attention heads" and app.mode == "hybrid"
+                # the history came back, the query typed meanwhile the newest
+                assert app.history[:2] == ["attention heads", "euler fonts"]
+        finally:
+            if gate is not None:
+                gate.release()
+    run(go())
