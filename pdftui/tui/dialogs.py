@@ -70,7 +70,7 @@ class ExportScreen(ModalScreen[ExportRequest | None]):
 
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="export.cancel")]
 
-    def __init__(self, folder_name: str, fmt: str = "markdown", marked: str = "keep") -> None:
+    def __init__(self, folder_name: str, fmt: str = "markdown", marked: str = "any") -> None:
         super().__init__()
         self.folder_name = folder_name
         self.fmt = fmt

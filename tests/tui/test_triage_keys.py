@@ -440,3 +440,21 @@ def test_open_in_viewer_never_blocks_and_shows_a_failing_viewer(make_app, tmp_pa
                            what="viewer error")
             assert app.is_running
     run(go())
+
+
+def test_export_dialog_defaults_to_every_marked_document_as_the_cli(make_app):
+    """``e``: the dialog starts on "any mark", as ``pdftui export`` does, and says how to
+    export."""
+    from textual.widgets import Select
+
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(100, 30)) as pilot:
+            await settle(pilot)
+            await pilot.press("escape", "e")
+            await wait_for(pilot, lambda: isinstance(app.screen, ExportScreen))
+            assert app.screen.query_one("#export-marked", Select).value == "any"
+            assert "Enter in File exports" in app.screen.query_one("#export-box").border_subtitle
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: app.screen is app.main_screen)
+    run(go())
