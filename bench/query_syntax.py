@@ -28,7 +28,6 @@ from __future__ import annotations
 import argparse
 import json
 import re
-import sqlite3
 import subprocess
 import sys
 import time
@@ -36,7 +35,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from pdftui.cache import _TOKENIZER, fts_text  # noqa: E402
+from tests.harness import holds  # noqa: E402
 from pdftui.library import Library  # noqa: E402
 from pdftui.search.query import phrase_regex  # noqa: E402
 
@@ -65,26 +64,6 @@ REAL = ["what dropout rate did the base model use", "how does GFS handle chunk s
         "scaled dot-product attention"]
 MODES = ("keyword", "semantic", "hybrid")
 GRANULARITIES = ("page", "section")
-
-
-def holds(text: str, what: str) -> bool:
-    """Does ``text`` hold the word, ``word*`` prefix or phrase ``what`` (or the phrase
-    with two adjacent words closed up: "chunkserver") as FTS5 matches it (the index's
-    tokenizer, one in-memory row)?"""
-    db = sqlite3.connect(":memory:")
-    try:
-        db.execute(f"CREATE VIRTUAL TABLE t USING fts5(x, tokenize='{_TOKENIZER}')")
-        db.execute("INSERT INTO t VALUES(?)", (fts_text(text),))
-        words = re.findall(r"[^\W_]+", what.rstrip("*"))
-        star = " *" if what.endswith("*") else ""
-        # the phrase, or two adjacent words of it closed up ("chunk server": chunkserver)
-        forms = [words] + [words[:i] + [a + b] + words[i + 2:]
-                           for i, (a, b) in enumerate(zip(words, words[1:]))]
-        q = " OR ".join('"' + fts_text(" ".join(f)).replace('"', '""') + '"' + star
-                        for f in forms)
-        return db.execute("SELECT count(*) FROM t WHERE t MATCH ?", (q,)).fetchone()[0] > 0
-    finally:
-        db.close()
 
 
 def hit_text(lib: Library, hit: dict) -> tuple[str, str]:

@@ -574,3 +574,27 @@ class ChangeSeq:
         os.replace(f / "d.pdf", f / "a.pdf")
         self.truth["a.pdf"] = self.truth.pop("d.pdf")
         self.check("swap", ["replacedalpha", "replacedbeta"], {"deltaone": "a.pdf"})
+
+
+def holds(text: str, what: str) -> bool:
+    """FTS5 as the oracle of "does this text hold it" (tests/test_query.py and
+    bench/query_syntax.py). Does ``text`` hold the word, ``word*`` prefix or phrase ``what`` (or the phrase
+    with two adjacent words closed up) as the index matches it? Judged by SQLite itself:
+    an FTS5 phrase query (the index's tokenizer) against an in-memory table holding
+    ``text`` alone, not by the code under test."""
+    from pdftui.cache import _TOKENIZER, fts_text
+
+    db = sqlite3.connect(":memory:")
+    try:
+        db.execute(f"CREATE VIRTUAL TABLE t USING fts5(x, tokenize='{_TOKENIZER}')")
+        db.execute("INSERT INTO t VALUES(?)", (fts_text(text),))
+        words = re.findall(r"[^\W_]+", what.rstrip("*"))
+        star = " *" if what.endswith("*") else ""
+        # the phrase, or two adjacent words of it closed up ("chunk server": chunkserver)
+        forms = [words] + [words[:i] + [a + b] + words[i + 2:]
+                           for i, (a, b) in enumerate(zip(words, words[1:]))]
+        q = " OR ".join('"' + fts_text(" ".join(f)).replace('"', '""') + '"' + star
+                        for f in forms)
+        return db.execute("SELECT count(*) FROM t WHERE t MATCH ?", (q,)).fetchone()[0] > 0
+    finally:
+        db.close()

@@ -4,13 +4,12 @@ real search over real corpus PDFs (phrases, exclusions in every arm, fields, ide
 from __future__ import annotations
 
 import re
-import sqlite3
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pdftui.cache import _TOKENIZER, Cache, fts_text
+from pdftui.cache import Cache
 from pdftui.identifiers import identifiers_in, normalize
 from pdftui.index import index_folder
 from pdftui.library import Library
@@ -20,6 +19,7 @@ from pdftui.search.query import (Field, FieldName, Query, as_you_type, parse, pa
                                  phrase_regex)
 
 from .conftest import copy_docs
+from .harness import holds
 from .invariants import assert_well_parsed, assert_well_ranked
 from .test_keyword import add, hostile_queries
 
@@ -105,8 +105,12 @@ def test_as_you_type_table(typed, run):
 
 def test_as_you_type_never_raises():
     for text in hostile_queries() + [None, 12, '"', '-"', "-", "title:\"", "x" * 20_000]:
-        assert isinstance(as_you_type(text), str)
-        assert isinstance(parse(as_you_type(text)), Query)
+        typed = as_you_type(text)
+        # what runs while typing is a well-formed query made of what was typed: at most a
+        # closing quote and a prefix star more
+        assert isinstance(typed, str) and len(typed) <= len(text if isinstance(text, str)
+                                                             else str(text)) + 2
+        assert_well_parsed(parse(typed))
 
 
 def test_parser_never_raises_on_hostile_queries():
@@ -194,27 +198,6 @@ def attention(tmp_path_factory):
 
 def page_text(lib: Library, hit) -> str:
     return lib.page(hit.doc, hit.page).text
-
-
-def holds(text: str, what: str) -> bool:
-    """Does ``text`` hold the word, ``word*`` prefix or phrase ``what`` (or the phrase
-    with two adjacent words closed up) as the index matches it? Judged by SQLite itself:
-    an FTS5 phrase query (the index's tokenizer) against an in-memory table holding
-    ``text`` alone, not by the code under test."""
-    db = sqlite3.connect(":memory:")
-    try:
-        db.execute(f"CREATE VIRTUAL TABLE t USING fts5(x, tokenize='{_TOKENIZER}')")
-        db.execute("INSERT INTO t VALUES(?)", (fts_text(text),))
-        words = re.findall(r"[^\W_]+", what.rstrip("*"))
-        star = " *" if what.endswith("*") else ""
-        # the phrase, or two adjacent words of it closed up ("chunk server": chunkserver)
-        forms = [words] + [words[:i] + [a + b] + words[i + 2:]
-                           for i, (a, b) in enumerate(zip(words, words[1:]))]
-        q = " OR ".join('"' + fts_text(" ".join(f)).replace('"', '""') + '"' + star
-                        for f in forms)
-        return db.execute("SELECT count(*) FROM t WHERE t MATCH ?", (q,)).fetchone()[0] > 0
-    finally:
-        db.close()
 
 
 def hit_body(lib: Library, hit) -> tuple[str, str]:
