@@ -151,3 +151,14 @@ async def search(pilot, text: str, submit: bool = True) -> dict:
                    and app.shown_key == app.search_key(), what=f"results for {text!r}")
     await pilot.pause()
     return results.data
+
+
+async def reader_ready(pilot, check=lambda r: True):
+    """Wait until the reader pane shows a view for which ``check(reader)`` holds; returns
+    the :class:`~pdftui.tui.reader_pane.ReaderPane`."""
+    from pdftui.tui.reader_pane import ReaderPane
+
+    reader = pilot.app.query_one(ReaderPane)
+    await wait_for(pilot, lambda: reader.view is not None and check(reader), what="reader")
+    await pilot.pause()
+    return reader

@@ -19,7 +19,7 @@ from pdftui.tui.reader_pane import GoToPageScreen, ReaderBody, ReaderPane, ReadR
 from pdftui.tui.results_pane import HitTable, ResultsPane, short_doc
 
 from ..conftest import TRICKY, shared_file
-from .conftest import MARKUP_DOC, make_markup_pdf, search, settle, wait_for
+from .conftest import MARKUP_DOC, make_markup_pdf, reader_ready, search, settle, wait_for
 
 ATTENTION = "arxiv-1706.03762v5-attention-is-all-you-need.pdf"
 
@@ -31,13 +31,6 @@ def run(coro):
 def cell_text(table, row: int, key: str) -> str:
     value = table.get_cell_at((row, list(table.columns).index(key)))
     return getattr(value, "plain", str(value))
-
-
-async def reader_ready(pilot, check=lambda r: True):
-    reader = pilot.app.query_one(ReaderPane)
-    await wait_for(pilot, lambda: reader.view is not None and check(reader), what="reader")
-    await pilot.pause()
-    return reader
 
 
 async def attention_reader(pilot):

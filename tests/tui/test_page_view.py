@@ -8,14 +8,7 @@ from pdftui.tui.page_view import PageView
 from pdftui.tui.reader_pane import ReaderBody, ReaderPane
 from pdftui.tui.results_pane import ResultsPane
 
-from .conftest import search, settle, wait_for
-
-
-async def _reader(pilot, check=lambda r: True) -> ReaderPane:
-    reader = pilot.app.query_one(ReaderPane)
-    await wait_for(pilot, lambda: reader.view is not None and check(reader), what="reader")
-    await pilot.pause()
-    return reader
+from .conftest import reader_ready, search, settle, wait_for
 
 
 def test_i_shows_the_page_image_with_the_hit_framed_and_steps_pages(make_app):
@@ -28,7 +21,7 @@ async def _image_steps(app) -> None:
         await search(pilot, "multi-head attention jointly attend")
         hit = app.query_one(ResultsPane).current_hit()
         await pilot.press("enter")
-        reader = await _reader(pilot)
+        reader = await reader_ready(pilot)
         page = reader.view.page
         assert reader.view.target_box is not None and reader.view.target_box[0] == page
         image = reader.query_one(PageView)
@@ -65,7 +58,7 @@ async def _image_error(app, tmp_path) -> None:
         await settle(pilot)
         await search(pilot, "multi-head attention jointly attend")
         await pilot.press("enter")
-        reader = await _reader(pilot)
+        reader = await reader_ready(pilot)
         image = reader.query_one(PageView)
         app.root = str(tmp_path)  # the folder went away under the reader
         await pilot.press("i")
