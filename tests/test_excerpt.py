@@ -80,3 +80,32 @@ def test_captions_pointers_and_reference_entries_weigh_less_than_prose():
     # a statement with a pointer in passing is still prose
     assert kind_weight("For overlays, you must use both the semlayer and semcolor style"
                        " options (see page 37).") == 1.0
+
+
+def test_a_page_found_by_meaning_only_shows_its_defining_passage():
+    """A described query sharing no word with the page used to show whichever passage
+    overlapped the best embedding unit most (an aside about 'note text' effects, the
+    introduction's second paragraph); the page's abstract, else the opening of a section
+    starting on it, is what it states."""
+    q = parse_query("dictation software warming up on piles of voice recordings nobody typed out")
+    wav = _blocks("arxiv-1904.05862-wav2vec.pdf", 1)
+    _i, text = choose(wav, q)
+    assert text.lower().startswith("abstract") and "unlabeled audio data" in text
+    beamer = _blocks("texlive-beamer-user-guide.pdf", 196)
+    head = next(i for i, b in enumerate(beamer) if b.startswith("19 Adding Notes"))
+    q = parse_query("private cue cards for the speaker that the crowd never gets to view")
+    _i, text = choose(beamer, q, section_starts={head})
+    assert "reminder to yourself of what you should say" in text
+    # a page holding a query term still shows the passage that holds it
+    _i, text = choose(beamer, parse_query("note text appended to the current slide"),
+                      section_starts={head})
+    assert "appends" in text or "note text" in text.lower()
+
+
+def test_equal_scores_go_to_the_earlier_passage_with_the_lead_in():
+    """The display '\\newindex{aut}{adx}{and}{Name Index}' and the paragraph explaining it
+    hold the same query terms; the explanation alone was shown (a longer first block won
+    the tie), now the passage that starts earlier, with the command, is."""
+    blocks = _blocks("texlive-index.pdf", 2)
+    _i, text = choose(blocks, parse_query("separate author name index in a LaTeX book"))
+    assert "\\newindex{aut}" in text

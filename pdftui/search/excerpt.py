@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from ..cache import _CJK_RE
@@ -60,6 +60,11 @@ _XREF_RE = re.compile(r"^\W*((for|a|an|more)\b[^.]{0,60}?\b)?(see|cf\.|refer to)
 _REFERENCE_RE = re.compile(r"^\s*(\[\d{1,3}\]|\d{1,3}\.)\s+\S.{0,200}?(\(|, )(19|20)\d\d[a-z]?"
                            r"\b", re.S)
 _SENTENCE_END = tuple(".!?:;)]}\"'”’")
+_ABSTRACT_RE = re.compile(r"^\W*abstract\b", re.I)
+_STATEMENT_RE = re.compile(r"\b(in this (paper|work|article|report|chapter|section)|we (propose|"
+                           r"present|introduce|address|describe|show that))\b", re.I)
+_ASIDE_RE = re.compile(r"^\W*(\d+(\.\d+)*\.?\s*)?(related work|references|bibliography|"
+                       r"acknowledg|background)", re.I)
 
 
 @dataclass(frozen=True)
@@ -281,6 +286,26 @@ def passage_text(p: Passage, blocks: Sequence[str]) -> str:
     return " ".join(blocks[j].strip() for j in p.members if blocks[j].strip())
 
 
+def defining(cands: Sequence[Passage], blocks: Sequence[str],
+             section_starts: Collection[int] = ()) -> Passage | None:
+    """The passage of a page that states what the page is about, for a page that shares no
+    word with the query (found by meaning only): the abstract; else the opening of a
+    section starting on the page (its heading and first paragraph; not related work,
+    background, references or acknowledgements); else the first statement of purpose
+    ("in this paper", "we propose"). None when the page has none of these.
+
+    ``section_starts``: indexes into ``blocks`` of the blocks where a section starts.
+    """
+    prose = [p for p in cands if p.kind == "text"]
+    for ok in (lambda p: bool(_ABSTRACT_RE.match(blocks[p.seed])),
+               lambda p: p.seed in section_starts and not _ASIDE_RE.match(blocks[p.seed]),
+               lambda p: bool(_STATEMENT_RE.search(blocks[p.seed]))):
+        got = next((p for p in prose if ok(p)), None)
+        if got is not None:
+            return got
+    return None
+
+
 def _weights(stems: Sequence[set[str]], terms: Sequence[Term], squashed: Sequence[str]
              ) -> tuple[list[set[int]], list[float]]:
     """Matched term indexes per block and each term's rarity on the page:
@@ -294,7 +319,8 @@ def _weights(stems: Sequence[set[str]], terms: Sequence[Term], squashed: Sequenc
 def choose(blocks: Sequence[str], terms: Sequence[Term],
            unit_span: tuple[int, int] | None = None, page_text: str | None = None,
            stems: Sequence[set[str]] | None = None, next_blocks: Sequence[str] = (),
-           phrases: Sequence[str] = ()) -> tuple[int, str]:
+           phrases: Sequence[str] = (), section_starts: Collection[int] = ()
+           ) -> tuple[int, str]:
     """The excerpt of one page: ``(index of the passage's seed block, capped plain
     text)``; ``(-1, "")`` when the page has no blocks.
 
@@ -303,7 +329,9 @@ def choose(blocks: Sequence[str], terms: Sequence[Term],
     ``next_blocks``: the next page's blocks, so a paragraph broken by the page end is
     shown whole. ``phrases``: the query's required phrases; a passage holding one wins,
     over the best unit's passage too (a semantic hit of a phrase query shows the phrase),
-    and a long one is cut around the phrase.
+    and a long one is cut around the phrase. ``section_starts``: indexes of the blocks
+    where a section starts; when no passage holds a query term, the page's defining
+    passage is shown (:func:`defining`).
     """
     if not blocks:
         return -1, ""
@@ -329,12 +357,20 @@ def choose(blocks: Sequence[str], terms: Sequence[Term],
         return any(r.search(passage_text(p, allb)) for r in rx) if rx else False
 
     def key(p: Passage) -> tuple:
-        return (has(p), round(score(p), 9), weighted_len(blocks[p.seed]) >= MIN_CHARS, -p.seed)
+        # equal scores: a table whole (not a row grown into its caption), then the
+        # earlier passage, which holds the later one's lead-in (a heading, the line
+        # introducing a display) or states the thing first
+        return (has(p), round(score(p), 9), p.kind == "table", -p.seed)
 
     if rx and not any(has(p) for p in cands):
         # the phrase runs across two blocks no passage joins (a column break): show both
         cands += [Passage(j, (j, j + 1)) for j in range(min(len(blocks), len(allb) - 1))
                   if any(r.search(allb[j].strip() + " " + allb[j + 1].strip()) for r in rx)]
+    if not any(has(p) or score(p) > 0 for p in cands):
+        # a page found by meaning only: what it states, not a passage picked by position
+        best = defining(cands, blocks, section_starts)
+        if best is not None:
+            return best.seed, _capped(passage_text(best, allb), terms, rx)
     if unit_span is not None and page_text is not None:
         spans = block_spans(page_text, blocks)
         a, b = unit_span

@@ -366,6 +366,11 @@ class Engine:
                 best = path
         return best
 
+    def section_starts(self, cid: int, page: int) -> set[int]:
+        """Indexes (block ordinals) of the blocks of page ``page`` (1-based) of content
+        ``cid`` where a section starts."""
+        return {sb for _sid, _t, _p, sp, sb, *_rest in self._sections(cid) if sp == page}
+
     # -- the model ------------------------------------------------------------------------
     def matrix(self) -> VectorMatrix:
         """The unit matrix, refreshed when the cache changed since the last query."""
@@ -1264,7 +1269,8 @@ class Engine:
                         unit_span = self._matrix.span(cid, lists["ranked"].best_unit(p))
                 bi, excerpt = choose(blocks, terms, unit_span, info[1],
                                      next_blocks=self._blocks(cid, page + 1)[:3],
-                                     phrases=getattr(lists.get("query"), "phrases", ()))
+                                     phrases=getattr(lists.get("query"), "phrases", ()),
+                                     section_starts=self.section_starts(cid, page))
                 if bi < 0:
                     excerpt = cap(info[1], MAX_CHARS)
                 hits.append(Hit(rank, doc, page, info[0] or str(page), score,
