@@ -4,8 +4,7 @@ Usage::
 
     PDFTUI_CACHE_DIR=/work/cache-bench python bench/quality.py [--corpus DIR]
         [--queries FILE] [--modes keyword,semantic,hybrid] [--json PATH]
-        [--policy or|and|and_or] [--tiebreak doc_coverage|page_coverage|doc_then_bm25|none]
-        [--no-stopwords] [--doc-arm W] [--section-semantic] [--title-weight W]
+        [--doc-arm W] [--title-weight W]
         [--set FIELD=VALUE ...]   (any pdftui.search.service.Options field)
 
 The corpus must already be indexed into the cache (``pdftui index``). For every mode it
@@ -50,6 +49,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import excerpt as excerpt_bench  # noqa: E402  (bench/excerpt.py)
 from pdftui.cache import fts_text  # noqa: E402
 from pdftui.search import keyword  # noqa: E402
+from pdftui.search.query import parse  # noqa: E402
 from pdftui.search.service import Engine, Options  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
@@ -148,14 +148,30 @@ def rrf_alphabetical(engine: Engine, text: str, k: int = 10,
     terms = keyword.parse_query(text)
     if not terms:
         return []
-    ranking = engine.kw.rank(terms, set(docs.values()), "pages", "or",
-                             engine.options.title_weight, engine.options.idf)
+    ranking = engine.kw.rank(terms, set(docs.values()), "pages")
     scored = []
     for doc, cid in docs.items():
         for r, row in enumerate(ranking.per_doc.get(cid, []), start=1):
             scored.append((-1.0 / (60 + r), doc, engine.kw.page_number(row)))
     scored.sort()
     return [(d, p) for _s, d, p in scored[:k]]
+
+
+def first256(engine: Engine, text: str, k: int = 100,
+             scope: list[str] | None = None) -> list[tuple[str, int]]:
+    """The eval README's "semantic first-256" design: one vector per page (its first
+    embedding unit, i.e. its first 256 tokens) ranked by exhaustive cosine; ``[(doc,
+    page)]`` best first, the first ``k``."""
+    engine.refresh()
+    docs_of: dict[int, list[str]] = {}
+    for d in engine._docs:
+        if d.reason is None and (scope is None or d.doc in scope):
+            docs_of.setdefault(d.content_id, []).append(d.doc)
+    sem_text = parse(keyword.clean_query(text)).semantic_text
+    if not sem_text:
+        return []
+    ranked = engine.matrix().rank_pages(engine.embed_query(sem_text), set(docs_of), 1.0)
+    return [(d, page) for cid, page in ranked.keys(k) for d in docs_of[cid]][:k]
 
 
 def run(engine: Engine, queries: list[dict], modes: list[str], baseline: bool = True,
@@ -192,13 +208,7 @@ def run(engine: Engine, queries: list[dict], modes: list[str], baseline: bool = 
             elif mode == "semantic_first256":
                 if sec:
                     continue
-                saved = engine.options.sem_page
-                engine.options.sem_page = "first"   # one vector per page: its first unit
-                try:
-                    res = engine.search(q["query"], mode="semantic", top_k=100, docs=scope)
-                finally:
-                    engine.options.sem_page = saved
-                lists[(mode, q["id"])] = [(h.doc, h.page) for h in res.hits]
+                lists[(mode, q["id"])] = first256(engine, q["query"], 100, scope)
                 hits = lists[(mode, q["id"])][:k]
             else:
                 res = engine.search(q["query"], mode=mode,
@@ -403,14 +413,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="excerpt answer substrings (default: bench/excerpt_answers.json)")
     ap.add_argument("--no-extras", action="store_true",
                     help="skip the scoped set and the excerpt containment")
-    ap.add_argument("--policy", default=None)
-    ap.add_argument("--tiebreak", default=None)
-    ap.add_argument("--scheme", default=None)
-    ap.add_argument("--idf", default=None)
-    ap.add_argument("--section-scheme", default=None)
-    ap.add_argument("--no-stopwords", action="store_true")
     ap.add_argument("--doc-arm", type=float, default=None)
-    ap.add_argument("--section-semantic", action="store_true")
     ap.add_argument("--title-weight", type=float, default=None)
     ap.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE",
                     help="set any Options field (repeatable), e.g. --set doc_weight=2")
@@ -428,22 +431,8 @@ def main(argv: list[str] | None = None) -> int:
         wanted = set(args.classes.split(","))
         queries = [q for q in queries if q["class"] in wanted]
     opts = Options()
-    if args.policy:
-        opts.policy = args.policy
-    if args.tiebreak:
-        opts.tiebreak = args.tiebreak
-    if args.section_scheme:
-        opts.section_scheme = args.section_scheme
-    if args.idf:
-        opts.idf = args.idf
-    if args.scheme:
-        opts.scheme = args.scheme
-    if args.no_stopwords:
-        opts.stopwords = False
     if args.doc_arm is not None:
         opts.doc_arm = args.doc_arm
-    if args.section_semantic:
-        opts.section_semantic = True
     if args.title_weight is not None:
         opts.title_weight = args.title_weight
     for kv in args.set:

@@ -162,7 +162,7 @@ def test_section_semantic_arm_scores_units_inside_each_section(indexed):
 
 
 def test_page_score_blend_of_best_and_first_unit():
-    """rank_pages: "max" = best unit, "first" = the page's first unit, "blend:A" in between
+    """rank_pages: first-unit weight 0 = best unit, 1 = the page's first unit, A in between
     (hand-made unit vectors; page 1 has a weak head and one strong unit, page 2 a fair
     head only)."""
     import numpy as np
@@ -177,10 +177,10 @@ def test_page_score_blend_of_best_and_first_unit():
                                np.zeros((3, 2), dtype=np.int64), None)}
     m._rebuild()
     order = lambda how: [(p, round(s, 3)) for _c, p, s, _u in m.rank_pages(q, None, how)]  # noqa: E731
-    assert order("max") == [(1, 0.9), (2, 0.6)]
-    assert order("first") == [(2, 0.6), (1, 0.1)]
-    assert order("blend:0.5") == [(2, 0.6), (1, 0.5)]
-    assert order("blend:0.25") == [(1, 0.7), (2, 0.6)]
+    assert order(0.0) == [(1, 0.9), (2, 0.6)]
+    assert order(1.0) == [(2, 0.6), (1, 0.1)]
+    assert order(0.5) == [(2, 0.6), (1, 0.5)]
+    assert order(0.25) == [(1, 0.7), (2, 0.6)]
 
 
 def test_adaptive_first_unit_weight_follows_query_coverage(indexed):

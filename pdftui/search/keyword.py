@@ -452,7 +452,7 @@ class KeywordIndex:
         self._units: dict[str, Unit] = {}
         self._version: tuple | None = None
         self._vocab_memo: dict[tuple[str, str], bool] = {}
-        self.decompound = False
+        self.decompound = True
 
     def refresh(self, version: tuple | None = None) -> None:
         """Drop the in-memory statistics when ``version`` (any token) changed."""
@@ -690,7 +690,7 @@ class KeywordIndex:
         return self.db.execute(sql, args).fetchall()
 
     def rank(self, terms: list[Term], contents: set[int] | None = None, kind: str = "pages",
-             policy: str = "or", title_weight: float = TITLE_WEIGHT, idf: str = "fts5"
+             policy: str = "or", title_weight: float = TITLE_WEIGHT, idf: str = "lucene"
              ) -> Ranking:
         """Rank the rows (``kind`` "pages" or "sections") of each content by BM25.
 
@@ -996,8 +996,8 @@ class Fused:
         return len(self.row)
 
 
-def fuse_arrays(ranking: Ranking, docs, tiebreak: str = "doc_coverage",
-                scheme: str = "band", doc_signal: str = "coverage", doc_weight: float = 1.0,
+def fuse_arrays(ranking: Ranking, docs, tiebreak: str = "page_coverage",
+                scheme: str = "doc_rrf", doc_signal: str = "bm25", doc_weight: float = 1.0,
                 doc_k: int = fusion.K) -> Fused:
     """:func:`fuse` as a :class:`Fused` (no Python object per row)."""
     sc = _scope(ranking, docs)
@@ -1033,8 +1033,8 @@ def fuse_arrays(ranking: Ranking, docs, tiebreak: str = "doc_coverage",
     return Fused(sc.names, doc[o], row[o], score[o])
 
 
-def fuse(ranking: Ranking, docs: dict[str, int], tiebreak: str = "doc_coverage",
-         scheme: str = "band", doc_signal: str = "coverage", doc_weight: float = 1.0,
+def fuse(ranking: Ranking, docs: dict[str, int], tiebreak: str = "page_coverage",
+         scheme: str = "doc_rrf", doc_signal: str = "bm25", doc_weight: float = 1.0,
          doc_k: int = fusion.K) -> list[tuple[tuple[str, int], float]]:
     """Stage 1: one cross-corpus list of ``((doc, row id), rrf score)`` best first.
 
@@ -1048,10 +1048,12 @@ def fuse(ranking: Ranking, docs: dict[str, int], tiebreak: str = "doc_coverage",
     - "none": content order only (for measurement).
     Remaining ties go by content id (insertion order in the cache), never by path.
 
-    ``scheme`` "doc_rrf" instead adds a document-level list: documents ordered by rarity
-    coverage, each row scoring ``1/(60 + rank in its document) + 1/(60 + its document's
-    rank)`` (two-list RRF), which lets a strong document's second page outrank a weak
-    document's best one. The search service reads :func:`fuse_arrays` (the same list as
+    ``scheme`` "doc_rrf" (the default, the product's) adds a document-level list:
+    documents ordered by ``doc_signal`` ("bm25": :func:`doc_bm25`, the default; or
+    "coverage"), each row scoring ``1/(60 + rank in its document) + doc_weight/(doc_k + its
+    document's rank)`` (two-list RRF), which lets a strong document's second page outrank a
+    weak document's best one; "band" keeps the rank bands alone. The defaults are what
+    the search service uses. The search service reads :func:`fuse_arrays` (the same list as
     arrays).
     """
     f = fuse_arrays(ranking, docs, tiebreak, scheme, doc_signal, doc_weight, doc_k)

@@ -239,11 +239,12 @@ class VectorMatrix:
         return np.isin(self.page_content, want)
 
     def rank_pages(self, q: np.ndarray, contents: set[int] | None = None,
-                   page_score: str = "max") -> "PageRanking":
+                   first_unit_weight: float = 0.0) -> "PageRanking":
         """Pages by descending cosine with the query vector ``q`` (dim,).
 
-        ``page_score``: "max" = the best unit's cosine; "first" = the page's first unit
-        (its head: ~256 tokens); "blend:A" = (1 - A) * max + A * first ("blend" = 0.5).
+        A page scores ``(1 - A) * its best unit's cosine + A * its first unit's`` (its
+        head: ~256 tokens), A = ``first_unit_weight`` in [0, 1]: 0 = the best unit, 1 = the
+        first unit only.
 
         Returns a :class:`PageRanking`: a sequence of ``(content_id, page, score, best unit
         index inside the content)`` for every page with units (of ``contents`` when given),
@@ -255,10 +256,10 @@ class VectorMatrix:
         sims = self.similarities(q)
         best_sims = np.maximum.reduceat(sims, self.page_starts)
         page_max = best_sims
-        if page_score == "first":
+        a = first_unit_weight
+        if a == 1.0:
             page_max = sims[self.page_starts]
-        elif page_score.startswith("blend"):
-            a = float(page_score[6:] or 0.5)  # "blend" or "blend:A", A = weight of first unit
+        elif a:
             page_max = (1 - a) * page_max + a * sims[self.page_starts]
         page_max = page_max.astype(np.float64)
         mask = self.content_mask(contents)

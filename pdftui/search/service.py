@@ -23,7 +23,7 @@ Ranking (measured with bench/quality.py; the figures behind each choice are in b
    Sections use the same scheme over their own-text BM25 ranks.
 2. semantic arm (:mod:`.semantic`): cosine of the query vector with every unit; a page
    scores (1 - A) * its best unit + A * its first unit (the page's head). A adapts to the
-   query (``Options.sem_page`` "adaptive"): A = 0.1 when some page holds all of the query's
+   query: A = 0.1 when some page holds all of the query's
    rarity mass (:func:`.keyword.query_coverage` = 1, a query in the documents' words) up to
    0.7 when none holds any (a described, vocabulary-mismatched query, where the topic of a
    page's head beats one matching sentence); semantic-only search uses 0.1. Measured over a
@@ -42,8 +42,7 @@ Ranking (measured with bench/quality.py; the figures behind each choice are in b
    and abstract for a paper) and adds ``w / (60 + document rank)`` to each of the
    document's pages, w = 0.5 x (1 - the query's keyword coverage): it speaks for described
    queries, whose words no page holds, and falls silent for queries in the documents' own
-   words (the reference system adds such an arm at a fixed 0.25). A fused document list
-   (``Options.doc_level``) is off: it did not help both page and document metrics.
+   words (the reference system adds such an arm at a fixed 0.25).
 4. sections: the semantic section arm has two lists, sections by their best unit (above,
    weight 2) and by their head unit (the first unit of the section's own text, embedded
    from its heading; weight 1); its shown rank is their weighted RRF. Hybrid SECTION
@@ -80,7 +79,6 @@ import bisect
 import math
 import os
 import re
-import sqlite3
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -91,10 +89,8 @@ import numpy as np
 from ..cache import Cache
 from ..corpus import doc_matches
 from ..ocr import pending_note
-from . import fusion, keyword
-from . import references
 from ..library import read_metadata, read_vocabulary, section_spans
-from . import evidence, fusion, keyword, restrict, section_semantic, suggest
+from . import evidence, fusion, keyword, references, restrict, section_semantic, suggest
 from .query import FieldName, Query, parse
 from .excerpt import MAX_CHARS, block_spans, cap, choose
 from .semantic import DocRanks, VectorMatrix
@@ -106,41 +102,22 @@ GRANULARITIES = ("page", "section")
 
 @dataclass
 class Options:
-    """Ranking choices, fixed by measurement (bench/quality.py); exposed for the bench."""
+    """The ranking constants the product uses, each fixed by measurement (bench/quality.py;
+    the figures are in bench/README.md). RRF contributions are ``weight / (k + rank)``,
+    ranks 1-based; weights and thresholds are plain numbers."""
 
-    policy: str = "or"                 # keyword matching: "or", "and", "and_or"
-    tiebreak: str = "page_coverage"    # stage-1 band tie-break (see keyword.fuse)
-    idf: str = "lucene"                # BM25 idf form (see keyword.KeywordIndex.rank)
-    scheme: str = "doc_rrf"            # stage-1 fusion scheme for pages (see keyword.fuse)
-    doc_signal: str = "bm25"           # document list of doc_rrf: "coverage" or "bm25"
-    doc_weight: float = 1.0            # weight of that document list in stage 1
-    doc_k: int = 60                    # its RRF constant
-    kw_weight: float = 1.0             # stage-2 RRF weight of the keyword page list
-    sem_weight: float = 2.0            # stage-2 RRF weight of the semantic page list
-    k2: int = 60                       # stage-2 RRF constant
-    decompound: bool = True            # closed compounds also match their open form
-    doc_level: float = 0.0             # stage-2 weight of the fused document list
-    doc_level_kw: str = "bm25"         # keyword document list: "bm25", "coverage", "none"
-    sem_doc: str = "max"               # semantic document score: "max", "top2", "top3"
-    kw_gate: str = "page"              # keyword weight in hybrid: "none", "query", "page"
-    gate_power: float = 2.0            # exponent on that coverage
-    gate_doc_share: float = 0.0        # gate coverage: share of the query's rare words
-    #                                    held by the page's document but not the page
-    section_scheme: str = "doc_rrf"    # stage-1 fusion scheme for sections
-    stopwords: bool = True
-    doc_arm: float = 0.5               # weight of the document-level head-vector arm
-    doc_arm_adapt: bool = True         # scale it by 1 - the query's keyword coverage
-    section_semantic: bool = True      # semantic arm in hybrid section search (measured)
-    section_units: bool = True         # section cosine = max over units overlapping it
-    section_unit_rule: str = "half"    # which units: "overlap", "start", "half"
-    section_unit_scope: str = "own"    # units of the "whole" section or of its "own" text
-    section_kw_weight: float = 1.0     # hybrid sections: keyword list weight (measured)
+    title_weight: float = keyword.TITLE_WEIGHT  # section BM25: weight of a title occurrence
+    doc_weight: float = 1.0            # stage 1: weight of the document list (BM25 over
+    #                                    documents as units) next to the page ranks
+    k: int = fusion.K                  # stage-2 RRF constant
+    depth: int = 100                   # arm list depth fed to stage-2 fusion
+    kw_weight: float = 1.0             # hybrid pages: keyword list weight
+    sem_weight: float = 2.0            # hybrid: semantic list weight (pages; section units)
+    section_kw_weight: float = 1.0     # hybrid sections: keyword list weight
     section_head_weight: float = 1.0   # hybrid sections: section head unit list weight
-    title_weight: float = keyword.TITLE_WEIGHT
-    depth: int = 100                   # arm list depth fed to stage-2 fusion (measured)
-    sem_page: str = "adaptive"         # page cosine: "max" over units, "first" unit,
-    #                                    "blend[:A]" or "adaptive" (see Engine.rank)
-    adapt_lo: float = 0.1              # "adaptive": first-unit weight A at query coverage 1
+    gate_power: float = 2.0            # keyword contribution x page coverage ** this
+    doc_arm: float = 0.5               # document-level head-vector arm, x (1 - coverage)
+    adapt_lo: float = 0.1              # page cosine: first-unit weight A at query coverage 1
     adapt_hi: float = 0.7              # ... and at query coverage 0 (linear between)
     few_docs: int = 3                  # a scope of at most this many documents is
     #                                    searched as one: no document-level arm, no head
@@ -579,15 +556,12 @@ class Engine:
         # field, document-frequency coverage, page heads) say nothing
         few = out["few"] = len(by_doc) <= o.few_docs
         if mode in ("keyword", "hybrid") and terms:
-            self.kw.decompound = o.decompound
-            ranking = self.kw.rank(terms, contents, kind, o.policy, o.title_weight, o.idf)
+            ranking = self.kw.rank(terms, contents, kind, title_weight=o.title_weight)
             ranking = keyword.restrict(ranking, res.keep_rows, res.drop_rows)
             scope = keyword.Scope.of(ranking, by_doc)
             out["kw_strength"] = 1.0 if evidence.rare_identifier(ranking, scope) else \
                 evidence.keyword_strength(ranking, scope)
-            fl = keyword.fuse_arrays(ranking, scope, o.tiebreak,
-                                     o.scheme if kind == "pages" else o.section_scheme,
-                                     o.doc_signal, o.doc_weight, o.doc_k)
+            fl = keyword.fuse_arrays(ranking, scope, doc_weight=o.doc_weight)
             # the first ``depth`` keys are listed (fusion reads no further; ranks of shown
             # hits beyond them are looked up in hits()); an identifier query re-sorts the
             # whole keyword list in keyword mode
@@ -599,23 +573,15 @@ class Engine:
                 ranking.ids[rows]
             out["keyword"] = list(zip(names, second.tolist()))
             out["kw_scores"] = fl.score[:n].tolist()
-            if o.kw_gate != "none":
-                # computed for sections too: the adaptive semantic page score reads it
-                cov = keyword.row_coverage(ranking, scope)
-                out["kw_cov"] = cov[rows].tolist()
-                out["kw_cov_max"] = float(cov.max()) if len(fl) else 0.0
-                if o.gate_doc_share > 0:
-                    gcov = keyword.query_coverage(ranking, by_doc, o.gate_doc_share)
-                    out["kw_gate_cov"] = [gcov.get(r, 0.0) for r in ranking.ids[rows].tolist()]
+            # computed for sections too: the adaptive semantic page score reads it
+            cov = keyword.row_coverage(ranking, scope)
+            out["kw_cov"] = cov[rows].tolist()
+            out["kw_cov_max"] = float(cov.max()) if len(fl) else 0.0
             if kind == "pages" and o.head_weight > 0 and not few:
                 out["head"] = [x for x in self._head_list(ranking, by_doc, terms)
                                if res.page_ok(by_doc[x[0][0]], x[0][1])]
-            if o.doc_level > 0 and kind == "pages" and o.doc_level_kw != "none":
-                out["kw_docs"] = keyword.doc_order(ranking, by_doc, o.doc_level_kw)
         check()
-        use_sem = mode == "semantic" or (mode == "hybrid" and (
-            kind == "pages" or o.section_semantic))
-        if use_sem and sem_text:
+        if mode != "keyword" and sem_text:
             try:
                 m = self.matrix()
                 check()
@@ -629,16 +595,14 @@ class Engine:
                 docs_of: dict[int, list[str]] = {}
                 for d in searchable:
                     docs_of.setdefault(d.content_id, []).append(d.doc)
-                sem_page = o.sem_page
-                if sem_page == "adaptive":
-                    # the less of the query's rarity mass any page holds (a described,
-                    # vocabulary-mismatched query), the more the page's head counts;
-                    # inside one document a page head is no better than its body
-                    qc = _kw_cov_max(out) if mode == "hybrid" and not few else 1.0
-                    a = o.adapt_lo + (o.adapt_hi - o.adapt_lo) * (1.0 - qc)
-                    sem_page = f"blend:{a:.4f}"
-                    out["first_unit_weight"] = a
-                ranked = m.rank_pages(qv, contents, sem_page)
+                # the less of the query's rarity mass any page holds (a described,
+                # vocabulary-mismatched query), the more the page's head counts;
+                # inside one document a page head is no better than its body
+                qc = _kw_cov_max(out) if mode == "hybrid" and not few else 1.0
+                a = o.adapt_lo + (o.adapt_hi - o.adapt_lo) * (1.0 - qc)
+                out["first_unit_weight"] = a
+                # rounded to 4 decimals, as measured
+                ranked = m.rank_pages(qv, contents, round(a, 4))
                 if res.active and len(ranked):
                     ranked = ranked.restrict(res.page_mask(m.page_content, m.page_number))
                 out["sem_gap"] = semantic_gap(ranked)
@@ -654,14 +618,9 @@ class Engine:
                     out["sem_cut"] = depth < len(ranked)
                     sem = [(d, page) for cid, page in ranked.keys(depth)
                            for d in docs_of.get(cid, ())]
-                elif o.section_units:
-                    sem = self._section_lists(m, qv, docs_of, res, depth, out)
                 else:
-                    sem = [k for k in self._section_semantic(ranked, docs_of)
-                           if res.row_ok(k[1])]
+                    sem = self._section_lists(m, qv, docs_of, res, depth, out)
                 out["semantic"] = sem
-                if o.doc_level > 0 and kind == "pages":
-                    out["sem_docs"] = self._semantic_docs(ranked, docs_of, o.sem_doc)
                 if o.doc_arm > 0 and kind == "pages" and not few:
                     # contents whose head vector comes from an excluded page are left out
                     bad = {c for c, p in res.drop_pages if p in m.head_pages(c)}
@@ -677,7 +636,7 @@ class Engine:
             coverage["note"] = f"{coverage['note']}; {said}" if coverage.get("note") else said
         if mode == "hybrid" and sem_text and not out["keyword"] and out["semantic"]:
             coverage.setdefault("note", "no document holds a query word: semantic hits only")
-        if terms and o.stopwords and keyword.only_stopwords(terms):
+        if terms and keyword.only_stopwords(terms):
             words = ", ".join(t.text for t in terms[:3])
             coverage.setdefault("note", f"the query has only common words ({words}): "
                                         "add the words that matter")
@@ -693,39 +652,27 @@ class Engine:
             kw_w = o.kw_weight if kind == "pages" else o.section_kw_weight
             sem_w = o.sem_weight * self._semantic_confidence(out, o)
             if "heads" in out:
-                scores = fusion.rrf([kwl, out["units"], out["heads"]], k=o.k2,
+                scores = fusion.rrf([kwl, out["units"], out["heads"]], k=o.k,
                                     weights=[kw_w, o.sem_weight, o.section_head_weight])
             else:
-                scores = fusion.rrf([kwl, sml], k=o.k2, weights=[kw_w, sem_w])
-            gate = o.kw_gate
+                scores = fusion.rrf([kwl, sml], k=o.k, weights=[kw_w, sem_w])
             if out.get("kw_cov") and not few:
                 # scale each keyword contribution by the page's (or the best page's)
                 # share of the query's rarity mass
-                covs = out.get("kw_gate_cov", out["kw_cov"])[: depth]
-                qc = max(covs, default=0.0)
+                covs = out["kw_cov"][: depth]
                 seen = set()
                 for i, (key, c) in enumerate(zip(kwl, covs), start=1):
                     if key in seen:
                         continue
                     seen.add(key)
-                    g = {"query": qc, "page": c, "both": c * qc}[gate] ** o.gate_power
-                    scores[key] -= kw_w * (1.0 - g) / (o.k2 + i)
-            if o.doc_level > 0 and (out.get("kw_docs") or out.get("sem_docs")):
-                dl = fusion.order(fusion.rrf([out.get("kw_docs", []),
-                                              out.get("sem_docs", [])]))
-                drank = {d: i for i, d in enumerate(dl, start=1)}
-                for key in scores:
-                    r = drank.get(key[0])
-                    if r:
-                        scores[key] += o.doc_level / (fusion.K + r)
+                    g = c ** o.gate_power
+                    scores[key] -= kw_w * (1.0 - g) / (o.k + i)
             if out.get("head"):
                 self._add_head(scores, out["head"], o.head_weight * kw_w)
             if out.get("doc_rank"):
-                w_doc = o.doc_arm
-                if o.doc_arm_adapt:
-                    # like the adaptive page score: the document's head counts the more,
-                    # the less of the query's rarity mass any page holds
-                    w_doc *= 1.0 - _kw_cov_max(out)
+                # like the adaptive page score: the document's head counts the more,
+                # the less of the query's rarity mass any page holds
+                w_doc = o.doc_arm * (1.0 - _kw_cov_max(out))
                 out["doc_arm_weight"] = w_doc
                 for key in scores:
                     r = out["doc_rank"].get(key[0])
@@ -761,18 +708,17 @@ class Engine:
         (a prefix made one the index can match: :meth:`.keyword.KeywordIndex.complete_prefix`),
         and for each identifier its term as typed (when some page holds it) and its
         word stems."""
-        o = self.options
         if not q.identifiers:
             return [self.kw.complete_prefix(t)
-                    for t in keyword.parse_query(q.text, stopwords=o.stopwords)]
-        terms = keyword.parse_query(" ".join(q.loose + q.phrases), stopwords=o.stopwords) \
+                    for t in keyword.parse_query(q.text)]
+        terms = keyword.parse_query(" ".join(q.loose + q.phrases)) \
             if (q.loose or q.phrases) else []
         terms = [self.kw.complete_prefix(t) for t in terms]
         for ident, typed in zip(q.identifiers, q.identifier_words):
             # the identifier as typed, and its words as before (they find the pages that
             # print it another way: "ResNet 50", "arXiv: 1706.03762")
             got = ([keyword.Term(ident, ident=True)] if self.kw.has_ident(ident) else []) + \
-                keyword.parse_query(typed, stopwords=o.stopwords)
+                keyword.parse_query(typed)
             terms.extend(t for t in got if t not in terms)
         return terms[: keyword.MAX_TERMS]
 
@@ -974,19 +920,6 @@ class Engine:
         sem_ev = min(1.0, max(0.0, (gap - o.sem_gap_lo) / span))
         return 1.0 - o.sem_conf * kw_ev * (1.0 - sem_ev)
 
-    @staticmethod
-    def _semantic_docs(ranked, docs_of, how: str) -> list[str]:
-        """Documents by their semantic score: the best page's cosine ("max") or the mean
-        of their best n pages ("topN", fewer when the document has fewer pages)."""
-        n = 1 if how == "max" else int(how[3:])
-        best: dict[int, list[float]] = {}
-        for cid, _page, s, _u in ranked:
-            got = best.setdefault(cid, [])
-            if len(got) < n:
-                got.append(s)
-        order = sorted(best, key=lambda c: (-sum(best[c]) / len(best[c]), c))
-        return [d for c in order for d in docs_of.get(c, ())]
-
     def _section_unit_map(self, m: VectorMatrix, cid: int):
         """``(section ids, levels, start pages, segment starts, unit indexes)`` of one
         content: for each section, the content's embedding units whose character range
@@ -1022,29 +955,22 @@ class Engine:
         us = c.pages.astype(np.int64) * big + c.spans[:, 0]
         ue = c.pages.astype(np.int64) * big + c.spans[:, 1]
         sids, levels, sps, seg, idx = [], [], [], [], []
-        own = self.options.section_unit_scope == "own"
         for k, (sid, _t, _p, sp, sb, ep, eb, lvl) in enumerate(secs):
             a = pos(sp, sb)
             b = pos(ep, eb)
             if b <= a:
                 b = (sp + 1) * big
-            if own and k + 1 < len(secs):
+            if k + 1 < len(secs):
                 # up to the next heading of any level: a parent is ranked by its own text,
                 # not again by its subsections' (they are hits of their own)
                 nxt = pos(secs[k + 1][3], secs[k + 1][4])
                 if a < nxt < b:
                     b = nxt
-            if self.options.section_unit_rule == "start":
-                hit = np.flatnonzero((us >= a) & (us < b))
-                if not len(hit):
-                    hit = np.flatnonzero((us < b) & (ue > a))
-            elif self.options.section_unit_rule == "half":
-                # units with at least half their characters inside the section
-                inside = np.minimum(ue, b) - np.maximum(us, a)
-                hit = np.flatnonzero(inside * 2 >= (ue - us))
-                if not len(hit):
-                    hit = np.flatnonzero((us < b) & (ue > a))
-            else:
+            # units with at least half their characters inside the section, else
+            # every unit overlapping it
+            inside = np.minimum(ue, b) - np.maximum(us, a)
+            hit = np.flatnonzero(inside * 2 >= (ue - us))
+            if not len(hit):
                 hit = np.flatnonzero((us < b) & (ue > a))
             if not len(hit):
                 continue
@@ -1084,7 +1010,7 @@ class Engine:
             out["units"] = units.keys(scope.names, depth)
             out["heads"] = heads.keys(scope.names, depth)
             final = section_semantic.rrf(units, heads, o.sem_weight, o.section_head_weight,
-                                         o.k2)
+                                         o.k)
         out["sem_list"], out["sem_scope"] = final, scope
         return final.keys(scope.names, depth)
 
@@ -1133,45 +1059,6 @@ class Engine:
             self._sec_head_ids[cid] = got
         return got
 
-    def _section_semantic_units(self, m: VectorMatrix, q: np.ndarray, docs_of
-                                ) -> list[tuple[str, int]]:
-        """Sections by the best cosine of an embedding unit overlapping their text; ties
-        (a parent holds its children's units) go to the deeper, then earlier, section."""
-        if not len(m.unit_content) or m.matrix.shape[1] != q.shape[0]:
-            return []
-        sims = m.similarities(q)
-        scored = []
-        for cid, ds in docs_of.items():
-            got = self._section_unit_map(m, cid)
-            if got is None:
-                continue
-            sids, levels, sps, seg, idx = got
-            off = int(np.searchsorted(m.unit_content, cid))
-            best = np.maximum.reduceat(sims[off + idx], seg)
-            for sid, s, lvl, sp in zip(sids, best.tolist(), levels.tolist(), sps.tolist()):
-                for d in ds:
-                    scored.append((-s, -lvl, sp, (d, sid)))
-        scored.sort(key=lambda x: x[:3])
-        return [k for *_x, k in scored]
-
-    def _section_heads(self, m: VectorMatrix, q: np.ndarray, docs_of) -> list[tuple[str, int]]:
-        """Sections by the cosine of their head unit (the first unit of their own text,
-        from the heading); ties by content, then document order."""
-        scored = []
-        for cid, ds in docs_of.items():
-            got = m.section_heads(cid, q)
-            if got is None:
-                continue
-            ordinals, sims = got
-            sid_of = self._section_ids(cid)
-            for o, s in zip(ordinals.tolist(), sims.tolist()):
-                sid = sid_of.get(o)
-                if sid is not None:
-                    for d in ds:
-                        scored.append((-s, cid, o, (d, sid)))
-        scored.sort(key=lambda x: x[:3])
-        return [k for *_x, k in scored]
-
     def _section_ids(self, cid: int) -> dict[int, int]:
         """``{sections.ordinal: sections.id}`` of one content (cached until it changes)."""
         got = self._sec_ids.get(cid)
@@ -1179,21 +1066,6 @@ class Engine:
             got = self._sec_ids[cid] = dict(self.db.execute(
                 "SELECT ordinal, id FROM sections WHERE content_id=?", (cid,)))
         return got
-
-    def _section_semantic(self, ranked, docs_of) -> list[tuple[str, int]]:
-        """Sections by the best unit score on their pages (units are page-based)."""
-        page_score = {(cid, page): s for cid, page, s, _u in ranked}
-        scored = []
-        for cid, ds in docs_of.items():
-            for sid, _t, _p, sp, _sb, ep, eb, _lvl in self._sections(cid):
-                last = ep if eb > 0 or ep == sp else ep - 1
-                best = max((page_score.get((cid, p), -1.0) for p in range(sp, last + 1)),
-                           default=-1.0)
-                if best > -1.0:
-                    for d in ds:
-                        scored.append((best, -sp, (d, sid)))
-        scored.sort(key=lambda x: (-x[0], -x[1]))
-        return [k for _s, _p, k in scored]
 
     def _blocks(self, cid: int, page: int) -> list[str]:
         """The block texts of one page in reading order (empty past the last page)."""
