@@ -109,3 +109,26 @@ def test_equal_scores_go_to_the_earlier_passage_with_the_lead_in():
     blocks = _blocks("texlive-index.pdf", 2)
     _i, text = choose(blocks, parse_query("separate author name index in a LaTeX book"))
     assert "\\newindex{aut}" in text
+
+
+def test_a_table_cited_by_the_matching_paragraph_is_shown_with_its_values():
+    """'how many layers ... largest GPT-2' showed the paragraph saying the architectures
+    'are summarized in Table 2'; the table it cites is shown, with the row of values."""
+    blocks = _blocks("openai-2019-gpt2-language-models-unsupervised-multitask.pdf", 4)
+    q = parse_query("how many layers and what width does the largest GPT-2 have")
+    _i, text = choose(blocks, q)
+    assert text.startswith("Table 2.") and "1542M 48 1600" in text
+
+
+def test_an_abbreviation_the_page_defines_matches_its_long_form():
+    """The ECAPA-TDNN results table heads its column 'EER(%)'; the page defines 'Equal
+    Error Rate (EER)', so the table matches the query's 'equal error rate'."""
+    from pdftui.search.excerpt import acronyms
+    blocks = _blocks("arxiv-2005.07143-ecapa-tdnn-speaker-verification.pdf", 4)
+    assert acronyms(blocks).get("EER", "").lower() == "equal error rate"
+    assert acronyms(["the Equal Error Rate (EER) and a Rate Error (EER)"]) == \
+        {"EER": "Equal Error Rate"}
+    assert acronyms(["a model (GPT) of text"]) == {}
+    q = parse_query("ResNet34 speaker embedding baseline equal error rate on VoxCeleb")
+    _i, text = choose(blocks, q)
+    assert "ResNet34 23.9M 1.19" in text

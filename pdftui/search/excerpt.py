@@ -14,7 +14,10 @@ terms it holds, of the term's rarity *on this page* (``log(1 + blocks / blocks h
 it)``, an idf over the page's blocks), so the paragraph holding the rare words of the
 query beats the introduction that repeats its common ones. Passages of a kind that rarely
 answers are scaled down (:func:`kind_weight`): figure captions, cross-references ("see
-... p. 144"), reference-list entries. Ties go to the earlier passage. For a hit that only
+... p. 144"), reference-list entries. A table also holds the terms of the prose citing it
+(:func:`cited_terms`), and an abbreviation the page defines matches its long form
+(:func:`with_acronyms`). Equal scores go to a table, then to the earlier passage. A page
+that holds no query term shows its defining passage (:func:`defining`). For a hit that only
 the semantic arm found, the passage overlapping the best embedding unit's character range
 most is shown (ties: the better term score). The text is capped near ``MAX_CHARS``
 characters at a word boundary, with an ellipsis.
@@ -306,6 +309,58 @@ def defining(cands: Sequence[Passage], blocks: Sequence[str],
     return None
 
 
+_ACRONYM_RE = re.compile(r"((?:[^\W\d_][\w-]*\s+){1,6})\(([A-Z][A-Za-z0-9]*[A-Z][A-Za-z0-9]*)s?\)")
+_TABLE_NUMBER_RE = re.compile(r"\s*(?:table|tab)\.?\s*([A-Z]?\d+)", re.I)
+
+
+def acronyms(blocks: Sequence[str]) -> dict[str, str]:
+    """Abbreviations a page defines, ``{"EER": "Equal Error Rate"}``: a long form written
+    before an upper-case abbreviation in parentheses, as many words as the abbreviation
+    has capitals, the first starting with its first letter (a simplified Schwartz &
+    Hearst, "A simple algorithm for identifying abbreviation definitions in biomedical
+    text", PSB 2003). The first definition of an abbreviation wins."""
+    out: dict[str, str] = {}
+    for b in blocks:
+        for m in _ACRONYM_RE.finditer(b):
+            abbr = m.group(2)
+            k = sum(1 for c in abbr if c.isupper())
+            words = m.group(1).split()[-k:]
+            if len(words) == k and words[0][0].lower() == abbr[0].lower():
+                out.setdefault(abbr, " ".join(words))
+    return out
+
+
+def with_acronyms(blocks: Sequence[str], stems: Sequence[set[str]], terms: Sequence[Term]
+                  ) -> list[set[str]]:
+    """``stems`` (one set per block) with, for each block holding an abbreviation the page
+    defines (:func:`acronyms`), the query stems of its long form: a table headed "EER(%)"
+    matches a query for the "equal error rate" the text defines as EER."""
+    defined = [(a, long) for a, long in acronyms(blocks).items()] if terms else []
+    out = [set(s) for s in stems]
+    if not defined:
+        return out
+    for (abbr, _long), got in zip(defined, tokenize_many([x for _a, x in defined], list(terms))):
+        if got:
+            rx = re.compile(r"(?<![\w-])" + re.escape(abbr) + r"(?![\w-])")
+            for j, b in enumerate(blocks):
+                if rx.search(b):
+                    out[j] |= got
+    return out
+
+
+def cited_terms(table: Passage, blocks: Sequence[str], held: Sequence[set[int]]) -> set[int]:
+    """The query terms held by the page's other blocks that cite this table ("... are
+    summarized in Table 2"): the text describing a table is its anchor text, so a table
+    whose describing paragraph matches the query is shown with the values, not the
+    paragraph pointing to them."""
+    m = _TABLE_NUMBER_RE.match(blocks[table.seed])
+    if m is None:
+        return set()
+    rx = re.compile(r"\b(?:table|tab)\.?\s*" + re.escape(m.group(1)) + r"\b", re.I)
+    return set().union(*(held[j] for j, b in enumerate(blocks)
+                         if j not in table.members and rx.search(b)))
+
+
 def _weights(stems: Sequence[set[str]], terms: Sequence[Term], squashed: Sequence[str]
              ) -> tuple[list[set[int]], list[float]]:
     """Matched term indexes per block and each term's rarity on the page:
@@ -344,12 +399,15 @@ def choose(blocks: Sequence[str], terms: Sequence[Term],
         stems = [st | set(identifiers_in(b)) for st, b in zip(stems, allb)]
     rx = [re.compile(x, re.IGNORECASE) for x in map(phrase_regex, phrases) if x]
     squashed = [_squash(b) for b in allb] if terms else [""] * len(allb)
+    stems = with_acronyms(allb, stems, terms)
     held, w = _weights(stems[: len(blocks)], terms, squashed[: len(blocks)])
     held += [matched(s, terms, q) for s, q in zip(stems[len(blocks):], squashed[len(blocks):])]
     cands = passages(blocks, next_blocks)
 
+    cites = {p: cited_terms(p, blocks, held) for p in cands if p.kind == "table"}
+
     def score(p: Passage) -> float:
-        got = set().union(*(held[j] for j in p.members))
+        got = set().union(*(held[j] for j in p.members), cites.get(p, ()))
         s = math.fsum(w[k] for k in sorted(got))
         return s if p.kind == "table" else s * kind_weight(blocks[p.seed])
 
