@@ -309,7 +309,7 @@ def defining(cands: Sequence[Passage], blocks: Sequence[str],
     return None
 
 
-_ACRONYM_RE = re.compile(r"((?:[^\W\d_][\w-]*\s+){1,6})\(([A-Z][A-Za-z0-9]*[A-Z][A-Za-z0-9]*)s?\)")
+_ACRONYM_RE = re.compile(r"\(([A-Z][A-Za-z0-9]*[A-Z][A-Za-z0-9]*)s?\)")
 _TABLE_NUMBER_RE = re.compile(r"\s*(?:table|tab)\.?\s*([A-Z]?\d+)", re.I)
 
 
@@ -321,12 +321,17 @@ def acronyms(blocks: Sequence[str]) -> dict[str, str]:
     text", PSB 2003). The first definition of an abbreviation wins."""
     out: dict[str, str] = {}
     for b in blocks:
+        if "(" not in b:
+            continue
         for m in _ACRONYM_RE.finditer(b):
-            abbr = m.group(2)
+            abbr = m.group(1)
             k = sum(1 for c in abbr if c.isupper())
-            words = m.group(1).split()[-k:]
-            if len(words) == k and words[0][0].lower() == abbr[0].lower():
-                out.setdefault(abbr, " ".join(words))
+            before = b[max(0, m.start() - 40 * k): m.start()]
+            if before[-1:].isspace():
+                words = before.split()[-k:]
+                if len(words) == k and all(w[0].isalpha() for w in words) and \
+                        words[0][0].lower() == abbr[0].lower():
+                    out.setdefault(abbr, " ".join(words))
     return out
 
 
