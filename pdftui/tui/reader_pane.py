@@ -216,29 +216,35 @@ def toc_prompt(section: dict, label: str = "") -> Text:
     return out
 
 
+#: Keys the contents list keeps for itself (moving through it, Enter reads the entry).
+_LIST_KEYS = frozenset({"up", "down", "pageup", "pagedown", "home", "end", "enter"})
+
+
 class TocList(OptionList):
     """The document's table of contents (outline or detected sections); Enter reads the
-    highlighted section, Esc goes back to the text, ``t`` hides the list."""
+    highlighted section, Esc goes back to the text, ``t`` hides the list.
 
-    BINDINGS = [
-        Binding("escape", "leave", "Text", id="toc.leave"),
-        Binding("t", "hide", "Hide contents", id="toc.hide"),
-    ]
+    The reader's other keys (← → [ ] v i g y ...) work here as in the text, so none of
+    them falls through to the search box; ↑ ↓ PgUp PgDn Home End move through the list.
+    """
+
+    BINDINGS = [Binding("escape", "leave", "Text", id="toc.leave")] + [
+        b for b in bindings("reader") if not set(b.key.split(",")) & _LIST_KEYS]
 
     @property
     def reader(self) -> "ReaderPane | None":
         """The reader pane holding this list."""
         return next((a for a in self.ancestors if isinstance(a, ReaderPane)), None)
 
+    def action_pane(self, name: str) -> None:
+        """Run the reader pane's action ``name``."""
+        if self.reader is not None:
+            getattr(self.reader, f"action_{name}")()
+
     def action_leave(self) -> None:
         """Back to the text, the list stays shown."""
         if self.reader is not None:
             self.reader.focus_main()
-
-    def action_hide(self) -> None:
-        """Hide the list and go back to the text."""
-        if self.reader is not None:
-            self.reader.show_toc(False)
 
 
 class ReaderBody(VerticalScroll, can_focus=True):
@@ -325,6 +331,8 @@ class ReaderPane(Vertical):
         self.pattern = pattern
         self.stepped_to = None
         doc = hit.get("doc", "")
+        if self.view is None or self.view.request.doc != doc:
+            self.toc_shown = False   # the contents were of the document read before
         self.hits = sorted((h for h in hits if h.get("doc") == doc),
                            key=lambda h: (h.get("page") or 0, h.get("rank") or 0))
         kind = "section" if hit.get("section") is not None else "page"
@@ -482,7 +490,7 @@ class ReaderPane(Vertical):
                 toc.add_options([Option(toc_prompt(sec), id=str(sec["id"]))
                                  for sec in v.sections])
         toc.set_class(self.toc_shown and bool(v.sections), "-shown")
-        self._sync_toc()
+        self._sync_toc(force=True)
         if self._focus_toc:
             self._focus_toc = False
             if v.sections:
@@ -491,11 +499,14 @@ class ReaderPane(Vertical):
                 self.notify("This document has no table of contents: ← → turn pages.",
                             timeout=3)
 
-    def _sync_toc(self) -> None:
-        """Highlight the section being read in the contents list."""
+    def _sync_toc(self, force: bool = False) -> None:
+        """Highlight the section being read in the contents list (scrolled into view);
+        while the list has the focus only a new view (``force``) moves the highlight, so
+        that browsing it is left alone."""
         v = self.view
         toc = self.query_one(TocList)
-        if v is None or v.section_id is None or not toc.option_count or toc.has_focus:
+        if v is None or v.section_id is None or not toc.option_count or (
+                toc.has_focus and not force):
             return
         try:
             index = toc.get_option_index(str(v.section_id))
@@ -503,6 +514,9 @@ class ReaderPane(Vertical):
             return
         with toc.prevent(OptionList.OptionHighlighted):
             toc.highlighted = index
+        if toc.has_class("-shown"):
+            # a hidden list has no size to scroll in: scroll once it is laid out
+            toc.call_after_refresh(toc.scroll_to_highlight, top=False)
 
     def show_toc(self, shown: bool = True, focus: bool = False) -> None:
         """Show (and maybe focus) or hide the contents list."""
@@ -517,9 +531,13 @@ class ReaderPane(Vertical):
             self.focus_main()
 
     def action_toc(self) -> None:
-        """``t``: show the table of contents and move into it."""
+        """``t``: show the table of contents and move into it; with it shown (focused or
+        not), hide it."""
         v = self._need_view()
         if v is None:
+            return
+        if self.toc_shown and self.query_one(TocList).has_class("-shown"):
+            self.show_toc(False)
             return
         if not v.sections:
             self.notify("This document has no table of contents.", timeout=2)
@@ -528,15 +546,16 @@ class ReaderPane(Vertical):
 
     @on(OptionList.OptionSelected, "#toc")
     def _toc_selected(self, event: OptionList.OptionSelected) -> None:
-        """Enter in the contents: read that section from its start (page view)."""
+        """Enter in the contents: read that section, the whole of it (section view), from
+        its start."""
         event.stop()
         v = self.view
         sec = next((x for x in (v.sections if v else []) if str(x["id"]) == event.option.id),
                    None)
         if sec is None:
             return
-        self.request(ReadRequest(v.request.doc, "page", sec["start_page"],
-                                 block=sec["start_block"]))
+        self.request(ReadRequest(v.request.doc, "section", sec["start_page"],
+                                 section_id=sec["id"], scroll="top"))
         self.focus_main()
 
     @on(OptionList.OptionHighlighted, "#toc")

@@ -11,7 +11,7 @@ from pdftui.tui.hit_rows import flat_rows, grouped_rows, version_groups
 from pdftui.tui.reader_pane import ReaderBody, ReaderPane, TocList
 from pdftui.tui.results_pane import HitTable, ResultsPane, leaf_first
 
-from .conftest import search, settle, wait_for
+from .conftest import reader_ready, search, settle, wait_for
 
 ATTENTION = "arxiv-1706.03762v5-attention-is-all-you-need.pdf"
 
@@ -88,6 +88,8 @@ def test_enter_on_a_document_opens_page_1_with_a_browsable_contents(make_app):
                 target + 1]["id"], what="next section")
             await pilot.pause(0.1)
             assert toc.highlighted == target + 1
+            await pilot.press("t")   # shown but not focused: t hides them (as the help says)
+            await wait_for(pilot, lambda: not toc.has_class("-shown"), what="hidden")
             await pilot.press("t")
             await wait_for(pilot, lambda: toc.has_focus, what="contents focused")
             await pilot.press("t")   # hides them again
@@ -242,4 +244,99 @@ def test_the_scope_line_names_titles_and_keeps_its_hint_at_80_columns(make_app):
             await wait_for(pilot, lambda: len(app.scope) == 3, what="three in scope")
             line = str(app.query_one("#status").render()).rstrip()
             assert line.endswith("+1  (x clears)") and len(line) <= 78, line
+    run(go())
+
+
+async def open_from_documents(pilot, doc: str) -> tuple[ReaderPane, TocList]:
+    """Enter on ``doc`` in the documents pane; waits for the reader with its contents
+    focused."""
+    app = pilot.app
+    await pilot.press("escape")      # leave the box: the documents list
+    lst = app.query_one(DocList)
+    await wait_for(pilot, lambda: lst.has_focus, what="documents")
+    docs = [lst.get_option_at_index(i).id for i in range(lst.option_count)]
+    for _ in range(docs.index(doc)):
+        await pilot.press("down")
+    await pilot.press("enter")
+    reader, toc = app.query_one(ReaderPane), app.query_one(TocList)
+    await wait_for(pilot, lambda: reader.view is not None and toc.has_focus,
+                   what="reader with its contents")
+    return reader, toc
+
+
+def test_reader_keys_in_the_contents_are_reader_commands(make_app):
+    """In the contents list the reader's keys act on the reader (they fell into the search
+    box and ran a query: "i"), ``t`` hides the list whether it has the focus or not, and
+    Enter reads the whole section (the section view, not only its page)."""
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            reader, toc = await open_from_documents(pilot, ATTENTION)
+            box = app.query_one("#query")
+            await pilot.press("right")                     # next page
+            await wait_for(pilot, lambda: reader.view.page == 2, what="page 2")
+            await pilot.press("i")                         # the page image
+            await wait_for(pilot, lambda: reader.has_class("-image"), what="image")
+            assert box.value == "" and not box.has_focus and app.shown_key is None
+            await pilot.press("i")                         # back to the text
+            await wait_for(pilot, lambda: not reader.has_class("-image"))
+            # t with the list shown but not focused hides it; t again shows and focuses it
+            assert toc.has_class("-shown") and not toc.has_focus
+            await pilot.press("t")
+            await wait_for(pilot, lambda: not toc.has_class("-shown"), what="hidden")
+            await pilot.press("t")
+            await wait_for(pilot, lambda: toc.has_focus, what="contents again")
+            await pilot.press("v")                         # the whole section
+            await wait_for(pilot, lambda: reader.view.request.kind == "section",
+                           what="section view")
+            await pilot.press("right_square_bracket", "g")
+            await wait_for(pilot, lambda: len(app.screen_stack) > 1, what="go-to box")
+            await pilot.press("escape")
+            assert box.value == "" and app.shown_key is None
+            # Enter on an entry reads that section whole
+            if not toc.has_focus:
+                await pilot.press("t", "t")
+                await wait_for(pilot, lambda: toc.has_focus, what="contents")
+            target = next(i for i, s in enumerate(reader.view.sections)
+                          if s["start_page"] > 3)
+            toc.highlighted = target
+            await pilot.press("enter")
+            sec = reader.view.sections[target]
+            await wait_for(pilot, lambda: reader.view.section_id == sec["id"]
+                           and reader.view.request.kind == "section"
+                           and app.query_one(ReaderBody).has_focus, what="section read")
+            assert reader.view.start_page == sec["start_page"]
+            await pilot.press("t")
+            await wait_for(pilot, lambda: not toc.has_class("-shown"), what="hidden")
+            assert box.value == ""
+    run(go())
+
+
+def test_the_contents_follow_the_reader_and_stay_with_their_document(make_app):
+    """At 80x24 the contents list scrolls to the section read and highlights it; opening
+    a hit of another document does not keep the list of the first one open."""
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            reader, toc = await open_from_documents(pilot, ATTENTION)
+            last = len(reader.view.sections) - 1
+            await pilot.press("escape")                    # to the text; list shown
+            for _ in range(last):
+                await pilot.press("right_square_bracket")
+            await wait_for(pilot, lambda: reader.view.section_id
+                           == reader.view.sections[last]["id"], what="last section")
+            await pilot.pause(0.2)
+            assert toc.highlighted == last
+            top = toc.scroll_offset.y
+            assert top > 0 and top <= last < top + toc.scrollable_content_region.height
+            # a hit in another document: its text, without the old document's contents
+            data = await search(pilot, "ultralight bosonic dark matter")
+            hit = next(i for i, h in enumerate(data["hits"]) if h["doc"] != ATTENTION)
+            table = app.query_one(HitTable)
+            table.move_cursor(row=hit)
+            await pilot.press("enter")
+            await reader_ready(pilot, lambda r: r.view.request.doc != ATTENTION)
+            assert not toc.has_class("-shown") and not reader.toc_shown
     run(go())
