@@ -157,6 +157,9 @@ class ResultsPane(Vertical):
         self.versions: dict[str, tuple[str, str]] = {}
         self.more_available = False
         self._rows: list[Row] = []
+        #: hit index -> the rank shown: its row's place in the list by rank, so versions
+        #: of one paper folded into one row leave no gap in the numbers (1 2 3, not 1 3 4)
+        self._shown_rank: dict[int, int] = {}
         self._expanded: set[str] = set()
         self._folded: set[str] = set()
         self._width = 0
@@ -304,10 +307,12 @@ class ResultsPane(Vertical):
                  "score": (Text("score", justify="right"), _FIXED["score"])}
         for c in cols:
             table.add_column(heads[c][0], width=heads[c][1], key=c)
+        flat = flat_rows(self.hits, self.versions)
+        self._shown_rank = {r.hit: k for k, r in enumerate(flat, 1)}
         if self.grouped:
             self._rows = grouped_rows(self.hits, self.versions, self._expanded, self._folded)
         else:
-            self._rows = flat_rows(self.hits, self.versions)
+            self._rows = flat
         hits = self.hits
         for n, r in enumerate(self._rows):
             cells = self._row_cells(r, hits[r.hit], cols, doc_w, sec_w)
@@ -315,16 +320,24 @@ class ResultsPane(Vertical):
         if self._rows:
             table.move_cursor(row=min(row, len(self._rows) - 1), animate=False)
 
+    def shown_rank(self, hit: int) -> int | str:
+        """The rank shown for hit index ``hit`` (see ``_shown_rank``)."""
+        return self._shown_rank.get(hit, self.hits[hit].get("rank", "") if hit < len(self.hits)
+                                    else "")
+
     def _row_cells(self, r: Row, h: dict, cols: list[str], doc_w: int, sec_w: int) -> list:
         mark = self.marks.get(r.doc, "none")
         glyph = Text(MARK_GLYPHS.get(mark, " "), style="bold")
         if r.kind == "doc":
             pages = f"{r.count} hit{'s' if r.count != 1 else ''}"
-            doc = self._doc_cell(r.doc, doc_w - (4 if r.hidden else 0), r.versions)
+            # "▸3 more": hits not listed beneath (Enter shows them); never "+3", which
+            # reads as the keep mark
+            more = f" ▸{r.hidden} more" if r.hidden else ""
+            doc = self._doc_cell(r.doc, doc_w - len(more), r.versions)
             doc.stylize("bold")
-            if r.hidden:
-                doc.append(f" +{r.hidden}", style="dim")   # Enter shows them
-            cells = {"rank": Text(str(h.get("rank", "")), justify="right", style="bold"),
+            if more:
+                doc.append(more, style="dim")
+            cells = {"rank": Text(str(self.shown_rank(r.hit)), justify="right", style="bold"),
                      "mark": glyph, "doc": doc, "page": Text(pages, style="dim"),
                      "section": Text(""), "kw": Text(""), "sem": Text(""), "score": Text("")}
             return [cells[c] for c in cols]
@@ -337,7 +350,7 @@ class ResultsPane(Vertical):
                 doc.append(" " + " ".join(r.versions), style="dim")
         else:
             doc = self._doc_cell(r.doc, doc_w, r.versions)
-        cells = {"rank": Text(str(h.get("rank", "")), justify="right",
+        cells = {"rank": Text(str(self.shown_rank(r.hit)), justify="right",
                               style="dim" if self.grouped else "bold"),
                  "mark": Text(" ") if self.grouped else glyph,
                  "doc": doc,
@@ -379,7 +392,8 @@ class ResultsPane(Vertical):
             box.update(Text("No hits." if self.data is not None else "", style="dim"))
             return
         head = Text()
-        head.append(f"#{hit.get('rank')} ", style="bold")
+        r = self.current_row()
+        head.append(f"#{self.shown_rank(r.hit) if r else hit.get('rank')} ", style="bold")
         doc = hit.get("doc", "")
         head.append(literal(self.names.get(doc) or doc, style="bold"))
         info = self.infos.get(doc)

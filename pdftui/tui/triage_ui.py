@@ -253,8 +253,8 @@ class TriageMixin:
             if launch.clipboard:
                 self.copy_to_clipboard(launch.clipboard)
                 self.last_clipboard = launch.clipboard
-                self.notify(f"{clean_text(launch.message)}\ncopied: "
-                            f"{clean_text(launch.clipboard)}", title="No display", timeout=8)
+                # the message names what was copied: one notification says it once
+                self.notify(clean_text(launch.message), title="No display", timeout=8)
             else:
                 self.notify(clean_text(launch.message), severity="warning", timeout=6)
             return

@@ -340,3 +340,39 @@ def test_the_contents_follow_the_reader_and_stay_with_their_document(make_app):
             await reader_ready(pilot, lambda r: r.view.request.doc != ATTENTION)
             assert not toc.has_class("-shown") and not reader.toc_shown
     run(go())
+
+
+def test_folded_versions_leave_no_gap_in_the_ranks_and_more_is_not_a_mark(make_app):
+    """Two versions of one paper folded into one row: the ranks shown run 1 2 3 (they
+    read 1 3 4); the grouped view says "▸N more" for hits not listed, never "+N" (the
+    keep mark's glyph)."""
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(pilot)
+            results = app.query_one(ResultsPane)
+            docs = [doc("arxiv-1706.03762v5-attention.pdf", "Attention Is All You Need"),
+                    doc("arxiv-1706.03762v7-attention.pdf", "Attention Is All You Need"),
+                    doc("other.pdf", "Something else entirely")]
+            results.set_documents(docs, {d.doc: d.title for d in docs})
+            hits = [{"doc": docs[1].doc, "page": 3, "rank": 1, "section": None},
+                    {"doc": docs[0].doc, "page": 3, "rank": 2, "section": None},
+                    {"doc": docs[2].doc, "page": 1, "rank": 3, "section": None},
+                    {"doc": docs[0].doc, "page": 9, "rank": 4, "section": None}]
+            hits += [{"doc": docs[2].doc, "page": p, "rank": 4 + p, "section": None}
+                     for p in range(2, 7)]
+            results.set_result({"query": "attention", "mode": "hybrid", "hits": hits})
+            await pilot.pause()
+            table = app.query_one(HitTable)
+            ranks = [cell(table, r, "rank") for r in range(table.row_count)]
+            assert ranks == [str(n) for n in range(1, len(ranks) + 1)], ranks
+            table.move_cursor(row=2)
+            await pilot.pause()
+            assert str(app.query_one("#excerpt").render()).startswith("#3 ")
+            results.action_group()
+            await pilot.pause()
+            docs_cells = [cell(table, r, "doc") for r in range(table.row_count)
+                          if results._rows[r].kind == "doc"]
+            other = next(c for c in docs_cells if c.startswith("Something"))
+            assert "▸3 more" in other and "+" not in other, other
+    run(go())

@@ -132,6 +132,9 @@ def test_open_without_a_display_copies_path_and_page(make_app, tui_index, monkey
             await wait_for(pilot, lambda: getattr(app, "last_clipboard", ""), what="clipboard")
             assert app.last_clipboard == f"{folder / hit['doc']}#page={hit['page']}"
             assert app.clipboard == app.last_clipboard
+            # one notification, naming the path once (it said it twice)
+            said = [n.message for n in app._notifications if hit["doc"] in n.message]
+            assert len(said) == 1 and said[0].count(hit["doc"]) == 1, said
             assert app.is_running   # nothing blocked or crashed
     run(go())
 
