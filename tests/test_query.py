@@ -353,24 +353,26 @@ def test_exclusion_leaves_every_arm_list(attention):
     for query, what in EXCLUSIONS:
         for kind in ("page", "section"):
             out = engine.rank(query, "hybrid", kind, searchable, dict(cov), top_k=100)
-            for arm in ("keyword", "semantic", "units", "heads", "fused"):
-                for key in out.get(arm, []):
-                    key = key[0] if arm == "fused" else key
+            lists = {"keyword": out.keyword.keys, "semantic": out.semantic.keys,
+                     "units": out.semantic.units or [], "heads": out.semantic.heads or [],
+                     "fused": out.run.keys}
+            for arm, keys in lists.items():
+                for key in keys:
                     if kind == "page":
                         text = lib.page(key[0], key[1]).text
                     else:
                         text = hit_text(lib, type("H", (), {"section_id": key[1]}))
                     assert not holds(text, what), (query, kind, arm, key)
         out = engine.rank(query, "hybrid", "page", searchable, dict(cov), top_k=100)
-        for (doc, page), _share in out.get("head", []):
+        for (doc, page), _share in out.keyword.head:
             assert not holds(lib.page(doc, page).text, what), (query, "head", doc)
         m = engine.matrix()
-        for doc in out.get("doc_rank", {}):
+        for doc in out.semantic.doc_rank or {}:
             for page in m.head_pages(cid[doc]):
                 assert not holds(lib.page(doc, page).text, what), (query, "doc arm", doc)
     # the byline query's head-field list is not empty without the exclusion
     out = engine.rank("vaswani attention", "hybrid", "page", searchable, dict(cov))
-    assert out.get("head")
+    assert out.keyword.head
 
 
 def test_exclusion_leaves_the_document_level_arm(attention):
@@ -381,11 +383,11 @@ def test_exclusion_leaves_the_document_level_arm(attention):
     cov = engine.coverage(searchable, True)
     with_it = engine.rank("speaker verification", "hybrid", "page", searchable, cov)
     without = engine.rank("speaker verification -ecapa", "hybrid", "page", searchable, cov)
-    assert ECAPA in with_it["doc_rank"] and ECAPA not in without["doc_rank"]
+    assert ECAPA in with_it.semantic.doc_rank and ECAPA not in without.semantic.doc_rank
     # an exclusion the document's opening does not hold leaves it in the arm
     other = engine.rank("speaker verification -transformer", "hybrid", "page", searchable,
                         cov)
-    assert ECAPA in other["doc_rank"] and not other["doc_rank"].keys() & {V5, V7}
+    assert ECAPA in other.semantic.doc_rank and not other.semantic.doc_rank.keys() & {V5, V7}
 
 
 def test_exclusion_only_query_says_so(attention):

@@ -34,7 +34,8 @@ def test_keyword_hits_shape_and_coverage(indexed):
     res = service.search_sync("speaker verification", mode="keyword", top_k=5)
     data = res.to_json()
     assert set(data) == {"query", "mode", "granularity", "coverage", "elapsed_ms", "hits",
-                         "suggestions", "weak"}
+                         "suggestions", "weak", "fusion"}
+    assert data["fusion"] is None   # weights in force are a hybrid search's
     cov = data["coverage"]
     assert cov["total"] == 4 and cov["searched"] == 3
     assert {"searched", "total", "semantic_searched", "embedding", "skipped"} <= set(cov)
@@ -49,6 +50,41 @@ def test_keyword_hits_shape_and_coverage(indexed):
     assert all(0 < len(h["excerpt"]) <= 2100 for h in data["hits"])
     assert "speaker" in top["excerpt"].lower() or "verification" in top["excerpt"].lower()
     json.dumps(data)
+
+
+def test_each_hybrid_hit_explains_its_score_by_the_arms(indexed):
+    """Issue 15 item 5: a hybrid hit carries each arm's rank, weight and contribution;
+    the contributions add up to its score (times any factor), the keyword and semantic
+    contributions sit at the hit's keyword and semantic ranks, and the weights in force
+    are reported; semantic mode reports the page's cosine."""
+    import math
+
+    _folder, _cache, service = indexed
+    e = _engine(service)
+    saved = e.options.few_docs
+    e.options.few_docs = 0   # three documents searched as a folder: every arm runs
+    try:
+        res = e.search("speaker embedding margin", "hybrid", "page", 10)
+    finally:
+        e.options.few_docs = saved
+    w = res.to_json()["fusion"]
+    assert w["k"] == 60 and w["keyword"] == 1.0 and w["coverage_power"] == 2.0
+    assert 0 < w["semantic"] <= 2.0 and w["document"] is not None
+    assert any(len(h.arms) >= 2 for h in res.hits)
+    for h in res.hits:
+        factor = math.prod(f.factor for f in h.factors)
+        assert sum(c.score for c in h.arms) * factor == pytest.approx(h.score, rel=1e-9)
+        by_arm = {c.arm.value: c for c in h.arms}
+        for c in h.arms:
+            assert c.score == pytest.approx(c.weight / (60 + c.rank))
+        if "keyword" in by_arm:
+            assert by_arm["keyword"].rank == h.keyword_rank
+        if "semantic" in by_arm:
+            assert by_arm["semantic"].rank == h.semantic_rank
+    sem = service.search_sync("speaker embedding margin", mode="semantic", top_k=5)
+    cos = [h.cosine for h in sem.hits]
+    assert all(c is not None and -1 <= c <= 1 for c in cos) and cos == sorted(cos)[::-1]
+    assert cos[0] != pytest.approx(1 / 61)
 
 
 def test_per_arm_ranks_match_single_arm_searches(indexed):
@@ -202,12 +238,13 @@ def test_adaptive_first_unit_weight_follows_query_coverage(indexed):
         sem = e.rank("squeeze excitation Res2Blocks", "semantic", "page", docs, {})
     finally:
         e.close()
-    assert lo <= own["first_unit_weight"] < described["first_unit_weight"] <= hi
-    assert sem["first_unit_weight"] == lo
+    fw = lambda r: r.semantic.first_unit_weight  # noqa: E731
+    assert lo <= fw(own) < fw(described) <= hi
+    assert fw(sem) == lo
     # the document-level arm follows the same signal: silent for the documents' own words
     w = e.options.doc_arm
-    assert 0 <= own["doc_arm_weight"] < described["doc_arm_weight"] <= w
-    assert sorted(described["doc_rank"].values()) == list(range(1, len(docs) + 1))
+    assert 0 <= own.weights.document < described.weights.document <= w
+    assert sorted(described.semantic.doc_rank.values()) == list(range(1, len(docs) + 1))
 
 
 def test_coverage_counts_documents_still_queued_for_indexing(tmp_path):
@@ -354,28 +391,28 @@ def test_one_document_scope_drops_the_cross_document_signals(indexed):
     one = [d for d in e._docs if d.doc == ECAPA]
     cov = e.coverage(one, True)
     lists = e.rank("speaker embedding margin", "hybrid", "page", one, cov)
-    assert lists["few"] and "doc_rank" not in lists and "head" not in lists
+    assert lists.few and lists.semantic.doc_rank is None and not lists.keyword.head
     saved = e.options.few_docs
     e.options.few_docs = 0
     try:
         searchable = [d for d in e._docs if d.reason is None]
         lists = e.rank("speaker embedding margin", "hybrid", "page", searchable,
                        e.coverage(searchable, True))
-        assert not lists["few"] and lists["doc_rank"]
+        assert not lists.few and lists.semantic.doc_rank
     finally:
         e.options.few_docs = saved
 
 
 def test_a_flat_semantic_list_weighs_less_when_the_keyword_arm_holds_every_word():
-    from pdftui.search.service import Engine, Options, semantic_gap
+    from pdftui.search.service import Options, semantic_confidence, semantic_gap
 
     ranked = [(1, p, 0.30 - 0.0001 * p, 0) for p in range(1, 201)]
     assert abs(semantic_gap(ranked) - 0.0099) < 1e-6
     o = Options()
-    flat = {"sem_gap": 0.02, "kw_cov": [1.0]}
-    assert Engine._semantic_confidence(flat, o) == 1.0 - o.sem_conf
-    assert Engine._semantic_confidence({"sem_gap": 0.02, "kw_cov": [0.0]}, o) == 1.0
-    assert Engine._semantic_confidence({"sem_gap": 0.4, "kw_cov": [1.0]}, o) == 1.0
+    assert semantic_confidence(0.02, 1.0, o) == 1.0 - o.sem_conf
+    assert semantic_confidence(0.02, 0.0, o) == 1.0
+    assert semantic_confidence(0.4, 1.0, o) == 1.0
+    assert semantic_confidence(None, 1.0, o) == 1.0
 
 
 def test_the_head_field_is_the_byline_before_the_abstract():

@@ -93,6 +93,9 @@ from ..library import read_metadata, read_vocabulary, section_spans
 from . import evidence, fusion, keyword, references, restrict, section_semantic, suggest
 from .query import FieldName, Query, parse
 from .excerpt import MAX_CHARS, block_spans, cap, choose
+from . import run
+from .arms import KeywordArm, Ranked, SemanticArm
+from .run import Arm, Contribution, Factor, Key, Run, Weights
 from .semantic import DocRanks, VectorMatrix
 
 MODES = ("hybrid", "keyword", "semantic")
@@ -157,13 +160,23 @@ class Hit:
     end_page: int | None = None
     section_id: int | None = None
     ocr: bool = False
+    arms: tuple[Contribution, ...] = ()
+    factors: tuple[Factor, ...] = ()
+    cosine: float | None = None
 
     def to_json(self) -> dict:
-        """The hit as a JSON-ready dict (section keys only for section hits)."""
+        """The hit as a JSON-ready dict (section keys only for section hits). ``arms``:
+        ``[{"arm", "rank", "weight", "score"}]``, what each arm added to ``score``
+        (:class:`.run.Contribution`; ``score`` = their sum times each of ``factors``
+        ``[{"name", "factor"}]``); ``cosine``: the page's semantic score (None when the
+        semantic arm did not rank it)."""
         d = {"rank": self.rank, "doc": self.doc, "page": self.page,
              "page_label": self.page_label, "score": round(self.score, 6),
              "keyword_rank": self.keyword_rank, "semantic_rank": self.semantic_rank,
-             "excerpt": self.excerpt, "section_path": self.section_path, "ocr": self.ocr}
+             "excerpt": self.excerpt, "section_path": self.section_path, "ocr": self.ocr,
+             "arms": [c.to_json() for c in self.arms],
+             "factors": [f.to_json() for f in self.factors],
+             "cosine": None if self.cosine is None else round(self.cosine, 6)}
         if self.section is not None:
             d.update(section=self.section, start_page=self.start_page, end_page=self.end_page,
                      section_id=self.section_id)
@@ -185,15 +198,19 @@ class SearchResult:
     hits: list[Hit] = field(default_factory=list)
     suggestions: dict[str, list[str]] = field(default_factory=dict)
     weak: bool = False
+    weights: Weights | None = None
 
     def to_json(self) -> dict:
         """``{"query", "mode", "granularity", "coverage", "elapsed_ms", "hits",
-        "suggestions", "weak"}``; ``suggestions`` maps each query word no document holds
-        to its closest indexed words; ``weak`` is True when no arm has real evidence."""
+        "suggestions", "weak", "fusion"}``; ``suggestions`` maps each query word no document
+        holds to its closest indexed words; ``weak`` is True when no arm has real evidence;
+        ``fusion`` the weights in force of a hybrid search (:class:`.run.Weights`), else
+        None."""
         return {"query": self.query, "mode": self.mode, "granularity": self.granularity,
                 "coverage": self.coverage, "elapsed_ms": round(self.elapsed_ms, 1),
                 "hits": [h.to_json() for h in self.hits], "suggestions": self.suggestions,
-                "weak": self.weak}
+                "weak": self.weak,
+                "fusion": self.weights.to_json() if self.weights is not None else None}
 
 
 #: The coverage note of a search whose folder no longer exists.
@@ -224,6 +241,26 @@ class _Doc:
     reason: str | None   # None when searchable
 
 
+@dataclass
+class _Plan:
+    """What every step of one query reads (:meth:`Engine._plan`): the parsed query, its
+    keyword terms, its restriction, ``kind`` "pages" or "sections", the mode, the
+    documents searched (``by_doc`` {doc: content}, ``contents``), whether they are a few
+    searched as one (``few``), the arm list depth fed to fusion and the hits shown."""
+
+    q: Query
+    terms: list
+    res: restrict.Restriction
+    kind: str
+    mode: str
+    searchable: list[_Doc]
+    by_doc: dict[str, int]
+    contents: set[int]
+    few: bool
+    depth: int
+    top_k: int
+
+
 class Engine:
     """Synchronous search over one root folder; one SQLite connection, one thread."""
 
@@ -243,6 +280,7 @@ class Engine:
         self._embedder = None
         self._version: int | None = None
         self._docs: list[_Doc] = []
+        self._by_doc: dict[str, int | None] | None = None
         self._pages: dict[int, tuple[int, int, str]] = {}
         self._sections_cache: dict[int, list[tuple]] = {}
         self._sec_units: dict[int, tuple] = {}
@@ -280,6 +318,7 @@ class Engine:
                           else quality)
             docs.append(_Doc(doc, cid, reason))
         self._docs = docs
+        self._by_doc = None
         self.kw.refresh(v)
         self._pages = {}
         self._sections_cache = {}
@@ -432,16 +471,16 @@ class Engine:
         searchable = self._admit(q, searchable, coverage)
         lists = self.rank(text, mode, granularity, searchable, coverage, check, top_k, q)
         check()
-        hits = self.hits(lists, granularity, top_k, text)
+        hits = self.hits(lists, granularity, top_k)
         sugg, unknown = self.suggestions(q, searchable) if mode != "semantic" else ({}, [])
-        if unknown and not lists["keyword"] and set(unknown) == set(sugg) and \
+        if unknown and not lists.keyword.keys and set(unknown) == set(sugg) and \
                 self._typo_fixes(text, sugg, granularity, searchable):
             words = ", ".join(f"{w!r} (did you mean {v[0]!r}?)" for w, v in sugg.items())
             coverage["note"] = ("the keyword arm found nothing only because of a typo:"
                                 f" no document holds {words}")
         o = self.options
-        ev = evidence.judge(lists.get("kw_strength", 0.0) if mode != "semantic" else None,
-                            lists.get("sem_best") if mode != "keyword" else None,
+        ev = evidence.judge(lists.keyword.strength if mode != "semantic" else None,
+                            lists.semantic.best if mode != "keyword" else None,
                             self.known_share(q),
                             o.weak_keyword_alone if mode == "keyword" else o.weak_keyword,
                             o.weak_semantic, o.weak_known)
@@ -452,12 +491,12 @@ class Engine:
             coverage["note"] = "no strong match: nearest " + (
                 "pages" if granularity == "page" else "sections") + (
                 "; " + coverage["note"] if coverage.get("note") else "")
-        cut = truncation_note(query, text, lists.get("terms") or [])
+        cut = truncation_note(query, text, lists.terms)
         if cut:
             coverage["note"] = f"{coverage['note']}; {cut}" if coverage.get("note") else cut
         return SearchResult(text, mode, granularity, coverage,
                             (time.perf_counter() - t0) * 1000, hits, sugg,
-                            ev.weak or not hits)
+                            ev.weak or not hits, lists.weights if mode == "hybrid" else None)
 
     def _typo_fixes(self, text: str, sugg: dict[str, list[str]], granularity: str,
                     searchable: list[_Doc]) -> bool:
@@ -470,7 +509,7 @@ class Engine:
             fixed = re.sub(rf"(?<!\w){re.escape(word)}(?!\w)", alts[0], fixed,
                            flags=re.IGNORECASE)
         got = self.rank(fixed, "keyword", granularity, searchable, {})
-        return got.get("kw_strength", 0.0) >= self.options.weak_keyword
+        return got.keyword.strength >= self.options.weak_keyword
 
     def known_share(self, q: Query) -> float:
         """The share of the query's content words (letters, not common function words)
@@ -534,97 +573,116 @@ class Engine:
 
     def rank(self, text: str, mode: str, granularity: str, searchable: list[_Doc],
              coverage: dict, check=lambda: None, top_k: int = 0,
-             q: Query | None = None) -> dict:
-        """The ranked lists of one query: ``{"fused": [(key, score)], "keyword": [keys],
-        "semantic": [keys], "ranked": [(cid, page, cosine, best unit)], "terms": [Term]}``.
-        Hybrid fuses the first ``max(Options.depth, top_k)`` keys of each arm, so a long
-        ``top_k`` gets as many hits as the other modes.
-        Keys are ``(doc, page)`` for pages, ``(doc, section_id)`` for sections."""
+             q: Query | None = None) -> Ranked:
+        """One query ranked (:class:`.arms.Ranked`): the keyword arm, the semantic arm,
+        their fusion (hybrid) as a :class:`.run.Run` best first, then the reference-page
+        demotion, the identifier pin and the restriction. Hybrid fuses the first
+        ``max(Options.depth, top_k)`` keys of each arm, so a long ``top_k`` gets as many
+        hits as the other modes. Notes for the user go into ``coverage``."""
         o = self.options
-        depth = max(o.depth, top_k)
+        c = self._plan(text, mode, granularity, searchable, top_k, q)
+        kw = self.keyword_arm(c) if mode != "semantic" and c.terms else KeywordArm()
+        check()
+        sem = self.semantic_arm(c, kw, coverage, check) \
+            if mode != "keyword" and c.q.semantic_text else SemanticArm()
+        self._notes(c, kw, sem, coverage)
+        weights = Weights(o.k)
+        if mode == "keyword":
+            got = run.single(Arm.KEYWORD, kw.keys, kw.scores)
+        elif mode == "semantic":
+            got = run.single(Arm.SEMANTIC, sem.keys, k=fusion.K)
+        else:
+            got, weights = self.fuse(c, kw, sem)
+        got = self._finish(c, got, text, coverage)
+        return Ranked(got, kw, sem, c.terms, c.q, c.res, c.few, weights)
+
+    def _plan(self, text: str, mode: str, granularity: str, searchable: list[_Doc],
+              top_k: int, q: Query | None) -> "_Plan":
+        """What every step of one query reads: parsed query, terms, restriction, scope."""
         kind = "pages" if granularity == "page" else "sections"
         q = q if q is not None else parse(text)
-        terms = self.query_terms(q)
         res = restrict.build(q, self.kw, kind, lambda ids: section_spans(self.db, ids)) \
             if q.has_syntax else restrict.Restriction()
-        sem_text = q.semantic_text
-        contents = {d.content_id for d in searchable}
         by_doc = {d.doc: d.content_id for d in searchable}
-        out: dict = {"terms": terms, "keyword": [], "semantic": [], "fused": [],
-                     "query": q, "restriction": res}
         # inside one or a few documents the cross-document signals (document arm, head
         # field, document-frequency coverage, page heads) say nothing
-        few = out["few"] = len(by_doc) <= o.few_docs
-        if mode in ("keyword", "hybrid") and terms:
-            ranking = self.kw.rank(terms, contents, kind, title_weight=o.title_weight)
-            ranking = keyword.restrict(ranking, res.keep_rows, res.drop_rows)
-            scope = keyword.Scope.of(ranking, by_doc)
-            out["kw_strength"] = 1.0 if evidence.rare_identifier(ranking, scope) else \
-                evidence.keyword_strength(ranking, scope)
-            fl = keyword.fuse_arrays(ranking, scope, doc_weight=o.doc_weight)
-            # the first ``depth`` keys are listed (fusion reads no further; ranks of shown
-            # hits beyond them are looked up in hits()); an identifier query re-sorts the
-            # whole keyword list in keyword mode
-            n = len(fl) if mode == "keyword" and self._identifier_query(q) else depth
-            out["kw_list"], out["kw_ranking"] = fl, ranking
-            rows = fl.row[:n]
-            names = [fl.names[i] for i in fl.doc[:n].tolist()]
-            second = self.kw.numbers(kind, ranking.pos[rows]) if kind == "pages" else \
-                ranking.ids[rows]
-            out["keyword"] = list(zip(names, second.tolist()))
-            out["kw_scores"] = fl.score[:n].tolist()
-            # computed for sections too: the adaptive semantic page score reads it
-            cov = keyword.row_coverage(ranking, scope)
-            out["kw_cov"] = cov[rows].tolist()
-            out["kw_cov_max"] = float(cov.max()) if len(fl) else 0.0
-            if kind == "pages" and o.head_weight > 0 and not few:
-                out["head"] = [x for x in self._head_list(ranking, by_doc, terms)
-                               if res.page_ok(by_doc[x[0][0]], x[0][1])]
+        return _Plan(q, self.query_terms(q), res, kind, mode, searchable, by_doc,
+                     {d.content_id for d in searchable}, len(by_doc) <= self.options.few_docs,
+                     max(self.options.depth, top_k), top_k)
+
+    def keyword_arm(self, c: "_Plan") -> KeywordArm:
+        """Stage 1: per-document BM25 ranks fused across documents (:func:`.keyword.
+        fuse_arrays`), the first ``depth`` keys (all of them for an identifier query in
+        keyword mode, which re-sorts the whole list), each key's coverage of the query's
+        rarity mass, the keyword evidence and the head-field list."""
+        o = self.options
+        ranking = self.kw.rank(c.terms, c.contents, c.kind, title_weight=o.title_weight)
+        ranking = keyword.restrict(ranking, c.res.keep_rows, c.res.drop_rows)
+        scope = keyword.Scope.of(ranking, c.by_doc)
+        strength = 1.0 if evidence.rare_identifier(ranking, scope) else \
+            evidence.keyword_strength(ranking, scope)
+        fl = keyword.fuse_arrays(ranking, scope, doc_weight=o.doc_weight)
+        n = len(fl) if c.mode == "keyword" and self._identifier_query(c.q) else c.depth
+        rows = fl.row[:n]
+        names = [fl.names[i] for i in fl.doc[:n].tolist()]
+        second = self.kw.numbers(c.kind, ranking.pos[rows]) if c.kind == "pages" else \
+            ranking.ids[rows]
+        # computed for sections too: the adaptive semantic page score reads it
+        cov = keyword.row_coverage(ranking, scope)
+        head = [x for x in self._head_list(ranking, c.by_doc, c.terms)
+                if c.res.page_ok(c.by_doc[x[0][0]], x[0][1])] \
+            if c.kind == "pages" and o.head_weight > 0 and not c.few else []
+        return KeywordArm(list(zip(names, second.tolist())), fl.score[:n].tolist(),
+                          cov[rows].tolist(), float(cov.max()) if len(fl) else 0.0,
+                          strength, fl, ranking, head)
+
+    def semantic_arm(self, c: "_Plan", kw: KeywordArm, coverage: dict,
+                     check=lambda: None) -> SemanticArm:
+        """Pages by cosine (``(1 - A) x best unit + A x first unit``, A from the keyword
+        arm's best coverage), or sections by their units and head units; the
+        document-level arm's ranks. Says in ``coverage`` when the model cannot run."""
+        o = self.options
+        try:
+            m = self.matrix()
+            check()
+            qv = self.embed_query(c.q.semantic_text)
+        except Exception as exc:  # noqa: BLE001 - EmbedderUnavailable and friends
+            coverage["semantic_searched"] = 0
+            coverage["note"] = f"semantic search unavailable: {exc}"
+            return SemanticArm()
         check()
-        if mode != "keyword" and sem_text:
-            try:
-                m = self.matrix()
-                check()
-                qv = self.embed_query(sem_text)
-            except Exception as exc:  # noqa: BLE001 - EmbedderUnavailable and friends
-                coverage["semantic_searched"] = 0
-                coverage["note"] = f"semantic search unavailable: {exc}"
-                m = None
-            if m is not None:
-                check()
-                docs_of: dict[int, list[str]] = {}
-                for d in searchable:
-                    docs_of.setdefault(d.content_id, []).append(d.doc)
-                # the less of the query's rarity mass any page holds (a described,
-                # vocabulary-mismatched query), the more the page's head counts;
-                # inside one document a page head is no better than its body
-                qc = _kw_cov_max(out) if mode == "hybrid" and not few else 1.0
-                a = o.adapt_lo + (o.adapt_hi - o.adapt_lo) * (1.0 - qc)
-                out["first_unit_weight"] = a
-                # rounded to 4 decimals, as measured
-                ranked = m.rank_pages(qv, contents, round(a, 4))
-                if res.active and len(ranked):
-                    ranked = ranked.restrict(res.page_mask(m.page_content, m.page_number))
-                out["sem_gap"] = semantic_gap(ranked)
-                # the best cosine of any unit on a page searched (and admitted)
-                out["sem_best"] = ranked.best_cosine()
-                if kind == "pages":
-                    # best units are looked up for the shown hits only (see hits())
-                    out["ranked"] = ranked
-                    out["docs_of"] = docs_of
-                    # hybrid fuses the first ``depth`` pages only; ranks of shown hits
-                    # beyond them are counted in hits()
-                    # (semantic mode shows the first top_k <= depth of them)
-                    out["sem_cut"] = depth < len(ranked)
-                    sem = [(d, page) for cid, page in ranked.keys(depth)
-                           for d in docs_of.get(cid, ())]
-                else:
-                    sem = self._section_lists(m, qv, docs_of, res, depth, out)
-                out["semantic"] = sem
-                if o.doc_arm > 0 and kind == "pages" and not few:
-                    # contents whose head vector comes from an excluded page are left out
-                    bad = {c for c, p in res.drop_pages if p in m.head_pages(c)}
-                    out["doc_rank"] = DocRanks(m.doc_ranks(qv, contents, bad), by_doc)
+        docs_of: dict[int, list[str]] = {}
+        for d in c.searchable:
+            docs_of.setdefault(d.content_id, []).append(d.doc)
+        # the less of the query's rarity mass any page holds (a described,
+        # vocabulary-mismatched query), the more the page's head counts;
+        # inside one document a page head is no better than its body
+        qc = kw.best_coverage if c.mode == "hybrid" and not c.few else 1.0
+        a = o.adapt_lo + (o.adapt_hi - o.adapt_lo) * (1.0 - qc)
+        ranked = m.rank_pages(qv, c.contents, round(a, 4))   # A to 4 places, as measured
+        if c.res.active and len(ranked):
+            ranked = ranked.restrict(c.res.page_mask(m.page_content, m.page_number))
+        # the best cosine of any unit on a page searched (and admitted)
+        arm = SemanticArm(first_unit_weight=a, gap=semantic_gap(ranked),
+                          best=ranked.best_cosine(), docs_of=docs_of)
+        if c.kind == "pages":
+            # hybrid fuses the first ``depth`` pages only; ranks and best units of shown
+            # hits beyond them are looked up in hits()
+            arm.pages, arm.cut = ranked, c.depth < len(ranked)
+            arm.keys = [(d, page) for cid, page in ranked.keys(c.depth)
+                        for d in docs_of.get(cid, ())]
+        else:
+            self._section_lists(m, qv, docs_of, c.res, c.depth, arm)
+        if o.doc_arm > 0 and c.kind == "pages" and not c.few:
+            # contents whose head vector comes from an excluded page are left out
+            bad = {cid for cid, p in c.res.drop_pages if p in m.head_pages(cid)}
+            arm.doc_rank = DocRanks(m.doc_ranks(qv, c.contents, bad), c.by_doc)
+        return arm
+
+    @staticmethod
+    def _notes(c: "_Plan", kw: KeywordArm, sem: SemanticArm, coverage: dict) -> None:
+        """What the user should know about the arms' lists, into ``coverage["note"]``."""
+        q, res, kind = c.q, c.res, c.kind
         if res.keep_rows is not None and not res.keep_rows:
             what = " and ".join(f'"{p}"' for p in q.phrases) or \
                 " ".join(str(f) for f in q.fields if f.name == FieldName.SECTION)
@@ -634,74 +692,71 @@ class Engine:
             said = f"excluded {res.excluded} {kind} holding " + ", ".join(q.excluded)
             # said even when another note came first (fields, a phrase no page holds)
             coverage["note"] = f"{coverage['note']}; {said}" if coverage.get("note") else said
-        if mode == "hybrid" and sem_text and not out["keyword"] and out["semantic"]:
+        if c.mode == "hybrid" and q.semantic_text and not kw.keys and sem.keys:
             coverage.setdefault("note", "no document holds a query word: semantic hits only")
-        if terms and keyword.only_stopwords(terms):
-            words = ", ".join(t.text for t in terms[:3])
+        if c.terms and keyword.only_stopwords(c.terms):
+            words = ", ".join(t.text for t in c.terms[:3])
             coverage.setdefault("note", f"the query has only common words ({words}): "
                                         "add the words that matter")
-        # stage 2
-        if mode == "keyword":
-            out["fused"] = list(zip(out["keyword"], out.get("kw_scores", [])))
-        elif mode == "semantic":
-            out["fused"] = [(k, 1.0 / (fusion.K + i))
-                            for i, k in enumerate(out["semantic"], start=1)]
+
+    def fuse(self, c: "_Plan", kw: KeywordArm, sem: SemanticArm) -> tuple[Run, Weights]:
+        """Stage 2 (hybrid): weighted RRF of the arms' first ``depth`` keys, the keyword
+        coverage gate, the head field, the document-level arm, the order; with the
+        weights in force."""
+        o = self.options
+        kwl, sml = kw.keys[: c.depth], sem.keys[: c.depth]
+        kw_w = o.kw_weight if c.kind == "pages" else o.section_kw_weight
+        conf = semantic_confidence(sem.gap, kw.best_coverage, o)
+        if sem.heads is not None:
+            got = run.rrf([(Arm.KEYWORD, kwl, kw_w), (Arm.SEMANTIC, sem.units, o.sem_weight),
+                           (Arm.SECTION_HEAD, sem.heads, o.section_head_weight)], k=o.k)
         else:
-            kwl = out["keyword"][: depth]
-            sml = out["semantic"][: depth]
-            kw_w = o.kw_weight if kind == "pages" else o.section_kw_weight
-            sem_w = o.sem_weight * self._semantic_confidence(out, o)
-            if "heads" in out:
-                scores = fusion.rrf([kwl, out["units"], out["heads"]], k=o.k,
-                                    weights=[kw_w, o.sem_weight, o.section_head_weight])
-            else:
-                scores = fusion.rrf([kwl, sml], k=o.k, weights=[kw_w, sem_w])
-            if out.get("kw_cov") and not few:
-                # scale each keyword contribution by the page's (or the best page's)
-                # share of the query's rarity mass
-                covs = out["kw_cov"][: depth]
-                seen = set()
-                for i, (key, c) in enumerate(zip(kwl, covs), start=1):
-                    if key in seen:
-                        continue
-                    seen.add(key)
-                    g = c ** o.gate_power
-                    scores[key] -= kw_w * (1.0 - g) / (o.k + i)
-            if out.get("head"):
-                self._add_head(scores, out["head"], o.head_weight * kw_w)
-            if out.get("doc_rank"):
-                # like the adaptive page score: the document's head counts the more,
-                # the less of the query's rarity mass any page holds
-                w_doc = o.doc_arm * (1.0 - _kw_cov_max(out))
-                out["doc_arm_weight"] = w_doc
-                for key in scores:
-                    r = out["doc_rank"].get(key[0])
-                    if r:
-                        scores[key] += w_doc / (fusion.K + r)
-            big = 10 ** 9
-            kr = dict.fromkeys(scores, big)
-            kr.update((k, i) for i, k in reversed(list(enumerate(kwl))))
-            sr = dict.fromkeys(scores, big)
-            sr.update((k, i) for i, k in reversed(list(enumerate(sml))))
-            keys = sorted(scores, key=lambda k: (-scores[k], min(kr[k], sr[k]), kr[k]))
-            out["fused"] = [(k, scores[k]) for k in keys]
-        if kind == "pages" and mode == "hybrid":
-            # the arms' own lists (their rank columns and single-arm modes) stay as ranked
+            got = run.rrf([(Arm.KEYWORD, kwl, kw_w), (Arm.SEMANTIC, sml, o.sem_weight * conf)],
+                          k=o.k)
+        gated = bool(kw.coverage) and not c.few
+        if gated:
+            got = run.gate_keyword(got, kwl, kw.coverage[: c.depth], kw_w, o.gate_power, o.k)
+        if kw.head:
+            got = run.add_head(got, kw.head, o.head_weight * kw_w, fusion.K)
+        w_doc = None
+        if sem.doc_rank:
+            # like the adaptive page score: the document's head counts the more,
+            # the less of the query's rarity mass any page holds
+            w_doc = o.doc_arm * (1.0 - kw.best_coverage)
+            got = run.add_document_arm(got, sem.doc_rank.get, w_doc, fusion.K)
+        weights = Weights(
+            o.k, kw_w, o.gate_power if gated else None,
+            o.sem_weight if sem.heads is not None else o.sem_weight * conf,
+            conf if sem.heads is None and sem.gap is not None else None,
+            sem.first_unit_weight, w_doc, o.head_weight * kw_w if kw.head else None,
+            o.section_head_weight if sem.heads is not None else None,
+            o.ref_weight if c.kind == "pages" else None, c.few)
+        return run.order(got, kwl, sml), weights
+
+    def _finish(self, c: "_Plan", got: Run, text: str, coverage: dict) -> Run:
+        """After fusion: reference pages demoted (hybrid pages), rare identifiers first,
+        a fields-only query's listing, and nothing the restriction excludes."""
+        q, res = c.q, c.res
+        if c.kind == "pages" and c.mode == "hybrid":
+            # the arms' own lists (their rank columns and single-arm modes) stay as ranked;
             # only the first top_k are shown: when nothing re-sorts or filters the list
             # after this, pages that cannot reach them are not looked at
             last = not res.active and not self._identifier_query(q) and q.text.strip()
-            out["fused"] = self._demote_references(out["fused"], text,
-                                                   top_k if top_k > 0 and last else None)
-        if mode != "semantic" and self._identifier_query(q):
-            out["fused"] = self._pin_identifiers(out["fused"], terms, kind, by_doc)
+            down = self._reference_keys(got, text, c.top_k if c.top_k > 0 and last else None)
+            if down:
+                got = run.demote(got, down, self.options.ref_weight, "reference list")
+        if c.mode != "semantic" and self._identifier_query(q):
+            tier = self._identifier_tiers(got, c.terms, c.kind, c.by_doc)
+            if tier:
+                got = run.pin(got, tier, "identifier")
         if not q.text.strip() and q.fields:
-            out["fused"] = self._field_listing(q, kind, searchable, res)
+            got = run.listing(self._field_listing(q, c.kind, c.searchable, res))
         elif not q.text.strip() and q.excluded:
             coverage["note"] = "the query only excludes: add words to search for"
         if res.active:   # the last check: whatever an arm listed, nothing excluded is shown
-            out["fused"] = [(k, s) for k, s in out["fused"]
-                            if k[0] in by_doc and res.key_ok(by_doc[k[0]], kind, k[1])]
-        return out
+            got = run.keep(got, lambda k: k[0] in c.by_doc and
+                           res.key_ok(c.by_doc[k[0]], c.kind, k[1]))
+        return got
 
     def query_terms(self, q: Query) -> list[keyword.Term]:
         """The keyword terms of a parsed query: the stems of its loose words and phrases
@@ -734,16 +789,17 @@ class Engine:
                   if w.casefold() not in keyword.STOPWORDS and any(c.isalnum() for c in w)]
         return len(others) <= 1
 
-    def _pin_identifiers(self, fused: list, terms: list[keyword.Term], kind: str,
-                         by_doc: dict[str, int]) -> list:
+    def _identifier_tiers(self, fused: Run, terms: list[keyword.Term], kind: str,
+                          by_doc: dict[str, int]) -> dict[str, int] | None:
         """Hits of a rare identifier first: when an identifier term of the query is held
         by at most ``max(5, 10%)`` of the documents searched, the documents holding it
-        lead the list (the ones whose own name or first page holds it first: the paper
-        itself before the papers citing it), each in its fused order; a semantic
-        look-alike (``1706.03791`` for ``1706.03762``) never outranks an exact match."""
+        lead the list (the ones whose own name or first page holds it first, tier 0: the
+        paper itself before the papers citing it, tier 1), each in its fused order; a
+        semantic look-alike (``1706.03791`` for ``1706.03762``) never outranks an exact
+        match. ``{doc: tier}``, None when no such identifier."""
         idents = [t for t in terms if t.ident]
-        if not idents or not fused:
-            return fused
+        if not idents or not len(fused):
+            return None
         limit = max(5, len(by_doc) // 10)
         own: set[str] = set()
         holding: set[str] = set()
@@ -759,9 +815,8 @@ class Engine:
             first = {c for c, p in keys if p == 1}
             own |= {d for d in docs if by_doc[d] in first or t.text in d.casefold()}
         if not holding:
-            return fused
-        tier = {d: 0 if d in own else 1 for d in holding}
-        return sorted(fused, key=lambda kv: tier.get(kv[0][0], 2))
+            return None
+        return {d: 0 if d in own else 1 for d in holding}
 
     def _field_listing(self, q: Query, kind: str, searchable: list[_Doc],
                        res: restrict.Restriction) -> list:
@@ -847,13 +902,6 @@ class Engine:
         scored.sort()
         return [((d, 1), -ns) for ns, _c, d in scored]
 
-    @staticmethod
-    def _add_head(scores: dict, head: list, w: float) -> None:
-        """Add the head-field list to fused ``scores`` in place: ``w x share^2 / (60 +
-        rank)`` for each listed page (a head holding all the rare words counts fully)."""
-        for i, (key, share) in enumerate(head, start=1):
-            scores[key] = scores.get(key, 0.0) + w * share * share / (fusion.K + i)
-
     def reference_pages(self, cid: int) -> frozenset[int]:
         """Page numbers of content ``cid`` that are reference lists
         (:func:`.references.is_reference_page`), cached until the cache changes."""
@@ -879,46 +927,24 @@ class Engine:
             self._ref_pages[cid] = got
         return got
 
-    def _demote_references(self, fused: list, text: str, shown: int | None = None) -> list:
-        """``fused`` [((doc, page), score)] (best first) with each reference-list page's
-        score times ``Options.ref_weight`` (re-sorted, stable), unless the query asks for
-        citations. With ``shown``, only the pages that could be among the first ``shown``
-        afterwards are looked at: a page scoring under ``ref_weight`` x the shown-th score
-        stays below every one of the first ``shown``, whichever pages are demoted."""
+    def _reference_keys(self, fused: Run, text: str, shown: int | None = None
+                        ) -> set[Key] | None:
+        """The reference-list pages of ``fused`` (best first) whose score is to be
+        multiplied by ``Options.ref_weight``; None when the query asks for citations (or
+        the factor is 1). With ``shown``, only the pages that could be among the first
+        ``shown`` afterwards are looked at: a page scoring under ``ref_weight`` x the
+        shown-th score stays below every one of the first ``shown``, whichever pages are
+        demoted."""
         w = self.options.ref_weight
-        if w >= 1.0 or not fused or references.citation_query(text):
-            return fused
-        limit = len(fused)
-        if shown is not None and shown < len(fused):
-            floor = fused[shown - 1][1] * w
-            limit = next((i for i, (_k, s) in enumerate(fused) if s < floor), len(fused))
-        cid_of = {d.doc: d.content_id for d in self._docs}
-        out = [((doc, page), score * w if i < limit and
-                page in self.reference_pages(cid_of[doc]) else score)
-               for i, ((doc, page), score) in enumerate(fused)]
-        order = sorted(range(len(out)), key=lambda i: -out[i][1])
-        return [out[i] for i in order]
-
-    @staticmethod
-    def _semantic_confidence(out: dict, o: Options) -> float:
-        """Multiplier of the semantic weight in hybrid fusion: 1 - sem_conf x (keyword
-        evidence) x (1 - semantic evidence). Keyword evidence = the best page's share of
-        the query's rarity mass (1: some page holds every rare word); semantic evidence =
-        how far the best cosine stands above the 100th (:func:`semantic_gap`), 0 at
-        ``sem_gap_lo`` .. 1 at ``sem_gap_hi``. A name or a code that the keyword arm finds
-        and the embedding cannot tell from noise ("Ghemawat": a flat list of unrelated
-        pages) leaves the keyword arm in charge; a described query keeps the semantic
-        arm whatever its spread. A query-performance predictor in the spirit of the
-        score-distribution ones (Cronen-Townsend et al., "Predicting query performance",
-        SIGIR 2002; Shtok et al., "Predicting query performance by query-drift
-        estimation", TOIS 2012)."""
-        gap = out.get("sem_gap")
-        if gap is None or o.sem_conf <= 0:
-            return 1.0
-        kw_ev = _kw_cov_max(out)
-        span = max(o.sem_gap_hi - o.sem_gap_lo, 1e-9)
-        sem_ev = min(1.0, max(0.0, (gap - o.sem_gap_lo) / span))
-        return 1.0 - o.sem_conf * kw_ev * (1.0 - sem_ev)
+        if w >= 1.0 or not len(fused) or references.citation_query(text):
+            return None
+        pairs = fused.pairs()
+        limit = len(pairs)
+        if shown is not None and shown < len(pairs):
+            floor = pairs[shown - 1][1] * w
+            limit = next((i for i, (_k, s) in enumerate(pairs) if s < floor), len(pairs))
+        return {(doc, page) for (doc, page), _s in pairs[:limit]
+                if page in self.reference_pages(self._cid_of(doc))}
 
     def _section_unit_map(self, m: VectorMatrix, cid: int):
         """``(section ids, levels, start pages, segment starts, unit indexes)`` of one
@@ -985,12 +1011,12 @@ class Engine:
         return out
 
     def _section_lists(self, m: VectorMatrix, qv: np.ndarray, docs_of: dict, res,
-                       depth: int, out: dict) -> list[tuple[str, int]]:
-        """The semantic section arm's first ``depth`` keys. It has two lists: units
-        inside the section and the section's head unit; hybrid fuses both (``out["units"]``,
-        ``out["heads"]``, their first ``depth`` keys) with the keyword list; the arm's own
-        order (its rank column and semantic mode) is their weighted RRF, kept whole as
-        arrays in ``out["sem_list"]`` for the ranks of shown hits."""
+                       depth: int, arm: SemanticArm) -> None:
+        """Fill ``arm`` with the semantic section arm: it has two lists, units inside the
+        section and the section's head unit; hybrid fuses both (``arm.units``,
+        ``arm.heads``, their first ``depth`` keys) with the keyword list; the arm's own
+        order (``arm.keys``: its rank column and semantic mode) is their weighted RRF,
+        kept whole as arrays in ``arm.sections`` for the ranks of shown hits."""
         o = self.options
         scope = section_semantic.DocScope.of(docs_of)
         if not len(m.unit_content) or m.matrix.shape[1] != qv.shape[0]:
@@ -1007,12 +1033,12 @@ class Engine:
             if ok is not None:
                 cont, ordinal, sid, sims = cont[ok], ordinal[ok], sid[ok], sims[ok]
             heads = section_semantic.head_list(cont, ordinal, sid, sims, scope)
-            out["units"] = units.keys(scope.names, depth)
-            out["heads"] = heads.keys(scope.names, depth)
+            arm.units = units.keys(scope.names, depth)
+            arm.heads = heads.keys(scope.names, depth)
             final = section_semantic.rrf(units, heads, o.sem_weight, o.section_head_weight,
                                          o.k)
-        out["sem_list"], out["sem_scope"] = final, scope
-        return final.keys(scope.names, depth)
+        arm.sections, arm.scope = final, scope
+        arm.keys = final.keys(scope.names, depth)
 
     def _section_index(self, m: VectorMatrix, docs_of: dict) -> "section_semantic.SectionUnits":
         """Every section's units over the contents searched so far (this cache version),
@@ -1073,12 +1099,14 @@ class Engine:
             "SELECT text FROM blocks WHERE content_id=? AND page=? ORDER BY ordinal",
             (cid, page))]
 
-    def _keyword_ranks(self, lists: dict, granularity: str, top_k: int, kr: dict) -> None:
-        """Add to ``kr`` the keyword rank (1-based, in the whole stage-1 list) of each
-        shown hit beyond the part of it fed to fusion."""
-        fl, ranking = lists["kw_list"], lists["kw_ranking"]
-        kind = "pages" if granularity == "page" else "sections"
-        for (doc, key), _s in lists["fused"][:top_k]:
+    def _keyword_ranks(self, kw: KeywordArm, kind: str, top: list) -> dict[Key, int]:
+        """``{key: keyword rank}`` (1-based, in the whole stage-1 list) of the keys fed to
+        fusion and of each shown key beyond them."""
+        kr = {k: i for i, k in enumerate(kw.keys, start=1)}
+        fl, ranking = kw.fused, kw.ranking
+        if fl is None or len(kw.keys) >= len(fl):
+            return kr
+        for (doc, key), _s in top:
             if (doc, key) in kr or doc not in fl.names:
                 continue
             at = np.flatnonzero(fl.doc == fl.names.index(doc))
@@ -1088,14 +1116,23 @@ class Engine:
             hit = at[second == key]
             if len(hit):
                 kr[(doc, key)] = int(hit[0]) + 1
+        return kr
 
-    def _semantic_ranks(self, lists: dict, top_k: int, sr: dict) -> None:
-        """Add to ``sr`` the semantic rank (1-based, over the keys of every ranked page)
-        of each shown hit that the semantic list fed to fusion was too short to hold."""
-        ranked, docs_of, m = lists["ranked"], lists["docs_of"], self._matrix
-        want = {k for k, _s in lists["fused"][:top_k]} - set(sr)
-        if not want or m is None or not len(ranked):
-            return
+    def _semantic_ranks(self, sem: SemanticArm, top: list) -> dict[Key, int]:
+        """``{key: semantic rank}`` (1-based, over every ranked page or section) of the
+        keys fed to fusion and of each shown key the list fed to fusion was too short to
+        hold."""
+        sr = {k: i for i, k in enumerate(sem.keys, start=1)}
+        if sem.sections is not None and len(sem.keys) < len(sem.sections):
+            for key, _s in top:
+                if key not in sr:
+                    r = sem.sections.rank_of(sem.scope, *key)
+                    if r is not None:
+                        sr[key] = r
+        ranked, docs_of, m = sem.pages, sem.docs_of, self._matrix
+        want = {k for k, _s in top} - set(sr)
+        if not sem.cut or not want or m is None or ranked is None or not len(ranked):
+            return sr
         n_docs = np.zeros(int(m.page_content.max()) + 1, dtype=np.int64)
         for cid, ds in docs_of.items():
             if cid < len(n_docs):
@@ -1109,75 +1146,84 @@ class Engine:
                 continue
             before = int(keys_per_page[ranked.before(p)].sum())
             sr[(d, page)] = before + docs_of[cid].index(d) + 1
+        return sr
 
-    def hits(self, lists: dict, granularity: str, top_k: int, text: str) -> list[Hit]:
-        """Turn the top ``top_k`` fused keys into hits with ranks, excerpts and paths."""
-        kr = {k: i for i, k in enumerate(lists["keyword"], start=1)}
-        sr = {k: i for i, k in enumerate(lists["semantic"], start=1)}
-        if len(lists["keyword"]) < len(lists.get("kw_list", ())):
-            self._keyword_ranks(lists, granularity, top_k, kr)
-        if len(lists["semantic"]) < len(lists.get("sem_list", ())):
-            for key, _s in lists["fused"][:top_k]:
-                if key not in sr:
-                    r = lists["sem_list"].rank_of(lists["sem_scope"], *key)
-                    if r is not None:
-                        sr[key] = r
-        if lists.get("sem_cut"):
-            self._semantic_ranks(lists, top_k, sr)
-        top = lists["fused"][:top_k]
-        cid_of = {d.doc: d.content_id for d in self._docs}
-        terms = lists["terms"]
+    def hits(self, ranked: Ranked, granularity: str, top_k: int) -> list[Hit]:
+        """The first ``top_k`` keys of the fused run as hits: each arm's rank (beyond
+        the part fed to fusion too), the arms' contributions, excerpts and paths."""
+        top = ranked.run.pairs(top_k)
+        kind = "pages" if granularity == "page" else "sections"
+        kr = self._keyword_ranks(ranked.keyword, kind, top)
+        sr = self._semantic_ranks(ranked.semantic, top)
+        make = self._page_hit if granularity == "page" else self._section_hit
         hits: list[Hit] = []
-        if granularity == "page":
-            for rank, ((doc, page), score) in enumerate(top, start=1):
-                cid = cid_of[doc]
-                info = self._labels(cid, [page]).get(page, ("", ""))
-                blocks = self._blocks(cid, page)
-                unit_span = None
-                if (doc, page) not in kr and (doc, page) in sr and self._matrix \
-                        and "ranked" in lists:
-                    p = self._matrix.page_index(cid, page)
-                    if p >= 0 and np.isfinite(lists["ranked"].score[p]):
-                        unit_span = self._matrix.span(cid, lists["ranked"].best_unit(p))
-                bi, excerpt = choose(blocks, terms, unit_span, info[1],
-                                     next_blocks=self._blocks(cid, page + 1)[:3],
-                                     phrases=getattr(lists.get("query"), "phrases", ()),
-                                     section_starts=self.section_starts(cid, page))
-                if bi < 0:
-                    excerpt = cap(info[1], MAX_CHARS)
-                hits.append(Hit(rank, doc, page, info[0] or str(page), score,
-                                kr.get((doc, page)),
-                                sr.get((doc, page)), excerpt,
-                                self.section_path_at(cid, page, max(bi, 0)),
-                                ocr=self._ocr(cid, page, page)))
-        else:
-            for rank, ((doc, sid), score) in enumerate(top, start=1):
-                cid = cid_of[doc]
-                secs = self._sections(cid)
-                k = next((i for i, s in enumerate(secs) if s[0] == sid), None)
-                if k is None:
-                    continue
-                _sid, title, path, sp, sb, ep, eb, _lvl = secs[k]
-                # the excerpt comes from the section's own text (up to its first
-                # subsection), which is what ranked it
-                own_end = (ep, eb)
-                if k + 1 < len(secs) and (sp, sb) < (secs[k + 1][3], secs[k + 1][4]) < (ep, eb):
-                    own_end = (secs[k + 1][3], secs[k + 1][4])
-                blocks = []
-                for page, ordinal, t in self.db.execute(
-                        "SELECT page, ordinal, text FROM blocks WHERE content_id=? AND"
-                        " page BETWEEN ? AND ? ORDER BY page, ordinal LIMIT 400",
-                        (cid, sp, own_end[0])):
-                    if (sp, sb) <= (page, ordinal) and ((page, ordinal) < own_end or
-                                                        own_end <= (sp, sb)):
-                        blocks.append(t)
-                _bi, excerpt = choose(blocks, terms, phrases=getattr(lists.get("query"), "phrases", ()))
-                label = self._labels(cid, [sp]).get(sp, ("", ""))[0] or str(sp)
-                end_page = ep if eb > 0 or ep == sp else ep - 1
-                hits.append(Hit(rank, doc, sp, label, score, kr.get((doc, sid)),
-                                sr.get((doc, sid)), excerpt, path, title, sp,
-                                max(end_page, sp), sid, ocr=self._ocr(cid, sp, ep)))
+        for rank, (key, score) in enumerate(top, start=1):
+            h = make(ranked, key, rank, score, kr.get(key), sr.get(key))
+            if h is not None:
+                h.arms = ranked.run.evidence.get(key, ())
+                h.factors = ranked.run.factors.get(key, ())
+                hits.append(h)
         return hits
+
+    def _page_hit(self, ranked: Ranked, key: Key, rank: int, score: float,
+                  kw_rank: int | None, sem_rank: int | None) -> Hit:
+        """One page hit: its label, excerpt (under the best unit when only the semantic
+        arm found it), section path, OCR flag and page cosine."""
+        doc, page = key
+        cid = self._cid_of(doc)
+        info = self._labels(cid, [page]).get(page, ("", ""))
+        blocks = self._blocks(cid, page)
+        unit_span = cosine = None
+        pages, m = ranked.semantic.pages, self._matrix
+        if pages is not None and m is not None:
+            p = m.page_index(cid, page)
+            if p >= 0 and np.isfinite(pages.score[p]):
+                cosine = float(pages.score[p])
+                if kw_rank is None and sem_rank is not None:
+                    unit_span = m.span(cid, pages.best_unit(p))
+        bi, excerpt = choose(blocks, ranked.terms, unit_span, info[1],
+                             next_blocks=self._blocks(cid, page + 1)[:3],
+                             phrases=ranked.query.phrases,
+                             section_starts=self.section_starts(cid, page))
+        if bi < 0:
+            excerpt = cap(info[1], MAX_CHARS)
+        return Hit(rank, doc, page, info[0] or str(page), score, kw_rank, sem_rank, excerpt,
+                   self.section_path_at(cid, page, max(bi, 0)),
+                   ocr=self._ocr(cid, page, page), cosine=cosine)
+
+    def _section_hit(self, ranked: Ranked, key: Key, rank: int, score: float,
+                     kw_rank: int | None, sem_rank: int | None) -> Hit | None:
+        """One section hit, its excerpt from the section's own text (up to its first
+        subsection), which is what ranked it; None when the section is gone."""
+        doc, sid = key
+        cid = self._cid_of(doc)
+        secs = self._sections(cid)
+        k = next((i for i, s in enumerate(secs) if s[0] == sid), None)
+        if k is None:
+            return None
+        _sid, title, path, sp, sb, ep, eb, _lvl = secs[k]
+        own_end = (ep, eb)
+        if k + 1 < len(secs) and (sp, sb) < (secs[k + 1][3], secs[k + 1][4]) < (ep, eb):
+            own_end = (secs[k + 1][3], secs[k + 1][4])
+        blocks = []
+        for page, ordinal, t in self.db.execute(
+                "SELECT page, ordinal, text FROM blocks WHERE content_id=? AND"
+                " page BETWEEN ? AND ? ORDER BY page, ordinal LIMIT 400",
+                (cid, sp, own_end[0])):
+            if (sp, sb) <= (page, ordinal) and ((page, ordinal) < own_end or
+                                                own_end <= (sp, sb)):
+                blocks.append(t)
+        _bi, excerpt = choose(blocks, ranked.terms, phrases=ranked.query.phrases)
+        label = self._labels(cid, [sp]).get(sp, ("", ""))[0] or str(sp)
+        end_page = ep if eb > 0 or ep == sp else ep - 1
+        return Hit(rank, doc, sp, label, score, kw_rank, sem_rank, excerpt, path, title, sp,
+                   max(end_page, sp), sid, ocr=self._ocr(cid, sp, ep))
+
+    def _cid_of(self, doc: str) -> int:
+        """The content id of a document of the folder (KeyError when unknown)."""
+        if self._by_doc is None:
+            self._by_doc = {d.doc: d.content_id for d in self._docs}
+        return self._by_doc[doc]
 
 
 HEAD_CHARS = 1200
@@ -1213,11 +1259,23 @@ def _rows_ok(res: restrict.Restriction, ids: np.ndarray) -> np.ndarray | None:
     return ok
 
 
-def _kw_cov_max(out: dict) -> float:
-    """The best keyword row's share of the query's rarity mass (0.0 without rows)."""
-    if "kw_cov_max" in out:
-        return out["kw_cov_max"]
-    return max(out.get("kw_cov") or [0.0])
+def semantic_confidence(gap: float | None, keyword_coverage: float, o: Options) -> float:
+    """Multiplier of the semantic weight in hybrid fusion: 1 - sem_conf x (keyword
+    evidence) x (1 - semantic evidence). Keyword evidence = the best page's share of
+    the query's rarity mass (1: some page holds every rare word); semantic evidence =
+    how far the best cosine stands above the 100th (:func:`semantic_gap`), 0 at
+    ``sem_gap_lo`` .. 1 at ``sem_gap_hi``. A name or a code that the keyword arm finds
+    and the embedding cannot tell from noise ("Ghemawat": a flat list of unrelated
+    pages) leaves the keyword arm in charge; a described query keeps the semantic
+    arm whatever its spread. A query-performance predictor in the spirit of the
+    score-distribution ones (Cronen-Townsend et al., "Predicting query performance",
+    SIGIR 2002; Shtok et al., "Predicting query performance by query-drift
+    estimation", TOIS 2012)."""
+    if gap is None or o.sem_conf <= 0:
+        return 1.0
+    span = max(o.sem_gap_hi - o.sem_gap_lo, 1e-9)
+    sem_ev = min(1.0, max(0.0, (gap - o.sem_gap_lo) / span))
+    return 1.0 - o.sem_conf * keyword_coverage * (1.0 - sem_ev)
 
 
 def semantic_gap(ranked: list[tuple], depth: int = 100) -> float:

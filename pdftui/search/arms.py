@@ -1,0 +1,78 @@
+"""What each arm of one search found, as typed values (the search service fills them).
+
+:class:`KeywordArm` is the stage-1 keyword list (per-document BM25 ranks fused across
+documents, :func:`.keyword.fuse_arrays`) with each key's coverage of the query's rarity
+mass and the head-field list; :class:`SemanticArm` the semantic list (pages by cosine, or
+sections by their units and head units) with the document-level arm's ranks;
+:class:`Ranked` one query's arms, the fused :class:`.run.Run` and the weights in force.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from .run import Key, Run, Weights
+
+if TYPE_CHECKING:   # types only: nothing here runs numpy or SQLite
+    from . import keyword, restrict, section_semantic
+    from .query import Query
+    from .semantic import DocRanks, PageRanking
+
+
+@dataclass
+class KeywordArm:
+    """``keys`` best first (the first ``depth``, or all for an identifier query in
+    keyword mode) with their stage-1 ``scores`` and ``coverage`` (share of the query's
+    rarity mass, in [0, 1]); ``best_coverage`` over every row; ``strength`` the keyword
+    evidence (:func:`.evidence.keyword_strength`); ``fused`` / ``ranking`` the whole
+    stage-1 list (ranks of shown hits beyond ``keys``); ``head`` the head-field list
+    ``[((doc, 1), share)]``."""
+
+    keys: list[Key] = field(default_factory=list)
+    scores: list[float] = field(default_factory=list)
+    coverage: list[float] = field(default_factory=list)
+    best_coverage: float = 0.0
+    strength: float = 0.0
+    fused: "keyword.Fused | None" = None
+    ranking: "keyword.Ranking | None" = None
+    head: list[tuple[Key, float]] = field(default_factory=list)
+
+
+@dataclass
+class SemanticArm:
+    """``keys`` best first (the first ``depth``); ``first_unit_weight`` the page-head share
+    A used; ``gap`` the cosine of the best page minus the 100th's; ``best`` the best unit
+    cosine of a page searched; page search: ``pages`` the whole ranking, ``docs_of``
+    ``{content: [doc]}``, ``cut`` True when ``keys`` stops before it; section search:
+    ``units`` / ``heads`` the two lists hybrid fuses, ``sections`` their RRF (the arm's
+    own order) and ``scope``; ``doc_rank`` the document-level arm."""
+
+    keys: list[Key] = field(default_factory=list)
+    first_unit_weight: float | None = None
+    gap: float | None = None
+    best: float | None = None
+    pages: "PageRanking | None" = None
+    docs_of: dict[int, list[str]] = field(default_factory=dict)
+    cut: bool = False
+    units: list[Key] | None = None
+    heads: list[Key] | None = None
+    sections: "section_semantic.Keys | None" = None
+    scope: "section_semantic.DocScope | None" = None
+    doc_rank: "DocRanks | None" = None
+
+
+@dataclass
+class Ranked:
+    """One query ranked: the fused ``run`` (best first), the arms, the query's terms,
+    the parsed query and its restriction, whether the scope was searched as a few
+    documents (``few``), and the fusion ``weights`` in force (hybrid; else only ``k``)."""
+
+    run: Run
+    keyword: KeywordArm
+    semantic: SemanticArm
+    terms: list
+    query: "Query"
+    restriction: "restrict.Restriction"
+    few: bool
+    weights: Weights

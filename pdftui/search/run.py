@@ -1,0 +1,263 @@
+"""A ranking run: keys best first, their scores, and what each arm contributed to each.
+
+A :class:`Run` is what one stage of the search hands to the next (as pyserini passes a
+run between ``rescore`` and ``merge``): the fusion steps below are pure functions
+``Run -> Run``, so a hybrid search reads as its recipe (two arm lists, one weighted RRF,
+the keyword coverage gate, the head field, the document-level arm, the order, the
+reference-page demotion, the identifier pin). Each key carries, per arm, its rank in that
+arm's list, the weight in force and the score it added (:class:`Contribution`), so the
+fused order can be checked by hand: a key's score is the sum of its contributions, times
+any factor in :attr:`Run.factors`.
+
+Keys are ``(doc, page)`` for page search and ``(doc, section id)`` for section search;
+ranks are 1-based; an RRF contribution is ``weight / (k + rank)`` (Cormack et al. 2009).
+Nothing here touches SQLite, numpy or Textual.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+
+Key = tuple[str, int]
+"""``(doc, page)`` (page search) or ``(doc, section id)`` (section search)."""
+
+
+class Arm(str, Enum):
+    """The lists a fused score is made of."""
+
+    KEYWORD = "keyword"          # stage-1 list of per-document BM25 ranks
+    SEMANTIC = "semantic"        # pages by cosine; sections by their best unit
+    SECTION_HEAD = "section_head"  # sections by their head unit's cosine
+    HEAD = "head"                # the head field: page 1 of documents whose byline holds it
+    DOCUMENT = "document"        # the document-level arm: documents by their head vector
+
+
+@dataclass(frozen=True)
+class Contribution:
+    """What one arm added to a key's score: ``score = weight / (k + rank)``, ``rank``
+    1-based in that arm's list, ``weight`` the weight in force for this key (after the
+    coverage gate, the semantic confidence, the document arm's scaling)."""
+
+    arm: Arm
+    rank: int
+    weight: float
+    score: float
+
+    def to_json(self) -> dict:
+        """``{"arm", "rank", "weight", "score"}`` (floats rounded to 6 places)."""
+        return {"arm": self.arm.value, "rank": self.rank, "weight": round(self.weight, 6),
+                "score": round(self.score, 6)}
+
+
+@dataclass(frozen=True)
+class Factor:
+    """A multiplier applied to a key's fused score after the arms (reference-page
+    demotion), or a re-ordering it was subject to (``factor`` 1.0: identifier pin)."""
+
+    name: str
+    factor: float
+
+    def to_json(self) -> dict:
+        """``{"name", "factor"}``."""
+        return {"name": self.name, "factor": self.factor}
+
+
+@dataclass(frozen=True)
+class Run:
+    """Keys in order (best first once :func:`order` ran) with their scores;
+    ``evidence[key]`` the arms' contributions, ``factors[key]`` what changed the score or
+    the place afterwards. ``scores`` keeps insertion order: the last tie-break."""
+
+    scores: dict[Key, float] = field(default_factory=dict)
+    evidence: dict[Key, tuple[Contribution, ...]] = field(default_factory=dict)
+    factors: dict[Key, tuple[Factor, ...]] = field(default_factory=dict)
+
+    @property
+    def keys(self) -> list[Key]:
+        """The keys in the run's order."""
+        return list(self.scores)
+
+    def pairs(self, n: int | None = None) -> list[tuple[Key, float]]:
+        """``[(key, score)]`` in order, the first ``n`` (all when None)."""
+        items = list(self.scores.items())
+        return items if n is None else items[:n]
+
+    def __len__(self) -> int:
+        return len(self.scores)
+
+    def _with(self, scores: dict[Key, float], evidence=None, factors=None) -> "Run":
+        return Run(scores, self.evidence if evidence is None else evidence,
+                   self.factors if factors is None else factors)
+
+
+def _add(evidence: dict, key: Key, c: Contribution) -> None:
+    evidence[key] = evidence.get(key, ()) + (c,)
+
+
+def single(arm: Arm, keys: Sequence[Key], scores: Sequence[float] | None = None,
+           k: int = 60) -> Run:
+    """The run of one arm alone (keyword or semantic mode): ``keys`` best first with
+    ``scores`` (default ``1 / (k + rank)``); each key's contribution is its score."""
+    out: dict[Key, float] = {}
+    ev: dict[Key, tuple[Contribution, ...]] = {}
+    for i, key in enumerate(keys, start=1):
+        if key in out:
+            continue
+        s = scores[i - 1] if scores is not None else 1.0 / (k + i)
+        out[key] = s
+        ev[key] = (Contribution(arm, i, 1.0, s),)
+    return Run(out, ev)
+
+
+def rrf(lists: Sequence[tuple[Arm, Sequence[Key], float]], k: int = 60) -> Run:
+    """Weighted RRF of ``[(arm, keys best first, weight)]``: each key scores the sum over
+    the lists holding it of ``weight / (k + rank)`` (a key repeated in one list counts at
+    its first place). Keys in the order first met, list by list."""
+    scores: dict[Key, float] = {}
+    ev: dict[Key, tuple[Contribution, ...]] = {}
+    for arm, keys, w in lists:
+        seen: set[Key] = set()
+        for i, key in enumerate(keys, start=1):
+            if key in seen:
+                continue
+            seen.add(key)
+            s = w / (k + i)
+            scores[key] = scores.get(key, 0.0) + s
+            _add(ev, key, Contribution(arm, i, w, s))
+    return Run(scores, ev)
+
+
+def gate_keyword(run: Run, keys: Sequence[Key], coverage: Sequence[float], weight: float,
+                 power: float, k: int = 60) -> Run:
+    """The keyword coverage gate: each keyword contribution ``weight / (k + rank)`` of
+    ``run`` is scaled by ``coverage ** power``, coverage being that key's share of the
+    query's rarity mass (:func:`.keyword.row_coverage`): a page matching only the common
+    words of a long query adds little. ``keys`` and ``coverage`` are the keyword list fed
+    to :func:`rrf`, in its order."""
+    scores = dict(run.scores)
+    ev = dict(run.evidence)
+    seen: set[Key] = set()
+    for i, (key, c) in enumerate(zip(keys, coverage), start=1):
+        if key in seen:
+            continue
+        seen.add(key)
+        g = c ** power
+        scores[key] -= weight * (1.0 - g) / (k + i)
+        ev[key] = tuple(Contribution(x.arm, x.rank, weight * g, weight * g / (k + i))
+                        if x.arm is Arm.KEYWORD else x for x in ev.get(key, ()))
+    return run._with(scores, ev)
+
+
+def add_head(run: Run, head: Sequence[tuple[Key, float]], weight: float,
+             k: int = 60) -> Run:
+    """Add the head-field list ``[(key, share)]`` (best first): ``weight x share^2 /
+    (k + rank)`` per listed key (a head holding all the query's rare words counts fully);
+    a key no other arm listed joins the run."""
+    scores = dict(run.scores)
+    ev = dict(run.evidence)
+    for i, (key, share) in enumerate(head, start=1):
+        w = weight * share * share
+        scores[key] = scores.get(key, 0.0) + w / (k + i)
+        _add(ev, key, Contribution(Arm.HEAD, i, w, w / (k + i)))
+    return run._with(scores, ev)
+
+
+def add_document_arm(run: Run, rank_of: Callable[[str], int | None], weight: float,
+                     k: int = 60) -> Run:
+    """Add the document-level arm: ``weight / (k + the document's rank)`` to every key of
+    ``run`` whose document ``rank_of`` ranks (it only adds to keys another arm listed)."""
+    scores = dict(run.scores)
+    ev = dict(run.evidence)
+    for key in scores:
+        r = rank_of(key[0])
+        if r:
+            scores[key] += weight / (k + r)
+            _add(ev, key, Contribution(Arm.DOCUMENT, r, weight, weight / (k + r)))
+    return run._with(scores, ev)
+
+
+def order(run: Run, first: Sequence[Key], second: Sequence[Key]) -> Run:
+    """The run best first: by score, then by the better of the key's places in the
+    lists ``first`` and ``second`` (the keyword and semantic lists), then by its place in
+    ``first``; remaining ties keep the run's order."""
+    big = 10 ** 9
+    kr = dict.fromkeys(run.scores, big)
+    kr.update((key, i) for i, key in reversed(list(enumerate(first))))
+    sr = dict.fromkeys(run.scores, big)
+    sr.update((key, i) for i, key in reversed(list(enumerate(second))))
+    s = run.scores
+    keys = sorted(s, key=lambda key: (-s[key], min(kr[key], sr[key]), kr[key]))
+    return run._with({key: s[key] for key in keys})
+
+
+def demote(run: Run, keys: Iterable[Key], factor: float, name: str) -> Run:
+    """The run with each of ``keys`` scoring ``factor`` times its score, re-sorted by
+    score (stable: equal scores keep their order)."""
+    down = set(keys)
+    items = [(key, s * factor if key in down else s) for key, s in run.scores.items()]
+    idx = sorted(range(len(items)), key=lambda i: -items[i][1])
+    fac = dict(run.factors)
+    for key in down:
+        if key in run.scores:
+            fac[key] = fac.get(key, ()) + (Factor(name, factor),)
+    return run._with({items[i][0]: items[i][1] for i in idx}, factors=fac)
+
+
+def pin(run: Run, tier: Mapping[str, int], name: str) -> Run:
+    """The run with keys ordered by their document's ``tier`` (lower first; documents
+    without one last), each tier in the run's order."""
+    keys = sorted(run.scores, key=lambda key: tier.get(key[0], 2 ** 31))
+    fac = dict(run.factors)
+    for key in keys:
+        if key[0] in tier:
+            fac[key] = fac.get(key, ()) + (Factor(name, 1.0),)
+    return run._with({key: run.scores[key] for key in keys}, factors=fac)
+
+
+def keep(run: Run, ok: Callable[[Key], bool]) -> Run:
+    """The run without the keys ``ok`` refuses (order kept)."""
+    return run._with({key: s for key, s in run.scores.items() if ok(key)})
+
+
+def listing(keys: Sequence[tuple[Key, float]]) -> Run:
+    """A run of given ``[(key, score)]`` (a field-only query's listing), no arm evidence."""
+    return Run(dict(keys))
+
+
+__all__ = ["Arm", "Contribution", "Factor", "Key", "Run", "Weights", "add_document_arm", "add_head",
+           "demote", "gate_keyword", "keep", "listing", "order", "pin", "rrf",
+           "single"]
+
+
+@dataclass(frozen=True)
+class Weights:
+    """The weights in force for one hybrid query (None: that signal did not run).
+
+    ``keyword``: the keyword list's RRF weight before the coverage gate, which scales each
+    keyword contribution by the key's coverage ** ``coverage_power``; ``semantic``: the
+    semantic list's weight after ``semantic_confidence`` (its multiplier: 1 unless the
+    semantic list is flat and some page holds every rare word); ``first_unit_weight``: the
+    page-head share A of a page's cosine; ``document``: the document-level arm's weight
+    (``doc_arm`` x (1 - the best keyword coverage)); ``head``: the head field's weight
+    before its share^2; ``section_head``: the section head list's weight; ``reference``:
+    the factor of a reference-list page; ``few``: the scope was searched as one document
+    set (no gate, document arm, head field or page-head blend)."""
+
+    k: int
+    keyword: float | None = None
+    coverage_power: float | None = None
+    semantic: float | None = None
+    semantic_confidence: float | None = None
+    first_unit_weight: float | None = None
+    document: float | None = None
+    head: float | None = None
+    section_head: float | None = None
+    reference: float | None = None
+    few: bool = False
+
+    def to_json(self) -> dict:
+        """Every field, floats rounded to 6 places."""
+        return {k: round(v, 6) if isinstance(v, float) else v
+                for k, v in self.__dict__.items()}

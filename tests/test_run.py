@@ -1,0 +1,61 @@
+"""The fusion steps of a ranking run (pdftui/search/run.py): pure functions, real numbers."""
+
+import pytest
+
+from pdftui.search import run
+from pdftui.search.run import Arm
+
+A, B, C, D = ("a.pdf", 1), ("b.pdf", 3), ("c.pdf", 2), ("d.pdf", 1)
+
+
+def test_rrf_sums_weighted_reciprocal_ranks_and_records_each_arm():
+    got = run.rrf([(Arm.KEYWORD, [A, B, A], 1.0), (Arm.SEMANTIC, [B, C], 2.0)], k=60)
+    assert got.keys == [A, B, C]                       # first met, list by list
+    assert got.scores[A] == pytest.approx(1 / 61)      # the repeated A counts once
+    assert got.scores[B] == pytest.approx(1 / 62 + 2 / 61)
+    assert [(c.arm, c.rank, c.weight) for c in got.evidence[B]] == [
+        (Arm.KEYWORD, 2, 1.0), (Arm.SEMANTIC, 1, 2.0)]
+    assert sum(c.score for c in got.evidence[B]) == pytest.approx(got.scores[B])
+
+
+def test_the_coverage_gate_scales_each_keyword_contribution():
+    base = run.rrf([(Arm.KEYWORD, [A, B], 1.0), (Arm.SEMANTIC, [B], 2.0)])
+    got = run.gate_keyword(base, [A, B], [1.0, 0.5], 1.0, 2.0)
+    assert got.scores[A] == pytest.approx(1 / 61)              # full coverage: unchanged
+    assert got.scores[B] == pytest.approx(0.25 / 62 + 2 / 61)  # 0.5 ** 2 of 1/62
+    kw = next(c for c in got.evidence[B] if c.arm is Arm.KEYWORD)
+    assert kw.weight == pytest.approx(0.25) and kw.score == pytest.approx(0.25 / 62)
+    assert base.scores[B] == pytest.approx(1 / 62 + 2 / 61)   # the input run is unchanged
+
+
+def test_head_field_and_document_arm_add_to_the_run():
+    base = run.rrf([(Arm.KEYWORD, [A, B], 1.0)])
+    got = run.add_head(base, [(C, 1.0), (A, 0.5)], 1.0)
+    assert got.keys == [A, B, C]                               # C joins the run
+    assert got.scores[C] == pytest.approx(1 / 61)
+    assert got.scores[A] == pytest.approx(1 / 61 + 0.25 / 62)
+    got = run.add_document_arm(got, {"b.pdf": 1, "c.pdf": 3}.get, 0.5)
+    assert got.scores[B] == pytest.approx(1 / 62 + 0.5 / 61)
+    assert got.scores[A] == pytest.approx(1 / 61 + 0.25 / 62)  # a.pdf is not ranked
+    assert [c.arm for c in got.evidence[C]] == [Arm.HEAD, Arm.DOCUMENT]
+
+
+def test_order_breaks_equal_scores_by_the_better_arm_place():
+    got = run.rrf([(Arm.KEYWORD, [A, B], 1.0), (Arm.SEMANTIC, [B, A], 1.0)])
+    assert got.scores[A] == got.scores[B]
+    assert run.order(got, [A, B], [B, A]).keys == [A, B]   # tie on min place: keyword's
+    got = run.rrf([(Arm.KEYWORD, [C, D], 1.0), (Arm.SEMANTIC, [A], 3.0)])
+    assert run.order(got, [C, D], [A]).keys == [A, C, D]
+
+
+def test_demote_pin_keep_and_single():
+    base = run.order(run.rrf([(Arm.KEYWORD, [A, B, C], 1.0)]), [A, B, C], [])
+    down = run.demote(base, {A}, 0.9, "reference list")
+    assert down.keys == [B, C, A] and down.scores[A] == pytest.approx(0.9 / 61)
+    assert down.factors[A] == (run.Factor("reference list", 0.9),)
+    pinned = run.pin(down, {"c.pdf": 0, "a.pdf": 1}, "identifier")
+    assert pinned.keys == [C, A, B]
+    assert run.keep(pinned, lambda k: k != A).keys == [C, B]
+    one = run.single(Arm.SEMANTIC, [D, A])
+    assert one.pairs() == [(D, pytest.approx(1 / 61)), (A, pytest.approx(1 / 62))]
+    assert one.evidence[A][0].rank == 2
