@@ -366,6 +366,8 @@ class PdftuiApp(TriageMixin, App):
             return  # a search-as-you-type result landing after Enter asked for the words
         if event.provisional:
             results.set_result(event.data, keep_cursor=keep_cursor)
+            # the mode asked for (a restored hybrid must not look lost), not "keyword"
+            results.border_title = f"Results · {key[1]} (semantic loading) · {key[2]}"
             results.show_message(f"keyword hits · loading the embedding model for {key[1]}…")
             return
         self.shown_key = key

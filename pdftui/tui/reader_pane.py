@@ -216,6 +216,10 @@ def toc_prompt(section: dict, label: str = "") -> Text:
     return out
 
 
+#: What the reader says while nothing is open (true before a query too: no hit yet).
+NOTHING_OPEN = ("Nothing open: Enter reads the document (or hit) under the cursor; "
+                "/ searches.")
+
 #: Keys the contents list keeps for itself (moving through it, Enter reads the entry).
 _LIST_KEYS = frozenset({"up", "down", "pageup", "pagedown", "home", "end", "enter"})
 
@@ -318,7 +322,7 @@ class ReaderPane(Vertical):
         self.border_title = "Reader"
 
     def compose(self) -> ComposeResult:
-        yield Static(Text("Open a hit (Enter) to read it here.", style="dim"), id="reader-head")
+        yield Static(Text(NOTHING_OPEN, style="dim"), id="reader-head")
         with Horizontal(id="reader-split"):
             yield TocList(id="toc")
             yield ReaderBody(id="reader-body")
@@ -612,7 +616,7 @@ class ReaderPane(Vertical):
     # -- actions --------------------------------------------------------------------------
     def _need_view(self) -> ReadView | None:
         if self.view is None:
-            self.notify("Open a hit first (Enter in the results).", timeout=2)
+            self.notify(NOTHING_OPEN, timeout=2)
         return self.view
 
     def step_page(self, delta: int, scroll: str = "top") -> None:

@@ -30,10 +30,13 @@ def terms_pattern(query: str) -> re.Pattern[str] | None:
     """A case-insensitive regex matching the query's words (and words they begin) and its
     quoted phrases whole, or None (:mod:`pdftui.search.query` syntax).
 
-    FTS operators in capitals and one-letter words are left out; ``*`` and quotes are
-    dropped (the words between them count); excluded words and field values are not
-    highlighted.
+    FTS operators in capitals and one-letter words are left out, and so are the keyword
+    arm's stopwords (:data:`pdftui.search.keyword.STOPWORDS`: "the", "of"), unless the
+    query holds nothing else, as :func:`pdftui.search.keyword.parse_query` does; ``*`` and
+    quotes are dropped (the words between them count, stopwords too); excluded words and
+    field values are not highlighted.
     """
+    from ..search.keyword import STOPWORDS
     from ..search.query import parse, phrase_regex
 
     q = parse(clean_text(query or ""))
@@ -43,6 +46,9 @@ def terms_pattern(query: str) -> re.Pattern[str] | None:
             continue
         if w.lower() not in (x.lower() for x in words):
             words.append(w)
+    content = [w for w in words if w.casefold() not in STOPWORDS]
+    if content:
+        words = content
     phrases = [p for p in map(phrase_regex, q.phrases) if p]
     if not words and not phrases:
         return None

@@ -878,3 +878,42 @@ def test_page_steps_and_go_to_show_the_page_top_and_name_its_section(make_app):
                         owner = s_
                 assert owner is not None and reader.view.section_id == owner["id"], keys
     run(go())
+
+
+def test_the_mode_asked_for_shows_while_semantic_loads(make_app):
+    """The keyword hits shown while the embedding model loads are titled with the mode
+    asked for ("hybrid (semantic loading)"), not "keyword": a restored hybrid looked lost.
+    Before any query the reader says what is true (no hit yet to open)."""
+    from pdftui.tui.messages import SearchDone
+    from pdftui.tui.reader_pane import NOTHING_OPEN
+
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(160, 48)) as pilot:
+            await settle(pilot)
+            head = str(app.query_one("#reader-head").render())
+            assert "document" in head and "/ searches" in head and "Open a hit" not in head
+            data = await search(pilot, "euler")
+            assert NOTHING_OPEN.startswith("Nothing open")
+            quick = dict(data, mode="keyword")
+            app.post_message(SearchDone(app.search_key() + (False, False), quick, True))
+            results = app.query_one(ResultsPane)
+            await wait_for(pilot, lambda: results.data is quick, what="provisional hits")
+            assert results.border_title == "Results · hybrid (semantic loading) · page"
+    run(go())
+
+
+def test_highlight_only_the_content_words_of_the_query():
+    """The reader and the excerpts highlight the query's content words, not its stopwords
+    ("the", "of": the keyword arm's own list), unless the query has nothing else; a quoted
+    phrase stays whole."""
+    from pdftui.tui.render import terms_pattern
+
+    text = "The architecture of the Transformer follows this overall architecture."
+    found = [m.group() for m in terms_pattern("the architecture of transformer")
+             .finditer(text)]
+    assert found == ["architecture", "Transformer", "architecture"], found
+    assert [m.group() for m in terms_pattern("the of").finditer(text)] == \
+        ["The", "of", "the"]
+    assert [m.group() for m in terms_pattern('"of the Transformer"').finditer(text)] == \
+        ["of the Transformer"]
