@@ -41,6 +41,9 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 PATHS = ("new", "earlier", "naive")
+#: Also measurable: "default" (the product's EmbedPipeline()) and "int8" (the default with
+#: the int8 model copy, unit plan 1).
+EXTRA_PATHS = ("default", "int8")
 
 
 def _cpu_s() -> float:
@@ -54,8 +57,9 @@ def _rss_mb() -> float:
 
 
 def run_index(folder: Path, cache: Path, which: str) -> dict:
-    """One ``index_folder`` run (``which`` = "new" or "earlier") into ``cache``."""
-    from pdftui.index import EARLIER, FAST, index_folder
+    """One ``index_folder`` run (``which``: "new", "earlier", "default" or "int8") into
+    ``cache``."""
+    from pdftui.index import EARLIER, FAST, EmbedPipeline, index_folder
 
     marks: dict[str, float] = {}
     lock = threading.Lock()
@@ -66,7 +70,8 @@ def run_index(folder: Path, cache: Path, which: str) -> dict:
             if p.phase == "extract" and p.docs_done == p.docs_total:
                 marks.setdefault("text_ready_s", time.monotonic() - t0)
 
-    pipeline = EARLIER if which == "earlier" else FAST
+    pipeline = {"earlier": EARLIER, "default": EmbedPipeline(int8=False),
+                "int8": EmbedPipeline(int8=True)}.get(which, FAST)
     summary = index_folder(folder, cache, progress=progress, pipeline=pipeline)
     wall = time.monotonic() - t0
     return {"documents": summary.documents, "pages": summary.pages, "units": summary.units,
@@ -160,13 +165,14 @@ def main() -> None:
         folder = _folder(args, tmp)
         load0 = os.getloadavg()
         results: dict[str, dict] = {}
-        for which in [p for p in args.paths.split(",") if p]:
-            cache = tmp / f"cache-{which}"
+        for n, which in enumerate(p for p in args.paths.split(",") if p):
+            cache = tmp / f"cache-{n}-{which}"   # a path named twice runs twice, cold
             out = subprocess.run(
                 [sys.executable, __file__, str(folder), "--child", which, "--cache", str(cache)],
                 capture_output=True, text=True, check=True).stdout
-            results[which] = json.loads(out.strip().splitlines()[-1])
-            print(f"{which}: done ({results[which]['wall_s']:.1f} s)", file=sys.stderr)
+            key = which if which not in results else f"{which}#{n}"
+            results[key] = json.loads(out.strip().splitlines()[-1])
+            print(f"{key}: done ({results[key]['wall_s']:.1f} s)", file=sys.stderr)
         load1 = os.getloadavg()
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -188,6 +194,11 @@ def report(results: dict, load0, load1, json_path: str | None) -> None:
         if new and other in results:
             for c in ("wall_s", "cpu_s", "tokens"):
                 ratios[f"new/{other} {c}"] = round(new[c] / max(results[other][c], 1e-9), 3)
+    base = results.get("default")
+    for other in ("int8", "new"):
+        if base and other in results:
+            for c in ("wall_s", "cpu_s", "tokens"):
+                ratios[f"{other}/default {c}"] = round(results[other][c] / max(base[c], 1e-9), 3)
     for k, v in ratios.items():
         print(f"{k:<22} {v}")
     print(f"load average before {load0[0]:.1f}, after {load1[0]:.1f} (1 min)")

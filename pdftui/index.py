@@ -631,7 +631,7 @@ class EmbedPipeline:
     so bench/index.py compares them in one run.
 
     ``int8``: run the default model as its int8 copy (None: env ``PDFTUI_EMBED_INT8``,
-    else off); ``sort``: onnxruntime runs of similar token length; ``batch_units``: units
+    else on); ``sort``: onnxruntime runs of similar token length; ``batch_units``: units
     per embed call and committed transaction; ``heads_first``: every document's first
     ``HEAD_UNITS`` page units (its opening: the document-level arm's head vector) before any
     document's other units, so documents become semantically searchable early; ``plan``:

@@ -73,8 +73,9 @@ DEFAULT_MAX_TOKENS = 256
 ENV_MODEL = "PDFTUI_EMBED_MODEL"
 #: Environment variable: "1" / "0" runs the default model as its int8 copy / in fp32.
 ENV_INT8 = "PDFTUI_EMBED_INT8"
-#: Whether the int8 copy is used when neither the caller nor ``PDFTUI_EMBED_INT8`` says.
-INT8_DEFAULT = False
+#: Whether the int8 copy is used when neither the caller nor ``PDFTUI_EMBED_INT8`` says
+#: (quality held on the whole corpus: bench/README.md, "int8 model").
+INT8_DEFAULT = True
 
 _DEFAULT_FOLDER = "all-MiniLM-L6-v2"
 #: Files shipped as package data in ``pdftui/models/all-MiniLM-L6-v2/``.

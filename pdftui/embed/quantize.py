@@ -17,9 +17,10 @@ nothing. :func:`quantized_model` therefore builds, once per cache and installed 
 
 The result is deterministic for given onnx / onnxruntime versions (same bytes twice), and its
 sha256 is the model identity stored with every embedding (``embeddings.weights_hash``): a
-different result re-embeds, as a model change does. It is opt-in (``PDFTUI_EMBED_INT8``)
-until bench/quality.py shows it as good as the fp32 model; bench/index.py measures its cost
-(figures: bench/README.md).
+different result re-embeds, as a model change does. It is the default
+(``PDFTUI_EMBED_INT8=0`` runs the fp32 file): bench/vectors.py and bench/quality.py check it
+against the fp32 model over the whole corpus, bench/index.py measures its cost (figures:
+bench/README.md).
 
 The folder ``<cache>/models/all-MiniLM-L6-v2-int8/`` holds ``model.onnx`` and the tokenizer
 and config files; a marker records the source file's stat, the library versions and the
