@@ -395,19 +395,19 @@ def read(folder, doc, page, section, list_sections, cache_dir, as_json):
         if list_sections:
             rows = lib.sections(doc)
             if as_json:
-                click.echo(_dumps(rows))
+                click.echo(_dumps([r.to_json() for r in rows]))
             else:
                 for r in rows:
-                    pages = f"p. {r['start_page']}" + (
-                        f"-{r['last_page']}" if r["last_page"] > r["start_page"] else "")
-                    click.echo(f"{r['id']:>7}  {pages:<11} {'  ' * (r['level'] - 1)}"
-                               f"{clean_text(r['title'])}")
+                    pages = f"p. {r.start_page}" + (
+                        f"-{r.last_page}" if r.last_page > r.start_page else "")
+                    click.echo(f"{r.id:>7}  {pages:<11} {'  ' * (r.level - 1)}"
+                               f"{clean_text(r.title)}")
             return
         if section is not None:
             out = lib.section(doc, section)
             key = " ".join(section.split()).casefold()
             if not section.isdigit():
-                titles = [r["title"].casefold() for r in lib.sections(doc)]
+                titles = [r.title.casefold() for r in lib.sections(doc)]
                 exact = titles.count(key)
                 same = [t for t in titles if key in t] if exact != 1 else []
                 if len(same) > 1:

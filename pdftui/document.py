@@ -7,7 +7,8 @@ unrotated space, origin top-left, as PyMuPDF reports them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 
 
 @dataclass(slots=True)
@@ -80,6 +81,10 @@ class OutlineEntry:
     x: float | None = None
 
 
+#: A position in a document: (1-based page, block index on that page), ordered as tuples.
+Pos = tuple[int, int]
+
+
 @dataclass(slots=True)
 class Section:
     """A contiguous stretch of a document that starts at a heading.
@@ -91,7 +96,14 @@ class Section:
     whole section, subsections included (what a reader shows); its first ``own_chars``
     characters are the section's *own* text, up to its first subsection's heading (the
     whole text when it has none), which the keyword index ranks so that a parent does not
-    outrank its subsections by containing their words.
+    outrank its subsections by containing their words. ``id`` is the cache's row id
+    (None before the section is stored). Read from the cache for navigation, ``text``
+    and ``source`` may be left empty.
+
+    A section is *empty* when its end is not after its start (a heading located at the
+    same block as the next heading of its level, e.g. an outline whose entries all point
+    at the top of one page). An empty section still holds the rest of its start page
+    (:meth:`contains`), so that page is named after it rather than after nothing.
     """
 
     ordinal: int
@@ -102,14 +114,86 @@ class Section:
     start_block: int
     end_page: int
     end_block: int
-    text: str
-    source: str
+    text: str = ""
+    source: str = ""
     own_chars: int = -1
+    id: int | None = None
 
     @property
     def own_text(self) -> str:
         """The section's text before its first subsection (all of it when ``own_chars`` < 0)."""
         return self.text if self.own_chars < 0 else self.text[: self.own_chars]
+
+    @property
+    def start(self) -> Pos:
+        """``(start_page, start_block)``: the heading's block, inclusive."""
+        return (self.start_page, self.start_block)
+
+    @property
+    def end(self) -> Pos:
+        """``(end_page, end_block)``: the first block after the section (exclusive)."""
+        return (self.end_page, self.end_block)
+
+    @property
+    def empty(self) -> bool:
+        """Does the section end where (or before) it starts?"""
+        return self.end <= self.start
+
+    @property
+    def last_page(self) -> int:
+        """The last page holding the section's text (1-based): the end is exclusive, so
+        an end at block 0 of a later page means the section stopped on the page before."""
+        return last_page(self.start_page, self.end_page, self.end_block)
+
+    def contains(self, page: int, block: int) -> bool:
+        """Does block ``block`` of 1-based ``page`` lie in the section (subsections
+        included)? ``start <= (page, block) < end``; an empty section holds the rest of
+        its start page (from its start block on)."""
+        pos = (page, block)
+        if pos < self.start:
+            return False
+        return pos < self.end or (self.empty and page == self.start_page)
+
+    def own_span(self, following: "Section | None") -> "Section":
+        """This section cut where its own text ends: at ``following``'s start (the next
+        section in document order) when that lies strictly inside it, i.e. before its
+        first subsection; else the section itself."""
+        if following is not None and self.start < following.start < self.end:
+            return replace(self, end_page=following.start_page,
+                           end_block=following.start_block)
+        return self
+
+    def to_json(self) -> dict:
+        """The section as ``pdftui read --sections --json`` prints it: id, ordinal,
+        level, title, path, start_page, start_block, end_page, end_block (exclusive),
+        source, last_page."""
+        return {"id": self.id, "ordinal": self.ordinal, "level": self.level,
+                "title": self.title, "path": self.path, "start_page": self.start_page,
+                "start_block": self.start_block, "end_page": self.end_page,
+                "end_block": self.end_block, "source": self.source,
+                "last_page": self.last_page}
+
+
+def last_page(start_page: int, end_page: int, end_block: int) -> int:
+    """The last page a section from ``start_page`` to the exclusive end (``end_page``,
+    ``end_block``) has text on: the page before ``end_page`` when the end is at its block
+    0 (and the section started earlier), else ``end_page``."""
+    return end_page - 1 if end_block == 0 and end_page > start_page else end_page
+
+
+def innermost(sections: "Sequence[Section]", page: int, block: int) -> Section | None:
+    """The innermost of ``sections`` (in document order: by start, then ordinal) that
+    :meth:`~Section.contains` block ``block`` of 1-based ``page``: the latest-starting one
+    (a nested section starts after its parent; an empty one yields to a later heading on
+    its page). None when none does."""
+    pos = (page, block)
+    best = None
+    for s in sections:
+        if s.start > pos:
+            break
+        if s.contains(page, block):
+            best = s
+    return best
 
 
 @dataclass(slots=True)

@@ -14,7 +14,7 @@ import sqlite3
 from dataclasses import dataclass
 
 from .cache import Cache
-from .document import Metadata
+from .document import Metadata, Section, innermost, last_page
 from .ocr import pending_note
 
 
@@ -158,10 +158,22 @@ def section_spans(db: sqlite3.Connection, section_ids: set[int]
     out = []
     for i in range(0, len(ids), 500):
         chunk = ids[i:i + 500]
-        out.extend((sid, cid, sp, _last_page(sp, ep, eb)) for sid, cid, sp, ep, eb in db.execute(
+        out.extend((sid, cid, sp, last_page(sp, ep, eb)) for sid, cid, sp, ep, eb in db.execute(
             "SELECT id, content_id, start_page, end_page, end_block FROM sections"
             f" WHERE id IN ({','.join('?' * len(chunk))})", chunk))
     return out
+
+
+_SECTION_COLS = ("id", "ordinal", "level", "title", "path", "start_page", "start_block",
+                 "end_page", "end_block", "source", "own_chars")
+
+
+def read_sections(db: sqlite3.Connection, content_id: int) -> list[Section]:
+    """The sections of one content in document order (by start, then ordinal), without
+    their text: ``text`` is '' (:meth:`Library.section` reads a section's text)."""
+    return [Section(**dict(zip(_SECTION_COLS, r))) for r in db.execute(
+        f"SELECT {', '.join(_SECTION_COLS)} FROM sections WHERE content_id=?"
+        " ORDER BY start_page, start_block, ordinal", (content_id,))]
 
 
 @dataclass(slots=True)
@@ -190,12 +202,6 @@ _NUMBERING_RE = re.compile(
     r"^\s*(?:(?:chapter|section|appendix)\s+)?"
     r"(?:[0-9]+(?:\.[0-9a-z]+)*\.?|[a-z](?:\.[0-9]+)+\.?|[a-z]\.|[ivxlc]+\.|[a-z](?=\s*$))\s*",
     re.IGNORECASE)
-
-
-def _last_page(start_page: int, end_page: int, end_block: int) -> int:
-    """The last page a section has text on (its end is exclusive: block ``end_block`` of
-    ``end_page``, so an end at block 0 means it stopped on the page before)."""
-    return end_page - 1 if end_block == 0 and end_page > start_page else end_page
 
 
 def _authors(raw: str | None) -> tuple[str, ...]:
@@ -350,21 +356,10 @@ class Library:
             " ORDER BY ordinal", (self.content_id(doc), number),
         ).fetchall()
 
-    def sections(self, doc: str) -> list[dict]:
-        """The document's sections in order: dicts with id, ordinal, level, title, path,
-        start_page, start_block, end_page, end_block (exclusive end), source, and
-        last_page (the last page holding its text)."""
-        cid = self.content_id(doc)
-        cols = ("id", "ordinal", "level", "title", "path", "start_page", "start_block",
-                "end_page", "end_block", "source")
-        out = []
-        for r in self.db.execute(
-            f"SELECT {', '.join(cols)} FROM sections WHERE content_id=? ORDER BY ordinal",
-            (cid,)):
-            d = dict(zip(cols, r))
-            d["last_page"] = _last_page(d["start_page"], d["end_page"], d["end_block"])
-            out.append(d)
-        return out
+    def sections(self, doc: str) -> list[Section]:
+        """The document's sections in document order, without their text (see
+        :func:`read_sections`). Raises :class:`NotFound`."""
+        return read_sections(self.db, self.content_id(doc))
 
     def section(self, doc: str, key: str | int) -> SectionText:
         """A whole section by id (int or digits) or title (exact, then case-insensitive
@@ -381,7 +376,7 @@ class Library:
         if row is None:
             raise NotFound(f"no section {key!r} in {doc}")
         sid, title, path, start, end, end_block, text = row
-        last = _last_page(start, end, end_block)
+        last = last_page(start, end, end_block)
         return SectionText(doc, title, start, last, text, path, sid,
                            ocr=self.ocr_in(cid, start, last))
 
@@ -413,13 +408,8 @@ class Library:
         return None
 
     def section_at(self, doc: str, page: int, block: int = 0) -> SectionText | None:
-        """The innermost section that holds block ``block`` of ``page``, or None."""
-        cid = self.content_id(doc)
-        row = self.db.execute(
-            "SELECT id FROM sections WHERE content_id=?"
-            " AND (start_page < ? OR (start_page = ? AND start_block <= ?))"
-            " AND (end_page > ? OR (end_page = ? AND end_block > ?))"
-            " ORDER BY level DESC, ordinal DESC LIMIT 1",
-            (cid, page, page, block, page, page, block),
-        ).fetchone()
-        return self.section(doc, row[0]) if row else None
+        """The innermost section that holds block ``block`` of 1-based ``page``
+        (:func:`pdftui.document.innermost`, the rule that names a search hit's section),
+        or None."""
+        sec = innermost(self.sections(doc), page, block)
+        return self.section(doc, sec.id) if sec is not None else None

@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
-from pdftui.document import Block, Extraction, OutlineEntry, Page, Section
+from pdftui.document import Block, Extraction, OutlineEntry, Page, Section, innermost
 from pdftui.headings import (
     detect_headings,
     is_number_only,
@@ -321,18 +321,12 @@ def build_sections(
 
 
 def section_path_at(sections: list[Section], page: int, block: int) -> str:
-    """Path of the innermost section enclosing block ``block`` of 1-based ``page``.
-
-    Sections are as returned by :func:`build_sections` (ordered by start). Returns ''
-    when no section encloses the position.
+    """Path of the innermost section enclosing block ``block`` of 1-based ``page``
+    (:func:`pdftui.document.innermost`). Sections are as returned by
+    :func:`build_sections` (ordered by start). Returns '' when no section encloses the
+    position.
     """
-    pos = (page, block)
-    best: Section | None = None
-    for s in sections:
-        if (s.start_page, s.start_block) > pos:
-            break
-        if pos < (s.end_page, s.end_block):
-            best = s  # later-starting enclosing sections are nested deeper
+    best = innermost(sections, page, block)
     return best.path if best is not None else ""
 
 

@@ -74,7 +74,7 @@ def test_sections_follow_an_edit(attention_folder, cache_dir):
     index_folder(attention_folder, cache_dir, embed=False)
     lib = Library(attention_folder, cache_dir)
     try:
-        titles = [s["title"] for s in lib.sections(ATTENTION)]
+        titles = [s.title for s in lib.sections(ATTENTION)]
         assert "3.2 Attention" not in titles
         with pytest.raises(NotFound):
             lib.section(ATTENTION, "3.2 Attention")

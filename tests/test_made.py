@@ -56,13 +56,13 @@ def test_sections_from_outline_and_from_headings(made_index):
     folder, cache, _summary, _svc = made_index
     lib = Library(folder, cache)
     try:
-        titles = [s["title"] for s in lib.sections("bridges.pdf")]
+        titles = [s.title for s in lib.sections("bridges.pdf")]
         # the text above the first outline entry (the title) is a section of its own
         assert titles == ["Suspension Bridges: A Field Guide", "1 Introduction", "2 Cables",
                           "2.1 Anchorages", "3 Decks", "4 Maintenance"]
         cables = lib.section("bridges.pdf", "2 Cables")
         assert "catenary" in cables.text and "zorvane" in cables.text  # holds 2.1
-        detected = [s["title"] for s in lib.sections("orchards.pdf")]
+        detected = [s.title for s in lib.sections("orchards.pdf")]
         assert "1 Soil and planting" in detected and "2 Pruning and harvest" in detected
         assert [lib.page_label("orchards.pdf", n) for n in (1, 2, 3)] == ["i", "1", "2"]
     finally:

@@ -424,8 +424,8 @@ def test_title_year_doc_and_section_fields(attention):
     assert res.hits
     for h in res.hits:
         sec = lib.section_at(h.doc, h.page, 0)
-        spans = [s for s in lib.sections(h.doc) if "scaled dot-product" in s["title"].lower()]
-        assert any(s["start_page"] <= h.page <= s["last_page"] for s in spans)
+        spans = [s for s in lib.sections(h.doc) if "scaled dot-product" in s.title.lower()]
+        assert any(s.start_page <= h.page <= s.last_page for s in spans)
         assert sec is not None
     sec = service.search_sync("section:training", mode="hybrid", granularity="section")
     assert sec.hits and all("training" in h.section.lower() for h in sec.hits)

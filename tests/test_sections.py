@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from pdftui.document import Extraction, OutlineEntry
+from pdftui.document import Extraction, OutlineEntry, Section, innermost
 from pdftui.extract import extract_document
 from pdftui.headings import detect_headings, follows, numbering, titles_match
 from pdftui.sections import build_sections, section_path_at, sections_for
@@ -19,6 +19,10 @@ from .invariants import assert_outline_well_formed, assert_sections_well_formed
 
 ATTENTION = CORPUS / "arxiv-1706.03762v5-attention-is-all-you-need.pdf"
 TRACEMONKEY = TRICKY / "real" / "two-column-tracemonkey-pldi09.pdf"
+#: Nested sections with empty ones among them (outline entries that share a block).
+ASAP = CORPUS / "arxiv-1703.00983-asap-time-series-smoothing.pdf"
+#: An outline whose entries mostly point at the top of a page: most sections are empty.
+DVT = CORPUS / "bmc-2010-dvt-prophylaxis-trauma-review.pdf"
 
 pytestmark = needs_shared(ATTENTION)
 
@@ -69,6 +73,76 @@ def test_section_path_at():
     assert section_path_at(secs, 1, 0) == secs[0].path
     assert section_path_at(secs, 999, 0) == ""
     assert section_path_at([], 1, 0) == ""
+
+
+@needs_shared(ASAP)
+def test_section_contains_is_half_open_and_an_empty_section_holds_its_page():
+    secs = sections_for(load(ASAP))
+    parent = by_title(secs, "C Sample Visualizations")
+    child = by_title(secs, "3.1 Roughness Measure")
+    assert parent.start < child.start < child.end < parent.end
+    # from the start block (inclusive) to the end block (exclusive), subsections included
+    assert parent.contains(*parent.start) and not parent.contains(*parent.end)
+    assert not parent.contains(parent.start_page, parent.start_block - 1)
+    assert parent.contains(*child.start) and parent.contains(*child.end)
+    assert child.contains(*child.start) and not child.contains(*child.end)
+    # an empty section (its heading shares a block with the next heading of its level)
+    # holds the rest of its start page, nothing before its start nor on a later page
+    intro = by_title(secs, "1 Introduction")
+    assert intro.empty and intro.start == (1, 7)
+    assert intro.contains(1, 7) and intro.contains(1, 30)
+    assert not intro.contains(1, 6) and not intro.contains(2, 0)
+    # the innermost section: the later heading starting on the same block wins
+    assert innermost(secs, 1, 7).title == "A Case Study"
+    assert innermost(secs, *child.start) is child
+    assert innermost(secs, child.end_page, child.end_block - 1) is child
+    assert innermost(secs, *parent.start) is parent
+    assert innermost(secs, 999, 0) is None and innermost([], 1, 0) is None
+
+
+@pytest.mark.parametrize("path", [ASAP, DVT], ids=lambda p: p.name[:14])
+def test_the_innermost_section_of_every_block_holds_it_and_is_on_its_page(path):
+    """Regression: the reader named a page after any empty section that started on an
+    earlier page (it took an empty section to hold everything after its start)."""
+    ex = load(path)
+    secs = sections_for(ex)
+    assert sum(s.empty for s in secs) >= 5
+    named = 0
+    for page in ex.pages:
+        for b in range(len(page.blocks)):
+            s = innermost(secs, page.number, b)
+            if s is None:
+                continue
+            named += 1
+            assert s.contains(page.number, b)
+            assert not s.empty or s.start_page == page.number, (page.number, b, s.title)
+            # no section starting later holds the block (else it would be the innermost)
+            assert not any(t.start > s.start and t.contains(page.number, b) for t in secs)
+            assert section_path_at(secs, page.number, b) == s.path
+    assert named > 0.9 * sum(len(p.blocks) for p in ex.pages)
+
+
+def test_own_span_ends_at_the_first_subsection_and_holds_the_own_text():
+    ex = load(ATTENTION)
+    secs = sections_for(ex)
+    k = next(i for i, s in enumerate(secs) if s.title == "3.2 Attention")
+    att, first_sub = secs[k], secs[k + 1]
+    own = att.own_span(first_sub)
+    assert own.start == att.start and own.end == first_sub.start < att.end
+    held = [blk.text for p in ex.pages for b, blk in enumerate(p.blocks)
+            if own.contains(p.number, b) and blk.text]
+    assert "\n\n".join(held) == att.own_text != att.text
+    # a leaf: the next section starts where it ends, so its own span is all of it
+    leaf = secs[k + 2]
+    assert leaf.own_span(secs[k + 3]) == leaf and leaf.own_span(None) == leaf
+
+
+def test_last_page_of_a_section_ending_at_the_top_of_a_page():
+    s = Section(3, 1, "Method", "Method", 2, 4, 5, 0)
+    assert s.last_page == 4 and s.contains(4, 99) and not s.contains(5, 0)
+    assert Section(3, 1, "M", "M", 2, 4, 5, 3).last_page == 5
+    assert Section(3, 1, "M", "M", 2, 4, 2, 0).last_page == 2  # empty: its start page
+    assert Section(3, 1, "M", "M", 2, 4, 2, 0, id=9).to_json()["last_page"] == 2
 
 
 def test_detector_with_outline_hidden_finds_numbered_headings():

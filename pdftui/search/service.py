@@ -88,8 +88,9 @@ import numpy as np
 
 from ..cache import Cache
 from ..corpus import doc_matches
+from ..document import Section, innermost
 from ..ocr import pending_note
-from ..library import read_metadata, read_vocabulary, section_spans
+from ..library import read_metadata, read_sections, read_vocabulary, section_spans
 from . import evidence, fusion, keyword, references, restrict, section_semantic, suggest
 from .query import FieldName, Query, parse
 from .excerpt import MAX_CHARS, block_spans, cap, choose
@@ -361,31 +362,23 @@ class Engine:
             "SELECT 1 FROM pages WHERE content_id=? AND number BETWEEN ? AND ? AND ocr=1"
             " LIMIT 1", (cid, first, last)).fetchone() is not None
 
-    def _sections(self, cid: int) -> list[tuple]:
+    def _sections(self, cid: int) -> list[Section]:
+        """The sections of content ``cid`` in document order (no text), cached."""
         got = self._sections_cache.get(cid)
         if got is None:
-            got = self.db.execute(
-                "SELECT id, title, path, start_page, start_block, end_page, end_block, level"
-                " FROM sections WHERE content_id=? ORDER BY start_page, start_block, ordinal",
-                (cid,)).fetchall()
+            got = read_sections(self.db, cid)
             self._sections_cache[cid] = got
         return got
 
     def section_path_at(self, cid: int, page: int, block: int) -> str:
         """Path of the innermost section of content ``cid`` enclosing (page, block)."""
-        pos = (page, max(block, 0))
-        best = ""
-        for _sid, _t, path, sp, sb, ep, eb, _lvl in self._sections(cid):
-            if (sp, sb) > pos:
-                break
-            if pos < (ep, eb) or (ep, eb) <= (sp, sb) and pos[0] == sp:
-                best = path
-        return best
+        sec = innermost(self._sections(cid), page, max(block, 0))
+        return sec.path if sec is not None else ""
 
     def section_starts(self, cid: int, page: int) -> set[int]:
         """Indexes (block ordinals) of the blocks of page ``page`` (1-based) of content
         ``cid`` where a section starts."""
-        return {sb for _sid, _t, _p, sp, sb, *_rest in self._sections(cid) if sp == page}
+        return {s.start_block for s in self._sections(cid) if s.start_page == page}
 
     # -- the model ------------------------------------------------------------------------
     def matrix(self) -> VectorMatrix:
@@ -827,7 +820,7 @@ class Engine:
         for rank, d in enumerate(searchable, start=1):
             secs = self._sections(d.content_id)
             if kind == "sections":
-                keys = [(d.doc, s[0]) for s in secs if res.row_ok(s[0])]
+                keys = [(d.doc, s.id) for s in secs if res.row_ok(s.id)]
                 if res.keep_rows is None:
                     keys = keys[:1]
             elif res.keep_pages is not None:
@@ -907,8 +900,8 @@ class Engine:
         (:func:`.references.is_reference_page`), cached until the cache changes."""
         got = self._ref_pages.get(cid)
         if got is None:
-            spans = [(sp, ep) for _i, t, _p, sp, _sb, ep, _eb, _l in self._sections(cid)
-                     if references.is_references_title(t)]
+            spans = [(s.start_page, s.end_page) for s in self._sections(cid)
+                     if references.is_references_title(s.title)]
             pages: dict[int, list[str]] = {}
             if spans:
                 lo, hi = min(a for a, _ in spans), max(b for _, b in spans)
@@ -981,15 +974,15 @@ class Engine:
         us = c.pages.astype(np.int64) * big + c.spans[:, 0]
         ue = c.pages.astype(np.int64) * big + c.spans[:, 1]
         sids, levels, sps, seg, idx = [], [], [], [], []
-        for k, (sid, _t, _p, sp, sb, ep, eb, lvl) in enumerate(secs):
-            a = pos(sp, sb)
-            b = pos(ep, eb)
-            if b <= a:
-                b = (sp + 1) * big
+        for k, sec in enumerate(secs):
+            a = pos(*sec.start)
+            b = pos(*sec.end)
+            if b <= a:   # no text of its own: the rest of its start page (Section.contains)
+                b = (sec.start_page + 1) * big
             if k + 1 < len(secs):
                 # up to the next heading of any level: a parent is ranked by its own text,
                 # not again by its subsections' (they are hits of their own)
-                nxt = pos(secs[k + 1][3], secs[k + 1][4])
+                nxt = pos(*secs[k + 1].start)
                 if a < nxt < b:
                     b = nxt
             # units with at least half their characters inside the section, else
@@ -1000,9 +993,9 @@ class Engine:
                 hit = np.flatnonzero((us < b) & (ue > a))
             if not len(hit):
                 continue
-            sids.append(sid)
-            levels.append(lvl)
-            sps.append(sp)
+            sids.append(sec.id)
+            levels.append(sec.level)
+            sps.append(sec.start_page)
             seg.append(len(idx))
             idx.extend(hit.tolist())
         out = (sids, np.array(levels), np.array(sps), np.array(seg, dtype=np.int64),
@@ -1198,26 +1191,24 @@ class Engine:
         doc, sid = key
         cid = self._cid_of(doc)
         secs = self._sections(cid)
-        k = next((i for i, s in enumerate(secs) if s[0] == sid), None)
+        k = next((i for i, s in enumerate(secs) if s.id == sid), None)
         if k is None:
             return None
-        _sid, title, path, sp, sb, ep, eb, _lvl = secs[k]
-        own_end = (ep, eb)
-        if k + 1 < len(secs) and (sp, sb) < (secs[k + 1][3], secs[k + 1][4]) < (ep, eb):
-            own_end = (secs[k + 1][3], secs[k + 1][4])
+        sec = secs[k]
+        sp = sec.start_page
+        own = sec.own_span(secs[k + 1] if k + 1 < len(secs) else None)
         blocks = []
         for page, ordinal, t in self.db.execute(
                 "SELECT page, ordinal, text FROM blocks WHERE content_id=? AND"
                 " page BETWEEN ? AND ? ORDER BY page, ordinal LIMIT 400",
-                (cid, sp, own_end[0])):
-            if (sp, sb) <= (page, ordinal) and ((page, ordinal) < own_end or
-                                                own_end <= (sp, sb)):
+                (cid, sp, own.end_page)):
+            if own.contains(page, ordinal):
                 blocks.append(t)
         _bi, excerpt = choose(blocks, ranked.terms, phrases=ranked.query.phrases)
         label = self._labels(cid, [sp]).get(sp, ("", ""))[0] or str(sp)
-        end_page = ep if eb > 0 or ep == sp else ep - 1
-        return Hit(rank, doc, sp, label, score, kw_rank, sem_rank, excerpt, path, title, sp,
-                   max(end_page, sp), sid, ocr=self._ocr(cid, sp, ep))
+        return Hit(rank, doc, sp, label, score, kw_rank, sem_rank, excerpt, sec.path,
+                   sec.title, sp, max(sec.last_page, sp), sid,
+                   ocr=self._ocr(cid, sp, sec.end_page))
 
     def _cid_of(self, doc: str) -> int:
         """The content id of a document of the folder (KeyError when unknown)."""

@@ -29,6 +29,7 @@ from textual.widget import Widget
 from textual.widgets import Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
+from ..document import Section, innermost
 from ..text import clean_text
 from .actions import bindings
 from .messages import PaneFocused
@@ -92,7 +93,7 @@ class ReadView:
     target: int | None
     section_path: str = ""
     section_id: int | None = None
-    sections: list[dict] = field(default_factory=list)
+    sections: list[Section] = field(default_factory=list)  # in document order, no text
     note: str = ""
     stop: int | None = None  # paragraph where ``request.before`` starts (None: not found)
     para_pos: list[tuple[int, int]] | None = None  # section view: (page, block) of each
@@ -104,18 +105,17 @@ class ReadView:
         self.home_section = (self.section_id, self.section_path)
 
 
-def _paragraph_positions(lib, doc: str, section_id: int | None, sections: list[dict],
+def _paragraph_positions(lib, doc: str, section_id: int | None, sections: list[Section],
                          n: int) -> list[tuple[int, int]] | None:
     """``(page, block)`` of each paragraph of a section's text (its non-empty blocks from
     its start to its end), or None when they do not line up with the ``n`` paragraphs."""
-    s = next((x for x in sections if x["id"] == section_id), None)
+    s = next((x for x in sections if x.id == section_id), None)
     if s is None:
         return None
-    start, end = (s["start_page"], s["start_block"]), (s["end_page"], s["end_block"])
     out = []
-    for page in range(s["start_page"], s["end_page"] + 1):
+    for page in range(s.start_page, s.end_page + 1):
         for b, row in enumerate(lib.blocks(doc, page)):
-            if start <= (page, b) and ((page, b) < end or end <= start) and row[4].strip():
+            if s.contains(page, b) and row[4].strip():
                 out.append((page, b))
     return out if len(out) == n else None
 
@@ -206,13 +206,13 @@ class GoToPageScreen(ModalScreen[int | None]):
         self.dismiss(None)
 
 
-def toc_prompt(section: dict, label: str = "") -> Text:
+def toc_prompt(section: Section, label: str = "") -> Text:
     """A table-of-contents line: the title indented by its level, then its page."""
-    level = max(0, int(section.get("level") or 1) - 1)
+    level = max(0, int(section.level or 1) - 1)
     out = Text("  " * min(level, 6), no_wrap=True, overflow="ellipsis")
-    out.append_text(literal(section.get("title") or "(untitled)",
+    out.append_text(literal(section.title or "(untitled)",
                             style="bold" if level == 0 else ""))
-    out.append(f"  {page_ref(section.get('start_page'), label)}", style="dim")
+    out.append(f"  {page_ref(section.start_page, label)}", style="dim")
     return out
 
 
@@ -467,16 +467,9 @@ class ReaderPane(Vertical):
                     v.section_id, v.section_path = v.home_section
                     self._update_head()
                 return
-        pos = (v.page, body.top_paragraph())
-        best = None
-        for s in v.sections:
-            start = (s["start_page"], s["start_block"])
-            end = (s["end_page"], s["end_block"])
-            if start <= pos and (pos < end or end <= start):
-                if best is None or s["level"] >= best["level"]:
-                    best = s
-        if best is not None and best["id"] != v.section_id:
-            v.section_path, v.section_id = best["path"], best["id"]
+        best = innermost(v.sections, v.page, body.top_paragraph())
+        if best is not None and best.id != v.section_id:
+            v.section_path, v.section_id = best.path, best.id
             self._update_head()
 
     # -- table of contents ----------------------------------------------------------------
@@ -491,7 +484,7 @@ class ReaderPane(Vertical):
             self._toc_doc = v.request.doc
             with toc.prevent(OptionList.OptionHighlighted):
                 toc.clear_options()
-                toc.add_options([Option(toc_prompt(sec), id=str(sec["id"]))
+                toc.add_options([Option(toc_prompt(sec), id=str(sec.id))
                                  for sec in v.sections])
         toc.set_class(self.toc_shown and bool(v.sections), "-shown")
         self._sync_toc(force=True)
@@ -554,12 +547,12 @@ class ReaderPane(Vertical):
         its start."""
         event.stop()
         v = self.view
-        sec = next((x for x in (v.sections if v else []) if str(x["id"]) == event.option.id),
+        sec = next((x for x in (v.sections if v else []) if str(x.id) == event.option.id),
                    None)
         if sec is None:
             return
-        self.request(ReadRequest(v.request.doc, "section", sec["start_page"],
-                                 section_id=sec["id"], scroll="top"))
+        self.request(ReadRequest(v.request.doc, "section", sec.start_page,
+                                 section_id=sec.id, scroll="top"))
         self.focus_main()
 
     @on(OptionList.OptionHighlighted, "#toc")
@@ -679,7 +672,7 @@ class ReaderPane(Vertical):
         if not v.sections:
             self.notify("This document has no sections.", timeout=2)
             return
-        ids = [s["id"] for s in v.sections]
+        ids = [s.id for s in v.sections]
         if v.section_id in ids:
             i = ids.index(v.section_id) + delta
         else:  # before the first section
@@ -687,24 +680,21 @@ class ReaderPane(Vertical):
         before = None
         if continuous and v.section_id in ids:
             cur = v.sections[ids.index(v.section_id)]
-            end = (cur["end_page"], cur["end_block"])
             if delta > 0:
-                i = next((j for j in range(i, len(ids))
-                          if (v.sections[j]["start_page"], v.sections[j]["start_block"]) >= end),
+                i = next((j for j in range(i, len(ids)) if v.sections[j].start >= cur.end),
                          len(ids))
-            elif i >= 0 and (v.sections[i]["end_page"], v.sections[i]["end_block"]) > (
-                    cur["start_page"], cur["start_block"]):
-                before, scroll = cur["id"], "before"  # the previous one is our parent
+            elif i >= 0 and v.sections[i].end > cur.start:
+                before, scroll = cur.id, "before"  # the previous one is our parent
         if not 0 <= i < len(ids):
             self.notify("last section" if delta > 0 else "first section", timeout=1.5)
             return
         s = v.sections[i]
         if v.request.kind == "section":
-            self.request(ReadRequest(v.request.doc, "section", s["start_page"],
-                                     section_id=s["id"], scroll=scroll, before=before))
+            self.request(ReadRequest(v.request.doc, "section", s.start_page,
+                                     section_id=s.id, scroll=scroll, before=before))
         else:
-            self.request(ReadRequest(v.request.doc, "page", s["start_page"],
-                                     block=s["start_block"]))
+            self.request(ReadRequest(v.request.doc, "page", s.start_page,
+                                     block=s.start_block))
 
     def action_next_section(self) -> None:
         """Next section."""

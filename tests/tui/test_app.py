@@ -676,22 +676,22 @@ def test_pgdn_pgup_read_on_through_nested_sections(make_app):
         app = make_app()
         async with app.run_test(size=(80, 24)) as pilot:
             reader = await attention_reader(pilot)
-            secs = {s["title"]: s for s in reader.view.sections}
+            secs = {s.title: s for s in reader.view.sections}
             model, stacks = secs["3 Model Architecture"], secs["3.1 Encoder and Decoder Stacks"]
-            reader.request(ReadRequest(ATTENTION, "section", model["start_page"],
-                                       section_id=model["id"], scroll="bottom"))
-            await reader_ready(pilot, lambda r: r.view.section_id == model["id"])
+            reader.request(ReadRequest(ATTENTION, "section", model.start_page,
+                                       section_id=model.id, scroll="bottom"))
+            await reader_ready(pilot, lambda r: r.view.section_id == model.id)
             body = reader.query_one(ReaderBody)
             await wait_for(pilot, lambda: body.scroll_y == body.max_scroll_y, what="end")
             await pilot.press("pagedown")
-            await reader_ready(pilot, lambda r: r.view.section_id != model["id"])
+            await reader_ready(pilot, lambda r: r.view.section_id != model.id)
             assert reader.view.section_path.startswith("4 Why Self-Attention")
-            reader.request(ReadRequest(ATTENTION, "section", stacks["start_page"],
-                                       section_id=stacks["id"], scroll="top"))
-            await reader_ready(pilot, lambda r: r.view.section_id == stacks["id"])
+            reader.request(ReadRequest(ATTENTION, "section", stacks.start_page,
+                                       section_id=stacks.id, scroll="top"))
+            await reader_ready(pilot, lambda r: r.view.section_id == stacks.id)
             await pilot.pause()
             await pilot.press("pageup")
-            await reader_ready(pilot, lambda r: r.view.section_id == model["id"])
+            await reader_ready(pilot, lambda r: r.view.section_id == model.id)
             await pilot.pause()
             v = reader.view
             assert v.stop is not None and v.paragraphs[v.stop].startswith("3.1")
@@ -762,20 +762,20 @@ def test_v_keeps_the_reading_position_both_ways(make_app):
         app = make_app()
         async with app.run_test(size=(80, 24)) as pilot:
             reader = await attention_reader(pilot)
-            sec = next(s for s in reader.view.sections if s["title"] == "3 Model Architecture")
-            reader.request(ReadRequest(ATTENTION, "section", sec["start_page"],
-                                       section_id=sec["id"], scroll="top"))
-            await reader_ready(pilot, lambda r: r.view.section_id == sec["id"])
+            sec = next(s for s in reader.view.sections if s.title == "3 Model Architecture")
+            reader.request(ReadRequest(ATTENTION, "section", sec.start_page,
+                                       section_id=sec.id, scroll="top"))
+            await reader_ready(pilot, lambda r: r.view.section_id == sec.id)
             v = reader.view
             assert v.para_pos and len(v.para_pos) == len(v.paragraphs)
             body = reader.query_one(ReaderBody)
-            later = next(i for i, (p, _b) in enumerate(v.para_pos) if p > sec["start_page"])
+            later = next(i for i, (p, _b) in enumerate(v.para_pos) if p > sec.start_page)
             paras = list(body.query(".para"))
             body.scroll_to(y=paras[later].virtual_region.y, animate=False)
             await pilot.pause()
             top = body.top_paragraph()
             page, block = v.para_pos[top]
-            assert page > sec["start_page"]
+            assert page > sec.start_page
             await pilot.press("v")
             await reader_ready(pilot, lambda r: r.view.request.kind == "page")
             assert (reader.view.page, reader.view.target) == (page, block)
@@ -808,23 +808,23 @@ def test_bracket_keys_in_page_view_walk_the_sections_in_order(make_app):
         async with app.run_test(size=(80, 24)) as pilot:
             reader = await attention_reader(pilot)
             secs = reader.view.sections
-            i = next(k for k, s in enumerate(secs) if s["title"].startswith("3.1 "))
+            i = next(k for k, s in enumerate(secs) if s.title.startswith("3.1 "))
             s = secs[i]
-            reader.request(ReadRequest(ATTENTION, "page", s["start_page"],
-                                       block=s["start_block"]))
+            reader.request(ReadRequest(ATTENTION, "page", s.start_page,
+                                       block=s.start_block))
             await reader_ready(pilot, lambda r: r.view.request.kind == "page"
-                               and r.view.section_id == s["id"])
+                               and r.view.section_id == s.id)
             for step in range(1, 6):
                 await pilot.press("right_square_bracket")
                 want = secs[i + step]
-                await reader_ready(pilot, lambda r: r.view.section_id == want["id"])
+                await reader_ready(pilot, lambda r: r.view.section_id == want.id)
                 await pilot.pause(0.2)
-                assert reader.view.section_id == want["id"], (step, reader.breadcrumb())
-                assert want["title"][:12] in reader.breadcrumb()
+                assert reader.view.section_id == want.id, (step, reader.breadcrumb())
+                assert want.title[:12] in reader.breadcrumb()
             await pilot.press("left_square_bracket")
-            await reader_ready(pilot, lambda r: r.view.section_id == secs[i + 4]["id"])
+            await reader_ready(pilot, lambda r: r.view.section_id == secs[i + 4].id)
             await pilot.pause(0.2)
-            assert reader.view.section_id == secs[i + 4]["id"]
+            assert reader.view.section_id == secs[i + 4].id
     run(go())
 
 
@@ -870,13 +870,10 @@ def test_page_steps_and_go_to_show_the_page_top_and_name_its_section(make_app):
                 await pilot.pause(0.3)
                 assert body.scroll_y == 0
                 top = (want, body.top_paragraph())
-                owner = None
-                for s_ in sections:
-                    a, b = (s_["start_page"], s_["start_block"]), (s_["end_page"], s_["end_block"])
-                    if a <= top and (top < b or b <= a) and (owner is None or
-                                                             s_["level"] >= owner["level"]):
-                        owner = s_
-                assert owner is not None and reader.view.section_id == owner["id"], keys
+                # the deepest section holding the top paragraph
+                owner = max((s_ for s_ in sections if s_.contains(*top)),
+                            key=lambda s_: s_.level, default=None)
+                assert owner is not None and reader.view.section_id == owner.id, keys
     run(go())
 
 

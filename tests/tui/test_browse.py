@@ -75,17 +75,17 @@ def test_enter_on_a_document_opens_page_1_with_a_browsable_contents(make_app):
             assert any("3.2 Attention" in t or "Attention" in t for t in titles)
             # ↓ and Enter read the section picked
             target = next(i for i, s in enumerate(reader.view.sections)
-                          if s["start_page"] > 2)
+                          if s.start_page > 2)
             for _ in range(target):
                 await pilot.press("down")
             await pilot.press("enter")
             sec = reader.view.sections[target]
-            await wait_for(pilot, lambda: reader.view.page == sec["start_page"]
+            await wait_for(pilot, lambda: reader.view.page == sec.start_page
                            and app.query_one(ReaderBody).has_focus, what="section read")
             # ] moves on and the contents follow; t goes back into them
             await pilot.press("right_square_bracket")
             await wait_for(pilot, lambda: reader.view.section_id == reader.view.sections[
-                target + 1]["id"], what="next section")
+                target + 1].id, what="next section")
             await pilot.pause(0.1)
             assert toc.highlighted == target + 1
             await pilot.press("t")   # shown but not focused: t hides them (as the help says)
