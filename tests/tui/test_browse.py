@@ -299,14 +299,14 @@ def test_reader_keys_in_the_contents_are_reader_commands(make_app):
                 await pilot.press("t", "t")
                 await wait_for(pilot, lambda: toc.has_focus, what="contents")
             target = next(i for i, s in enumerate(reader.view.sections)
-                          if s["start_page"] > 3)
+                          if s.start_page > 3)
             toc.highlighted = target
             await pilot.press("enter")
             sec = reader.view.sections[target]
-            await wait_for(pilot, lambda: reader.view.section_id == sec["id"]
+            await wait_for(pilot, lambda: reader.view.section_id == sec.id
                            and reader.view.request.kind == "section"
                            and app.query_one(ReaderBody).has_focus, what="section read")
-            assert reader.view.start_page == sec["start_page"]
+            assert reader.view.start_page == sec.start_page
             await pilot.press("t")
             await wait_for(pilot, lambda: not toc.has_class("-shown"), what="hidden")
             assert box.value == ""
@@ -326,7 +326,7 @@ def test_the_contents_follow_the_reader_and_stay_with_their_document(make_app):
             for _ in range(last):
                 await pilot.press("right_square_bracket")
             await wait_for(pilot, lambda: reader.view.section_id
-                           == reader.view.sections[last]["id"], what="last section")
+                           == reader.view.sections[last].id, what="last section")
             await pilot.pause(0.2)
             assert toc.highlighted == last
             top = toc.scroll_offset.y
