@@ -62,6 +62,29 @@ def find_target(paragraphs: list[str], excerpt: str = "",
     return None
 
 
+def split_heading(paragraph: str, title: str) -> tuple[str, str] | None:
+    """``(heading, rest)`` when ``paragraph`` opens with the section title ``title``
+    followed by its text ("2.5 Chunk Size Chunk size is ..." -> "2.5 Chunk Size",
+    "Chunk size is ..."), compared with whitespace collapsed and case folded; else None."""
+    text, head = _collapse(paragraph), _collapse(title)
+    n = len(head)
+    if not head or len(text) <= n + 1 or text[n] != " " or \
+            text[:n].casefold() != head.casefold():
+        return None
+    return text[:n], text[n + 1:]
+
+
+def heading_starts(view: "ReadView") -> dict[int, str]:
+    """Paragraph index -> the title of the section that begins at that paragraph (its
+    start block), for the paragraphs of ``view`` whose (page, block) is known."""
+    starts = {(s["start_page"], s["start_block"]): s.get("title") or "" for s in view.sections}
+    if view.request.kind == "section":
+        positions = view.para_pos or []
+    else:
+        positions = [(view.page, b) for b in range(len(view.paragraphs))]
+    return {i: starts[pos] for i, pos in enumerate(positions) if pos in starts}
+
+
 @dataclass
 class ReadRequest:
     """What to show: a page (``kind="page"``) or a section (``kind="section"``)."""
@@ -385,8 +408,15 @@ class ReaderPane(Vertical):
         body = self.query_one(ReaderBody)
         await body.remove_children()
         widgets = []
+        headings = heading_starts(view)
         for i, para in enumerate(view.paragraphs):
-            text = literal(para, keep_newlines=True)
+            split = split_heading(para, headings[i]) if i in headings else None
+            if split is not None:   # the heading on its own line above its paragraph
+                text = literal(split[0], style="bold")
+                text.append("\n")
+                text.append_text(literal(split[1]))
+            else:
+                text = literal(para, keep_newlines=True)
             highlight(text, self.pattern)
             w = Static(text, markup=False,
                        classes="para -short" if len(para) < 40 and "\n" not in para else "para")

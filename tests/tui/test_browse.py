@@ -376,3 +376,38 @@ def test_folded_versions_leave_no_gap_in_the_ranks_and_more_is_not_a_mark(make_a
             other = next(c for c in docs_cells if c.startswith("Something"))
             assert "▸3 more" in other and "+" not in other, other
     run(go())
+
+
+def test_a_heading_stands_on_its_own_line_above_its_paragraph(tmp_path):
+    """The GFS paper's blocks hold a heading and its first sentence as one ("2.5 Chunk
+    Size Chunk size is ..."): the reader shows the heading on a line of its own, in the
+    page view and in the section view."""
+    from pdftui.index import index_folder
+    from pdftui.tui.app import PdftuiApp
+    from pdftui.tui.reader_pane import ReadRequest
+
+    from ..conftest import copy_docs
+
+    gfs = "google-2003-file-system.pdf"
+    folder = copy_docs(tmp_path / "papers", [gfs])
+    index_folder(folder, tmp_path / "cache", None, embed=False)
+
+    def shown(reader) -> list[str]:
+        return [str(w.render()) for w in reader.query_one(ReaderBody).query(".para")]
+
+    async def go():
+        app = PdftuiApp(folder, cache_dir=tmp_path / "cache", index=False, watch=False,
+                        show_timings=False)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for(pilot, lambda: app.documents, what="documents")
+            reader = app.query_one(ReaderPane)
+            reader.request(ReadRequest(gfs, "page", 3, scroll="top"))
+            await reader_ready(pilot, lambda r: r.view.page == 3)
+            paras = shown(reader)
+            chunk = next(p for p in paras if p.startswith("2.5 Chunk Size"))
+            assert chunk.startswith("2.5 Chunk Size\nChunk size is"), chunk[:60]
+            sec = next(s for s in reader.view.sections if s["title"] == "2.5 Chunk Size")
+            reader.request(ReadRequest(gfs, "section", 3, section_id=sec["id"], scroll="top"))
+            await reader_ready(pilot, lambda r: r.view.request.kind == "section")
+            assert shown(reader)[0].startswith("2.5 Chunk Size\nChunk size is")
+    run(go())
