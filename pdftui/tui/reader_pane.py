@@ -77,7 +77,7 @@ def split_heading(paragraph: str, title: str) -> tuple[str, str] | None:
 def heading_starts(view: "ReadView") -> dict[int, str]:
     """Paragraph index -> the title of the section that begins at that paragraph (its
     start block), for the paragraphs of ``view`` whose (page, block) is known."""
-    starts = {(s["start_page"], s["start_block"]): s.get("title") or "" for s in view.sections}
+    starts = {(s.start_page, s.start_block): s.title or "" for s in view.sections}
     if view.request.kind == "section":
         positions = view.para_pos or []
     else:

@@ -406,8 +406,8 @@ def test_a_heading_stands_on_its_own_line_above_its_paragraph(tmp_path):
             paras = shown(reader)
             chunk = next(p for p in paras if p.startswith("2.5 Chunk Size"))
             assert chunk.startswith("2.5 Chunk Size\nChunk size is"), chunk[:60]
-            sec = next(s for s in reader.view.sections if s["title"] == "2.5 Chunk Size")
-            reader.request(ReadRequest(gfs, "section", 3, section_id=sec["id"], scroll="top"))
+            sec = next(s for s in reader.view.sections if s.title == "2.5 Chunk Size")
+            reader.request(ReadRequest(gfs, "section", 3, section_id=sec.id, scroll="top"))
             await reader_ready(pilot, lambda r: r.view.request.kind == "section")
             assert shown(reader)[0].startswith("2.5 Chunk Size\nChunk size is")
     run(go())
