@@ -2,7 +2,10 @@
 
 The hit under the cursor is highlighted in all three lists (or marked absent), each row
 shows where the hit lands in the fused list ("→3"; in the hybrid list the two arm ranks),
-and the line below the lists spells out the movement: "keyword #3 → hybrid #1 (▲2)".
+and the lines below the lists spell out the movement ("keyword #3 → hybrid #1 ▲2"; a rank
+beyond the rows shown is still named: "keyword #14"), what each arm added to the hit's
+hybrid score and the weights in force (:mod:`.explain`). The lists hold as many hits as
+the screen has rows.
 Enter opens the hit in the reader (the screen is dismissed with ``(hit, mode of the list)``);
 Esc goes back.
 
@@ -22,6 +25,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
 from .actions import bindings
+from .explain import arms_line, weights_line
 from .render import coverage_line, highlight, literal, terms_pattern, unique_names
 from .results_pane import hit_where, short_doc
 
@@ -60,6 +64,30 @@ def movement(from_rank: int | None, to_rank: int | None) -> str:
         return ""
     d = from_rank - to_rank
     return f"▲{d}" if d > 0 else (f"▼{-d}" if d < 0 else "=")
+
+
+def rank_parts(ranks: dict[str, int | None], hybrid_hit: dict | None, shown: int,
+               granularity: str = "page") -> list[str]:
+    """The movement line's parts: ``["keyword #14 → hybrid #2 ▲12", "semantic #1 → hybrid
+    #2 ▼1"]``. ``ranks`` {mode: rank in that list} of the hits shown (``shown`` rows);
+    an arm rank beyond them comes from the hybrid hit (its arms' ranks are looked up in
+    the whole lists), and None there means that arm did not find it at all."""
+    what = "page" if granularity == "page" else "section"
+    parts = []
+    for mode in ("keyword", "semantic"):
+        r = ranks.get(mode) or (hybrid_hit or {}).get(f"{mode}_rank")
+        if r:
+            part = f"{mode} #{r}"
+            if ranks.get("hybrid"):
+                part += f" → hybrid #{ranks['hybrid']} {movement(r, ranks['hybrid'])}"
+        elif hybrid_hit is not None:
+            part = f"{mode}: does not rank this {what}"
+        else:
+            part = f"{mode}: below #{shown}"
+        parts.append(part)
+    if not ranks.get("hybrid"):
+        parts.append(f"hybrid: below #{shown}")
+    return parts
 
 
 class CompareScreen(Screen):
@@ -106,9 +134,17 @@ class CompareScreen(Screen):
         self.query_one(f"#list-{self.focus_mode}", DataTable).focus()
         self._run()
 
+    def rows_fit(self) -> int:
+        """How many hits a list shows at the screen's height (at least 5): the screen's
+        rows less the head and footer, the list's border and header, and the detail box
+        (35% of the screen, pdftui.tcss)."""
+        screen_h = self.app.size.height
+        return max(5, screen_h - 2 - 3 - int(screen_h * 0.35))
+
     @work(exclusive=True, group="compare", exit_on_error=False)
     async def _run(self) -> None:
         service = await self.service_factory()
+        self.top_k = self.rows_fit()
         for mode in MODES:
             for attempt in range(3):
                 try:
@@ -187,6 +223,8 @@ class CompareScreen(Screen):
             return
         key = hit_key(hit)
         ranks = {m: self._ranks(m).get(key) for m in MODES}
+        hybrid_hit = next((h for h in self.results.get("hybrid", {}).get("hits", [])
+                           if hit_key(h) == key), None)
         for mode in MODES:
             table = self.query_one(f"#list-{mode}", DataTable)
             if table is source:
@@ -202,19 +240,16 @@ class CompareScreen(Screen):
         if self.names.get(doc):
             out.append_text(literal(f"  {doc}", style="dim"))
         out.append("\n")
-        parts = []
-        for mode in ("keyword", "semantic"):
-            r = ranks[mode]
-            if r:
-                part = f"{mode} #{r}"
-                if ranks["hybrid"]:
-                    part += f" → hybrid #{ranks['hybrid']} {movement(r, ranks['hybrid'])}"
-            else:
-                part = f"{mode}: not in top {self.top_k}"
-            parts.append(part)
-        if not ranks["hybrid"]:
-            parts.append(f"hybrid: not in top {self.top_k}")
-        out.append(" · ".join(parts) + "\n")
+        out.append(" · ".join(rank_parts(ranks, hybrid_hit, self.top_k,
+                                         self.granularity)) + "\n")
+        why = arms_line(hybrid_hit or {})
+        if why:
+            out.append_text(literal("hybrid: " + why, style="dim"))
+            out.append("\n")
+        weights = weights_line(self.results.get("hybrid", {}).get("fusion"))
+        if weights:
+            out.append_text(literal(weights, style="dim"))
+            out.append("\n")
         body = literal(hit.get("excerpt", ""))
         highlight(body, self.pattern)
         out.append_text(body)

@@ -12,9 +12,10 @@ from textual.widgets import Static
 from .actions import bindings
 
 INTRO = (
-    "pdftui searches every PDF of the folder at once. Each hit shows its fused rank (#), "
-    "its keyword rank (kw) and its semantic rank (sem): the hybrid list is the reciprocal "
-    "rank fusion of the two. The coverage line says how many documents were searched."
+    "Each hit shows its fused rank (#), keyword rank (kw) and semantic rank (sem). Hybrid "
+    "is weighted rank fusion, a sum of w/(60+rank): keyword x coverage², semantic x2, a "
+    "document arm, reference lists x0.9; the hit detail and compare show each share. "
+    "Semantic mode scores by cosine."
 )
 
 

@@ -1,7 +1,8 @@
 """The results pane: one ranked list across every document, ranks side by side.
 
 Columns: fused rank, document, page (with its printed label), section path, keyword rank,
-semantic rank, fused score. The coverage line sits above the table; the highlighted hit's
+semantic rank, score (the fused score; in semantic mode the page's cosine). The detail
+of a hybrid hit says what each arm added to its score (:mod:`.explain`). The coverage line sits above the table; the highlighted hit's
 excerpt is shown in full below it, with the query's words highlighted. Hits are the
 ``SearchResult.to_json()`` dicts of :mod:`pdftui.search.service` (a stable contract).
 """
@@ -19,6 +20,7 @@ from textual.widgets import DataTable, Static
 
 from ..text import clean_text
 from .actions import bindings
+from .explain import arms_line
 from .hit_rows import Row, flat_rows, group_key, grouped_rows, version_groups
 from .messages import HitHighlighted, OpenHit, PaneFocused
 from .render import coverage_line, highlight, literal, page_ref, terms_pattern, unique_names
@@ -342,6 +344,8 @@ class ResultsPane(Vertical):
                      "section": Text(""), "kw": Text(""), "sem": Text(""), "score": Text("")}
             return [cells[c] for c in cols]
         score = h.get("score")
+        if (self.data or {}).get("mode") == "semantic" and h.get("cosine") is not None:
+            score = h["cosine"]   # the similarity, not 1 / (60 + rank)
         if self.grouped:
             doc = Text("  └ ", style="dim", no_wrap=True, overflow="ellipsis")
             doc.append_text(literal(leaf_first(hit_section(h), max(4, doc_w - 4)),
@@ -413,6 +417,10 @@ class ResultsPane(Vertical):
         r = self.current_row()
         if r is not None and r.versions:
             head.append(f"  · versions {' '.join(r.versions)}", style="dim")
+        why = arms_line(hit) if (self.data or {}).get("mode") == "hybrid" else ""
+        if why:
+            head.append("\n")
+            head.append_text(literal(why, style="dim"))
         if (hit.get("excerpt") or "").strip():
             body = literal(hit["excerpt"])
             highlight(body, self.pattern)

@@ -914,3 +914,66 @@ def test_highlight_only_the_content_words_of_the_query():
         ["The", "of", "the"]
     assert [m.group() for m in terms_pattern('"of the Transformer"').finditer(text)] == \
         ["of the Transformer"]
+
+
+def test_compare_view_explains_the_fusion_and_fills_the_screen(make_app):
+    """Issue 15 item 5: at 80x24 and 160x48 the lists hold as many hits as rows fit (not
+    10 with empty rows below), the detail shows each arm's rank and share of the hybrid
+    score and the weights in force; the results pane's hit detail says the same."""
+    async def go(size):
+        app = make_app()
+        async with app.run_test(size=size) as pilot:
+            await settle(pilot)
+            await search(pilot, "attention heads")
+            hit = app.query_one(ResultsPane).current_hit()
+            excerpt = str(app.query_one("#excerpt").render())
+            if hit.get("arms"):
+                assert f"#{hit['arms'][0]['rank']} w" in excerpt
+            await pilot.press("c")
+            await wait_for(pilot, lambda: isinstance(app.screen, CompareScreen))
+            screen = app.screen
+            await wait_for(pilot, lambda: len(screen.results) == 3, what="three lists")
+            await pilot.pause()
+            table = screen.query_one("#list-hybrid")
+            info = (size, screen.top_k, screen.rows_fit(), table.size.height,
+                    table.row_count, len(screen.results["hybrid"]["hits"]))
+            assert screen.top_k > 10 if size[1] >= 48 else screen.top_k >= 5, info
+            # every row the list has room for holds a hit (when the arms found that many)
+            assert table.row_count == min(screen.top_k, len(screen.results["hybrid"]["hits"]))
+            assert table.row_count >= table.size.height - 2 or \
+                table.row_count == len(screen.results["hybrid"]["hits"])
+            detail = str(screen.query_one("#compare-detail").render())
+            assert "hybrid = Σ w/(60+rank)" in detail
+            assert "hybrid: keyword #" in detail or "hybrid: semantic #" in detail
+            assert "not in top" not in detail
+            await pilot.press("escape")
+    run(go((80, 24)))
+    run(go((160, 48)))
+
+
+def test_rank_parts_name_ranks_beyond_the_rows_shown():
+    from pdftui.tui.compare_view import rank_parts
+
+    hy = {"keyword_rank": 14, "semantic_rank": None}
+    assert rank_parts({"keyword": None, "semantic": None, "hybrid": 2}, hy, 10) == [
+        "keyword #14 → hybrid #2 ▲12", "semantic: does not rank this page"]
+    assert rank_parts({"keyword": 3, "semantic": None, "hybrid": None}, None, 10) == [
+        "keyword #3", "semantic: below #10", "hybrid: below #10"]
+
+
+def test_explain_lines_from_real_search_json():
+    from pdftui.tui.explain import arms_line, weights_line
+
+    hit = {"arms": [{"arm": "keyword", "rank": 3, "weight": 0.25, "score": 0.25 / 63},
+                    {"arm": "semantic", "rank": 1, "weight": 1.5, "score": 1.5 / 61}],
+           "factors": [{"name": "reference list", "factor": 0.9}]}
+    assert arms_line(hit) == ("keyword #3 w.25 +.004 · semantic #1 w1.5 +.0246 = .0286"
+                              " ×.9 reference list")
+    assert arms_line({"arms": []}) == ""
+    line = weights_line({"k": 60, "keyword": 1.0, "coverage_power": 2.0, "semantic": 1.5,
+                         "semantic_confidence": 0.75, "document": 0.12, "head": 1.0,
+                         "reference": 0.9, "few": False})
+    assert line == ("hybrid = Σ w/(60+rank): keyword 1 × coverage^2 · semantic 1.5"
+                    " (×.75 confidence) · document .12 · byline 1 × share²"
+                    " · reference lists ×.9")
+    assert weights_line(None) == ""
