@@ -435,10 +435,20 @@ class ReaderPane(Vertical):
             self._show_image()
 
     def _scroll(self, view: ReadView) -> None:
+        if view is not self.view:   # a later view was shown before this deferred call ran:
+            return                  # its own scroll is the one that counts
         self._scroll_into_place(view)
+        if view.request.scroll in ("bottom", "before"):
+            # the first layout may still change the text's height (a scroll bar appearing
+            # re-wraps the paragraphs): place it again once that layout has run
+            self.call_after_refresh(self._scroll_again, view)
         # name the section on screen once the (deferred) scroll has landed, even when
         # the scroll position did not change (no scroll event)
         self.call_after_refresh(lambda: self.call_after_refresh(self.follow_scroll))
+
+    def _scroll_again(self, view: ReadView) -> None:
+        if view is self.view:
+            self._scroll_into_place(view)
 
     def _scroll_into_place(self, view: ReadView) -> None:
         body = self.query_one(ReaderBody)

@@ -704,6 +704,28 @@ def test_pgdn_pgup_read_on_through_nested_sections(make_app):
     run(go())
 
 
+def test_a_deferred_scroll_of_a_view_no_longer_shown_does_not_move_the_reader(make_app):
+    """The cause of the flaky PgDn/PgUp test: each shown view defers its scroll until after
+    a refresh, and a deferred scroll of a view replaced in the meantime (on a loaded machine
+    the next view is shown first) moved the new view to the old one's place."""
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            reader = await attention_reader(pilot)
+            first = reader.view
+            model = {s.title: s for s in first.sections}["3 Model Architecture"]
+            reader.request(ReadRequest(ATTENTION, "section", model.start_page,
+                                       section_id=model.id, scroll="bottom"))
+            await reader_ready(pilot, lambda r: r.view.section_id == model.id)
+            body = reader.query_one(ReaderBody)
+            await wait_for(pilot, lambda: body.scroll_y == body.max_scroll_y > 0, what="end")
+            reader._scroll(first)   # the stale call, as a late refresh would run it
+            await pilot.pause()
+            await pilot.pause()
+            assert body.scroll_y == body.max_scroll_y > 0
+    run(go())
+
+
 def test_long_status_line_ends_in_an_ellipsis_at_80_columns(make_app):
     async def go():
         app = make_app()
