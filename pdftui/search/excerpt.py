@@ -353,6 +353,10 @@ def with_acronyms(blocks: Sequence[str], stems: Sequence[set[str]], terms: Seque
     return out
 
 
+#: Distinct query terms the prose citing a table must hold for the table to inherit them.
+MIN_CITED_TERMS = 2
+
+
 def cited_terms(table: Passage, blocks: Sequence[str], held: Sequence[set[int]]) -> set[int]:
     """The query terms held by the page's other blocks that cite this table ("... are
     summarized in Table 2"): the text describing a table is its anchor text, so a table
@@ -362,8 +366,11 @@ def cited_terms(table: Passage, blocks: Sequence[str], held: Sequence[set[int]])
     if m is None:
         return set()
     rx = re.compile(r"\b(?:table|tab)\.?\s*" + re.escape(m.group(1)) + r"\b", re.I)
-    return set().union(*(held[j] for j, b in enumerate(blocks)
-                         if j not in table.members and rx.search(b)))
+    got = set().union(*(held[j] for j, b in enumerate(blocks)
+                        if j not in table.members and rx.search(b)))
+    # one query word beside "Table 2" is a passing mention, not a description of the
+    # table: the paragraph holding the word is shown (a keyword hit shows its match)
+    return got if len(got) >= MIN_CITED_TERMS else set()
 
 
 def _weights(stems: Sequence[set[str]], terms: Sequence[Term], squashed: Sequence[str]
