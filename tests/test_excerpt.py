@@ -29,12 +29,12 @@ import functools  # noqa: E402
 from pdftui.extract import extract_document  # noqa: E402
 from pdftui.search.excerpt import continues, kind_weight, passages, table_groups  # noqa: E402
 
-from .conftest import CORPUS  # noqa: E402
+from .conftest import CORPUS, shared_file  # noqa: E402
 
 
 @functools.cache
 def _blocks(name: str, page: int) -> list[str]:
-    return [b.text for b in extract_document(CORPUS / name).pages[page - 1].blocks]
+    return [b.text for b in extract_document(shared_file(CORPUS / name)).pages[page - 1].blocks]
 
 
 def test_a_table_is_one_passage_with_its_caption_and_header():

@@ -14,7 +14,7 @@ from pdftui.metadata import (METADATA_VERSION, arxiv_year, authors_from_info, cl
                              find_arxiv_id, find_doi, find_year, fix_accents, metadata_of_file,
                              names_in)
 
-from .conftest import CORPUS, copy_docs
+from .conftest import CORPUS, copy_docs, shared_file
 
 # doc -> (first author, year, arxiv id, doi) as printed in the paper (read by hand)
 PAPERS = {
@@ -33,7 +33,7 @@ PAPERS = {
 @pytest.mark.parametrize("doc", sorted(PAPERS))
 def test_corpus_papers(doc):
     first, year, arxiv, doi = PAPERS[doc]
-    with pymupdf.open(CORPUS / doc) as pdf:
+    with pymupdf.open(shared_file(CORPUS / doc)) as pdf:
         title = _page_title(doc) or pdf.metadata.get("title") or ""   # the title extraction picks
     md = metadata_of_file(CORPUS / doc, title)
     assert md.authors and md.authors[0] == first

@@ -15,7 +15,7 @@ from pdftui.embed import DEFAULT_WEIGHTS_SHA256, Embedder, quantize
 from pdftui.embed.embedder import length_runs
 from pdftui.index import _EmbedQueue
 
-from .conftest import CORPUS
+from .conftest import CORPUS, shared_file
 
 
 @pytest.fixture(scope="module")
@@ -25,7 +25,7 @@ def corpus_units() -> list[str]:
     units: list[str] = []
     for name in ("arxiv-2005.07143-ecapa-tdnn-speaker-verification.pdf",
                  "arxiv-0908.0054-ultralight-bosonic-dark-matter-cmb.pdf"):
-        with pymupdf.open(CORPUS / name) as doc:
+        with pymupdf.open(shared_file(CORPUS / name)) as doc:
             for page in list(doc)[:2]:
                 units += emb.units(page.get_text())
     return units

@@ -419,9 +419,9 @@ def test_the_head_field_is_the_byline_before_the_abstract():
     from pdftui.extract import extract_document
     from pdftui.search.service import head_text
 
-    from .conftest import CORPUS
+    from .conftest import CORPUS, shared_file
 
-    blocks = [b.text for b in extract_document(CORPUS / ECAPA).pages[0].blocks]
+    blocks = [b.text for b in extract_document(shared_file(CORPUS / ECAPA)).pages[0].blocks]
     head = head_text(blocks)
     assert "Desplanques" in head and "ECAPA-TDNN" in head
     assert "Abstract" not in head and len(head) <= 1200

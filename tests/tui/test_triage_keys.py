@@ -18,7 +18,7 @@ from pdftui.tui.note_editor import NoteScreen
 from pdftui.tui.reader_pane import ReaderBody, ReaderPane
 from pdftui.tui.results_pane import HitTable, ResultsPane
 
-from ..conftest import CORPUS
+from ..conftest import CORPUS, shared_file
 from .conftest import search, settle, wait_for
 
 ATTENTION = "arxiv-1706.03762v5-attention-is-all-you-need.pdf"
@@ -228,7 +228,7 @@ def papers(tmp_path_factory):
     folder, cache = base / "papers", base / "cache"
     folder.mkdir()
     for name in PAPERS:
-        (folder / name).symlink_to(CORPUS / name)
+        (folder / name).symlink_to(shared_file(CORPUS / name))
     index_folder(folder, cache, None, embed=False)
     return folder, cache
 
