@@ -58,17 +58,7 @@ def test_enter_on_a_document_opens_page_1_with_a_browsable_contents(make_app):
         app = make_app()
         async with app.run_test(size=(80, 24)) as pilot:
             await settle(pilot)
-            await pilot.press("escape")      # leave the box: the documents list
-            lst = app.query_one(DocList)
-            await wait_for(pilot, lambda: lst.has_focus, what="documents")
-            docs = [lst.get_option_at_index(i).id for i in range(lst.option_count)]
-            for _ in range(docs.index(ATTENTION)):
-                await pilot.press("down")
-            await pilot.press("enter")
-            reader = app.query_one(ReaderPane)
-            toc = app.query_one(TocList)
-            await wait_for(pilot, lambda: reader.view is not None and toc.has_focus,
-                           what="reader with its contents")
+            reader, toc = await open_from_documents(pilot, ATTENTION)
             assert reader.view.page == 1 and reader.view.request.doc == ATTENTION
             assert toc.option_count == len(reader.view.sections) > 5
             titles = [toc.get_option_at_index(i).prompt.plain for i in range(toc.option_count)]
