@@ -119,6 +119,7 @@ class PdftuiApp(TriageMixin, App):
         self._init_triage(data_dir)
         self.scope_mark: str | None = None   # "keep" / "to-read": the scope follows marks
         self.root = os.path.realpath(os.fspath(folder))
+        self._pane_pending: str | None = None   # see show_pane
         self.cache_dir = cache_dir
         self.model = model
         self.do_index = index
@@ -504,7 +505,10 @@ class PdftuiApp(TriageMixin, App):
 
     @on(PaneFocused)
     def _pane_focused(self, event: PaneFocused) -> None:
-        if self.screen_stack and self.screen is self.main_screen:
+        # a stale message (the focus moved on since it was posted, or a pane is still
+        # to be focused) must not bring back the pane it names
+        if self.screen_stack and self.screen is self.main_screen \
+                and self._pane_pending is None and self._current_pane() == event.name:
             self.view = event.name
 
     @on(HitHighlighted)
@@ -637,16 +641,34 @@ class PdftuiApp(TriageMixin, App):
     def show_pane(self, name: str) -> None:
         """Make pane ``name`` current (shown on narrow screens) and focus it."""
         if name == "search":
+            self._pane_pending = None
             self.query_one("#query", Input).focus()
             return
         if name == "results" and self.folder_first:
             name = "corpus"   # no query yet: the documents stand in for the results
         self.view = name
-        pane = {"corpus": CorpusPane, "results": ResultsPane, "reader": ReaderPane}[name]
-        self.call_after_refresh(self.query_one(pane).focus_main)
+        pane = self.query_one(
+            {"corpus": CorpusPane, "results": ResultsPane, "reader": ReaderPane}[name])
+        # the focus moves after the refresh that shows the pane; until then the pane
+        # asked for is the current one, so the next key of a burst (Tab Tab Tab) starts
+        # from it and not from the widget that still holds the focus
+        self._pane_pending = name
+
+        def focus(tries: int = 5) -> None:   # only the last pane asked for (not "/" since)
+            if self._pane_pending != name:
+                return
+            pane.focus_main()
+            landed = self.focused is not None and pane in self.focused.ancestors_with_self
+            if landed or not tries:
+                self._pane_pending = None
+            else:   # the pane was not shown yet (a loaded machine): after the next refresh
+                self.call_after_refresh(focus, tries - 1)
+        self.call_after_refresh(focus)
 
     def _current_pane(self) -> str:
         focused = self.focused
+        if self._pane_pending is not None:
+            return self._pane_pending
         if focused is None:
             return self.view
         if focused.id == "query":
@@ -664,6 +686,7 @@ class PdftuiApp(TriageMixin, App):
     def action_focus_search(self) -> None:
         """Focus the search box (at once, not after a refresh: see :meth:`on_event`)."""
         box = self.query_one("#query", Input)
+        self._pane_pending = None   # a pane focus still queued must not take the box's
         if self.screen is self.main_screen:
             self.screen.set_focus(box)
         else:

@@ -467,4 +467,4 @@ class CorpusPane(Vertical):
 
     def focus_main(self) -> None:
         """Focus the document list (used when the pane becomes current)."""
-        self.query_one(DocList).focus()
+        self.screen.set_focus(self.query_one(DocList))   # now, not after the keys queued

@@ -862,10 +862,8 @@ class ReaderPane(Vertical):
 
     def focus_main(self) -> None:
         """Focus the text or the page image (used when the pane becomes current)."""
-        if self.has_class("-image"):
-            self.query_one(ReaderImage).focus()
-        else:
-            self.query_one(ReaderBody).focus()
+        widget = self.query_one(ReaderImage if self.has_class("-image") else ReaderBody)
+        self.screen.set_focus(widget)   # now, not after the keys already queued
 
     def on_descendant_focus(self, event) -> None:
         self.post_message(PaneFocused("reader"))

@@ -488,7 +488,7 @@ class ResultsPane(Vertical):
 
     def focus_main(self) -> None:
         """Focus the table (used when the pane becomes current)."""
-        self.query_one(HitTable).focus()
+        self.screen.set_focus(self.query_one(HitTable))   # now, not after the keys queued
 
     @on(DataTable.RowHighlighted, "#hits")
     def _highlighted(self, event: DataTable.RowHighlighted) -> None:

@@ -430,6 +430,34 @@ def test_narrow_shows_one_pane_wide_shows_three(make_app):
     run(go())
 
 
+def test_a_burst_of_tabs_moves_one_pane_per_tab(make_app):
+    """Three Tabs read before any refresh (a fast typist, a loaded machine) move three
+    panes: each starts from the pane the one before asked for, not from the widget that
+    still holds the focus (a fresh CI run landed on the reader instead of the documents)."""
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            await search(pilot, "euler")
+            app.show_pane("corpus")
+            await pilot.pause()
+            assert app.query_one(DocList).has_focus
+            for _ in range(3):   # no refresh between them
+                app.action_pane(1)
+            assert app._current_pane() == "corpus"
+            await pilot.pause()
+            assert app.query_one(DocList).has_focus and app.view == "corpus"
+            for _ in range(2):
+                app.action_pane(1)
+            await pilot.pause()
+            assert app._current_pane() == "reader" and app.view == "reader"
+            app.action_pane(1)       # queued, then "/" before the refresh: the box keeps it
+            app.action_focus_search()
+            await pilot.pause()
+            assert app.focused is app.query_one("#query")
+    run(go())
+
+
 def test_help_screen_and_palette(make_app):
     async def go():
         app = make_app()
