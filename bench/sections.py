@@ -39,7 +39,6 @@ import argparse
 import csv
 import hashlib
 import json
-import math
 import os
 import pickle
 import re
@@ -400,7 +399,6 @@ def fit_lr(X, y, l2: float = 1e-3, iters: int = 3000, lr: float = 0.5):
 
 
 def do_fit(paths: list[Path], loader: str, workers: int) -> dict:
-    import numpy as np
 
     with Pool(workers) as pool:
         data = pool.map(rows_labels, [(p, loader) for p in paths])

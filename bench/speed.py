@@ -23,14 +23,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from pdftui.cache import fts_text  # noqa: E402
 from pdftui.search import keyword  # noqa: E402
 from pdftui.search.service import Engine  # noqa: E402
 

@@ -235,6 +235,165 @@ def stored_metadata(db: sqlite3.Connection, content_ids) -> dict[int, Metadata]:
     return out
 
 
+@dataclass(frozen=True, slots=True)
+class FileState:
+    """One file of a folder as the search service scopes it.
+
+    ``doc`` is its path relative to the root; ``content_id`` None while it is queued for
+    indexing; ``file_reason`` / ``content_reason`` why the file or its content was skipped
+    (None when not); ``text_quality`` "ok", "no text layer", "unreliable"... (None while
+    queued); ``ocr_missing`` the scanned pages still waiting for OCR (None while queued).
+    """
+
+    doc: str
+    content_id: int | None
+    file_reason: str | None
+    content_reason: str | None
+    text_quality: str | None
+    ocr_missing: int | None
+
+
+def read_file_states(db: sqlite3.Connection, root: str) -> list[FileState]:
+    """Every file of folder ``root`` (a real path), by content id then ``doc``."""
+    return [FileState(*r) for r in db.execute(
+        "SELECT f.doc, f.content_id, f.skip_reason, c.skip_reason, c.text_quality,"
+        " c.ocr_missing FROM files f LEFT JOIN contents c ON c.id = f.content_id"
+        " WHERE f.root = ? ORDER BY f.content_id, f.doc", (root,))]
+
+
+@dataclass(frozen=True, slots=True)
+class PageText:
+    """One page's printed label ('' when none) and plain text; ``number`` is 1-based."""
+
+    number: int
+    label: str
+    text: str
+
+
+def read_pages(db: sqlite3.Connection, content_id: int,
+               numbers: list[int] | None = None) -> dict[int, PageText]:
+    """``{number: PageText}`` of the given pages (1-based) of one content, or of all of its
+    pages when ``numbers`` is None; numbers past its last page are absent."""
+    if numbers is None:
+        rows = db.execute("SELECT number, label, text FROM pages WHERE content_id=?",
+                          (content_id,))
+    elif not numbers:
+        return {}
+    else:
+        q = ",".join("?" * len(numbers))
+        rows = db.execute(
+            f"SELECT number, label, text FROM pages WHERE content_id=? AND number IN ({q})",
+            (content_id, *numbers))
+    return {n: PageText(n, label, text) for n, label, text in rows}
+
+
+def any_ocr(db: sqlite3.Connection, content_id: int, first: int, last: int) -> bool:
+    """Does any page ``first``..``last`` (1-based, inclusive) of one content hold text
+    recognised by OCR?"""
+    return db.execute(
+        "SELECT 1 FROM pages WHERE content_id=? AND number BETWEEN ? AND ? AND ocr=1"
+        " LIMIT 1", (content_id, first, last)).fetchone() is not None
+
+
+@dataclass(frozen=True, slots=True)
+class BlockText:
+    """One text block: its 1-based page, its 0-based ordinal (reading order) and text."""
+
+    page: int
+    ordinal: int
+    text: str
+
+
+def read_block_texts(db: sqlite3.Connection, content_id: int, first: int | None = None,
+                     last: int | None = None, limit: int | None = None) -> list[BlockText]:
+    """The blocks of pages ``first``..``last`` (1-based, inclusive; every page when None)
+    of one content in reading order (page, then ordinal), at most ``limit`` of them."""
+    sql = "SELECT page, ordinal, text FROM blocks WHERE content_id=?"
+    args: list = [content_id]
+    if first is not None:
+        sql += " AND page BETWEEN ? AND ?"
+        args += [first, first if last is None else last]
+    sql += " ORDER BY page, ordinal"
+    if limit is not None:
+        sql += " LIMIT ?"
+        args.append(limit)
+    return [BlockText(*r) for r in db.execute(sql, args)]
+
+
+def read_page_blocks(db: sqlite3.Connection, content_id: int, page: int) -> list[str]:
+    """The block texts of one page (1-based) in reading order (empty past the last page)."""
+    return [b.text for b in read_block_texts(db, content_id, page, page)]
+
+
+def read_bracketed_blocks(db: sqlite3.Connection, content_id: int) -> list[BlockText]:
+    """The blocks of one content that open with '[' (numbered reference entries such as
+    "[12] A. Author..."), in reading order."""
+    return [BlockText(*r) for r in db.execute(
+        "SELECT page, ordinal, text FROM blocks WHERE content_id=? AND text LIKE '[%'"
+        " ORDER BY page, ordinal", (content_id,))]
+
+
+def read_section_ids(db: sqlite3.Connection, content_id: int) -> dict[int, int]:
+    """``{sections.ordinal: sections.id}`` of one content."""
+    return dict(db.execute("SELECT ordinal, id FROM sections WHERE content_id=?",
+                           (content_id,)))
+
+
+@dataclass(frozen=True, slots=True)
+class EmbeddingState:
+    """How far one content's embedding for one model got: units embedded of its total."""
+
+    units_done: int
+    units_total: int
+
+    @property
+    def complete(self) -> bool:
+        """Every unit embedded."""
+        return self.units_done >= self.units_total
+
+
+def read_embedding_states(db: sqlite3.Connection, model_id: str) -> dict[int, EmbeddingState]:
+    """``{content_id: EmbeddingState}`` of every content with embedding progress for
+    ``model_id``."""
+    return {int(c): EmbeddingState(int(d), int(t)) for c, d, t in db.execute(
+        "SELECT content_id, units_done, units_total FROM embeddings WHERE model_id = ?",
+        (model_id,))}
+
+
+def dominant_weights_hash(db: sqlite3.Connection, model_id: str) -> str | None:
+    """The weights hash (as stored: "sha256[+suffix]") that made most of the cache's units
+    for ``model_id``; None when nothing is embedded with it."""
+    row = db.execute(
+        "SELECT weights_hash FROM embeddings WHERE model_id=? GROUP BY weights_hash"
+        " ORDER BY sum(units_done) DESC LIMIT 1", (model_id,)).fetchone()
+    return str(row[0]) if row else None
+
+
+@dataclass(slots=True)
+class UnitColumns:
+    """The embedding units of one content for one model as columns, in (page, ordinal)
+    order: 1-based ``pages`` (``cache.SECTION_HEAD_PAGE`` for section head units),
+    character ranges ``starts``/``ends`` in the page text, float32 ``vectors`` blobs and
+    ``ordinals`` (a section head's: its section's ordinal)."""
+
+    pages: list[int]
+    starts: list[int]
+    ends: list[int]
+    vectors: list[bytes]
+    ordinals: list[int]
+
+
+def read_units(db: sqlite3.Connection, content_id: int, model_id: str) -> UnitColumns:
+    """Every embedding unit of one content for ``model_id`` (:class:`UnitColumns`)."""
+    rows = db.execute(
+        "SELECT page, char_start, char_end, vector, ordinal FROM units"
+        " WHERE content_id = ? AND model_id = ? ORDER BY page, ordinal",
+        (content_id, model_id)).fetchall()
+    if not rows:
+        return UnitColumns([], [], [], [], [])
+    return UnitColumns(*(list(col) for col in zip(*rows)))
+
+
 class NotFound(LookupError):
     """A document, page or section that the folder's index does not hold (message for users)."""
 
@@ -382,9 +541,7 @@ class Library:
 
     def ocr_in(self, cid: int, first: int, last: int) -> bool:
         """Does any page ``first``..``last`` (1-based) of content ``cid`` hold OCR text?"""
-        return self.db.execute(
-            "SELECT 1 FROM pages WHERE content_id=? AND number BETWEEN ? AND ? AND ocr=1"
-            " LIMIT 1", (cid, first, last)).fetchone() is not None
+        return any_ocr(self.db, cid, first, last)
 
     def _match_title(self, cid: int, cols: str, key: str):
         """The first section whose title matches ``key``: equal ignoring case, then equal

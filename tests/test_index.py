@@ -13,7 +13,6 @@ import sys
 import time
 from pathlib import Path
 
-import pytest
 
 from pdftui.cache import SCHEMA_VERSION, Cache, fts_text
 from pdftui.index import index_folder

@@ -14,7 +14,7 @@ from pdftui.identifiers import identifiers_in, normalize
 from pdftui.index import index_folder
 from pdftui.library import Library
 from pdftui.search import SearchService
-from pdftui.search.keyword import parse_query, tokenize
+from pdftui.search.keyword import parse_query
 from pdftui.search.query import (Field, FieldName, Query, as_you_type, parse, parse_years,
                                  phrase_regex)
 

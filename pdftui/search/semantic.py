@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..cache import HEAD_UNITS, SECTION_HEAD_PAGE
+from ..library import read_embedding_states, read_units
 
 PAGE_CODE = 1_000_000
 """``content * PAGE_CODE + page``: one int64 per (content, page), in sort order."""
@@ -97,10 +98,8 @@ class VectorMatrix:
     # -- loading --------------------------------------------------------------------------
     def refresh(self, db: sqlite3.Connection) -> None:
         """Bring the matrix up to date with the cache: reload changed contents only."""
-        rows = db.execute(
-            "SELECT content_id, units_done, units_total FROM embeddings WHERE model_id = ?",
-            (self.model_id,)).fetchall()
-        state = {int(c): (int(d), int(t)) for c, d, t in rows}
+        state = {c: (e.units_done, e.units_total)
+                 for c, e in read_embedding_states(db, self.model_id).items()}
         for cid in list(self._contents):
             if cid not in state:
                 del self._contents[cid]
@@ -116,10 +115,8 @@ class VectorMatrix:
             self._rebuild()
 
     def _load(self, db: sqlite3.Connection, cid: int, done: int, total: int) -> _Content:
-        rows = db.execute(
-            "SELECT page, char_start, char_end, vector, ordinal FROM units"
-            " WHERE content_id = ? AND model_id = ? ORDER BY page, ordinal",
-            (cid, self.model_id)).fetchall()
+        u = read_units(db, cid, self.model_id)
+        rows = list(zip(u.pages, u.starts, u.ends, u.vectors, u.ordinals))
         heads = [r for r in rows if r[0] == SECTION_HEAD_PAGE]
         rows = [r for r in rows if r[0] != SECTION_HEAD_PAGE]
         sec_vecs = sec_ords = None

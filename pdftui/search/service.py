@@ -90,7 +90,10 @@ from ..cache import Cache
 from ..corpus import doc_matches
 from ..document import Section, innermost
 from ..ocr import pending_note
-from ..library import read_metadata, read_sections, read_vocabulary, section_spans
+from ..library import (PageText, any_ocr, dominant_weights_hash, read_block_texts,
+                       read_bracketed_blocks, read_embedding_states, read_file_states,
+                       read_metadata, read_page_blocks, read_pages, read_section_ids,
+                       read_sections, read_vocabulary, section_spans)
 from . import evidence, fusion, keyword, references, restrict, section_semantic, suggest
 from .query import FieldName, Query, parse
 from .excerpt import MAX_CHARS, block_spans, cap, choose
@@ -282,7 +285,6 @@ class Engine:
         self._version: int | None = None
         self._docs: list[_Doc] = []
         self._by_doc: dict[str, int | None] | None = None
-        self._pages: dict[int, tuple[int, int, str]] = {}
         self._sections_cache: dict[int, list[tuple]] = {}
         self._sec_units: dict[int, tuple] = {}
         self._sec_ids: dict[int, dict[int, int]] = {}
@@ -305,23 +307,19 @@ class Engine:
         if v == self._version and self._docs is not None and self._version is not None:
             return
         self._version = v
-        rows = self.db.execute(
-            "SELECT f.doc, f.content_id, f.skip_reason, c.skip_reason, c.text_quality,"
-            " c.ocr_missing FROM files f LEFT JOIN contents c ON c.id = f.content_id"
-            " WHERE f.root = ? ORDER BY f.content_id, f.doc", (self.root,)).fetchall()
         docs = []
-        for doc, cid, freason, creason, quality, missing in rows:
-            reason = freason or creason
-            if cid is None and not reason:
+        for f in read_file_states(self.db, self.root):
+            reason = f.file_reason or f.content_reason
+            quality, missing = f.text_quality, f.ocr_missing
+            if f.content_id is None and not reason:
                 reason = QUEUED   # being indexed: counted in the total, not searched
             elif not reason and quality and quality != "ok":
                 reason = (pending_note(missing) if missing and quality == "no text layer"
                           else quality)
-            docs.append(_Doc(doc, cid, reason))
+            docs.append(_Doc(f.doc, f.content_id, reason))
         self._docs = docs
         self._by_doc = None
         self.kw.refresh(v)
-        self._pages = {}
         self._sections_cache = {}
         self._sec_units = {}
         self._sec_ids = {}
@@ -337,30 +335,6 @@ class Engine:
             return self._docs
         pats = [docs] if isinstance(docs, str) else list(docs)
         return [d for d in self._docs if any(doc_matches(d.doc, p) for p in pats)]
-
-    def _page_info(self, pid: int) -> tuple[int, int, str]:
-        """``(content_id, number, label)`` of a pages.id."""
-        got = self._pages.get(pid)
-        if got is None:
-            r = self.db.execute("SELECT content_id, number, label FROM pages WHERE id=?",
-                                (pid,)).fetchone()
-            got = (r[0], r[1], r[2]) if r else (0, 0, "")
-            self._pages[pid] = got
-        return got
-
-    def _labels(self, cid: int, pages: list[int]) -> dict[int, tuple[str, str]]:
-        if not pages:
-            return {}
-        q = ",".join("?" * len(pages))
-        return {n: (label, text) for n, label, text in self.db.execute(
-            f"SELECT number, label, text FROM pages WHERE content_id=? AND number IN ({q})",
-            (cid, *pages))}
-
-    def _ocr(self, cid: int, first: int, last: int) -> bool:
-        """Does any page ``first``..``last`` of content ``cid`` hold OCR text?"""
-        return self.db.execute(
-            "SELECT 1 FROM pages WHERE content_id=? AND number BETWEEN ? AND ? AND ocr=1"
-            " LIMIT 1", (cid, first, last)).fetchone() is not None
 
     def _sections(self, cid: int) -> list[Section]:
         """The sections of content ``cid`` in document order (no text), cached."""
@@ -407,10 +381,8 @@ class Engine:
 
         if self.model_id != DEFAULT_MODEL:
             return None
-        row = self.db.execute(
-            "SELECT weights_hash FROM embeddings WHERE model_id=? GROUP BY weights_hash"
-            " ORDER BY sum(units_done) DESC LIMIT 1", (self.model_id,)).fetchone()
-        base = str(row[0]).split("+")[0] if row else None
+        stored = dominant_weights_hash(self.db, self.model_id)
+        base = stored.split("+")[0] if stored is not None else None
         if base == DEFAULT_WEIGHTS_SHA256:
             return False
         if base is not None and base == known_int8_hash(self.cache.dir):
@@ -421,12 +393,10 @@ class Engine:
     def coverage(self, scope: list[_Doc], semantic: bool) -> dict:
         searchable = [d for d in scope if d.reason is None]
         if self._emb_state is None or self._emb_state[0] != self._version:
-            self._emb_state = (self._version, {c: (d, t) for c, d, t in self.db.execute(
-                "SELECT content_id, units_done, units_total FROM embeddings WHERE model_id=?",
-                (self.model_id,))})
+            self._emb_state = (self._version, read_embedding_states(self.db, self.model_id))
         state = self._emb_state[1]   # read once per cache version
         complete = [d for d in searchable if d.content_id in state
-                    and state[d.content_id][0] >= state[d.content_id][1]]
+                    and state[d.content_id].complete]
         done = {d.doc for d in complete}
         pending = [d.doc for d in searchable if d.doc not in done]
         return {"searched": len(searchable), "total": len(scope),
@@ -905,14 +875,11 @@ class Engine:
             pages: dict[int, list[str]] = {}
             if spans:
                 lo, hi = min(a for a, _ in spans), max(b for _, b in spans)
-                rows = self.db.execute("SELECT page, text FROM blocks WHERE content_id=?"
-                                       " AND page BETWEEN ? AND ? ORDER BY page, ordinal",
-                                       (cid, lo, hi))
+                rows = read_block_texts(self.db, cid, lo, hi)
             else:
-                rows = self.db.execute("SELECT page, text FROM blocks WHERE content_id=?"
-                                       " AND text LIKE '[%' ORDER BY page, ordinal", (cid,))
-            for page, text in rows:
-                pages.setdefault(page, []).append(text)
+                rows = read_bracketed_blocks(self.db, cid)
+            for b in rows:
+                pages.setdefault(b.page, []).append(b.text)
             if not spans:   # numbered entries only: the pages holding some, in full
                 pages = {p: self._blocks(cid, p) for p in pages}
             got = frozenset(p for p, blocks in pages.items() if references.is_reference_page(
@@ -953,13 +920,10 @@ class Engine:
         if not n_units or not secs:
             self._sec_units[cid] = (n_units, None)
             return None
-        texts = dict(self.db.execute("SELECT number, text FROM pages WHERE content_id=?",
-                                     (cid,)))
+        texts = {n: p.text for n, p in read_pages(self.db, cid).items()}
         blocks: dict[int, list[str]] = {}
-        for page, t in self.db.execute(
-                "SELECT page, text FROM blocks WHERE content_id=? ORDER BY page, ordinal",
-                (cid,)):
-            blocks.setdefault(page, []).append(t)
+        for b in read_block_texts(self.db, cid):
+            blocks.setdefault(b.page, []).append(b.text)
         starts_of: dict[int, list[int]] = {}
         big = 10_000_000
 
@@ -1082,15 +1046,12 @@ class Engine:
         """``{sections.ordinal: sections.id}`` of one content (cached until it changes)."""
         got = self._sec_ids.get(cid)
         if got is None:
-            got = self._sec_ids[cid] = dict(self.db.execute(
-                "SELECT ordinal, id FROM sections WHERE content_id=?", (cid,)))
+            got = self._sec_ids[cid] = read_section_ids(self.db, cid)
         return got
 
     def _blocks(self, cid: int, page: int) -> list[str]:
         """The block texts of one page in reading order (empty past the last page)."""
-        return [t for (t,) in self.db.execute(
-            "SELECT text FROM blocks WHERE content_id=? AND page=? ORDER BY ordinal",
-            (cid, page))]
+        return read_page_blocks(self.db, cid, page)
 
     def _keyword_ranks(self, kw: KeywordArm, kind: str, top: list) -> dict[Key, int]:
         """``{key: keyword rank}`` (1-based, in the whole stage-1 list) of the keys fed to
@@ -1164,7 +1125,7 @@ class Engine:
         arm found it), section path, OCR flag and page cosine."""
         doc, page = key
         cid = self._cid_of(doc)
-        info = self._labels(cid, [page]).get(page, ("", ""))
+        info = read_pages(self.db, cid, [page]).get(page) or PageText(page, "", "")
         blocks = self._blocks(cid, page)
         unit_span = cosine = None
         pages, m = ranked.semantic.pages, self._matrix
@@ -1174,15 +1135,15 @@ class Engine:
                 cosine = float(pages.score[p])
                 if kw_rank is None and sem_rank is not None:
                     unit_span = m.span(cid, pages.best_unit(p))
-        bi, excerpt = choose(blocks, ranked.terms, unit_span, info[1],
+        bi, excerpt = choose(blocks, ranked.terms, unit_span, info.text,
                              next_blocks=self._blocks(cid, page + 1)[:3],
                              phrases=ranked.query.phrases,
                              section_starts=self.section_starts(cid, page))
         if bi < 0:
-            excerpt = cap(info[1], MAX_CHARS)
-        return Hit(rank, doc, page, info[0] or str(page), score, kw_rank, sem_rank, excerpt,
+            excerpt = cap(info.text, MAX_CHARS)
+        return Hit(rank, doc, page, info.label or str(page), score, kw_rank, sem_rank, excerpt,
                    self.section_path_at(cid, page, max(bi, 0)),
-                   ocr=self._ocr(cid, page, page), cosine=cosine)
+                   ocr=any_ocr(self.db, cid, page, page), cosine=cosine)
 
     def _section_hit(self, ranked: Ranked, key: Key, rank: int, score: float,
                      kw_rank: int | None, sem_rank: int | None) -> Hit | None:
@@ -1198,17 +1159,15 @@ class Engine:
         sp = sec.start_page
         own = sec.own_span(secs[k + 1] if k + 1 < len(secs) else None)
         blocks = []
-        for page, ordinal, t in self.db.execute(
-                "SELECT page, ordinal, text FROM blocks WHERE content_id=? AND"
-                " page BETWEEN ? AND ? ORDER BY page, ordinal LIMIT 400",
-                (cid, sp, own.end_page)):
-            if own.contains(page, ordinal):
-                blocks.append(t)
+        for b in read_block_texts(self.db, cid, sp, own.end_page, limit=400):
+            if own.contains(b.page, b.ordinal):
+                blocks.append(b.text)
         _bi, excerpt = choose(blocks, ranked.terms, phrases=ranked.query.phrases)
-        label = self._labels(cid, [sp]).get(sp, ("", ""))[0] or str(sp)
+        got = read_pages(self.db, cid, [sp]).get(sp)
+        label = (got.label if got is not None else "") or str(sp)
         return Hit(rank, doc, sp, label, score, kw_rank, sem_rank, excerpt, sec.path,
                    sec.title, sp, max(sec.last_page, sp), sid,
-                   ocr=self._ocr(cid, sp, sec.end_page))
+                   ocr=any_ocr(self.db, cid, sp, sec.end_page))
 
     def _cid_of(self, doc: str) -> int:
         """The content id of a document of the folder (KeyError when unknown)."""

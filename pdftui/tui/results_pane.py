@@ -14,7 +14,6 @@ import re
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import DataTable, Static
 
@@ -23,7 +22,7 @@ from .actions import bindings
 from .explain import arms_line
 from .hit_rows import Row, flat_rows, group_key, grouped_rows, version_groups
 from .messages import HitHighlighted, OpenHit, PaneFocused
-from .render import coverage_line, highlight, literal, page_ref, terms_pattern, unique_names
+from .render import coverage_line, highlight, literal, page_ref, terms_pattern
 
 #: Fixed column widths: rank, mark, page, kw, sem, score (document and section share the
 #: rest); the score column goes below :data:`SCORE_MIN_WIDTH` columns.
