@@ -49,7 +49,6 @@ def test_folder_deleted_then_recreated(tmp_path):
     asyncio.run(go())
 
 
-@pytest.mark.xfail(strict=False, reason="known: fails on main after the merges (reader scroll to the match in a 96,000-character paragraph); see the closing note")
 def test_reader_centres_the_match_inside_a_very_long_paragraph(tmp_path):
     from pdftui.index import index_folder
     from pdftui.tui.reader_pane import ReaderBody, ReaderPane
