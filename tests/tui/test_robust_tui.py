@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import shutil
 
-import pytest
 
 from pdftui.tui.app import PdftuiApp
 
