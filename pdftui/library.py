@@ -333,10 +333,11 @@ def read_bracketed_blocks(db: sqlite3.Connection, content_id: int) -> list[Block
         " ORDER BY page, ordinal", (content_id,))]
 
 
-def read_section_ids(db: sqlite3.Connection, content_id: int) -> dict[int, int]:
-    """``{sections.ordinal: sections.id}`` of one content."""
-    return dict(db.execute("SELECT ordinal, id FROM sections WHERE content_id=?",
-                           (content_id,)))
+def read_section_keys(db: sqlite3.Connection) -> list[tuple[int, int, int]]:
+    """``[(content id, sections.ordinal, sections.id)]`` of every section, in (content,
+    ordinal) order."""
+    return db.execute(
+        "SELECT content_id, ordinal, id FROM sections ORDER BY content_id, ordinal").fetchall()
 
 
 @dataclass(frozen=True, slots=True)

@@ -281,6 +281,41 @@ def test_coverage_counts_documents_still_queued_for_indexing(tmp_path):
         service.close()
 
 
+def test_section_head_units_are_one_matrix_scored_in_one_product(indexed):
+    """The section head units of every content are one matrix (each content's array a
+    view into it, held once); one product gives each head the cosine its own content's
+    vectors give, and each row names its content, ordinal and sections.id."""
+    import sqlite3
+
+    import numpy as np
+
+    from pdftui.search.semantic import VectorMatrix
+    from pdftui.search.service import Engine
+
+    folder, cache, _service = indexed
+    engine = Engine(folder, cache)
+    db = sqlite3.connect(cache / "index.sqlite3")
+    m = VectorMatrix(engine.model_id)
+    m.refresh(db)
+    q = m.section_matrix[3] + m.section_matrix[-2]
+    q /= np.linalg.norm(q)
+    sims = m.section_head_sims(q)
+    assert len(sims) == len(m.section_content) == db.execute(
+        "SELECT count(*) FROM units WHERE page = 0").fetchone()[0] > 0
+    for cid, c in m._contents.items():
+        rows = m.section_content == cid
+        assert np.shares_memory(c.section_vectors, m.section_matrix)
+        assert list(m.section_ordinal[rows]) == list(c.section_ordinals)
+        assert np.allclose(sims[rows], c.section_vectors @ q, atol=1e-6)
+    sids = engine._section_head_ids(m)
+    want = dict(((c, o), i) for c, o, i in db.execute(
+        "SELECT content_id, ordinal, id FROM sections"))
+    db.close()
+    engine.close()
+    assert sids.tolist() == [want.get((c, o), -1) for c, o in
+                             zip(m.section_content.tolist(), m.section_ordinal.tolist())]
+
+
 def test_section_head_units_are_embedded_and_never_ranked_as_pages(indexed):
     """Every section gets one head unit (units.page 0, ordinal = the section's); page
     ranking never returns page 0; hybrid section search puts the section whose heading

@@ -2,8 +2,9 @@
 
 The cache holds, per content and model, embedding *units* (character ranges of a page's text)
 with L2-normalised float32 vectors, and one head unit per section (the first unit of its own
-text, kept apart from the page matrix: :meth:`VectorMatrix.section_heads`). :class:`VectorMatrix` keeps them in memory as one
-``(n_units, dim)`` float32 matrix; a query is one matrix product ``M @ q`` (cosine, since
+text, kept apart from the page matrix: :meth:`VectorMatrix.section_head_sims`).
+:class:`VectorMatrix` keeps them in memory as one ``(n_units, dim)`` float32 matrix (and
+the section head units as another); a query is one matrix product ``M @ q`` (cosine, since
 both sides are unit length) and a page scores the maximum over its units, so a term on the
 last line of a long page is not diluted by the rest of it. No vector database, no
 approximation: 2,857 pages are ~10k units, a few milliseconds.
@@ -94,6 +95,9 @@ class VectorMatrix:
         self._sims: tuple | None = None
         self.head_matrix = np.zeros((0, 0), dtype=np.float32)  # (n_contents, dim) heads
         self.head_content = np.zeros(0, dtype=np.int64)
+        self.section_matrix = np.zeros((0, 0), dtype=np.float32)  # section head units
+        self.section_content = np.zeros(0, dtype=np.int64)   # content of each row
+        self.section_ordinal = np.zeros(0, dtype=np.int64)   # sections.ordinal of each row
 
     # -- loading --------------------------------------------------------------------------
     def refresh(self, db: sqlite3.Connection) -> None:
@@ -179,8 +183,38 @@ class VectorMatrix:
             self.unit_index = np.zeros(0, dtype=np.int64)
             self.page_starts = np.zeros(0, dtype=np.int64)
             self._page_arrays()
+        self._stack_section_heads(self.matrix.shape[1] if len(self.matrix) else None)
         self._dirty = False
         self._sims = None
+
+    def _stack_section_heads(self, dim: int | None) -> None:
+        """Every content's section head units as one ``(n, dim)`` matrix with their
+        content and ordinal (contents ascending; the page matrix's ``dim``, else the most
+        common one): one product per query instead of one per content. Each content's
+        array becomes a view into it, so the vectors are held once."""
+        parts = [(cid, c) for cid, c in sorted(self._contents.items())
+                 if c.section_vectors is not None and len(c.section_vectors)]
+        if dim is None and parts:
+            dims = [c.section_vectors.shape[1] for _, c in parts]
+            dim = max(set(dims), key=dims.count)
+        parts = [(cid, c) for cid, c in parts if c.section_vectors.shape[1] == dim]
+        if not parts:
+            self.section_matrix = np.zeros((0, dim or 0), dtype=np.float32)
+            self.section_content = np.zeros(0, dtype=np.int64)
+            self.section_ordinal = np.zeros(0, dtype=np.int64)
+            return
+        out = np.empty((sum(len(c.section_vectors) for _, c in parts), dim), dtype=np.float32)
+        at = 0
+        for _cid, c in parts:
+            n = len(c.section_vectors)
+            out[at:at + n] = c.section_vectors
+            c.section_vectors = out[at:at + n]
+            at += n
+        _release_freed()
+        self.section_matrix = out
+        self.section_content = np.concatenate(
+            [np.full(len(c.section_ordinals), cid, dtype=np.int64) for cid, c in parts])
+        self.section_ordinal = np.concatenate([c.section_ordinals for _, c in parts])
 
     def _page_arrays(self) -> None:
         self.page_content = self.unit_content[self.page_starts]
@@ -264,13 +298,15 @@ class VectorMatrix:
             page_max = np.where(mask, page_max, -np.inf)
         return PageRanking(self, sims, page_max, best_sims)
 
-    def section_heads(self, cid: int, q: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
-        """``(section ordinals, cosines)`` of one content's section head units with the
-        query vector ``q`` (dim,), or None when it has none (not embedded yet)."""
-        c = self._contents.get(cid)
-        if c is None or c.section_vectors is None or c.section_vectors.shape[1] != q.shape[0]:
-            return None
-        return c.section_ordinals, c.section_vectors @ q.astype(np.float32, copy=False)
+    def section_head_sims(self, q: np.ndarray) -> np.ndarray:
+        """Cosine of the query vector ``q`` (dim,) with every section head unit:
+        ``(n,)`` float32 aligned with ``section_content`` / ``section_ordinal``, one
+        product (empty when no content has section heads of that dimension)."""
+        if self._dirty:
+            self._rebuild()
+        if not len(self.section_matrix) or self.section_matrix.shape[1] != q.shape[0]:
+            return np.zeros(0, dtype=np.float32)
+        return self.section_matrix @ q.astype(np.float32, copy=False)
 
     def doc_ranks(self, q: np.ndarray, contents: set[int] | None = None,
                   leave_out: set[int] | frozenset[int] = frozenset()) -> np.ndarray:

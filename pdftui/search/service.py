@@ -92,7 +92,7 @@ from ..document import Section, innermost
 from ..ocr import pending_note
 from ..library import (PageText, any_ocr, dominant_weights_hash, read_block_texts,
                        read_bracketed_blocks, read_embedding_states, read_file_states,
-                       read_metadata, read_page_blocks, read_pages, read_section_ids,
+                       read_metadata, read_page_blocks, read_pages, read_section_keys,
                        read_sections, read_vocabulary, section_spans)
 from . import evidence, fusion, keyword, references, restrict, section_semantic, suggest
 from .query import FieldName, Query, parse
@@ -287,8 +287,7 @@ class Engine:
         self._by_doc: dict[str, int | None] | None = None
         self._sections_cache: dict[int, list[tuple]] = {}
         self._sec_units: dict[int, tuple] = {}
-        self._sec_ids: dict[int, dict[int, int]] = {}
-        self._sec_head_ids: dict[int, np.ndarray] = {}
+        self._sec_head_ids: tuple | None = None   # (section matrix, sections.id per row)
         self._sec_index: tuple | None = None
         self._emb_state: tuple | None = None
         self._ref_pages: dict[int, frozenset[int]] = {}
@@ -322,8 +321,7 @@ class Engine:
         self.kw.refresh(v)
         self._sections_cache = {}
         self._sec_units = {}
-        self._sec_ids = {}
-        self._sec_head_ids = {}
+        self._sec_head_ids = None
         self._sec_index = None
         self._ref_pages = {}
         self._heads = {}
@@ -985,7 +983,7 @@ class Engine:
                                                _rows_ok(res, su.sid))
         final = units
         if o.section_head_weight > 0:
-            cont, ordinal, sid, sims = self._section_head_scores(m, qv, docs_of)
+            cont, ordinal, sid, sims = self._section_head_scores(m, qv, scope)
             ok = _rows_ok(res, sid)
             if ok is not None:
                 cont, ordinal, sid, sims = cont[ok], ordinal[ok], sid[ok], sims[ok]
@@ -1015,39 +1013,34 @@ class Engine:
         self._sec_index = (m.matrix, cover, su)
         return su
 
-    def _section_head_scores(self, m: VectorMatrix, q: np.ndarray, docs_of: dict):
+    def _section_head_scores(self, m: VectorMatrix, q: np.ndarray, scope):
         """``(content, ordinal, section id, cosine)`` arrays of the section head units of
-        the contents searched (one product per content, as the cache stores them)."""
-        parts = []
-        for cid in docs_of:
-            got = m.section_heads(cid, q)
-            if got is None:
-                continue
-            ordinals, sims = got
-            sids = self._section_head_ids(cid, ordinals)
-            keep = sids >= 0
-            parts.append((np.full(int(keep.sum()), cid, dtype=np.int64), ordinals[keep],
-                          sids[keep], sims[keep]))
-        if not parts:
+        the contents in ``scope`` (a :class:`.section_semantic.DocScope`): one product over
+        every head unit, no work per content."""
+        sims = m.section_head_sims(q)
+        if not len(sims):
             z = np.zeros(0, dtype=np.int64)
             return z, z, z, np.zeros(0, dtype=np.float32)
-        return tuple(np.concatenate(x) for x in zip(*parts))
+        sids = self._section_head_ids(m)
+        keep = np.flatnonzero((sids >= 0) & scope.holds(m.section_content))
+        return m.section_content[keep], m.section_ordinal[keep], sids[keep], sims[keep]
 
-    def _section_head_ids(self, cid: int, ordinals: np.ndarray) -> np.ndarray:
-        """sections.id of each head unit's ordinal (-1 when none), cached per content."""
-        got = self._sec_head_ids.get(cid)
-        if got is None or len(got) != len(ordinals):
-            sid_of = self._section_ids(cid)
-            got = np.array([sid_of.get(o, -1) for o in ordinals.tolist()], dtype=np.int64)
-            self._sec_head_ids[cid] = got
-        return got
-
-    def _section_ids(self, cid: int) -> dict[int, int]:
-        """``{sections.ordinal: sections.id}`` of one content (cached until it changes)."""
-        got = self._sec_ids.get(cid)
-        if got is None:
-            got = self._sec_ids[cid] = read_section_ids(self.db, cid)
-        return got
+    def _section_head_ids(self, m: VectorMatrix) -> np.ndarray:
+        """sections.id of each row of ``m.section_matrix`` (-1 when none), from one read of
+        the sections table, kept until the cache or the matrix changes."""
+        got = self._sec_head_ids
+        if got is not None and got[0] is m.section_matrix:
+            return got[1]
+        rows = np.array(read_section_keys(self.db), dtype=np.int64).reshape(-1, 3)
+        code = rows[:, 0] * (1 << 32) + rows[:, 1]
+        want = m.section_content * (1 << 32) + m.section_ordinal
+        at = np.minimum(np.searchsorted(code, want), max(len(code) - 1, 0))
+        sids = np.full(len(want), -1, dtype=np.int64)
+        if len(code):
+            hit = code[at] == want
+            sids[hit] = rows[at[hit], 2]
+        self._sec_head_ids = (m.section_matrix, sids)
+        return sids
 
     def _blocks(self, cid: int, page: int) -> list[str]:
         """The block texts of one page in reading order (empty past the last page)."""
