@@ -38,7 +38,7 @@ from .text import strip_control
 
 #: Bump when the rules below change: cached metadata of an older version is read again
 #: (first pages only; no re-extraction, no re-embedding).
-METADATA_VERSION = 2  # 2: CN article numbers (ISSN (year))
+METADATA_VERSION = 3  # 2: CN article numbers (ISSN (year)); 3: copyright runs, subtitles
 #: Pages read from the start of the document.
 FIRST_PAGES = 2
 #: A first page with more text than this (characters) is not read line by line for author
@@ -72,7 +72,9 @@ _YEAR_RULES: tuple[tuple[int, re.Pattern], ...] = (
     (9, re.compile(rf"\bpublished\b[^\n]{{0,40}}?{_YEAR}\b", re.I)),
     (9, re.compile(rf"\b\d{{1,4}}\s?\({_YEAR}\)\s?\d+\s?[–-]\s?\d+")),   # 1 (2020) 57-81
     (9, re.compile(rf"\b\d{{4}}-\d{{3}}[\dX]\s?[（(]\s?{_YEAR}\s?[)）]")),   # ISSN (year): CN articles
-    (8, re.compile(rf"(?:©|\(c\)|copyright)\s*(?:\d{{4}}\s*[-–]\s*)?{_YEAR}\b", re.I)),
+    # a copyright run such as "1986 - 1993, 1998, 2004": the whole run is captured and
+    # its latest year taken (see _COPYRIGHT_WEIGHT)
+    (8, re.compile(rf"(?:©|\(c\)|copyright)\s*((?:{_YEAR}\s*(?:[-–,]\s*)?)+)\b", re.I)),
     (8, re.compile(rf"\b[A-Z]{{2,6}}\s?\d{{1,2}}\s?\({_YEAR}\)\s?\d{{3}}")),   # JCAP10(2008)003
     (7, re.compile(rf"\b(?:appeared in|reprinted|proceedings|journal|bulletin|transactions)"
                    rf"[^\n]{{0,120}}?\b{_YEAR}\b", re.I)),
@@ -83,6 +85,7 @@ _YEAR_RULES: tuple[tuple[int, re.Pattern], ...] = (
     (4, re.compile(rf"\b(?:ICLR|ICML|NeurIPS|NIPS|ACL|EMNLP|NAACL|CVPR|ICCV|ECCV|SOSP|OSDI|"
                    rf"NSDI|SIGMOD|VLDB|KDD|AAAI|IJCAI|Interspeech|ICASSP)\s*'?{_YEAR}\b")),
 )
+_COPYRIGHT_WEIGHT = 8
 #: Producers that re-save old papers: their creation date is the file's, not the paper's.
 _RESAVERS_RE = re.compile(r"pdfium|chrome|skia|quartz|microsoft: print to pdf|ilovepdf", re.I)
 
@@ -197,16 +200,23 @@ def _pdf_date_year(info: dict) -> int | None:
 
 def find_year(arxiv_id: str, pages: list[str], info: dict, max_year: int = 2100) -> int | None:
     """The paper's year (None when not found): arXiv id, then the strongest year line on
-    page 1 (ties: the earliest in the text), then the PDF creation date."""
+    page 1 (ties: the earliest in the text; copyright lines: the latest year they name,
+    a manual revised until 2022 is from 2022), then the PDF creation date."""
     if arxiv_id:
         return arxiv_year(arxiv_id)
     text = " ".join((pages[0] if pages else "").split())
     best: tuple[int, int, int] | None = None   # (weight, -position, year)
     for weight, rx in _YEAR_RULES:
         for m in rx.finditer(text):
-            year = int(m.group(m.lastindex or 1))
+            if weight == _COPYRIGHT_WEIGHT:   # the latest year of every copyright run
+                years = [int(y) for y in re.findall(_YEAR, m.group(1))]
+                year = max((y for y in years if y <= max_year), default=0)
+                order = year                  # "© 1986-1993 ... © 2004-2022": 2022
+            else:
+                year = int(m.group(m.lastindex or 1))
+                order = -m.start()            # other rules: the first in the text
             if 1600 <= year <= max_year:
-                cand = (weight, -m.start(), year)
+                cand = (weight, order, year)
                 best = cand if best is None or cand > best else best
     if best is not None:
         return best[2]
@@ -233,6 +243,8 @@ vol issue pages page arxiv version edition manual guide package documentation te
 project open access review article research letter report technical appendix the of for
 in on with by to from at via
 """.split())
+#: A subtitle ("An Interactive Plotting Program"), never a name ("A." is an initial).
+_ARTICLES = frozenset(("A", "An", "The"))
 _PARTICLES = frozenset("de da di del della der den van von le la du dos das y bin al el ter".split())
 _STOP_RE = re.compile(
     r"^\s*(?:abstract|a\s?b\s?s\s?t\s?r\s?a\s?c\s?t|summary|keywords|index terms|"
@@ -267,7 +279,7 @@ def is_name(piece: str) -> bool:
     an initial such as ``J.`` / ``J.C.``, or a particle such as ``van``), the last one a
     word of two letters or more, and no affiliation word."""
     words = piece.split()
-    if not 2 <= len(words) <= 5 or len(piece) > 60:
+    if not 2 <= len(words) <= 5 or len(piece) > 60 or words[0] in _ARTICLES:
         return False
     for w in words:
         if w.lower().strip(".") in _NOT_NAME:
@@ -399,6 +411,8 @@ def authors_on_page(lines: list[_Line], title: str, height: float) -> list[str]:
         if names:
             sig = sig or (ln.font, ln.size)
             found.extend(n for n in names if n not in found)
+        elif found and ln.text.rstrip().endswith(":"):
+            break   # "Major contributors (alphabetic order):": another list begins
         elif len(ln.text) > 60:
             prose += 1
             if prose >= 2:
