@@ -59,3 +59,21 @@ def test_demote_pin_keep_and_single():
     one = run.single(Arm.SEMANTIC, [D, A])
     assert one.pairs() == [(D, pytest.approx(1 / 61)), (A, pytest.approx(1 / 62))]
     assert one.evidence[A][0].rank == 2
+
+
+def test_a_section_collects_from_three_listed_subsections_not_from_one():
+    s1, s2, s3, s4 = ("g.pdf", 11), ("g.pdf", 12), ("g.pdf", 13), ("g.pdf", 21)
+    par, lone = ("g.pdf", 10), ("g.pdf", 20)
+    parent = {s1: par, s2: par, s3: par, s4: lone}.get
+    base = run.order(run.rrf([(Arm.SEMANTIC, [s1, s4, s2, s3, par, lone], 1.0)]),
+                     [], [s1, s4, s2, s3, par, lone])
+    got = run.add_subsections(base, parent, 0.2, min_children=3, depth=30)
+    want = 0.2 * (1 / 61 + 1 / 63 + 1 / 64)
+    assert got.scores[par] == pytest.approx(1 / 65 + want)
+    assert got.scores[lone] == base.scores[lone]      # one listed subsection lifts nothing
+    c = got.evidence[par][-1]
+    assert (c.arm, c.rank, c.weight) == (Arm.SUBSECTIONS, 1, 0.2)
+    assert c.score == pytest.approx(want)
+    assert run.order(got, [], [s1, s4, s2, s3, par, lone]).keys[0] == par
+    assert run.add_subsections(base, parent, 0.2, min_children=3, depth=3).scores[par] == \
+        base.scores[par]                              # its subsections beyond the depth

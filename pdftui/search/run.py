@@ -32,6 +32,7 @@ class Arm(str, Enum):
     SECTION_HEAD = "section_head"  # sections by their head unit's cosine
     HEAD = "head"                # the head field: page 1 of documents whose byline holds it
     DOCUMENT = "document"        # the document-level arm: documents by their head vector
+    SUBSECTIONS = "subsections"  # a section by the fused scores of its listed subsections
 
 
 @dataclass(frozen=True)
@@ -178,6 +179,33 @@ def add_document_arm(run: Run, rank_of: Callable[[str], int | None], weight: flo
     return run._with(scores, ev)
 
 
+def add_subsections(run: Run, parent_of: Callable[[Key], Key | None], weight: float,
+                    min_children: int, depth: int, best: int = 3) -> Run:
+    """Sections whose content lives in their subsections: a section with at least
+    ``min_children`` direct subsections among the run's first ``depth`` keys adds
+    ``weight`` x the sum of the ``best`` highest of their scores (its Contribution's rank:
+    the best subsection's place). ``parent_of(key)`` is the key of the section directly
+    enclosing a section (None for a top-level one, or one whose parent may not collect).
+    A parent whose own text is a short lead-in ("14.2 Continuation-Passing Style", its
+    matter in 14.2.1-14.2.4) is found by what its subsections say; one subsection alone
+    lifts nothing (a parent is not ranked again by one child's text). ``run`` must be in
+    order (:func:`order`); the result is not: order it again."""
+    kids: dict[Key, list[tuple[int, float]]] = {}
+    for i, (key, s) in enumerate(run.pairs(depth), start=1):
+        par = parent_of(key)
+        if par is not None:
+            kids.setdefault(par, []).append((i, s))
+    scores = dict(run.scores)
+    ev = dict(run.evidence)
+    for par, got in kids.items():
+        if len(got) < min_children:
+            continue
+        add = weight * sum(sorted((s for _i, s in got), reverse=True)[:best])
+        scores[par] = scores.get(par, 0.0) + add
+        _add(ev, par, Contribution(Arm.SUBSECTIONS, got[0][0], weight, add))
+    return run._with(scores, ev)
+
+
 def order(run: Run, first: Sequence[Key], second: Sequence[Key]) -> Run:
     """The run best first: by score, then by the better of the key's places in the
     lists ``first`` and ``second`` (the keyword and semantic lists), then by its place in
@@ -226,7 +254,7 @@ def listing(keys: Sequence[tuple[Key, float]]) -> Run:
     return Run(dict(keys))
 
 
-__all__ = ["Arm", "Contribution", "Factor", "Key", "Run", "Weights", "add_document_arm", "add_head",
+__all__ = ["Arm", "Contribution", "Factor", "Key", "Run", "Weights", "add_document_arm", "add_head", "add_subsections",
            "demote", "gate_keyword", "keep", "listing", "order", "pin", "rrf",
            "single"]
 
@@ -243,7 +271,8 @@ class Weights:
     (``doc_arm`` x (1 - the best keyword coverage)); ``head``: the head field's weight
     before its share^2; ``section_head``: the section head list's weight; ``reference``:
     the factor of a reference-list page; ``few``: the scope was searched as one document
-    set (no gate, document arm, head field or page-head blend)."""
+    set (no gate, document arm, head field or page-head blend); ``subsections``: the
+    share of its subsections' scores a section collects (:func:`add_subsections`)."""
 
     k: int
     keyword: float | None = None
@@ -256,6 +285,7 @@ class Weights:
     section_head: float | None = None
     reference: float | None = None
     few: bool = False
+    subsections: float | None = None
 
     def to_json(self) -> dict:
         """Every field, floats rounded to 6 places."""

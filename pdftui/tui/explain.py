@@ -9,7 +9,7 @@ search's ``fusion`` weights (:class:`pdftui.search.run.Weights`), all from
 from __future__ import annotations
 
 ARM_NAMES = {"keyword": "keyword", "semantic": "semantic", "section_head": "heading",
-             "head": "byline", "document": "document"}
+             "head": "byline", "document": "document", "subsections": "subsections"}
 
 
 def _num(x: float) -> str:
@@ -59,6 +59,8 @@ def weights_line(fusion: dict | None) -> str:
         parts.append(p)
     if fusion.get("section_head") is not None:
         parts.append(f"heading {_num(fusion['section_head'])}")
+    if fusion.get("subsections"):
+        parts.append(f"subsections {_num(fusion['subsections'])} × their scores")
     if fusion.get("document"):
         parts.append(f"document {_num(fusion['document'])}")
     if fusion.get("head") is not None:
