@@ -631,7 +631,10 @@ class EmbedPipeline:
     so bench/index.py compares them in one run.
 
     ``int8``: run the default model as its int8 copy (None: env ``PDFTUI_EMBED_INT8``,
-    else on); ``sort``: onnxruntime runs of similar token length; ``batch_units``: units
+    else on); ``sort``: onnxruntime runs of similar token length; ``single``: each unit its
+    own onnxruntime run, so its vector depends on its text alone (the int8 copy quantizes
+    activations per run, and which units share a batch depends on the order the
+    extraction workers finish in: two fresh indexes differed); ``batch_units``: units
     per embed call and committed transaction; ``heads_first``: every document's first
     ``HEAD_UNITS`` page units (its opening: the document-level arm's head vector) before any
     document's other units, so documents become semantically searchable early; ``plan``:
@@ -640,13 +643,14 @@ class EmbedPipeline:
 
     int8: bool | None = None
     sort: bool = True
+    single: bool = True
     batch_units: int = 64
     heads_first: bool = True
     plan: UnitPlan = DEFAULT_PLAN
 
 
-EARLIER = EmbedPipeline(int8=False, sort=False, batch_units=EMBED_BATCH, heads_first=False,
-                        plan=PLAN_1)
+EARLIER = EmbedPipeline(int8=False, sort=False, single=False, batch_units=EMBED_BATCH,
+                        heads_first=False, plan=PLAN_1)
 #: The candidate fast path measured against :data:`EARLIER` (bench/index.py "new").
 FAST = EmbedPipeline(int8=True, plan=PLAN_2)
 
@@ -852,7 +856,8 @@ class _EmbedThread(threading.Thread):
         dropped, and so are its remaining items."""
         emb = self.embedder
         model_id = emb.model_id
-        vecs = emb.embed([it[2][4] for it in batch], sort=self.pipeline.sort)
+        vecs = emb.embed([it[2][4] for it in batch], sort=self.pipeline.sort,
+                         single=self.pipeline.single)
         vecs = vecs.astype(np.float32, copy=False)
         dead = cache.store_units(
             model_id, [(it[0], it[1], it[2], v.tobytes()) for it, v in zip(batch, vecs)],

@@ -361,3 +361,35 @@ def test_fast_pipeline_embeds_openings_first_and_switching_plans_re_embeds(tmp_p
     # the earlier plan is another identity: everything is embedded again
     again = index_folder(folder, cache_dir, pipeline=EmbedPipeline(int8=True))
     assert again.units > 0 and again.embedding_pending == 0
+
+
+def _vectors_by_content(cache_dir: Path) -> dict[tuple[str, int, int], bytes]:
+    """``{(content sha256, page, ordinal): vector bytes}`` of a cache's units."""
+    db = sqlite3.connect(cache_dir / "index.sqlite3")
+    try:
+        return {(sha, page, ordinal): vec for sha, page, ordinal, vec in db.execute(
+            "SELECT c.sha256, u.page, u.ordinal, u.vector FROM units u"
+            " JOIN contents c ON c.id = u.content_id")}
+    finally:
+        db.close()
+
+
+def test_two_fresh_indexes_give_identical_vectors_whatever_the_batches(tmp_path):
+    """A unit's vector depends on its text alone: indexing the same documents together,
+    or one first and the others later with other batch sizes (other run-mates for every
+    unit), stores the same bytes for every unit (the int8 copy quantizes activations per
+    onnxruntime run, so shared runs made two fresh indexes differ)."""
+    from pdftui.index import EmbedPipeline
+
+    docs = SMALL_DOCS[:3]
+    together = copy_docs(tmp_path / "together", docs)
+    a = tmp_path / "cache-a"
+    index_folder(together, a, pipeline=EmbedPipeline(int8=True))
+    apart = copy_docs(tmp_path / "apart", docs[2:])
+    b = tmp_path / "cache-b"
+    index_folder(apart, b, pipeline=EmbedPipeline(int8=True, batch_units=7))
+    copy_docs(apart, docs[:2])
+    index_folder(apart, b, pipeline=EmbedPipeline(int8=True, batch_units=23))
+    va, vb = _vectors_by_content(a), _vectors_by_content(b)
+    assert len(va) > 100 and va.keys() == vb.keys()
+    assert [k for k in va if va[k] != vb[k]] == []
