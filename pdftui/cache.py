@@ -63,6 +63,7 @@ from pathlib import Path
 from .document import Extraction, Metadata
 from .identifiers import identifiers_in
 from .ocr import SETTINGS as OCR_SETTINGS
+from .errors import CacheError
 
 SCHEMA_VERSION = 6  # 2: sections.own_chars; 3: metadata; 4: pages.ocr, contents.ocr_missing;
 #   5: identifiers and words; 6: ocr_pages
@@ -248,13 +249,6 @@ class LeaseRow:
     heartbeat: float
     units_done: int
     units_total: int
-
-
-class CacheError(RuntimeError):
-    """The cache location cannot be used (read-only, full, not a directory, corrupt).
-
-    The message is one plain sentence meant for the user.
-    """
 
 
 def default_cache_dir() -> Path:

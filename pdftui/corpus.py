@@ -17,6 +17,7 @@ import stat
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from .errors import FolderError
 
 
 @dataclass(slots=True)
@@ -35,10 +36,6 @@ class FoundFile:
     size: int
     mtime_ns: int
     skip_reason: str | None = None
-
-
-class FolderError(RuntimeError):
-    """The folder to index does not exist or cannot be read (message is for the user)."""
 
 
 def safe_name(name: str) -> str:

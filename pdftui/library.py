@@ -14,6 +14,7 @@ import sqlite3
 from dataclasses import dataclass
 
 from .cache import Cache
+from .errors import NotFound
 from .document import Metadata, Section, innermost, last_page
 from .ocr import pending_note
 
@@ -394,9 +395,6 @@ def read_units(db: sqlite3.Connection, content_id: int, model_id: str) -> UnitCo
         return UnitColumns([], [], [], [], [])
     return UnitColumns(*(list(col) for col in zip(*rows)))
 
-
-class NotFound(LookupError):
-    """A document, page or section that the folder's index does not hold (message for users)."""
 
 
 class Library:

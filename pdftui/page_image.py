@@ -15,14 +15,12 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 
+from .errors import PageImageError
+
 #: Rendered pages kept in memory (a 1,000 x 1,300 px PNG is ~100-300 kB).
 CACHE_PAGES = 32
 #: Largest side of a rendered page, pixels (bounds memory whatever the pane reports).
 MAX_SIDE_PX = 2400
-
-
-class PageImageError(Exception):
-    """The page cannot be rendered (file missing or unreadable, page out of range)."""
 
 
 @dataclass(frozen=True)

@@ -38,6 +38,7 @@ import socket
 import threading
 import urllib.parse
 from typing import TYPE_CHECKING, Any
+from ..errors import EmbedderUnavailable
 
 if TYPE_CHECKING:  # pragma: no cover
     from tokenizers import Tokenizer
@@ -111,10 +112,6 @@ _PREFIXES: tuple[tuple[str, str, str], ...] = (
         "",
     ),
 )
-
-
-class EmbedderUnavailable(RuntimeError):
-    """The embedding model cannot be loaded; ``str(exc)`` is a plain, user-facing message."""
 
 
 def resolve_model_name(name: str | None) -> str:

@@ -37,16 +37,13 @@ import pathlib
 import shutil
 import tempfile
 from collections.abc import Callable
+from ..errors import QuantizeError
 
 __all__ = ["INT8_FOLDER", "QuantizeError", "quantized_model", "strip_softmax_nan_guard"]
 
 INT8_FOLDER = "all-MiniLM-L6-v2-int8"
 _MARKER = ".pdftui-int8.json"
 _RECIPE = 1  # bump when the build steps change
-
-
-class QuantizeError(RuntimeError):
-    """The int8 model could not be built; ``str(exc)`` is a plain message."""
 
 
 def _versions() -> dict[str, str]:

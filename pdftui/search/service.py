@@ -97,6 +97,7 @@ import numpy as np
 from ..cache import Cache
 from ..corpus import doc_matches
 from ..document import Section, innermost
+from ..errors import QueryError
 from ..ocr import pending_note
 from ..library import (PageText, any_ocr, dominant_weights_hash, read_block_texts,
                        read_bracketed_blocks, read_embedding_states, read_file_states,
@@ -429,9 +430,9 @@ class Engine:
         """
         t0 = time.perf_counter()
         if mode not in MODES:
-            raise ValueError(f"mode must be one of {', '.join(MODES)}")
+            raise QueryError(f"mode must be one of {', '.join(MODES)}")
         if granularity not in GRANULARITIES:
-            raise ValueError(f"granularity must be one of {', '.join(GRANULARITIES)}")
+            raise QueryError(f"granularity must be one of {', '.join(GRANULARITIES)}")
         text = keyword.clean_query(query)
         top_k = max(1, int(top_k))
         self.refresh()

@@ -36,6 +36,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
+from ..errors import TriageStoreError
 
 SCHEMA_VERSION = 1
 DB_NAME = "triage.sqlite3"
@@ -99,11 +100,6 @@ class Mark(StrEnum):
         except ValueError:
             raise ValueError(f"unknown mark {text!r} (one of: "
                              f"{', '.join(m.value for m in cls)})") from None
-
-
-class TriageStoreError(RuntimeError):
-    """The user-data file cannot be used. The message is one line for the user; the file
-    is left exactly as it was."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -34,6 +34,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from ..text import strip_control
+from ..errors import ViewerError
 
 #: Viewers that open at a page: (program, argument list template).
 PAGE_VIEWERS: tuple[tuple[str, tuple[str, ...]], ...] = (
@@ -47,10 +48,6 @@ PAGE_VIEWERS: tuple[tuple[str, tuple[str, ...]], ...] = (
 EARLY_EXIT_S = 1.0
 
 _FIELD_RE = re.compile(r"\{(path|page)\}")
-
-
-class ViewerError(ValueError):
-    """``$PDFTUI_VIEWER`` cannot be used (e.g. unbalanced quotes); one line for the user."""
 
 
 @dataclass(frozen=True, slots=True)

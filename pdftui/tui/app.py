@@ -35,11 +35,13 @@ from textual.timer import Timer
 from textual.widgets import Footer, Input, Static, TextArea
 from textual.worker import Worker, WorkerState
 
+from ..errors import CacheError, user_message
 from ..text import clean_text
 from .actions import bindings, full_keymap, help_groups, key_label, palette_actions
 from .compare_view import CompareScreen, hit_key
 from .corpus_pane import CorpusPane, DocList, title_keys
 from .data import LibraryGate
+from .failures import FailureHandler
 from .dialogs import ConfirmQuitScreen
 from .help_screen import HelpScreen
 from .messages import (DocumentsLoaded, FolderChanged, FolderPresence, HitHighlighted,
@@ -86,7 +88,7 @@ class QueryInput(Input):
     ]
 
 
-class PdftuiApp(TriageMixin, App):
+class PdftuiApp(FailureHandler, TriageMixin, App):
     """Search and read a folder of PDFs: ``PdftuiApp(folder, cache_dir=..., model=...).run()``.
 
     Keyword-only arguments for tests and embedding: ``index`` (bring the cache up to date in
@@ -145,6 +147,7 @@ class PdftuiApp(TriageMixin, App):
         self.top_k = TOP_K   # hits asked for; ``m`` asks for more
         self._last_key: tuple | None = None
         self._last_typing = False
+        self._search_job: tuple[Worker, tuple] | None = None   # the newest search, its key
         self._reader_from_compare: tuple | None = None  # (hit key, list): Esc returns there
         #: The request key of the result (or failure) on screen.
         self.shown_key: tuple | None = None
@@ -212,18 +215,15 @@ class PdftuiApp(TriageMixin, App):
         def progress(p) -> None:
             self.post_message(IndexProgress(replace(p)))
 
-        from ..cache import CacheError
-
-        try:
-            summary = index_folder(self.root, self.cache_dir, self.model, embed=True,
-                                   progress=progress, cancel=cancel)
-        except CacheError as exc:   # read-only location, full disk: reading still works
-            self.post_message(IndexFinished(None, str(exc), read_only=True))
-            return
-        except Exception as exc:  # noqa: BLE001 - a notification, never a crash
-            self.post_message(IndexFinished(None, f"{type(exc).__name__}: {exc}"))
-            return
+        summary = index_folder(self.root, self.cache_dir, self.model, embed=True,
+                               progress=progress, cancel=cancel)   # raises: _index_failed
         self.post_message(IndexFinished(summary.to_json()))
+
+    def _index_failed(self, worker: Worker, error: BaseException) -> None:
+        """The index worker raised: a cache that cannot be written (read-only location,
+        full disk) leaves reading working; anything else is an indexing failure."""
+        self.post_message(IndexFinished(None, user_message(error),
+                                        read_only=isinstance(error, CacheError)))
 
     @work(exclusive=True, group="watch", exit_on_error=False)
     async def watch_folder(self) -> None:
@@ -286,6 +286,7 @@ class PdftuiApp(TriageMixin, App):
         self.schedule_session_save()
         if key[0] and self.scope_mark and not self.scope:
             self.workers.cancel_group(self, "search")
+            self._search_job = None
             self._set_folder_first(False)
             self._last_key, self.shown_key = key, key
             self.query_one(ResultsPane).show_message(
@@ -293,6 +294,7 @@ class PdftuiApp(TriageMixin, App):
             return
         if not key[0]:
             self.workers.cancel_group(self, "search")
+            self._search_job = None
             self._last_key = None
             self.shown_key = None
             self.query_one(ResultsPane).clear()
@@ -310,7 +312,7 @@ class PdftuiApp(TriageMixin, App):
         # the new one replaces it: no "searching…" flash between keystrokes
         if results.data is None or not (keep_cursor or typing or was_typing):
             results.show_message(f"searching ({key[1]})…")
-        self._search_worker(key, keep_cursor, typing)
+        self._search_job = (self._search_worker(key, keep_cursor, typing), key)
 
     @work(exclusive=True, group="search", exit_on_error=False)
     async def _search_worker(self, key: tuple, keep_cursor: bool, typing: bool = False) -> None:
@@ -321,39 +323,35 @@ class PdftuiApp(TriageMixin, App):
         if typing:
             query = as_you_type(query)
         service = await self.get_service()
-        try:
-            if mode != "keyword" and not self._semantic_ready:
-                # the first semantic search loads the model (a second or more over SSH):
-                # show keyword hits meanwhile, so the screen answers within a blink
-                quick = await service.search(query, mode="keyword", granularity=granularity,
-                                             top_k=top_k, docs=list(scope) or None)
-                self.post_message(SearchDone(key + (keep_cursor, typing), quick.to_json(),
-                                             True))
-            result = await service.search(query, mode=mode, granularity=granularity,
-                                          top_k=top_k, docs=list(scope) or None)
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:  # noqa: BLE001 - shown, never a crash
-            self.shown_key = key
-            self.query_one(ResultsPane).show_message(
-                f"search failed: {type(exc).__name__}: {exc}")
-            self.notify(clean_text(f"{type(exc).__name__}: {exc}"), title="Search failed",
-                        severity="error")
-            return
+        # an error raised here ends in _search_failed (FailureHandler)
+        if mode != "keyword" and not self._semantic_ready:
+            # the first semantic search loads the model (a second or more over SSH):
+            # show keyword hits meanwhile, so the screen answers within a blink
+            quick = await service.search(query, mode="keyword", granularity=granularity,
+                                         top_k=top_k, docs=list(scope) or None)
+            self.post_message(SearchDone(key + (keep_cursor, typing), quick.to_json(),
+                                         True))
+        result = await service.search(query, mode=mode, granularity=granularity,
+                                      top_k=top_k, docs=list(scope) or None)
         if mode != "keyword":
             self._semantic_ready = True
         self.post_message(SearchDone(key + (keep_cursor, typing), result.to_json()))
 
     # -- message routing ------------------------------------------------------------------
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        """Every worker error ends here, as a notification."""
-        if event.state == WorkerState.ERROR:
-            err = event.worker.error
-            self.notify(clean_text(f"{type(err).__name__}: {err}"),
-                        title=f"{event.worker.group or 'worker'} failed", severity="error",
-                        timeout=8)
-            if event.worker.group == "index":
-                self._indexing = False
+    FAILURE_HANDLERS = {"index": "_index_failed", "search": "_search_failed",
+                        "triage-load": "_triage_load_failed",
+                        "session-load": "_session_load_failed"}
+
+    def _search_failed(self, worker: Worker, error: BaseException) -> None:
+        """The newest search raised: the results pane and a notification say why (an
+        older search's failure is not news)."""
+        job = self._search_job
+        if job is None or job[0] is not worker:
+            return
+        self._search_job = None
+        self.shown_key = job[1]
+        self.query_one(ResultsPane).show_message(f"search failed: {user_message(error)}")
+        self.report_failure("Search failed", error, timeout=None)
 
     @on(SearchDone)
     def _search_done(self, event: SearchDone) -> None:
@@ -926,9 +924,9 @@ class PdftuiApp(TriageMixin, App):
         out = []
         if self._indexing:
             out.append("indexing is running (it resumes next time)")
-        if self.triage_gate.error:
+        if self.triage_gate.error is not None:
             out.append("marks, notes and this session cannot be saved: "
-                       + clean_text(self.triage_gate.error)[:120])
+                       + clean_text(user_message(self.triage_gate.error))[:120])
         busy = [w for w in self.workers if w.group in ("triage", "export")
                 and w.state in (WorkerState.PENDING, WorkerState.RUNNING)]
         if busy:

@@ -45,7 +45,7 @@ class TriageGate:
     first worker that needs it; its own lock makes it safe to share between threads.
 
     :meth:`run` raises :class:`pdftui.triage.store.TriageStoreError` when the file cannot be
-    read or written (the message is one line for the user); the error is kept in
+    read or written (the message is one line for the user); the exception is kept in
     :attr:`error` so the app can say that marks and notes cannot be saved.
     """
 
@@ -53,25 +53,20 @@ class TriageGate:
         self.data_dir = data_dir
         self._lock = threading.Lock()
         self._store = None
-        self.error = ""
+        self.error: Exception | None = None   # the last TriageStoreError, if any
 
     def run(self, fn):
         """``fn(store)`` (call from a worker thread, never the UI thread)."""
         from ..triage.store import TriageStore, TriageStoreError
 
-        with self._lock:
-            if self._store is None:
-                try:
-                    self._store = TriageStore(self.data_dir)
-                except TriageStoreError as exc:
-                    self.error = str(exc)
-                    raise
         try:
-            out = fn(self._store)
+            with self._lock:
+                if self._store is None:
+                    self._store = TriageStore(self.data_dir)
+            return fn(self._store)
         except TriageStoreError as exc:
-            self.error = str(exc)
+            self.error = exc   # kept: quitting says marks and notes cannot be saved
             raise
-        return out
 
     def close(self) -> None:
         """Close the connection (idempotent)."""

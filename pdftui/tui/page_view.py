@@ -21,8 +21,11 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Static
-from pdftui.page_image import PageImage, PageImageError, render_page
+from pdftui.errors import user_message
+from pdftui.page_image import PageImage, render_page
 from pdftui.text import clean_text
+
+from .failures import FailureHandler
 
 
 #: Cell size assumed when the terminal does not report one (pixels; xterm's default font).
@@ -41,7 +44,7 @@ def _image_backend():
             _terminal.get_cell_size._result = _terminal.CellSize(*DEFAULT_CELL)
         from textual_image.widget import Image, get_cell_size
     except Exception as exc:  # noqa: BLE001 - the view degrades, the app still starts
-        return None, None, f"{type(exc).__name__}: {exc}"
+        return None, None, user_message(exc)
     return Image, get_cell_size, ""
 
 
@@ -58,23 +61,23 @@ class PageShot:
     outline: tuple[float, float, float, float] | None = None
 
 
-class PageView(Vertical, can_focus=True):
+class PageView(FailureHandler, Vertical, can_focus=True):
     """A page as an image, with a one-line caption (page and how it is drawn)."""
 
     @dataclass
     class Rendered(Message):
-        """A page image finished rendering in the worker (``image`` None on error)."""
+        """A page image finished rendering in the worker."""
 
         serial: int
         shot: PageShot
-        image: PageImage | None
-        error: str = ""
+        image: PageImage
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self.shot: PageShot | None = None
         self.shown: PageShot | None = None  # the shot whose image is on screen
         self._serial = 0
+        self._render_job = None   # the worker of the newest render
 
     def compose(self) -> ComposeResult:
         yield Static(Text("", style="dim"), id="page-image-head", markup=False)
@@ -92,16 +95,23 @@ class PageView(Vertical, can_focus=True):
         cols = max(10, self.size.width or 80)
         rows = max(5, (self.size.height or 24) - 1)
         self._caption(f"page {shot.page}{_label(shot)} · rendering…")
-        self._render_page(self._serial, shot, cols * cell.width, rows * cell.height)
+        self._render_job = self._render_page(self._serial, shot, cols * cell.width,
+                                             rows * cell.height)
 
     @work(thread=True, exclusive=True, group="page-image", exit_on_error=False)
     def _render_page(self, serial: int, shot: PageShot, box_w: int, box_h: int) -> None:
-        try:
-            image = render_page(shot.path, shot.page, box_w, box_h, shot.outline)
-        except PageImageError as exc:
-            self.post_message(self.Rendered(serial, shot, None, str(exc)))
-            return
+        image = render_page(shot.path, shot.page, box_w, box_h, shot.outline)  # _render_failed
         self.post_message(self.Rendered(serial, shot, image))
+
+    FAILURE_HANDLERS = {"page-image": "_render_failed"}
+
+    def _render_failed(self, worker, error: BaseException) -> None:
+        """The newest render raised (PageImageError: the file gone or unreadable, the page
+        out of range): the caption says why, in place of the image."""
+        if worker is not self._render_job or self.shot is None:
+            return
+        self.query_one("#page-image", Image).image = None
+        self._caption(f"page {self.shot.page}: {user_message(error)}")
 
     @on(Rendered)
     def _rendered(self, event: Rendered) -> None:
@@ -109,10 +119,6 @@ class PageView(Vertical, can_focus=True):
         if event.serial != self._serial:
             return  # a newer page is on its way
         widget = self.query_one("#page-image", Image)
-        if event.image is None:
-            widget.image = None
-            self._caption(f"page {event.shot.page}: {clean_text(event.error)}")
-            return
         from PIL import Image as PILImage
 
         widget.image = PILImage.open(io.BytesIO(event.image.png))

@@ -32,6 +32,7 @@ from textual.widgets.option_list import Option
 from ..document import Section, innermost
 from ..text import clean_text
 from .actions import bindings
+from .failures import FailureHandler
 from .messages import PaneFocused
 from .page_view import PageShot, PageView
 from .results_pane import short_section
@@ -314,7 +315,7 @@ class ReaderImage(PageView):
             getattr(pane, f"action_{name}")()
 
 
-class ReaderPane(Vertical):
+class ReaderPane(FailureHandler, Vertical):
     """A page or a whole section of one document, with terms highlighted."""
 
     @dataclass
@@ -322,8 +323,7 @@ class ReaderPane(Vertical):
         """A page or section finished loading in the worker."""
 
         serial: int
-        view: ReadView | None
-        error: str = ""
+        view: ReadView
 
     @dataclass
     class ViewShown(Message):
@@ -342,6 +342,7 @@ class ReaderPane(Vertical):
         self._toc_doc: str | None = None   # the document the contents list shows
         self._focus_toc = False            # focus the contents once the view is loaded
         self._serial = 0
+        self._load_job = None   # the worker of the newest request
         self.border_title = "Reader"
 
     def compose(self) -> ComposeResult:
@@ -379,25 +380,26 @@ class ReaderPane(Vertical):
     def request(self, req: ReadRequest) -> None:
         """Load ``req`` in a worker; the newest request wins."""
         self._serial += 1
-        self._load(self._serial, req, self.pattern)
+        self._load_job = self._load(self._serial, req, self.pattern)
 
     @work(thread=True, exclusive=True, group="reader", exit_on_error=False)
     def _load(self, serial: int, req: ReadRequest, pattern) -> None:
-        try:
-            view = self.gate.run(lambda lib: load_view(lib, req, pattern))
-        except Exception as exc:  # noqa: BLE001 - shown as a notification
-            self.post_message(self.Loaded(serial, None, f"{type(exc).__name__}: {exc}"))
-            return
+        view = self.gate.run(lambda lib: load_view(lib, req, pattern))   # raises: _load_failed
         self.post_message(self.Loaded(serial, view))
+
+    FAILURE_HANDLERS = {"reader": "_load_failed"}
+
+    def _load_failed(self, worker, error: BaseException) -> None:
+        """The newest load raised (a document gone, a page it no longer has): a
+        notification says why; an older load's failure is not news."""
+        if worker is self._load_job:
+            self.report_failure("Reader", error, timeout=None)
 
     @on(Loaded)
     async def _loaded(self, event: Loaded) -> None:
         event.stop()
         if event.serial != self._serial:
             return  # a newer request is on its way
-        if event.view is None:
-            self.notify(clean_text(event.error), title="Reader", severity="error")
-            return
         await self._show_view(event.view)
 
     async def _show_view(self, view: ReadView) -> None:

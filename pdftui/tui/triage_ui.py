@@ -53,8 +53,17 @@ class TriageMixin:
         info = next((d for d in self.documents if d.doc == doc), None)
         return DocKey.of(self.root, doc, getattr(info, "sha256", "") if info else "")
 
-    def _report(self, exc: Exception, what: str) -> None:
-        self.notify(clean_text(str(exc)), title=f"{what} failed", severity="error", timeout=8)
+    def _triage_load_failed(self, worker, error: BaseException) -> None:
+        """Marks and notes cannot be read: said once, the app goes on without them."""
+        if not getattr(self, "_triage_reported", False):
+            self._triage_reported = True
+            self.report_failure("Reading marks and notes failed", error)
+
+    def _session_load_failed(self, worker, error: BaseException) -> None:
+        """The last session cannot be read: said (once for the user data), the app starts
+        afresh."""
+        self._triage_reported = True
+        self.report_failure("Reading the last session failed", error)
 
     def load_triage(self) -> None:
         """Read the marks, notes and clips of the folder's documents (after a documents
@@ -64,13 +73,7 @@ class TriageMixin:
 
     async def _load_triage(self) -> None:
         docs = [(d.doc, getattr(d, "sha256", "")) for d in self.documents]
-        try:
-            triage = await self.triage_call(lambda s: s.lookup(self.root, docs))
-        except Exception as exc:  # noqa: BLE001 - reported once, the app goes on
-            if not getattr(self, "_triage_reported", False):
-                self._triage_reported = True
-                self._report(exc, "Reading marks and notes")
-            return
+        triage = await self.triage_call(lambda s: s.lookup(self.root, docs))
         self.triage = triage
         self._show_marks()
 
@@ -127,17 +130,14 @@ class TriageMixin:
         if cur is None:
             self.notify("No document here to mark.", timeout=2)
             return
-        self.run_worker(self._mark(cur[0], value), group="triage", exit_on_error=False)
+        self.run_worker(self._mark(cur[0], value), name="Marking", group="triage",
+                        exit_on_error=False)
 
     async def _mark(self, doc: str, value: str) -> None:
         from ..triage.store import Mark
 
         key = self._doc_key(doc)
-        try:
-            triage = await self.triage_call(lambda s: s.set_mark(key, Mark(value)))
-        except Exception as exc:  # noqa: BLE001
-            self._report(exc, "Marking")
-            return
+        triage = await self.triage_call(lambda s: s.set_mark(key, Mark(value)))
         self.post_message(TriageChanged(doc, triage,
                                         f"{MARK_WORDS[value]}: {self._title(doc)[:60]}"))
 
@@ -155,19 +155,15 @@ class TriageMixin:
 
         def done(text: str | None) -> None:
             if text is not None and text != note:
-                self.run_worker(self._save_note(doc, text), group="triage",
-                                exit_on_error=False)
+                self.run_worker(self._save_note(doc, text), name="Saving the note",
+                                group="triage", exit_on_error=False)
 
         self.push_screen(NoteScreen(self._title(doc), note, list(old.clips) if old else []),
                          done)
 
     async def _save_note(self, doc: str, text: str) -> None:
         key = self._doc_key(doc)
-        try:
-            triage = await self.triage_call(lambda s: s.set_note(key, text))
-        except Exception as exc:  # noqa: BLE001
-            self._report(exc, "Saving the note")
-            return
+        triage = await self.triage_call(lambda s: s.set_note(key, text))
         self.post_message(TriageChanged(doc, triage, "note saved"))
 
     def action_clip(self) -> None:
@@ -180,20 +176,17 @@ class TriageMixin:
         if para is None:
             self.notify("Open a page in the reader to clip from it.", timeout=2)
             return
-        self.run_worker(self._clip(*para), group="triage", exit_on_error=False)
+        self.run_worker(self._clip(*para), name="Clipping", group="triage",
+                        exit_on_error=False)
 
     async def _clip(self, doc: str, text: str, page: int, section: str) -> None:
         from ..triage.store import Clip
 
-        try:
-            label = await asyncio.to_thread(self.gate.run, lambda lib: lib.page_label(doc, page))
-            key = self._doc_key(doc)
-            clip = Clip(text, page, label or "", section)
-            await self.triage_call(lambda s: s.add_clip(key, clip))
-            triage = await self.triage_call(lambda s: s.get(key))
-        except Exception as exc:  # noqa: BLE001
-            self._report(exc, "Clipping")
-            return
+        label = await asyncio.to_thread(self.gate.run, lambda lib: lib.page_label(doc, page))
+        key = self._doc_key(doc)
+        clip = Clip(text, page, label or "", section)
+        await self.triage_call(lambda s: s.add_clip(key, clip))
+        triage = await self.triage_call(lambda s: s.get(key))
         first = " ".join(text.split())[:50]
         self.post_message(TriageChanged(doc, triage,
                                         f"clipped {clip.page_ref}: “{first}…” into the notes"))
@@ -205,7 +198,8 @@ class TriageMixin:
 
         def done(req) -> None:
             if req is not None:
-                self.run_worker(self._export(req), group="export", exit_on_error=False)
+                self.run_worker(self._export(req), name="Export", group="export",
+                                exit_on_error=False)
 
         self.push_screen(ExportScreen(Path(self.root).name), done)
 
@@ -221,11 +215,7 @@ class TriageMixin:
             os.replace(tmp, req.path)
             return n
 
-        try:
-            n = await asyncio.to_thread(work)
-        except Exception as exc:  # noqa: BLE001
-            self._report(exc, "Export")
-            return
+        n = await asyncio.to_thread(work)
         self.last_export = req.path
         self.notify(f"{n} document{'s' if n != 1 else ''} written to {clean_text(req.path)}",
                     title="Exported", timeout=8)
@@ -238,17 +228,15 @@ class TriageMixin:
         if cur is None:
             self.notify("No page here to open.", timeout=2)
             return
-        self.run_worker(self._open_viewer(*cur), group="viewer", exit_on_error=False)
+        self.run_worker(self._open_viewer(*cur), name="Opening the viewer", group="viewer",
+                        exit_on_error=False)
 
     async def _open_viewer(self, doc: str, page: int) -> None:
         from ..triage.viewer import open_at_page
 
         path = os.path.join(self.root, doc)
-        try:
-            launch = await asyncio.to_thread(open_at_page, path, page)
-        except Exception as exc:  # noqa: BLE001 - e.g. a bad $PDFTUI_VIEWER
-            self._report(exc, "Opening the viewer")
-            return
+        # a bad $PDFTUI_VIEWER raises ViewerError: FailureHandler says so
+        launch = await asyncio.to_thread(open_at_page, path, page)
         if not launch.started:
             if launch.clipboard:
                 self.copy_to_clipboard(launch.clipboard)
@@ -269,13 +257,8 @@ class TriageMixin:
         self.run_worker(self._load_session(), group="session-load", exit_on_error=False)
 
     async def _load_session(self) -> None:
-        try:
-            session = await self.triage_call(lambda s: s.session(self.root))
-            history = await self.triage_call(lambda s: s.history(self.root, 200))
-        except Exception as exc:  # noqa: BLE001
-            self._triage_reported = True
-            self._report(exc, "Reading the last session")
-            return
+        session = await self.triage_call(lambda s: s.session(self.root))
+        history = await self.triage_call(lambda s: s.history(self.root, 200))
         self.post_message(SessionLoaded(session, history))
 
     def current_session(self):
