@@ -377,12 +377,18 @@ def _print_result(result) -> None:
 @click.argument("doc")
 @click.option("--page", type=click.IntRange(min=1), default=None,
               help="Page number (1-based; the default is page 1).")
-@click.option("--section", default=None, help="Section title (or id) to print whole.")
-@click.option("--sections", "list_sections", is_flag=True, help="List the sections (id, pages, path).")
+@click.option("--section", default=None,
+              help="Section to print whole: its title, or its number in --sections.")
+@click.option("--sections", "list_sections", is_flag=True,
+              help="List the sections (number, pages, title).")
 @_cache_opt
+@_data_opt
 @click.option("--json", "as_json", is_flag=True)
-def read(folder, doc, page, section, list_sections, cache_dir, as_json):
-    """Print a page or a whole section of DOC (path relative to FOLDER) as plain text."""
+def read(folder, doc, page, section, list_sections, cache_dir, data_dir, as_json):
+    """Print a page or a whole section of DOC (path relative to FOLDER) as plain text.
+
+    Sections are numbered 1, 2, ... in each document (``--sections`` lists them). Reading
+    needs no user data; ``--data-dir`` is accepted as by the other commands."""
     from .library import Library, NotFound
 
     if sum(x is not None and x is not False for x in (page, section, list_sections)) > 1:
@@ -393,40 +399,67 @@ def read(folder, doc, page, section, list_sections, cache_dir, as_json):
     doc = _resolve_doc(folder, [d.doc for d in lib.documents()], doc)
     try:
         if list_sections:
-            rows = lib.sections(doc)
-            if as_json:
-                click.echo(_dumps([r.to_json() for r in rows]))
-            else:
-                for r in rows:
-                    pages = f"p. {r.start_page}" + (
-                        f"-{r.last_page}" if r.last_page > r.start_page else "")
-                    click.echo(f"{r.id:>7}  {pages:<11} {'  ' * (r.level - 1)}"
-                               f"{clean_text(r.title)}")
+            _print_sections(lib.sections(doc), as_json)
             return
-        if section is not None:
-            out = lib.section(doc, section)
-            key = " ".join(section.split()).casefold()
-            if not section.isdigit():
-                titles = [r.title.casefold() for r in lib.sections(doc)]
-                exact = titles.count(key)
-                same = [t for t in titles if key in t] if exact != 1 else []
-                if len(same) > 1:
-                    click.echo(f"pdftui: {section!r} is in {len(same)} section titles; "
-                               f"showing {clean_text(out.title)!r} (see --sections)", err=True)
-        else:
-            out = lib.page(doc, page or 1)
+        out = _read_section(lib, doc, section) if section is not None \
+            else lib.page(doc, page or 1)
     except NotFound as exc:
         _fail(f"{exc}" + (" (list them with --sections)" if section else ""))
     finally:
         lib.close()
     if as_json:
         click.echo(_dumps(out.to_json()))
-    else:
-        click.echo(clean_text(f"{out.doc} · {out.path or out.title} · p. {out.start_page}"
-                              + (f"-{out.end_page}" if out.end_page != out.start_page else "")
-                              + (" · OCR (recognised from a scan)" if out.ocr else "")))
-        click.echo()
-        click.echo(clean_text(out.text, keep_newlines=True))
+        return
+    click.echo(clean_text(f"{out.doc} · {out.path or out.title} · p. {out.start_page}"
+                          + (f"-{out.end_page}" if out.end_page != out.start_page else "")
+                          + (" · OCR (recognised from a scan)" if out.ocr else "")))
+    click.echo()
+    click.echo(clean_text(_heading_apart(out.text, out.title if section is not None else ""),
+                          keep_newlines=True))
+
+
+def _print_sections(rows, as_json: bool) -> None:
+    """``read --sections``: number (1-based, per document), pages, indented title."""
+    if as_json:
+        click.echo(_dumps([{"number": n, **r.to_json()} for n, r in enumerate(rows, 1)]))
+        return
+    for n, r in enumerate(rows, 1):
+        pages = f"p. {r.start_page}" + (f"-{r.last_page}" if r.last_page > r.start_page else "")
+        click.echo(f"{n:>4}  {pages:<11} {'  ' * (r.level - 1)}{clean_text(r.title)}")
+
+
+def _read_section(lib, doc: str, section: str):
+    """The section named by ``section``: digits are its number in ``--sections`` (this
+    document's order, 1-based), else a title (see :meth:`Library.section`; an ambiguous
+    title is said on stderr). Raises NotFound."""
+    from .library import NotFound
+
+    rows = lib.sections(doc)
+    if section.strip().isdigit():
+        n = int(section)
+        if not 1 <= n <= len(rows):
+            raise NotFound(f"no section {n} in {doc} (it has {len(rows)})")
+        return lib.section(doc, rows[n - 1].id)
+    out = lib.section(doc, section)
+    key = " ".join(section.split()).casefold()
+    titles = [r.title.casefold() for r in rows]
+    same = [t for t in titles if key in t] if titles.count(key) != 1 else []
+    if len(same) > 1:
+        click.echo(f"pdftui: {section!r} is in {len(same)} section titles; "
+                   f"showing {clean_text(out.title)!r} (see --sections)", err=True)
+    return out
+
+
+def _heading_apart(text: str, title: str) -> str:
+    """``text`` with the section title ``title`` that opens it on a line of its own
+    ("2.5 Chunk Size Chunk size is ..." -> "2.5 Chunk Size" / "Chunk size is ...")."""
+    from .headings import split_heading
+
+    first, sep, rest = text.partition("\n\n")
+    split = split_heading(first, title) if title else None
+    if split is None:
+        return text
+    return split[0] + "\n\n" + split[1] + sep + rest
 
 
 def _resolve_doc(folder: str, known: list[str], doc: str) -> str:

@@ -38,6 +38,7 @@ __all__ = [
     "drop_out_of_sequence",
     "follows",
     "is_number_only",
+    "split_heading",
     "normalise_title",
     "numbering",
     "rescue_in_sequence",
@@ -131,6 +132,18 @@ def numbering(text: str) -> tuple[str, int]:
         if "." in label or (rest[:1].isupper() and not rest.lower().startswith(("a ", "an ", "the "))):
             return label, label.count(".") + 1
     return "", 0
+
+
+def split_heading(paragraph: str, title: str) -> tuple[str, str] | None:
+    """``(heading, rest)`` when ``paragraph`` opens with the section title ``title``
+    followed by its text ("2.5 Chunk Size Chunk size is ..." -> "2.5 Chunk Size",
+    "Chunk size is ..."), compared with whitespace collapsed and case folded; else None."""
+    text, head = " ".join(paragraph.split()), " ".join(title.split())
+    n = len(head)
+    if not head or len(text) <= n + 1 or text[n] != " " or \
+            text[:n].casefold() != head.casefold():
+        return None
+    return text[:n], text[n + 1:]
 
 
 def is_number_only(text: str) -> bool:

@@ -102,3 +102,25 @@ def test_read_lists_sections(attention_folder, cache_dir):
     r = _read(attention_folder, cache_dir, ATTENTION, "--sections")
     assert r.returncode == 0, r.stderr
     assert any(line.split()[-2:] == ["3.2", "Attention"] for line in r.stdout.splitlines())
+
+
+def test_read_numbers_sections_per_document_accepts_data_dir_and_sets_headings_apart(
+        attention_folder, cache_dir, tmp_path):
+    """Fresh-user findings: ``--section 412`` took database-wide ids, ``read`` rejected
+    ``--data-dir``, and the plain text glued a heading to its first sentence."""
+    r = _read(attention_folder, cache_dir, ATTENTION, "--sections", "--json",
+              "--data-dir", str(tmp_path / "data"))
+    assert r.returncode == 0, r.stderr
+    rows = json.loads(r.stdout)
+    assert [row["number"] for row in rows] == list(range(1, len(rows) + 1))
+    n = next(row["number"] for row in rows if row["title"] == "3.2 Attention")
+    r = _read(attention_folder, cache_dir, ATTENTION, "--sections")
+    assert any(line.split()[0] == str(n) and line.endswith("3.2 Attention")
+               for line in r.stdout.splitlines()), r.stdout
+    r = _read(attention_folder, cache_dir, ATTENTION, "--section", str(n))
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[2] == "3.2 Attention" and lines[3] == ""   # the heading on its own line
+    assert lines[4].startswith("An attention function")
+    r = _read(attention_folder, cache_dir, ATTENTION, "--section", str(len(rows) + 1))
+    assert r.returncode == 2 and f"it has {len(rows)}" in r.stderr

@@ -30,6 +30,7 @@ from textual.widgets import Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ..document import Section, innermost
+from ..headings import split_heading
 from ..text import clean_text
 from .actions import bindings
 from .failures import FailureHandler
@@ -61,18 +62,6 @@ def find_target(paragraphs: list[str], excerpt: str = "",
         if counts and max(counts) > 0:
             return counts.index(max(counts))
     return None
-
-
-def split_heading(paragraph: str, title: str) -> tuple[str, str] | None:
-    """``(heading, rest)`` when ``paragraph`` opens with the section title ``title``
-    followed by its text ("2.5 Chunk Size Chunk size is ..." -> "2.5 Chunk Size",
-    "Chunk size is ..."), compared with whitespace collapsed and case folded; else None."""
-    text, head = _collapse(paragraph), _collapse(title)
-    n = len(head)
-    if not head or len(text) <= n + 1 or text[n] != " " or \
-            text[:n].casefold() != head.casefold():
-        return None
-    return text[:n], text[n + 1:]
 
 
 def heading_starts(view: "ReadView") -> dict[int, str]:
