@@ -73,7 +73,9 @@ E, R, D, T = "Everywhere", "Reader", "Documents", "Triage"
 ACTIONS: tuple[Action, ...] = (
     # -- everywhere (bound on the app) ------------------------------------------------------
     _a("search.focus", "slash", "focus_search", "Search", "app", E,
-       "focus the search box (type; Enter searches and moves to the results)",
+       "focus the search box (type; Enter searches and moves to the results, in the "
+       "empty box to the documents). Keys are text only in the box: outside it a "
+       "printable key is a command of the pane or nothing (a hint says so)",
        show=True, key_display="/", palette="Search"),
     _a("pane.next", "tab", "pane(1)", "Next pane", "app", E,
        "next / previous pane: documents, results, reader", label="Tab",

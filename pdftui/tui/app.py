@@ -33,6 +33,7 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Input, Static, TextArea
+from textual.widgets.input import Selection
 from textual.worker import Worker, WorkerState
 
 from ..errors import CacheError, user_message
@@ -158,7 +159,7 @@ class PdftuiApp(FailureHandler, TriageMixin, App):
     def compose(self) -> ComposeResult:
         with Horizontal(id="top"):
             yield QueryInput(placeholder="search all PDFs (Enter; ↑ earlier queries)…",
-                             id="query", compact=True)
+                             id="query", compact=True, select_on_focus=False)
             yield Static("", id="mode-badge", markup=False)
         yield Static("", id="status", markup=False)
         with Horizontal(id="main", classes="view-results"):
@@ -181,6 +182,12 @@ class PdftuiApp(FailureHandler, TriageMixin, App):
             self.start_index()
         if self.do_watch:
             self.watch_folder()
+
+    def get_driver_class(self):
+        """Textual's driver, reading Esc + a key typed quickly as both (:mod:`.keys`)."""
+        from .keys import driver_class
+
+        return driver_class(super().get_driver_class())
 
     @property
     def main_screen(self) -> Screen:
@@ -548,6 +555,9 @@ class PdftuiApp(FailureHandler, TriageMixin, App):
 
     @on(Input.Submitted, "#query")
     def _query_submitted(self, event: Input.Submitted) -> None:
+        if not event.value.strip():   # Enter in the empty box: to the list on screen
+            self.show_pane("corpus" if self.folder_first else "results")
+            return
         self.remember_query(event.value)
         if self.search_key() != self._last_key or self._debounce_timer is not None or \
                 self._last_typing:
@@ -640,7 +650,7 @@ class PdftuiApp(FailureHandler, TriageMixin, App):
         """Make pane ``name`` current (shown on narrow screens) and focus it."""
         if name == "search":
             self._pane_pending = None
-            self.query_one("#query", Input).focus()
+            self.focus_box()
             return
         if name == "results" and self.folder_first:
             name = "corpus"   # no query yet: the documents stand in for the results
@@ -683,57 +693,86 @@ class PdftuiApp(FailureHandler, TriageMixin, App):
     # -- actions --------------------------------------------------------------------------
     def action_focus_search(self) -> None:
         """Focus the search box (at once, not after a refresh: see :meth:`on_event`)."""
+        self.focus_box()
+
+    async def on_event(self, event: events.Event) -> None:
+        """Route a key before Textual forwards it, so that no key of a burst is lost or
+        reordered.
+
+        Textual forwards each key to the widget focused *when the app reads it*, and a
+        key the widget does not take itself (Ctrl+U, Backspace, Esc: bindings) is run
+        only when it has bubbled back up to the app, after the printable keys read
+        since: "/", a query and Ctrl+U quickly cleared the query typed after it. So on
+        the main screen every key meant for the search box is handled here, in the order
+        read: "/" focuses the box at once, printable keys are typed into it, and the
+        box's bindings (then the app's) run at once. Outside the box a printable key is
+        a command of the focused pane or nothing (a hint says so): never typed into the
+        box, never both (:meth:`_route_key`).
+        """
+        if isinstance(event, events.Key) and not event.is_forwarded:
+            self._user_acted = True
+            if await self._route_key(event):
+                return
+        await super().on_event(event)
+
+    def focus_box(self) -> None:
+        """Focus the search box now, its text selected (the next key typed replaces it)."""
         box = self.query_one("#query", Input)
         self._pane_pending = None   # a pane focus still queued must not take the box's
         if self.screen is self.main_screen:
             self.screen.set_focus(box)
         else:
             box.focus()
+        box.selection = Selection(0, len(box.value))
 
-    async def on_event(self, event: events.Event) -> None:
-        """Route a key before Textual forwards it, so that no key of a burst is lost.
-
-        Textual forwards each key to the widget focused *when the app reads it*, while
-        ``Widget.focus()`` lands only after the keys already read: "/" then a pasted
-        query would send the query to the old pane (lost, or run as commands). So on the
-        main screen, outside any text box, the search key moves the focus to the box
-        here, synchronously, and so does a printable key that is no command of the
-        focused pane (it is then typed into the box, starting a new query): every later
-        key lands in the box, in order.
-        """
-        if isinstance(event, events.Key) and not event.is_forwarded:
-            self._user_acted = True
-            if self._route_key(event):
-                return
-        await super().on_event(event)
-
-    def _route_key(self, event: events.Key) -> bool:
-        """True when ``event`` was consumed (it moved the focus to the search box)."""
+    async def _route_key(self, event: events.Key) -> bool:
+        """True when ``event`` was handled here (see :meth:`on_event`)."""
         if not self.screen_stack or self.screen is not self.main_screen:
             return False
+        if self._pane_pending is not None:
+            # a pane asked for by an earlier key of this burst (Esc in the box) takes the
+            # focus now, so this key goes there and not to the box it leaves
+            pane = {"corpus": CorpusPane, "results": ResultsPane,
+                    "reader": ReaderPane}[self._pane_pending]
+            self.query_one(pane).focus_main()
         focused = self.focused
         box = self.query_one("#query", Input)
-        if focused is box and not box.value and event.character in ("?", "/"):
-            # no query starts with them: in the empty box (the first screen) "?" is the
-            # help and "/" (the search key) is already where it leads
-            if event.character == "?":
-                self.action_help()
-            event.stop()
-            event.prevent_default()
-            return True
+        if focused is box:
+            return await self._box_key(box, event)
         if isinstance(focused, (Input, TextArea)):
             return False
         active = self.screen.active_bindings
         keys = [event.key, *event.aliases]
         bound = next((active[k] for k in keys if k in active), None)
         if bound is not None and bound.binding.id == "search.focus" and bound.enabled:
-            self.screen.set_focus(box)
+            self.focus_box()
             return True
         if bound is None and event.is_printable:
-            # the key itself is forwarded to the box next; it starts a new query (the
-            # box selects its text on focus), the last one is a ↑ away in the history
-            self.screen.set_focus(box)
+            # no command of this pane: said, not typed into the box (that replaced the
+            # query, and a word typed outside the box ran half of its letters as commands)
+            self.notify(f"{clean_text(event.character or '')!r} is no key here · / search"
+                        " · ? keys", timeout=2)
+            event.stop()
+            return True
         return False
+
+    async def _box_key(self, box: Input, event: events.Key) -> bool:
+        """Handle a key of the focused search box here, in the order keys arrive."""
+        if not box.value and event.character in ("?", "/"):
+            # no query starts with them: in the empty box (the first screen) "?" is the
+            # help and "/" (the search key) is already where it leads
+            if event.character == "?":
+                self.action_help()
+            return True
+        if event.is_printable:
+            selection = box.selection
+            if selection.is_empty:
+                box.insert_text_at_cursor(event.character)
+            else:
+                box.replace(event.character, *selection)
+            return True
+        return await self._check_bindings(event.key, priority=True) or \
+            await self._check_bindings(event.key)
 
     def action_pane(self, delta: int) -> None:
         """Next / previous pane (in other screens: next / previous widget)."""

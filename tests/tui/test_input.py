@@ -59,23 +59,90 @@ def test_a_40_character_burst_after_slash_lands_in_the_box(make_app):
     run(go())
 
 
-def test_a_printable_key_that_is_no_command_starts_typing_in_the_box(make_app):
+def send_keys(app, keys) -> None:
+    """Queue named keys (``"ctrl+u"``) and characters at once, as :func:`burst` does."""
+    for key in keys:
+        event = events.Key(key, key if len(key) == 1 else None)
+        event.set_sender(app)
+        app._driver.send_message(event)
+
+
+def test_editing_keys_in_a_burst_run_in_order(make_app):
+    """Fresh-user finding: "/", Ctrl+U and a query typed fast lost the query (Ctrl+U, a
+    binding of the box, ran when it had bubbled up to the app, after the letters typed
+    after it); so did Ctrl+A Ctrl+K, and a Backspace deleted the wrong letter."""
     async def go():
         app = make_app()
         async with app.run_test(size=(80, 24)) as pilot:
             await results_focused(pilot)
             box = app.query_one("#query")
-            box.value = ""
-            burst(app, "zebra kernels")   # "z" is no command: the rest follows it
-            await wait_for(pilot, lambda: box.value == "zebra kernels", timeout=10,
-                           what="typed text")
-            assert box.has_focus
+            send_keys(app, ["slash", "ctrl+u", *"abc"])
+            await wait_for(pilot, lambda: box.value == "abc", timeout=5,
+                           what=f"abc, not {box.value!r}")
+            send_keys(app, ["ctrl+a", "ctrl+k", *"def", "home", "x", "end", "backspace",
+                            "backspace", *"ef"])
+            await wait_for(pilot, lambda: box.value == "xdef", timeout=5,
+                           what=f"xdef, not {box.value!r}")
+            await pilot.pause(0.2)
+            assert box.value == "xdef"
+            # Esc leaves the box at once: the "k" queued after it is the keyword mode
+            send_keys(app, ["slash", *"abc", "escape", "k"])
+            await wait_for(pilot, lambda: app.mode == "keyword", timeout=5, what="keyword")
+            assert box.value == "abc" and isinstance(app.focused, HitTable)
+    run(go())
+
+
+def test_a_printable_key_that_is_no_command_is_said_not_typed(make_app):
+    """Outside the box a printable key is a command of the pane or nothing, with a hint
+    (it started a new query: "z" replaced the query and a word typed there ran half of
+    its letters as commands)."""
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await results_focused(pilot)
+            box = app.query_one("#query")
+            assert box.value == "attention"
+            burst(app, "zjw")   # no command of the results pane
+            await pilot.pause(0.3)
+            assert box.value == "attention" and isinstance(app.focused, HitTable)
+            notes = [n.message for n in app._notifications]
+            assert any("'z' is no key here" in m and "/ search" in m for m in notes), notes
             # a command key outside the box stays a command
-            await pilot.press("escape")
-            await wait_for(pilot, lambda: isinstance(app.focused, HitTable))
             await pilot.press("k")
             await pilot.pause()
-            assert app.mode == "keyword" and box.value == "zebra kernels"
+            assert app.mode == "keyword" and box.value == "attention"
+    run(go())
+
+
+def test_esc_then_a_key_typed_quickly_is_both_keys():
+    """A terminal sends Esc and "/" typed within ESCDELAY as ESC "/" (Alt+/): Textual's
+    parser dropped the Esc, so "/" was typed into the query."""
+    import time
+
+    from pdftui.tui.keys import EscapeParser
+
+    parser = EscapeParser()
+    keys = list(parser.feed("\x1b/"))
+    time.sleep(0.15)
+    keys += list(parser.tick()) + list(parser.feed("ab"))
+    assert [k.key for k in keys] == ["escape", "slash", "a", "b"]
+    keys = list(parser.feed("\x1b[A"))   # an arrow key stays one key
+    assert [k.key for k in keys] == ["up"]
+
+
+def test_enter_in_the_empty_box_goes_to_the_documents(make_app):
+    """Fresh-user finding: Enter on the first screen (the empty box focused) did nothing."""
+    from pdftui.tui.corpus_pane import DocList
+
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            assert app.focused is app.query_one("#query")
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: isinstance(app.focused, DocList),
+                           what="the documents focused")
+            assert app.view == "corpus"
     run(go())
 
 
