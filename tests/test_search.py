@@ -502,3 +502,31 @@ def test_a_section_whose_matter_is_in_its_subsections_ranks_first(gfs):
         assert not any(a.arm.value == "subsections" for h in one.hits for a in h.arms)
     finally:
         e.close()
+
+
+def test_section_rrf_by_section_id_equals_the_sorted_fusion():
+    """The section arm's RRF read through section ids gives the order the sort of every
+    key gives, with two documents of one content (duplicates) and sections in one list
+    only; lists of another shape take the sorted way."""
+    import numpy as np
+
+    from pdftui.search import section_semantic as ss
+
+    rng = np.random.default_rng(7)
+    content = np.repeat(np.arange(40), rng.integers(1, 9, 40))
+    sid = np.arange(len(content)) + 100
+    scope = ss.DocScope.of({c: [f"a{c}"] + ([f"b{c}"] if c % 3 == 0 else [])
+                            for c in range(40)})
+
+    def ranked(p: float) -> ss.Keys:
+        picked = rng.permutation(np.flatnonzero(rng.random(len(sid)) < p))
+        return ss._expand(content[picked], sid[picked], scope)
+
+    a, b = ranked(0.8), ranked(0.7)
+    got, want = ss.rrf(a, b, 2.0, 1.0, 60), ss._rrf_sorted(a, b, 2.0, 1.0, 60)
+    assert len(got) > len(a) and got.doc.tolist() == want.doc.tolist()
+    assert got.sid.tolist() == want.sid.tolist()
+    split = ss.Keys(np.array([0, 1, 0]), np.array([5, 6, 5]))   # sid 5 in two blocks
+    one = ss.Keys(np.array([1]), np.array([6]))
+    got, want = ss.rrf(split, one, 1.0, 1.0, 60), ss._rrf_sorted(split, one, 1.0, 1.0, 60)
+    assert (got.doc.tolist(), got.sid.tolist()) == (want.doc.tolist(), want.sid.tolist())

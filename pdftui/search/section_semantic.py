@@ -144,7 +144,53 @@ def head_list(content: np.ndarray, ordinal: np.ndarray, sid: np.ndarray, sims: n
 
 def rrf(a: Keys, b: Keys, wa: float, wb: float, k: int) -> Keys:
     """Weighted RRF of two key lists: ``wa / (k + rank in a) + wb / (k + rank in b)``,
-    best first; equal scores in first-seen order (a's keys in a's order, then b's)."""
+    best first; equal scores in first-seen order (a's keys in a's order, then b's).
+
+    Both lists come from :func:`_expand` over one scope, so a section id listed in both
+    carries the same documents in the same order in each: b's rank of a's key is read
+    through the section id's first place in b (arrays by section id, no sort of the keys);
+    lists without that shape take :func:`_rrf_sorted`."""
+    if not len(a) or not len(b):
+        return _rrf_sorted(a, b, wa, wb, k)
+    size = int(max(a.sid.max(), b.sid.max())) + 1
+    first_a, first_b = _block_starts(a.sid, size), _block_starts(b.sid, size)
+    if first_a is None or first_b is None:
+        return _rrf_sorted(a, b, wa, wb, k)
+    # place of a's key in b: the sid's first place in b plus the doc's offset in its block
+    fb = first_b[a.sid]
+    jb = fb + (a.doc - b.doc[np.maximum(fb, 0)])
+    in_b = fb >= 0
+    only_b = first_a[b.sid] < 0
+    jb_ok = np.clip(jb, 0, len(b) - 1)
+    if not (np.all((b.sid[jb_ok] == a.sid)[in_b]) and np.all((b.doc[jb_ok] == a.doc)[in_b])
+            and int(in_b.sum()) + int(only_b.sum()) == len(b)):
+        return _rrf_sorted(a, b, wa, wb, k)
+    ra = np.arange(1, len(a) + 1, dtype=np.int64)
+    rb = np.where(in_b, jb + 1, -1)
+    rb_only = np.flatnonzero(only_b) + 1
+    score = wa / (k + ra)
+    score = np.where(in_b, score + wb / (k + np.maximum(rb, 1)), score)
+    score = np.concatenate([score, wb / (k + rb_only)])
+    seq = np.concatenate([ra, len(a) + rb_only])
+    doc = np.concatenate([a.doc, b.doc[only_b]])
+    sid = np.concatenate([a.sid, b.sid[only_b]])
+    order = np.lexsort((seq, -score))
+    return Keys(doc[order], sid[order])
+
+
+def _block_starts(sid: np.ndarray, size: int) -> np.ndarray | None:
+    """Dense by section id: the first place of each id in ``sid`` (-1: absent); None
+    when some id's places are not one contiguous block."""
+    starts = np.flatnonzero(np.concatenate([[True], sid[1:] != sid[:-1]]))
+    if len(starts) != np.count_nonzero(np.bincount(sid, minlength=size)):
+        return None
+    out = np.full(size, -1, dtype=np.int64)
+    out[sid[starts]] = starts
+    return out
+
+
+def _rrf_sorted(a: Keys, b: Keys, wa: float, wb: float, k: int) -> Keys:
+    """:func:`rrf` over any two key lists, by sorting their codes."""
     ca, cb = a.codes(), b.codes()
     allc = np.concatenate([ca, cb])
     uniq = distinct(allc)
