@@ -507,6 +507,16 @@ class Library:
         ).fetchone()
         return row[0] if row else ""
 
+    def page_labels(self, doc: str) -> list[str]:
+        """The printed label of every page, page 1 first ('' where it has none)."""
+        rows = self.db.execute(
+            "SELECT number, label FROM pages WHERE content_id=? ORDER BY number",
+            (self.content_id(doc),)).fetchall()
+        out = [""] * (rows[-1][0] if rows else 0)
+        for number, label in rows:
+            out[number - 1] = label or ""
+        return out
+
     def blocks(self, doc: str, number: int) -> list[tuple[float, float, float, float, str]]:
         """Text blocks of a page in reading order: ``(x0, y0, x1, y1, text)`` in points."""
         return self.db.execute(

@@ -113,6 +113,7 @@ class ReadView:
     home_section: tuple[int | None, str] = (None, "")  # (id, path) of the target's section
     ocr: bool = False  # some of the text shown was recognised by OCR from a scan
     target_box: tuple[int, tuple[float, float, float, float]] | None = None  # (page, rect)
+    labels: list[str] = field(default_factory=list)  # printed page labels, page 1 first
 
     def __post_init__(self) -> None:
         self.home_section = (self.section_id, self.section_path)
@@ -174,7 +175,7 @@ def load_view(lib, req: ReadRequest, pattern: re.Pattern[str] | None) -> ReadVie
             return ReadView(req, title, pages, page, lib.page_label(doc, page),
                             sec.start_page, sec.end_page, paragraphs, target, sec.path,
                             sec.section_id, sections, stop=stop, para_pos=para_pos,
-                            ocr=sec.ocr, target_box=box)
+                            ocr=sec.ocr, target_box=box, labels=lib.page_labels(doc))
         note = "no section holds this page; showing the page"
         req = replace(req, kind="page")
     rows = lib.blocks(doc, page)
@@ -188,31 +189,53 @@ def load_view(lib, req: ReadRequest, pattern: re.Pattern[str] | None) -> ReadVie
     return ReadView(req, title, pages, page, lib.page_label(doc, page), page, page, paragraphs,
                     target, sec.path if sec else "", sec.section_id if sec else None,
                     sections, note, ocr=lib.ocr_in(lib.content_id(doc), page, page),
-                    target_box=box)
+                    target_box=box, labels=lib.page_labels(doc))
 
 
-class GoToPageScreen(ModalScreen[int | None]):
-    """Ask for a page number (Enter jumps, Esc cancels)."""
+def label_of(labels: list[str], page: int) -> str:
+    """The printed label of ``page`` (1-based) in ``labels`` ('' when unknown)."""
+    return labels[page - 1] if 0 < page <= len(labels) else ""
+
+
+def page_for(text: str, pages: int, labels: list[str]) -> int | None:
+    """The page (1-based) that ``text`` typed into "go to page" names: digits are the
+    page number (the first number of "38 (34)"), a value in parentheses ("(34)") or any
+    other value ("xii", "A-3") a printed label (case ignored); None when no page has it
+    or the number is out of 1..``pages``."""
+    text = text.strip()
+    if text.isdigit():
+        return int(text) if 1 <= int(text) <= pages else None
+    if len(text) > 2 and text[0] == "(" and text[-1] == ")":
+        text = text[1:-1].strip()
+    key = text.casefold()
+    return next((n for n, lab in enumerate(labels, 1) if key and lab.casefold() == key), None)
+
+
+class GoToPageScreen(ModalScreen[str | None]):
+    """Ask for a page: its number or its printed label (Enter jumps, Esc cancels)."""
 
     BINDINGS = bindings("goto")
 
-    def __init__(self, pages: int, current: int) -> None:
+    def __init__(self, pages: int, current: int, label: str = "",
+                 labelled: bool = False) -> None:
         super().__init__()
         self.pages = pages
         self.current = current
+        self.label = label
+        self.labelled = labelled
 
     def compose(self) -> ComposeResult:
         with Vertical(id="goto-box"):
-            yield Label(f"Go to page (1-{self.pages}, now {self.current}):")
-            yield Input(placeholder=str(self.current), type="integer", id="goto-input")
+            now = page_ref(self.current, self.label)
+            yield Label(f"Go to page (1-{self.pages}, now {now})"
+                        + (": a number, or a printed label as (34) or xii" if self.labelled
+                           else ":"))
+            yield Input(placeholder=str(self.current), id="goto-input")
 
     @on(Input.Submitted)
     def _submit(self, event: Input.Submitted) -> None:
         event.stop()
-        try:
-            self.dismiss(int(event.value))
-        except ValueError:
-            self.dismiss(None)
+        self.dismiss(event.value.strip() or None)
 
     def action_cancel(self) -> None:
         """Close without jumping."""
@@ -515,7 +538,8 @@ class ReaderPane(FailureHandler, Vertical):
             self._toc_doc = v.request.doc
             with toc.prevent(OptionList.OptionHighlighted):
                 toc.clear_options()
-                toc.add_options([Option(toc_prompt(sec), id=str(sec.id))
+                toc.add_options([Option(toc_prompt(sec, label_of(v.labels, sec.start_page)),
+                                        id=str(sec.id))
                                  for sec in v.sections])
         toc.set_class(self.toc_shown and bool(v.sections), "-shown")
         self._sync_toc(force=True)
@@ -610,10 +634,12 @@ class ReaderPane(FailureHandler, Vertical):
         v = self.view
         if v is None:
             return Text("")
+        first = page_ref(v.start_page, label_of(v.labels, v.start_page))
         if v.request.kind == "section" and v.end_page != v.start_page:
-            where = f"p. {v.start_page}-{v.end_page} / {v.pages}"
+            where = f"p. {first}-{page_ref(v.end_page, label_of(v.labels, v.end_page))}" \
+                f" / {v.pages}"
         elif v.request.kind == "section":
-            where = f"p. {v.start_page} / {v.pages}"
+            where = f"p. {first} / {v.pages}"
         else:
             where = f"p. {page_ref(v.page, v.label)} / {v.pages}"
         out = Text(where, style="bold")
@@ -792,20 +818,29 @@ class ReaderPane(FailureHandler, Vertical):
             self.query_one(ReaderImage).show(shot)
 
     def action_goto(self) -> None:
-        """Ask for a page number and go there."""
+        """Ask for a page (its number or its printed label) and go there."""
         v = self._need_view()
         if v is None:
             return
 
-        def go(n: int | None) -> None:
-            if n is None:
+        def go(text: str | None) -> None:
+            if text is None:
                 return
-            if not 1 <= n <= v.pages:
-                self.notify(f"no page {n} (1-{v.pages})", severity="warning", timeout=2)
+            n = page_for(text, v.pages, v.labels)
+            if n is None:
+                self.notify(f"no page {clean_text(text)[:20]!r} (1-{v.pages}"
+                            + (", or a printed label)" if self._labelled(v) else ")"),
+                            severity="warning", timeout=2)
                 return
             self.request(ReadRequest(v.request.doc, "page", n, scroll="top"))
 
-        self.app.push_screen(GoToPageScreen(v.pages, v.page), go)
+        self.app.push_screen(GoToPageScreen(v.pages, v.page, label_of(v.labels, v.page),
+                                            self._labelled(v)), go)
+
+    @staticmethod
+    def _labelled(v: ReadView) -> bool:
+        """Does some page of the view's document carry a label other than its number?"""
+        return any(lab and lab != str(n) for n, lab in enumerate(v.labels, 1))
 
     def step_hit(self, delta: int) -> None:
         """Go to the next (``delta`` > 0) or previous hit in this document."""

@@ -401,3 +401,51 @@ def test_a_heading_stands_on_its_own_line_above_its_paragraph(tmp_path):
             await reader_ready(pilot, lambda r: r.view.request.kind == "section")
             assert shown(reader)[0].startswith("2.5 Chunk Size\nChunk size is")
     run(go())
+
+
+def test_the_reader_speaks_page_labels_and_g_takes_one(tmp_path):
+    """Fresh-user finding: results show "38 (34)" but the reader's section header, its
+    contents and ``g`` spoke physical pages only."""
+    from pdftui.index import index_folder
+    from pdftui.tui.app import PdftuiApp
+
+    from ..pdfs import make_orchards
+
+    folder, cache = tmp_path / "papers", tmp_path / "cache"
+    folder.mkdir()
+    make_orchards(folder / "orchards.pdf")   # labels i, 1, 2
+    index_folder(folder, cache, embed=False)
+
+    async def go():
+        app = PdftuiApp(folder, cache_dir=cache, index=False, watch=False,
+                        show_timings=False, debounce=0.05)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await settle(pilot)
+            reader, toc = await open_from_documents(pilot, "orchards.pdf")
+            prompts = [toc.get_option_at_index(i).prompt.plain for i in range(toc.option_count)]
+            assert any(p.endswith("2 (1)") for p in prompts), prompts
+            await pilot.press("escape")   # the contents: back to the text
+            await wait_for(pilot, lambda: app.query_one(ReaderBody).has_focus, what="text")
+
+            async def goto(text: str) -> None:
+                await pilot.press("g")
+                await wait_for(pilot, lambda: app.screen is not app.main_screen, what="g")
+                await pilot.press(*text, "enter")
+                await wait_for(pilot, lambda: app.screen is app.main_screen, what="jump")
+
+            await goto("(2)")
+            await wait_for(pilot, lambda: reader.view.page == 3, what="label (2): page 3")
+            assert reader.breadcrumb().startswith("p. 3 (2) / 3")
+            await goto("i")
+            await wait_for(pilot, lambda: reader.view.page == 1, what="label i: page 1")
+            await goto("2")
+            await wait_for(pilot, lambda: reader.view.page == 2, what="number 2")
+            await goto("xii")
+            await pilot.pause(0.2)
+            assert reader.view.page == 2
+            assert any("no page 'xii'" in n.message for n in app._notifications)
+            await pilot.press("v")   # the whole section: its header speaks labels too
+            await wait_for(pilot, lambda: reader.view.request.kind == "section",
+                           what="section view")
+            assert reader.breadcrumb().startswith("p. 2 (1)"), reader.breadcrumb()
+    run(go())
