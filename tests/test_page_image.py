@@ -12,7 +12,8 @@ import pytest
 from PIL import Image
 
 from pdftui import page_image
-from pdftui.page_image import MAX_SIDE_PX, PageImageError, fit_zoom, render_page
+from pdftui.page_image import (MAX_SIDE_PX, PageImageError, Zoom, fit_zoom, render_page,
+                               zoom_clip)
 
 REPO = Path(__file__).resolve().parent.parent
 ROTATED = REPO.parent / "shared" / "tricky" / "made" / "04_rotated.pdf"
@@ -33,6 +34,30 @@ def test_fit_zoom_keeps_the_aspect_ratio_inside_the_box_and_caps_the_side():
     assert fit_zoom(600, 800, 3000, 400) == pytest.approx(0.5)   # height binds
     assert fit_zoom(600, 800, 100_000, 100_000) == pytest.approx(MAX_SIDE_PX / 800)
     assert fit_zoom(0, 800, 300, 300) == 1.0
+
+
+def test_zoom_clip_shows_a_part_of_the_page_and_never_leaves_it():
+    # fit width on a 600 x 800 page in a 300 x 200 box: half a point per pixel,
+    # the box shows the full width and the top quarter
+    factor, clip = zoom_clip(600, 800, 300, 200, Zoom(1.0))
+    assert factor == pytest.approx(0.5) and clip == pytest.approx((0, 0, 600, 400))
+    factor, clip = zoom_clip(600, 800, 300, 200, Zoom(2.0, left=0.5, top=0.25))
+    assert factor == pytest.approx(1.0) and clip == pytest.approx((300, 200, 600, 400))
+    _, clip = zoom_clip(600, 800, 300, 200, Zoom(2.0, left=0.9, top=0.99))   # clamped
+    assert clip == pytest.approx((300, 600, 600, 800))
+    assert zoom_clip(600, 800, 300, 200, Zoom())[1] is None   # the whole page
+    factor, clip = zoom_clip(600, 800, 4800, 200, Zoom(1.0))   # a huge box: fewer pixels
+    assert factor * 600 == pytest.approx(MAX_SIDE_PX) and clip == pytest.approx((0, 0, 600, 25))
+
+
+def test_a_zoomed_render_fills_the_box_with_the_part_shown(made_pdfs):
+    path = str(made_pdfs / "bridges.pdf")
+    image = render_page(path, 1, 300, 200, zoom=Zoom(1.0, top=0.5))
+    assert abs(image.width - 300) <= 1 and abs(image.height - 200) <= 1   # pixel rounding
+    x0, y0, x1, y1 = image.shown
+    assert (x0, x1) == pytest.approx((0.0, 1.0)) and y0 == pytest.approx(0.5) and y1 < 1.0
+    whole = render_page(path, 1, 300, 200)
+    assert whole.shown == (0.0, 0.0, 1.0, 1.0) and whole.png != image.png
 
 
 def test_a_page_fits_the_box_and_the_outline_frames_the_block(made_pdfs):

@@ -35,7 +35,8 @@ class Action:
     ``id``: the keymap name (unique); ``key``: Textual key names, comma-separated;
     ``action``: the Textual action string run in ``pane``'s namespace; ``pane``: where it
     is bound (``app``, ``results``, ``reader``, ``documents``, ``doclist``, ``compare``,
-    ``help``, ``goto``, ``confirm_quit``, ``hits``: the results table); ``group`` / ``help``: its help screen row (no ``help``: listed
+    ``help``, ``goto``, ``confirm_quit``, ``hits``: the results table, ``image``: the
+    reader's image view); ``group`` / ``help``: its help screen row (no ``help``: listed
     only through another action's ``row``); ``label``: how the help writes the key
     (default: from the key); ``row``: the help key cell, ``{id}`` standing for an action's
     label (default ``{<own id>}``); ``show`` / ``key_display`` / ``priority``: as in
@@ -182,6 +183,15 @@ ACTIONS: tuple[Action, ...] = (
     _a("reader.image", "i", "pane('toggle_image')", "Image", "reader", R,
        "page as an image (figures, tables, equations; the hit framed) / back to text",
        palette="Reader: page image"),
+    _a("image.zoom", "z", "zoom", "Zoom", "image", R,
+       "image view: whole page / page width / 2x width (↑ ↓ Home End, Shift+← → pan; "
+       "PgDn PgUp: a screen, then the next page)", show=True, palette="Reader: zoom the page image"),
+    _a("image.up", "up", "pan(0, -1)", "Pan up", "image"),
+    _a("image.down", "down", "pan(0, 1)", "Pan down", "image"),
+    _a("image.left", "shift+left", "pan(-1, 0)", "Pan left", "image"),
+    _a("image.right", "shift+right", "pan(1, 0)", "Pan right", "image"),
+    _a("image.top", "home", "pan_to('top')", "Top", "image"),
+    _a("image.bottom", "end", "pan_to('bottom')", "Bottom", "image"),
     _a("reader.goto", "g", "pane('goto')", "Go to page", "reader", R,
        "go to page: its number, or its printed label as (34) or xii",
        palette="Reader: go to page"),

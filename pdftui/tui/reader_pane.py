@@ -316,9 +316,10 @@ class ReaderBody(VerticalScroll, can_focus=True):
 
 
 class ReaderImage(PageView):
-    """The image view of the reader, holding the reader's keys (pages, sections, ``i``)."""
+    """The image view of the reader, holding the reader's keys (pages, sections, ``i``)
+    and its own (zoom, pan)."""
 
-    BINDINGS = bindings("reader")
+    BINDINGS = bindings("reader") + bindings("image")
 
     def action_pane(self, name: str) -> None:
         """Run the reader pane's action ``name``."""
@@ -694,6 +695,10 @@ class ReaderPane(FailureHandler, Vertical):
     def action_page_down(self) -> None:
         """Scroll a screen; at the end of the page (section), go to the next page
         (section): a whole-section view stays a section view."""
+        if self.has_class("-image"):   # zoomed in: a box lower, at the bottom the next page
+            if not self.query_one(ReaderImage).pan(0.0, 1.0):
+                self.step_page(+1)
+            return
         body = self.query_one(ReaderBody)
         if body.scroll_y >= body.max_scroll_y:
             if self._in_section_view():
@@ -706,6 +711,10 @@ class ReaderPane(FailureHandler, Vertical):
     def action_page_up(self) -> None:
         """Scroll a screen back; at the top of the page (section), go to the end of the
         previous page (section)."""
+        if self.has_class("-image"):
+            if not self.query_one(ReaderImage).pan(0.0, -1.0):
+                self.step_page(-1, scroll="bottom")
+            return
         body = self.query_one(ReaderBody)
         if body.scroll_y <= 0:
             if self._in_section_view():
@@ -815,7 +824,9 @@ class ReaderPane(FailureHandler, Vertical):
     def _show_image(self) -> None:
         shot = self.image_shot()
         if shot is not None:
-            self.query_one(ReaderImage).show(shot)
+            how = self.view.request.scroll if self.view is not None else "target"
+            self.query_one(ReaderImage).show(shot, at=how if how in ("top", "bottom")
+                                             else "target")
 
     def action_goto(self) -> None:
         """Ask for a page (its number or its printed label) and go there."""
