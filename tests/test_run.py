@@ -63,17 +63,20 @@ def test_demote_pin_keep_and_single():
 
 def test_a_section_collects_from_three_listed_subsections_not_from_one():
     s1, s2, s3, s4 = ("g.pdf", 11), ("g.pdf", 12), ("g.pdf", 13), ("g.pdf", 21)
-    par, lone = ("g.pdf", 10), ("g.pdf", 20)
+    par, lone, far = ("g.pdf", 10), ("g.pdf", 20), ("h.pdf", 1)
     parent = {s1: par, s2: par, s3: par, s4: lone}.get
-    base = run.order(run.rrf([(Arm.SEMANTIC, [s1, s4, s2, s3, par, lone], 1.0)]),
-                     [], [s1, s4, s2, s3, par, lone])
+    keys = [s1, far, s4, s2, s3, par, lone]
+    base = run.order(run.rrf([(Arm.SEMANTIC, keys, 1.0)]), [], keys)
     got = run.add_subsections(base, parent, 0.2, min_children=3, depth=30)
-    want = 0.2 * (1 / 61 + 1 / 63 + 1 / 64)
-    assert got.scores[par] == pytest.approx(1 / 65 + want)
     assert got.scores[lone] == base.scores[lone]      # one listed subsection lifts nothing
+    # 1/66 + 0.2 x (1/61 + 1/64 + 1/65) would pass s1 (1/61): it stops just below it
+    assert base.scores[par] + 0.2 * (1 / 61 + 1 / 64 + 1 / 65) > 1 / 61
+    assert got.scores[par] < got.scores[s1] and got.scores[par] == pytest.approx(1 / 61)
     c = got.evidence[par][-1]
     assert (c.arm, c.rank, c.weight) == (Arm.SUBSECTIONS, 1, 0.2)
-    assert c.score == pytest.approx(want)
-    assert run.order(got, [], [s1, s4, s2, s3, par, lone]).keys[0] == par
-    assert run.add_subsections(base, parent, 0.2, min_children=3, depth=3).scores[par] == \
+    assert c.score == pytest.approx(got.scores[par] - base.scores[par])
+    assert run.order(got, [], keys).keys[:3] == [s1, par, far]
+    small = run.add_subsections(base, parent, 0.01, min_children=3, depth=30)
+    assert small.scores[par] == pytest.approx(1 / 66 + 0.01 * (1 / 61 + 1 / 64 + 1 / 65))
+    assert run.add_subsections(base, parent, 0.2, min_children=3, depth=4).scores[par] == \
         base.scores[par]                              # its subsections beyond the depth

@@ -16,6 +16,8 @@ Nothing here touches SQLite, numpy or Textual.
 
 from __future__ import annotations
 
+import math
+
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
@@ -183,13 +185,15 @@ def add_subsections(run: Run, parent_of: Callable[[Key], Key | None], weight: fl
                     min_children: int, depth: int, best: int = 3) -> Run:
     """Sections whose content lives in their subsections: a section with at least
     ``min_children`` direct subsections among the run's first ``depth`` keys adds
-    ``weight`` x the sum of the ``best`` highest of their scores (its Contribution's rank:
-    the best subsection's place). ``parent_of(key)`` is the key of the section directly
-    enclosing a section (None for a top-level one, or one whose parent may not collect).
-    A parent whose own text is a short lead-in ("14.2 Continuation-Passing Style", its
-    matter in 14.2.1-14.2.4) is found by what its subsections say; one subsection alone
-    lifts nothing (a parent is not ranked again by one child's text). ``run`` must be in
-    order (:func:`order`); the result is not: order it again."""
+    ``weight`` x the sum of the ``best`` highest of their scores, up to just below its
+    best listed subsection's score (its Contribution's rank: that subsection's place).
+    ``parent_of(key)`` is the key of the section directly enclosing a section (None for a
+    top-level one, or one whose parent may not collect). A parent whose own text is a
+    short lead-in ("14.2 Continuation-Passing Style", its matter in 14.2.1-14.2.4) is
+    shown next to the subsection that matched; it never passes that subsection (a query
+    for "5.2 Leader election" is not answered by "5.4 Safety" because 5.4.1 is "Election
+    restriction"), and one subsection alone lifts nothing. ``run`` must be in order
+    (:func:`order`); the result is not: order it again."""
     kids: dict[Key, list[tuple[int, float]]] = {}
     for i, (key, s) in enumerate(run.pairs(depth), start=1):
         par = parent_of(key)
@@ -200,9 +204,12 @@ def add_subsections(run: Run, parent_of: Callable[[Key], Key | None], weight: fl
     for par, got in kids.items():
         if len(got) < min_children:
             continue
-        add = weight * sum(sorted((s for _i, s in got), reverse=True)[:best])
-        scores[par] = scores.get(par, 0.0) + add
-        _add(ev, par, Contribution(Arm.SUBSECTIONS, got[0][0], weight, add))
+        own = scores.get(par, 0.0)
+        top = sorted((s for _i, s in got), reverse=True)
+        new = min(own + weight * sum(top[:best]), math.nextafter(top[0], 0.0))
+        if new > own:
+            scores[par] = new
+            _add(ev, par, Contribution(Arm.SUBSECTIONS, got[0][0], weight, new - own))
     return run._with(scores, ev)
 
 

@@ -51,9 +51,10 @@ Ranking (measured with bench/quality.py; the figures behind each choice are in b
    subsection), so a long parent no longer outranks the subsection that answers. A
    section at least two levels deep whose direct subsections fill three or more of the
    first 30 fused places collects ``subsection_share`` (0.2) x the sum of their three best
-   scores (:func:`.run.add_subsections`): a parent whose matter lives in its subsections
-   ("14.2 Continuation-Passing Style" over 14.2.1-14.2.4) is found by what they say, and
-   one matching subsection alone lifts nothing. The places looked at are at most 1 % of
+   scores, up to just below the best of them (:func:`.run.add_subsections`): a parent
+   whose matter lives in its subsections ("14.2 Continuation-Passing Style" over
+   14.2.1-14.2.4) is found by what they say and shown next to the one that matched, which
+   it never passes; one matching subsection alone lifts nothing. The places looked at are at most 1 % of
    the sections searched (none inside a few documents), whose subsections would otherwise
    fill the first 30 places whatever the query.
 5. the head field: a document whose head (the first page's title, authors and
