@@ -52,6 +52,7 @@ import re
 import stat
 import time
 import unicodedata
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from pdftui import ocr, tables as table_rows
@@ -823,7 +824,16 @@ def extract_document(path: str | os.PathLike, *, page_timeout_s: float = 5.0,
         if b"%PDF-" not in data[:1024]:
             return _skip(stem, "not a PDF")
         return _extract_checked(p, stem, page_timeout_s, data, heartbeat, ocr_known, tables)
-    # ---- file type and header, without opening anything that could block
+    refused = _refusal_by_header(p, stem)   # without opening anything that could block
+    if refused is not None:
+        return refused
+    return _extract_checked(p, stem, page_timeout_s, None, heartbeat, ocr_known, tables)
+
+
+def _refusal_by_header(p: Path, stem: str) -> Extraction | None:
+    """The skip of a path that is missing, unreadable, no regular file, empty or without
+    a PDF header (``os.stat`` first, so a FIFO or a device never blocks); None when it may
+    be opened."""
     try:
         st = os.stat(p)
     except FileNotFoundError:
@@ -849,7 +859,7 @@ def extract_document(path: str | os.PathLike, *, page_timeout_s: float = 5.0,
         return _skip(stem, "empty file")
     if b"%PDF-" not in head:
         return _skip(stem, "not a PDF")
-    return _extract_checked(p, stem, page_timeout_s, None, heartbeat, ocr_known, tables)
+    return None
 
 
 def _extract_checked(p: Path, stem: str, page_timeout_s: float, data: bytes | None,
@@ -870,6 +880,8 @@ def _extract_pdf(p: Path, stem: str, page_timeout_s: float, data: bytes | None =
                  heartbeat: str | None = None,
                  ocr_known: dict[int, bytes] | None = None,
                  find_tables: bool = True) -> Extraction:
+    """Open ``p`` (or ``data``) with PyMuPDF and extract it (:func:`extract_document`'s
+    contract); a file PyMuPDF cannot open or refuses becomes a skip reason."""
     import pymupdf
 
     pymupdf.TOOLS.mupdf_display_errors(False)
@@ -882,209 +894,295 @@ def _extract_pdf(p: Path, stem: str, page_timeout_s: float, data: bytes | None =
     except Exception as exc:  # noqa: BLE001 - FileDataError and friends
         return _skip(stem, "damaged", f"{type(exc).__name__}: {str(exc)[:200]}")
     try:
-        if not doc.is_pdf:
-            return _skip(stem, "not a PDF")
-        if doc.needs_pass:
-            return _skip(stem, "password protected")
-        n = doc.page_count
-        if n == 0:
-            if doc.is_repaired:
-                return _skip(stem, "damaged", "no pages could be recovered")
-            return _skip(stem, "0 pages")
-        notes: list[str] = []
-        if doc.is_repaired:
-            notes.append("file was damaged and has been repaired; text may be incomplete")
-        try:
-            title = _clean_title(doc.metadata.get("title") if doc.metadata else "", stem)
-        except Exception:  # noqa: BLE001
-            title = stem
-        try:  # built here, not by Page.get_label: a hostile /St makes that explode
-            labels = page_labels(rules_from_pymupdf(doc.get_page_labels()), n)
-        except Exception:  # noqa: BLE001
-            labels = [""] * n
-
-        flags = _text_flags()
-        max_dict_chars = int(page_timeout_s * 10_000)
-        stats = TextStats()
-        font_cache: dict[int, bool] = {}
-        matrices: dict[int, object] = {}
-        pages: list[Page] = []
-        empty_pages = 0
-        fallback_pages: list[int] = []
-        slow_pages: list[int] = []
-        failed_pages: list[int] = []
-        widget_values = 0
-        annotations = 0
-        table_pages: list[tuple[int, int]] = []
-        budget = ocr.Budget(limit_s=ocr.doc_budget_s(), heartbeat=heartbeat,
-                            known=dict(ocr_known or {}))
-        for i in range(n):
-            t0 = time.perf_counter()
-            try:
-                page = doc[i]
-                prect = page.rect
-                matrices[i] = (page.transformation_matrix, prect.height)
-                label = strip_control(labels[i], keep_newlines=False, keep_tabs=False)
-                tp = page.get_textpage(flags=flags)
-                t_tp = time.perf_counter() - t0
-                raw = tp.extractText()
-                unmappable = False
-                if raw.strip():
-                    fonts = page.get_fonts()
-                    if fonts:
-                        unmappable = all(
-                            font_unmappable(doc, f[0], f[2], f[5], font_cache) for f in fonts
-                        )
-                stats.add(raw, fonts_unmappable=unmappable)
-                scan = budget.page(doc, i, flags) if not raw.strip() else None
-                if scan is not None:
-                    raw_blocks = _blocks_from_dict(scan, need_alnum=True)
-                    with_lines = True
-                elif len(raw) > max_dict_chars or t_tp > page_timeout_s / 2:
-                    raw_blocks = _blocks_from_blocks(tp)
-                    with_lines = False
-                    fallback_pages.append(i + 1)
-                else:
-                    raw_blocks = _blocks_from_dict(tp)
-                    with_lines = True
-                    if find_tables:
-                        raw_blocks, n_rows = _table_records(page, raw_blocks)
-                        if n_rows:
-                            table_pages.append((i + 1, n_rows))
-                del tp
-                raw_blocks = _reading_order(raw_blocks, prect.x0, prect.width)
-                soft = _fix_soft_hyphens(page, raw) if "-" in raw else {}
-                blocks: list[Block] = []
-                lines: list[Line] = []
-                for rb in raw_blocks:
-                    norm_lines = []
-                    for text, bbox, font, size, bold in rb.lines:
-                        soft_end = text.rstrip().endswith("\u00ad")
-                        t = normalize_text(text)
-                        if not t:
-                            continue
-                        norm_lines.append(t + ("\u00ad" if soft_end else ""))
-                        if with_lines:
-                            lines.append(
-                                Line(t, bbox[0], bbox[1], bbox[2], bbox[3], font, float(size), bool(bold), len(blocks))
-                            )
-                    btext = join_lines(norm_lines)
-                    if soft:
-                        for k, v in soft.items():
-                            btext = btext.replace(k, v)
-                    if btext:
-                        blocks.append(Block(btext, rb.x0, rb.y0, rb.x1, rb.y1))
-                    elif with_lines:  # drop lines of a block that vanished
-                        while lines and lines[-1].block == len(blocks):
-                            lines.pop()
-                blocks, lines = merge_continued_blocks(blocks, lines)
-                # form field values not already in the text
-                try:
-                    if page.first_widget is not None:
-                        have = "\n".join(b.text for b in blocks).casefold()
-                        vals = []
-                        rects = []
-                        for w in page.widgets():
-                            v = w.field_value
-                            if w.field_type in (pymupdf.PDF_WIDGET_TYPE_CHECKBOX, pymupdf.PDF_WIDGET_TYPE_RADIOBUTTON,
-                                                pymupdf.PDF_WIDGET_TYPE_BUTTON, pymupdf.PDF_WIDGET_TYPE_SIGNATURE):
-                                continue
-                            if isinstance(v, (list, tuple)):
-                                v = " ".join(str(x) for x in v)
-                            v = normalize_text(strip_control(str(v or ""))).replace("\n", " ")
-                            if v and v.casefold() not in have and v not in vals:
-                                vals.append(v)
-                                rects.append(w.rect)
-                        if vals:
-                            r = rects[0]
-                            for rr in rects[1:]:
-                                r = r | rr
-                            if with_lines:
-                                for v, rr in zip(vals, rects):
-                                    lines.append(Line(v, rr.x0, rr.y0, rr.x1, rr.y1, "", 0.0, False, len(blocks)))
-                            blocks.append(Block(" ".join(vals), r.x0, r.y0, r.x1, r.y1))
-                            widget_values += len(vals)
-                except Exception:  # noqa: BLE001
-                    pass
-                for ablock in annotation_blocks(page, "\n".join(b.text for b in blocks)):
-                    blocks.append(ablock)
-                    annotations += 1
-                text = "\n\n".join(b.text for b in blocks)
-                if not text:
-                    empty_pages += 1
-                elif scan is not None:
-                    budget.done.append(i + 1)
-                pages.append(Page(i + 1, label, text, blocks, lines, round(prect.width, 2),
-                                  round(prect.height, 2), ocr=scan is not None and bool(text)))
-            except Exception as exc:  # noqa: BLE001 - one bad page must not lose the document
-                failed_pages.append(i + 1)
-                pages.append(Page(i + 1, "", ""))
-                empty_pages += 1
-                if len(failed_pages) <= 3:
-                    notes.append(f"page {i + 1}: text extraction failed ({type(exc).__name__})")
-            if time.perf_counter() - t0 > page_timeout_s and not pages[-1].ocr:
-                slow_pages.append(i + 1)
-
-        if fallback_pages:
-            notes.append(f"{len(fallback_pages)} very dense page(s) extracted without font info: {_pagelist(fallback_pages)}")
-        if slow_pages:
-            notes.append(f"{len(slow_pages)} page(s) took longer than {page_timeout_s:g} s: {_pagelist(slow_pages)}")
-        if len(failed_pages) > 3:
-            notes.append(f"{len(failed_pages)} pages failed: {_pagelist(failed_pages)}")
-        if annotations:
-            notes.append(f"{annotations} annotation(s) (notes, comments) added to the page text")
-        if widget_values:
-            notes.append(f"{widget_values} form field value(s) added to the page text")
-        notes.extend(budget.notes(_pagelist))
-        if table_pages:
-            notes.append(f"{sum(n for _p, n in table_pages)} table row(s) as records on"
-                         f" {len(table_pages)} page(s): {_pagelist([p for p, _n in table_pages])}")
-        try:
-            if doc.xref_get_key(doc.pdf_catalog(), "AcroForm/XFA")[0] != "null":
-                notes.append("XFA form: content filled in by the form engine is not in the page text")
-        except Exception:  # noqa: BLE001
-            pass
-
-        quality = text_quality(stats, n, empty_pages, bool(budget.done), bool(budget.missing),
-                               notes)
-
-        outline, dropped = _outline(doc, n, matrices, notes)
-        if dropped:
-            notes.append(f"{dropped} outline entr{'y' if dropped == 1 else 'ies'} dropped (empty title or invalid target)")
-        try:
-            warns = pymupdf.TOOLS.mupdf_warnings()
-            if warns:
-                first = strip_control(warns.splitlines()[0], keep_newlines=False)[:160]
-                notes.append(f"MuPDF warnings: {first}")
-        except Exception:  # noqa: BLE001
-            pass
-        if pages:
-            title = _title_on_first_page(title, pages[0], title == stem)
-        try:
-            from .metadata import read_metadata
-
-            metadata = read_metadata(doc, p.name, title)
-        except Exception:  # noqa: BLE001 - metadata must not lose the document
-            metadata = None
-        return Extraction(
-            title=title,
-            page_count=n,
-            pages=pages,
-            outline=outline,
-            outline_dropped=dropped,
-            sections=[],
-            skip_reason=None,
-            text_quality=quality,
-            notes=notes,
-            metadata=metadata,
-            ocr_missing=budget.pending,
-            ocr_results=budget.results,
-        )
+        refused = _refusal(doc, stem)
+        if refused is not None:
+            return refused
+        return _extract_open(doc, p, stem, page_timeout_s, heartbeat, ocr_known, find_tables)
     finally:
         try:
             doc.close()
         except Exception:  # noqa: BLE001
             pass
+
+
+def _refusal(doc, stem: str) -> Extraction | None:
+    """The skip of an opened file that is no PDF, needs a password or has no pages; None
+    when it can be extracted."""
+    if not doc.is_pdf:
+        return _skip(stem, "not a PDF")
+    if doc.needs_pass:
+        return _skip(stem, "password protected")
+    if doc.page_count == 0:
+        if doc.is_repaired:
+            return _skip(stem, "damaged", "no pages could be recovered")
+        return _skip(stem, "0 pages")
+    return None
+
+
+@dataclass
+class _PageRun:
+    """What every page of one document's extraction reads and adds to: the open document,
+    its page labels, the text flags, the time budget (seconds), the text statistics, the
+    font verdicts, the page matrices (for outline targets) and the OCR budget."""
+
+    doc: object
+    labels: list[str]
+    flags: int
+    page_timeout_s: float
+    find_tables: bool
+    budget: object
+    stats: TextStats = field(default_factory=TextStats)
+    font_cache: dict[int, bool] = field(default_factory=dict)
+    matrices: dict[int, object] = field(default_factory=dict)
+
+    @property
+    def max_dict_chars(self) -> int:
+        """Plain-text length (characters) above which a page skips the font-aware pass."""
+        return int(self.page_timeout_s * 10_000)
+
+
+@dataclass
+class _Tally:
+    """What the page loop counts for the document's notes (1-based page numbers)."""
+
+    empty_pages: int = 0
+    fallback_pages: list[int] = field(default_factory=list)
+    slow_pages: list[int] = field(default_factory=list)
+    failed_pages: list[int] = field(default_factory=list)
+    widget_values: int = 0
+    annotations: int = 0
+    table_pages: list[tuple[int, int]] = field(default_factory=list)   # (page, rows)
+
+
+def _extract_open(doc, p: Path, stem: str, page_timeout_s: float, heartbeat: str | None,
+                  ocr_known: dict[int, bytes] | None, find_tables: bool) -> Extraction:
+    """Pages, notes, text quality, outline, title and metadata of an opened PDF."""
+    n = doc.page_count
+    notes: list[str] = []
+    if doc.is_repaired:
+        notes.append("file was damaged and has been repaired; text may be incomplete")
+    try:
+        title = _clean_title(doc.metadata.get("title") if doc.metadata else "", stem)
+    except Exception:  # noqa: BLE001
+        title = stem
+    try:  # built here, not by Page.get_label: a hostile /St makes that explode
+        labels = page_labels(rules_from_pymupdf(doc.get_page_labels()), n)
+    except Exception:  # noqa: BLE001
+        labels = [""] * n
+    run = _PageRun(doc, labels, _text_flags(), page_timeout_s, find_tables,
+                   ocr.Budget(limit_s=ocr.doc_budget_s(), heartbeat=heartbeat,
+                              known=dict(ocr_known or {})))
+    tally = _Tally()
+    pages = [_page_or_failure(run, i, tally, notes) for i in range(n)]
+    _loop_notes(tally, run.budget, page_timeout_s, notes)
+    _xfa_note(doc, notes)
+    budget = run.budget
+    quality = text_quality(run.stats, n, tally.empty_pages, bool(budget.done),
+                           bool(budget.missing), notes)
+    outline, dropped = _outline(doc, n, run.matrices, notes)
+    if dropped:
+        notes.append(f"{dropped} outline entr{'y' if dropped == 1 else 'ies'} dropped (empty title or invalid target)")
+    _mupdf_warning_note(notes)
+    if pages:
+        title = _title_on_first_page(title, pages[0], title == stem)
+    try:
+        from .metadata import read_metadata
+
+        metadata = read_metadata(doc, p.name, title)
+    except Exception:  # noqa: BLE001 - metadata must not lose the document
+        metadata = None
+    return Extraction(title=title, page_count=n, pages=pages, outline=outline,
+                      outline_dropped=dropped, sections=[], skip_reason=None,
+                      text_quality=quality, notes=notes, metadata=metadata,
+                      ocr_missing=budget.pending, ocr_results=budget.results)
+
+
+def _page_or_failure(run: _PageRun, i: int, tally: _Tally, notes: list[str]) -> Page:
+    """Page ``i + 1``; an empty page when its extraction raised (one bad page must not
+    lose the document; the first three failures get a note). A page over the time budget
+    (OCR aside) is counted slow."""
+    t0 = time.perf_counter()
+    try:
+        page = _extract_page(run, i, tally, t0)
+    except Exception as exc:  # noqa: BLE001 - one bad page must not lose the document
+        tally.failed_pages.append(i + 1)
+        page = Page(i + 1, "", "")
+        tally.empty_pages += 1
+        if len(tally.failed_pages) <= 3:
+            notes.append(f"page {i + 1}: text extraction failed ({type(exc).__name__})")
+    if time.perf_counter() - t0 > run.page_timeout_s and not page.ocr:
+        tally.slow_pages.append(i + 1)
+    return page
+
+
+def _extract_page(run: _PageRun, i: int, tally: _Tally, t0: float) -> Page:
+    """One page (0-based index ``i``): its text layer (or OCR of a scan), blocks in reading
+    order with their lines, form field values and annotations. ``t0``: when the page's
+    work began (``time.perf_counter()``)."""
+    doc = run.doc
+    page = doc[i]
+    prect = page.rect
+    run.matrices[i] = (page.transformation_matrix, prect.height)
+    label = strip_control(run.labels[i], keep_newlines=False, keep_tabs=False)
+    tp = page.get_textpage(flags=run.flags)
+    t_tp = time.perf_counter() - t0
+    raw = tp.extractText()
+    unmappable = False
+    if raw.strip():
+        fonts = page.get_fonts()
+        if fonts:
+            unmappable = all(
+                font_unmappable(doc, f[0], f[2], f[5], run.font_cache) for f in fonts
+            )
+    run.stats.add(raw, fonts_unmappable=unmappable)
+    scan = run.budget.page(doc, i, run.flags) if not raw.strip() else None
+    raw_blocks, with_lines = _raw_blocks(run, page, tp, raw, scan, t_tp, i + 1, tally)
+    del tp
+    raw_blocks = _reading_order(raw_blocks, prect.x0, prect.width)
+    soft = _fix_soft_hyphens(page, raw) if "-" in raw else {}
+    blocks, lines = _blocks_and_lines(raw_blocks, soft, with_lines)
+    blocks, lines = merge_continued_blocks(blocks, lines)
+    tally.widget_values += _add_form_values(page, blocks, lines, with_lines)
+    for ablock in annotation_blocks(page, "\n".join(b.text for b in blocks)):
+        blocks.append(ablock)
+        tally.annotations += 1
+    text = "\n\n".join(b.text for b in blocks)
+    if not text:
+        tally.empty_pages += 1
+    elif scan is not None:
+        run.budget.done.append(i + 1)
+    return Page(i + 1, label, text, blocks, lines, round(prect.width, 2),
+                round(prect.height, 2), ocr=scan is not None and bool(text))
+
+
+def _raw_blocks(run: _PageRun, page, tp, raw: str, scan, t_tp: float, number: int,
+                tally: _Tally) -> tuple[list[_RawBlock], bool]:
+    """``(raw blocks, with lines)`` of page ``number`` (1-based): from the OCR text page
+    ``scan`` when the page was recognised; the cheap "blocks" pass (no font info, no
+    lines) for a page too dense (``raw`` longer than ``max_dict_chars``) or too slow
+    (its TextPage took ``t_tp`` seconds, over half the budget); else the font-aware pass,
+    with ruled tables as one block per row when ``find_tables``."""
+    if scan is not None:
+        return _blocks_from_dict(scan, need_alnum=True), True
+    if len(raw) > run.max_dict_chars or t_tp > run.page_timeout_s / 2:
+        raw_blocks = _blocks_from_blocks(tp)
+        tally.fallback_pages.append(number)
+        return raw_blocks, False
+    raw_blocks = _blocks_from_dict(tp)
+    if run.find_tables:
+        raw_blocks, n_rows = _table_records(page, raw_blocks)
+        if n_rows:
+            tally.table_pages.append((number, n_rows))
+    return raw_blocks, True
+
+
+def _blocks_and_lines(raw_blocks: list[_RawBlock], soft: dict[str, str], with_lines: bool
+                      ) -> tuple[list[Block], list[Line]]:
+    """Blocks with normalised, joined text (soft-hyphen words mended by ``soft``) and,
+    ``with_lines``, their lines for the heading detector; a block whose text is empty is
+    dropped with its lines."""
+    blocks: list[Block] = []
+    lines: list[Line] = []
+    for rb in raw_blocks:
+        norm_lines = []
+        for text, bbox, font, size, bold in rb.lines:
+            soft_end = text.rstrip().endswith("\u00ad")
+            t = normalize_text(text)
+            if not t:
+                continue
+            norm_lines.append(t + ("\u00ad" if soft_end else ""))
+            if with_lines:
+                lines.append(
+                    Line(t, bbox[0], bbox[1], bbox[2], bbox[3], font, float(size), bool(bold), len(blocks))
+                )
+        btext = join_lines(norm_lines)
+        if soft:
+            for k, v in soft.items():
+                btext = btext.replace(k, v)
+        if btext:
+            blocks.append(Block(btext, rb.x0, rb.y0, rb.x1, rb.y1))
+        elif with_lines:  # drop lines of a block that vanished
+            while lines and lines[-1].block == len(blocks):
+                lines.pop()
+    return blocks, lines
+
+
+def _add_form_values(page, blocks: list[Block], lines: list[Line], with_lines: bool) -> int:
+    """Append the page's form field values not already in its text as one block (and
+    lines); returns how many were added (0 on any error: the text stays as it was)."""
+    import pymupdf
+
+    try:
+        if page.first_widget is None:
+            return 0
+        have = "\n".join(b.text for b in blocks).casefold()
+        vals = []
+        rects = []
+        for w in page.widgets():
+            v = w.field_value
+            if w.field_type in (pymupdf.PDF_WIDGET_TYPE_CHECKBOX, pymupdf.PDF_WIDGET_TYPE_RADIOBUTTON,
+                                pymupdf.PDF_WIDGET_TYPE_BUTTON, pymupdf.PDF_WIDGET_TYPE_SIGNATURE):
+                continue
+            if isinstance(v, (list, tuple)):
+                v = " ".join(str(x) for x in v)
+            v = normalize_text(strip_control(str(v or ""))).replace("\n", " ")
+            if v and v.casefold() not in have and v not in vals:
+                vals.append(v)
+                rects.append(w.rect)
+        if not vals:
+            return 0
+        r = rects[0]
+        for rr in rects[1:]:
+            r = r | rr
+        if with_lines:
+            for v, rr in zip(vals, rects):
+                lines.append(Line(v, rr.x0, rr.y0, rr.x1, rr.y1, "", 0.0, False, len(blocks)))
+        blocks.append(Block(" ".join(vals), r.x0, r.y0, r.x1, r.y1))
+        return len(vals)
+    except Exception:  # noqa: BLE001
+        return 0
+
+
+def _loop_notes(tally: _Tally, budget, page_timeout_s: float, notes: list[str]) -> None:
+    """The notes the page loop's counts make (dense, slow, failed pages; annotations and
+    form values added; OCR; table rows)."""
+    if tally.fallback_pages:
+        notes.append(f"{len(tally.fallback_pages)} very dense page(s) extracted without font info: {_pagelist(tally.fallback_pages)}")
+    if tally.slow_pages:
+        notes.append(f"{len(tally.slow_pages)} page(s) took longer than {page_timeout_s:g} s: {_pagelist(tally.slow_pages)}")
+    if len(tally.failed_pages) > 3:
+        notes.append(f"{len(tally.failed_pages)} pages failed: {_pagelist(tally.failed_pages)}")
+    if tally.annotations:
+        notes.append(f"{tally.annotations} annotation(s) (notes, comments) added to the page text")
+    if tally.widget_values:
+        notes.append(f"{tally.widget_values} form field value(s) added to the page text")
+    notes.extend(budget.notes(_pagelist))
+    table_pages = tally.table_pages
+    if table_pages:
+        notes.append(f"{sum(n for _p, n in table_pages)} table row(s) as records on"
+                     f" {len(table_pages)} page(s): {_pagelist([p for p, _n in table_pages])}")
+
+
+def _xfa_note(doc, notes: list[str]) -> None:
+    """Say so when the PDF is an XFA form (its filled-in content is not page text)."""
+    try:
+        if doc.xref_get_key(doc.pdf_catalog(), "AcroForm/XFA")[0] != "null":
+            notes.append("XFA form: content filled in by the form engine is not in the page text")
+    except Exception:  # noqa: BLE001
+        pass
+
+
+def _mupdf_warning_note(notes: list[str]) -> None:
+    """The first of MuPDF's warnings for this document, as a note."""
+    import pymupdf
+
+    try:
+        warns = pymupdf.TOOLS.mupdf_warnings()
+        if warns:
+            first = strip_control(warns.splitlines()[0], keep_newlines=False)[:160]
+            notes.append(f"MuPDF warnings: {first}")
+    except Exception:  # noqa: BLE001
+        pass
 
 
 #: Annotation kinds whose text is not drawn on the page, and how a reader is told what it is.

@@ -472,75 +472,103 @@ def _run_extraction(jobs, cache: Cache, root: str, summary: IndexSummary, report
     if not jobs:
         return
     jobs = sorted(jobs, key=lambda j: j[0].size)
-    prog = Progress("extract", docs_total=len(jobs))
-    pending = list(jobs)
-    solo = False
     ctx = multiprocessing.get_context("spawn")
     _ensure_resource_tracker()
     beats = tempfile.TemporaryDirectory(prefix="pdftui-beat-")
-
-    def finish(job, ex: Extraction, read: ReadFile | None = None) -> None:
-        f, sha = job
-        _store(cache, root, f, sha, ex, summary, embed_thread, read)
-        pending.remove(job)
-        prog.docs_done += 1
-        prog.pages_done += len(ex.pages)
-        prog.current = f.doc
-        report(prog)
-
-    while pending and not cancel.is_set():
-        n = 1 if solo else max(1, min(workers, len(pending)))
+    run = _ExtractionRun(jobs, cache, root, summary, report, embed_thread, beats.name)
+    solo = False
+    while run.pending and not cancel.is_set():
+        n = 1 if solo else max(1, min(workers, len(run.pending)))
         pool = ProcessPoolExecutor(max_workers=n, mp_context=ctx, initializer=_init_worker,
                                    initargs=(os.getpid(),))
-        crashed = restart = False
+        outcome = "done"
         try:
-            futures: dict[Future, tuple[FoundFile, str]] = {}
-            started: dict[Future, float] = {}
-            queue_ = list(pending)
-            # keep at most 2 jobs per worker in flight, so cancel is prompt
-            while (queue_ or futures) and not cancel.is_set():
-                while queue_ and len(futures) < 2 * n:
-                    job = queue_.pop(0)
-                    beat = os.path.join(beats.name, job[1])
-                    known = cache.ocr_results(job[1], ocr.SETTINGS)
-                    futures[pool.submit(_extract_job, job[0].path, beat, job[1],
-                                        known)] = job
-                done, _ = wait(list(futures), timeout=0.5, return_when=FIRST_COMPLETED)
-                for fut in done:
-                    job = futures.pop(fut)
-                    read = None
-                    try:
-                        ex, read = fut.result()
-                    except BrokenProcessPool:
-                        if not solo:
-                            crashed = True
-                            continue
-                        ex = Extraction(title=os.path.basename(job[0].path), page_count=0,
-                                        skip_reason="damaged (crashed the extractor)")
-                    finish(job, ex, read)
-                if crashed:
-                    break
-                now = time.monotonic()
-                for fut in futures:
-                    if fut not in started and fut.running():
-                        started[fut] = now
-                late = [fut for fut in futures
-                        if _idle_s(now - started.get(fut, now),
-                                   os.path.join(beats.name, futures[fut][1])) > DOC_TIMEOUT_S]
-                if late:
-                    for fut in late:
-                        job = futures.pop(fut)
-                        finish(job, Extraction(title=os.path.basename(job[0].path),
-                                               page_count=0,
-                                               skip_reason="damaged (extraction timed out)"))
-                    _kill_workers(pool)
-                    restart = True
-                    break
+            outcome = run.round(pool, n, solo, cancel)
         finally:
-            pool.shutdown(wait=not (crashed or restart), cancel_futures=True)
-        if crashed:
+            pool.shutdown(wait=outcome == "done", cancel_futures=True)
+        if outcome == "crashed":
             solo = True
     beats.cleanup()
+
+
+class _ExtractionRun:
+    """The state of one :func:`_run_extraction`: the jobs not stored yet (``pending``,
+    ``(FoundFile, sha256)`` pairs), the progress reported, and where each job's OCR
+    heartbeat file lives (``beats``, a folder)."""
+
+    def __init__(self, jobs, cache: Cache, root: str, summary: IndexSummary,
+                 report: ProgressFn, embed_thread, beats: str):
+        self.pending = list(jobs)
+        self.cache, self.root, self.summary = cache, root, summary
+        self.report, self.embed_thread, self.beats = report, embed_thread, beats
+        self.prog = Progress("extract", docs_total=len(jobs))
+
+    def finish(self, job, ex: Extraction, read: ReadFile | None = None) -> None:
+        """Store one job's extraction and report the progress."""
+        f, sha = job
+        _store(self.cache, self.root, f, sha, ex, self.summary, self.embed_thread, read)
+        self.pending.remove(job)
+        self.prog.docs_done += 1
+        self.prog.pages_done += len(ex.pages)
+        self.prog.current = f.doc
+        self.report(self.prog)
+
+    def round(self, pool: ProcessPoolExecutor, n: int, solo: bool,
+              cancel: threading.Event) -> str:
+        """Run the pending jobs on ``pool`` (``n`` workers, at most 2 jobs per worker in
+        flight, so cancel is prompt) until they are done ("done"), a worker crashed
+        ("crashed": the caller retries one at a time) or a job ran too long ("restart":
+        its workers were killed)."""
+        futures: dict[Future, tuple[FoundFile, str]] = {}
+        started: dict[Future, float] = {}
+        queue_ = list(self.pending)
+        while (queue_ or futures) and not cancel.is_set():
+            while queue_ and len(futures) < 2 * n:
+                job = queue_.pop(0)
+                beat = os.path.join(self.beats, job[1])
+                known = self.cache.ocr_results(job[1], ocr.SETTINGS)
+                futures[pool.submit(_extract_job, job[0].path, beat, job[1], known)] = job
+            done, _ = wait(list(futures), timeout=0.5, return_when=FIRST_COMPLETED)
+            if self._collect(done, futures, solo):
+                return "crashed"
+            if self._time_out_late(futures, started):
+                _kill_workers(pool)
+                return "restart"
+        return "done"
+
+    def _collect(self, done, futures: dict, solo: bool) -> bool:
+        """Store the finished jobs; True when a worker crashed (outside ``solo`` mode, the
+        crashed jobs stay pending; in it, the one crashing alone is skipped as damaged)."""
+        crashed = False
+        for fut in done:
+            job = futures.pop(fut)
+            read = None
+            try:
+                ex, read = fut.result()
+            except BrokenProcessPool:
+                if not solo:
+                    crashed = True
+                    continue
+                ex = Extraction(title=os.path.basename(job[0].path), page_count=0,
+                                skip_reason="damaged (crashed the extractor)")
+            self.finish(job, ex, read)
+        return crashed
+
+    def _time_out_late(self, futures: dict, started: dict) -> bool:
+        """Skip as damaged every job idle for more than :data:`DOC_TIMEOUT_S` seconds
+        (since it started running, or since its last OCR heartbeat); True when any was."""
+        now = time.monotonic()
+        for fut in futures:
+            if fut not in started and fut.running():
+                started[fut] = now
+        late = [fut for fut in futures
+                if _idle_s(now - started.get(fut, now),
+                           os.path.join(self.beats, futures[fut][1])) > DOC_TIMEOUT_S]
+        for fut in late:
+            job = futures.pop(fut)
+            self.finish(job, Extraction(title=os.path.basename(job[0].path), page_count=0,
+                                        skip_reason="damaged (extraction timed out)"))
+        return bool(late)
 
 
 def _idle_s(running_s: float, beat: str) -> float:
