@@ -134,6 +134,25 @@ def _paragraph_positions(lib, doc: str, section_id: int | None, sections: list[S
     return out if len(out) == n else None
 
 
+def keep_lines(lib, doc: str, paragraphs: list[str],
+               positions: list[tuple[int, int]] | None) -> list[str]:
+    """``paragraphs`` with those that are preformatted blocks (code, syntax summaries,
+    tables: :func:`pdftui.preformat.preformatted_blocks`) as their printed lines;
+    ``positions``: the (page, block) of each paragraph (None: left as they are)."""
+    from ..preformat import preformatted_blocks
+
+    if not positions:
+        return paragraphs
+    path = os.path.join(lib.root, doc)
+    out = list(paragraphs)
+    for page in sorted({p for p, _b in positions}):
+        pre = preformatted_blocks(path, page, lib.blocks(doc, page))
+        for i, pos in enumerate(positions):
+            if pos[0] == page and pos[1] in pre:
+                out[i] = pre[pos[1]]
+    return out
+
+
 def load_view(lib, req: ReadRequest, pattern: re.Pattern[str] | None) -> ReadView:
     """Read what ``req`` asks for from a :class:`pdftui.library.Library` (worker thread)."""
     doc = req.doc
@@ -156,6 +175,7 @@ def load_view(lib, req: ReadRequest, pattern: re.Pattern[str] | None) -> ReadVie
             paragraphs = [p for p in sec.text.split("\n\n") if p.strip()] or [sec.text]
             para_pos = _paragraph_positions(lib, doc, sec.section_id, sections,
                                             len(paragraphs))
+            paragraphs = keep_lines(lib, doc, paragraphs, para_pos)
             target = None
             if req.block is not None and para_pos and (req.page, req.block) in para_pos:
                 target = para_pos.index((req.page, req.block))  # where the page view was
@@ -183,6 +203,8 @@ def load_view(lib, req: ReadRequest, pattern: re.Pattern[str] | None) -> ReadVie
     paragraphs = blocks or [p for p in lib.page(doc, page).text.split("\n\n") if p.strip()]
     target = req.block if req.block is not None and req.block < len(paragraphs) else \
         find_target(paragraphs, req.excerpt, pattern)
+    if blocks:
+        paragraphs = keep_lines(lib, doc, paragraphs, [(page, b) for b in range(len(blocks))])
     sec = lib.section_at(doc, page, target or 0)
     box = (page, tuple(rows[target][:4])) if rows and target is not None \
         and 0 <= target < len(rows) else None
@@ -425,7 +447,8 @@ class ReaderPane(FailureHandler, Vertical):
         widgets = []
         headings = heading_starts(view)
         for i, para in enumerate(view.paragraphs):
-            split = split_heading(para, headings[i]) if i in headings else None
+            split = split_heading(para, headings[i]) \
+                if i in headings and "\n" not in para else None
             if split is not None:   # the heading on its own line above its paragraph
                 text = literal(split[0], style="bold")
                 text.append("\n")

@@ -449,3 +449,49 @@ def test_the_reader_speaks_page_labels_and_g_takes_one(tmp_path):
                            what="section view")
             assert reader.breadcrumb().startswith("p. 2 (1)"), reader.breadcrumb()
     run(go())
+
+
+def test_the_reader_keeps_preformatted_blocks_as_lines(tmp_path):
+    """Fresh-user finding: the reader reflowed a syntax summary and a table (gnuplot,
+    GFS Table 1) into paragraphs. The page's lines are read again from the PDF for the
+    blocks that look preformatted; prose stays one paragraph."""
+    from pdftui.index import index_folder
+    from pdftui.tui.app import PdftuiApp
+
+    from ..pdfs import make_syntax
+
+    folder, cache = tmp_path / "papers", tmp_path / "cache"
+    folder.mkdir()
+    make_syntax(folder / "syntax.pdf")
+    index_folder(folder, cache, embed=False)
+
+    def shown(app) -> list[str]:
+        return [str(w.render()) for w in app.query_one(ReaderBody).query(".para")]
+
+    async def go():
+        app = PdftuiApp(folder, cache_dir=cache, index=False, watch=False,
+                        show_timings=False, debounce=0.05)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            reader, _toc = await open_from_documents(pilot, "syntax.pdf")
+            await wait_for(pilot, lambda: len(shown(app)) >= 3, what="page 1")
+            paras = shown(app)
+            code = next(p for p in paras if p.startswith("plot {"))
+            assert code.splitlines() == [
+                'plot {<ranges>} <function> {title "<text>"} {with <style>}',
+                "set xrange [<min>:<max>]", "set logscale {x|y|xy}",
+                "fit <function> '<datafile>' using <cols> via <params>"]
+            prose = next(p for p in paras if p.startswith("The plot command"))
+            assert "\n" not in prose
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: app.query_one(ReaderBody).has_focus, what="text")
+            await pilot.press("right")
+            await wait_for(pilot, lambda: reader.view.page == 2, what="page 2")
+            await pilot.pause(0.2)
+            table = next(p for p in shown(app) if p.startswith("Chunk size"))
+            rows = table.splitlines()
+            assert len(rows) == 4 and rows[3].split() == ["64", "MB", "240", "955"]
+            # the columns line up: each row's second column starts where "Files" does
+            col = rows[0].index("Files")
+            assert all(r[col - 1] == " " and r[col] != " " for r in rows[1:]), rows
+    run(go())
