@@ -42,8 +42,8 @@ import zlib
 from dataclasses import dataclass, field
 
 #: Rendering resolution for OCR, dots per inch. The CPU time goes to Tesseract's analysis
-#: more than to the pixels: bench/ocr.py measured 120 / 150 / 200 / 300 dpi at 2.45 / 2.66 /
-#: 2.76 / 3.36 CPU s a page (median), so 200 keeps small print legible for little.
+#: more than to the pixels, so 200 keeps small print legible for little (bench/ocr.py
+#: compares resolutions; figures in bench/README.md).
 OCR_DPI = 200
 #: Largest rendering in pixels: a large page is rendered at a lower resolution.
 MAX_PIXELS = 8_000_000

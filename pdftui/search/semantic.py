@@ -7,7 +7,8 @@ text, kept apart from the page matrix: :meth:`VectorMatrix.section_head_sims`).
 the section head units as another); a query is one matrix product ``M @ q`` (cosine, since
 both sides are unit length) and a page scores the maximum over its units, so a term on the
 last line of a long page is not diluted by the rest of it. No vector database, no
-approximation: 2,857 pages are ~10k units, a few milliseconds.
+approximation: a folder's units fit in one matrix product (bench/speed.py and bench/scale.py
+measure it; figures in bench/README.md).
 
 The matrix is refreshed incrementally: :meth:`VectorMatrix.refresh` reads the ``embeddings``
 progress table and reloads only the contents whose unit count changed (or that appeared or
