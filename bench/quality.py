@@ -9,7 +9,8 @@ Usage::
 
 The corpus must already be indexed into the cache (``pdftui index``). For every mode it
 prints, per query class and overall, page NDCG@10, doc NDCG@10, gold doc in the top 3 and
-MRR@10 over the page queries, and section MRR@10 / NDCG@10 over the section queries. Side by
+MRR@10 over the page queries, and section MRR@10 / NDCG@10 over the section queries
+(and over ``section_probes.json``, section queries of our own that nothing was tuned on). Side by
 side it runs the two simple designs of the eval README: "corpus_bm25" (the design the seeds
 warn against), one corpus-wide FTS5 table over every page (built here in a temporary database
 from the cached page text) sorted by raw bm25(), queried with the OR of the query's tokens;
@@ -54,6 +55,7 @@ from pdftui.search.service import Engine, Options  # noqa: E402
 HERE = Path(__file__).resolve().parent
 DEFAULT_QUERIES = HERE.parents[1] / "shared" / "eval" / "queries.json"
 DEFAULT_SCOPED = HERE / "scoped_queries.json"
+DEFAULT_PROBES = HERE / "section_probes.json"
 BASELINES = {  # eval README: doc NDCG@10 / top-3 gold doc / page NDCG@10 (82 page queries)
     "corpus_bm25 (README)": (0.740, 0.780, 0.532),
     "semantic first-256 (README)": (0.790, 0.854, 0.458),
@@ -323,6 +325,23 @@ def run_scoped(engine: Engine, queries: list[dict], modes: list[str], k: int = 1
     return out
 
 
+def run_probes(engine: Engine, queries: list[dict], modes: list[str], k: int = 10) -> dict:
+    """Section queries of our own, never tuned on (bench/section_probes.json), whole
+    corpus: ``{mode: {"all": {section_mrr, section_ndcg, n}, "per_query": {...}}}``."""
+    out = {}
+    for mode in modes:
+        per_q = {}
+        for q in queries:
+            res = engine.search(q["query"], mode=mode, granularity="section", top_k=k)
+            per_q[q["id"]] = section_metrics([(h.doc, h.page) for h in res.hits],
+                                             q["sections"], k)
+        n = len(per_q)
+        out[mode] = {"all": {key: round(sum(m[key] for m in per_q.values()) / n, 4)
+                             for key in ("section_mrr", "section_ndcg")} | {"n": n}
+                     if n else {}, "per_query": per_q}
+    return out
+
+
 def goal_check(results: dict, scoped: dict | None, excerpt: dict | None) -> list[str]:
     """The issue-18 goals, one line each with "ok" or what falls short: hybrid within .01
     of the better of keyword and semantic on doc NDCG and top-3 in every class; page NDCG
@@ -408,10 +427,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--per-query", action="store_true", help="print each query's metrics")
     ap.add_argument("--scoped", default=str(DEFAULT_SCOPED),
                     help="single-document graded queries (default: bench/scoped_queries.json)")
+    ap.add_argument("--probes", default=str(DEFAULT_PROBES),
+                    help="section probe queries (default: bench/section_probes.json)")
     ap.add_argument("--answers", default=str(excerpt_bench.DEFAULT_ANSWERS),
                     help="excerpt answer substrings (default: bench/excerpt_answers.json)")
     ap.add_argument("--no-extras", action="store_true",
-                    help="skip the scoped set and the excerpt containment")
+                    help="skip the scoped set, the section probes and the excerpt containment")
     ap.add_argument("--doc-arm", type=float, default=None)
     ap.add_argument("--title-weight", type=float, default=None)
     ap.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE",
@@ -458,8 +479,14 @@ def main(argv: list[str] | None = None) -> int:
     cal = weak_calibration(engine, results, [m for m in args.modes.split(",")
                                              if m in ("keyword", "semantic", "hybrid")], scope)
     print_weak(cal)
-    scoped = excerpts = None
+    scoped = excerpts = probes = None
     if not args.no_extras and not args.classes:
+        pq = json.loads(Path(args.probes).read_text())["queries"]
+        probes = run_probes(engine, pq, args.modes.split(","))
+        print(f"\nsection probes ({len(pq)} queries of {Path(args.probes).name}, never tuned "
+              "on): section MRR@10 / NDCG@10")
+        for mode, r in probes.items():
+            print(f"  {mode:<10}{r['all']['section_mrr']:>8.3f}{r['all']['section_ndcg']:>8.3f}")
         sq = json.loads(Path(args.scoped).read_text())["queries"]
         scoped = run_scoped(engine, sq, args.modes.split(","))
         print(f"\nsingle-document search ({len(sq)} queries of {Path(args.scoped).name}, "
@@ -483,7 +510,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.json_path:
         Path(args.json_path).write_text(json.dumps(
             {"options": opts.__dict__, "results": results, "scoped": scoped,
-             "excerpt": excerpts, "goals": goal_check(results, scoped, excerpts), "weak": cal},
+             "probes": probes, "excerpt": excerpts, "goals": goal_check(results, scoped, excerpts), "weak": cal},
             indent=1, ensure_ascii=False))
     engine.close()
     return 0
