@@ -153,6 +153,7 @@ class PdftuiApp(FailureHandler, TriageMixin, App):
         #: The request key of the result (or failure) on screen.
         self.shown_key: tuple | None = None
         self._semantic_ready = False
+        self._restore_hit: tuple[str, int] | None = None   # the session's (doc, page)
         self.sub_title = clean_text(Path(self.root).name)
 
     # -- layout ---------------------------------------------------------------------------
@@ -379,6 +380,9 @@ class PdftuiApp(FailureHandler, TriageMixin, App):
         self.shown_key = key
         results.more_available = len(event.data.get("hits") or []) >= self.top_k
         results.set_result(event.data, keep_cursor=keep_cursor)
+        if self._restore_hit is not None:   # a reopened session: the cursor on the hit read
+            results.select(*self._restore_hit)
+            self._restore_hit = None
 
     @on(SessionLoaded)
     def _session_loaded(self, event: SessionLoaded) -> None:
@@ -409,6 +413,8 @@ class PdftuiApp(FailureHandler, TriageMixin, App):
                 box.value = s.query
             box.cursor_position = len(box.value)
             if s.query:
+                if s.reader is not None:
+                    self._restore_hit = (s.reader.doc, s.reader.page)
                 self.run_search()
             if s.reader is not None:
                 r = s.reader

@@ -211,11 +211,15 @@ class ResultsPane(Vertical):
         self.data = data
         self.pattern = terms_pattern(data.get("query", ""))
         self.border_title = f"Results · {data.get('mode', '')} · {data.get('granularity', 'page')}"
+        self._build_table()
         text = coverage_text(data, self.show_timings)
+        rows = sum(1 for r in self._rows if r.kind == "hit")
+        if not self.grouped and rows < len(self.hits):
+            # "20 hits" above 19 rows: say why one is missing
+            text.append(f"  ({rows} rows: versions of one paper share a row)", style="dim")
         if self.more_available:
             text.append("  (m: more hits)", style="dim")
         self.query_one("#coverage", Static).update(text)
-        self._build_table()
         if old is not None:
             self._select_hit(old)
         self._show_excerpt()

@@ -356,6 +356,10 @@ def test_folded_versions_leave_no_gap_in_the_ranks_and_more_is_not_a_mark(make_a
             table = app.query_one(HitTable)
             ranks = [cell(table, r, "rank") for r in range(table.row_count)]
             assert ranks == [str(n) for n in range(1, len(ranks) + 1)], ranks
+            # the count above the list says why it shows one row less than its hits
+            cov = str(app.query_one("#coverage").render())
+            assert f"{len(hits)} hits" in cov and f"({table.row_count} rows: versions" in cov
+            assert table.row_count == len(hits) - 1
             table.move_cursor(row=2)
             await pilot.pause()
             assert str(app.query_one("#excerpt").render()).startswith("#3 ")

@@ -264,3 +264,33 @@ def test_a_query_typed_while_the_last_session_loads_is_kept(make_app, tui_index,
             if gate is not None:
                 gate.release()
     run(go())
+
+
+def test_reopening_a_session_puts_the_results_cursor_on_the_hit_read(make_app):
+    """Fresh-user finding: after reopening, the reader came back but the results cursor
+    sat on the first hit, so Esc and n / N started from the wrong place."""
+    from pdftui.tui.reader_pane import ReaderPane
+    from pdftui.tui.results_pane import ResultsPane
+
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await results_focused(pilot)
+            for _ in range(3):
+                await pilot.press("down")
+            hit = app.query_one(ResultsPane).current_hit()
+            await pilot.press("enter")
+            reader = app.query_one(ReaderPane)
+            await wait_for(pilot, lambda: reader.view is not None
+                           and reader.view.page == hit["page"], what="the hit read")
+            await pilot.press("ctrl+q")
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            results = app.query_one(ResultsPane)
+            await wait_for(pilot, lambda: app.shown_key is not None
+                           and app.shown_key[0] == "attention", what="restored results")
+            await pilot.pause(0.2)
+            now = results.current_hit()
+            assert (now["doc"], now["page"]) == (hit["doc"], hit["page"])
+    run(go())
