@@ -1133,13 +1133,14 @@ class Engine:
         if not sem.cut or not want or m is None or ranked is None or not len(ranked):
             return sr
         n_docs = np.zeros(int(m.page_content.max()) + 1, dtype=np.int64)
-        for cid, ds in docs_of.items():
-            if cid < len(n_docs):
-                n_docs[cid] = len(ds)
+        cids = np.fromiter(docs_of, dtype=np.int64, count=len(docs_of))
+        lens = np.fromiter(map(len, docs_of.values()), dtype=np.int64, count=len(docs_of))
+        inside = cids < len(n_docs)
+        n_docs[cids[inside]] = lens[inside]
         keys_per_page = n_docs[m.page_content]
-        cid_of = {d: c for c, ds in docs_of.items() for d in ds}
-        for d, page in want:
-            cid = cid_of.get(d)
+        for d, page in want:   # a shown key's document: its content, if searched
+            cid = self._content_of(d)
+            cid = cid if cid in docs_of and d in docs_of[cid] else None
             p = m.page_index(cid, page) if cid is not None else -1
             if p < 0 or not np.isfinite(ranked.score[p]):
                 continue
@@ -1219,6 +1220,13 @@ class Engine:
         if self._by_doc is None:
             self._by_doc = {d.doc: d.content_id for d in self._docs}
         return self._by_doc[doc]
+
+    def _content_of(self, doc: str) -> int | None:
+        """The content id of a document of the folder (None when unknown or not indexed)."""
+        try:
+            return self._cid_of(doc)
+        except KeyError:
+            return None
 
 
 HEAD_CHARS = 1200
