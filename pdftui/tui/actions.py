@@ -263,6 +263,11 @@ def full_keymap(keymap: Mapping[str, str]) -> dict[str, str]:
     return out
 
 
+#: Actions whose key opens a text field (the documents filter, the note, go to page, the
+#: export dialog): the keys typed right after it belong to that field (App._route_key).
+OPENERS = frozenset({"corpus.filter", "note", "reader.goto", "export"})
+
+
 def bindings(pane: str) -> list[Binding]:
     """The Textual ``BINDINGS`` of ``pane``: its own bound actions, then the app's actions
     its footer repeats (shown, running ``app.<action>``, same id so a keymap remaps both)."""

@@ -38,7 +38,8 @@ from textual.worker import Worker, WorkerState
 
 from ..errors import CacheError, user_message
 from ..text import clean_text
-from .actions import bindings, full_keymap, help_groups, key_label, palette_actions
+from .actions import (OPENERS, bindings, full_keymap, help_groups, key_label,
+                      palette_actions)
 from .compare_view import CompareScreen, hit_key
 from .corpus_pane import CorpusPane, DocList, title_keys
 from .data import LibraryGate
@@ -123,6 +124,7 @@ class PdftuiApp(FailureHandler, TriageMixin, App):
         self.scope_mark: str | None = None   # "keep" / "to-read": the scope follows marks
         self.root = os.path.realpath(os.fspath(folder))
         self._pane_pending: str | None = None   # see show_pane
+        self._key_buffer: list[events.Key] | None = None   # see _route_key, _flush_keys
         self.cache_dir = cache_dir
         self.model = model
         self.do_index = index
@@ -733,8 +735,16 @@ class PdftuiApp(FailureHandler, TriageMixin, App):
 
     async def _route_key(self, event: events.Key) -> bool:
         """True when ``event`` was handled here (see :meth:`on_event`)."""
-        if not self.screen_stack or self.screen is not self.main_screen:
+        if self._key_buffer is not None:   # a field opened by an earlier key: held for it
+            self._key_buffer.append(event)
+            event.stop()
+            return True
+        if not self.screen_stack:
             return False
+        if self.screen is not self.main_screen:   # a dialog: its fields keep the order too
+            focused = self.focused
+            return await self._field_key(focused, event) if isinstance(focused, Input) \
+                else False
         if self._pane_pending is not None:
             # a pane asked for by an earlier key of this burst (Esc in the box) takes the
             # focus now, so this key goes there and not to the box it leaves
@@ -745,13 +755,23 @@ class PdftuiApp(FailureHandler, TriageMixin, App):
         box = self.query_one("#query", Input)
         if focused is box:
             return await self._box_key(box, event)
-        if isinstance(focused, (Input, TextArea)):
+        if isinstance(focused, Input):      # the documents filter
+            return await self._field_key(focused, event)
+        if isinstance(focused, TextArea):
             return False
         active = self.screen.active_bindings
         keys = [event.key, *event.aliases]
         bound = next((active[k] for k in keys if k in active), None)
         if bound is not None and bound.binding.id == "search.focus" and bound.enabled:
             self.focus_box()
+            return True
+        if bound is not None and bound.enabled and bound.binding.id in OPENERS:
+            # f, a, g, e open a field (a filter box, a dialog) that takes the focus only
+            # later: the keys read until then are held and typed into it, in order
+            event.stop()
+            self._key_buffer = []
+            await self.run_action(bound.binding.action, bound.node)
+            self.call_after_refresh(self._flush_keys)
             return True
         if bound is None and event.is_printable:
             # no command of this pane: said, not typed into the box (that replaced the
@@ -761,6 +781,39 @@ class PdftuiApp(FailureHandler, TriageMixin, App):
             event.stop()
             return True
         return False
+
+    async def _flush_keys(self, tries: int = 10) -> None:
+        """Type the keys held since an opener (:data:`OPENERS`) into the field it opened,
+        once the field has the focus (after up to ``tries`` refreshes; then the keys run
+        as the commands they are where the focus is)."""
+        target = self.focused
+        if not isinstance(target, (Input, TextArea)) and tries:
+            self.call_after_refresh(self._flush_keys, tries - 1)
+            return
+        held, self._key_buffer = self._key_buffer or [], None
+        for event in held:
+            if isinstance(self.focused, Input):
+                await self._field_key(self.focused, event)
+            elif isinstance(self.focused, TextArea) and (event.is_printable
+                                                         or event.key == "enter"):
+                self.focused.insert("\n" if event.key == "enter" else event.character)
+            elif not await self._check_bindings(event.key, priority=True):
+                await self._check_bindings(event.key)
+
+    async def _field_key(self, field: Input, event: events.Key) -> bool:
+        """Handle a key of a focused text field here, in the order keys arrive: a
+        printable key is typed (as Textual's Input does), any other runs the field's
+        bindings, then its screen's and the app's, at once."""
+        if event.is_printable:
+            selection = field.selection
+            if selection.is_empty:
+                field.insert_text_at_cursor(event.character)
+            else:
+                field.replace(event.character, *selection)
+            event.stop()
+            return True
+        return await self._check_bindings(event.key, priority=True) or \
+            await self._check_bindings(event.key)
 
     async def _box_key(self, box: Input, event: events.Key) -> bool:
         """Handle a key of the focused search box here, in the order keys arrive."""

@@ -294,3 +294,50 @@ def test_reopening_a_session_puts_the_results_cursor_on_the_hit_read(make_app):
             now = results.current_hit()
             assert (now["doc"], now["page"]) == (hit["doc"], hit["page"])
     run(go())
+
+
+def test_keys_typed_right_after_f_a_g_land_in_the_field_they_open(make_app):
+    """Fresh-user finding: "f raft" in the documents ran "r" (mark to read) and "a" (the
+    note) because the filter box took the focus after those keys were read; "a" then a
+    note typed fast sent the note's letters to the results, "g 999" to the reader."""
+    from textual.widgets import Input, TextArea
+
+    from pdftui.tui.corpus_pane import DocList
+    from pdftui.tui.note_editor import NoteScreen
+    from pdftui.tui.reader_pane import GoToPageScreen
+
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await results_focused(pilot)
+            from pdftui.tui.corpus_pane import CorpusPane
+            marks_before = dict(app.query_one(CorpusPane).marks)
+            app.show_pane("corpus")
+            await wait_for(pilot, lambda: isinstance(app.focused, DocList), what="documents")
+            burst(app, "fraft")
+            flt = app.query_one("#corpus-filter", Input)
+            await wait_for(pilot, lambda: flt.value == "raft", timeout=5,
+                           what=f"the filter 'raft', not {flt.value!r}")
+            await pilot.pause(0.2)
+            assert not isinstance(app.screen, NoteScreen)
+            assert app.query_one(CorpusPane).marks == marks_before   # no "r" mark
+            app.show_pane("results")
+            await wait_for(pilot, lambda: isinstance(app.focused, HitTable), what="results")
+            burst(app, 'aread 3 first "x"')
+            await wait_for(pilot, lambda: isinstance(app.screen, NoteScreen)
+                           and isinstance(app.focused, TextArea)
+                           and app.focused.text.endswith('read 3 first "x"'), timeout=5,
+                           what="the note typed")
+            send_keys(app, ["escape"])
+            await wait_for(pilot, lambda: app.screen is app.main_screen, what="note saved")
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: app.query_one("#reader").view is not None,
+                           timeout=30, what="the reader")
+            reader = app.query_one("#reader")
+            reader.focus_main()
+            await pilot.pause()
+            send_keys(app, ["g", "2", "enter"])
+            await wait_for(pilot, lambda: reader.view is not None and reader.view.page == 2
+                           and app.screen is app.main_screen, timeout=30, what="page 2")
+            assert not isinstance(app.screen, GoToPageScreen)
+    run(go())
