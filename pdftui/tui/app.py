@@ -48,7 +48,7 @@ from .dialogs import ConfirmQuitScreen
 from .help_screen import HelpScreen
 from .messages import (DocumentsLoaded, FolderChanged, FolderPresence, HitHighlighted,
                        IndexFinished, IndexProgress, OpenDocument, OpenHit, PaneFocused,
-                       ScopeChanged, SearchDone, SessionLoaded)
+                       ScopeChanged, SearchDone, SearchRequest, SessionLoaded)
 from .reader_pane import ReaderBody, ReaderPane, ReadRequest
 from .results_pane import HitTable, ResultsPane
 from .triage_ui import TriageMixin
@@ -148,12 +148,12 @@ class PdftuiApp(FailureHandler, TriageMixin, App):
         self._last_docs_done = -1
         self._search_serial = 0
         self.top_k = TOP_K   # hits asked for; ``m`` asks for more
-        self._last_key: tuple | None = None
+        self._last_key: SearchRequest | None = None
         self._last_typing = False
-        self._search_job: tuple[Worker, tuple] | None = None   # the newest search, its key
+        self._search_job: tuple[Worker, SearchRequest] | None = None   # the newest search, its key
         self._reader_from_compare: tuple | None = None  # (hit key, list): Esc returns there
         #: The request key of the result (or failure) on screen.
-        self.shown_key: tuple | None = None
+        self.shown_key: SearchRequest | None = None
         self._semantic_ready = False
         self._restore_hit: tuple[str, int] | None = None   # the session's (doc, page)
         self.sub_title = clean_text(Path(self.root).name)
@@ -280,10 +280,10 @@ class PdftuiApp(FailureHandler, TriageMixin, App):
                 self.service = await asyncio.to_thread(make)
             return self.service
 
-    def search_key(self) -> tuple:
-        """What a search for the current state would ask: (query, mode, granularity, scope)."""
-        return (self.query_one("#query", Input).value.strip(), self.mode, self.granularity,
-                self.scope)
+    def search_key(self) -> SearchRequest:
+        """What a search for the current state would ask."""
+        return SearchRequest(self.query_one("#query", Input).value.strip(), self.mode,
+                             self.granularity, self.scope)
 
     def run_search(self, keep_cursor: bool = False, typing: bool = False) -> None:
         """Search for the box's text now (an older search is cancelled). ``typing``: a
@@ -294,7 +294,7 @@ class PdftuiApp(FailureHandler, TriageMixin, App):
             self._debounce_timer = None
         key = self.search_key()
         self.schedule_session_save()
-        if key[0] and self.scope_mark and not self.scope:
+        if key.query and self.scope_mark and not self.scope:
             self.workers.cancel_group(self, "search")
             self._search_job = None
             self._set_folder_first(False)
@@ -302,7 +302,7 @@ class PdftuiApp(FailureHandler, TriageMixin, App):
             self.query_one(ResultsPane).show_message(
                 f"no document is marked {self.scope_mark} yet (* changes the scope)")
             return
-        if not key[0]:
+        if not key.query:
             self.workers.cancel_group(self, "search")
             self._search_job = None
             self._last_key = None
@@ -312,7 +312,7 @@ class PdftuiApp(FailureHandler, TriageMixin, App):
             return
         was_typing = self._last_typing
         self._set_folder_first(False)
-        if self._last_key is None or self._last_key[0] != key[0]:
+        if self._last_key is None or self._last_key.query != key.query:
             self.top_k = TOP_K   # a new query starts with the first page of hits
         self._last_key = key
         self._last_typing = typing
@@ -321,14 +321,15 @@ class PdftuiApp(FailureHandler, TriageMixin, App):
         # while typing (and on the Enter that ends it) the old list stays on screen until
         # the new one replaces it: no "searching…" flash between keystrokes
         if results.data is None or not (keep_cursor or typing or was_typing):
-            results.show_message(f"searching ({key[1]})…")
+            results.show_message(f"searching ({key.mode})…")
         self._search_job = (self._search_worker(key, keep_cursor, typing), key)
 
     @work(exclusive=True, group="search", exit_on_error=False)
-    async def _search_worker(self, key: tuple, keep_cursor: bool, typing: bool = False) -> None:
+    async def _search_worker(self, key: SearchRequest, keep_cursor: bool,
+                             typing: bool = False) -> None:
         from ..search.query import as_you_type
 
-        query, mode, granularity, scope = key
+        query, mode, granularity, scope = key.query, key.mode, key.granularity, key.scope
         top_k = self.top_k
         if typing:
             query = as_you_type(query)
@@ -339,13 +340,12 @@ class PdftuiApp(FailureHandler, TriageMixin, App):
             # show keyword hits meanwhile, so the screen answers within a blink
             quick = await service.search(query, mode="keyword", granularity=granularity,
                                          top_k=top_k, docs=list(scope) or None)
-            self.post_message(SearchDone(key + (keep_cursor, typing), quick.to_json(),
-                                         True))
+            self.post_message(SearchDone(key, quick.to_json(), True, keep_cursor, typing))
         result = await service.search(query, mode=mode, granularity=granularity,
                                       top_k=top_k, docs=list(scope) or None)
         if mode != "keyword":
             self._semantic_ready = True
-        self.post_message(SearchDone(key + (keep_cursor, typing), result.to_json()))
+        self.post_message(SearchDone(key, result.to_json(), False, keep_cursor, typing))
 
     # -- message routing ------------------------------------------------------------------
     FAILURE_HANDLERS = {"index": "_index_failed", "search": "_search_failed",
@@ -365,19 +365,19 @@ class PdftuiApp(FailureHandler, TriageMixin, App):
 
     @on(SearchDone)
     def _search_done(self, event: SearchDone) -> None:
-        key, keep_cursor = event.key[:4], event.key[4]
+        key, keep_cursor = event.request, event.keep_cursor
         results = self.query_one(ResultsPane)
         if self._exit or not results.children:
             return  # the app is closing: the panes are going
         if key != self.search_key():
             return  # stale: the box, mode, granularity or scope changed since
-        if event.key[5:6] == (True,) and not self._last_typing:
+        if event.typing and not self._last_typing:
             return  # a search-as-you-type result landing after Enter asked for the words
         if event.provisional:
             results.set_result(event.data, keep_cursor=keep_cursor)
             # the mode asked for (a restored hybrid must not look lost), not "keyword"
-            results.border_title = f"Results · {key[1]} (semantic loading) · {key[2]}"
-            results.show_message(f"keyword hits · loading the embedding model for {key[1]}…")
+            results.border_title = f"Results · {key.mode} (semantic loading) · {key.granularity}"
+            results.show_message(f"keyword hits · loading the embedding model for {key.mode}…")
             return
         self.shown_key = key
         results.more_available = len(event.data.get("hits") or []) >= self.top_k
@@ -901,7 +901,7 @@ class PdftuiApp(FailureHandler, TriageMixin, App):
     def watch_mode(self, mode: str) -> None:
         self._update_badge()
         self.schedule_session_save()
-        if self._last_key is not None or self.search_key()[0]:
+        if self._last_key is not None or self.search_key().query:
             self.run_search()
 
     def action_clear_scope(self) -> None:
@@ -948,14 +948,14 @@ class PdftuiApp(FailureHandler, TriageMixin, App):
     def watch_granularity(self, granularity: str) -> None:
         self.refresh_bindings()   # the footer offers the other granularity
         self._update_badge()
-        if self._last_key is not None or self.search_key()[0]:
+        if self._last_key is not None or self.search_key().query:
             self.run_search()
 
     def action_compare(self, start_key: tuple | None = None,
                        focus_mode: str | None = None) -> None:
         """Keyword, semantic and hybrid lists side by side (cursor on ``start_key``, else
         on the results' current hit); a hit opened from there returns there on Esc."""
-        query = self.search_key()[0]
+        query = self.search_key().query
         if not query:
             self.notify("Type a query first.", timeout=2)
             return
@@ -978,7 +978,7 @@ class PdftuiApp(FailureHandler, TriageMixin, App):
         data = self.query_one(ResultsPane).data or {}
         sugg = data.get("suggestions") or {}
         box = self.query_one("#query", Input)
-        if not sugg or self.shown_key is None or self.shown_key[0] != box.value.strip():
+        if not sugg or self.shown_key is None or self.shown_key.query != box.value.strip():
             self.notify("No spelling suggestion for this query.", timeout=2)
             return
         import re

@@ -60,16 +60,32 @@ class FolderPresence(Message):
     present: bool = False
 
 
+@dataclass(frozen=True, slots=True)
+class SearchRequest:
+    """What one search asks: the box's text (stripped), the mode ("hybrid", "keyword",
+    "semantic"), the granularity ("page", "section") and the scope (documents searched;
+    empty: the whole folder). Equal requests ask the same search."""
+
+    query: str
+    mode: str
+    granularity: str
+    scope: tuple[str, ...] = ()
+
+
 @dataclass
 class SearchDone(Message):
-    """A search finished; ``data`` is ``SearchResult.to_json()``; ``key`` names the request.
+    """A search finished; ``data`` is ``SearchResult.to_json()``; ``request`` what it
+    answers.
 
     ``provisional``: keyword hits shown while the embedding model loads for the first
-    semantic or hybrid search (the real result follows)."""
+    semantic or hybrid search (the real result follows). ``keep_cursor``: the list keeps
+    its cursor; ``typing``: a search as you type (its last word a prefix)."""
 
-    key: tuple
+    request: SearchRequest
     data: dict
     provisional: bool = False
+    keep_cursor: bool = False
+    typing: bool = False
 
 
 @dataclass

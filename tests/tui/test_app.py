@@ -119,7 +119,7 @@ def test_mode_keys_switch_modes(make_app):
                     assert "semantic" not in str(app.query_one("#coverage").render())
             # Esc in the results never moves into the search box (the next key would
             # edit the query): keys still act
-            query = app.search_key()[0]
+            query = app.search_key().query
             await pilot.press("escape")
             await pilot.pause()
             assert isinstance(app.focused, HitTable)
@@ -134,7 +134,7 @@ def test_mode_keys_switch_modes(make_app):
             reader = await reader_ready(pilot, lambda r: r.view.request.kind == "section")
             assert reader.view.section_id == hit["section_id"]
             await pilot.press("escape")
-            assert app.search_key()[0] == query
+            assert app.search_key().query == query
     run(go())
 
 
@@ -416,10 +416,10 @@ def test_narrow_shows_one_pane_wide_shows_three(make_app):
             await pilot.press("tab")  # -> documents (never into the search box)
             await pilot.pause()
             assert shown() == {"corpus"} and app.query_one(DocList).has_focus
-            query = app.search_key()[0]
+            query = app.search_key().query
             await pilot.press("tab", "tab", "tab")   # documents -> results -> reader -> documents
             await pilot.pause()
-            assert shown() == {"corpus"} and app.search_key()[0] == query
+            assert shown() == {"corpus"} and app.search_key().query == query
             await pilot.press("escape")
             await pilot.pause()
             assert shown() == {"results"}
@@ -568,14 +568,14 @@ def test_keymap_remap_shows_in_help_and_palette(make_app):
 
 
 def test_stale_result_is_never_shown(make_app):
-    from pdftui.tui.messages import SearchDone
+    from pdftui.tui.messages import SearchDone, SearchRequest
 
     async def go():
         app = make_app()
         async with app.run_test(size=(120, 40)) as pilot:
             await settle(pilot)
             data = await search(pilot, "euler")
-            app.post_message(SearchDone(("zorblax", "hybrid", "page", (), False),
+            app.post_message(SearchDone(SearchRequest("zorblax", "hybrid", "page"),
                                         {"query": "zorblax", "hits": []}))
             await pilot.pause(0.1)
             assert app.query_one(ResultsPane).data is data
@@ -941,7 +941,7 @@ def test_the_mode_asked_for_shows_while_semantic_loads(make_app):
             data = await search(pilot, "euler")
             assert NOTHING_OPEN.startswith("Nothing open")
             quick = dict(data, mode="keyword")
-            app.post_message(SearchDone(app.search_key() + (False, False), quick, True))
+            app.post_message(SearchDone(app.search_key(), quick, True))
             results = app.query_one(ResultsPane)
             await wait_for(pilot, lambda: results.data is quick, what="provisional hits")
             assert results.border_title == "Results · hybrid (semantic loading) · page"

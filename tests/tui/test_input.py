@@ -251,13 +251,13 @@ def test_a_query_typed_while_the_last_session_loads_is_kept(make_app, tui_index,
                 await wait_for(pilot, lambda: box.value == "attention heads", what="typed")
                 await pilot.press("enter")
                 await wait_for(pilot, lambda: app.shown_key is not None
-                               and app.shown_key[0] == "attention heads", what="typed query")
+                               and app.shown_key.query == "attention heads", what="typed query")
                 gate.release()
                 gate = None
                 await wait_for(pilot, lambda: app._session_restored, what="session read")
                 await pilot.pause(0.2)
                 assert box.value == "attention heads"
-                assert app.search_key()[0] == "attention heads" and app.mode == "hybrid"
+                assert app.search_key().query == "attention heads" and app.mode == "hybrid"
                 # the history came back, the query typed meanwhile the newest
                 assert app.history[:2] == ["attention heads", "euler fonts"]
         finally:

@@ -62,7 +62,7 @@ def test_f2_searches_the_suggested_spelling(make_app):
             assert any("did you mean: dropuot -> dropout" in ln for ln in coverage_lines(app))
             await pilot.press("f2")
             await wait_for(pilot, lambda: app.shown_key is not None
-                           and app.shown_key[0] == "dropout rate", what="the suggestion")
+                           and app.shown_key.query == "dropout rate", what="the suggestion")
             assert app.query_one("#query").value == "dropout rate"
             assert app.query_one(ResultsPane).data["suggestions"] == {}
     run(go())

@@ -157,7 +157,7 @@ def test_query_history_and_resume(make_app, data_dir):
         async with again.run_test(size=(100, 30)) as pilot:
             await settle(pilot)
             reader = again.query_one(ReaderPane)
-            await wait_for(pilot, lambda: again.search_key()[0] == "attention heads"
+            await wait_for(pilot, lambda: again.search_key().query == "attention heads"
                            and reader.view is not None, what="session restored")
             assert (again.mode, again.granularity) == ("semantic", "section")
             assert (reader.view.request.doc, reader.view.page) == (doc, page)
@@ -294,7 +294,7 @@ def test_done_when_scenario_keyboard_only(papers, data_dir, tmp_path, monkeypatc
         app = make()
         async with app.run_test(size=(100, 30)) as pilot:
             await settle(pilot)
-            await wait_for(pilot, lambda: app.search_key()[0] == "the"
+            await wait_for(pilot, lambda: app.search_key().query == "the"
                            and app.shown_key == app.search_key(), what="query restored")
             assert app.mode == "keyword"
             await wait_for(pilot, lambda: sorted(d for d, m in app.marks().items()
