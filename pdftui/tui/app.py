@@ -81,13 +81,18 @@ def _pdf_filter(change, path: str) -> bool:
 
 
 class QueryInput(Input):
-    """The search box: Up / Down walk the folder's query history."""
+    """The search box: Up / Down walk the folder's query history; left, it shows the
+    start of its query (not the end, where the cursor was)."""
 
     BINDINGS = [
         Binding("up", "app.history(1)", "Older query", show=False, id="search.history_older"),
         Binding("down", "app.history(-1)", "Newer query", show=False,
                 id="search.history_newer"),
     ]
+
+    def _on_blur(self, event) -> None:
+        super()._on_blur(event)
+        self.cursor_position = 0   # scrolls the view back to the query's first word
 
 
 class PdftuiApp(FailureHandler, TriageMixin, App):

@@ -341,3 +341,26 @@ def test_keys_typed_right_after_f_a_g_land_in_the_field_they_open(make_app):
                            and app.screen is app.main_screen, timeout=30, what="page 2")
             assert not isinstance(app.screen, GoToPageScreen)
     run(go())
+
+
+def test_at_80_columns_the_box_left_shows_its_query_from_the_start_and_the_footer_fits(
+        make_app):
+    """Fresh-user findings at 80x24: the box, once left, showed the end of a long query
+    (where the cursor was), and the footer's last key was cut ("es▏^p palette")."""
+    from textual.widgets._footer import FooterKey
+
+    long = "google file system chunk size master replication consistency model"
+
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            await search(pilot, long)
+            await wait_for(pilot, lambda: isinstance(app.focused, HitTable), what="results")
+            await pilot.pause()
+            box = app.query_one("#query")
+            assert box.cursor_position == 0 and box.scroll_x == 0
+            keys = [k for k in app.screen.query(FooterKey) if k.display]
+            assert keys and all(k.region.right <= 80 for k in keys)
+            assert sum(k.region.width for k in keys) <= 80, [k.region for k in keys]
+    run(go())
