@@ -289,7 +289,7 @@ def test_reopening_a_session_puts_the_results_cursor_on_the_hit_read(make_app):
             await settle(pilot)
             results = app.query_one(ResultsPane)
             await wait_for(pilot, lambda: app.shown_key is not None
-                           and app.shown_key[0] == "attention", what="restored results")
+                           and app.shown_key.query == "attention", what="restored results")
             await pilot.pause(0.2)
             now = results.current_hit()
             assert (now["doc"], now["page"]) == (hit["doc"], hit["page"])
