@@ -211,7 +211,9 @@ class ResultsPane(Vertical):
         self.data = data
         self.pattern = terms_pattern(data.get("query", ""))
         self.border_title = f"Results · {data.get('mode', '')} · {data.get('granularity', 'page')}"
-        self._build_table()
+        # a new list starts at its first hit (Enter must open #1, not the row the cursor
+        # was on in the list before)
+        self._build_table(row=None if keep_cursor else 0)
         text = coverage_text(data, self.show_timings)
         rows = sum(1 for r in self._rows if r.kind == "hit")
         if not self.grouped and rows < len(self.hits):
@@ -298,9 +300,12 @@ class ResultsPane(Vertical):
             out.append(" " + tail, style="bold")
         return out
 
-    def _build_table(self) -> None:
+    def _build_table(self, row: int | None = None) -> None:
+        """(Re)build the table from the hits; the cursor goes to ``row`` (None: the row it
+        is on, as after a resize or a fold)."""
         table = self.query_one(HitTable)
-        row = table.cursor_row if table.row_count else 0
+        if row is None:
+            row = table.cursor_row if table.row_count else 0
         table.clear(columns=True)
         cols, doc_w, sec_w = self._columns()
         heads = {"rank": (Text("#", justify="right"), _FIXED["rank"]),

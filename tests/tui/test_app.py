@@ -1025,3 +1025,28 @@ def test_explain_lines_from_real_search_json():
                     " (×.75 confidence) · document .12 · byline 1 × share²"
                     " · reference lists ×.9")
     assert weights_line(None) == ""
+
+
+def test_a_new_query_starts_at_its_first_hit(make_app):
+    """Fresh-user finding: Down Down, then a new query and Enter opened the third hit of
+    the new list (the cursor kept the old row)."""
+    from pdftui.tui.results_pane import HitTable, ResultsPane
+
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            await search(pilot, "attention")
+            table = app.query_one(HitTable)
+            table.focus()
+            await pilot.press("down", "down")
+            await pilot.pause()
+            assert table.cursor_row == 2
+            await pilot.press("slash", *"byzantine generals", "enter")   # "/" selects the old
+            await wait_for(pilot, lambda: app.query_one("#query").value == "byzantine generals"
+                           and app.shown_key is not None and app.shown_key == app.search_key()
+                           and not app._last_typing, what="new results")
+            await pilot.pause()
+            results = app.query_one(ResultsPane)
+            assert table.cursor_row == 0 and results.current_hit() == results.hits[0]
+    run(go())
