@@ -14,6 +14,7 @@ posts :class:`ReaderPane.Loaded` and only the UI thread touches widgets.
 
 from __future__ import annotations
 
+import bisect
 import os
 import re
 from dataclasses import dataclass, field, replace
@@ -46,17 +47,28 @@ def _collapse(s: str) -> str:
 
 def find_target(paragraphs: list[str], excerpt: str = "",
                 pattern: re.Pattern[str] | None = None) -> int | None:
-    """Index of the paragraph that holds ``excerpt`` (a hit's block), else of the first
-    paragraph with the most query matches, else None."""
+    """Index of the paragraph that holds ``excerpt`` (a hit's block; an excerpt that runs
+    on into the next paragraph: the one it starts in), else of the first paragraph with
+    the most query matches, else None."""
     key = _collapse(excerpt).strip().strip("…").strip()   # a centred excerpt opens with …
     if key:
         probe = key[:80]
-        for i, p in enumerate(paragraphs):
-            if _collapse(p).startswith(probe):
+        flat = [_collapse(p) for p in paragraphs]
+        for i, p in enumerate(flat):
+            if p.startswith(probe):
                 return i
-        for i, p in enumerate(paragraphs):
-            if probe in _collapse(p):
+        for i, p in enumerate(flat):
+            if probe in p:
                 return i
+        # the excerpt crosses a paragraph break: find it in the text read on
+        joined, starts, at = [], [], 0
+        for p in flat:
+            starts.append(at)
+            joined.append(p)
+            at += len(p) + 1
+        found = " ".join(joined).find(probe)
+        if found >= 0:
+            return bisect.bisect_right(starts, found) - 1
     if pattern is not None:
         counts = [count_matches(p, pattern) for p in paragraphs]
         if counts and max(counts) > 0:

@@ -499,3 +499,25 @@ def test_the_reader_keeps_preformatted_blocks_as_lines(tmp_path):
             col = rows[0].index("Files")
             assert all(r[col - 1] == " " and r[col] != " " for r in rows[1:]), rows
     run(go())
+
+
+def test_an_excerpt_that_runs_into_the_next_paragraph_targets_the_one_it_starts_in():
+    """Fresh-user finding (gnuplot manual p. 167, "gnuplot set logscale"): the hit's
+    excerpt ends the Logscale section and runs on into "Macros"; no paragraph held its
+    opening, so the reader marked the paragraph with the most query words (Loadpath,
+    at the top of the page) and the answer was a screen further down."""
+    from pdftui.tui.reader_pane import find_target
+    from pdftui.tui.render import terms_pattern
+
+    paragraphs = ["Loadpath",
+                  "If the environment variable GNUPLOT LIB is set, its contents are appended "
+                  "to the loadpath. gnuplot set loadpath: set gnuplot set path",
+                  "Logscale", "Syntax: set logscale <axes> {<base>}",
+                  "To enable z and color axis log scaling for a pm3d plot: set logscale zcb "
+                  "To disable z axis log scaling: unset logscale z",
+                  "Macros", "In this version of gnuplot macro substitution is always enabled."]
+    excerpt = ("set logscale zcb To disable z axis log scaling: unset logscale z Macros In "
+               "this version of gnuplot macro substitution is always enabled.")
+    assert find_target(paragraphs, excerpt, terms_pattern("gnuplot set logscale")) == 4
+    assert find_target(paragraphs, "Syntax: set logscale <axes>") == 3    # a start
+    assert find_target(paragraphs, "nothing of the kind") is None
