@@ -288,6 +288,16 @@ class CorpusPane(Vertical):
         if event.size.width != self._width:
             self._width = event.size.width
             self._rebuild()
+            self.call_after_refresh(self._rebuild)   # once the list has its new width
+
+    def _list_width(self, lst: OptionList) -> int:
+        """The columns a row of the list gets: the list's content width less its
+        scrollbar and padding (the pane's width cut the ends of the rows: ``25…``)."""
+        inner = lst.scrollable_content_region.width
+        if inner > 0:
+            return inner - 1
+        return (self._width or self.size.width or 34) - 5   # not laid out yet: borders,
+        #                                                     padding and the scrollbar
 
     def _rebuild(self) -> None:
         lst = self.query_one(DocList)
@@ -302,7 +312,7 @@ class CorpusPane(Vertical):
         # the status column always from 90 columns, else while some document is not
         # simply indexed
         tags = any(d.status != "indexed" for d in self.documents)
-        cols = doc_columns(max(20, (self._width or self.size.width or 34) - 1), tags)
+        cols = doc_columns(max(20, self._list_width(lst)), tags)
         self.query_one("#doc-head", Static).update(doc_header(cols))
         for d in visible:
             prompt = doc_row(d, cols, names[d.doc], d.doc in self.scope,

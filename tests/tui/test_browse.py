@@ -521,3 +521,24 @@ def test_an_excerpt_that_runs_into_the_next_paragraph_targets_the_one_it_starts_
     assert find_target(paragraphs, excerpt, terms_pattern("gnuplot set logscale")) == 4
     assert find_target(paragraphs, "Syntax: set logscale <axes>") == 3    # a start
     assert find_target(paragraphs, "nothing of the kind") is None
+
+
+def test_document_rows_fit_the_list_at_80_columns(make_app):
+    """Fresh-user finding: at 80x24 the pages column read ``25…``, ``311…``: the columns
+    were sized from the pane's width, not the list's (borders, padding, scrollbar; the
+    105-document list has a scrollbar at 24 rows, the test folder's at 14)."""
+    import re
+
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(80, 14)) as pilot:   # more rows than fit: a scrollbar
+            await settle(pilot)
+            await pilot.pause(0.2)
+            lst = app.query_one(DocList)
+            assert lst.show_vertical_scrollbar
+            width = lst.scrollable_content_region.width
+            rows = [lst.get_option_at_index(i).prompt.plain for i in range(lst.option_count)]
+            assert rows and all(len(r.rstrip()) <= width for r in rows), (width, rows[:3])
+            screen = re.sub(r"<[^>]+>", "", app.export_screenshot()).replace("&#160;", " ")
+            assert re.search(r"\b\d+ p\b", screen) and not re.search(r"\b\d+…", screen)
+    asyncio.run(go())
