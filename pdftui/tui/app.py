@@ -828,15 +828,7 @@ class PdftuiApp(FailureHandler, TriageMixin, App):
             if event.character == "?":
                 self.action_help()
             return True
-        if event.is_printable:
-            selection = box.selection
-            if selection.is_empty:
-                box.insert_text_at_cursor(event.character)
-            else:
-                box.replace(event.character, *selection)
-            return True
-        return await self._check_bindings(event.key, priority=True) or \
-            await self._check_bindings(event.key)
+        return await self._field_key(box, event)
 
     def action_pane(self, delta: int) -> None:
         """Next / previous pane (in other screens: next / previous widget)."""
