@@ -27,7 +27,7 @@ from textual.widgets import DataTable, Footer, Static
 from .actions import bindings
 from .explain import arms_line, weights_line
 from .render import coverage_line, highlight, literal, terms_pattern, unique_names
-from .results_pane import hit_where, short_doc
+from .results_pane import hit_section, hit_where, leaf_first, short_doc
 
 MODES = ("keyword", "semantic", "hybrid")
 
@@ -137,9 +137,18 @@ class CompareScreen(Screen):
     def rows_fit(self) -> int:
         """How many hits a list shows at the screen's height (at least 5): the screen's
         rows less the head and footer, the list's border and header, and the detail box
-        (35% of the screen, pdftui.tcss)."""
+        (35% of the screen, pdftui.tcss), over the lines a hit takes (:meth:`row_height`)."""
         screen_h = self.app.size.height
-        return max(5, screen_h - 2 - 3 - int(screen_h * 0.35))
+        return max(5, (screen_h - 2 - 3 - int(screen_h * 0.35)) // self.row_height())
+
+    def narrow(self) -> bool:
+        """Lists under 40 columns (80-column screens): no movement or section column; a
+        hit's section goes on a second line beneath its document."""
+        return self.app.size.width // len(MODES) < 40
+
+    def row_height(self) -> int:
+        """Lines per hit: 2 in :meth:`narrow` lists (document, then section), else 1."""
+        return 2 if self.narrow() else 1
 
     @work(exclusive=True, group="compare", exit_on_error=False)
     async def _run(self) -> None:
@@ -170,16 +179,21 @@ class CompareScreen(Screen):
             table = self.query_one(f"#list-{mode}", DataTable)
             table.clear(columns=True)
             width = max(20, table.size.width or self.app.size.width // 3)
-            # narrow (80 columns): no movement column (the line below spells it out)
-            narrow = width < 40
+            # narrow (80 columns): no movement column (the line below spells it out), and
+            # the section on a second line under the document
+            narrow = self.narrow()
             hits_ = self.results.get(mode, {}).get("hits", [])
             page_w = max(5, min(9, max((len(hit_where(h)) for h in hits_), default=0)))
-            doc_w = max(6, width - 2 - page_w - (0 if narrow else 6)
-                        - 2 * (3 if narrow else 4) - 1)
+            rest = max(6, width - 2 - page_w - (0 if narrow else 6)
+                       - 2 * (3 if narrow else 5) - 1)
+            doc_w = rest if narrow else max(6, rest * 11 // 20)
+            sec_w = rest - doc_w
             table.add_column(Text("#", justify="right"), width=2, key="rank")
-            table.add_column("document", width=doc_w, key="doc")
+            table.add_column("document", width=doc_w,
+                             key="doc")
             table.add_column("page", width=page_w, key="page")
             if not narrow:
+                table.add_column("section", width=sec_w, key="section")
                 table.add_column("→hy" if mode != "hybrid" else "kw/sm", width=6, key="move")
             hits = self.results.get(mode, {}).get("hits", [])
             names = unique_names([h.get("doc", "") for h in hits], doc_w,
@@ -193,10 +207,15 @@ class CompareScreen(Screen):
                 else:
                     hr = hybrid.get(hit_key(h))
                     move = Text(f"{hr}" if hr else "-", style="" if hr else "dim")
-                cells = [Text(str(h.get("rank")), justify="right", style="bold"),
-                         literal(names[h.get("doc", "")]),
-                         literal(hit_where(h))] + ([] if narrow else [move])
-                table.add_row(*cells, key=repr(hit_key(h)))
+                doc = literal(names[h.get("doc", "")])
+                section = literal(leaf_first(hit_section(h), doc_w if narrow else sec_w),
+                                  style="dim")
+                if narrow:
+                    doc.append("\n")
+                    doc.append_text(section)
+                cells = [Text(str(h.get("rank")), justify="right", style="bold"), doc,
+                         literal(hit_where(h))] + ([] if narrow else [section, move])
+                table.add_row(*cells, key=repr(hit_key(h)), height=self.row_height())
         focus = self.query_one(f"#list-{self.focus_mode}", DataTable)
         if self.start_key is not None and repr(self.start_key) in focus.rows:
             focus.move_cursor(row=focus.get_row_index(repr(self.start_key)), animate=False)
@@ -237,6 +256,8 @@ class CompareScreen(Screen):
         doc = hit.get("doc", "")
         out = literal(self.names.get(doc) or doc, style="bold")
         out.append(f"  p. {hit_where(hit)}")
+        if hit_section(hit):
+            out.append_text(literal(f"  {hit_section(hit)}", style="italic"))
         if self.names.get(doc):
             out.append_text(literal(f"  {doc}", style="dim"))
         out.append("\n")

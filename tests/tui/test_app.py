@@ -989,7 +989,8 @@ def test_compare_view_explains_the_fusion_and_fills_the_screen(make_app):
             assert screen.top_k > 10 if size[1] >= 48 else screen.top_k >= 5, info
             # every row the list has room for holds a hit (when the arms found that many)
             assert table.row_count == min(screen.top_k, len(screen.results["hybrid"]["hits"]))
-            assert table.row_count >= table.size.height - 2 or \
+            lines = screen.row_height()   # 2 at 80 columns: document, then section
+            assert table.row_count * lines >= table.size.height - 1 - lines or \
                 table.row_count == len(screen.results["hybrid"]["hits"])
             detail = str(screen.query_one("#compare-detail").render())
             assert "hybrid = Σ w/(60+rank)" in detail
@@ -1051,3 +1052,45 @@ def test_a_new_query_starts_at_its_first_hit(make_app):
             results = app.query_one(ResultsPane)
             assert table.cursor_row == 0 and results.current_hit() == results.hits[0]
     run(go())
+
+
+def test_compare_rows_show_each_hits_section(make_app):
+    """Fresh-user finding: the compare lists named no sections (the results list does).
+    At 80x24 each row holds the section under its document, cut to the column; at 160x48
+    a section column does."""
+    from pdftui.tui.results_pane import hit_section, leaf_first
+
+    async def go(size):
+        app = make_app()
+        async with app.run_test(size=size) as pilot:
+            await settle(pilot)
+            await search(pilot, "attention heads")
+            await pilot.press("c")
+            await wait_for(pilot, lambda: isinstance(app.screen, CompareScreen))
+            screen = app.screen
+            await wait_for(pilot, lambda: len(screen.results) == 3, what="three lists")
+            await pilot.pause()
+            table = screen.query_one("#list-hybrid")
+            hits = screen.results["hybrid"]["hits"]
+            with_section = [h for h in hits if hit_section(h)]
+            assert with_section, hits
+            cols = [c.key.value for c in table.columns.values()]
+            seen = 0
+            for i, h in enumerate(hits):
+                row = table.get_row_at(i)
+                if size[0] == 80:
+                    assert "section" not in cols
+                    width = table.columns["doc"].width
+                    lines = str(row[1]).split("\n")
+                    expect = leaf_first(hit_section(h), width)
+                    assert len(lines) == 2 and lines[1] == expect, (lines, expect)
+                    assert all(len(line) <= width for line in lines)
+                else:
+                    width = table.columns["section"].width
+                    assert str(row[cols.index("section")]) == leaf_first(hit_section(h),
+                                                                        width)
+                seen += bool(hit_section(h))
+            assert seen == len(with_section)
+            await pilot.press("escape")
+    run(go((80, 24)))
+    run(go((160, 48)))
