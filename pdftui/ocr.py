@@ -25,7 +25,10 @@ the worker touches its heartbeat file (``Budget.beat``), which tells the indexer
 OCR run is making progress (its document timeout counts from the last beat).
 
 Runs inside the extraction workers only (POSIX ``fork``; where there is no ``fork`` a page is
-recognised in the worker itself, bounded by the document budget only).
+recognised in the worker itself, bounded by the document budget only). The workers are
+spawned, so nothing but their parent-watch thread runs beside the fork: forking from a process
+whose other threads are inside native code (a test process after TUI or embedder tests) can
+leave the child blocked on a lock held at that instant, until the wall-clock backstop.
 """
 
 from __future__ import annotations

@@ -5,8 +5,10 @@ Tesseract they are flagged with the way to get OCR and re-extracted once it is i
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
 import shutil
+from concurrent.futures import ProcessPoolExecutor
 
 import pytest
 
@@ -145,24 +147,59 @@ def _children() -> set[str]:
     return out
 
 
+def _in_worker(fn, *args):
+    """``fn(*args)`` in a freshly spawned process, where the indexer runs OCR (its extraction
+    workers are spawned). OCR forks a child per page; forked from this test process, whose
+    other threads (left by earlier tests: embedder pools, workers) may hold native locks at
+    that instant, a child can block until the wall-clock backstop."""
+    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
+        return pool.submit(fn, *args).result(timeout=900)
+
+
+def _limits_case() -> dict:
+    """In a worker: the two limits' kinds, whether children were left, the spent budget."""
+    import pymupdf
+
+    doc = pymupdf.open(REAL / FLAJOLET)
+    out = {}
+    try:
+        before = _children()
+        for name, kw in (("wall", {"wall_s": 0.05}), ("cpu", {"cpu_s": 1})):
+            try:                                   # a page takes 2-3 CPU s
+                ocr.recognise(doc[0], 0, **kw)
+                out[name] = "finished"
+            except ocr.OcrTimeout as exc:
+                out[name] = exc.kind
+            out[name + "_left"] = sorted(_children() - before)
+        spent = ocr.Budget(limit_s=0.0)
+        out["spent"] = (spent.page(doc, 0, 0), spent.over, spent.pending,
+                        " ".join(spent.notes(str)))
+    finally:
+        doc.close()
+    return out
+
+
 @pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="needs Linux /proc")
 def test_page_limits_kill_the_recognition():
     """The wall-clock backstop and the CPU-second limit each kill the child (and reap it);
     a spent document budget leaves the page pending, with a note."""
+    got = _in_worker(_limits_case)
+    assert got["wall"] == "wall" and got["wall_left"] == []
+    assert got["cpu"] == "cpu" and got["cpu_left"] == []
+    page, over, pending, notes = got["spent"]
+    assert page is None and over == [1] and pending == 1
+    assert "pending for the next index" in notes
+
+
+def _heartbeat_case(beat: str) -> tuple:
     import pymupdf
 
-    doc = pymupdf.open(REAL / FLAJOLET)
+    doc = pymupdf.open(REAL / JBIG2)
     try:
-        before = _children()
-        with pytest.raises(ocr.OcrTimeout) as wall:
-            ocr.recognise(doc[0], 0, wall_s=0.05)
-        assert wall.value.kind == "wall" and _children() == before
-        with pytest.raises(ocr.OcrTimeout) as cpu:   # a page takes 2-3 CPU s
-            ocr.recognise(doc[0], 0, cpu_s=1)
-        assert cpu.value.kind == "cpu" and _children() == before
-        spent = ocr.Budget(limit_s=0.0)
-        assert spent.page(doc, 0, 0) is None and spent.over == [1] and spent.pending == 1
-        assert "pending for the next index" in " ".join(spent.notes(str))
+        budget = ocr.Budget(heartbeat=beat)
+        page = budget.page(doc, 0, 0)
+        return page is not None, budget.done, os.path.exists(beat), list(budget.results), \
+            budget.cpu_s
     finally:
         doc.close()
 
@@ -170,23 +207,17 @@ def test_page_limits_kill_the_recognition():
 def test_each_ocrd_page_beats_the_heartbeat(tmp_path):
     """The indexer's document timeout counts from the last heartbeat, so a long scan that
     makes progress page by page is never killed as hung (index._idle_s)."""
-    import pymupdf
-
     from pdftui.index import _idle_s
 
     beat = tmp_path / "beat"
-    doc = pymupdf.open(REAL / JBIG2)
-    try:
-        budget = ocr.Budget(heartbeat=str(beat))
-        assert budget.page(doc, 0, 0) is not None and budget.done == [] and beat.exists()
-        assert list(budget.results) == [1] and budget.cpu_s > 0
-    finally:
-        doc.close()
+    recognised, done, beaten, results, cpu_s = _in_worker(_heartbeat_case, str(beat))
+    assert recognised and done == [] and beaten
+    assert results == [1] and cpu_s > 0
     assert _idle_s(DOC_TIMEOUT_S + 100, str(beat)) < 5
     assert _idle_s(DOC_TIMEOUT_S + 100, str(tmp_path / "none")) == DOC_TIMEOUT_S + 100
 
 
-def test_pages_recognised_in_parallel_match_one_by_one():
+def _parallel_case() -> tuple:
     import pymupdf
 
     doc = pymupdf.open(REAL / LISP)
@@ -195,7 +226,12 @@ def test_pages_recognised_in_parallel_match_one_by_one():
         alone = ocr.recognise(doc[1], 0)
     finally:
         doc.close()
-    assert all(isinstance(r, ocr.Recognised) for r in both.values())
+    return {k: (v if isinstance(v, ocr.Recognised) else repr(v)) for k, v in both.items()}, alone
+
+
+def test_pages_recognised_in_parallel_match_one_by_one():
+    both, alone = _in_worker(_parallel_case)
+    assert all(isinstance(r, ocr.Recognised) for r in both.values()), both
     assert both[1].page == alone.page and "garbage" in json.dumps(both[0].page).lower()
 
 
@@ -230,19 +266,25 @@ def test_ocr_pending_when_the_budget_is_spent_then_done_by_the_next_index(
     assert index_folder(folder, cache, embed=False).indexed == 0   # and only once
 
 
-def test_an_extraction_reuses_the_pages_already_recognised(monkeypatch):
-    """Pages recognised by an earlier extraction of the same bytes are not OCR'd again
-    (an extractor upgrade, or the pages after a spent budget): with no budget left at all,
-    every page still gets its text."""
+def _reuse_case() -> tuple:
+    """In a worker: a first extraction, then two with earlier results and no budget left."""
     from pdftui.extract import extract_document
 
     first = extract_document(REAL / LISP)
-    assert sorted(first.ocr_results) == [1, 2] and first.ocr_missing == 0
-    monkeypatch.setenv("PDFTUI_OCR_BUDGET_S", "0")
+    os.environ["PDFTUI_OCR_BUDGET_S"] = "0"
     again = extract_document(REAL / LISP, ocr_known={1: first.ocr_results[1]})
+    full = extract_document(REAL / LISP, ocr_known=first.ocr_results)
+    return first, again, full
+
+
+def test_an_extraction_reuses_the_pages_already_recognised():
+    """Pages recognised by an earlier extraction of the same bytes are not OCR'd again
+    (an extractor upgrade, or the pages after a spent budget): with no budget left at all,
+    every page still gets its text."""
+    first, again, full = _in_worker(_reuse_case)
+    assert sorted(first.ocr_results) == [1, 2] and first.ocr_missing == 0
     assert again.pages[0].text == first.pages[0].text and again.pages[0].ocr
     assert again.ocr_missing == 1 and not again.pages[1].text   # page 2 left pending
-    full = extract_document(REAL / LISP, ocr_known=first.ocr_results)
     assert [p.text for p in full.pages] == [p.text for p in first.pages]
     assert full.ocr_missing == 0 and any("recognised by an earlier index" in n
                                          for n in full.notes)
