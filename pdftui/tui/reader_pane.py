@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass, field, replace
 
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -328,12 +328,62 @@ class ReaderBody(VerticalScroll, can_focus=True):
 
     def action_pane(self, name: str) -> None:
         """Run the reader pane's action ``name``."""
+        self.user_moved()
         getattr(self.reader, f"action_{name}")()
 
     @property
     def reader(self) -> "ReaderPane | None":
         """The reader pane holding this body."""
         return next((a for a in self.ancestors if isinstance(a, ReaderPane)), None)
+
+    def on_resize(self, _event: events.Resize) -> None:
+        if self.reader is not None:
+            self.reader.keep_placed()
+
+    def user_moved(self) -> None:
+        """The reader scrolled the text: a later resize keeps the position, not the match."""
+        if self.reader is not None:
+            self.reader.forget_placed()
+
+    # the handlers below only note the move (Textual runs Widget's own handler too)
+    def on_mouse_scroll_down(self, _event: events.MouseScrollDown) -> None:
+        self.user_moved()
+
+    def on_mouse_scroll_up(self, _event: events.MouseScrollUp) -> None:
+        self.user_moved()
+
+    def on_scroll_to(self, _message) -> None:
+        self.user_moved()
+
+    def on_scroll_up(self, _message) -> None:
+        self.user_moved()
+
+    def on_scroll_down(self, _message) -> None:
+        self.user_moved()
+
+    def action_scroll_up(self) -> None:
+        self.user_moved()
+        super().action_scroll_up()
+
+    def action_scroll_down(self) -> None:
+        self.user_moved()
+        super().action_scroll_down()
+
+    def action_scroll_home(self) -> None:
+        self.user_moved()
+        super().action_scroll_home()
+
+    def action_scroll_end(self) -> None:
+        self.user_moved()
+        super().action_scroll_end()
+
+    def action_page_up(self) -> None:
+        self.user_moved()
+        super().action_page_up()
+
+    def action_page_down(self) -> None:
+        self.user_moved()
+        super().action_page_down()
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
@@ -382,6 +432,7 @@ class ReaderPane(FailureHandler, Vertical):
         super().__init__(**kwargs)
         self.gate = gate
         self.view: ReadView | None = None
+        self._placed: ReadView | None = None   # placed by us, not moved by the reader since
         self.pattern: re.Pattern[str] | None = None
         self.hits: list[dict] = []
         self.stepped_to: tuple[str, int] | None = None  # (doc, page) reached with n / N
@@ -488,7 +539,7 @@ class ReaderPane(FailureHandler, Vertical):
         if view is not self.view:   # a later view was shown before this deferred call ran:
             return                  # its own scroll is the one that counts
         self._scroll_into_place(view)
-        if view.request.scroll in ("bottom", "before"):
+        if view.request.scroll in ("bottom", "before", "target"):
             # the first layout may still change the text's height (a scroll bar appearing
             # re-wraps the paragraphs): place it again once that layout has run
             self.call_after_refresh(self._scroll_again, view)
@@ -500,8 +551,23 @@ class ReaderPane(FailureHandler, Vertical):
         if view is self.view:
             self._scroll_into_place(view)
 
+    def keep_placed(self) -> None:
+        """The body was resized: a view still where it was placed (the reader has not
+        scrolled or stepped since) is placed again once the new width's layout has run, since a long
+        paragraph re-wrapped to another width moves its match by hundreds of lines."""
+        if self._placed is not None and self._placed is self.view:
+            self.call_after_refresh(self._scroll_again, self.view)
+
+    def forget_placed(self) -> None:
+        """The reader moved: resizes no longer place the view again."""
+        self._placed = None
+
     def _scroll_into_place(self, view: ReadView) -> None:
         body = self.query_one(ReaderBody)
+        self._place(view, body)
+        self._placed = view
+
+    def _place(self, view: ReadView, body: "ReaderBody") -> None:
         how = view.request.scroll
         if how == "offset":
             body.scroll_to(y=view.request.offset, animate=False)
