@@ -7,6 +7,8 @@ unusable cache), 130 interrupted.
 
 from __future__ import annotations
 
+import dataclasses
+
 import json
 import os
 import sqlite3
@@ -387,14 +389,18 @@ def _print_result(result) -> None:
 def read(folder, doc, page, section, list_sections, cache_dir, data_dir, as_json):
     """Print a page or a whole section of DOC (path relative to FOLDER) as plain text.
 
-    Sections are numbered 1, 2, ... in each document (``--sections`` lists them). Reading
-    needs no user data; ``--data-dir`` is accepted as by the other commands."""
+    Sections are numbered 1, 2, ... in each document (``--sections`` lists them). Code
+    listings, syntax summaries and tables keep their printed lines (in the text and in
+    ``--json``'s "text"; other paragraphs are one line each). Reading needs no user data;
+    ``--data-dir`` is accepted as by the other commands."""
     from .library import Library, NotFound
 
     if sum(x is not None and x is not False for x in (page, section, list_sections)) > 1:
         _fail("use one of --page, --section and --sections")
 
     _run_index(folder, cache_dir, None, False, quiet=True, reading=True)
+    from .preformat import kept_text
+
     lib = Library(folder, cache_dir)
     doc = _resolve_doc(folder, [d.doc for d in lib.documents()], doc)
     try:
@@ -403,6 +409,8 @@ def read(folder, doc, page, section, list_sections, cache_dir, data_dir, as_json
             return
         out = _read_section(lib, doc, section) if section is not None \
             else lib.page(doc, page or 1)
+        # code listings, syntax summaries and tables keep their printed lines
+        out = dataclasses.replace(out, text=kept_text(lib, out))
     except NotFound as exc:
         _fail(f"{exc}" + (" (list them with --sections)" if section else ""))
     finally:

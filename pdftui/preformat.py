@@ -15,6 +15,7 @@ changes, so nothing is re-extracted or re-embedded. Runs in a worker thread (PyM
 
 from __future__ import annotations
 
+import os
 import re
 import unicodedata
 from statistics import median
@@ -113,3 +114,55 @@ def preformatted_blocks(path: str, page: int,
         if _looks_preformatted(rows, x0, x1, cw):
             out[i] = _layout(rows, x0, cw)
     return out
+
+
+def paragraph_positions(lib, doc: str, section_id: int | None, sections: list,
+                        n: int) -> list[tuple[int, int]] | None:
+    """``(page, block)`` of each paragraph of a section's text (its non-empty blocks from
+    its start to its end), or None when they do not line up with the ``n`` paragraphs."""
+    s = next((x for x in sections if x.id == section_id), None)
+    if s is None:
+        return None
+    out = []
+    for page in range(s.start_page, s.end_page + 1):
+        for b, row in enumerate(lib.blocks(doc, page)):
+            if s.contains(page, b) and row[4].strip():
+                out.append((page, b))
+    return out if len(out) == n else None
+
+
+def keep_lines(lib, doc: str, paragraphs: list[str],
+               positions: list[tuple[int, int]] | None) -> list[str]:
+    """``paragraphs`` with those that are preformatted blocks (code, syntax summaries,
+    tables: :func:`pdftui.preformat.preformatted_blocks`) as their printed lines;
+    ``positions``: the (page, block) of each paragraph (None: left as they are)."""
+    if not positions:
+        return paragraphs
+    path = os.path.join(lib.root, doc)
+    out = list(paragraphs)
+    for page in sorted({p for p, _b in positions}):
+        pre = preformatted_blocks(path, page, lib.blocks(doc, page))
+        for i, pos in enumerate(positions):
+            if pos[0] == page and pos[1] in pre:
+                out[i] = pre[pos[1]]
+    return out
+
+
+def kept_text(lib, out) -> str:
+    """The text of ``out`` (a :class:`pdftui.library.SectionText`: a page or a whole
+    section of ``out.doc``, paragraphs apart by blank lines) with its preformatted blocks
+    as their printed lines (:func:`keep_lines`); unchanged where its paragraphs do not line
+    up with the stored blocks. PyMuPDF reads the PDF again: call it off the UI thread."""
+    paragraphs = [p for p in out.text.split("\n\n") if p.strip()]
+    if not paragraphs:
+        return out.text
+    if out.section_id is not None:
+        positions = paragraph_positions(lib, out.doc, out.section_id,
+                                        lib.sections(out.doc), len(paragraphs))
+    else:
+        page = out.start_page
+        blocks = [b for b, row in enumerate(lib.blocks(out.doc, page)) if row[4].strip()]
+        positions = [(page, b) for b in blocks] if len(blocks) == len(paragraphs) else None
+    if not positions:
+        return out.text
+    return "\n\n".join(keep_lines(lib, out.doc, paragraphs, positions))

@@ -139,3 +139,37 @@ def test_a_weak_answer_says_so_once(small_folder, cache_dir):
     r = _cli("search", small_folder, q, "--mode", "keyword", "--cache-dir", cache_dir)
     assert r.returncode == 0, r.stderr
     assert r.stdout.count("no strong match") == 1, r.stdout
+
+
+def test_read_keeps_the_printed_lines_of_preformatted_blocks(tmp_path):
+    """Fresh-user finding: ``pdftui read`` reflowed code listings and tables into one line
+    (the TUI reader kept them). A page and a section, plain and --json: the syntax
+    summary and the table keep their lines; prose stays one line per paragraph."""
+    from .pdfs import make_syntax
+
+    folder, cache = tmp_path / "papers", str(tmp_path / "cache")
+    folder.mkdir()
+    make_syntax(folder / "syntax.pdf")
+    code = ['plot {<ranges>} <function> {title "<text>"} {with <style>}',
+            "set xrange [<min>:<max>]", "set logscale {x|y|xy}",
+            "fit <function> '<datafile>' using <cols> via <params>"]
+    r = _cli("read", folder, "syntax.pdf", "--page", "1", "--cache-dir", cache)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    at = lines.index(code[0])
+    assert lines[at:at + 4] == code, lines
+    prose = next(ln for ln in lines if ln.startswith("The plot command"))
+    assert prose.endswith("values you supply yourself."), lines   # one line, not cut
+    r = _cli("read", folder, "syntax.pdf", "--page", "2", "--cache-dir", cache, "--json")
+    text = json.loads(r.stdout)["text"]
+    table = next(p for p in text.split("\n\n") if p.startswith("Chunk size"))
+    assert len(table.splitlines()) == 4 and table.splitlines()[3].split() == \
+        ["64", "MB", "240", "955"], table
+    r = _cli("read", folder, "syntax.pdf", "--sections", "--cache-dir", cache, "--json")
+    sections = json.loads(r.stdout)
+    first = next(s for s in sections if s["start_page"] == 1)
+    r = _cli("read", folder, "syntax.pdf", "--section", str(first["number"]),
+             "--cache-dir", cache)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[lines.index(code[0]):lines.index(code[0]) + 4] == code, lines

@@ -32,6 +32,7 @@ from textual.widgets.option_list import Option
 
 from ..document import Section, innermost
 from ..headings import split_heading
+from ..preformat import keep_lines, paragraph_positions
 from ..text import clean_text
 from .actions import bindings
 from .failures import FailureHandler
@@ -131,40 +132,6 @@ class ReadView:
         self.home_section = (self.section_id, self.section_path)
 
 
-def _paragraph_positions(lib, doc: str, section_id: int | None, sections: list[Section],
-                         n: int) -> list[tuple[int, int]] | None:
-    """``(page, block)`` of each paragraph of a section's text (its non-empty blocks from
-    its start to its end), or None when they do not line up with the ``n`` paragraphs."""
-    s = next((x for x in sections if x.id == section_id), None)
-    if s is None:
-        return None
-    out = []
-    for page in range(s.start_page, s.end_page + 1):
-        for b, row in enumerate(lib.blocks(doc, page)):
-            if s.contains(page, b) and row[4].strip():
-                out.append((page, b))
-    return out if len(out) == n else None
-
-
-def keep_lines(lib, doc: str, paragraphs: list[str],
-               positions: list[tuple[int, int]] | None) -> list[str]:
-    """``paragraphs`` with those that are preformatted blocks (code, syntax summaries,
-    tables: :func:`pdftui.preformat.preformatted_blocks`) as their printed lines;
-    ``positions``: the (page, block) of each paragraph (None: left as they are)."""
-    from ..preformat import preformatted_blocks
-
-    if not positions:
-        return paragraphs
-    path = os.path.join(lib.root, doc)
-    out = list(paragraphs)
-    for page in sorted({p for p, _b in positions}):
-        pre = preformatted_blocks(path, page, lib.blocks(doc, page))
-        for i, pos in enumerate(positions):
-            if pos[0] == page and pos[1] in pre:
-                out[i] = pre[pos[1]]
-    return out
-
-
 def load_view(lib, req: ReadRequest, pattern: re.Pattern[str] | None) -> ReadView:
     """Read what ``req`` asks for from a :class:`pdftui.library.Library` (worker thread)."""
     doc = req.doc
@@ -185,7 +152,7 @@ def load_view(lib, req: ReadRequest, pattern: re.Pattern[str] | None) -> ReadVie
             sec = lib.section_at(doc, page, block)
         if sec is not None:
             paragraphs = [p for p in sec.text.split("\n\n") if p.strip()] or [sec.text]
-            para_pos = _paragraph_positions(lib, doc, sec.section_id, sections,
+            para_pos = paragraph_positions(lib, doc, sec.section_id, sections,
                                             len(paragraphs))
             paragraphs = keep_lines(lib, doc, paragraphs, para_pos)
             target = None
