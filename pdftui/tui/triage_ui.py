@@ -68,7 +68,7 @@ class TriageMixin:
     def load_triage(self) -> None:
         """Read the marks, notes and clips of the folder's documents (after a documents
         load)."""
-        self.run_worker(self._load_triage(), group="triage-load", exclusive=True,
+        self.run_worker(self._load_triage, group="triage-load", exclusive=True,
                         exit_on_error=False)
 
     async def _load_triage(self) -> None:
