@@ -21,6 +21,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from pdftui.cache import SECTION_HEAD_PAGE  # noqa: E402
+from pdftui.library import read_embedding_states, read_units  # noqa: E402
 from pdftui.search.service import Engine  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
@@ -28,14 +30,20 @@ DEFAULT_FOLDER = HERE.parents[1] / "shared" / "corpus"
 
 
 def unit_vectors(folder: Path, cache_dir: Path) -> dict[tuple, np.ndarray]:
-    """Every embedded unit of ``cache_dir`` as (content id, page, position) -> unit vector
-    (content ids agree between a cache and its copy)."""
+    """Every embedded unit of ``cache_dir`` as (content id, page, position) -> its stored
+    float32 vector, as the cache holds it (the search holds int8 codes of it:
+    pdftui.search.quantized); content ids agree between a cache and its copy."""
     eng = Engine(folder, cache_dir)
     try:
-        eng.refresh()
-        m = eng.matrix()
-        keys = zip(m.unit_content.tolist(), m.unit_page.tolist(), m.unit_index.tolist())
-        return {key: m.matrix[row] for row, key in enumerate(keys)}
+        out = {}
+        for cid in sorted(read_embedding_states(eng.db, eng.model_id)):
+            u = read_units(eng.db, cid, eng.model_id)
+            pos = 0
+            for page, vec in zip(u.pages, u.vectors):
+                if page != SECTION_HEAD_PAGE:
+                    out[(cid, page, pos)] = np.frombuffer(vec, dtype=np.float32)
+                    pos += 1
+        return out
     finally:
         eng.close()
 

@@ -305,9 +305,10 @@ def test_section_head_units_are_one_matrix_scored_in_one_product(indexed):
         "SELECT count(*) FROM units WHERE page = 0").fetchone()[0] > 0
     for cid, c in m._contents.items():
         rows = m.section_content == cid
-        assert np.shares_memory(c.section_vectors, m.section_matrix)
+        assert np.shares_memory(c.section_vectors, m.section_matrix.codes_t)
         assert list(m.section_ordinal[rows]) == list(c.section_ordinals)
-        assert np.allclose(sims[rows], c.section_vectors @ q, atol=1e-6)
+        held = c.section_vectors.astype(np.float32) * c.section_scales[:, None]
+        assert np.allclose(sims[rows], held @ q, atol=1e-5)
     sids = engine._section_head_ids(m)
     want = dict(((c, o), i) for c, o, i in db.execute(
         "SELECT content_id, ordinal, id FROM sections"))

@@ -3,8 +3,9 @@
 The cache holds, per content and model, embedding *units* (character ranges of a page's text)
 with L2-normalised float32 vectors, and one head unit per section (the first unit of its own
 text, kept apart from the page matrix: :meth:`VectorMatrix.section_head_sims`).
-:class:`VectorMatrix` keeps them in memory as one ``(n_units, dim)`` float32 matrix (and
-the section head units as another); a query is one matrix product ``M @ q`` (cosine, since
+:class:`VectorMatrix` keeps them in memory as one ``(n_units, dim)`` matrix of int8 codes
+with a scale per unit (:mod:`pdftui.search.quantized`: a quarter of float32's bytes), and
+the section head units as another; a query is one matrix product ``M @ q`` (cosine, since
 both sides are unit length) and a page scores the maximum over its units, so a term on the
 last line of a long page is not diluted by the rest of it. No vector database, no
 approximation: a folder's units fit in one matrix product (bench/speed.py and bench/scale.py
@@ -26,6 +27,7 @@ import numpy as np
 
 from ..cache import HEAD_UNITS, SECTION_HEAD_PAGE
 from ..library import read_embedding_states, read_units
+from .quantized import Int8Matrix, quantize
 
 PAGE_CODE = 1_000_000
 """``content * PAGE_CODE + page``: one int64 per (content, page), in sort order."""
@@ -33,15 +35,18 @@ PAGE_CODE = 1_000_000
 
 @dataclass
 class _Content:
-    """The units of one content: vectors ``(n, dim)`` float32, page numbers, char ranges."""
+    """The units of one content: vectors ``(n, dim)`` int8 codes with float32 scales
+    ``(n,)`` (:func:`pdftui.search.quantized.quantize`), page numbers, char ranges."""
 
     units_done: int
     units_total: int
     vectors: np.ndarray
+    scales: np.ndarray
     pages: np.ndarray        # int32, 1-based page of each unit
     spans: np.ndarray        # int64 (n, 2): char_start, char_end into pages.text
-    head: np.ndarray | None  # (dim,) unit-length mean of the first HEAD_UNITS units
-    section_vectors: np.ndarray | None = None  # (n_sections, dim): section head units
+    head: np.ndarray | None  # (dim,) float32 unit-length mean of the first HEAD_UNITS units
+    section_vectors: np.ndarray | None = None  # (n_sections, dim) int8: section head units
+    section_scales: np.ndarray | None = None   # (n_sections,) float32
     section_ordinals: np.ndarray | None = None  # int64 sections.ordinal of each row
 
 
@@ -85,7 +90,7 @@ class VectorMatrix:
         self._contents: dict[int, _Content] = {}
         self._state: dict[int, tuple[int, int]] = {}
         self._dirty = True
-        self.matrix = np.zeros((0, 0), dtype=np.float32)
+        self.matrix = Int8Matrix.empty()
         self.unit_content = np.zeros(0, dtype=np.int64)
         self.unit_page = np.zeros(0, dtype=np.int32)
         self.unit_index = np.zeros(0, dtype=np.int64)   # position inside its content
@@ -94,9 +99,10 @@ class VectorMatrix:
         self.page_number = np.zeros(0, dtype=np.int64)   # 1-based number of each page
         self.page_code = np.zeros(0, dtype=np.int64)     # content * PAGE_CODE + page, sorted
         self._sims: tuple | None = None
+        self._mask: tuple | None = None   # (contents, page_content, mask) of the last scope
         self.head_matrix = np.zeros((0, 0), dtype=np.float32)  # (n_contents, dim) heads
         self.head_content = np.zeros(0, dtype=np.int64)
-        self.section_matrix = np.zeros((0, 0), dtype=np.float32)  # section head units
+        self.section_matrix = Int8Matrix.empty()  # section head units
         self.section_content = np.zeros(0, dtype=np.int64)   # content of each row
         self.section_ordinal = np.zeros(0, dtype=np.int64)   # sections.ordinal of each row
 
@@ -124,9 +130,9 @@ class VectorMatrix:
         rows = list(zip(u.pages, u.starts, u.ends, u.vectors, u.ordinals))
         heads = [r for r in rows if r[0] == SECTION_HEAD_PAGE]
         rows = [r for r in rows if r[0] != SECTION_HEAD_PAGE]
-        sec_vecs = sec_ords = None
+        sec_vecs = sec_scales = sec_ords = None
         if heads:
-            sec_vecs = _stack([r[3] for r in heads])
+            sec_vecs, sec_scales = quantize(_stack([r[3] for r in heads]))
             sec_ords = np.array([r[4] for r in heads], dtype=np.int64)
         if rows:
             vecs = _stack([r[3] for r in rows])
@@ -135,12 +141,15 @@ class VectorMatrix:
             head = vecs[:HEAD_UNITS].mean(axis=0)
             norm = float(np.linalg.norm(head))
             head = (head / norm).astype(np.float32) if norm > 0 else None
+            vecs, scales = quantize(vecs)
         else:
-            vecs = np.zeros((0, 0), dtype=np.float32)
+            vecs = np.zeros((0, 0), dtype=np.int8)
+            scales = np.zeros(0, dtype=np.float32)
             pages = np.zeros(0, dtype=np.int32)
             spans = np.zeros((0, 2), dtype=np.int64)
             head = None
-        return _Content(done, total, vecs, pages, spans, head, sec_vecs, sec_ords)
+        return _Content(done, total, vecs, scales, pages, spans, head, sec_vecs, sec_scales,
+                        sec_ords)
 
     def _rebuild(self) -> None:
         parts = [(cid, c) for cid, c in sorted(self._contents.items()) if len(c.pages)]
@@ -148,20 +157,8 @@ class VectorMatrix:
             dims = {c.vectors.shape[1] for _, c in parts}
             dim = max(dims)
             parts = [(cid, c) for cid, c in parts if c.vectors.shape[1] == dim]
-            # each content's vectors are copied in and become a view into the matrix, so
-            # its own array is freed at once: one copy in memory, also while loading
             self._sims = None
-            matrix = np.empty((sum(len(c.vectors) for _, c in parts), dim), dtype=np.float32)
-            at = 0
-            for i, (_cid, c) in enumerate(parts):
-                n = len(c.vectors)
-                matrix[at:at + n] = c.vectors
-                c.vectors = matrix[at:at + n]
-                at += n
-                if i % 256 == 255:
-                    _release_freed()
-            self.matrix = matrix
-            _release_freed()
+            self.matrix = self._gather([(c, "vectors", "scales") for _, c in parts], dim)
             self.unit_content = np.concatenate(
                 [np.full(len(c.pages), cid, dtype=np.int64) for cid, c in parts])
             self.unit_page = np.concatenate([c.pages for _, c in parts])
@@ -178,7 +175,7 @@ class VectorMatrix:
         else:
             self.head_matrix = np.zeros((0, 0), dtype=np.float32)
             self.head_content = np.zeros(0, dtype=np.int64)
-            self.matrix = np.zeros((0, 0), dtype=np.float32)
+            self.matrix = Int8Matrix.empty()
             self.unit_content = np.zeros(0, dtype=np.int64)
             self.unit_page = np.zeros(0, dtype=np.int32)
             self.unit_index = np.zeros(0, dtype=np.int64)
@@ -200,22 +197,37 @@ class VectorMatrix:
             dim = max(set(dims), key=dims.count)
         parts = [(cid, c) for cid, c in parts if c.section_vectors.shape[1] == dim]
         if not parts:
-            self.section_matrix = np.zeros((0, dim or 0), dtype=np.float32)
+            self.section_matrix = Int8Matrix.empty(dim or 0)
             self.section_content = np.zeros(0, dtype=np.int64)
             self.section_ordinal = np.zeros(0, dtype=np.int64)
             return
-        out = np.empty((sum(len(c.section_vectors) for _, c in parts), dim), dtype=np.float32)
-        at = 0
-        for _cid, c in parts:
-            n = len(c.section_vectors)
-            out[at:at + n] = c.section_vectors
-            c.section_vectors = out[at:at + n]
-            at += n
-        _release_freed()
-        self.section_matrix = out
+        self.section_matrix = self._gather(
+            [(c, "section_vectors", "section_scales") for _, c in parts], dim)
         self.section_content = np.concatenate(
             [np.full(len(c.section_ordinals), cid, dtype=np.int64) for cid, c in parts])
         self.section_ordinal = np.concatenate([c.section_ordinals for _, c in parts])
+
+    @staticmethod
+    def _gather(parts: list[tuple[_Content, str, str]], dim: int) -> Int8Matrix:
+        """One :class:`Int8Matrix` of the contents' codes and scales (attributes named
+        by each part), in order. Each content's arrays are copied in and become views into
+        it, so their own buffers are freed at once: one copy in memory, also while
+        loading."""
+        n_all = sum(len(getattr(c, v)) for c, v, _ in parts)
+        codes_t = np.empty((dim, n_all), dtype=np.int8)
+        scales = np.empty(n_all, dtype=np.float32)
+        at = 0
+        for i, (c, v, s) in enumerate(parts):
+            n = len(getattr(c, v))
+            codes_t[:, at:at + n] = getattr(c, v).T
+            scales[at:at + n] = getattr(c, s)
+            setattr(c, v, codes_t[:, at:at + n].T)
+            setattr(c, s, scales[at:at + n])
+            at += n
+            if i % 256 == 255:
+                _release_freed()
+        _release_freed()
+        return Int8Matrix(codes_t, scales)
 
     def _page_arrays(self) -> None:
         self.page_content = self.unit_content[self.page_starts]
@@ -249,12 +261,13 @@ class VectorMatrix:
     # -- searching ------------------------------------------------------------------------
     def similarities(self, q: np.ndarray) -> np.ndarray:
         """Cosine of the query vector ``q`` (dim,) with every unit: ``(n_units,)`` float32,
-        one ``(n_units, dim) @ (dim,)`` product, kept for the last query vector so the arms
+        one ``(n_units, dim) @ (dim,)`` product of the int8 codes (within ~1e-3 of the
+        float32 cosine: :mod:`pdftui.search.quantized`), kept for the last query vector so the arms
         of one query (pages, best cosine, sections) share it."""
         q32 = q.astype(np.float32, copy=False)
         key = q32.tobytes()
         if self._sims is None or self._sims[0] != key or self._sims[1] is not self.matrix:
-            self._sims = (key, self.matrix, self.matrix @ q32)
+            self._sims = (key, self.matrix, self.matrix.dot(q32))
         return self._sims[2]
 
     def page_index(self, cid: int, page: int) -> int:
@@ -264,11 +277,17 @@ class VectorMatrix:
         return i if i < len(self.page_code) and self.page_code[i] == code else -1
 
     def content_mask(self, contents: set[int] | None) -> np.ndarray | None:
-        """Boolean ``(n_pages,)``: the pages of ``contents`` (None: no restriction)."""
+        """Boolean ``(n_pages,)``: the pages of ``contents`` (None: no restriction); the
+        last one is kept for the same ``contents`` object (callers must not mutate it)."""
         if contents is None:
             return None
+        got = self._mask
+        if got is not None and got[0] is contents and got[1] is self.page_content:
+            return got[2]   # the same scope object as the last query's (see Engine._view)
         want = np.fromiter(contents, dtype=np.int64, count=len(contents))
-        return np.isin(self.page_content, want)
+        mask = np.isin(self.page_content, want)
+        self._mask = (contents, self.page_content, mask)
+        return mask
 
     def rank_pages(self, q: np.ndarray, contents: set[int] | None = None,
                    first_unit_weight: float = 0.0) -> "PageRanking":
@@ -307,7 +326,7 @@ class VectorMatrix:
             self._rebuild()
         if not len(self.section_matrix) or self.section_matrix.shape[1] != q.shape[0]:
             return np.zeros(0, dtype=np.float32)
-        return self.section_matrix @ q.astype(np.float32, copy=False)
+        return self.section_matrix.dot(q.astype(np.float32, copy=False))
 
     def doc_ranks(self, q: np.ndarray, contents: set[int] | None = None,
                   leave_out: set[int] | frozenset[int] = frozenset()) -> np.ndarray:
