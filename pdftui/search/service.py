@@ -279,10 +279,36 @@ class _Plan:
     few: bool
     depth: int
     top_k: int
+    docs_of: dict[int, list[str]]
+
+
+@dataclass
+class _View:
+    """The lookups every query over one list of searchable documents reads, built once
+    per cache version (:meth:`Engine._view`): ``{doc: content}``, the content ids, and
+    ``{content: [doc, ...]}`` in list order."""
+
+    docs: list[_Doc]
+    by_doc: dict[str, int]
+    contents: set[int]
+    docs_of: dict[int, list[str]]
+
+    @classmethod
+    def of(cls, docs: list[_Doc]) -> "_View":
+        docs_of: dict[int, list[str]] = {}
+        for d in docs:
+            docs_of.setdefault(d.content_id, []).append(d.doc)
+        return cls(docs, {d.doc: d.content_id for d in docs},
+                   {d.content_id for d in docs}, docs_of)
 
 
 class Engine:
-    """Synchronous search over one root folder; one SQLite connection, one thread."""
+    """Synchronous search over one root folder; one SQLite connection, one thread.
+
+    What a query reads that grows with the folder but not with the query (the scope's
+    document list, its searchable documents, their coverage summary and lookups) is
+    built once per cache version (``PRAGMA data_version``: any commit by another
+    connection, e.g. an index run) and reused by every query until it changes."""
 
     def __init__(self, root: str | os.PathLike, cache_dir: str | os.PathLike | None = None,
                  model: str | None = None, options: Options | None = None):
@@ -312,6 +338,7 @@ class Engine:
         self._head_docs: dict[str, list[int]] = {}   # stem -> contents whose head holds it
         self._head_stems: list[str] | None = None
         self._vocab: tuple | None = None
+        self._per_version: dict = {}   # scope lists, coverage, views: cleared by refresh()
 
     def close(self) -> None:
         self.cache.close()
@@ -345,12 +372,36 @@ class Engine:
         self._heads = {}
         self._head_docs = {}
         self._head_stems = None
+        self._per_version = {}
 
     def _scope(self, docs: str | list[str] | None) -> list[_Doc]:
+        """The documents ``docs`` names (patterns; None or empty: all), the same list
+        object for the same patterns until the cache changes."""
         if docs is None or docs == "" or docs == []:
             return self._docs
-        pats = [docs] if isinstance(docs, str) else list(docs)
-        return [d for d in self._docs if any(doc_matches(d.doc, p) for p in pats)]
+        pats = (docs,) if isinstance(docs, str) else tuple(docs)
+        return self._memo(("scope", pats), lambda: [
+            d for d in self._docs if any(doc_matches(d.doc, p) for p in pats)])
+
+    def _memo(self, key, make):
+        """``make()`` once per cache version and ``key`` (keys holding a list's ``id``
+        keep the list in the value, so the id is never reused while cached)."""
+        got = self._per_version.get(key)
+        if got is None:
+            if len(self._per_version) > 64:   # many scopes: start over, never grow
+                self._per_version = {}
+            got = self._per_version[key] = make()
+        return got
+
+    def _searchable(self, scope: list[_Doc]) -> list[_Doc]:
+        """The documents of ``scope`` that can be searched (no skip reason), cached."""
+        return self._memo(("searchable", id(scope)), lambda: (
+            scope, [d for d in scope if d.reason is None]))[1]
+
+    def _view(self, searchable: list[_Doc]) -> _View:
+        """:class:`_View` of a searchable list, cached while the list object is."""
+        got = self._memo(("view", id(searchable)), lambda: _View.of(searchable))
+        return got if got.docs is searchable else _View.of(searchable)
 
     def _sections(self, cid: int) -> list[Section]:
         """The sections of content ``cid`` in document order (no text), cached."""
@@ -407,7 +458,17 @@ class Engine:
 
     # -- coverage -------------------------------------------------------------------------
     def coverage(self, scope: list[_Doc], semantic: bool) -> dict:
-        searchable = [d for d in scope if d.reason is None]
+        """What a query over ``scope`` covers: ``searched`` / ``total`` documents,
+        ``semantic_searched`` (fully embedded; 0 when ``semantic`` is False), the
+        documents still ``embedding`` or ``indexing``, the ``skipped`` ones with their
+        reason. A new dict each call (queries add their notes to it); its summary is
+        computed once per cache version and scope."""
+        got = self._memo(("coverage", id(scope), semantic),
+                         lambda: (scope, self._coverage(scope, semantic)))
+        return dict(got[1])
+
+    def _coverage(self, scope: list[_Doc], semantic: bool) -> dict:
+        searchable = self._searchable(scope)
         if self._emb_state is None or self._emb_state[0] != self._version:
             self._emb_state = (self._version, read_embedding_states(self.db, self.model_id))
         state = self._emb_state[1]   # read once per cache version
@@ -444,7 +505,7 @@ class Engine:
                             note=f"{FOLDER_GONE}: nothing was searched")
             return SearchResult(text, mode, granularity, coverage,
                                 (time.perf_counter() - t0) * 1000, [])
-        searchable = [d for d in scope if d.reason is None]
+        searchable = self._searchable(scope)
         coverage = self.coverage(scope, mode != "keyword")
         q = parse(text)
         searchable = self._admit(q, searchable, coverage)
@@ -582,12 +643,12 @@ class Engine:
         q = q if q is not None else parse(text)
         res = restrict.build(q, self.kw, kind, lambda ids: section_spans(self.db, ids)) \
             if q.has_syntax else restrict.Restriction()
-        by_doc = {d.doc: d.content_id for d in searchable}
+        v = self._view(searchable)
         # inside one or a few documents the cross-document signals (document arm, head
         # field, document-frequency coverage, page heads) say nothing
-        return _Plan(q, self.query_terms(q), res, kind, mode, searchable, by_doc,
-                     {d.content_id for d in searchable}, len(by_doc) <= self.options.few_docs,
-                     max(self.options.depth, top_k), top_k)
+        return _Plan(q, self.query_terms(q), res, kind, mode, searchable, v.by_doc,
+                     v.contents, len(v.by_doc) <= self.options.few_docs,
+                     max(self.options.depth, top_k), top_k, v.docs_of)
 
     def keyword_arm(self, c: "_Plan") -> KeywordArm:
         """Stage 1: per-document BM25 ranks fused across documents (:func:`.keyword.
@@ -630,9 +691,7 @@ class Engine:
             coverage["note"] = f"semantic search unavailable: {exc}"
             return SemanticArm()
         check()
-        docs_of: dict[int, list[str]] = {}
-        for d in c.searchable:
-            docs_of.setdefault(d.content_id, []).append(d.doc)
+        docs_of = c.docs_of
         # the less of the query's rarity mass any page holds (a described,
         # vocabulary-mismatched query), the more the page's head counts;
         # inside one document a page head is no better than its body
