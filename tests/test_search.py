@@ -204,16 +204,18 @@ def test_page_score_blend_of_best_and_first_unit():
     head only)."""
     import numpy as np
 
+    from pdftui.search.quantized import quantize
     from pdftui.search.semantic import VectorMatrix, _Content
 
     q = np.array([1.0, 0.0], dtype=np.float32)
     v = lambda c: np.array([c, (1 - c * c) ** 0.5], dtype=np.float32)  # noqa: E731 - cos c
     m = VectorMatrix("test")
-    m._contents = {1: _Content(3, 3, np.vstack([v(0.1), v(0.9), v(0.6)]),
+    m._contents = {1: _Content(3, 3, *quantize(np.vstack([v(0.1), v(0.9), v(0.6)])),
                                np.array([1, 1, 2], dtype=np.int32),
                                np.zeros((3, 2), dtype=np.int64), None)}
     m._rebuild()
-    order = lambda how: [(p, round(s, 3)) for _c, p, s, _u in m.rank_pages(q, None, how)]  # noqa: E731
+    # int8 codes hold each cosine to ~1e-3 (pdftui.search.quantized): two places
+    order = lambda how: [(p, round(s, 2)) for _c, p, s, _u in m.rank_pages(q, None, how)]  # noqa: E731
     assert order(0.0) == [(1, 0.9), (2, 0.6)]
     assert order(1.0) == [(2, 0.6), (1, 0.1)]
     assert order(0.5) == [(2, 0.6), (1, 0.5)]
