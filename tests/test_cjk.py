@@ -9,7 +9,7 @@ import pytest
 
 from pdftui.index import index_folder
 from pdftui.search import keyword
-from pdftui.search.excerpt import choose, weighted_len
+from pdftui.search.excerpt import choose, grow, weighted_len
 from pdftui.search.keyword import Term
 from pdftui.search.service import Engine
 
@@ -69,5 +69,7 @@ def test_cjk_characters_weigh_more_towards_an_excerpt():
     assert weighted_len("今天的天气很好") == 28
     blocks = ["Zero width: password and cooperate, Greek with tonos, several more words of Latin text",
               "今天的天气很好我们去公园", "東京の天気は晴れ", "tail"]
+    assert grow(blocks, 1) == "今天的天气很好我们去公园 東京の天気は晴れ"
+    # the excerpt also runs on into the short block after it (it is under PASSAGE_CHARS)
     bi, text = choose(blocks, keyword.parse_query("天气"))
-    assert bi == 1 and text == "今天的天气很好我们去公园 東京の天気は晴れ"
+    assert bi == 1 and text == "今天的天气很好我们去公园 東京の天気は晴れ tail"

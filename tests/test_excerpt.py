@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from pdftui.search.excerpt import MIN_CHARS, choose, grow
+from pdftui.search.excerpt import EXTRA_WEIGHT, MIN_CHARS, choose, grow
+from pdftui.search import excerpt
 from pdftui.search.keyword import parse_query
 
 
@@ -27,6 +28,7 @@ def test_grow_goes_backwards_at_the_end_of_a_page():
 import functools  # noqa: E402
 
 from pdftui.extract import extract_document  # noqa: E402
+from pdftui.sections import sections_for  # noqa: E402
 from pdftui.search.excerpt import continues, kind_weight, passages, table_groups  # noqa: E402
 
 from .conftest import CORPUS, shared_file  # noqa: E402
@@ -132,3 +134,52 @@ def test_an_abbreviation_the_page_defines_matches_its_long_form():
     q = parse_query("ResNet34 speaker embedding baseline equal error rate on VoxCeleb")
     _i, text = choose(blocks, q)
     assert "ResNet34 23.9M 1.19" in text
+
+
+@functools.lru_cache(maxsize=4)
+def _indexed(name: str) -> tuple:
+    """The pages of a corpus PDF as the index stores them: blocks split at the headings
+    of its sections (:func:`pdftui.sections.sections_for`), and the sections."""
+    ex = extract_document(shared_file(CORPUS / name))
+    return ex.pages, sections_for(ex)
+
+
+def _page(name: str, page: int) -> tuple[list[str], set[int]]:
+    """``(block texts, indexes of the blocks where a section starts)`` of a page."""
+    pages, secs = _indexed(name)
+    return ([b.text for b in pages[page - 1].blocks],
+            {s.start_block for s in secs if s.start_page == page})
+
+
+def test_a_short_paragraph_is_shown_with_the_one_after_it_in_its_section():
+    """'why GFS uses 64 MB chunks' showed the two-line opening of 2.5 Chunk Size ('We have
+    chosen 64 MB ...') without the paragraph giving the reasons; a passage shorter than
+    PASSAGE_CHARS now runs on into the next paragraph of its section, never into the next
+    section or a caption."""
+    blocks, starts = _page("google-2003-file-system.pdf", 3)
+    _i, text = choose(blocks, parse_query("why GFS uses 64 MB chunks"), section_starts=starts)
+    assert text.startswith("2.5 Chunk Size") and "need to interact with the master" in text
+    for p in passages(blocks, section_starts=starts):
+        assert not any(j in starts for j in p.extra)
+        assert not any(blocks[j].startswith("Figure") for j in p.extra)
+    # without the sections, a dotted section number still stops it
+    assert not any(blocks[j].startswith("2.6 Metadata") for p in passages(blocks)
+                   for j in p.extra)
+    # the image-inclusion syntax under 4.4, below the two-line lead-in that matched
+    blocks, starts = _page("texlive-graphics-grfguide.pdf", 9)
+    _i, text = choose(blocks, parse_query("insert and scale an external PDF, PNG or EPS image "
+                                          "in LaTeX"), section_starts=starts)
+    assert "\\includegraphics*[⟨key val list⟩]{⟨file⟩}" in text
+
+
+def test_blocks_added_to_a_short_paragraph_count_at_half_weight(monkeypatch):
+    """A passage run on into the next paragraph must not beat the paragraph that holds the
+    rarest query word by gathering its neighbours' common ones: 'appends' is shown (at
+    full weight the section's opening, run on, won)."""
+    beamer = _blocks("texlive-beamer-user-guide.pdf", 196)
+    head = next(i for i, b in enumerate(beamer) if b.startswith("19 Adding Notes"))
+    for weight, want in ((1.0, False), (EXTRA_WEIGHT, True)):
+        monkeypatch.setattr(excerpt, "EXTRA_WEIGHT", weight)
+        _i, text = choose(beamer, parse_query("note text appended to the current slide"),
+                          section_starts={head})
+        assert ("appends" in text) is want

@@ -248,7 +248,8 @@ def test_phrase_excerpt_beats_the_semantic_unit():
     from pdftui.search.excerpt import choose
 
     filler = "Recurrent models compute hidden states one position after another. "
-    blocks = [filler * 3, "We call our particular attention Scaled Dot-Product Attention.",
+    # paragraphs longer than PASSAGE_CHARS: the unit's passage is not run on into the phrase
+    blocks = [filler * 10, "We call our particular attention Scaled Dot-Product Attention.",
               filler * 2]
     page = "\n".join(blocks)
     unit = (page.index(blocks[2]), len(page))   # the best unit lies in the last block

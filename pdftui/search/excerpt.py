@@ -6,12 +6,15 @@ means exactly what the keyword arm matched (porter stems, prefixes, CJK unigrams
 closed compound such as ``frameskip`` written open or hyphenated: ``frame-skipping``).
 
 A page is cut into *passages* (:func:`passages`): each block, grown to ``MIN_CHARS`` with
-its neighbours when it is a heading or a label (:func:`grow`) and joined with the block
-that continues its sentence across a column or page break; and each table as one passage
+its neighbours when it is a heading or a label (:func:`grow`), run on into the paragraphs
+after it in its section while shorter than ``PASSAGE_CHARS`` (:func:`extended`: a short
+lead-in with the paragraph that explains it) and joined with the block that continues its
+sentence across a column or page break; and each table as one passage
 (its caption, header and rows: :func:`table_groups`), so a question answered by a row is
 shown the row with the column names. A passage scores the sum, over the distinct query
 terms it holds, of the term's rarity *on this page* (``log(1 + blocks / blocks holding
-it)``, an idf over the page's blocks), so the paragraph holding the rare words of the
+it)``, an idf over the page's blocks; a term held only by the paragraphs a passage was
+run on into counts ``EXTRA_WEIGHT`` of it), so the paragraph holding the rare words of the
 query beats the introduction that repeats its common ones. Passages of a kind that rarely
 answers are scaled down (:func:`kind_weight`): figure captions, cross-references ("see
 ... p. 144"), reference-list entries. A table also holds the terms of the prose citing it
@@ -40,6 +43,12 @@ from .keyword import Term, tokenize_many
 
 MIN_CHARS = 80
 MAX_CHARS = 2000
+#: A passage shorter than this is extended with the paragraphs after it in its section
+#: (:func:`extended`): about eight lines of an 80-column pane.
+PASSAGE_CHARS = 600
+#: Share of a term's weight that a passage earns when only the paragraphs it was run on
+#: into hold the term (a passage must not win by gathering its neighbours' words).
+EXTRA_WEIGHT = 0.5
 #: A CJK character counts as this many characters towards :data:`MIN_CHARS`: one carries
 #: about a word (a 12-character Chinese sentence is a paragraph, not a heading).
 CJK_WEIGHT = 4
@@ -56,6 +65,7 @@ TABLE_CHARS = 300
 """Longest block still read as part of a table (a row, a header or a cell group)."""
 
 _CAPTION_RE = re.compile(r"^\s*(fig(ure)?|table|tab)\.?\s*[A-Z]?\d+(\.\d+)*\s*[.:|]", re.I)
+_NUMBERED_HEAD_RE = re.compile(r"^\s*([A-Z]|\d{1,2})(\.\d{1,2})+\.?\s+[A-Z]")
 _TABLE_CAPTION_RE = re.compile(r"^\s*(table|tab)\.?\s*[A-Z]?\d+", re.I)
 _XREF_RE = re.compile(r"^\W*((for|a|an|more)\b[^.]{0,60}?\b)?(see|cf\.|refer to)\b[^.]{0,80}?"
                       r"\b(p\.|pp\.|page|pages|section|sec\.|§|chapter|appendix|figure|fig\.|"
@@ -79,6 +89,9 @@ class Passage:
     seed: int
     members: tuple[int, ...]
     kind: str = "text"
+    extra: tuple[int, ...] = ()
+    """The members added by :func:`extended` (shown, and scored, but a passage holding
+    the match without them wins a tie)."""
 
 
 def cap(text: str, limit: int = MAX_CHARS, around: int | None = None) -> str:
@@ -253,17 +266,42 @@ def kind_weight(text: str) -> float:
     return 1.0
 
 
-def passages(blocks: Sequence[str], next_blocks: Sequence[str] = ()) -> list[Passage]:
+def extended(blocks: Sequence[str], members: list[int], stops: Collection[int] = (),
+             size: int = PASSAGE_CHARS) -> list[int]:
+    """``members`` (a grown block run) with the blocks after it appended until it holds
+    ``size`` characters: a short paragraph is shown with the one that follows it in its
+    section (a heading's one-line lead-in with the paragraph that explains it, a question
+    with its answer). It stops before a block in ``stops`` (where a section starts) and
+    before a figure or table caption and before a block opening with a dotted section
+    number ("2.5 Chunk Size ...", "C.2 Editing actions"), a heading the page's sections
+    may miss."""
+    have = sum(weighted_len(blocks[j]) + 1 for j in members)
+    out = list(members)
+    j = out[-1] + 1
+    while have < size and j < len(blocks):
+        if j in stops or _CAPTION_RE.match(blocks[j]) or _NUMBERED_HEAD_RE.match(blocks[j]):
+            break
+        if blocks[j].strip():
+            out.append(j)
+            have += weighted_len(blocks[j]) + 1
+        j += 1
+    return out
+
+
+def passages(blocks: Sequence[str], next_blocks: Sequence[str] = (),
+             section_starts: Collection[int] = ()) -> list[Passage]:
     """The candidate passages of a page (see the module docstring); a member index
     ``len(blocks) + k`` is ``next_blocks[k]`` (the next page's first blocks, joined when
-    the page's last paragraph continues there)."""
+    the page's last paragraph continues there). ``section_starts``: indexes of the blocks
+    where a section starts (a passage is not extended across them: :func:`extended`)."""
     out = []
     n = len(blocks)
     allb = list(blocks) + list(next_blocks)
     for i in range(n):
         if not blocks[i].strip():
             continue
-        members = _grown(blocks, i)
+        core = _grown(blocks, i)
+        members = extended(blocks, core, section_starts)
         last = members[-1]
         nxt = last + 1
         if next_blocks and last == _last_text(blocks):
@@ -272,7 +310,8 @@ def passages(blocks: Sequence[str], next_blocks: Sequence[str] = ()) -> list[Pas
                             if continues(blocks[last], b)), 0)
         if nxt < len(allb) and members[-1] >= i and continues(allb[last], allb[nxt]):
             members = members + [nxt]
-        out.append(Passage(i, tuple(members)))
+        out.append(Passage(i, tuple(members), extra=tuple(j for j in members
+                                                          if j not in core and j < n)))
     return out + table_groups(blocks)
 
 
@@ -414,22 +453,26 @@ def choose(blocks: Sequence[str], terms: Sequence[Term],
     stems = with_acronyms(allb, stems, terms)
     held, w = _weights(stems[: len(blocks)], terms, squashed[: len(blocks)])
     held += [matched(s, terms, q) for s, q in zip(stems[len(blocks):], squashed[len(blocks):])]
-    cands = passages(blocks, next_blocks)
+    cands = passages(blocks, next_blocks, section_starts)
 
     cites = {p: cited_terms(p, blocks, held) for p in cands if p.kind == "table"}
 
     def score(p: Passage) -> float:
-        got = set().union(*(held[j] for j in p.members), cites.get(p, ()))
-        s = math.fsum(w[k] for k in sorted(got))
+        got = set().union(*(held[j] for j in p.members if j not in p.extra),
+                          cites.get(p, ()))
+        more = set().union(*(held[j] for j in p.extra)) - got
+        s = math.fsum(w[k] for k in sorted(got)) + EXTRA_WEIGHT * math.fsum(
+            w[k] for k in sorted(more))
         return s if p.kind == "table" else s * kind_weight(blocks[p.seed])
 
     def has(p: Passage) -> bool:
         return any(r.search(passage_text(p, allb)) for r in rx) if rx else False
 
     def key(p: Passage) -> tuple:
-        # equal scores: a table whole (not a row grown into its caption), then the
-        # earlier passage, which holds the later one's lead-in (a heading, the line
-        # introducing a display) or states the thing first
+        # equal scores: a passage holding a query term before it is extended (not a
+        # paragraph matching nothing, extended into the match), a table whole (not a row
+        # grown into its caption), then the earlier passage, which holds the later one's
+        # lead-in (a heading, the line introducing a display) or states the thing first
         return (has(p), round(score(p), 9), p.kind == "table", -p.seed)
 
     if rx and not any(has(p) for p in cands):
@@ -445,7 +488,8 @@ def choose(blocks: Sequence[str], terms: Sequence[Term],
         spans = block_spans(page_text, blocks)
         a, b = unit_span
         overlap = [max(0, min(b, e) - max(a, s)) for s, e in spans] + [0] * len(next_blocks)
-        over = [(sum(overlap[j] for j in p.members), p) for p in cands]
+        # by its own blocks: a passage run on into the unit's does not lie under it
+        over = [(sum(overlap[j] for j in p.members if j not in p.extra), p) for p in cands]
         # a passage holding a required phrase wins over the best unit's passage
         over = [(o, p) for o, p in over if o > 0 or has(p)]
         if over:
