@@ -364,3 +364,82 @@ def test_at_80_columns_the_box_left_shows_its_query_from_the_start_and_the_foote
             assert keys and all(k.region.right <= 80 for k in keys)
             assert sum(k.region.width for k in keys) <= 80, [k.region for k in keys]
     run(go())
+
+
+def parsed(text: str, pause: bool = True) -> list:
+    """The key events :class:`~pdftui.tui.keys.EscapeParser` makes of ``text`` arriving
+    at once (then, with ``pause``, after ESCDELAY has passed)."""
+    import time
+
+    from pdftui.tui.keys import EscapeParser
+
+    parser = EscapeParser()
+    keys = list(parser.feed(text))
+    if pause:
+        time.sleep(0.15)
+        keys += list(parser.tick())
+    return keys
+
+
+def test_an_esc_in_a_burst_of_32_characters_or_more_is_esc_not_a_caret(make_app):
+    """Fresh-user finding: "^" showed up after Esc in bursts of 32+ fast characters.
+    Textual's parser gives up on an Esc sequence at 32 characters (and when a second Esc
+    comes first) and reissues its characters, writing the Esc as "^". The Esc stays the
+    Esc key; a "^" the user types stays a "^"."""
+    keys = parsed("\x1b/" + BURST)
+    assert [k.key for k in keys][:2] == ["escape", "slash"]
+    assert "".join(k.character for k in keys[1:]) == "/" + BURST
+    assert [k.key for k in parsed("\x1bx\x1b")][:2] == ["escape", "x"]
+    assert [k.key for k in parsed("a^b")] == ["a", "circumflex_accent", "b"]
+    assert [k.key for k in parsed("\x1b^")] == ["escape", "circumflex_accent"]
+
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await results_focused(pilot)
+            box = app.query_one("#query")
+            for event in parsed("\x1b/" + BURST):   # Esc, then "/" and a query, at once
+                event.set_sender(app)
+                app._driver.send_message(event)
+            await wait_for(pilot, lambda: len(box.value) >= len(BURST), timeout=10,
+                           what="the burst in the box")
+            await pilot.pause(0.2)
+            assert box.value == BURST, box.value
+    run(go())
+
+
+def test_brackets_and_esc_bracket_are_keys_never_key_names_typed(make_app):
+    """The default data dir's last query was "iiright_square_bracket]": the keys' names,
+    not the keys. The parser makes "]" / "[" and Esc + "]" (Alt+] on the wire, and the
+    start of an OSC sequence) into the keys; in the reader they move by section and type
+    nothing into the box. (The name itself came from ``tmux send-keys right_square_bracket``:
+    tmux sends a key name it does not know as its letters, typed into the focused box.)"""
+    keys = parsed("]")
+    assert [(k.key, k.character) for k in keys] == [("right_square_bracket", "]")]
+    keys = parsed("\x1b]")
+    assert [(k.key, k.character) for k in keys] == [("escape", "\x1b"),
+                                                    ("right_square_bracket", "]")]
+    keys = parsed("\x1b[")
+    assert [k.key for k in keys] == ["escape", "left_square_bracket"]
+
+    async def go():
+        from pdftui.tui.reader_pane import ReaderBody, ReaderPane
+
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await results_focused(pilot)
+            await pilot.press("enter")
+            reader = app.query_one(ReaderPane)
+            await wait_for(pilot, lambda: reader.view is not None, what="reader")
+            await wait_for(pilot, lambda: isinstance(app.focused, ReaderBody), what="body")
+            box = app.query_one("#query")
+            before = box.value
+            start = reader.view.section_id
+            for event in parsed("]") + parsed("\x1b]"):
+                event.set_sender(app)
+                app._driver.send_message(event)
+            await pilot.pause(0.3)
+            assert box.value == before
+            assert "right_square_bracket" not in box.value
+            assert reader.view.section_id != start or reader.view.page != 1
+    run(go())
