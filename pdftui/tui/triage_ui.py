@@ -24,6 +24,10 @@ SESSION_SAVE_S = 1.0
 MARK_WORDS = {"keep": "keep", "to-read": "to read", "skip": "skip", "none": "no mark"}
 
 
+#: What the triage keys need, said when the pane in use has nothing to act on.
+NEEDS_DOCUMENT = "select a hit or a document, or open a page in the reader first"
+
+
 class TriageMixin:
     """Marks, notes, clips, export, viewer, session and history for the app."""
 
@@ -99,23 +103,26 @@ class TriageMixin:
 
     # -- which document ---------------------------------------------------------------------
     def current_document(self) -> tuple[str, int] | None:
-        """``(doc, page)`` the triage keys act on: the reader's page, the documents pane's
-        highlighted document (page 1) or the current hit, by the pane in use."""
+        """``(doc, page)`` the triage keys act on, by the pane in use: the reader's page,
+        the documents pane's highlighted document (page 1), the results' current hit; from
+        elsewhere (the search box, the palette) the current hit, else the reader's page.
+        None when that pane has nothing (an empty reader, no hits): never a document the
+        user cannot see."""
         from .corpus_pane import CorpusPane
         from .reader_pane import ReaderPane
         from .results_pane import ResultsPane
 
         pane = self._current_pane()
         reader = self.query_one(ReaderPane).view
-        if pane == "reader" and reader is not None:
-            return reader.request.doc, reader.page
+        if pane == "reader":
+            return (reader.request.doc, reader.page) if reader is not None else None
         if pane == "corpus":
             doc = self.query_one(CorpusPane).current_doc()
             return (doc, 1) if doc else None
         hit = self.query_one(ResultsPane).current_hit()
         if hit is not None:
             return hit.get("doc", ""), int(hit.get("page") or 1)
-        if reader is not None:
+        if reader is not None and pane != "results":
             return reader.request.doc, reader.page
         return None
 
@@ -128,7 +135,7 @@ class TriageMixin:
         """Mark the current document keep / to-read / skip, or clear its mark."""
         cur = self.current_document()
         if cur is None:
-            self.notify("No document here to mark.", timeout=2)
+            self.notify(f"Nothing to mark here: {NEEDS_DOCUMENT}.", timeout=3)
             return
         self.run_worker(self._mark(cur[0], value), name="Marking", group="triage",
                         exit_on_error=False)
@@ -147,7 +154,7 @@ class TriageMixin:
 
         cur = self.current_document()
         if cur is None:
-            self.notify("No document here to take a note on.", timeout=2)
+            self.notify(f"Nothing to attach a note to: {NEEDS_DOCUMENT}.", timeout=3)
             return
         doc = cur[0]
         old = self.triage.get(doc)

@@ -460,3 +460,31 @@ def test_export_dialog_defaults_to_every_marked_document_as_the_cli(make_app):
             await pilot.press("escape")
             await wait_for(pilot, lambda: app.screen is app.main_screen)
     run(go())
+
+
+def test_a_note_needs_something_to_attach_to(make_app, data_dir):
+    """Fresh-user finding: ``a`` opened the note editor with nothing selected (an empty
+    reader, while the results held hits it could not see). Now it says what it needs and
+    opens no editor; with a hit under the cursor it still opens on that hit's document."""
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            await search(pilot, "attention")
+            app.show_pane("reader")            # nothing open in the reader
+            await pilot.pause(0.1)
+            assert app.query_one(ReaderPane).view is None
+            assert app._current_pane() == "reader"
+            await pilot.press("a")
+            await pilot.pause(0.2)
+            assert not isinstance(app.screen, NoteScreen)
+            said = [n.message for n in app._notifications]
+            assert any("select a hit or a document, or open a page" in m for m in said), said
+            await pilot.press("plus")          # nor is a mark set on an unseen hit
+            await pilot.pause(0.2)
+            assert not app.marks()
+            app.show_pane("results")
+            await wait_for(pilot, lambda: isinstance(app.focused, HitTable), what="results")
+            await pilot.press("a")
+            await wait_for(pilot, lambda: isinstance(app.screen, NoteScreen), what="editor")
+    run(go())
