@@ -52,7 +52,9 @@ DOC_TIMEOUT_S = 300.0
 
 @dataclass(slots=True)
 class Progress:
-    """A progress report. ``phase`` is "scan", "extract", "embed" or "done".
+    """A progress report. ``phase`` is, in order: "scan" (listing the folder), "check"
+    (comparing the ``docs_total`` PDFs found with the cache), "extract", "embed",
+    "verify" (counting the units still without an embedding) or "done".
 
     Counts: documents to extract / extracted, pages extracted, embedding units to embed /
     embedded (in this run). ``current`` is the doc being worked on ('' when none). In the
@@ -232,6 +234,7 @@ def index_folder(folder: str | os.PathLike, cache_dir: str | os.PathLike | None 
         report(Progress("scan"))
         found, problems = discover(root)
         summary.documents = len(found)
+        report(Progress("check", docs_total=len(found)))
         for p in problems:
             summary.skipped.append({"doc": p.doc, "reason": p.skip_reason})
         known = cache.files(root)
@@ -251,6 +254,7 @@ def index_folder(folder: str | os.PathLike, cache_dir: str | os.PathLike | None 
         _extract_and_embed(jobs, cache, root, summary, report, cancel, embed_thread, workers)
         if embed_thread is not None:
             _embedding_summary(summary, embedder, embed_thread)
+        report(Progress("verify"))
         summary.embedding_pending = _pending_embeddings(cache, root, model, pipeline,
                                                         embedder, embed_thread)
         _content_reasons(cache, root, summary, unchanged_docs)

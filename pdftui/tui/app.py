@@ -453,6 +453,12 @@ class PdftuiApp(FailureHandler, TriageMixin, App):
         event = message.progress
         if event.phase == "scan":
             self._index_status = "scanning folder…"
+        elif event.phase == "check":
+            self._index_status = f"checking {event.docs_total} PDFs against the index…"
+        elif event.phase == "verify":
+            self._index_status = "checking embeddings…"
+        elif event.phase == "done":
+            self._index_status = ""   # said at once: the run's summary follows
         elif event.phase == "extract":
             self._index_status = (f"indexing {event.docs_done}/{event.docs_total}: "
                                   f"{clean_text(event.current)}")

@@ -1094,3 +1094,38 @@ def test_compare_rows_show_each_hits_section(make_app):
             await pilot.press("escape")
     run(go((80, 24)))
     run(go((160, 48)))
+
+
+def test_the_status_says_what_indexing_does_and_clears_when_done(make_app, tui_index):
+    """Fresh-user finding: "scanning folder…" stayed ~30 s after the scan (a few ms):
+    the run was comparing the PDFs with the cache and checking embeddings, and said
+    nothing of it. Each step says what it does; "done" clears the status at once."""
+    from pdftui.index import Progress, index_folder
+    from pdftui.tui.messages import IndexProgress
+
+    folder, cache = tui_index
+    phases = []
+    index_folder(folder, cache, None, embed=True, progress=lambda p: phases.append(p))
+    names = [p.phase for p in phases]
+    assert names[:2] == ["scan", "check"] and names[-2:] == ["verify", "done"], names
+    assert phases[1].docs_total == 4
+
+    def status(app) -> str:
+        return str(app.query_one("#status").render())
+
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            assert "scanning" not in status(app) and "checking" not in status(app)
+            app._indexing = True
+            for p, said in ((Progress("scan"), "scanning folder"),
+                            (Progress("check", docs_total=4), "checking 4 PDFs"),
+                            (Progress("verify"), "checking embeddings")):
+                app.post_message(IndexProgress(p))
+                await wait_for(pilot, lambda: said in status(app), what=said)
+            app.post_message(IndexProgress(Progress("done")))
+            await wait_for(pilot, lambda: "checking" not in status(app), what="cleared")
+            assert "scanning" not in status(app)
+            app._indexing = False
+    run(go())
