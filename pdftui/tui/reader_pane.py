@@ -227,11 +227,17 @@ class GoToPageScreen(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="goto-box"):
-            now = page_ref(self.current, self.label)
-            yield Label(f"Go to page (1-{self.pages}, now {now})"
-                        + (": a number, or a printed label as (34) or xii" if self.labelled
-                           else ":"))
+            for line in self.prompt_lines():
+                yield Label(line, classes="goto-line")
             yield Input(placeholder=str(self.current), id="goto-input")
+            yield Label("Enter jumps · Esc cancels", classes="goto-hint")
+
+    def prompt_lines(self) -> list[str]:
+        """The prompt, in lines that fit the box at 80 columns (50 columns or less)."""
+        lines = [f"Go to page 1-{self.pages} (now {page_ref(self.current, self.label)}):"]
+        if self.labelled:
+            lines.append("a number, or a printed label as (34) or xii")
+        return lines
 
     @on(Input.Submitted)
     def _submit(self, event: Input.Submitted) -> None:

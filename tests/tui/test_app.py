@@ -1129,3 +1129,29 @@ def test_the_status_says_what_indexing_does_and_clears_when_done(make_app, tui_i
             assert "scanning" not in status(app)
             app._indexing = False
     run(go())
+
+
+def test_the_go_to_page_prompt_fits_80_columns(make_app):
+    """Fresh-user finding: at 80 columns the ``g`` prompt was cut (one 80-character line
+    in a 40-column box). Its lines fit the box, the box the screen, and it says Enter
+    jumps, Esc cancels."""
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            screen = GoToPageScreen(311, 205, "199", labelled=True)
+            await app.push_screen(screen)
+            await pilot.pause(0.1)
+            box = screen.query_one("#goto-box")
+            assert box.region.right <= 80 and box.region.x >= 0
+            lines = [str(w.render()) for w in screen.query("Label")]
+            assert lines[0] == "Go to page 1-311 (now 205 (199)):", lines
+            assert "printed label as (34) or xii" in lines[1]
+            assert "Enter jumps · Esc cancels" in lines[-1]
+            for w in screen.query("Label"):
+                text = str(w.render())
+                assert "\n" not in text and len(text) <= w.content_region.width, \
+                    (text, w.content_region)
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: app.screen is app.main_screen, what="closed")
+    run(go())
