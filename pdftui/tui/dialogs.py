@@ -44,7 +44,11 @@ EXPORT_FORMATS = (("markdown", "Markdown reading list", "md"), ("bibtex", "BibTe
                   ("csv", "CSV", "csv"), ("json", "JSON", "json"))
 #: Which documents an export holds.
 EXPORT_MARKED = (("keep", "marked keep"), ("to-read", "to read"), ("skip", "skipped"),
-                 ("any", "every marked or noted document"))
+                 ("any", "every marked or noted document"), ("all", "all documents"))
+
+
+#: The export dialog's keys, on its last line (the border's subtitle says it again).
+EXPORT_HINT = "Enter in File exports · Enter on a list opens it · Tab next · Esc cancels"
 
 
 @dataclass(frozen=True)
@@ -90,6 +94,7 @@ class ExportScreen(ModalScreen[ExportRequest | None]):
             yield Label("File")
             yield Input(export_path(self.folder_name, self.fmt), id="export-path",
                         compact=True)
+            yield Label(EXPORT_HINT, id="export-hint")
 
     def on_mount(self) -> None:
         self.query_one("#export-format", Select).focus()

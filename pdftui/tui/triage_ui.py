@@ -200,7 +200,8 @@ class TriageMixin:
 
     # -- export ----------------------------------------------------------------------------
     def action_export(self) -> None:
-        """Export the marked documents (a dialog picks format, marks and file)."""
+        """Export the marked documents, or all of them (a dialog picks format, which
+        documents and file)."""
         from .dialogs import ExportScreen
 
         def done(req) -> None:

@@ -488,3 +488,38 @@ def test_a_note_needs_something_to_attach_to(make_app, data_dir):
             await pilot.press("a")
             await wait_for(pilot, lambda: isinstance(app.screen, NoteScreen), what="editor")
     run(go())
+
+
+def test_export_dialog_offers_all_documents_and_says_enter_and_esc(make_app, tmp_path):
+    """Fresh-user finding: the export dialog offered only marked documents and showed no
+    Enter / Esc hint in its body. "all documents" exports every document of the folder
+    (as ``pdftui export --marked all``); the hint line fits 80 columns."""
+    from textual.widgets import Select
+
+    out = tmp_path / "all.csv"
+
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            await pilot.press("escape", "e")
+            await wait_for(pilot, lambda: isinstance(app.screen, ExportScreen))
+            screen = app.screen
+            hint = screen.query_one("#export-hint")
+            text = str(hint.render())
+            assert "Enter in File exports" in text and "Esc cancels" in text
+            assert len(text) <= hint.content_region.width, (text, hint.content_region)
+            marked = screen.query_one("#export-marked", Select)
+            assert ("all documents", "all") in [(str(a), b) for a, b in marked._options]
+            marked.value = "all"
+            screen.query_one("#export-format", Select).value = "csv"
+            await pilot.pause()
+            path = screen.query_one("#export-path")
+            path.value = str(out)
+            path.focus()
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: out.exists(), what="the export written")
+            assert len(app.documents) == 4
+            rows = out.read_text(encoding="utf-8").strip().splitlines()
+            assert len(rows) == 1 + len(app.documents), rows
+    run(go())
