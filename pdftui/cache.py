@@ -65,8 +65,8 @@ from .identifiers import identifiers_in
 from .ocr import SETTINGS as OCR_SETTINGS
 from .errors import CacheError
 
-SCHEMA_VERSION = 6  # 2: sections.own_chars; 3: metadata; 4: pages.ocr, contents.ocr_missing;
-#   5: identifiers and words; 6: ocr_pages
+SCHEMA_VERSION = 7  # 2: sections.own_chars; 3: metadata; 4: pages.ocr, contents.ocr_missing;
+#   5: identifiers and words; 6: ocr_pages; 7: pages_ocr (partial index of OCR'd pages)
 #: Bump when extraction output changes: contents extracted by an older version are redone.
 EXTRACTOR_VERSION = 17  # 7, 9, 10: numbering; 8: floats; 11, 12: heading column; 13: number block;
 #   14: page labels built by pdftui (bounded), hashes of the bytes extracted; 15: annotations;
@@ -122,6 +122,7 @@ CREATE TABLE IF NOT EXISTS pages(
     ocr INTEGER NOT NULL DEFAULT 0,
     UNIQUE(content_id, number)
 );
+CREATE INDEX IF NOT EXISTS pages_ocr ON pages(content_id) WHERE ocr = 1;
 CREATE VIRTUAL TABLE IF NOT EXISTS pages_fts USING fts5(
     text, content='', tokenize='{_TOKENIZER}');
 CREATE VIRTUAL TABLE IF NOT EXISTS pages_fts_instance USING fts5vocab(pages_fts, 'instance');
@@ -493,6 +494,9 @@ class Cache:
 
     # -- schema ---------------------------------------------------------------------------
     def _migrate(self) -> None:
+        """Bring an older layout up to ``SCHEMA_VERSION`` (or start a cache afresh).
+        Raises :class:`CacheError` for a cache of a newer pdftui, which is never
+        emptied: another process may be using it."""
         version = self.db.execute("PRAGMA user_version").fetchone()[0]
         if version == SCHEMA_VERSION:
             return
@@ -500,6 +504,11 @@ class Cache:
             version = self.db.execute("PRAGMA user_version").fetchone()[0]
             if version == SCHEMA_VERSION:
                 return
+            if version > SCHEMA_VERSION:
+                raise CacheError(
+                    f"the cache at {self.dir} was made by a newer pdftui (layout {version},"
+                    f" this one reads {SCHEMA_VERSION}); upgrade pdftui or use another"
+                    " --cache-dir")
             fill = False
             if version == 1:
                 # v1 -> v2: sections gain own_chars (-1 = whole text, which is what v1
@@ -526,6 +535,11 @@ class Cache:
                 version = 5
             if version == 5:
                 # v5 -> v6: the ocr_pages table (created below), filled by later extractions
+                version = 6
+            if version == 6:
+                # v6 -> v7: the pages_ocr partial index (created below), so counting a
+                # folder's OCR'd pages reads no page text (the document list at 10,000
+                # documents read every page row: seconds before the first paint)
                 version = SCHEMA_VERSION
             if version not in (0, SCHEMA_VERSION):
                 # An older layout: the cache is derived data, so start afresh.

@@ -423,10 +423,11 @@ class Library:
             " LEFT JOIN metadata m ON m.content_id = c.id"
             " WHERE f.root = ? ORDER BY f.doc", (self.root,),
         ).fetchall()
+        # every OCR'd page of the cache from the partial index ``pages_ocr`` (no page
+        # row is read); the folder's contents pick theirs below
         ocr_pages = dict(self.db.execute(
-            "SELECT p.content_id, count(*) FROM pages p JOIN files f"
-            " ON f.content_id = p.content_id WHERE f.root = ? AND p.ocr = 1"
-            " GROUP BY p.content_id", (self.root,)).fetchall())
+            "SELECT content_id, count(*) FROM pages WHERE ocr = 1 GROUP BY content_id"
+        ).fetchall())
         emb: dict[int, float] = {}
         if model_id:
             for cid, total, done in self.db.execute(

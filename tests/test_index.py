@@ -393,3 +393,54 @@ def test_two_fresh_indexes_give_identical_vectors_whatever_the_batches(tmp_path)
     va, vb = _vectors_by_content(a), _vectors_by_content(b)
     assert len(va) > 100 and va.keys() == vb.keys()
     assert [k for k in va if va[k] != vb[k]] == []
+
+
+def test_v6_cache_gains_the_ocr_page_index_and_keeps_everything(tmp_path, cache_dir):
+    """Schema 6 -> 7 adds only the ``pages_ocr`` partial index: nothing is re-extracted
+    or re-embedded, and the document list counts OCR'd pages through it."""
+    from pdftui.library import Library
+
+    folder = copy_docs(tmp_path / "docs", SMALL_DOCS[:1])
+    index_folder(folder, cache_dir, embed=False)
+    db = sqlite3.connect(cache_dir / "index.sqlite3")
+    db.execute("DROP INDEX pages_ocr")
+    db.execute("UPDATE pages SET ocr = 1 WHERE number <= 2")   # as if OCR'd
+    db.execute("PRAGMA user_version=6")
+    db.commit()
+    before = db.execute("SELECT count(*), max(indexed_at) FROM contents").fetchone()
+    db.close()
+    lib = Library(folder, cache_dir)
+    try:
+        (info,) = lib.documents()
+        assert info.ocr_pages == 2
+        plan = " ".join(str(r) for r in lib.db.execute(
+            "EXPLAIN QUERY PLAN SELECT content_id, count(*) FROM pages WHERE ocr = 1"
+            " GROUP BY content_id"))
+        assert "pages_ocr" in plan
+        assert lib.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+        assert lib.db.execute("SELECT count(*), max(indexed_at) FROM contents").fetchone() \
+            == before
+    finally:
+        lib.close()
+
+
+def test_a_cache_of_a_newer_pdftui_is_refused_and_never_emptied(tmp_path, cache_dir):
+    """A newer layout (another process's pdftui, upgraded) is not 'an older layout to
+    start afresh': opening it raises CacheError and every row stays."""
+    import pytest
+
+    from pdftui.errors import CacheError
+
+    folder = copy_docs(tmp_path / "docs", SMALL_DOCS[:1])
+    index_folder(folder, cache_dir, embed=False)
+    db = sqlite3.connect(cache_dir / "index.sqlite3")
+    db.execute(f"PRAGMA user_version={SCHEMA_VERSION + 1}")
+    db.commit()
+    pages = db.execute("SELECT count(*) FROM pages").fetchone()[0]
+    db.close()
+    with pytest.raises(CacheError, match="newer pdftui"):
+        Cache(cache_dir)
+    db = sqlite3.connect(cache_dir / "index.sqlite3")
+    assert db.execute("SELECT count(*) FROM pages").fetchone()[0] == pages > 0
+    assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION + 1
+    db.close()
