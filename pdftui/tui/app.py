@@ -42,6 +42,7 @@ from .actions import (OPENERS, bindings, full_keymap, help_groups, key_label,
                       palette_actions)
 from .compare_view import CompareScreen, hit_key
 from .corpus_pane import CorpusPane, DocList, title_keys
+from .hit_rows import version_groups
 from .data import LibraryGate
 from .failures import FailureHandler
 from .dialogs import ConfirmQuitScreen
@@ -210,7 +211,9 @@ class PdftuiApp(FailureHandler, TriageMixin, App):
 
         model_id = resolve_model_name(self.model)
         docs = self.gate.run(lambda lib: lib.documents(model_id))
-        self.post_message(DocumentsLoaded(docs))
+        # per-document names and version groups here, in the thread: the UI thread only
+        # shows the list's first rows before it paints (10,000 documents: seconds)
+        self.post_message(DocumentsLoaded(docs, title_keys(docs), version_groups(docs)))
 
     def start_index(self) -> None:
         """Bring the cache up to date with the folder in the background."""
@@ -444,8 +447,9 @@ class PdftuiApp(FailureHandler, TriageMixin, App):
     def _documents_loaded(self, event: DocumentsLoaded) -> None:
         self.documents = event.documents
         self.load_triage()
-        self.query_one(CorpusPane).set_documents(event.documents)
-        self.query_one(ResultsPane).set_documents(event.documents, title_keys(event.documents))
+        names = event.names if event.names is not None else title_keys(event.documents)
+        self.query_one(CorpusPane).set_documents(event.documents, names)
+        self.query_one(ResultsPane).set_documents(event.documents, names, event.versions)
         self._update_status()
 
     @on(IndexProgress)

@@ -235,6 +235,12 @@ def filter_documents(documents: list, needle: str) -> list:
     return [d for _q, _i, d in scored]
 
 
+FIRST_ROWS = 200
+"""Rows a rebuild of the list shows at once; the rest are added ``FILL_ROWS`` a turn of
+the event loop later, so a folder of 10,000 documents paints its first screen at once."""
+FILL_ROWS = 1000
+
+
 class CorpusPane(Vertical):
     """Documents of the folder with status, a type-to-filter box and a multi-select scope."""
 
@@ -251,6 +257,8 @@ class CorpusPane(Vertical):
         self._width = 0
         self._shown = 0
         self._refiltered = False
+        self._names: dict[str, str] = {}   # title_keys(self.documents), once per list
+        self._fill_gen = 0                  # a rebuild cancels the previous one's fill
         self.border_title = "Documents"
 
     def compose(self) -> ComposeResult:
@@ -260,9 +268,12 @@ class CorpusPane(Vertical):
         yield Static("", id="doc-detail", markup=False)
 
     # -- data -----------------------------------------------------------------------------
-    def set_documents(self, documents: list) -> None:
-        """Show ``documents`` (``DocumentInfo`` list), keeping the scope and the cursor."""
+    def set_documents(self, documents: list, names: dict[str, str] | None = None) -> None:
+        """Show ``documents`` (``DocumentInfo`` list), keeping the scope and the cursor;
+        ``names`` is :func:`title_keys` of them when the caller has it (computed here
+        otherwise)."""
         self.documents = list(documents)
+        self._names = names if names is not None else title_keys(self.documents)
         known = {d.doc for d in self.documents}
         if self.scope - known:
             self.scope &= known
@@ -281,7 +292,7 @@ class CorpusPane(Vertical):
         if self.mark_filter is not None:
             docs = [d for d in docs if mark_of(self.marks, d.doc) == self.mark_filter]
         if not needle.strip():
-            docs = sort_documents(docs, self.sort, title_keys(self.documents), self.marks)
+            docs = sort_documents(docs, self.sort, self._names, self.marks)
         return filter_documents(docs, needle)
 
     def on_resize(self, event) -> None:
@@ -305,22 +316,23 @@ class CorpusPane(Vertical):
         old_value = None
         if old is not None and 0 <= old < lst.option_count:
             old_value = lst.get_option_at_index(old).id
-        names = title_keys(self.documents)
         visible = self._visible()
         self._shown = len(visible)
-        items = []
         # the status column always from 90 columns, else while some document is not
         # simply indexed
         tags = any(d.status != "indexed" for d in self.documents)
         cols = doc_columns(max(20, self._list_width(lst)), tags)
         self.query_one("#doc-head", Static).update(doc_header(cols))
-        for d in visible:
-            prompt = doc_row(d, cols, names[d.doc], d.doc in self.scope,
-                             mark_of(self.marks, d.doc))
-            items.append(Option(prompt, id=d.doc))
+        first = FIRST_ROWS
+        if old_value is not None and not self._refiltered:
+            at = next((i for i, d in enumerate(visible) if d.doc == old_value), 0)
+            first = max(first, at + FIRST_ROWS)   # the cursor's row is in the first part
+        self._fill_gen += 1
         with lst.prevent(OptionList.OptionHighlighted):
             lst.clear_options()
-            lst.add_options(items)
+            lst.add_options(self._rows(visible[:first], cols))
+        if len(visible) > first:
+            self.call_later(self._fill, self._fill_gen, visible, first, cols)
         if lst.option_count:
             index = 0
             if old_value is not None and not self._refiltered:
@@ -332,6 +344,23 @@ class CorpusPane(Vertical):
         self._refiltered = False
         self._update_title()
         self._show_detail()
+
+    def _rows(self, docs: list, cols: list[tuple[str, int]]) -> list[Option]:
+        names = self._names
+        return [Option(doc_row(d, cols, names.get(d.doc) or clean_text(d.title or d.doc),
+                               d.doc in self.scope, mark_of(self.marks, d.doc)), id=d.doc)
+                for d in docs]
+
+    def _fill(self, gen: int, visible: list, start: int, cols: list[tuple[str, int]]) -> None:
+        """Add the rows of ``visible`` from ``start`` on, ``FILL_ROWS`` a turn, unless a
+        newer rebuild replaced the list (its ``gen``)."""
+        if gen != self._fill_gen:
+            return
+        lst = self.query_one(DocList)
+        with lst.prevent(OptionList.OptionHighlighted):
+            lst.add_options(self._rows(visible[start:start + FILL_ROWS], cols))
+        if start + FILL_ROWS < len(visible):
+            self.call_later(self._fill, gen, visible, start + FILL_ROWS, cols)
 
     def _show_detail(self) -> None:
         """Title, file name, pages and status of the highlighted document."""

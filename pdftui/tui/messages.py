@@ -41,9 +41,13 @@ class IndexFinished(Message):
 
 @dataclass
 class DocumentsLoaded(Message):
-    """The documents of the folder as the cache knows them (``DocumentInfo`` list)."""
+    """The documents of the folder as the cache knows them (``DocumentInfo`` list), with
+    the name shown for each (``title_keys``) and their version groups
+    (``hit_rows.version_groups``) when the loader computed them off the UI thread."""
 
     documents: list = field(default_factory=list)
+    names: dict | None = None
+    versions: dict | None = None
 
 
 @dataclass

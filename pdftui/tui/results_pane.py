@@ -180,11 +180,13 @@ class ResultsPane(Vertical):
         """The current hits (``to_json()`` dicts)."""
         return list((self.data or {}).get("hits") or [])
 
-    def set_documents(self, documents: list, names: dict[str, str]) -> None:
+    def set_documents(self, documents: list, names: dict[str, str],
+                      versions: dict | None = None) -> None:
         """Name documents by ``names`` (doc -> title shown) and know their metadata and
-        versions (``DocumentInfo`` list)."""
+        versions (``DocumentInfo`` list; ``versions`` is :func:`.hit_rows.version_groups`
+        of them when the caller has it, computed here otherwise)."""
         self.infos = {d.doc: d for d in documents}
-        self.versions = version_groups(documents)
+        self.versions = versions if versions is not None else version_groups(documents)
         if names != self.names:
             self.names = dict(names)
             if self.data is not None:
