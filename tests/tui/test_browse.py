@@ -542,3 +542,35 @@ def test_document_rows_fit_the_list_at_80_columns(make_app):
             screen = re.sub(r"<[^>]+>", "", app.export_screenshot()).replace("&#160;", " ")
             assert re.search(r"\b\d+ p\b", screen) and not re.search(r"\b\d+…", screen)
     asyncio.run(go())
+
+
+def test_a_long_document_list_paints_its_first_rows_then_fills_in(make_app):
+    """Thousands of documents: a rebuild of the list shows its first rows at once and adds
+    the rest on later turns of the event loop; a newer rebuild (a filter typed, another
+    list) cancels the fill of the old one, so no stale row is ever added."""
+    from pdftui.library import DocumentInfo
+    from pdftui.tui import corpus_pane
+
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(pilot)
+            pane = app.query_one(CorpusPane)
+            lst = pane.query_one(DocList)
+            many = [DocumentInfo(f"lib/paper-{i:05d}.pdf", f"Paper number {i}", 10, "indexed")
+                    for i in range(2500)]
+            pane.set_documents(many)
+            assert lst.option_count == corpus_pane.FIRST_ROWS < len(many)
+            await wait_for(pilot, lambda: lst.option_count == len(many), what="the fill")
+            assert [lst.get_option_at_index(i).id for i in (0, 1999, 2499)] == \
+                [many[0].doc, many[1999].doc, many[2499].doc]
+            pane.set_documents(many)              # a rebuild, then one before it filled in
+            pane.set_documents(many[:300])
+            await pilot.pause(0.3)
+            assert lst.option_count == 300
+            pane.set_documents(many)
+            pane.query_one("#corpus-filter").value = "paper-0012"   # paper-00120 .. 00129
+            await pilot.pause(0.3)
+            assert lst.option_count == 10 and all(
+                "paper-0012" in lst.get_option_at_index(i).id for i in range(10))
+    run(go())
