@@ -398,6 +398,13 @@ class TriageStore:
             row = self._find(key)
             return self._load(row[0]) if row else DocTriage()
 
+    def data_version(self) -> int:
+        """SQLite's ``PRAGMA data_version`` on this connection: it changes when another
+        connection (another pdftui process, a CLI ``mark``) commits to the file, and not
+        for this connection's own writes. Cheap: no table is read."""
+        with self._lock:
+            return self.db.execute("PRAGMA data_version").fetchone()[0]
+
     def lookup(self, root: str | os.PathLike, docs: Iterable[tuple[str, str]]
                ) -> dict[str, DocTriage]:
         """The triage of many documents of one folder at once: ``docs`` are

@@ -187,6 +187,7 @@ class PdftuiApp(FailureHandler, TriageMixin, App):
         self._set_folder_first(True)
         self.load_session()
         self.load_documents()
+        self.watch_triage()   # marks and notes another process writes show up here too
         if self.do_index:
             self.start_index()
         if self.do_watch:

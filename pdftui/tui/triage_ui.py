@@ -20,6 +20,9 @@ from .messages import SessionLoaded, TriageChanged
 
 #: Seconds of quiet before the session (query, mode, scope, reader) is saved.
 SESSION_SAVE_S = 1.0
+#: How often (seconds) the user data file is checked for marks and notes written by
+#: another process (a second TUI on the same data dir, ``pdftui mark``).
+TRIAGE_POLL_S = 2.0
 #: Mark values by action argument, with the words a notification uses.
 MARK_WORDS = {"keep": "keep", "to-read": "to read", "skip": "skip", "none": "no mark"}
 
@@ -44,6 +47,7 @@ class TriageMixin:
         self._restoring = False
         self._session_restored = False
         self._user_acted = False   # a key was pressed before the last session came back
+        self._triage_version: int | None = None   # the store's data_version last seen
 
     # -- the store, on its own thread ------------------------------------------------------
     async def triage_call(self, fn):
@@ -80,6 +84,23 @@ class TriageMixin:
         triage = await self.triage_call(lambda s: s.lookup(self.root, docs))
         self.triage = triage
         self._show_marks()
+
+    def watch_triage(self) -> None:
+        """Reload the marks, notes and clips when another process changes them: every
+        :data:`TRIAGE_POLL_S` seconds the store's data version is read on the triage
+        thread (never the UI thread); a change reloads them (:meth:`load_triage`)."""
+        self.set_interval(TRIAGE_POLL_S, self._poll_triage)
+
+    async def _poll_triage(self) -> None:
+        if not self.documents:
+            return
+        try:
+            version = await self.triage_call(lambda s: s.data_version())
+        except Exception:  # noqa: BLE001 - an unusable store is reported by its own calls
+            return
+        if self._triage_version is not None and version != self._triage_version:
+            self.load_triage()
+        self._triage_version = version
 
     def marks(self) -> dict[str, str]:
         """doc -> mark value, for the documents that have one."""

@@ -523,3 +523,34 @@ def test_export_dialog_offers_all_documents_and_says_enter_and_esc(make_app, tmp
             rows = out.read_text(encoding="utf-8").strip().splitlines()
             assert len(rows) == 1 + len(app.documents), rows
     run(go())
+
+
+def test_marks_and_notes_made_by_another_process_show_up(make_app, tui_index, data_dir):
+    """Fresh-user finding: two TUIs on one data dir; a mark made in one was not seen by
+    the other until it restarted. Another connection's writes (another TUI, ``pdftui
+    mark``) are picked up within a few seconds, by the store's data version read off the
+    UI thread; the app's own writes keep working."""
+    folder, _cache = tui_index
+
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            await wait_for(pilot, lambda: app._triage_version is not None, what="first poll")
+            assert not app.marks()
+            with TriageStore(data_dir) as other:         # the second TUI
+                other.set_mark(DocKey.of(folder, ATTENTION), Mark.KEEP)
+                other.set_note(DocKey.of(folder, ATTENTION), "seen elsewhere")
+            await wait_for(pilot, lambda: app.marks().get(ATTENTION) == "keep",
+                           timeout=10, what="the other process's mark")
+            assert app.triage[ATTENTION].note == "seen elsewhere"
+            lst = app.query_one(DocList)
+            await wait_for(pilot, lambda: "+" in str(lst.get_option_at_index(
+                next(i for i in range(lst.option_count)
+                     if lst.get_option_at_index(i).id == ATTENTION)).prompt),
+                what="the mark in the documents list")
+            with TriageStore(data_dir) as other:
+                other.set_mark(DocKey.of(folder, ATTENTION), Mark.NONE)
+            await wait_for(pilot, lambda: ATTENTION not in app.marks(), timeout=10,
+                           what="the mark cleared elsewhere")
+    run(go())
