@@ -31,6 +31,7 @@ summaries in information retrieval" (SIGIR 1998).
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Collection, Sequence
@@ -189,20 +190,22 @@ def grow(blocks: Sequence[str], i: int, min_chars: int = MIN_CHARS) -> str:
     return " ".join(blocks[j].strip() for j in _grown(blocks, i, min_chars))
 
 
-def _grown(blocks: Sequence[str], i: int, min_chars: int = MIN_CHARS) -> list[int]:
+def _grown(blocks: Sequence[str], i: int, min_chars: int = MIN_CHARS,
+           lens: Sequence[int] | None = None) -> list[int]:
+    lens = lens if lens is not None else [weighted_len(b) for b in blocks]
     members = [i]
-    size = weighted_len(blocks[i])
+    size = lens[i]
     j = i + 1
     while size < min_chars and j < len(blocks):
-        if blocks[j].strip():
+        if lens[j]:
             members.append(j)
-            size += weighted_len(blocks[j]) + 1
+            size += lens[j] + 1
         j += 1
     j = i - 1
     while size < min_chars and j >= 0:
-        if blocks[j].strip():
+        if lens[j]:
             members.insert(0, j)
-            size += weighted_len(blocks[j]) + 1
+            size += lens[j] + 1
         j -= 1
     return members
 
@@ -266,24 +269,30 @@ def kind_weight(text: str) -> float:
     return 1.0
 
 
-def extended(blocks: Sequence[str], members: list[int], stops: Collection[int] = (),
-             size: int = PASSAGE_CHARS) -> list[int]:
+def stops(blocks: Sequence[str], section_starts: Collection[int] = ()) -> set[int]:
+    """Indexes of the blocks a passage is not run on into (:func:`extended`): where a
+    section starts (``section_starts``), a figure or table caption, and a block opening
+    with a dotted section number ("2.5 Chunk Size ...", "C.2 Editing actions"), a heading
+    the page's sections may miss."""
+    return set(section_starts) | {j for j, b in enumerate(blocks)
+                                  if _CAPTION_RE.match(b) or _NUMBERED_HEAD_RE.match(b)}
+
+
+def extended(blocks: Sequence[str], members: list[int], halt: Collection[int] = (),
+             size: int = PASSAGE_CHARS, lens: Sequence[int] | None = None) -> list[int]:
     """``members`` (a grown block run) with the blocks after it appended until it holds
-    ``size`` characters: a short paragraph is shown with the one that follows it in its
-    section (a heading's one-line lead-in with the paragraph that explains it, a question
-    with its answer). It stops before a block in ``stops`` (where a section starts) and
-    before a figure or table caption and before a block opening with a dotted section
-    number ("2.5 Chunk Size ...", "C.2 Editing actions"), a heading the page's sections
-    may miss."""
-    have = sum(weighted_len(blocks[j]) + 1 for j in members)
+    ``size`` characters (CJK weighted): a short paragraph is shown with the one that
+    follows it in its section (a heading's one-line lead-in with the paragraph that
+    explains it, a question with its answer). It stops before a block in ``halt``
+    (:func:`stops`). ``lens``: :func:`weighted_len` of each block, if already known."""
+    lens = lens if lens is not None else [weighted_len(b) for b in blocks]
+    have = sum(lens[j] + 1 for j in members)
     out = list(members)
     j = out[-1] + 1
-    while have < size and j < len(blocks):
-        if j in stops or _CAPTION_RE.match(blocks[j]) or _NUMBERED_HEAD_RE.match(blocks[j]):
-            break
-        if blocks[j].strip():
+    while have < size and j < len(blocks) and j not in halt:
+        if lens[j]:
             out.append(j)
-            have += weighted_len(blocks[j]) + 1
+            have += lens[j] + 1
         j += 1
     return out
 
@@ -297,11 +306,13 @@ def passages(blocks: Sequence[str], next_blocks: Sequence[str] = (),
     out = []
     n = len(blocks)
     allb = list(blocks) + list(next_blocks)
+    lens = [weighted_len(b) for b in blocks]
+    halt = stops(blocks, section_starts)
     for i in range(n):
-        if not blocks[i].strip():
+        if not lens[i]:
             continue
-        core = _grown(blocks, i)
-        members = extended(blocks, core, section_starts)
+        core = _grown(blocks, i, lens=lens)
+        members = extended(blocks, core, halt, lens=lens)
         last = members[-1]
         nxt = last + 1
         if next_blocks and last == _last_text(blocks):
@@ -457,6 +468,7 @@ def choose(blocks: Sequence[str], terms: Sequence[Term],
 
     cites = {p: cited_terms(p, blocks, held) for p in cands if p.kind == "table"}
 
+    @functools.cache
     def score(p: Passage) -> float:
         got = set().union(*(held[j] for j in p.members if j not in p.extra),
                           cites.get(p, ()))
