@@ -23,6 +23,7 @@ import asyncio
 import os
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import events, on, work
@@ -53,6 +54,9 @@ from .messages import (DocumentsLoaded, FolderChanged, FolderPresence, HitHighli
 from .reader_pane import ReaderBody, ReaderPane, ReadRequest
 from .results_pane import HitTable, ResultsPane
 from .triage_ui import TriageMixin
+
+if TYPE_CHECKING:
+    from ..search.service import Hit
 
 MODES = ("keyword", "semantic", "hybrid")
 PANES = ("search", "corpus", "results", "reader")
@@ -236,7 +240,7 @@ class PdftuiApp(FailureHandler, TriageMixin, App):
 
         summary = index_folder(self.root, self.cache_dir, self.model, embed=True,
                                progress=progress, cancel=cancel)   # raises: _index_failed
-        self.post_message(IndexFinished(summary.to_json()))
+        self.post_message(IndexFinished(summary))
 
     def _index_failed(self, worker: Worker, error: BaseException) -> None:
         """The index worker raised: a cache that cannot be written (read-only location,
@@ -329,7 +333,7 @@ class PdftuiApp(FailureHandler, TriageMixin, App):
         results = self.query_one(ResultsPane)
         # while typing (and on the Enter that ends it) the old list stays on screen until
         # the new one replaces it: no "searching…" flash between keystrokes
-        if results.data is None or not (keep_cursor or typing or was_typing):
+        if results.result is None or not (keep_cursor or typing or was_typing):
             results.show_message(f"searching ({key.mode})…")
         self._search_job = (self._search_worker(key, keep_cursor, typing), key)
 
@@ -349,12 +353,12 @@ class PdftuiApp(FailureHandler, TriageMixin, App):
             # show keyword hits meanwhile, so the screen answers within a blink
             quick = await service.search(query, mode="keyword", granularity=granularity,
                                          top_k=top_k, docs=list(scope) or None)
-            self.post_message(SearchDone(key, quick.to_json(), True, keep_cursor, typing))
+            self.post_message(SearchDone(key, quick, True, keep_cursor, typing))
         result = await service.search(query, mode=mode, granularity=granularity,
                                       top_k=top_k, docs=list(scope) or None)
         if mode != "keyword":
             self._semantic_ready = True
-        self.post_message(SearchDone(key, result.to_json(), False, keep_cursor, typing))
+        self.post_message(SearchDone(key, result, False, keep_cursor, typing))
 
     # -- message routing ------------------------------------------------------------------
     FAILURE_HANDLERS = {"index": "_index_failed", "search": "_search_failed",
@@ -383,14 +387,14 @@ class PdftuiApp(FailureHandler, TriageMixin, App):
         if event.typing and not self._last_typing:
             return  # a search-as-you-type result landing after Enter asked for the words
         if event.provisional:
-            results.set_result(event.data, keep_cursor=keep_cursor)
+            results.set_result(event.result, keep_cursor=keep_cursor)
             # the mode asked for (a restored hybrid must not look lost), not "keyword"
             results.border_title = f"Results · {key.mode} (semantic loading) · {key.granularity}"
             results.show_message(f"keyword hits · loading the embedding model for {key.mode}…")
             return
         self.shown_key = key
-        results.more_available = len(event.data.get("hits") or []) >= self.top_k
-        results.set_result(event.data, keep_cursor=keep_cursor)
+        results.more_available = len(event.result.hits) >= self.top_k
+        results.set_result(event.result, keep_cursor=keep_cursor)
         if self._restore_hit is not None:   # a reopened session: the cursor on the hit read
             results.select(*self._restore_hit)
             self._restore_hit = None
@@ -492,11 +496,11 @@ class PdftuiApp(FailureHandler, TriageMixin, App):
             self.notify(clean_text(event.error), title="Indexing failed", severity="error",
                         timeout=10)
         else:
-            s = event.summary or {}
+            s = event.summary
             self._index_status = ""
-            if s.get("indexed") or s.get("removed"):
-                self.notify(f"indexed {s.get('indexed', 0)}, removed {s.get('removed', 0)}"
-                            f" · {s.get('pages', 0)} pages", title="Index updated", timeout=3)
+            if s is not None and (s.indexed or s.removed):
+                self.notify(f"indexed {s.indexed}, removed {s.removed} · {s.pages} pages",
+                            title="Index updated", timeout=3)
         self.load_documents()
         if self._last_key is not None:
             self.run_search(keep_cursor=True)
@@ -555,7 +559,7 @@ class PdftuiApp(FailureHandler, TriageMixin, App):
         self._reader_from_compare = None
         self.open_hit(event.hit)
 
-    def open_hit(self, hit: dict) -> None:
+    def open_hit(self, hit: Hit) -> None:
         """Show ``hit`` in the reader and move there."""
         results = self.query_one(ResultsPane)
         reader = self.query_one(ReaderPane)
@@ -983,8 +987,8 @@ class PdftuiApp(FailureHandler, TriageMixin, App):
 
     def action_suggestion(self) -> None:
         """Search again with each misspelt word replaced by its first suggestion."""
-        data = self.query_one(ResultsPane).data or {}
-        sugg = data.get("suggestions") or {}
+        result = self.query_one(ResultsPane).result
+        sugg = result.suggestions if result is not None else {}
         box = self.query_one("#query", Input)
         if not sugg or self.shown_key is None or self.shown_key.query != box.value.strip():
             self.notify("No spelling suggestion for this query.", timeout=2)

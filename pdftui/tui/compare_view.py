@@ -16,6 +16,7 @@ concurrent calls would cancel each other.
 from __future__ import annotations
 
 import asyncio
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import on, work
@@ -29,12 +30,15 @@ from .explain import arms_line, weights_line
 from .render import coverage_line, highlight, literal, terms_pattern, unique_names
 from .results_pane import hit_section, hit_where, leaf_first, short_doc
 
+if TYPE_CHECKING:
+    from ..search.service import Hit, SearchResult
+
 MODES = ("keyword", "semantic", "hybrid")
 
 
-def hit_key(hit: dict) -> tuple:
+def hit_key(hit: Hit) -> tuple:
     """Identity of a hit across lists: (doc, page, section)."""
-    return (hit.get("doc"), hit.get("page"), hit.get("section"))
+    return (hit.doc, hit.page, hit.section)
 
 
 def distinctive_name(doc: str) -> str:
@@ -66,7 +70,7 @@ def movement(from_rank: int | None, to_rank: int | None) -> str:
     return f"▲{d}" if d > 0 else (f"▼{-d}" if d < 0 else "=")
 
 
-def rank_parts(ranks: dict[str, int | None], hybrid_hit: dict | None, shown: int,
+def rank_parts(ranks: dict[str, int | None], hybrid_hit: Hit | None, shown: int,
                granularity: str = "page") -> list[str]:
     """The movement line's parts: ``["keyword #14 → hybrid #2 ▲12", "semantic #1 → hybrid
     #2 ▼1"]``. ``ranks`` {mode: rank in that list} of the hits shown (``shown`` rows);
@@ -75,7 +79,9 @@ def rank_parts(ranks: dict[str, int | None], hybrid_hit: dict | None, shown: int
     what = "page" if granularity == "page" else "section"
     parts = []
     for mode in ("keyword", "semantic"):
-        r = ranks.get(mode) or (hybrid_hit or {}).get(f"{mode}_rank")
+        arm_rank = None if hybrid_hit is None else \
+            hybrid_hit.keyword_rank if mode == "keyword" else hybrid_hit.semantic_rank
+        r = ranks.get(mode) or arm_rank
         if r:
             part = f"{mode} #{r}"
             if ranks.get("hybrid"):
@@ -109,7 +115,7 @@ class CompareScreen(Screen):
         self.show_timings = show_timings
         self.start_key = start_key
         self.pattern = terms_pattern(query)
-        self.results: dict[str, dict] = {}
+        self.results: dict[str, SearchResult] = {}
 
     def compose(self) -> ComposeResult:
         head = Text("Compare  ", style="bold")
@@ -166,12 +172,17 @@ class CompareScreen(Screen):
                     if attempt == 2 or not self.is_attached:
                         raise
                     await asyncio.sleep(0.05)
-            self.results[mode] = res.to_json()
+            self.results[mode] = res
         self._fill()
 
     # -- rendering ------------------------------------------------------------------------
+    def _hits(self, mode: str) -> list[Hit]:
+        """The hits of the ``mode`` list ([] before it is searched)."""
+        res = self.results.get(mode)
+        return res.hits if res is not None else []
+
     def _ranks(self, mode: str) -> dict[tuple, int]:
-        return {hit_key(h): h.get("rank") for h in self.results.get(mode, {}).get("hits", [])}
+        return {hit_key(h): h.rank for h in self._hits(mode)}
 
     def _fill(self) -> None:
         hybrid = self._ranks("hybrid")
@@ -182,8 +193,8 @@ class CompareScreen(Screen):
             # narrow (80 columns): no movement column (the line below spells it out), and
             # the section on a second line under the document
             narrow = self.narrow()
-            hits_ = self.results.get(mode, {}).get("hits", [])
-            page_w = max(5, min(9, max((len(hit_where(h)) for h in hits_), default=0)))
+            hits = self._hits(mode)
+            page_w = max(5, min(9, max((len(hit_where(h)) for h in hits), default=0)))
             rest = max(6, width - 2 - page_w - (0 if narrow else 6)
                        - 2 * (3 if narrow else 5) - 1)
             doc_w = rest if narrow else max(6, rest * 11 // 20)
@@ -195,25 +206,24 @@ class CompareScreen(Screen):
             if not narrow:
                 table.add_column("section", width=sec_w, key="section")
                 table.add_column("→hy" if mode != "hybrid" else "kw/sm", width=6, key="move")
-            hits = self.results.get(mode, {}).get("hits", [])
-            names = unique_names([h.get("doc", "") for h in hits], doc_w,
+            names = unique_names([h.doc for h in hits], doc_w,
                                  (lambda d, w: fit(distinctive_name(d), w)) if narrow
                                  else short_doc)
             names.update({d: fit(self.names[d], doc_w) for d in names if self.names.get(d)})
             for h in hits:
                 if mode == "hybrid":
-                    kr, sr = h.get("keyword_rank"), h.get("semantic_rank")
+                    kr, sr = h.keyword_rank, h.semantic_rank
                     move = Text(f"{kr or '-'}/{sr or '-'}", style="dim")
                 else:
                     hr = hybrid.get(hit_key(h))
                     move = Text(f"{hr}" if hr else "-", style="" if hr else "dim")
-                doc = literal(names[h.get("doc", "")])
+                doc = literal(names[h.doc])
                 section = literal(leaf_first(hit_section(h), doc_w if narrow else sec_w),
                                   style="dim")
                 if narrow:
                     doc.append("\n")
                     doc.append_text(section)
-                cells = [Text(str(h.get("rank")), justify="right", style="bold"), doc,
+                cells = [Text(str(h.rank), justify="right", style="bold"), doc,
                          literal(hit_where(h))] + ([] if narrow else [section, move])
                 table.add_row(*cells, key=repr(hit_key(h)), height=self.row_height())
         focus = self.query_one(f"#list-{self.focus_mode}", DataTable)
@@ -228,9 +238,9 @@ class CompareScreen(Screen):
         self.query_one("#compare-head", Static).update(head)
         self._sync(focus)
 
-    def _current(self, table: DataTable) -> dict | None:
+    def _current(self, table: DataTable) -> Hit | None:
         mode = (table.id or "list-hybrid").removeprefix("list-")
-        hits = self.results.get(mode, {}).get("hits", [])
+        hits = self._hits(mode)
         row = table.cursor_row
         return hits[row] if hits and 0 <= row < len(hits) else None
 
@@ -242,8 +252,7 @@ class CompareScreen(Screen):
             return
         key = hit_key(hit)
         ranks = {m: self._ranks(m).get(key) for m in MODES}
-        hybrid_hit = next((h for h in self.results.get("hybrid", {}).get("hits", [])
-                           if hit_key(h) == key), None)
+        hybrid_hit = next((h for h in self._hits("hybrid") if hit_key(h) == key), None)
         for mode in MODES:
             table = self.query_one(f"#list-{mode}", DataTable)
             if table is source:
@@ -253,7 +262,7 @@ class CompareScreen(Screen):
                 table.move_cursor(row=table.get_row_index(repr(key)), animate=False)
             else:
                 table.show_cursor = False
-        doc = hit.get("doc", "")
+        doc = hit.doc
         out = literal(self.names.get(doc) or doc, style="bold")
         out.append(f"  p. {hit_where(hit)}")
         if hit_section(hit):
@@ -263,15 +272,16 @@ class CompareScreen(Screen):
         out.append("\n")
         out.append(" · ".join(rank_parts(ranks, hybrid_hit, self.top_k,
                                          self.granularity)) + "\n")
-        why = arms_line(hybrid_hit or {})
+        why = arms_line(hybrid_hit)
         if why:
             out.append_text(literal("hybrid: " + why, style="dim"))
             out.append("\n")
-        weights = weights_line(self.results.get("hybrid", {}).get("fusion"))
+        hybrid = self.results.get("hybrid")
+        weights = weights_line(hybrid.weights if hybrid is not None else None)
         if weights:
             out.append_text(literal(weights, style="dim"))
             out.append("\n")
-        body = literal(hit.get("excerpt", ""))
+        body = literal(hit.excerpt)
         highlight(body, self.pattern)
         out.append_text(body)
         detail.update(out)

@@ -2,11 +2,18 @@
 
 Reads the hit's ``arms`` (each arm's rank, weight in force and contribution
 ``weight / (k + rank)``), its ``factors`` (reference-page demotion, identifier pin) and the
-search's ``fusion`` weights (:class:`pdftui.search.run.Weights`), all from
-``SearchResult.to_json()``; plain strings, no markup (callers wrap them in ``Text``).
+search's weights in force (:class:`pdftui.search.run.Weights`), all from the typed
+:class:`~pdftui.search.service.SearchResult`; plain strings, no markup (callers wrap them in
+``Text``). Numbers are rounded to 6 places first, as the JSON answer gives them.
 """
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..search.run import Weights
+    from ..search.service import Hit
 
 ARM_NAMES = {"keyword": "keyword", "semantic": "semantic", "section_head": "heading",
              "head": "byline", "document": "document", "subsections": "subsections"}
@@ -20,54 +27,58 @@ def _num(x: float) -> str:
     return s[1:] if s.startswith("0.") else s
 
 
-def arms_line(hit: dict) -> str:
+def _r(x: float | None) -> float | None:
+    """``x`` rounded to 6 places (None stays None): the figures the JSON answer gives."""
+    return None if x is None else round(x, 6)
+
+
+def arms_line(hit: Hit | None) -> str:
     """``"keyword #3 w.25 +.0040 · semantic #1 w1.62 +.0266 = .0306"`` (then ``×.9
-    reference list`` when a factor applied); '' for a hit without arm evidence."""
+    reference list`` when a factor applied); '' for a hit without arm evidence (or None)."""
     # an arm in force at weight 0 (the document arm for a query the pages hold) adds nothing
-    arms = [a for a in hit.get("arms") or [] if a.get("weight")]
+    arms = [a for a in (hit.arms if hit is not None else ()) if _r(a.weight)]
     if not arms:
         return ""
-    parts = [f"{ARM_NAMES.get(a['arm'], a['arm'])} #{a['rank']} w{_num(a['weight'])}"
-             f" +{_num(a['score'])}" for a in arms]
+    parts = [f"{ARM_NAMES.get(a.arm.value, a.arm.value)} #{a.rank} w{_num(_r(a.weight))}"
+             f" +{_num(_r(a.score))}" for a in arms]
     line = " · ".join(parts)
-    if len(arms) > 1 or hit.get("factors"):
-        line += f" = {_num(sum(a['score'] for a in arms))}"
-    for f in hit.get("factors") or []:
-        line += f" ×{_num(f['factor'])} {f['name']}" if f["factor"] != 1.0 else \
-            f" · {f['name']} first"
+    if len(arms) > 1 or hit.factors:
+        line += f" = {_num(sum(_r(a.score) for a in arms))}"
+    for f in hit.factors:
+        line += f" ×{_num(f.factor)} {f.name}" if f.factor != 1.0 else f" · {f.name} first"
     return line
 
 
-def weights_line(fusion: dict | None) -> str:
+def weights_line(weights: Weights | None) -> str:
     """The weights in force of a hybrid search: ``"hybrid = Σ w/(60+rank): keyword 1 ×
     coverage² · semantic 2 × .81 confidence · document .12 · byline 1 × share² · reference
     lists ×.9"``; '' without them (keyword or semantic mode)."""
-    if not fusion:
+    if weights is None:
         return ""
-    k = fusion.get("k", 60)
+    w = weights
     parts = []
-    if fusion.get("keyword") is not None:
-        p = f"keyword {_num(fusion['keyword'])}"
-        if fusion.get("coverage_power"):
-            p += f" × coverage^{_num(fusion['coverage_power'])}"
+    if w.keyword is not None:
+        p = f"keyword {_num(_r(w.keyword))}"
+        if _r(w.coverage_power):
+            p += f" × coverage^{_num(_r(w.coverage_power))}"
         parts.append(p)
-    if fusion.get("semantic") is not None:
-        conf = fusion.get("semantic_confidence")
-        p = f"semantic {_num(fusion['semantic'])}"
+    if w.semantic is not None:
+        conf = _r(w.semantic_confidence)
+        p = f"semantic {_num(_r(w.semantic))}"
         if conf is not None and conf < 1.0:
             p += f" (×{_num(conf)} confidence)"
         parts.append(p)
-    if fusion.get("section_head") is not None:
-        parts.append(f"heading {_num(fusion['section_head'])}")
-    if fusion.get("subsections"):
-        parts.append(f"subsections {_num(fusion['subsections'])} × their scores")
-    if fusion.get("document"):
-        parts.append(f"document {_num(fusion['document'])}")
-    if fusion.get("head") is not None:
-        parts.append(f"byline {_num(fusion['head'])} × share²")
-    if fusion.get("reference") is not None and fusion["reference"] < 1.0:
-        parts.append(f"reference lists ×{_num(fusion['reference'])}")
-    line = f"hybrid = Σ w/({k}+rank): " + " · ".join(parts)
-    if fusion.get("few"):
+    if w.section_head is not None:
+        parts.append(f"heading {_num(_r(w.section_head))}")
+    if _r(w.subsections):
+        parts.append(f"subsections {_num(_r(w.subsections))} × their scores")
+    if _r(w.document):
+        parts.append(f"document {_num(_r(w.document))}")
+    if w.head is not None:
+        parts.append(f"byline {_num(_r(w.head))} × share²")
+    if w.reference is not None and _r(w.reference) < 1.0:
+        parts.append(f"reference lists ×{_num(_r(w.reference))}")
+    line = f"hybrid = Σ w/({w.k}+rank): " + " · ".join(parts)
+    if w.few:
         line += " (a few documents: no coverage gate, document arm or byline)"
     return line

@@ -1,8 +1,8 @@
 """The rows of the results list: hits in rank order or grouped by document, with the
 near-duplicate versions of one paper (arXiv v5 / v7, two copies of one title) collapsed.
 
-Pure functions over ``SearchResult.to_json()`` hit dicts and the documents' titles (no
-Textual), so the results pane only draws what :func:`flat_rows` / :func:`grouped_rows`
+Pure functions over the hits (:class:`pdftui.search.service.Hit`) and the documents'
+titles (no Textual), so the results pane only draws what :func:`flat_rows` / :func:`grouped_rows`
 return.
 """
 
@@ -10,8 +10,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ..text import clean_text
+
+if TYPE_CHECKING:
+    from ..search.service import Hit
 
 #: "arxiv-1706.03762v5-…" -> ("1706.03762", "5"); old style "quant-ph-9508027v2" too.
 _ARXIV_RE = re.compile(r"(\d{4}\.\d{4,5}|[a-z-]+[-/]\d{7})v(\d+)", re.IGNORECASE)
@@ -79,17 +83,17 @@ def version_groups(documents: list) -> dict[str, tuple[str, str]]:
     return out
 
 
-def _where(hit: dict) -> tuple:
-    return (hit.get("page"), hit.get("section") or "")
+def _where(hit: Hit) -> tuple:
+    return (hit.page, hit.section or "")
 
 
-def flat_rows(hits: list[dict], groups: dict[str, tuple[str, str]]) -> list[Row]:
+def flat_rows(hits: list[Hit], groups: dict[str, tuple[str, str]]) -> list[Row]:
     """The hits in rank order; a hit of another version of a paper at the same place
     (page and section) as a better one is folded into that row (its ``versions``)."""
     rows: list[Row] = []
     seen: dict[tuple, Row] = {}
     for i, h in enumerate(hits):
-        doc = h.get("doc", "")
+        doc = h.doc
         group = groups.get(doc)
         if group is not None:
             key = (group[0], *_where(h))
@@ -109,7 +113,7 @@ def flat_rows(hits: list[dict], groups: dict[str, tuple[str, str]]) -> list[Row]
     return rows
 
 
-def grouped_rows(hits: list[dict], groups: dict[str, tuple[str, str]],
+def grouped_rows(hits: list[Hit], groups: dict[str, tuple[str, str]],
                  expanded: set[str], folded: set[str] = frozenset()) -> list[Row]:
     """One "doc" row per document (versions of one paper together), in the order of its
     best hit, each followed by its best :data:`BEST_PAGES` hits (all when its key is in

@@ -9,11 +9,14 @@ these and the app routes it. :class:`IndexProgress` can replace an older, not ye
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
 
-from ..index import Progress
+from ..index import IndexSummary, Progress
+
+if TYPE_CHECKING:   # the service (and numpy) load with the first search, not with the UI
+    from ..search.service import Hit, SearchResult
 
 
 @dataclass
@@ -32,9 +35,9 @@ class IndexProgress(Message):
 
 @dataclass
 class IndexFinished(Message):
-    """A background indexing run ended; ``summary`` is ``IndexSummary.to_json()``."""
+    """A background indexing run ended with ``summary`` (None when it failed)."""
 
-    summary: dict | None = None
+    summary: IndexSummary | None = None
     error: str = ""
     read_only: bool = False   # the cache cannot be written (read-only, full): reading works
 
@@ -78,15 +81,14 @@ class SearchRequest:
 
 @dataclass
 class SearchDone(Message):
-    """A search finished; ``data`` is ``SearchResult.to_json()``; ``request`` what it
-    answers.
+    """A search finished with ``result``; ``request`` is what it answers.
 
     ``provisional``: keyword hits shown while the embedding model loads for the first
     semantic or hybrid search (the real result follows). ``keep_cursor``: the list keeps
     its cursor; ``typing``: a search as you type (its last word a prefix)."""
 
     request: SearchRequest
-    data: dict
+    result: SearchResult
     provisional: bool = False
     keep_cursor: bool = False
     typing: bool = False
@@ -101,16 +103,16 @@ class ScopeChanged(Message):
 
 @dataclass
 class HitHighlighted(Message):
-    """The cursor of the results table moved onto ``hit`` (a ``to_json()`` hit dict)."""
+    """The cursor of the results table moved onto ``hit`` (None: no hit under it)."""
 
-    hit: dict[str, Any] | None
+    hit: Hit | None
 
 
 @dataclass
 class OpenHit(Message):
     """Open ``hit`` in the reader."""
 
-    hit: dict[str, Any]
+    hit: Hit
 
 
 @dataclass

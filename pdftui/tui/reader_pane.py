@@ -18,6 +18,7 @@ import bisect
 import os
 import re
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import events, on, work
@@ -40,6 +41,9 @@ from .messages import PaneFocused
 from .page_view import PageShot, PageView
 from .results_pane import short_section
 from .render import count_matches, highlight, literal, page_ref
+
+if TYPE_CHECKING:
+    from ..search.service import Hit
 
 
 def _collapse(s: str) -> str:
@@ -407,7 +411,7 @@ class ReaderPane(FailureHandler, Vertical):
         self.view: ReadView | None = None
         self._placed: ReadView | None = None   # placed by us, not moved by the reader since
         self.pattern: re.Pattern[str] | None = None
-        self.hits: list[dict] = []
+        self.hits: list[Hit] = []
         self.stepped_to: tuple[str, int] | None = None  # (doc, page) reached with n / N
         self.toc_shown = False
         self._toc_doc: str | None = None   # the document the contents list shows
@@ -424,19 +428,19 @@ class ReaderPane(FailureHandler, Vertical):
             yield ReaderImage(id="reader-image")
 
     # -- opening --------------------------------------------------------------------------
-    def open_hit(self, hit: dict, pattern: re.Pattern[str] | None, hits: list[dict]) -> None:
+    def open_hit(self, hit: Hit, pattern: re.Pattern[str] | None, hits: list[Hit]) -> None:
         """Show ``hit``: its page (or its section, for a section hit) with the hit block in
         view; ``hits`` are the current result's hits (for n / N inside this document)."""
         self.pattern = pattern
         self.stepped_to = None
-        doc = hit.get("doc", "")
+        doc = hit.doc
         if self.view is None or self.view.request.doc != doc:
             self.toc_shown = False   # the contents were of the document read before
-        self.hits = sorted((h for h in hits if h.get("doc") == doc),
-                           key=lambda h: (h.get("page") or 0, h.get("rank") or 0))
-        kind = "section" if hit.get("section") is not None else "page"
-        self.request(ReadRequest(doc, kind, int(hit.get("page") or 1),
-                                 hit.get("excerpt") or "", section_id=hit.get("section_id")))
+        self.hits = sorted((h for h in hits if h.doc == doc),
+                           key=lambda h: (h.page or 0, h.rank or 0))
+        kind = "section" if hit.section is not None else "page"
+        self.request(ReadRequest(doc, kind, hit.page or 1, hit.excerpt or "",
+                                 section_id=hit.section_id))
 
     def open_document(self, doc: str) -> None:
         """Show ``doc`` from page 1 with its table of contents as a browsable list
@@ -937,18 +941,18 @@ class ReaderPane(FailureHandler, Vertical):
             return
         page = v.page
         if delta > 0:
-            nxt = [h for h in self.hits if (h.get("page") or 0) > page]
+            nxt = [h for h in self.hits if (h.page or 0) > page]
             hit = nxt[0] if nxt else None
         else:
-            prv = [h for h in self.hits if (h.get("page") or 0) < page]
+            prv = [h for h in self.hits if (h.page or 0) < page]
             hit = prv[-1] if prv else None
         if hit is None:
             self.notify("no more hits in this document" if delta > 0
                         else "no earlier hit in this document", timeout=1.5)
             return
-        self.stepped_to = (v.request.doc, int(hit.get("page") or 1))
-        self.request(ReadRequest(v.request.doc, v.request.kind, int(hit.get("page") or 1),
-                                 hit.get("excerpt") or ""))
+        self.stepped_to = (v.request.doc, hit.page or 1)
+        self.request(ReadRequest(v.request.doc, v.request.kind, hit.page or 1,
+                                 hit.excerpt or ""))
 
     def current_paragraph(self) -> tuple[str, str, int, str] | None:
         """The paragraph a clip takes: the hit's (marked with a bar) while it is on

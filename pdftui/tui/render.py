@@ -9,10 +9,14 @@ from __future__ import annotations
 
 import os
 import re
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 
 from ..text import clean_text
+
+if TYPE_CHECKING:
+    from ..search.service import SearchResult
 
 #: Style of a query term inside shown text (reverse works without colour too).
 TERM_STYLE = "bold reverse"
@@ -77,14 +81,14 @@ def page_ref(page: int | None, label: str | None) -> str:
     return f"{page} ({label})" if label and label != str(page) else str(page)
 
 
-def coverage_line(data: dict, show_timings: bool = True) -> str:
+def coverage_line(result: SearchResult, show_timings: bool = True) -> str:
     """"searched 98 of 105 · semantic 60 of 105 · 2 skipped · hybrid · 12 ms" from a
-    ``SearchResult.to_json()`` dict (tolerant of missing keys); a note ("no document holds a
-    query word: semantic hits only") follows on a second line."""
-    cov = data.get("coverage") or {}
+    :class:`~pdftui.search.service.SearchResult` (tolerant of coverage keys missing); a
+    note ("no document holds a query word: semantic hits only") follows on a second line."""
+    cov = result.coverage or {}
     total = cov.get("total", "?")
     parts = [f"searched {cov.get('searched', '?')} of {total}"]
-    if data.get("mode") != "keyword":
+    if result.mode != "keyword":
         parts.append(f"semantic {cov.get('semantic_searched', '?')} of {total}")
     skipped = cov.get("skipped")
     n_skipped = len(skipped) if isinstance(skipped, (list, tuple)) else (skipped or 0)
@@ -95,11 +99,12 @@ def coverage_line(data: dict, show_timings: bool = True) -> str:
         parts.append(f"{len(indexing)} indexing")
     embedding = cov.get("embedding")
     n_emb = len(embedding) if isinstance(embedding, (list, tuple)) else (embedding or 0)
-    if n_emb and data.get("mode") != "keyword":
+    if n_emb and result.mode != "keyword":
         parts.append(f"{n_emb} embedding")
-    parts.append(f"{len(data.get('hits') or [])} hits")
-    if show_timings and data.get("elapsed_ms") is not None:
-        parts.append(f"{float(data['elapsed_ms']):.0f} ms")
+    parts.append(f"{len(result.hits)} hits")
+    if show_timings and result.elapsed_ms is not None:
+        # to a tenth first, as the JSON answer says it, then whole milliseconds
+        parts.append(f"{round(float(result.elapsed_ms), 1):.0f} ms")
     line = " · ".join(parts)
     if cov.get("note"):  # on a line of its own, so a narrow screen never cuts it off
         line += "\n" + clean_text(str(cov["note"]))

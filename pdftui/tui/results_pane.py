@@ -3,13 +3,15 @@
 Columns: fused rank, document, page (with its printed label), section path, keyword rank,
 semantic rank, score (the fused score; in semantic mode the page's cosine). The detail
 of a hybrid hit says what each arm added to its score (:mod:`.explain`). The coverage line sits above the table; the highlighted hit's
-excerpt is shown in full below it, with the query's words highlighted. Hits are the
-``SearchResult.to_json()`` dicts of :mod:`pdftui.search.service` (a stable contract).
+excerpt is shown in full below it, with the query's words highlighted. It shows a typed
+:class:`~pdftui.search.service.SearchResult` and posts its :class:`~pdftui.search.service.Hit`
+objects.
 """
 
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import on
@@ -24,6 +26,9 @@ from .hit_rows import Row, flat_rows, group_key, grouped_rows, version_groups
 from .messages import HitHighlighted, OpenHit, PaneFocused
 from .render import coverage_line, highlight, literal, page_ref, terms_pattern
 
+if TYPE_CHECKING:
+    from ..search.service import Hit, SearchResult
+
 #: Fixed column widths: rank, mark, page, kw, sem, score (document and section share the
 #: rest); the score column goes below :data:`SCORE_MIN_WIDTH` columns.
 _FIXED = {"rank": 3, "mark": 1, "page": 6, "kw": 4, "sem": 4, "score": 6}
@@ -32,17 +37,17 @@ SCORE_MIN_WIDTH = 90
 MARK_GLYPHS = {"keep": "+", "to-read": "r", "skip": "-"}
 
 
-def hit_where(hit: dict) -> str:
+def hit_where(hit: Hit) -> str:
     """"5" / "5 (v)" for page hits, "5-7" for section hits."""
-    start, end = hit.get("start_page"), hit.get("end_page")
-    if hit.get("section") is not None and start and end and end != start:
+    start, end = hit.start_page, hit.end_page
+    if hit.section is not None and start and end and end != start:
         return f"{start}-{end}"
-    return page_ref(hit.get("page"), hit.get("page_label"))
+    return page_ref(hit.page, hit.page_label)
 
 
-def hit_section(hit: dict) -> str:
+def hit_section(hit: Hit) -> str:
     """The section path shown for a hit (its own title for section hits)."""
-    return hit.get("section_path") or hit.get("section") or ""
+    return hit.section_path or hit.section or ""
 
 
 def leaf_first(path: str, width: int) -> str:
@@ -74,21 +79,21 @@ WEAK = "no strong match: nearest pages"
 _WEAK_RE = re.compile(r"(?m)^no strong match: nearest (?:pages|sections)(?:; )?")
 
 
-def coverage_text(data: dict, show_timings: bool = True) -> Text:
+def coverage_text(result: SearchResult, show_timings: bool = True) -> Text:
     """The lines above the hits: "no strong match: nearest pages" (bold) when no arm had
     real evidence, the coverage line and its note, and "did you mean" when a query word
     is in no document (F2 searches the suggestion)."""
-    line = coverage_line(data, show_timings)
-    weak = bool(data.get("weak") and data.get("hits"))
+    line = coverage_line(result, show_timings)
+    weak = bool(result.weak and result.hits)
     if weak:   # the banner says it; the note keeps the rest
         line = _WEAK_RE.sub("", line).rstrip("\n")
     out = Text()
     if weak:
-        out.append(WEAK if data.get("granularity", "page") == "page"
+        out.append(WEAK if result.granularity == "page"
                    else WEAK.replace("pages", "sections"), style="bold")
         out.append("\n")
     out.append(literal(line, style="dim", keep_newlines=True))
-    sugg = data.get("suggestions") or {}
+    sugg = result.suggestions
     if sugg:
         out.append("\n")
         out.append(literal("did you mean: " + ", ".join(f"{w} -> {v[0]}" for w, v in sugg.items())
@@ -146,7 +151,7 @@ class ResultsPane(Vertical):
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
-        self.data: dict | None = None
+        self.result: SearchResult | None = None
         self.pattern: re.Pattern[str] | None = None
         self.message = "Type a question and press Enter  (/ search · ? help)"
         self.show_timings = True
@@ -176,9 +181,14 @@ class ResultsPane(Vertical):
 
     # -- data -----------------------------------------------------------------------------
     @property
-    def hits(self) -> list[dict]:
-        """The current hits (``to_json()`` dicts)."""
-        return list((self.data or {}).get("hits") or [])
+    def hits(self) -> list[Hit]:
+        """The current hits (a copy of the list)."""
+        return list(self.result.hits) if self.result is not None else []
+
+    @property
+    def mode(self) -> str:
+        """The mode of the result shown ('' when none is)."""
+        return self.result.mode if self.result is not None else ""
 
     def set_documents(self, documents: list, names: dict[str, str],
                       versions: dict | None = None) -> None:
@@ -189,14 +199,14 @@ class ResultsPane(Vertical):
         self.versions = versions if versions is not None else version_groups(documents)
         if names != self.names:
             self.names = dict(names)
-            if self.data is not None:
+            if self.result is not None:
                 self._rebuild_keep_cursor()
 
     def set_marks(self, marks: dict[str, str]) -> None:
         """Show ``marks`` (doc -> mark value) in the mark column."""
         if marks != self.marks:
             self.marks = dict(marks)
-            if self.data is not None:
+            if self.result is not None:
                 self._rebuild_keep_cursor()
 
     def show_message(self, text: str) -> None:
@@ -204,19 +214,19 @@ class ResultsPane(Vertical):
         self.message = text
         self.query_one("#coverage", Static).update(literal(text, style="dim"))
 
-    def set_result(self, data: dict, keep_cursor: bool = False) -> None:
-        """Show a ``SearchResult.to_json()`` dict; ``keep_cursor`` keeps the same hit
-        highlighted when it is still listed (a re-run after indexing)."""
+    def set_result(self, result: SearchResult, keep_cursor: bool = False) -> None:
+        """Show ``result``; ``keep_cursor`` keeps the same hit highlighted when it is
+        still listed (a re-run after indexing)."""
         old = self.current_hit() if keep_cursor else None
         if not keep_cursor:
             self._expanded, self._folded = set(), set()
-        self.data = data
-        self.pattern = terms_pattern(data.get("query", ""))
-        self.border_title = f"Results · {data.get('mode', '')} · {data.get('granularity', 'page')}"
+        self.result = result
+        self.pattern = terms_pattern(result.query)
+        self.border_title = f"Results · {result.mode} · {result.granularity}"
         # a new list starts at its first hit (Enter must open #1, not the row the cursor
         # was on in the list before)
         self._build_table(row=None if keep_cursor else 0)
-        text = coverage_text(data, self.show_timings)
+        text = coverage_text(result, self.show_timings)
         rows = sum(1 for r in self._rows if r.kind == "hit")
         if not self.grouped and rows < len(self.hits):
             # "20 hits" above 19 rows: say why one is missing
@@ -228,10 +238,9 @@ class ResultsPane(Vertical):
             self._select_hit(old)
         self._show_excerpt()
 
-    def _select_hit(self, old: dict) -> None:
+    def _select_hit(self, old: Hit) -> None:
         for i, h in enumerate(self.hits):
-            if (h.get("doc"), h.get("page"), h.get("section")) == \
-                    (old.get("doc"), old.get("page"), old.get("section")):
+            if (h.doc, h.page, h.section) == (old.doc, old.page, old.section):
                 row = next((r for r, x in enumerate(self._rows)
                             if x.kind == "hit" and x.hit == i), None)
                 if row is not None:
@@ -248,7 +257,7 @@ class ResultsPane(Vertical):
 
     def clear(self) -> None:
         """Forget the current result (the box was emptied)."""
-        self.data = None
+        self.result = None
         self.pattern = None
         self._build_table()
         self.show_message("Type a question and press Enter  (/ search · ? help)")
@@ -334,10 +343,9 @@ class ResultsPane(Vertical):
 
     def shown_rank(self, hit: int) -> int | str:
         """The rank shown for hit index ``hit`` (see ``_shown_rank``)."""
-        return self._shown_rank.get(hit, self.hits[hit].get("rank", "") if hit < len(self.hits)
-                                    else "")
+        return self._shown_rank.get(hit, self.hits[hit].rank if hit < len(self.hits) else "")
 
-    def _row_cells(self, r: Row, h: dict, cols: list[str], doc_w: int, sec_w: int) -> list:
+    def _row_cells(self, r: Row, h: Hit, cols: list[str], doc_w: int, sec_w: int) -> list:
         mark = self.marks.get(r.doc, "none")
         glyph = Text(MARK_GLYPHS.get(mark, " "), style="bold")
         if r.kind == "doc":
@@ -353,9 +361,9 @@ class ResultsPane(Vertical):
                      "mark": glyph, "doc": doc, "page": Text(pages, style="dim"),
                      "section": Text(""), "kw": Text(""), "sem": Text(""), "score": Text("")}
             return [cells[c] for c in cols]
-        score = h.get("score")
-        if (self.data or {}).get("mode") == "semantic" and h.get("cosine") is not None:
-            score = h["cosine"]   # the similarity, not 1 / (60 + rank)
+        score = round(h.score, 6)   # to 6 places, as the JSON answer says it
+        if self.mode == "semantic" and h.cosine is not None:
+            score = round(h.cosine, 6)   # the similarity, not 1 / (60 + rank)
         if self.grouped:
             doc = Text("  └ ", style="dim", no_wrap=True, overflow="ellipsis")
             doc.append_text(literal(leaf_first(hit_section(h), max(4, doc_w - 4)),
@@ -370,8 +378,8 @@ class ResultsPane(Vertical):
                  "doc": doc,
                  "page": literal(hit_where(h)),
                  "section": literal(leaf_first(hit_section(h), sec_w), style="dim"),
-                 "kw": rank_text(h.get("keyword_rank")),
-                 "sem": rank_text(h.get("semantic_rank")),
+                 "kw": rank_text(h.keyword_rank),
+                 "sem": rank_text(h.semantic_rank),
                  "score": Text(f"{score:.4f}"[1:] if isinstance(score, float) and 0 <= score < 1
                                else str(score), justify="right")}
         return [cells[c] for c in cols]
@@ -379,7 +387,7 @@ class ResultsPane(Vertical):
     def on_resize(self, event) -> None:
         # the pane's own new width: the table's is not updated yet when this runs
         self._width = event.size.width
-        if self.data is not None:
+        if self.result is not None:
             self._rebuild_keep_cursor()
         else:
             self._build_table()
@@ -391,7 +399,7 @@ class ResultsPane(Vertical):
         row = self.query_one(HitTable).cursor_row
         return self._rows[row] if 0 <= row < len(self._rows) else None
 
-    def current_hit(self) -> dict | None:
+    def current_hit(self) -> Hit | None:
         """The hit under the cursor (a document row: its best hit), or None."""
         r = self.current_row()
         hits = self.hits
@@ -403,12 +411,12 @@ class ResultsPane(Vertical):
         hit = self.current_hit()
         box = self.query_one("#excerpt", Static)
         if hit is None:
-            box.update(Text("No hits." if self.data is not None else "", style="dim"))
+            box.update(Text("No hits." if self.result is not None else "", style="dim"))
             return
         head = Text()
         r = self.current_row()
-        head.append(f"#{self.shown_rank(r.hit) if r else hit.get('rank')} ", style="bold")
-        doc = hit.get("doc", "")
+        head.append(f"#{self.shown_rank(r.hit) if r else hit.rank} ", style="bold")
+        doc = hit.doc
         head.append(literal(self.names.get(doc) or doc, style="bold"))
         info = self.infos.get(doc)
         authors = ", ".join(clean_text(str(a)) for a in (getattr(info, "authors", ()) or ())[:3])
@@ -427,12 +435,12 @@ class ResultsPane(Vertical):
         r = self.current_row()
         if r is not None and r.versions:
             head.append(f"  · versions {' '.join(r.versions)}", style="dim")
-        why = arms_line(hit) if (self.data or {}).get("mode") == "hybrid" else ""
+        why = arms_line(hit) if self.mode == "hybrid" else ""
         if why:
             head.append("\n")
             head.append_text(literal(why, style="dim"))
-        if (hit.get("excerpt") or "").strip():
-            body = literal(hit["excerpt"])
+        if (hit.excerpt or "").strip():
+            body = literal(hit.excerpt)
             highlight(body, self.pattern)
         else:  # a page without a text layer, or only a figure
             body = Text("(no text on this page: Enter opens it in the reader)", style="dim")
@@ -464,9 +472,9 @@ class ResultsPane(Vertical):
             if r.kind != "hit":
                 continue
             h = hits[r.hit]
-            start = h.get("start_page") or h.get("page") or 0
-            end = h.get("end_page") or start
-            if h.get("doc") == doc and start <= page <= end:
+            start = h.start_page or h.page or 0
+            end = h.end_page or start
+            if h.doc == doc and start <= page <= end:
                 self.query_one(HitTable).move_cursor(row=n)
                 return True
         return False

@@ -142,7 +142,7 @@ class TriageMixin:
             return (doc, 1) if doc else None
         hit = self.query_one(ResultsPane).current_hit()
         if hit is not None:
-            return hit.get("doc", ""), int(hit.get("page") or 1)
+            return hit.doc, hit.page or 1
         if reader is not None and pane != "results":
             return reader.request.doc, reader.page
         return None

@@ -159,7 +159,7 @@ async def search(pilot, text: str, submit: bool = True) -> dict:
     await wait_for(pilot, lambda: app.shown_key is not None
                    and app.shown_key == app.search_key(), what=f"results for {text!r}")
     await pilot.pause()
-    return results.data
+    return results.result
 
 
 async def reader_ready(pilot, check=lambda r: True):

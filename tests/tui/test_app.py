@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import asyncio
 import re
 import shutil
@@ -62,23 +63,23 @@ def test_query_shows_three_rank_columns(make_app, size):
         async with app.run_test(size=size) as pilot:
             await settle(pilot)
             data = await search(pilot, "multi-head attention")
-            assert data["mode"] == "hybrid" and data["hits"]
+            assert data.mode == "hybrid" and data.hits
             table = app.query_one(HitTable)
             labels = [c.label.plain for c in table.columns.values()]
             assert labels == RANK_COLUMNS
-            assert table.row_count == len(data["hits"])
-            first = data["hits"][0]
+            assert table.row_count == len(data.hits)
+            first = data.hits[0]
             assert cell_text(table, 0, "rank") == "1"
-            assert cell_text(table, 0, "kw") == str(first["keyword_rank"] or "-")
-            assert cell_text(table, 0, "sem") == str(first["semantic_rank"] or "-")
+            assert cell_text(table, 0, "kw") == str(first.keyword_rank or "-")
+            assert cell_text(table, 0, "sem") == str(first.semantic_rank or "-")
             # both arms ranked something
-            assert any(h["keyword_rank"] for h in data["hits"])
-            assert any(h["semantic_rank"] for h in data["hits"])
+            assert any(h.keyword_rank for h in data.hits)
+            assert any(h.semantic_rank for h in data.hits)
             cov = str(app.query_one("#coverage").render())
             assert cov.startswith("searched 4 of 4 · semantic 4 of 4")
             # the excerpt of the highlighted hit is shown with the terms highlighted
             excerpt = app.query_one("#excerpt").render()
-            assert first["excerpt"][:40] in str(excerpt)
+            assert first.excerpt[:40] in str(excerpt)
             assert "ms" not in cov  # timings hidden
             # Enter in the box moved focus to the results
             assert isinstance(app.focused, HitTable)
@@ -96,8 +97,8 @@ def test_wide_results_pane_adds_the_fused_score(make_app):
             assert app.query_one(ResultsPane).size.width >= 90
             labels = [c.label.plain for c in table.columns.values()]
             assert labels == RANK_COLUMNS + ["score"]
-            first = data["hits"][0]
-            assert cell_text(table, 0, "score") == f"{first['score']:.4f}"[1:]
+            first = data.hits[0]
+            assert cell_text(table, 0, "score") == f"{round(first.score, 6):.4f}"[1:]
     run(go())
 
 
@@ -112,10 +113,10 @@ def test_mode_keys_switch_modes(make_app):
                               ("1", "keyword"), ("2", "semantic"), ("3", "hybrid")):
                 await pilot.press(key)
                 await wait_for(pilot, lambda: app.shown_key == app.search_key()
-                               and results.data["mode"] == mode, what=mode)
+                               and results.result.mode == mode, what=mode)
                 assert app.mode == mode
                 if mode == "keyword":
-                    assert all(h["semantic_rank"] is None for h in results.data["hits"])
+                    assert all(h.semantic_rank is None for h in results.result.hits)
                     assert "semantic" not in str(app.query_one("#coverage").render())
             # Esc in the results never moves into the search box (the next key would
             # edit the query): keys still act
@@ -125,14 +126,14 @@ def test_mode_keys_switch_modes(make_app):
             assert isinstance(app.focused, HitTable)
             # granularity: whole sections
             await pilot.press("p")
-            await wait_for(pilot, lambda: results.data["granularity"] == "section")
-            assert all("section" in h for h in results.data["hits"])
+            await wait_for(pilot, lambda: results.result.granularity == "section")
+            assert all(h.section is not None for h in results.result.hits)
             # a section hit opens that section (by id), wherever its excerpt lies
             await pilot.press("down", "down")
             hit = results.current_hit()
             await pilot.press("enter")
             reader = await reader_ready(pilot, lambda r: r.view.request.kind == "section")
-            assert reader.view.section_id == hit["section_id"]
+            assert reader.view.section_id == hit.section_id
             await pilot.press("escape")
             assert app.search_key().query == query
     run(go())
@@ -152,10 +153,10 @@ def test_reader_pages_sections_and_back(make_app):
             reader = await reader_ready(pilot)
             assert app.view == "reader" and isinstance(app.focused, ReaderBody)
             v = reader.view
-            assert (v.request.doc, v.page) == (hit["doc"], hit["page"])
+            assert (v.request.doc, v.page) == (hit.doc, hit.page)
             assert v.target is not None  # the hit block is marked and scrolled to
             assert reader.query(".para.-hit")
-            assert reader.breadcrumb().startswith(f"p. {hit['page']} / {v.pages}")
+            assert reader.breadcrumb().startswith(f"p. {hit.page} / {v.pages}")
             page = v.page
             await pilot.press("right")
             await reader_ready(pilot, lambda r: r.view.page == page + 1)
@@ -217,7 +218,7 @@ def test_next_previous_hit(make_app):
             assert table.cursor_row == 1
             await pilot.press("enter")
             reader = await reader_ready(pilot)
-            in_doc = sorted(h["page"] for h in data["hits"] if h["doc"] == reader.view.request.doc)
+            in_doc = sorted(h.page for h in data.hits if h.doc == reader.view.request.doc)
             start = reader.view.page
             later = [p for p in in_doc if p > start]
             if later:
@@ -234,7 +235,7 @@ def test_scope_to_one_document_and_clear(make_app):
         async with app.run_test(size=(160, 48)) as pilot:
             await settle(pilot)
             await search(pilot, "the")
-            assert len({h["doc"] for h in app.query_one(ResultsPane).hits}) > 1
+            assert len({h.doc for h in app.query_one(ResultsPane).hits}) > 1
             await pilot.press("shift+tab")  # results -> documents
             lst = app.query_one(DocList)
             await wait_for(pilot, lambda: lst.has_focus, what="document list focus")
@@ -244,9 +245,9 @@ def test_scope_to_one_document_and_clear(make_app):
             await pilot.press("O")
             await wait_for(pilot, lambda: app.scope == ("texlive-euler.pdf",)
                            and app.shown_key == app.search_key(), what="scoped result")
-            data = app.query_one(ResultsPane).data
-            assert {h["doc"] for h in data["hits"]} == {"texlive-euler.pdf"}
-            assert data["coverage"]["total"] == 1
+            data = app.query_one(ResultsPane).result
+            assert {h.doc for h in data.hits} == {"texlive-euler.pdf"}
+            assert data.coverage["total"] == 1
             assert "scope" in str(app.query_one("#status").render())
             # space adds a second document
             await pilot.press("up", "space")
@@ -254,7 +255,7 @@ def test_scope_to_one_document_and_clear(make_app):
                            app.shown_key == app.search_key())
             await pilot.press("x")
             await wait_for(pilot, lambda: app.scope == () and app.shown_key == app.search_key())
-            assert app.query_one(ResultsPane).data["coverage"]["total"] == 4
+            assert app.query_one(ResultsPane).result.coverage["total"] == 4
             # x clears the scope from the results pane too
             await pilot.press("O")
             await wait_for(pilot, lambda: len(app.scope) == 1)
@@ -309,7 +310,7 @@ def test_compare_view(make_app):
             await pilot.pause()
             hit = back._current(back.focused)
             assert back.focused.id == source   # the list it was opened from
-            assert hit is not None and (hit["doc"], hit["page"]) == opened
+            assert hit is not None and (hit.doc, hit.page) == opened
             await pilot.press("escape")
             await wait_for(pilot, lambda: app.screen is app.main_screen)
             assert app.view == "results"
@@ -328,13 +329,13 @@ def test_markup_in_pdf_is_shown_literally(make_app):
             names = [d.doc for d in app.documents]
             assert MARKUP_DOC in names
             data = await search(pilot, "zorblax")
-            assert data["hits"] and data["hits"][0]["doc"] == MARKUP_DOC
+            assert data.hits and data.hits[0].doc == MARKUP_DOC
             table = app.query_one(HitTable)
             # the document is named by its title (here the file's stem), brackets as typed
             assert cell_text(table, 0, "doc").startswith("markup-[bold]")
             await pilot.press("k")
             data = await search(pilot, "markup typed shown")
-            row = next(i for i, h in enumerate(data["hits"]) if h["doc"] == MARKUP_DOC)
+            row = next(i for i, h in enumerate(data.hits) if h.doc == MARKUP_DOC)
             table.move_cursor(row=row)
             await pilot.pause()
             excerpt = str(app.query_one("#excerpt").render())
@@ -516,9 +517,9 @@ def test_home_and_end_move_to_the_first_and_last_hit(make_app):
             data = await search(pilot, "attention")
             table = app.query_one(HitTable)
             await wait_for(pilot, lambda: table.has_focus, what="results")
-            assert len(data["hits"]) > 2 and table.cursor_row == 0
+            assert len(data.hits) > 2 and table.cursor_row == 0
             await pilot.press("end")
-            assert table.cursor_row == len(data["hits"]) - 1
+            assert table.cursor_row == len(data.hits) - 1
             await pilot.press("home")
             assert table.cursor_row == 0
     run(go())
@@ -569,6 +570,7 @@ def test_keymap_remap_shows_in_help_and_palette(make_app):
 
 
 def test_stale_result_is_never_shown(make_app):
+    from pdftui.search.service import SearchResult
     from pdftui.tui.messages import SearchDone, SearchRequest
 
     async def go():
@@ -577,9 +579,9 @@ def test_stale_result_is_never_shown(make_app):
             await settle(pilot)
             data = await search(pilot, "euler")
             app.post_message(SearchDone(SearchRequest("zorblax", "hybrid", "page"),
-                                        {"query": "zorblax", "hits": []}))
+                                        SearchResult("zorblax", "hybrid", "page", {}, 0.0)))
             await pilot.pause(0.1)
-            assert app.query_one(ResultsPane).data is data
+            assert app.query_one(ResultsPane).result is data
             # typing fast: only the last query's result lands
             box = app.query_one("#query")
             box.focus()
@@ -588,7 +590,7 @@ def test_stale_result_is_never_shown(make_app):
                               "backspace", *"euler fonts")
             await wait_for(pilot, lambda: app.shown_key == app.search_key())
             # typing: the unfinished last word is a prefix
-            assert app.query_one(ResultsPane).data["query"] == "euler fonts*"
+            assert app.query_one(ResultsPane).result.query == "euler fonts*"
     run(go())
 
 
@@ -890,12 +892,12 @@ def test_back_from_the_reader_lands_on_the_hit_reached_with_n(make_app):
             await pilot.press("enter")
             reader = await reader_ready(pilot)
             await pilot.press("n")
-            await reader_ready(pilot, lambda r: r.view.page != first["page"])
+            await reader_ready(pilot, lambda r: r.view.page != first.page)
             page = reader.view.page
             await pilot.press("escape")
             await pilot.pause()
             hit = results.current_hit()
-            assert (hit["doc"], hit["page"]) == (first["doc"], page)
+            assert (hit.doc, hit.page) == (first.doc, page)
     run(go())
 
 
@@ -941,10 +943,10 @@ def test_the_mode_asked_for_shows_while_semantic_loads(make_app):
             assert "document" in head and "/ searches" in head and "Open a hit" not in head
             data = await search(pilot, "euler")
             assert NOTHING_OPEN.startswith("Nothing open")
-            quick = dict(data, mode="keyword")
+            quick = dataclasses.replace(data, mode="keyword")
             app.post_message(SearchDone(app.search_key(), quick, True))
             results = app.query_one(ResultsPane)
-            await wait_for(pilot, lambda: results.data is quick, what="provisional hits")
+            await wait_for(pilot, lambda: results.result is quick, what="provisional hits")
             assert results.border_title == "Results · hybrid (semantic loading) · page"
     run(go())
 
@@ -976,8 +978,8 @@ def test_compare_view_explains_the_fusion_and_fills_the_screen(make_app):
             await search(pilot, "attention heads")
             hit = app.query_one(ResultsPane).current_hit()
             excerpt = str(app.query_one("#excerpt").render())
-            if hit.get("arms"):
-                assert f"#{hit['arms'][0]['rank']} w" in excerpt
+            if hit.arms:
+                assert f"#{hit.arms[0].rank} w" in excerpt
             await pilot.press("c")
             await wait_for(pilot, lambda: isinstance(app.screen, CompareScreen))
             screen = app.screen
@@ -985,13 +987,13 @@ def test_compare_view_explains_the_fusion_and_fills_the_screen(make_app):
             await pilot.pause()
             table = screen.query_one("#list-hybrid")
             info = (size, screen.top_k, screen.rows_fit(), table.size.height,
-                    table.row_count, len(screen.results["hybrid"]["hits"]))
+                    table.row_count, len(screen.results["hybrid"].hits))
             assert screen.top_k > 10 if size[1] >= 48 else screen.top_k >= 5, info
             # every row the list has room for holds a hit (when the arms found that many)
-            assert table.row_count == min(screen.top_k, len(screen.results["hybrid"]["hits"]))
+            assert table.row_count == min(screen.top_k, len(screen.results["hybrid"].hits))
             lines = screen.row_height()   # 2 at 80 columns: document, then section
             assert table.row_count * lines >= table.size.height - 1 - lines or \
-                table.row_count == len(screen.results["hybrid"]["hits"])
+                table.row_count == len(screen.results["hybrid"].hits)
             detail = str(screen.query_one("#compare-detail").render())
             assert "hybrid = Σ w/(60+rank)" in detail
             assert "hybrid: keyword #" in detail or "hybrid: semantic #" in detail
@@ -1002,9 +1004,10 @@ def test_compare_view_explains_the_fusion_and_fills_the_screen(make_app):
 
 
 def test_rank_parts_name_ranks_beyond_the_rows_shown():
+    from pdftui.search.service import Hit
     from pdftui.tui.compare_view import rank_parts
 
-    hy = {"keyword_rank": 14, "semantic_rank": None}
+    hy = Hit(2, "a.pdf", 1, "1", 0.03, 14, None, "")
     assert rank_parts({"keyword": None, "semantic": None, "hybrid": 2}, hy, 10) == [
         "keyword #14 → hybrid #2 ▲12", "semantic: does not rank this page"]
     assert rank_parts({"keyword": 3, "semantic": None, "hybrid": None}, None, 10) == [
@@ -1012,17 +1015,21 @@ def test_rank_parts_name_ranks_beyond_the_rows_shown():
 
 
 def test_explain_lines_from_real_search_json():
+    from pdftui.search.run import Arm, Contribution, Factor, Weights
+    from pdftui.search.service import Hit
     from pdftui.tui.explain import arms_line, weights_line
 
-    hit = {"arms": [{"arm": "keyword", "rank": 3, "weight": 0.25, "score": 0.25 / 63},
-                    {"arm": "semantic", "rank": 1, "weight": 1.5, "score": 1.5 / 61}],
-           "factors": [{"name": "reference list", "factor": 0.9}]}
+    arms = (Contribution(Arm.KEYWORD, 3, 0.25, 0.25 / 63),
+            Contribution(Arm.SEMANTIC, 1, 1.5, 1.5 / 61))
+    hit = Hit(1, "a.pdf", 1, "1", 0.9 * (0.25 / 63 + 1.5 / 61), 3, 1, "", arms=arms,
+              factors=(Factor("reference list", 0.9),))
     assert arms_line(hit) == ("keyword #3 w.25 +.004 · semantic #1 w1.5 +.0246 = .0286"
                               " ×.9 reference list")
-    assert arms_line({"arms": []}) == ""
-    line = weights_line({"k": 60, "keyword": 1.0, "coverage_power": 2.0, "semantic": 1.5,
-                         "semantic_confidence": 0.75, "document": 0.12, "head": 1.0,
-                         "reference": 0.9, "few": False})
+    assert arms_line(Hit(1, "a.pdf", 1, "1", 0.0, None, None, "")) == ""
+    assert arms_line(None) == ""
+    line = weights_line(Weights(k=60, keyword=1.0, coverage_power=2.0, semantic=1.5,
+                                semantic_confidence=0.75, document=0.12, head=1.0,
+                                reference=0.9, few=False))
     assert line == ("hybrid = Σ w/(60+rank): keyword 1 × coverage^2 · semantic 1.5"
                     " (×.75 confidence) · document .12 · byline 1 × share²"
                     " · reference lists ×.9")
@@ -1071,7 +1078,7 @@ def test_compare_rows_show_each_hits_section(make_app):
             await wait_for(pilot, lambda: len(screen.results) == 3, what="three lists")
             await pilot.pause()
             table = screen.query_one("#list-hybrid")
-            hits = screen.results["hybrid"]["hits"]
+            hits = screen.results["hybrid"].hits
             with_section = [h for h in hits if hit_section(h)]
             assert with_section, hits
             cols = [c.key.value for c in table.columns.values()]

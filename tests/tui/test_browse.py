@@ -7,6 +7,7 @@ from types import SimpleNamespace
 
 from pdftui.tui.corpus_pane import (CorpusPane, DocList, doc_columns, sort_documents,
                                     title_keys)
+from pdftui.search.service import Hit, SearchResult
 from pdftui.tui.hit_rows import flat_rows, grouped_rows, version_groups
 from pdftui.tui.reader_pane import ReaderBody, ReaderPane, TocList
 from pdftui.tui.results_pane import HitTable, ResultsPane, leaf_first
@@ -95,11 +96,11 @@ def test_results_name_documents_by_title_and_sections_leaf_first(make_app):
             await settle(pilot)
             data = await search(pilot, "multi-head attention")
             table = app.query_one(HitTable)
-            row = next(i for i, h in enumerate(data["hits"]) if h["doc"] == ATTENTION)
+            row = next(i for i, h in enumerate(data.hits) if h.doc == ATTENTION)
             assert cell(table, row, "doc").startswith("Attention Is All")
-            nested = next(i for i, h in enumerate(data["hits"])
-                          if h["section_path"].count(" > ") >= 1)
-            leaf = data["hits"][nested]["section_path"].split(" > ")[-1]
+            nested = next(i for i, h in enumerate(data.hits)
+                          if h.section_path.count(" > ") >= 1)
+            leaf = data.hits[nested].section_path.split(" > ")[-1]
             assert cell(table, nested, "section").startswith(leaf[:8])
             # Home / End
             await pilot.press("end")
@@ -133,13 +134,13 @@ def test_group_by_document_and_more_hits(make_app):
         async with app.run_test(size=(120, 40)) as pilot:
             await settle(pilot)
             data = await search(pilot, "the")
-            assert len(data["hits"]) == 20
+            assert len(data.hits) == 20
             results = app.query_one(ResultsPane)
             table = app.query_one(HitTable)
             await pilot.press("d")
             assert results.grouped
             docs = [r for r in results._rows if r.kind == "doc"]
-            assert len(docs) == len({h["doc"] for h in data["hits"]})
+            assert len(docs) == len({h.doc for h in data.hits})
             first = results._rows[0]
             assert first.kind == "doc" and first.hidden == first.count - 3
             await pilot.press("home", "enter")     # all the hits of the first document
@@ -158,6 +159,11 @@ def test_group_by_document_and_more_hits(make_app):
     run(go())
 
 
+def make_hit(doc: str, page: int, rank: int) -> Hit:
+    """A page hit of ``doc`` at ``page`` ranked ``rank`` (no arm evidence, no excerpt)."""
+    return Hit(rank, doc, page, str(page), 1.0 / (60 + rank), None, None, "")
+
+
 def doc(name, title, **kw):
     return SimpleNamespace(doc=name, title=title, pages=10, status="indexed",
                            authors=kw.get("authors", ()), year=kw.get("year"))
@@ -171,10 +177,10 @@ def test_versions_of_one_paper_share_a_row():
     assert groups["arxiv-1706.03762v5-attention.pdf"][1] == "v5"
     assert groups["arxiv-1706.03762v7-attention.pdf"][1] == "v7"
     assert "other.pdf" not in groups
-    hits = [{"doc": "arxiv-1706.03762v7-attention.pdf", "page": 3, "rank": 1},
-            {"doc": "arxiv-1706.03762v5-attention.pdf", "page": 3, "rank": 2},
-            {"doc": "other.pdf", "page": 1, "rank": 3},
-            {"doc": "arxiv-1706.03762v5-attention.pdf", "page": 9, "rank": 4}]
+    hits = [make_hit("arxiv-1706.03762v7-attention.pdf", 3, 1),
+            make_hit("arxiv-1706.03762v5-attention.pdf", 3, 2),
+            make_hit("other.pdf", 1, 3),
+            make_hit("arxiv-1706.03762v5-attention.pdf", 9, 4)]
     rows = flat_rows(hits, groups)
     assert [r.hit for r in rows] == [0, 2, 3]
     assert rows[0].versions == ["v7", "v5"] and rows[2].versions == []
@@ -323,7 +329,7 @@ def test_the_contents_follow_the_reader_and_stay_with_their_document(make_app):
             assert top > 0 and top <= last < top + toc.scrollable_content_region.height
             # a hit in another document: its text, without the old document's contents
             data = await search(pilot, "ultralight bosonic dark matter")
-            hit = next(i for i, h in enumerate(data["hits"]) if h["doc"] != ATTENTION)
+            hit = next(i for i, h in enumerate(data.hits) if h.doc != ATTENTION)
             table = app.query_one(HitTable)
             table.move_cursor(row=hit)
             await pilot.press("enter")
@@ -345,13 +351,10 @@ def test_folded_versions_leave_no_gap_in_the_ranks_and_more_is_not_a_mark(make_a
                     doc("arxiv-1706.03762v7-attention.pdf", "Attention Is All You Need"),
                     doc("other.pdf", "Something else entirely")]
             results.set_documents(docs, {d.doc: d.title for d in docs})
-            hits = [{"doc": docs[1].doc, "page": 3, "rank": 1, "section": None},
-                    {"doc": docs[0].doc, "page": 3, "rank": 2, "section": None},
-                    {"doc": docs[2].doc, "page": 1, "rank": 3, "section": None},
-                    {"doc": docs[0].doc, "page": 9, "rank": 4, "section": None}]
-            hits += [{"doc": docs[2].doc, "page": p, "rank": 4 + p, "section": None}
-                     for p in range(2, 7)]
-            results.set_result({"query": "attention", "mode": "hybrid", "hits": hits})
+            hits = [make_hit(docs[1].doc, 3, 1), make_hit(docs[0].doc, 3, 2),
+                    make_hit(docs[2].doc, 1, 3), make_hit(docs[0].doc, 9, 4)]
+            hits += [make_hit(docs[2].doc, p, 4 + p) for p in range(2, 7)]
+            results.set_result(SearchResult("attention", "hybrid", "page", {}, 0.0, hits))
             await pilot.pause()
             table = app.query_one(HitTable)
             ranks = [cell(table, r, "rank") for r in range(table.row_count)]

@@ -282,7 +282,7 @@ def test_reopening_a_session_puts_the_results_cursor_on_the_hit_read(make_app):
             await pilot.press("enter")
             reader = app.query_one(ReaderPane)
             await wait_for(pilot, lambda: reader.view is not None
-                           and reader.view.page == hit["page"], what="the hit read")
+                           and reader.view.page == hit.page, what="the hit read")
             await pilot.press("ctrl+q")
         app = make_app()
         async with app.run_test(size=(80, 24)) as pilot:
@@ -292,7 +292,7 @@ def test_reopening_a_session_puts_the_results_cursor_on_the_hit_read(make_app):
                            and app.shown_key.query == "attention", what="restored results")
             await pilot.pause(0.2)
             now = results.current_hit()
-            assert (now["doc"], now["page"]) == (hit["doc"], hit["page"])
+            assert (now.doc, now.page) == (hit.doc, hit.page)
     run(go())
 
 

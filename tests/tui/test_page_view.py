@@ -31,7 +31,7 @@ async def _image_steps(app) -> None:
         assert image.display and not reader.query_one(ReaderBody).display
         assert image.has_focus
         shot = image.shown
-        assert shot.path.endswith(hit["doc"]) and shot.page == page
+        assert shot.path.endswith(hit.doc) and shot.page == page
         assert shot.outline == reader.view.target_box[1]  # the hit block is framed
         caption = str(image.query_one("#page-image-head").render())
         assert f"page {page}" in caption and "hit outlined" in caption

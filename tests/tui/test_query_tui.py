@@ -25,9 +25,9 @@ def test_phrase_hits_hold_the_phrase_and_it_is_highlighted_whole(make_app):
         async with app.run_test(size=(120, 40)) as pilot:
             await settle(pilot)
             data = await search(pilot, '"scaled dot-product attention"')
-            assert data["hits"]
-            for h in data["hits"]:
-                assert "scaled dot-product attention" in " ".join(h["excerpt"].lower().split())
+            assert data.hits
+            for h in data.hits:
+                assert "scaled dot-product attention" in " ".join(h.excerpt.lower().split())
             pane = app.query_one(ResultsPane)
             m = pane.pattern.search("We call it Scaled Dot-Product Attention here")
             assert m and m.group(0) == "Scaled Dot-Product Attention"
@@ -41,13 +41,13 @@ def test_exclusion_and_weak_banner(make_app):
         async with app.run_test(size=(120, 40)) as pilot:
             await settle(pilot)
             data = await search(pilot, "lorem ipsum dolor sit amet")
-            assert data["weak"] is True
+            assert data.weak is True
             assert coverage_lines(app)[0] == "no strong match: nearest pages"
             data = await search(pilot, "what dropout rate did the base model use")
-            assert data["weak"] is False and data["hits"]
+            assert data.weak is False and data.hits
             assert coverage_lines(app)[0].startswith("searched ")
             data = await search(pilot, "attention -transformer")
-            assert data["coverage"]["excluded"]["terms"] == ["transformer"]
+            assert data.coverage["excluded"]["terms"] == ["transformer"]
             assert any("excluded" in ln for ln in coverage_lines(app))
     run(go())
 
@@ -58,13 +58,13 @@ def test_f2_searches_the_suggested_spelling(make_app):
         async with app.run_test(size=(120, 40)) as pilot:
             await settle(pilot)
             data = await search(pilot, "dropuot rate")
-            assert data["suggestions"]["dropuot"][0] == "dropout"
+            assert data.suggestions["dropuot"][0] == "dropout"
             assert any("did you mean: dropuot -> dropout" in ln for ln in coverage_lines(app))
             await pilot.press("f2")
             await wait_for(pilot, lambda: app.shown_key is not None
                            and app.shown_key.query == "dropout rate", what="the suggestion")
             assert app.query_one("#query").value == "dropout rate"
-            assert app.query_one(ResultsPane).data["suggestions"] == {}
+            assert app.query_one(ResultsPane).result.suggestions == {}
     run(go())
 
 
@@ -74,17 +74,17 @@ def test_typing_matches_the_last_word_as_a_prefix_and_keeps_the_list(make_app):
         async with app.run_test(size=(120, 40)) as pilot:
             await settle(pilot)
             data = await search(pilot, "dropo", submit=False)
-            assert data["query"] == "dropo*" and data["hits"]
-            assert any("dropout" in h["excerpt"].lower() for h in data["hits"])
+            assert data.query == "dropo*" and data.hits
+            assert any("dropout" in h.excerpt.lower() for h in data.hits)
             # Enter searches the words as typed
             await pilot.press("enter")
-            await wait_for(pilot, lambda: app.query_one(ResultsPane).data["query"] == "dropo",
+            await wait_for(pilot, lambda: app.query_one(ResultsPane).result.query == "dropo",
                            what="the exact search")
             # while a new search runs the old list stays on screen (no flicker)
             pane = app.query_one(ResultsPane)
-            before = pane.data
+            before = pane.result
             app.run_search(typing=True)
-            assert pane.data is before and pane.hits == before["hits"]
+            assert pane.result is before and pane.hits == before.hits
     run(go())
 
 
@@ -98,15 +98,15 @@ def test_typing_past_a_words_stem_keeps_the_hits(make_app):
             await settle(pilot)
             app.action_mode("keyword")
             full = await search(pilot, "attention")
-            want = {(h["doc"], h["page"]) for h in full["hits"]}
+            want = {(h.doc, h.page) for h in full.hits}
             assert want
             for typed in ("attenti", "attentio", '"scaled dot-product attenti'):
                 data = await search(pilot, typed, submit=False)
-                assert data["query"].rstrip('"').endswith("*"), data["query"]
-                assert data["hits"], typed
-                missing = [h["excerpt"][:120] for h in data["hits"]
-                           if "attent" not in h["excerpt"].lower()]
+                assert data.query.rstrip('"').endswith("*"), data.query
+                assert data.hits, typed
+                missing = [h.excerpt[:120] for h in data.hits
+                           if "attent" not in h.excerpt.lower()]
                 assert not missing, (typed, missing)
                 if not typed.startswith('"'):
-                    assert {(h["doc"], h["page"]) for h in data["hits"]} == want, typed
+                    assert {(h.doc, h.page) for h in data.hits} == want, typed
     run(go())

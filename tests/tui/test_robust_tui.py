@@ -28,23 +28,23 @@ def test_folder_deleted_then_recreated(tmp_path):
                            timeout=60, what="first index")
             await pilot.pause(0.5)   # the watcher starts
             data = await search(pilot, "zorblax")
-            assert data["hits"]
+            assert data.hits
             shutil.rmtree(folder)
             await wait_for(pilot, lambda: "folder gone" in _status(app), timeout=30,
                            what="folder gone in the status line")
-            await wait_for(pilot, lambda: app.query_one("#results").data is not None and
-                           not app.query_one("#results").data["hits"], timeout=30,
+            await wait_for(pilot, lambda: app.query_one("#results").result is not None and
+                           not app.query_one("#results").result.hits, timeout=30,
                            what="results emptied")
-            data = app.query_one("#results").data
-            assert data["coverage"]["searched"] == 0
-            assert "nothing was searched" in data["coverage"]["note"]
+            data = app.query_one("#results").result
+            assert data.coverage["searched"] == 0
+            assert "nothing was searched" in data.coverage["note"]
             folder.mkdir()
             make_markup_pdf(folder / "again.pdf")
             await wait_for(pilot, lambda: [d.doc for d in app.documents] == ["again.pdf"]
                            and not app._indexing, timeout=60, what="the folder re-indexed")
             assert "folder gone" not in _status(app)
             data = await search(pilot, "zorblax again")
-            assert {h["doc"] for h in data["hits"]} == {"again.pdf"}
+            assert {h.doc for h in data.hits} == {"again.pdf"}
     asyncio.run(go())
 
 
@@ -66,7 +66,7 @@ def test_reader_centres_the_match_inside_a_very_long_paragraph(tmp_path):
             await wait_for(pilot, lambda: app.documents, timeout=30, what="documents")
             app.action_mode("keyword")
             data = await search(pilot, LONG_BLOCK_WORD)
-            assert LONG_BLOCK_WORD in data["hits"][0]["excerpt"]
+            assert LONG_BLOCK_WORD in data.hits[0].excerpt
             app.open_hit(app.query_one(ResultsPane).hits[0])
             reader = app.query_one(ReaderPane)
             body = reader.query_one(ReaderBody)

@@ -53,18 +53,18 @@ def test_mark_keys_from_results_documents_and_reader(make_app, tui_index, data_d
             table = app.query_one(HitTable)
             hit = app.query_one(ResultsPane).current_hit()
             await pilot.press("plus")
-            await wait_for(pilot, lambda: app.marks().get(hit["doc"]) == "keep", what="keep")
+            await wait_for(pilot, lambda: app.marks().get(hit.doc) == "keep", what="keep")
             # the mark column of the results shows it
             col = list(table.columns).index("mark")
             assert table.get_cell_at((table.cursor_row, col)).plain == "+"
-            assert stored(data_dir, folder, hit["doc"]).mark is Mark.KEEP
+            assert stored(data_dir, folder, hit.doc).mark is Mark.KEEP
             # from the reader: to-read; from the documents: skip, then none
             await pilot.press("enter")
             reader = app.query_one(ReaderPane)
             await wait_for(pilot, lambda: reader.view is not None
                            and app.query_one(ReaderBody).has_focus, what="reader")
             await pilot.press("r")
-            await wait_for(pilot, lambda: app.marks().get(hit["doc"]) == "to-read")
+            await wait_for(pilot, lambda: app.marks().get(hit.doc) == "to-read")
             app.show_pane("corpus")
             lst = app.query_one(DocList)
             await wait_for(pilot, lambda: lst.has_focus, what="documents")
@@ -129,11 +129,11 @@ def test_open_without_a_display_copies_path_and_page(make_app, tui_index, monkey
             hit = app.query_one(ResultsPane).current_hit()
             await pilot.press("o")
             await wait_for(pilot, lambda: getattr(app, "last_clipboard", ""), what="clipboard")
-            assert app.last_clipboard == f"{folder / hit['doc']}#page={hit['page']}"
+            assert app.last_clipboard == f"{folder / hit.doc}#page={hit.page}"
             assert app.clipboard == app.last_clipboard
             # one notification, naming the path once (it said it twice)
-            said = [n.message for n in app._notifications if hit["doc"] in n.message]
-            assert len(said) == 1 and said[0].count(hit["doc"]) == 1, said
+            said = [n.message for n in app._notifications if hit.doc in n.message]
+            assert len(said) == 1 and said[0].count(hit.doc) == 1, said
             assert app.is_running   # nothing blocked or crashed
     run(go())
 
@@ -349,19 +349,19 @@ def test_star_scopes_the_search_to_marked_documents(make_app, tui_index, data_di
         async with app.run_test(size=(120, 36)) as pilot:
             await settle(pilot)
             data = await search(pilot, "the")
-            assert len({h["doc"] for h in data["hits"]}) > 2
+            assert len({h.doc for h in data.hits}) > 2
             results = app.query_one(ResultsPane)
             for want in ({ATTENTION}, {"texlive-euler.pdf"}):
                 await pilot.press("asterisk")
                 await wait_for(pilot, lambda: set(app.scope) == want
                                and app.shown_key == app.search_key()
-                               and results.data is not None
-                               and results.data["coverage"]["total"] == 1,
+                               and results.result is not None
+                               and results.result.coverage["total"] == 1,
                                what=f"scope {want}")
-                assert {h["doc"] for h in results.hits} == want
+                assert {h.doc for h in results.hits} == want
             await pilot.press("asterisk")
             await wait_for(pilot, lambda: app.scope == () and app.shown_key == app.search_key()
-                           and results.data["coverage"]["total"] == 4, what="whole folder")
+                           and results.result.coverage["total"] == 4, what="whole folder")
     run(go())
 
 
@@ -430,7 +430,7 @@ def test_open_in_viewer_never_blocks_and_shows_a_failing_viewer(make_app, tmp_pa
                 await wait_for(pilot, lambda: app.mode == "semantic", what="mode key")
                 os.kill(pid, 0)   # still running: nothing waited for it
                 assert args.read_text().strip() == \
-                    f"{app.root}/{hit['doc']}|{hit['page']}"
+                    f"{app.root}/{hit.doc}|{hit.page}"
             finally:
                 os.kill(pid, 15)
             # a viewer that fails at once: its message is shown
