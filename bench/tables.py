@@ -28,7 +28,8 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 from pdftui import tables  # noqa: E402
-from pdftui.extract import extract_document, normalize_text  # noqa: E402
+from pdftui.extract import extract_document  # noqa: E402
+from pdftui.page_text import normalize_text  # noqa: E402
 
 SHARED = Path(os.environ.get("PDFTUI_SHARED", REPO.parent / "shared"))
 CORPUS = SHARED / "corpus"

@@ -89,7 +89,7 @@ def preformatted_blocks(path: str, page: int,
     read: ``{}``, never an error."""
     import pymupdf
 
-    from .extract import normalize_text
+    from .page_text import normalize_text
 
     try:
         with pymupdf.open(path) as doc:

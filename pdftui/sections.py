@@ -2,7 +2,7 @@
 
 Two sources of headings:
 
-* the PDF outline (bookmarks), validated by ``extract.py``; preferred when usable;
+* the PDF outline (bookmarks), validated by :mod:`pdftui.outline`; preferred when usable;
 * :func:`pdftui.headings.detect_headings`, a scored heading detector over the visual
   ``Line`` s of the pages, for PDFs without an outline.
 

@@ -7,7 +7,9 @@ import time
 
 import pytest
 
-from pdftui.extract import extract_document, join_lines, normalize_text, strip_control
+from pdftui.extract import extract_document
+from pdftui.page_text import join_lines, normalize_text
+from pdftui.text import strip_control
 
 from .conftest import CORPUS, SHARED, needs_shared  # noqa: E402
 from .invariants import assert_outline_well_formed
@@ -353,7 +355,7 @@ def test_paragraph_continued_across_a_column_break_is_one_block():
     """GFS p. 3: "keeping a persis-" ends the left column and "tent TCP connection" starts
     the right one; they are one paragraph (one block, hyphenation repaired), so keyword
     search finds "persistent" there and the reader shows one paragraph."""
-    from pdftui.extract import continues
+    from pdftui.layout import continues
 
     ex = extract_document(str(CORPUS / "google-2003-file-system.pdf"))
     page = ex.pages[2]
@@ -373,7 +375,8 @@ def test_table_between_a_paragraph_and_its_continuation_moves_after_it():
     the right column, and "limited number of log records" goes on below them. The
     paragraph is one block and the table follows it; a table row never takes the place
     of the paragraph (no prose, no move)."""
-    from pdftui.extract import Block, float_order
+    from pdftui.document import Block
+    from pdftui.layout import float_order
 
     ex = extract_document(str(CORPUS / "google-2003-file-system.pdf"))
     texts = [b.text for b in ex.pages[3].blocks]
