@@ -1110,36 +1110,50 @@ def replicate_content(cache: Cache, source: Path, content_id: int, sha256: str,
             " outline_dropped, notes, n_tokens, extractor_version, indexed_at)"
             " VALUES(?,?,?,?,?,?,?,?,0,?,?)", (sha256, *row, time.time())).lastrowid
         args = {"cid": cid, "old": content_id, "drop": drop}
-        db.execute("INSERT INTO pages(content_id, number, label, text, n_tokens) SELECT :cid,"
-                   f" number, label, text, n_tokens FROM src.pages WHERE content_id = :old"
-                   f" AND {keep_page} ORDER BY number", args)
-        if row[3] is None and row[4] == "ok":
-            db.execute("INSERT INTO pages_fts(rowid, text) SELECT id, pdftui_fts_text(text)"
-                       " FROM pages WHERE content_id = :cid AND trim(text) != ''", args)
-        db.execute("INSERT INTO blocks SELECT :cid, page, ordinal, x0, y0, x1, y1, text"
-                   " FROM src.blocks WHERE content_id = :old AND page NOT IN"
-                   " (SELECT value FROM json_each(:drop))", args)
-        db.execute("INSERT INTO outline SELECT :cid, ordinal, level, title, page, y"
-                   " FROM src.outline WHERE content_id = :old", args)
-        db.execute("INSERT INTO sections(content_id, ordinal, level, title, path, start_page,"
-                   " start_block, end_page, end_block, text, source, n_tokens, own_chars)"
-                   " SELECT :cid, ordinal, level, title, path, start_page, start_block,"
-                   " end_page, end_block, text, source, n_tokens, own_chars FROM src.sections"
-                   " WHERE content_id = :old ORDER BY ordinal", args)
-        if row[3] is None and row[4] == "ok":
-            db.execute("INSERT INTO sections_fts(rowid, title, text) SELECT id,"
-                       " pdftui_fts_text(title), pdftui_fts_text(CASE WHEN own_chars < 0"
-                       " THEN text ELSE substr(text, 1, own_chars) END) FROM sections"
-                       " WHERE content_id = :cid", args)
-        db.execute("INSERT INTO units(content_id, model_id, page, ordinal, char_start,"
-                   " char_end, vector) SELECT :cid, model_id, page, ordinal, char_start,"
-                   " char_end, vector FROM src.units WHERE content_id = :old AND (page = 0"
-                   " OR page NOT IN (SELECT value FROM json_each(:drop))) ORDER BY id", args)
-        db.execute("INSERT INTO embeddings SELECT :cid, e.model_id, e.weights_hash,"
-                   " (SELECT count(*) FROM units u WHERE u.content_id = :cid AND"
-                   "  u.model_id = e.model_id), (SELECT count(*) FROM units u WHERE"
-                   "  u.content_id = :cid AND u.model_id = e.model_id)"
-                   " FROM src.embeddings e WHERE e.content_id = :old", args)
-        db.execute("UPDATE contents SET n_tokens = (SELECT coalesce(sum(n_tokens), 0) FROM"
-                   " pages WHERE content_id = :cid) WHERE id = :cid", args)
+        searchable = row[3] is None and row[4] == "ok"
+        _copy_text(db, args, keep_page, searchable)
+        _copy_vectors(db, args)
     return cid
+
+
+def _copy_text(db, args: dict, keep_page: str, searchable: bool) -> None:
+    """:func:`replicate_content`'s text rows: pages (those ``keep_page`` keeps), blocks,
+    outline and sections of content ``args["old"]`` in ``src`` copied to ``args["cid"]``;
+    both FTS indexes filled from the copy when it is ``searchable``."""
+    db.execute("INSERT INTO pages(content_id, number, label, text, n_tokens) SELECT :cid,"
+               f" number, label, text, n_tokens FROM src.pages WHERE content_id = :old"
+               f" AND {keep_page} ORDER BY number", args)
+    if searchable:
+        db.execute("INSERT INTO pages_fts(rowid, text) SELECT id, pdftui_fts_text(text)"
+                   " FROM pages WHERE content_id = :cid AND trim(text) != ''", args)
+    db.execute("INSERT INTO blocks SELECT :cid, page, ordinal, x0, y0, x1, y1, text"
+               " FROM src.blocks WHERE content_id = :old AND page NOT IN"
+               " (SELECT value FROM json_each(:drop))", args)
+    db.execute("INSERT INTO outline SELECT :cid, ordinal, level, title, page, y"
+               " FROM src.outline WHERE content_id = :old", args)
+    db.execute("INSERT INTO sections(content_id, ordinal, level, title, path, start_page,"
+               " start_block, end_page, end_block, text, source, n_tokens, own_chars)"
+               " SELECT :cid, ordinal, level, title, path, start_page, start_block,"
+               " end_page, end_block, text, source, n_tokens, own_chars FROM src.sections"
+               " WHERE content_id = :old ORDER BY ordinal", args)
+    if searchable:
+        db.execute("INSERT INTO sections_fts(rowid, title, text) SELECT id,"
+                   " pdftui_fts_text(title), pdftui_fts_text(CASE WHEN own_chars < 0"
+                   " THEN text ELSE substr(text, 1, own_chars) END) FROM sections"
+                   " WHERE content_id = :cid", args)
+
+
+def _copy_vectors(db, args: dict) -> None:
+    """:func:`replicate_content`'s embedding units (document-level units and those of the
+    pages kept), their embedding rows recounted, and the copy's token count."""
+    db.execute("INSERT INTO units(content_id, model_id, page, ordinal, char_start,"
+               " char_end, vector) SELECT :cid, model_id, page, ordinal, char_start,"
+               " char_end, vector FROM src.units WHERE content_id = :old AND (page = 0"
+               " OR page NOT IN (SELECT value FROM json_each(:drop))) ORDER BY id", args)
+    db.execute("INSERT INTO embeddings SELECT :cid, e.model_id, e.weights_hash,"
+               " (SELECT count(*) FROM units u WHERE u.content_id = :cid AND"
+               "  u.model_id = e.model_id), (SELECT count(*) FROM units u WHERE"
+               "  u.content_id = :cid AND u.model_id = e.model_id)"
+               " FROM src.embeddings e WHERE e.content_id = :old", args)
+    db.execute("UPDATE contents SET n_tokens = (SELECT coalesce(sum(n_tokens), 0) FROM"
+               " pages WHERE content_id = :cid) WHERE id = :cid", args)

@@ -453,17 +453,8 @@ def choose(blocks: Sequence[str], terms: Sequence[Term],
     if not blocks:
         return -1, ""
     allb = list(blocks) + list(next_blocks)
-    if stems is None:
-        stems = tokenize_many(allb, list(terms)) if terms else [set() for _ in allb]
-    else:
-        stems = list(stems) + [set() for _ in next_blocks]
-    if any(t.ident for t in terms):   # identifiers as typed (pdftui.identifiers)
-        stems = [st | set(identifiers_in(b)) for st, b in zip(stems, allb)]
+    held, w = _block_terms(blocks, next_blocks, terms, stems)
     rx = [re.compile(x, re.IGNORECASE) for x in map(phrase_regex, phrases) if x]
-    squashed = [_squash(b) for b in allb] if terms else [""] * len(allb)
-    stems = with_acronyms(allb, stems, terms)
-    held, w = _weights(stems[: len(blocks)], terms, squashed[: len(blocks)])
-    held += [matched(s, terms, q) for s, q in zip(stems[len(blocks):], squashed[len(blocks):])]
     cands = passages(blocks, next_blocks, section_starts)
 
     cites = {p: cited_terms(p, blocks, held) for p in cands if p.kind == "table"}
@@ -496,16 +487,45 @@ def choose(blocks: Sequence[str], terms: Sequence[Term],
         best = defining(cands, blocks, section_starts)
         if best is not None:
             return best.seed, _capped(passage_text(best, allb), terms, rx)
+    best = None
     if unit_span is not None and page_text is not None:
-        spans = block_spans(page_text, blocks)
-        a, b = unit_span
-        overlap = [max(0, min(b, e) - max(a, s)) for s, e in spans] + [0] * len(next_blocks)
-        # by its own blocks: a passage run on into the unit's does not lie under it
-        over = [(sum(overlap[j] for j in p.members if j not in p.extra), p) for p in cands]
-        # a passage holding a required phrase wins over the best unit's passage
-        over = [(o, p) for o, p in over if o > 0 or has(p)]
-        if over:
-            _o, best = max(over, key=lambda x: (has(x[1]), x[0], key(x[1])))
-            return best.seed, _capped(passage_text(best, allb), terms, rx)
-    best = max(cands, key=key)
+        best = _unit_passage(cands, block_spans(page_text, blocks), len(next_blocks),
+                             unit_span, has, key)
+    if best is None:
+        best = max(cands, key=key)
     return best.seed, _capped(passage_text(best, allb), terms, rx)
+
+
+def _block_terms(blocks: Sequence[str], next_blocks: Sequence[str], terms: Sequence[Term],
+                 stems: Sequence[set[str]] | None) -> tuple[list[set[int]], list[float]]:
+    """The query terms each block holds (the page's blocks, then ``next_blocks``), and each
+    term's rarity on the page (:func:`_weights`); ``stems`` the page's blocks' stem sets
+    when already known."""
+    allb = list(blocks) + list(next_blocks)
+    if stems is None:
+        stems = tokenize_many(allb, list(terms)) if terms else [set() for _ in allb]
+    else:
+        stems = list(stems) + [set() for _ in next_blocks]
+    if any(t.ident for t in terms):   # identifiers as typed (pdftui.identifiers)
+        stems = [st | set(identifiers_in(b)) for st, b in zip(stems, allb)]
+    squashed = [_squash(b) for b in allb] if terms else [""] * len(allb)
+    stems = with_acronyms(allb, stems, terms)
+    held, w = _weights(stems[: len(blocks)], terms, squashed[: len(blocks)])
+    held += [matched(s, terms, q) for s, q in zip(stems[len(blocks):], squashed[len(blocks):])]
+    return held, w
+
+
+def _unit_passage(cands: list[Passage], spans: Sequence[tuple[int, int]], n_next: int,
+                  unit_span: tuple[int, int], has, key) -> Passage | None:
+    """The passage that overlaps the best embedding unit (``unit_span``, a char range of
+    the page text whose blocks span ``spans``) most, a passage holding a required phrase
+    (``has``) first, ties by ``key``; None when none overlaps it."""
+    a, b = unit_span
+    overlap = [max(0, min(b, e) - max(a, s)) for s, e in spans] + [0] * n_next
+    # by its own blocks: a passage run on into the unit's does not lie under it
+    over = [(sum(overlap[j] for j in p.members if j not in p.extra), p) for p in cands]
+    # a passage holding a required phrase wins over the best unit's passage
+    over = [(o, p) for o, p in over if o > 0 or has(p)]
+    if not over:
+        return None
+    return max(over, key=lambda x: (has(x[1]), x[0], key(x[1])))[1]

@@ -709,44 +709,16 @@ class KeywordIndex:
         scores = np.zeros(n_rows)
         nmatch = np.zeros(n_rows, dtype=np.int32)
         bits = np.zeros(n_rows, dtype=np.uint64)
-        allowed = None
-        if contents is not None:
-            want = np.fromiter(contents, dtype=np.int64, count=len(contents))
-            allowed = np.zeros(len(unit.n_of), dtype=bool)
-            allowed[want[(want >= 0) & (want < len(allowed))]] = True
+        allowed = self._allowed(unit, contents)
         tfs: list[tuple[int, np.ndarray, np.ndarray]] = []
         for term in terms:
-            arr = self._term_array(kind, term)
-            if not len(arr):
-                continue
-            pos = np.searchsorted(unit.ids, arr[:, 0])
-            pos = np.minimum(pos, len(unit.ids) - 1)
-            keep = unit.ids[pos] == arr[:, 0]
-            if allowed is not None:
-                keep &= allowed[unit.content[pos]]
-            if not keep.any():
-                continue
-            w = np.where(arr[:, 2] == 1, title_weight if kind == "sections" else 1.0, 1.0)
-            w = w * arr[:, 1]
-            idx, inv_rows = np.unique(pos[keep], return_inverse=True)
-            tf = np.bincount(inv_rows.reshape(-1), weights=w[keep]).astype(np.float64)
-            cont = unit.content[idx]
-            ucont, inv = np.unique(cont, return_inverse=True)
-            inv = inv.reshape(-1)
-            df = np.bincount(inv).astype(np.float64)
-            n_doc = unit.n_of[ucont]
-            if idf == "lucene":
-                w_idf = np.log1p((n_doc - df + 0.5) / (df + 0.5))
-            else:
-                w_idf = np.log((n_doc - df + 0.5) / (df + 0.5))
-                w_idf = np.where(w_idf <= 0, 1e-6, w_idf)
-            avgdl = unit.avgdl_of[ucont][inv]
-            dl = unit.n_tokens[idx]
-            scores[idx] += w_idf[inv] * tf * (K1 + 1) / (tf + K1 * (1 - B + B * dl / avgdl))
-            nmatch[idx] += 1
             k = keys.index(str(term))
+            got = self._add_term(unit, kind, term, allowed, title_weight, idf, scores, nmatch)
+            if got is None:
+                continue
+            idx, ucont, tf_sums = got
             bits[idx] |= np.uint64(1 << k)
-            tfs.append((k, ucont, np.bincount(inv, weights=tf)))
+            tfs.append((k, ucont, tf_sums))
         matched = np.nonzero(nmatch)[0]
         if not len(matched):
             return Ranking.empty(terms, keys, unit.total_of, unit.total)
@@ -754,12 +726,67 @@ class KeywordIndex:
         rows = matched[np.lexsort((unit.ids[matched], -scores[matched], cont))]
         rows = rows[self._policy_keep(rows, unit.content[rows], nmatch[rows], policy,
                                       len(terms))]
-        tf_content = distinct(np.concatenate([c for _k, c, _t in tfs]))
-        tfm = np.zeros((len(tf_content), len(keys)))
-        for k, c, t in tfs:   # a later term with the same text replaces, as before
-            tfm[np.searchsorted(tf_content, c), k] = t
+        tf_content, tfm = self._tf_matrix(tfs, len(keys))
         return Ranking(terms, keys, unit.ids[rows], rows, unit.content[rows], scores[rows],
                        bits[rows], tf_content, tfm, unit.total_of, unit.total)
+
+    @staticmethod
+    def _allowed(unit, contents: set[int] | None) -> np.ndarray | None:
+        """A mask over content ids: True for the contents searched (None: all of them)."""
+        if contents is None:
+            return None
+        want = np.fromiter(contents, dtype=np.int64, count=len(contents))
+        allowed = np.zeros(len(unit.n_of), dtype=bool)
+        allowed[want[(want >= 0) & (want < len(allowed))]] = True
+        return allowed
+
+    def _add_term(self, unit, kind: str, term: Term, allowed: np.ndarray | None,
+                  title_weight: float, idf: str, scores: np.ndarray, nmatch: np.ndarray
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        """Add ``term``'s BM25 weight to ``scores`` of the rows holding it (and count it in
+        ``nmatch``), idf and average length per document (Robertson & Zaragoza 2009);
+        returns ``(rows, contents, their summed term frequency)``, None when no row of the
+        contents searched holds it."""
+        arr = self._term_array(kind, term)
+        if not len(arr):
+            return None
+        pos = np.searchsorted(unit.ids, arr[:, 0])
+        pos = np.minimum(pos, len(unit.ids) - 1)
+        keep = unit.ids[pos] == arr[:, 0]
+        if allowed is not None:
+            keep &= allowed[unit.content[pos]]
+        if not keep.any():
+            return None
+        w = np.where(arr[:, 2] == 1, title_weight if kind == "sections" else 1.0, 1.0)
+        w = w * arr[:, 1]
+        idx, inv_rows = np.unique(pos[keep], return_inverse=True)
+        tf = np.bincount(inv_rows.reshape(-1), weights=w[keep]).astype(np.float64)
+        cont = unit.content[idx]
+        ucont, inv = np.unique(cont, return_inverse=True)
+        inv = inv.reshape(-1)
+        df = np.bincount(inv).astype(np.float64)
+        n_doc = unit.n_of[ucont]
+        if idf == "lucene":
+            w_idf = np.log1p((n_doc - df + 0.5) / (df + 0.5))
+        else:
+            w_idf = np.log((n_doc - df + 0.5) / (df + 0.5))
+            w_idf = np.where(w_idf <= 0, 1e-6, w_idf)
+        avgdl = unit.avgdl_of[ucont][inv]
+        dl = unit.n_tokens[idx]
+        scores[idx] += w_idf[inv] * tf * (K1 + 1) / (tf + K1 * (1 - B + B * dl / avgdl))
+        nmatch[idx] += 1
+        return idx, ucont, np.bincount(inv, weights=tf)
+
+    @staticmethod
+    def _tf_matrix(tfs: list[tuple[int, np.ndarray, np.ndarray]], n_keys: int
+                   ) -> tuple[np.ndarray, np.ndarray]:
+        """``(contents, matrix)``: the term frequency of each term key (column) summed over
+        each content's matching rows, from ``[(key index, contents, sums)]``."""
+        tf_content = distinct(np.concatenate([c for _k, c, _t in tfs]))
+        tfm = np.zeros((len(tf_content), n_keys))
+        for k, c, t in tfs:   # a later term with the same text replaces, as before
+            tfm[np.searchsorted(tf_content, c), k] = t
+        return tf_content, tfm
 
     @staticmethod
     def _policy_keep(rows: np.ndarray, content: np.ndarray, nmatch: np.ndarray, policy: str,

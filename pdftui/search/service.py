@@ -250,6 +250,21 @@ def truncation_note(query: object, text: str, terms: list) -> str:
     return "; ".join(notes)
 
 
+#: Positions inside a document are ``page * _PAGE_STRIDE + character offset`` (no page holds
+#: this many characters).
+_PAGE_STRIDE = 10_000_000
+
+
+def _units_inside(us: np.ndarray, ue: np.ndarray, a: int, b: int) -> np.ndarray:
+    """Indexes of the units (positions ``us[i]`` .. ``ue[i]``) with at least half their
+    characters inside ``a`` .. ``b``, else of every unit overlapping it."""
+    inside = np.minimum(ue, b) - np.maximum(us, a)
+    hit = np.flatnonzero(inside * 2 >= (ue - us))
+    if not len(hit):
+        hit = np.flatnonzero((us < b) & (ue > a))
+    return hit
+
+
 class Superseded(Exception):
     """Raised inside the worker when a newer search has started."""
 
@@ -1029,21 +1044,8 @@ class Engine:
         if not n_units or not secs:
             self._sec_units[cid] = (n_units, None)
             return None
-        texts = {n: p.text for n, p in read_pages(self.db, cid).items()}
-        blocks: dict[int, list[str]] = {}
-        for b in read_block_texts(self.db, cid):
-            blocks.setdefault(b.page, []).append(b.text)
-        starts_of: dict[int, list[int]] = {}
-        big = 10_000_000
-
-        def pos(page: int, block: int) -> int:
-            st = starts_of.get(page)
-            if st is None:
-                st = [a for a, _b in block_spans(texts.get(page, ""), blocks.get(page, []))]
-                starts_of[page] = st
-            off = st[block] if 0 <= block < len(st) else len(texts.get(page, ""))
-            return page * big + min(off, big - 1)
-
+        pos = self._block_positions(cid)
+        big = _PAGE_STRIDE
         us = c.pages.astype(np.int64) * big + c.spans[:, 0]
         ue = c.pages.astype(np.int64) * big + c.spans[:, 1]
         sids, levels, sps, seg, idx = [], [], [], [], []
@@ -1058,12 +1060,7 @@ class Engine:
                 nxt = pos(*secs[k + 1].start)
                 if a < nxt < b:
                     b = nxt
-            # units with at least half their characters inside the section, else
-            # every unit overlapping it
-            inside = np.minimum(ue, b) - np.maximum(us, a)
-            hit = np.flatnonzero(inside * 2 >= (ue - us))
-            if not len(hit):
-                hit = np.flatnonzero((us < b) & (ue > a))
+            hit = _units_inside(us, ue, a, b)
             if not len(hit):
                 continue
             sids.append(sec.id)
@@ -1075,6 +1072,26 @@ class Engine:
                np.array(idx, dtype=np.int64)) if sids else None
         self._sec_units[cid] = (n_units, out)
         return out
+
+    def _block_positions(self, cid: int):
+        """``pos(page, block) -> int``: where block ``block`` (0-based) of ``page`` starts
+        in content ``cid``, as ``page * _PAGE_STRIDE + character offset`` in its page text
+        (a block past the page's last: the page's end). Pages are read once, when asked."""
+        texts = {n: p.text for n, p in read_pages(self.db, cid).items()}
+        blocks: dict[int, list[str]] = {}
+        for b in read_block_texts(self.db, cid):
+            blocks.setdefault(b.page, []).append(b.text)
+        starts_of: dict[int, list[int]] = {}
+
+        def pos(page: int, block: int) -> int:
+            st = starts_of.get(page)
+            if st is None:
+                st = [a for a, _b in block_spans(texts.get(page, ""), blocks.get(page, []))]
+                starts_of[page] = st
+            off = st[block] if 0 <= block < len(st) else len(texts.get(page, ""))
+            return page * _PAGE_STRIDE + min(off, _PAGE_STRIDE - 1)
+
+        return pos
 
     def _section_lists(self, m: VectorMatrix, qv: np.ndarray, docs_of: dict, res,
                        depth: int, arm: SemanticArm) -> None:

@@ -137,50 +137,70 @@ class ReadView:
 
 
 def load_view(lib, req: ReadRequest, pattern: re.Pattern[str] | None) -> ReadView:
-    """Read what ``req`` asks for from a :class:`pdftui.library.Library` (worker thread)."""
+    """Read what ``req`` asks for from a :class:`pdftui.library.Library` (worker thread):
+    its section (a section request whose section is found), else its page."""
     doc = req.doc
     pages = lib.page_count(doc)
-    title = lib.title(doc)
-    sections = lib.sections(doc)
     page = max(1, min(req.page, pages or 1))
     note = ""
     if req.kind == "section":
-        sec = None
-        if req.section_id is not None:
-            sec = lib.section(doc, req.section_id)
-        else:
-            blocks = [b[4] for b in lib.blocks(doc, page)]
-            block = req.block
-            if block is None:
-                block = find_target(blocks, req.excerpt, pattern) or 0
-            sec = lib.section_at(doc, page, block)
+        sec = _requested_section(lib, req, page, pattern)
         if sec is not None:
-            paragraphs = [p for p in sec.text.split("\n\n") if p.strip()] or [sec.text]
-            para_pos = paragraph_positions(lib, doc, sec.section_id, sections,
-                                            len(paragraphs))
-            paragraphs = keep_lines(lib, doc, paragraphs, para_pos)
-            target = None
-            if req.block is not None and para_pos and (req.page, req.block) in para_pos:
-                target = para_pos.index((req.page, req.block))  # where the page view was
-            if target is None:
-                target = find_target(paragraphs, req.excerpt, pattern)
-            stop = None
-            if req.before is not None:
-                # the subsection's heading paragraph, after the parent's own text
-                child = lib.section(doc, req.before).text.split("\n\n")[0].strip()
-                stop = next((k for k in range(1, len(paragraphs))
-                             if paragraphs[k].strip() == child), None)
-            box = None
-            if para_pos and target is not None and 0 <= target < len(para_pos):
-                bpage, bno = para_pos[target]
-                rows = lib.blocks(doc, bpage)
-                box = (bpage, tuple(rows[bno][:4])) if bno < len(rows) else None
-            return ReadView(req, title, pages, page, lib.page_label(doc, page),
-                            sec.start_page, sec.end_page, paragraphs, target, sec.path,
-                            sec.section_id, sections, stop=stop, para_pos=para_pos,
-                            ocr=sec.ocr, target_box=box, labels=lib.page_labels(doc))
+            return _section_view(lib, req, sec, pages, page, pattern)
         note = "no section holds this page; showing the page"
         req = replace(req, kind="page")
+    return _page_view(lib, req, pages, page, pattern, note)
+
+
+def _requested_section(lib, req: ReadRequest, page: int, pattern: re.Pattern[str] | None):
+    """The section ``req`` names (by id), else the one holding its target block on
+    ``page``; None when no section holds it."""
+    if req.section_id is not None:
+        return lib.section(req.doc, req.section_id)
+    block = req.block
+    if block is None:
+        blocks = [b[4] for b in lib.blocks(req.doc, page)]
+        block = find_target(blocks, req.excerpt, pattern) or 0
+    return lib.section_at(req.doc, page, block)
+
+
+def _section_view(lib, req: ReadRequest, sec, pages: int, page: int,
+                  pattern: re.Pattern[str] | None) -> ReadView:
+    """The view of section ``sec``: its paragraphs, the target paragraph (the block the
+    page view was on, else the excerpt's), where a subsection's text begins
+    (``req.before``) and the target's box on its page."""
+    doc = req.doc
+    sections = lib.sections(doc)
+    paragraphs = [p for p in sec.text.split("\n\n") if p.strip()] or [sec.text]
+    para_pos = paragraph_positions(lib, doc, sec.section_id, sections, len(paragraphs))
+    paragraphs = keep_lines(lib, doc, paragraphs, para_pos)
+    target = None
+    if req.block is not None and para_pos and (req.page, req.block) in para_pos:
+        target = para_pos.index((req.page, req.block))  # where the page view was
+    if target is None:
+        target = find_target(paragraphs, req.excerpt, pattern)
+    stop = None
+    if req.before is not None:
+        # the subsection's heading paragraph, after the parent's own text
+        child = lib.section(doc, req.before).text.split("\n\n")[0].strip()
+        stop = next((k for k in range(1, len(paragraphs))
+                     if paragraphs[k].strip() == child), None)
+    box = None
+    if para_pos and target is not None and 0 <= target < len(para_pos):
+        bpage, bno = para_pos[target]
+        rows = lib.blocks(doc, bpage)
+        box = (bpage, tuple(rows[bno][:4])) if bno < len(rows) else None
+    return ReadView(req, lib.title(doc), pages, page, lib.page_label(doc, page),
+                    sec.start_page, sec.end_page, paragraphs, target, sec.path,
+                    sec.section_id, sections, stop=stop, para_pos=para_pos,
+                    ocr=sec.ocr, target_box=box, labels=lib.page_labels(doc))
+
+
+def _page_view(lib, req: ReadRequest, pages: int, page: int,
+               pattern: re.Pattern[str] | None, note: str) -> ReadView:
+    """The view of ``page``: its blocks (its text's paragraphs when it has none), the
+    target block (``req.block``, else the excerpt's) and the section holding it."""
+    doc = req.doc
     rows = lib.blocks(doc, page)
     blocks = [b[4] for b in rows]
     paragraphs = blocks or [p for p in lib.page(doc, page).text.split("\n\n") if p.strip()]
@@ -191,9 +211,10 @@ def load_view(lib, req: ReadRequest, pattern: re.Pattern[str] | None) -> ReadVie
     sec = lib.section_at(doc, page, target or 0)
     box = (page, tuple(rows[target][:4])) if rows and target is not None \
         and 0 <= target < len(rows) else None
-    return ReadView(req, title, pages, page, lib.page_label(doc, page), page, page, paragraphs,
-                    target, sec.path if sec else "", sec.section_id if sec else None,
-                    sections, note, ocr=lib.ocr_in(lib.content_id(doc), page, page),
+    return ReadView(req, lib.title(doc), pages, page, lib.page_label(doc, page), page, page,
+                    paragraphs, target, sec.path if sec else "",
+                    sec.section_id if sec else None, lib.sections(doc), note,
+                    ocr=lib.ocr_in(lib.content_id(doc), page, page),
                     target_box=box, labels=lib.page_labels(doc))
 
 
