@@ -165,7 +165,6 @@ def bench_tree(tmp: Path, timeout: float) -> Row:
     row = Row("hostile tree")
     root, cases, one_of = build_hostile_tree(tmp / "t")
     cache = tmp / "cache-tree"
-    t0 = time.monotonic()
     r = cli("index", root, "--cache-dir", cache, "--no-embed", "--json", timeout=timeout)
     row.account(r, "index tree")
     if r.seconds > 30 and not r.hung:

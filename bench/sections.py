@@ -403,7 +403,6 @@ def do_fit(paths: list[Path], loader: str, workers: int) -> dict:
     with Pool(workers) as pool:
         data = pool.map(rows_labels, [(p, loader) for p in paths])
     train = [d for d in data if not is_validation(d[0])]
-    val = [d for d in data if is_validation(d[0])]
     Xtr = [x for d in train for x in d[1]]
     ytr = [v for d in train for v in d[2]]
     w, b = fit_lr(Xtr, ytr)
