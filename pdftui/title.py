@@ -3,7 +3,8 @@
 :func:`clean_title` turns down junk metadata titles ("Untitled", "Microsoft Word - x.doc",
 file names, identifiers) for the file stem; :func:`title_on_first_page` keeps the metadata
 title when the first page shows it, else takes the page's largest text (a wrapped title
-of up to 3 lines).
+of up to 3 lines), unless that text is a person's name under a smaller title (a byline
+set larger than the title).
 """
 
 from __future__ import annotations
@@ -75,17 +76,54 @@ def title_on_first_page(meta_title: str, first: Page, is_stem: bool = False) -> 
     # the largest text is short
     if biggest <= 0 or (biggest < 1.15 * body and weight[round(biggest, 1)] > 150):
         return meta_title
-    picked: list[str] = []
-    for ln in cands:
-        if abs(ln.size - biggest) < 0.5:
-            picked.append(ln.text.strip())
-        elif picked:
-            break
-    title = strip_control(join_lines([t for t in picked[:3] if t]), keep_newlines=False,
-                          keep_tabs=False).rstrip("∗*†‡ ")
+    title = _largest_text(cands, biggest)
+    above = _title_above_a_name(cands, title, biggest, body)
+    if above:
+        title = above
     letters = sum(c.isalpha() for c in title)
     if is_stem and (letters < 6 or len(title.split()) < 2):
         return meta_title
     if 3 <= letters and len(title) <= 200:
         return title
     return meta_title
+
+
+def _largest_text(cands: list, size: float, before: float | None = None) -> str:
+    """The first run of lines of ``size`` (0.5 pt) among ``cands`` (up to 3: a wrapped
+    title), joined, footnote marks dropped; only lines above ``before`` (y, points) when
+    given."""
+    picked: list[str] = []
+    for ln in cands:
+        if before is not None and ln.y0 >= before:
+            break
+        if abs(ln.size - size) < 0.5:
+            picked.append(ln.text.strip())
+        elif picked:
+            break
+    return strip_control(join_lines([t for t in picked[:3] if t]), keep_newlines=False,
+                         keep_tabs=False).rstrip("∗*†‡ ")
+
+
+def _title_above_a_name(cands: list, title: str, biggest: float, body: float) -> str:
+    """When the largest text ``title`` is a person's name (a byline set larger than the
+    title, as the German colortbl manual's "David Carlisle" under "The colortbl
+    package"), the largest text above it that stands out from the body (1.15 x) and is
+    not a name; '' when there is none (the name stays: a page may be a person's)."""
+    from .metadata import is_name
+
+    if not is_name(title):
+        return ""
+    top = next((ln.y0 for ln in cands if abs(ln.size - biggest) < 0.5), None)
+    above = [ln for ln in cands if top is not None and ln.y1 <= top + 1
+             and ln.size >= 1.15 * body and abs(ln.size - biggest) >= 0.5]
+    if not above:
+        return ""
+    got = _largest_text(cands, max(ln.size for ln in above), before=top)
+    # a title is a few words (not a notice or a running header of a sentence)
+    ok = sum(c.isalpha() for c in got) >= 3 and len(got) <= 100 and not _sentence(got)
+    return got if ok and not is_name(got) else ""
+
+
+def _sentence(text: str) -> bool:
+    """Prose rather than a title: 12 words or more, or a full stop inside."""
+    return len(text.split()) >= 12 or bool(re.search(r"\w\.\s+[A-Z]", text))

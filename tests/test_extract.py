@@ -404,3 +404,20 @@ def test_stale_metadata_title_gives_way_to_the_first_page_title():
         "The Google File System"
     assert extract_document(str(CORPUS / "arxiv-1706.03762v5-attention-is-all-you-need.pdf")
                             ).title == "Attention Is All You Need"
+
+
+def test_a_byline_set_larger_than_the_title_is_not_the_title():
+    """Fresh-user finding: the German colortbl manual was titled "David Carlisle" (its
+    author's name, set at 20.7 pt under the 17.3 pt "The colortbl package"): the largest
+    text was taken whatever it was. A name as the largest text gives way to the largest
+    title-like text above it; a title that only looks like a name (five capitalised
+    words, a long notice above it) stays."""
+    from .conftest import corpus_pdf
+
+    ex = extract_document(corpus_pdf("texlive-colortbl-de.pdf"))
+    assert ex.title == "The colortbl package"
+    assert ex.metadata is not None and ex.metadata.authors == ("David Carlisle",)
+    ex = extract_document(corpus_pdf("arxiv-1706.03762v7-attention-is-all-you-need.pdf"))
+    assert ex.title == "Attention Is All You Need"
+    ex = extract_document(corpus_pdf("lamport-2001-paxos-made-simple.pdf"))
+    assert ex.title == "Paxos Made Simple"
