@@ -183,3 +183,19 @@ def test_blocks_added_to_a_short_paragraph_count_at_half_weight(monkeypatch):
         _i, text = choose(beamer, parse_query("note text appended to the current slide"),
                           section_starts={head})
         assert ("appends" in text) is want
+
+
+def test_a_paragraph_about_what_a_figure_shows_yields_to_the_one_stating_the_thing():
+    """'make the model show its working before answering maths questions' showed 'Figure 1
+    shows an example of a model producing a chain of thought ...' (the same query words
+    as the paragraph listing what chain of thought allows, earlier on the page); a
+    paragraph opening with what a figure shows now weighs 0.9."""
+    name = "arxiv-2201.11903-chain-of-thought-prompting.pdf"
+    blocks, starts = _page(name, 3)
+    _i, text = choose(blocks, parse_query("make the model show its working before answering "
+                                          "maths questions"), section_starts=starts)
+    assert "decompose multi-step problems into intermediate steps" in text
+    assert kind_weight("Figure 1 shows an example of a model producing a chain of thought "
+                       "to solve a math word problem.") == 0.9
+    assert kind_weight("Table 2 shows that the model reaches 58.1% on GSM8K, above the "
+                       "prior best of 55% by a wide margin.") == 1.0

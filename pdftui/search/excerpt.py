@@ -67,6 +67,8 @@ TABLE_CHARS = 300
 
 _CAPTION_RE = re.compile(r"^\s*(fig(ure)?|table|tab)\.?\s*[A-Z]?\d+(\.\d+)*\s*[.:|]", re.I)
 _NUMBERED_HEAD_RE = re.compile(r"^\s*([A-Z]|\d{1,2})(\.\d{1,2})+\.?\s+[A-Z]")
+_FIGURE_TALK_RE = re.compile(r"^\s*fig(ure)?\.?\s*[A-Z]?\d+[a-z]?\s+(shows|illustrates|"
+                             r"presents|depicts|gives|plots|compares|sketches)\b", re.I)
 _TABLE_CAPTION_RE = re.compile(r"^\s*(table|tab)\.?\s*[A-Z]?\d+", re.I)
 _XREF_RE = re.compile(r"^\W*((for|a|an|more)\b[^.]{0,60}?\b)?(see|cf\.|refer to)\b[^.]{0,80}?"
                       r"\b(p\.|pp\.|page|pages|section|sec\.|§|chapter|appendix|figure|fig\.|"
@@ -258,12 +260,17 @@ def table_groups(blocks: Sequence[str]) -> list[Passage]:
 def kind_weight(text: str) -> float:
     """How likely a block of this kind answers a query: 1 for prose; 0.6 for a figure or
     table caption alone and for a short block that is a pointer elsewhere ("For an example
-    see ... p. 144"); 0.4 for a reference-list entry."""
+    see ... p. 144"); 0.9 for a paragraph opening with what a figure shows ("Figure 1
+    shows an example of ..."), which describes the picture rather than the thing (a
+    paragraph on a table's values is not: it states the results); 0.4 for a
+    reference-list entry."""
     t = text.strip()
     if _REFERENCE_RE.match(t) and len(t) < 600:
         return 0.4
     if _CAPTION_RE.match(t):
         return 0.6
+    if _FIGURE_TALK_RE.match(t):
+        return 0.9
     if len(t) < 400 and _XREF_RE.search(t):
         return 0.6
     return 1.0
