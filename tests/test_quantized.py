@@ -45,7 +45,7 @@ def test_held_vectors_are_int8_and_their_cosines_match_the_stored_float32(one_pa
     m = _matrix(folder, cache)
     stored = _stored(cache)
     assert isinstance(m.matrix, Int8Matrix) and m.matrix.shape == stored.shape
-    assert m.matrix.codes_t.dtype == np.int8
+    assert m.matrix.codes.dtype == np.uint8 and m.matrix.codes.nbytes == stored.size
     assert m.matrix.nbytes == stored.shape[0] * (stored.shape[1] + 4)   # a quarter, + scale
     rng = np.random.default_rng(7)
     for q in [stored[5], stored[-1], rng.standard_normal(stored.shape[1])]:
@@ -76,6 +76,18 @@ def test_the_matrix_refresh_keeps_one_copy_of_the_codes(one_paper):
     m = _matrix(folder, cache)
     assert len(m.section_matrix) > 0
     for c in m._contents.values():
-        assert np.shares_memory(c.vectors, m.matrix.codes_t)
+        assert np.shares_memory(c.vectors, m.matrix.codes)
         assert np.shares_memory(c.scales, m.matrix.scales)
-        assert np.shares_memory(c.section_vectors, m.section_matrix.codes_t)
+        assert np.shares_memory(c.section_vectors, m.section_matrix.codes)
+
+
+def test_a_second_rebuild_keeps_the_codes_of_contents_already_held(one_paper):
+    """Contents already in the matrix are held offset (uint8 views); a rebuild (another
+    content changed) copies them as they are, not offset twice."""
+    folder, cache = one_paper
+    m = _matrix(folder, cache)
+    q = m.matrix[3] / np.linalg.norm(m.matrix[3])
+    before, heads = m.matrix.dot(q), m.section_head_sims(q)
+    m._rebuild()
+    assert np.array_equal(m.matrix.dot(q), before)
+    assert np.array_equal(m.section_head_sims(q), heads)

@@ -307,9 +307,9 @@ def test_section_head_units_are_one_matrix_scored_in_one_product(indexed):
         "SELECT count(*) FROM units WHERE page = 0").fetchone()[0] > 0
     for cid, c in m._contents.items():
         rows = m.section_content == cid
-        assert np.shares_memory(c.section_vectors, m.section_matrix.codes_t)
+        assert np.shares_memory(c.section_vectors, m.section_matrix.codes)
         assert list(m.section_ordinal[rows]) == list(c.section_ordinals)
-        held = c.section_vectors.astype(np.float32) * c.section_scales[:, None]
+        held = np.vstack([m.section_matrix[i] for i in np.flatnonzero(rows)])
         assert np.allclose(sims[rows], held @ q, atol=1e-5)
     sids = engine._section_head_ids(m)
     want = dict(((c, o), i) for c, o, i in db.execute(

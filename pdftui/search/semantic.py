@@ -27,7 +27,7 @@ import numpy as np
 
 from ..cache import HEAD_UNITS, SECTION_HEAD_PAGE
 from ..library import read_embedding_states, read_units
-from .quantized import Int8Matrix, quantize
+from .quantized import Int8Matrix, offset, quantize
 
 PAGE_CODE = 1_000_000
 """``content * PAGE_CODE + page``: one int64 per (content, page), in sort order."""
@@ -36,7 +36,8 @@ PAGE_CODE = 1_000_000
 @dataclass
 class _Content:
     """The units of one content: vectors ``(n, dim)`` int8 codes with float32 scales
-    ``(n,)`` (:func:`pdftui.search.quantized.quantize`), page numbers, char ranges."""
+    ``(n,)`` (:func:`pdftui.search.quantized.quantize`; once in the matrix, uint8 views
+    into it, offset by 128), page numbers, char ranges."""
 
     units_done: int
     units_total: int
@@ -209,25 +210,26 @@ class VectorMatrix:
 
     @staticmethod
     def _gather(parts: list[tuple[_Content, str, str]], dim: int) -> Int8Matrix:
-        """One :class:`Int8Matrix` of the contents' codes and scales (attributes named
-        by each part), in order. Each content's arrays are copied in and become views into
-        it, so their own buffers are freed at once: one copy in memory, also while
-        loading."""
+        """One :class:`Int8Matrix` of the contents' int8 codes and scales (attributes
+        named by each part), in order. Each content's arrays are copied in and become
+        views into it (its codes then offset by 128, as the matrix holds them), so their
+        own buffers are freed at once: one copy in memory, also while loading."""
         n_all = sum(len(getattr(c, v)) for c, v, _ in parts)
-        codes_t = np.empty((dim, n_all), dtype=np.int8)
+        codes = np.empty((n_all, dim), dtype=np.uint8)
         scales = np.empty(n_all, dtype=np.float32)
         at = 0
         for i, (c, v, s) in enumerate(parts):
             n = len(getattr(c, v))
-            codes_t[:, at:at + n] = getattr(c, v).T
+            held = getattr(c, v)
+            codes[at:at + n] = offset(held) if held.dtype == np.int8 else held
             scales[at:at + n] = getattr(c, s)
-            setattr(c, v, codes_t[:, at:at + n].T)
+            setattr(c, v, codes[at:at + n])
             setattr(c, s, scales[at:at + n])
             at += n
             if i % 256 == 255:
                 _release_freed()
         _release_freed()
-        return Int8Matrix(codes_t, scales)
+        return Int8Matrix(codes, scales)
 
     def _page_arrays(self) -> None:
         self.page_content = self.unit_content[self.page_starts]
