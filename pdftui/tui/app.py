@@ -48,7 +48,7 @@ from .data import LibraryGate
 from .failures import FailureHandler
 from .dialogs import ConfirmQuitScreen
 from .help_screen import HelpScreen
-from .messages import (DocumentsLoaded, FolderChanged, FolderPresence, HitHighlighted,
+from .messages import (DocumentsLoaded, DocumentVersions, FolderChanged, FolderPresence, HitHighlighted,
                        IndexFinished, IndexProgress, OpenDocument, OpenHit, PaneFocused,
                        ScopeChanged, SearchDone, SearchRequest, SessionLoaded)
 from .reader_pane import ReaderBody, ReaderPane, ReadRequest
@@ -216,9 +216,11 @@ class PdftuiApp(FailureHandler, TriageMixin, App):
 
         model_id = resolve_model_name(self.model)
         docs = self.gate.run(lambda lib: lib.documents(model_id))
-        # per-document names and version groups here, in the thread: the UI thread only
-        # shows the list's first rows before it paints (10,000 documents: seconds)
-        self.post_message(DocumentsLoaded(docs, title_keys(docs), version_groups(docs)))
+        # per-document names here, in the thread: the UI thread only shows the list's
+        # first rows before it paints; the version groups (seconds at 10,000 documents)
+        # only fold hits, so they follow the list
+        self.post_message(DocumentsLoaded(docs, title_keys(docs)))
+        self.post_message(DocumentVersions(docs, version_groups(docs)))
 
     def start_index(self) -> None:
         """Bring the cache up to date with the folder in the background."""
@@ -455,6 +457,11 @@ class PdftuiApp(FailureHandler, TriageMixin, App):
         names = event.names if event.names is not None else title_keys(event.documents)
         self.query_one(CorpusPane).set_documents(event.documents, names)
         self.query_one(ResultsPane).set_documents(event.documents, names, event.versions)
+
+    @on(DocumentVersions)
+    def _document_versions(self, event: DocumentVersions) -> None:
+        if event.documents is self.documents:   # not a list an older load replaced
+            self.query_one(ResultsPane).set_versions(event.versions)
         self._update_status()
 
     @on(IndexProgress)

@@ -204,15 +204,12 @@ class DocList(OptionList):
 def title_keys(documents: list) -> dict[str, str]:
     """The name shown for each document: its title, plus its file name when another
     document has the same title (two versions of one paper)."""
+    shown = [clean_text(d.title or d.doc) for d in documents]
     count: dict[str, int] = {}
-    for d in documents:
-        t = clean_text(d.title or d.doc)
+    for t in shown:
         count[t] = count.get(t, 0) + 1
-    out = {}
-    for d in documents:
-        t = clean_text(d.title or d.doc)
-        out[d.doc] = f"{t} ({clean_text(d.doc.rsplit('/', 1)[-1])})" if count[t] > 1 else t
-    return out
+    return {d.doc: f"{t} ({clean_text(d.doc.rsplit('/', 1)[-1])})" if count[t] > 1 else t
+            for d, t in zip(documents, shown)}
 
 
 def filter_documents(documents: list, needle: str) -> list:

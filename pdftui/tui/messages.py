@@ -54,6 +54,14 @@ class DocumentsLoaded(Message):
 
 
 @dataclass
+class DocumentVersions(Message):
+    """The version groups (``hit_rows.version_groups``) of a document list just loaded."""
+
+    documents: list = field(default_factory=list)
+    versions: dict = field(default_factory=dict)
+
+
+@dataclass
 class FolderChanged(Message):
     """watchfiles saw PDFs added, edited, renamed or deleted in the folder."""
 

@@ -202,6 +202,13 @@ class ResultsPane(Vertical):
             if self.result is not None:
                 self._rebuild_keep_cursor()
 
+    def set_versions(self, versions: dict) -> None:
+        """Fold hits by ``versions`` (:func:`.hit_rows.version_groups` of the documents)."""
+        if versions != self.versions:
+            self.versions = versions
+            if self.data is not None:
+                self._rebuild_keep_cursor()
+
     def set_marks(self, marks: dict[str, str]) -> None:
         """Show ``marks`` (doc -> mark value) in the mark column."""
         if marks != self.marks:
