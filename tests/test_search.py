@@ -154,6 +154,29 @@ def test_newer_search_cancels_older(indexed):
     asyncio.run(go())
 
 
+def test_a_search_cancels_only_its_own_callers_older_one(indexed):
+    """The compare view's searches and the results list's are separate callers: a search
+    typed while the compare view fills does not cancel its lists (they used to retry)."""
+    folder, cache, _service = indexed
+
+    async def go():
+        service = SearchService(folder, cache_dir=cache)
+        try:
+            compare = asyncio.create_task(service.search("dark matter", mode="keyword",
+                                                         caller="compare"))
+            await asyncio.sleep(0)
+            old = asyncio.create_task(service.search("speaker", mode="keyword"))
+            await asyncio.sleep(0)
+            new = asyncio.create_task(service.search("galaxy", mode="keyword"))
+            got = await asyncio.gather(compare, old, new, return_exceptions=True)
+            assert got[0].query == "dark matter" and got[0].hits
+            assert isinstance(got[1], asyncio.CancelledError) and got[2].query == "galaxy"
+        finally:
+            service.close()
+
+    asyncio.run(go())
+
+
 def test_unembedded_documents_are_reported(tmp_path):
     folder = copy_docs(tmp_path / "p", SMALL_DOCS[:2])
     index_folder(folder, cache_dir=tmp_path / "c", embed=False)

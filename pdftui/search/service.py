@@ -1377,7 +1377,7 @@ class SearchService:
         self.options = options
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pdftui-search")
         self._engine: Engine | None = None
-        self._gen = 0
+        self._gens: dict[str, int] = {}   # caller -> its newest call's number
         self._lock = threading.Lock()
 
     def _get_engine(self) -> Engine:
@@ -1385,35 +1385,41 @@ class SearchService:
             self._engine = Engine(self.root, self.cache_dir, self.model, self.options)
         return self._engine
 
-    def _run(self, gen: int | None, query, mode, granularity, top_k, docs) -> SearchResult:
+    def _current(self, caller: str, gen: int) -> bool:
+        return self._gens.get(caller) == gen
+
+    def _run(self, call: tuple[str, int] | None, query, mode, granularity, top_k,
+             docs) -> SearchResult:
         def check() -> None:
-            if gen is not None and self._gen != gen:
+            if call is not None and not self._current(*call):
                 raise Superseded()
 
         check()
         return self._get_engine().search(query, mode, granularity, top_k, docs, check)
 
     async def search(self, query: str, mode: str = "hybrid", granularity: str = "page",
-                     top_k: int = 10, docs: str | list[str] | None = None) -> SearchResult:
-        """Search without blocking the event loop; a newer call cancels this one
-        (``asyncio.CancelledError``). Raises ValueError for a bad mode/granularity and
-        :class:`pdftui.cache.CacheError` for an unusable cache."""
+                     top_k: int = 10, docs: str | list[str] | None = None,
+                     caller: str = "results") -> SearchResult:
+        """Search without blocking the event loop. A newer call of the same ``caller``
+        (the results list, the compare view, ...) cancels this one
+        (``asyncio.CancelledError``); other callers' calls do not. Raises ValueError for a
+        bad mode/granularity and :class:`pdftui.cache.CacheError` for an unusable cache."""
         with self._lock:
-            self._gen += 1
-            gen = self._gen
+            gen = self._gens.get(caller, 0) + 1
+            self._gens[caller] = gen
         loop = asyncio.get_running_loop()
-        fut = loop.run_in_executor(self._executor, self._run, gen, query, mode, granularity,
-                                   top_k, docs)
+        fut = loop.run_in_executor(self._executor, self._run, (caller, gen), query, mode,
+                                   granularity, top_k, docs)
         try:
             result = await fut
         except Superseded:
             raise asyncio.CancelledError() from None
         except asyncio.CancelledError:
             with self._lock:
-                if self._gen == gen:
-                    self._gen += 1  # stop the worker at its next stage boundary
+                if self._current(caller, gen):
+                    self._gens[caller] = gen + 1  # stop the worker at its next stage boundary
             raise
-        if self._gen != gen:
+        if not self._current(caller, gen):
             raise asyncio.CancelledError()
         return result
 

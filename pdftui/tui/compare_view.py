@@ -9,13 +9,12 @@ the screen has rows.
 Enter opens the hit in the reader (the screen is dismissed with ``(hit, mode of the list)``);
 Esc goes back.
 
-The three searches run one after another: the service lets the newest call win, so three
-concurrent calls would cancel each other.
+The three searches run one after another as the service's ``compare`` caller: a newer
+compare search cancels an older one, a search of the results list does not.
 """
 
 from __future__ import annotations
 
-import asyncio
 from typing import TYPE_CHECKING
 
 from rich.text import Text
@@ -160,19 +159,10 @@ class CompareScreen(Screen):
     async def _run(self) -> None:
         service = await self.service_factory()
         self.top_k = self.rows_fit()
-        for mode in MODES:
-            for attempt in range(3):
-                try:
-                    res = await service.search(self.query_text, mode=mode,
-                                               granularity=self.granularity,
-                                               top_k=self.top_k, docs=self.scope or None)
-                    break
-                except asyncio.CancelledError:
-                    # superseded by another search (e.g. a re-run after indexing): retry
-                    if attempt == 2 or not self.is_attached:
-                        raise
-                    await asyncio.sleep(0.05)
-            self.results[mode] = res
+        for mode in MODES:   # its own caller: the results list's searches never cancel it
+            self.results[mode] = await service.search(
+                self.query_text, mode=mode, granularity=self.granularity, top_k=self.top_k,
+                docs=self.scope or None, caller="compare")
         self._fill()
 
     # -- rendering ------------------------------------------------------------------------
