@@ -622,7 +622,7 @@ def mark(folder, doc, mark, note, cache_dir, data_dir):
 @click.argument("folder", type=click.Path(), default=".")
 @click.option("--marked", type=click.Choice(["keep", "to-read", "skip", "any", "all"]),
               default="any", show_default=True,
-              help="Which documents: one mark, any mark, or all of them.")
+              help="Which documents: one mark, any mark, note or clip, or all of them.")
 @click.option("--format", "fmt", type=click.Choice(["markdown", "bibtex", "csv", "json"]),
               default="markdown", show_default=True)
 @click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,

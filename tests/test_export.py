@@ -36,9 +36,16 @@ def _items() -> list[ExportItem]:
 
 
 def test_select_by_mark():
-    items = _items()
+    items = _items() + [
+        ExportItem("noted.pdf", "/papers/noted.pdf", "Noted", (), None, note="read §7"),
+        ExportItem("clipped.pdf", "/papers/clipped.pdf", "Clipped", (), None,
+                   clips=(Clip("a passage", 2, "2", ""),))]
     assert [i.doc for i in select(items, "keep")] == ["arxiv-1706.03762v5-attention.pdf"]
-    assert len(select(items, "any")) == 3 and len(select(items, "all")) == 4
+    # "any": a mark, a note or a clip (a noted but unmarked paper is triaged too)
+    assert [i.doc for i in select(items, "any")] == [
+        "arxiv-1706.03762v5-attention.pdf", "evil.pdf", "attention-copy.pdf", "noted.pdf",
+        "clipped.pdf"]
+    assert len(select(items, "all")) == 6
     assert [i.doc for i in select(items, "to-read")] == ["evil.pdf"]
     with pytest.raises(ValueError):
         select(items, "maybe")

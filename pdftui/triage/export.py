@@ -79,12 +79,13 @@ def items_for(root: str, docs: Iterable, triage: dict[str, DocTriage]) -> list[E
 
 
 def select(items: list[ExportItem], marked: str = "any") -> list[ExportItem]:
-    """The items with mark ``marked`` ("keep", "to-read", "skip"), any mark ("any") or
-    all of them ("all"); raises ``ValueError`` for another choice."""
+    """The items with mark ``marked`` ("keep", "to-read", "skip"), any triage ("any": a
+    mark, a note or a clip) or all of them ("all"); raises ``ValueError`` for another
+    choice."""
     if marked == "all":
         return list(items)
     if marked == "any":
-        return [i for i in items if i.mark is not Mark.NONE]
+        return [i for i in items if i.mark is not Mark.NONE or i.note.strip() or i.clips]
     want = Mark.parse(marked)
     return [i for i in items if i.mark is want]
 
