@@ -127,7 +127,9 @@ def quantized_model(cache_dir: pathlib.Path, src: pathlib.Path,
         folder.mkdir(parents=True, exist_ok=True)
         want = {"source": str(src), "source_stat": _source_key(src), **_versions()}
     except ImportError as exc:
-        raise QuantizeError(f"the int8 model needs the package 'onnx': {exc}") from exc
+        raise QuantizeError("the int8 embedding model needs the Python package 'onnx', a "
+                            "pdftui dependency missing here: reinstall pdftui "
+                            f"(pip install -e .) or pip install onnx ({exc})") from exc
     except OSError as exc:
         raise QuantizeError(f"could not prepare {folder}: {exc}") from exc
 

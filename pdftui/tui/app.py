@@ -498,8 +498,9 @@ class PdftuiApp(FailureHandler, TriageMixin, App):
             self._index_status = "index cannot be updated: showing it as it is"
             self.notify(clean_text(event.error), title="Index read-only", severity="warning",
                         timeout=6)
-        elif event.error:
-            self._index_status = "indexing failed"
+        elif event.error:   # the reason stays in the status line after the toast fades
+            reason = clean_text((event.error.strip().splitlines() or [""])[0])
+            self._index_status = f"indexing failed: {reason}"
             self.notify(clean_text(event.error), title="Indexing failed", severity="error",
                         timeout=10)
         else:

@@ -89,3 +89,27 @@ def test_reader_centres_the_match_inside_a_very_long_paragraph(tmp_path):
             line2, top, height = on_screen()
             assert line2 < line - 100 and top <= line2 < top + height
     asyncio.run(go())
+
+
+def test_a_failed_index_run_says_why_in_the_status_line(tmp_path):
+    """The toast fades after 10 s: the status line keeps the first line of the reason (a
+    fresh user saw a bare 'indexing failed' with nothing anywhere saying why)."""
+    from pdftui.tui.messages import IndexFinished
+
+    folder = tmp_path / "f"
+    folder.mkdir()
+    make_markup_pdf(folder / "first.pdf")
+
+    async def go():
+        app = PdftuiApp(folder, cache_dir=tmp_path / "cache", watch=False, show_timings=False,
+                        debounce=0.05)
+        async with app.run_test(size=(120, 30)) as pilot:
+            await wait_for(pilot, lambda: app.documents and not app._indexing, timeout=60,
+                           what="first index")
+            app.post_message(IndexFinished(error="the int8 embedding model needs 'onnx'\n"
+                                                 "Traceback (most recent call last)"))
+            await pilot.pause(0.3)
+            status = _status(app)
+            assert "indexing failed: the int8 embedding model needs 'onnx'" in status
+            assert "Traceback" not in status
+    asyncio.run(go())
