@@ -589,9 +589,11 @@ def docs(folder, cache_dir, data_dir, as_json):
 @click.argument("doc")
 @click.argument("mark", type=click.Choice(["keep", "to-read", "skip", "none"]))
 @click.option("--note", default=None, help="Replace the document's note ('' clears it).")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the document's triage as one JSON object.")
 @_cache_opt
 @_data_opt
-def mark(folder, doc, mark, note, cache_dir, data_dir):
+def mark(folder, doc, mark, note, as_json, cache_dir, data_dir):
     """Mark DOC of FOLDER keep, to-read, skip or none (and set its note)."""
     from .library import Library
     from .triage.store import DocKey, Mark, TriageStoreError
@@ -614,6 +616,10 @@ def mark(folder, doc, mark, note, cache_dir, data_dir):
         _fail(str(exc), 1)
     finally:
         store.close()
+    if as_json:
+        click.echo(json.dumps({"doc": doc, "mark": t.mark.value, "note": t.note,
+                               "clips": len(t.clips)}, ensure_ascii=False))
+        return
     click.echo(clean_text(f"{doc}: {t.mark.value}" + (f" · note: {_shorten(t.note, 60)}"
                                                          if t.note else "")))
 

@@ -32,9 +32,10 @@ def test_mark_and_docs_json(folder, tmp_path):
              "--cache-dir", cache, "--data-dir", data)
     assert r.returncode == 0, r.stderr
     assert "keep" in r.stdout
-    r = _run("mark", folder, str(folder / ECAPA), "to-read", "--cache-dir", cache,
+    r = _run("mark", folder, str(folder / ECAPA), "to-read", "--cache-dir", cache, "--json",
              env_extra={"PDFTUI_DATA_DIR": str(data)})
     assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout) == {"doc": ECAPA, "mark": "to-read", "note": "", "clips": 0}
     r = _run("docs", folder, "--json", "--cache-dir", cache, "--data-dir", data)
     assert r.returncode == 0, r.stderr
     docs = {d["doc"]: d for d in json.loads(r.stdout)["documents"]}

@@ -148,6 +148,7 @@ class PdftuiApp(FailureHandler, TriageMixin, App):
         self.debounce = debounce
         self.scope: tuple[str, ...] = ()
         self.documents: list = []
+        self._docs_loaded = False   # the first documents load has arrived
         self._keymap = full_keymap({**_keymap_from_env(), **(keymap or {})})
         self._debounce_timer: Timer | None = None
         self._rerun_timer: Timer | None = None
@@ -453,6 +454,7 @@ class PdftuiApp(FailureHandler, TriageMixin, App):
     @on(DocumentsLoaded)
     def _documents_loaded(self, event: DocumentsLoaded) -> None:
         self.documents = event.documents
+        self._docs_loaded = True
         self.load_triage()
         names = event.names if event.names is not None else title_keys(event.documents)
         self.query_one(CorpusPane).set_documents(event.documents, names)
@@ -631,7 +633,10 @@ class PdftuiApp(FailureHandler, TriageMixin, App):
         skipped = sum(1 for d in docs if d.status not in ("indexed", "embedding", "queued"))
         queued = sum(1 for d in docs if d.status == "queued")
         out = Text()
-        out.append(f"{ready} documents", style="bold")
+        if not docs and not self._docs_loaded:
+            out.append("loading the documents…", style="bold")
+        else:
+            out.append(f"{ready} documents", style="bold")
         if queued:
             out.append(f" · {queued} queued")
         if skipped:

@@ -256,6 +256,7 @@ class CorpusPane(Vertical):
         self._refiltered = False
         self._names: dict[str, str] = {}   # title_keys(self.documents), once per list
         self._fill_gen = 0                  # a rebuild cancels the previous one's fill
+        self.loaded = False                 # the first documents load has arrived
         self.border_title = "Documents"
 
     def compose(self) -> ComposeResult:
@@ -270,6 +271,7 @@ class CorpusPane(Vertical):
         ``names`` is :func:`title_keys` of them when the caller has it (computed here
         otherwise)."""
         self.documents = list(documents)
+        self.loaded = True
         self._names = names if names is not None else title_keys(self.documents)
         known = {d.doc for d in self.documents}
         if self.scope - known:
@@ -364,8 +366,8 @@ class CorpusPane(Vertical):
         lst = self.query_one(DocList)
         box = self.query_one("#doc-detail", Static)
         if lst.highlighted is None or not lst.option_count:
-            box.update(Text("no documents yet" if not self.documents else "no match",
-                            style="dim"))
+            empty = "no documents yet" if self.loaded else "loading the documents…"
+            box.update(Text(empty if not self.documents else "no match", style="dim"))
             return
         doc = lst.get_option_at_index(lst.highlighted).id
         info = next((d for d in self.documents if d.doc == doc), None)

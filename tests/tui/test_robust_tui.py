@@ -113,3 +113,29 @@ def test_a_failed_index_run_says_why_in_the_status_line(tmp_path):
             assert "indexing failed: the int8 embedding model needs 'onnx'" in status
             assert "Traceback" not in status
     asyncio.run(go())
+
+
+def test_the_documents_pane_says_loading_until_the_first_load_arrives():
+    """Before the first documents load the pane says it is loading, not that the folder is
+    empty (a fresh user read 'no documents yet' for 14 s on a busy machine)."""
+    from textual.app import App
+    from textual.widgets import Static
+
+    from pdftui.tui.corpus_pane import CorpusPane
+
+    class One(App):
+        def compose(self):
+            yield CorpusPane(id="corpus")
+
+    async def go():
+        app = One()
+        async with app.run_test(size=(80, 24)) as pilot:
+            pane = app.query_one(CorpusPane)
+            pane._show_detail()
+            detail = lambda: str(app.query_one("#doc-detail", Static).render())  # noqa: E731
+            assert "loading the documents" in detail()
+            pane.set_documents([])
+            await pilot.pause()
+            pane._show_detail()
+            assert "no documents yet" in detail()
+    asyncio.run(go())
