@@ -116,14 +116,20 @@ class _IndexProgress:
     progress bar on a terminal; on a log or a pipe one line per phase every
     ``PLAIN_PROGRESS_S`` seconds (and when a phase completes); nothing when ``quiet``."""
 
-    def __init__(self, quiet: bool) -> None:
+    #: Columns of a bar line besides the bar and the current document's name.
+    FIXED_COLUMNS = 60
+
+    def __init__(self, quiet: bool, console=None) -> None:
         from rich.console import Console
         from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
                                    TimeElapsedColumn)
 
-        console = Console(stderr=True)
+        console = console or Console(stderr=True)
         show = console.is_terminal and not quiet
-        self.bar = Progress(TextColumn("{task.description}"), BarColumn(),
+        # an 80-column terminal holds the whole line: a short bar, the name cut to fit
+        self.room = max(0, console.width - self.FIXED_COLUMNS)
+        self.bar = Progress(TextColumn("{task.description}"),
+                            BarColumn(bar_width=max(6, min(40, console.width - 66))),
                             MofNCompleteColumn(), TextColumn("{task.fields[extra]}"),
                             TimeElapsedColumn(), console=console, transient=False,
                             disable=not show)
@@ -139,14 +145,16 @@ class _IndexProgress:
             if "extract" not in self.tasks:
                 self.tasks["extract"] = self.bar.add_task("documents", total=p.docs_total,
                                                           extra="")
+            name = clean_text(p.current)[-self.room:] if self.room else ""
             self.bar.update(self.tasks["extract"], completed=p.docs_done,
-                            extra=f"{p.pages_done} pages  {clean_text(p.current)[-40:]}")
+                            extra=f"{p.pages_done} pages  {name}")
         elif p.phase == "embed":
             if "embed" not in self.tasks:
-                self.tasks["embed"] = self.bar.add_task("embedding units", total=p.units_total,
+                self.tasks["embed"] = self.bar.add_task("units", total=p.units_total,
                                                         completed=p.units_done, extra="")
+            note = p.embed_note().lstrip(" ,").replace(" documents done", " docs")
             self.bar.update(self.tasks["embed"], completed=p.units_done, total=p.units_total,
-                            extra=p.embed_note().lstrip(" ,"))
+                            extra=note)
 
     def _log_line(self, p) -> None:
         if p.phase == "extract" and p.docs_total:

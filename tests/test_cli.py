@@ -173,3 +173,29 @@ def test_read_keeps_the_printed_lines_of_preformatted_blocks(tmp_path):
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
     assert lines[lines.index(code[0]):lines.index(code[0]) + 4] == code, lines
+
+
+def test_the_index_progress_bar_fits_80_columns():
+    """Each progress line fits an 80-column terminal: a fresh user saw
+    'embedding units ━╺━ 192… 3/8 documents done, ETA 15 s  0:0…' cut."""
+    import io
+
+    from rich.console import Console
+
+    from pdftui.cli import _IndexProgress
+    from pdftui.index import Progress
+
+    out = io.StringIO()
+    console = Console(file=out, width=80, force_terminal=True, color_system=None)
+    report = _IndexProgress(False, console=console)
+    report.bar.start()
+    report(Progress("extract", docs_total=1000, docs_done=312, pages_done=12345,
+                    current="a-very-long-folder-name/" + "x" * 80 + ".pdf"))
+    report(Progress("embed", docs_total=1000, docs_done=312, units_total=158000,
+                    units_done=19200, eta_s=4000))
+    report.bar.refresh()
+    report.bar.stop()
+    text = out.getvalue()
+    assert "312/1000 docs, ETA 1 h 07 min" in text and "19200/158000" in text
+    assert "…" not in text   # rich cuts a line too long for the terminal with an ellipsis
+    assert "x" * 10 + ".pdf" in text   # the name's end, cut to the room left
