@@ -11,6 +11,7 @@ the highlighted document only, ``x`` clears the scope (search the whole folder a
 
 from __future__ import annotations
 
+import os
 import re
 
 from rich.text import Text
@@ -201,15 +202,46 @@ class DocList(OptionList):
             self.post_message(self.Toggled(self.get_option_at_index(self.highlighted).id))
 
 
+_SEP = "-_ /"
+
+
+def distinct_parts(names: list[str]) -> list[str]:
+    """What tells each of ``names`` (file names) from the others: each name without its
+    ``.pdf`` and without the prefix and suffix they all share, cut at separators
+    (``-_ /``), so that ``["arxiv-1706.03762v5-attention.pdf",
+    "arxiv-1706.03762v7-attention.pdf"]`` gives ``["1706.03762v5", "1706.03762v7"]``; a
+    name left empty by the cut is given whole."""
+    names = [n[:-4] if n.lower().endswith(".pdf") else n for n in names]
+    if len(names) < 2:
+        return names
+    head = os.path.commonprefix(names)
+    tail = os.path.commonprefix([n[::-1] for n in names])[::-1]
+    cut = max((head.rfind(c) + 1 for c in _SEP), default=0)
+    out = []
+    for n in names:
+        end = len(n) - len(tail)
+        stop = min((i for i in (n.find(c, max(cut, end)) for c in _SEP) if i >= 0),
+                   default=len(n))
+        part = n[cut:stop].strip(_SEP) if cut < stop else ""
+        out.append(part or n)
+    return out
+
+
 def title_keys(documents: list) -> dict[str, str]:
-    """The name shown for each document: its title, plus its file name when another
-    document has the same title (two versions of one paper)."""
+    """The name shown for each document: its title, plus what tells its file name from
+    the others' (:func:`distinct_parts`) when other documents have the same title (two
+    versions of one paper: "Attention Is All You Need (1706.03762v5)")."""
     shown = [clean_text(d.title or d.doc) for d in documents]
-    count: dict[str, int] = {}
-    for t in shown:
-        count[t] = count.get(t, 0) + 1
-    return {d.doc: f"{t} ({clean_text(d.doc.rsplit('/', 1)[-1])})" if count[t] > 1 else t
-            for d, t in zip(documents, shown)}
+    groups: dict[str, list[int]] = {}
+    for i, t in enumerate(shown):
+        groups.setdefault(t, []).append(i)
+    out = {d.doc: t for d, t in zip(documents, shown)}
+    for t, members in groups.items():
+        if len(members) > 1:
+            parts = distinct_parts([clean_text(documents[i].doc) for i in members])
+            for i, part in zip(members, parts):
+                out[documents[i].doc] = f"{t} ({part})"
+    return out
 
 
 def filter_documents(documents: list, needle: str) -> list:

@@ -784,7 +784,12 @@ def test_document_filter_prefers_word_starts_and_names_twin_titles():
     docs.insert(0, D(doc="asap.pdf", title="ASAP: Prioritizing Attention via Smoothing"))
     assert filter_documents(docs, "attention")[-1].doc == "asap.pdf"
     names = title_keys(docs)
-    assert names["a/attention-v5.pdf"] == "Attention Is All You Need (attention-v5.pdf)"
+    assert names["a/attention-v5.pdf"] == "Attention Is All You Need (a/attention-v5)"
+    # what tells two versions apart, not their whole file names (cut at 80 columns)
+    twins = [D(doc=f"arxiv-1706.03762v{v}-attention-is-all-you-need.pdf",
+               title="Attention Is All You Need") for v in (5, 7)]
+    assert sorted(title_keys(twins).values()) == [
+        "Attention Is All You Need (1706.03762v5)", "Attention Is All You Need (1706.03762v7)"]
     assert names["usenix-2014-raft.pdf"] == "In Search of an Understandable Consensus"
 
 
