@@ -13,6 +13,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Select, Static
 
+from ..text import clean_text
 from .actions import bindings
 
 
@@ -79,6 +80,7 @@ class ExportScreen(ModalScreen[ExportRequest | None]):
         self.folder_name = folder_name
         self.fmt = fmt
         self.marked = marked
+        self._replace: str | None = None   # the existing file a second Enter replaces
 
     def compose(self) -> ComposeResult:
         with Vertical(id="export-box") as box:
@@ -113,12 +115,19 @@ class ExportScreen(ModalScreen[ExportRequest | None]):
         self.action_export()
 
     def action_export(self) -> None:
-        """Close with the request (a relative path is made absolute)."""
+        """Close with the request (a relative path is made absolute). A file that exists
+        is replaced only on a second Enter for the same path: the first one says so."""
         path = self.query_one("#export-path", Input).value.strip() or \
             export_path(self.folder_name, self.fmt)
+        path = os.path.abspath(os.path.expanduser(path))
+        if os.path.exists(path) and self._replace != path:
+            self._replace = path
+            self.query_one("#export-hint", Label).update(Text(
+                f"{clean_text(os.path.basename(path))} exists: Enter again replaces it · "
+                "Esc cancels", style="bold"))
+            return
         marked = str(self.query_one("#export-marked", Select).value)
-        self.dismiss(ExportRequest(self.fmt, marked,
-                                   os.path.abspath(os.path.expanduser(path))))
+        self.dismiss(ExportRequest(self.fmt, marked, path))
 
     def action_cancel(self) -> None:
         """Close without exporting."""

@@ -525,6 +525,34 @@ def test_export_dialog_offers_all_documents_and_says_enter_and_esc(make_app, tmp
     run(go())
 
 
+def test_export_dialog_asks_before_replacing_a_file(make_app, tmp_path):
+    """Fresh-user finding: an export over an existing file replaced it without a word.
+    The first Enter says the file exists; a second Enter replaces it."""
+    out = tmp_path / "list.md"
+    out.write_text("my own notes\n", encoding="utf-8")
+
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            await pilot.press("escape", "e")
+            await wait_for(pilot, lambda: isinstance(app.screen, ExportScreen))
+            screen = app.screen
+            path = screen.query_one("#export-path")
+            path.value = str(out)
+            path.focus()
+            await pilot.press("enter")
+            await pilot.pause(0.3)
+            assert isinstance(app.screen, ExportScreen)
+            assert "exists: Enter again replaces it" in str(
+                screen.query_one("#export-hint").render())
+            assert out.read_text(encoding="utf-8") == "my own notes\n"
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: "Reading list" in out.read_text(encoding="utf-8"),
+                           what="the export written")
+    run(go())
+
+
 def test_marks_and_notes_made_by_another_process_show_up(make_app, tui_index, data_dir):
     """Fresh-user finding: two TUIs on one data dir; a mark made in one was not seen by
     the other until it restarted. Another connection's writes (another TUI, ``pdftui
