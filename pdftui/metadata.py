@@ -38,7 +38,8 @@ from .text import strip_control
 
 #: Bump when the rules below change: cached metadata of an older version is read again
 #: (first pages only; no re-extraction, no re-embedding).
-METADATA_VERSION = 3  # 2: CN article numbers (ISSN (year)); 3: copyright runs, subtitles
+METADATA_VERSION = 4  # 2: CN article numbers (ISSN (year)); 3: copyright runs, subtitles;
+#                        4: section headings of a reference card are not authors
 #: Pages read from the start of the document.
 FIRST_PAGES = 2
 #: A first page with more text than this (characters) is not read line by line for author
@@ -389,26 +390,38 @@ def _title_bottom(lines: list[_Line], title: str, height: float) -> int:
     return end
 
 
+#: Lines of other text between two name lines beyond which the "names" are section
+#: headings (a reference card's "Starting Octave" ... "Getting Help", each over its
+#: commands), not authors: an author's affiliation and address take a few lines.
+HEADING_GAP = 15
+
+
 def authors_on_page(lines: list[_Line], title: str, height: float) -> list[str]:
     """The author names printed on a first page between the title and the abstract (or
     the introduction), in reading order. Only lines set in the font and size of the
-    first name line count (affiliations and addresses are set apart)."""
+    first name line count (affiliations and addresses are set apart). ``[]`` when two
+    such lines are more than :data:`HEADING_GAP` lines of other text apart: they are
+    the section headings of a card or manual set over their body text."""
     start = _title_bottom(lines, title, height)
     if start == 0:
         return []
     found: list[str] = []
     sig: tuple[str, float] | None = None
-    prose = 0
+    prose = skipped = 0
     carry = ""
     for ln in lines[start:]:
         if _STOP_RE.match(ln.text) or ln.y0 > 0.6 * height:
             break
         if sig is not None and (ln.font, ln.size) != sig:
+            skipped += 1
             continue
         text, word = _carry(ln.text)
         names = names_in(f"{carry} {text}" if carry else text)
         carry = word if names else ""
         if names:
+            if found and skipped > HEADING_GAP:
+                return []
+            skipped = 0
             sig = sig or (ln.font, ln.size)
             found.extend(n for n in names if n not in found)
         elif found and ln.text.rstrip().endswith(":"):
