@@ -443,3 +443,39 @@ def test_brackets_and_esc_bracket_are_keys_never_key_names_typed(make_app):
             assert "right_square_bracket" not in box.value
             assert reader.view.section_id != start or reader.view.page != 1
     run(go())
+
+
+def test_an_unknown_escape_sequence_in_typed_text_is_dropped_whole(make_app):
+    """Fresh-user finding (issue 15): ``tmux send-keys -l $'paxos\\x01\\x02\\x1b[2J\\x7fx'``
+    into the search box switched the mode to semantic: Textual's parser reissued the
+    unknown CSI ``ESC [ 2 J`` as the keys Esc, "[", "2", "J", so the Esc left the box and
+    its "2" ran as the mode key. The parser drops a complete control sequence (and an OSC
+    ended by BEL) that names no key; known keys, mouse and mode reports still parse."""
+    typed = "paxos\x01\x02\x1b[2J\x7fx"
+    assert [k.key for k in parsed(typed)] == [*"paxos", "ctrl+a", "ctrl+b", "backspace", "x"]
+    assert [k.key for k in parsed("a\x1b[?25lb\x1b]0;title\x07c\x1b[[Zd")] == [*"abcd"]
+    assert [k.key for k in parsed("a\x1b[5~b\x1b[1;5Hc\x1b[[Ad")] == [
+        "a", "pageup", "b", "ctrl+home", "c", "f1", "d"]
+    assert [type(k) for k in parsed("\x1b[<0;10;5M")] == [events.MouseDown]
+
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            box = app.query_one("#query")
+            assert app.focused is box and app.mode == "hybrid"
+            for event in parsed(typed):
+                event.set_sender(app)
+                app._driver.send_message(event)
+            # Ctrl+A went home, the Backspace there deleted nothing, "x" went in first
+            await wait_for(pilot, lambda: box.value == "xpaxos", timeout=5,
+                           what=f"xpaxos, not {box.value!r}")
+            await pilot.pause(0.2)
+            assert app.mode == "hybrid" and app.focused is box
+            assert box.value == "xpaxos"
+            # the mode keys still work where they are keys
+            send_keys(app, ["escape", "2"])
+            await wait_for(pilot, lambda: app.mode == "semantic", timeout=5, what="semantic")
+            send_keys(app, ["h"])
+            await wait_for(pilot, lambda: app.mode == "hybrid", timeout=5, what="hybrid")
+    run(go())
