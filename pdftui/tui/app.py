@@ -382,9 +382,9 @@ class PdftuiApp(FailureHandler, TriageMixin, App):
     @on(SearchDone)
     def _search_done(self, event: SearchDone) -> None:
         key, keep_cursor = event.request, event.keep_cursor
-        results = self.query_one(ResultsPane)
-        if self._exit or not results.children:
-            return  # the app is closing: the panes are going
+        results = next(iter(self.query(ResultsPane)), None)
+        if self._exit or results is None or not results.children:
+            return  # the app is closing: the panes are going (or gone with their screen)
         if key != self.search_key():
             return  # stale: the box, mode, granularity or scope changed since
         if event.typing and not self._last_typing:
