@@ -993,8 +993,13 @@ class ReaderPane(FailureHandler, Vertical):
         page = v.page
         if v.request.kind == "section" and v.para_pos and index < len(v.para_pos):
             page = v.para_pos[index][0]
-        return v.request.doc, clean_text(v.paragraphs[index], keep_newlines=True), page, \
-            v.section_path
+        para = v.paragraphs[index]
+        headings = heading_starts(v)
+        split = split_heading(para, headings[index]) \
+            if index in headings and "\n" not in para else None
+        if split is not None:   # as the reader shows it: the heading on its own line
+            para = f"{split[0]}\n{split[1]}"
+        return v.request.doc, clean_text(para, keep_newlines=True), page, v.section_path
 
     def focus_main(self) -> None:
         """Focus the text or the page image (used when the pane becomes current)."""

@@ -407,6 +407,10 @@ def test_a_heading_stands_on_its_own_line_above_its_paragraph(tmp_path):
             reader.request(ReadRequest(gfs, "section", 3, section_id=sec.id, scroll="top"))
             await reader_ready(pilot, lambda r: r.view.request.kind == "section")
             assert shown(reader)[0].startswith("2.5 Chunk Size\nChunk size is")
+            # a clip takes the paragraph as shown (fresh-user finding: a clip read
+            # "7 Log compaction In a practical system ...")
+            _doc, text, _page, _section = reader.current_paragraph()
+            assert text.startswith("2.5 Chunk Size\nChunk size is"), text[:60]
     run(go())
 
 
