@@ -127,7 +127,10 @@ def test_mode_keys_switch_modes(make_app):
             # granularity: whole sections
             await pilot.press("p")
             await wait_for(pilot, lambda: results.result.granularity == "section")
-            assert all(h.section is not None for h in results.result.hits)
+            # section hits fill their section (page hits leave it None), pages inside it
+            assert results.result.hits and all(
+                h.section is not None and h.section_id is not None
+                and h.start_page <= h.page <= h.end_page for h in results.result.hits)
             # a section hit opens that section (by id), wherever its excerpt lies
             await pilot.press("down", "down")
             hit = results.current_hit()
