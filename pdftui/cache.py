@@ -17,6 +17,9 @@ Layout (``SCHEMA_VERSION`` is kept in ``PRAGMA user_version``):
   by the SHA-256 of the document's bytes, the OCR settings and the page, so a
   re-extraction (an extractor upgrade, pages pending after a spent budget) OCRs only the
   pages not recognised yet.
+- ``postings``: per granularity (``kind``: pages 0, sections 1), term and content, the rows
+  holding the term with their counts, a packed array (:mod:`pdftui.postings`): what the
+  keyword arm reads instead of every occurrence in the fts5vocab instance tables.
 - ``blocks``: paragraph-sized text blocks with bounding boxes (points), for excerpts.
 - ``outline``: the validated outline; ``sections`` + ``sections_fts``: sections (outline or
   detector) with their whole text (subsections included, for reading), indexed by title and
@@ -36,8 +39,8 @@ Layout (``SCHEMA_VERSION`` is kept in ``PRAGMA user_version``):
 - ``leases``: who is embedding for a model right now, with a heartbeat and the progress it
   published (:mod:`pdftui.lease`), so a second process follows instead of embedding again.
 
-BM25 statistics are per document: :mod:`pdftui.search.keyword` reads term instances from the
-``pages_fts_instance`` fts5vocab table and scores each document's pages with that document's own
+BM25 statistics are per document: :mod:`pdftui.search.keyword` reads each term's rows and
+counts from ``postings`` and scores each document's pages with that document's own
 page count, document frequencies and average page length (``pages.n_tokens``), so adding or
 removing unrelated PDFs never changes a document's internal page ranking.
 
@@ -60,13 +63,15 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import postings
 from .document import Extraction, Metadata
 from .identifiers import identifiers_in
 from .ocr import SETTINGS as OCR_SETTINGS
 from .errors import CacheError
 
-SCHEMA_VERSION = 7  # 2: sections.own_chars; 3: metadata; 4: pages.ocr, contents.ocr_missing;
-#   5: identifiers and words; 6: ocr_pages; 7: pages_ocr (partial index of OCR'd pages)
+SCHEMA_VERSION = 8  # 2: sections.own_chars; 3: metadata; 4: pages.ocr, contents.ocr_missing;
+#   5: identifiers and words; 6: ocr_pages; 7: pages_ocr (partial index of OCR'd pages);
+#   8: postings (per-row term counts of both FTS tables)
 #: Bump when extraction output changes: contents extracted by an older version are redone.
 EXTRACTOR_VERSION = 17  # 7, 9, 10: numbering; 8: floats; 11, 12: heading column; 13: number block;
 #   14: page labels built by pdftui (bounded), hashes of the bytes extracted; 15: annotations;
@@ -126,6 +131,14 @@ CREATE INDEX IF NOT EXISTS pages_ocr ON pages(content_id) WHERE ocr = 1;
 CREATE VIRTUAL TABLE IF NOT EXISTS pages_fts USING fts5(
     text, content='', tokenize='{_TOKENIZER}');
 CREATE VIRTUAL TABLE IF NOT EXISTS pages_fts_instance USING fts5vocab(pages_fts, 'instance');
+CREATE TABLE IF NOT EXISTS postings(
+    kind INTEGER NOT NULL,
+    term TEXT NOT NULL,
+    content_id INTEGER NOT NULL,
+    data BLOB NOT NULL,
+    PRIMARY KEY(kind, term, content_id)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS postings_content ON postings(content_id);
 CREATE TABLE IF NOT EXISTS blocks(
     content_id INTEGER NOT NULL,
     page INTEGER NOT NULL,
@@ -509,7 +522,7 @@ class Cache:
                     f"the cache at {self.dir} was made by a newer pdftui (layout {version},"
                     f" this one reads {SCHEMA_VERSION}); upgrade pdftui or use another"
                     " --cache-dir")
-            fill = False
+            fill = postings_fill = False
             if version == 1:
                 # v1 -> v2: sections gain own_chars (-1 = whole text, which is what v1
                 # indexed); embeddings are kept, contents re-extract (EXTRACTOR_VERSION)
@@ -540,6 +553,10 @@ class Cache:
                 # v6 -> v7: the pages_ocr partial index (created below), so counting a
                 # folder's OCR'd pages reads no page text (the document list at 10,000
                 # documents read every page row: seconds before the first paint)
+                version = 7
+            if version == 7:
+                # v7 -> v8: postings (created below), filled from the cached text
+                postings_fill = True
                 version = SCHEMA_VERSION
             if version not in (0, SCHEMA_VERSION):
                 # An older layout: the cache is derived data, so start afresh.
@@ -553,6 +570,11 @@ class Cache:
             self.db.execute(_LEASES)
             if fill:
                 self._fill_extras()
+            if fill or postings_fill:
+                for (cid,) in self.db.execute(
+                        "SELECT id FROM contents WHERE skip_reason IS NULL"
+                        " AND text_quality = 'ok'").fetchall():
+                    self._write_postings(cid)
             self.db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
 
     def _fill_extras(self) -> None:
@@ -568,6 +590,22 @@ class Cache:
                         "SELECT id, title, text, own_chars FROM sections WHERE content_id=?",
                         (cid,))]
             self._index_extras(cid, pages, secs)
+
+    def _write_postings(self, cid: int) -> None:
+        """(Re)write the ``postings`` rows of content ``cid`` from its cached page and
+        section text, tokenised as its FTS rows were (in a txn)."""
+        db = self.db
+        db.execute("DELETE FROM postings WHERE content_id = ?", (cid,))
+        pages = [(pid, "", fts_text(text)) for pid, text in db.execute(
+            "SELECT id, text FROM pages WHERE content_id = ?", (cid,))]
+        secs = [(sid, fts_text(title), fts_text(text if own < 0 else text[:own]))
+                for sid, title, text, own in db.execute(
+                    "SELECT id, title, text, own_chars FROM sections WHERE content_id = ?",
+                    (cid,))]
+        for kind, rows in ((postings.PAGES, pages), (postings.SECTIONS, secs)):
+            db.executemany("INSERT INTO postings(kind, term, content_id, data)"
+                           " VALUES(?,?,?,?)",
+                           [(kind, term, cid, data) for term, data in postings.build(rows)])
 
     def _index_extras(self, cid: int, pages: list[tuple[int, str]],
                       sections: list[tuple[int, str, str]]) -> None:
@@ -749,7 +787,7 @@ class Cache:
             db.execute("DELETE FROM ocr_pages WHERE sha256 ="
                        " (SELECT sha256 FROM contents WHERE id = ?)", (content_id,))
             for table in ("pages", "blocks", "outline", "sections", "units", "embeddings",
-                          "metadata", "page_idents", "section_idents", "words"):
+                          "metadata", "page_idents", "section_idents", "words", "postings"):
                 db.execute(f"DELETE FROM {table} WHERE content_id = ?", (content_id,))
             db.execute("DELETE FROM contents WHERE id = ?", (content_id,))
 
@@ -807,6 +845,7 @@ class Cache:
             if ex.metadata is not None:
                 self.set_metadata(cid, ex.metadata)
             if index_text:
+                self._write_postings(cid)
                 self._index_extras(
                     cid, db.execute("SELECT id, text FROM pages WHERE content_id=?",
                                     (cid,)).fetchall(),
@@ -1113,6 +1152,8 @@ def replicate_content(cache: Cache, source: Path, content_id: int, sha256: str,
         searchable = row[3] is None and row[4] == "ok"
         _copy_text(db, args, keep_page, searchable)
         _copy_vectors(db, args)
+        if searchable:
+            cache._write_postings(cid)
     return cid
 
 

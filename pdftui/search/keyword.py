@@ -2,9 +2,11 @@
 
 No user text is ever handed to FTS5's query parser, so no input can raise: the query is
 tokenised exactly like the index (``fts_text()`` then FTS5's own ``porter unicode61
-remove_diacritics 2`` tokenizer, read back through an in-memory fts5vocab table), and term
-statistics are read from the ``pages_fts_instance`` / ``sections_fts_instance`` fts5vocab
-tables with bound parameters. A trailing ``*`` on a word (``fin*``) is a prefix term: it
+remove_diacritics 2`` tokenizer, read back through an in-memory fts5vocab table), and each
+term's rows and counts are read from the cache's ``postings`` (:mod:`pdftui.postings`: one
+packed array per content holding the term) with bound parameters; positions, which only
+compounds and phrases need, come from the ``pages_fts_instance`` /
+``sections_fts_instance`` fts5vocab tables. A trailing ``*`` on a word (``fin*``) is a prefix term: it
 matches every indexed term in ``['fin', 'fio')``, counted as one term, as FTS5 does.
 
 Scoring is Okapi BM25 (Robertson & Spärck Jones; Robertson & Zaragoza, "The Probabilistic
@@ -39,6 +41,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .. import postings
 from ..cache import _CJK_RE, fts_text
 from . import fusion
 
@@ -47,6 +50,8 @@ B = 0.75
 MAX_QUERY_CHARS = 1000
 MAX_TERMS = 32
 TITLE_WEIGHT = 4.0
+#: A search over at most this many contents reads only their postings.
+_FEW_CONTENTS = 500
 """Section-title column weight relative to the body (measured by bench/quality.py)."""
 
 #: Very common English function words and question words, dropped from queries (unless a
@@ -453,6 +458,7 @@ class KeywordIndex:
         self._version: tuple | None = None
         self._vocab_memo: dict[tuple[str, str], bool] = {}
         self.decompound = True
+        self.postings = True
 
     def refresh(self, version: tuple | None = None) -> None:
         """Drop the in-memory statistics when ``version`` (any token) changed."""
@@ -713,7 +719,8 @@ class KeywordIndex:
         tfs: list[tuple[int, np.ndarray, np.ndarray]] = []
         for term in terms:
             k = keys.index(str(term))
-            got = self._add_term(unit, kind, term, allowed, title_weight, idf, scores, nmatch)
+            got = self._add_term(unit, kind, term, allowed, title_weight, idf, scores, nmatch,
+                                 contents)
             if got is None:
                 continue
             idx, ucont, tf_sums = got
@@ -741,13 +748,14 @@ class KeywordIndex:
         return allowed
 
     def _add_term(self, unit, kind: str, term: Term, allowed: np.ndarray | None,
-                  title_weight: float, idf: str, scores: np.ndarray, nmatch: np.ndarray
+                  title_weight: float, idf: str, scores: np.ndarray, nmatch: np.ndarray,
+                  contents: set[int] | None = None
                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
         """Add ``term``'s BM25 weight to ``scores`` of the rows holding it (and count it in
         ``nmatch``), idf and average length per document (Robertson & Zaragoza 2009);
         returns ``(rows, contents, their summed term frequency)``, None when no row of the
         contents searched holds it."""
-        arr = self._term_array(kind, term)
+        arr = self._term_array(kind, term, contents)
         if not len(arr):
             return None
         pos = np.searchsorted(unit.ids, arr[:, 0])
@@ -801,9 +809,35 @@ class KeywordIndex:
         has_full = np.maximum.reduceat(full.astype(np.int8), start).astype(bool)
         return full | ~np.repeat(has_full, np.diff(np.append(start, len(rows))))
 
-    def _term_array(self, kind: str, term: Term) -> np.ndarray:
+    def _posting_array(self, kind: str, where: str, args: tuple,
+                       contents: set[int] | None) -> np.ndarray:
+        """``(n, 3)`` ``[row id, tf, title]`` of the terms ``where`` selects, from the
+        ``postings`` table (one packed array per content holding a term; only the contents
+        ``contents`` when that is a short list)."""
+        sql = (f"SELECT data FROM postings WHERE kind = {postings.kind_of(kind)}"
+               f" AND ({where})")
+        if contents is not None and len(contents) <= _FEW_CONTENTS:
+            sql += f" AND content_id IN ({','.join('?' * len(contents))})"
+            args = (*args, *sorted(contents))
+        return postings.unpack([d for (d,) in self.db.execute(sql, args)])
+
+    def _instance_array(self, vocab: str, where: str, args: tuple) -> np.ndarray:
+        """:meth:`_posting_array` read from FTS5's fts5vocab instance table instead
+        (every occurrence; the way before postings, kept to prove them identical)."""
+        # one string of every occurrence's (row * 2 + title) code, parsed and counted in
+        # numpy: several times faster than GROUP BY and a Python tuple per row
+        codes = _int_list(self.db.execute(
+            f"SELECT group_concat(doc * 2 + (col = 'title')) FROM {vocab} WHERE {where}",
+            args).fetchone()[0])
+        u, n = np.unique(codes, return_counts=True)
+        return np.stack([u >> 1, n, u & 1], axis=1).astype(np.int64).reshape(-1, 3)
+
+    def _term_array(self, kind: str, term: Term, contents: set[int] | None = None
+                    ) -> np.ndarray:
         """``(n, 3)`` int64 ``[row id, tf, 1 when the column is the title]`` of one term
-        (:meth:`_term_rows`, read straight into integers for the common case)."""
+        (:meth:`_term_rows`, read straight into integers for the common case), from the
+        postings (or, with ``self.postings`` False, FTS5's instance table). ``contents``
+        may leave out rows of other contents (callers filter by content anyway)."""
         if term.ident or term.parts:
             rows = [(r, n, 1 if col == "title" else 0)
                     for r, col, n in self._term_rows(kind, term)]
@@ -814,13 +848,10 @@ class KeywordIndex:
             args: tuple = (term.text, _prefix_upper(term.text), *term.stems)
         else:
             where, args = "term = ?", (term.text,)
-        # one string of every occurrence's (row * 2 + title) code, parsed and counted in
-        # numpy: several times faster than GROUP BY and a Python tuple per row
-        codes = _int_list(self.db.execute(
-            f"SELECT group_concat(doc * 2 + (col = 'title')) FROM {vocab} WHERE {where}",
-            args).fetchone()[0])
-        u, n = np.unique(codes, return_counts=True)
-        arr = np.stack([u >> 1, n, u & 1], axis=1).astype(np.int64).reshape(-1, 3)
+        if self.postings:
+            arr = self._posting_array(kind, where, args, contents)
+        else:
+            arr = self._instance_array(vocab, where, args)
         if self.decompound and not term.prefix:
             split = [(r, n, 1 if col == "title" else 0)
                      for r, col, n in self._split_rows(vocab, term.text)]
