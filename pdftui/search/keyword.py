@@ -328,7 +328,6 @@ class Unit:
     content: np.ndarray      # int64 content_id
     n_tokens: np.ndarray     # float64
     number: np.ndarray       # int64 page number (pages) or start page (sections)
-    row_of: dict[int, int] = field(default_factory=dict)
     n: dict[int, int] = field(default_factory=dict)        # content -> rows
     total: dict[int, float] = field(default_factory=dict)  # content -> sum of n_tokens
     avgdl: dict[int, float] = field(default_factory=dict)  # content -> mean n_tokens
@@ -336,6 +335,15 @@ class Unit:
     n_of: np.ndarray = field(default_factory=lambda: np.zeros(0))
     total_of: np.ndarray = field(default_factory=lambda: np.zeros(0))
     avgdl_of: np.ndarray = field(default_factory=lambda: np.ones(0))
+
+    def rows(self, ids) -> np.ndarray:
+        """Positions (into these arrays) of the row ids ``ids`` that are here, in order
+        (``ids`` ascending from the cache: one binary search each, no dict of every row)."""
+        want = np.fromiter(ids, dtype=np.int64)
+        if not len(self.ids) or not len(want):
+            return np.zeros(0, dtype=np.int64)
+        pos = np.minimum(np.searchsorted(self.ids, want), len(self.ids) - 1)
+        return pos[self.ids[pos] == want]
 
 
 def _bits(mask: int, n: int) -> list[int]:
@@ -476,7 +484,6 @@ class KeywordIndex:
             arr = np.array(rows, dtype=np.int64).reshape(-1, 4)
             u = Unit(ids=arr[:, 0], content=arr[:, 1], n_tokens=arr[:, 2].astype(np.float64),
                      number=arr[:, 3])
-            u.row_of = {int(i): r for r, i in enumerate(u.ids)}
             if len(arr):
                 cs, inv, counts = np.unique(u.content, return_inverse=True, return_counts=True)
                 sums = np.bincount(inv, weights=u.n_tokens)
@@ -500,8 +507,8 @@ class KeywordIndex:
     def page_number(self, pid: int) -> int:
         """The 1-based page number of a pages.id (0 when unknown)."""
         u = self._unit("pages")
-        r = u.row_of.get(pid)
-        return int(u.number[r]) if r is not None else 0
+        r = u.rows([pid])
+        return int(u.number[r[0]]) if len(r) else 0
 
     def _has_term(self, vocab: str, text: str) -> bool:
         key = (vocab, text)
@@ -574,21 +581,25 @@ class KeywordIndex:
     def page_keys(self, pids) -> set[tuple[int, int]]:
         """``{(content id, page number)}`` of the given pages.id values."""
         u = self._unit("pages")
-        rows = [u.row_of[p] for p in pids if p in u.row_of]
+        rows = u.rows(pids)
         return set(zip(u.content[rows].tolist(), u.number[rows].tolist()))
 
     def section_keys(self, sids) -> set[tuple[int, int]]:
         """``{(content id, start page)}`` of the given sections.id values."""
         u = self._unit("sections")
-        rows = [u.row_of[s] for s in sids if s in u.row_of]
+        rows = u.rows(sids)
         return set(zip(u.content[rows].tolist(), u.number[rows].tolist()))
 
     def page_ids(self, keys) -> set[int]:
         """The pages.id values of ``{(content id, page number)}`` keys (the inverse)."""
         u = self._unit("pages")
-        want = set(keys)
-        return {int(i) for i, c, n in zip(u.ids.tolist(), u.content.tolist(), u.number.tolist())
-                if (c, n) in want}
+        want = np.array(sorted(set(keys)), dtype=np.int64).reshape(-1, 2)
+        if not len(want) or not len(u.ids):
+            return set()
+        # (content, number) as one int64 key: page numbers are far below 2**24
+        have = u.content * (1 << 24) + u.number
+        hit = member(have, want[:, 0] * (1 << 24) + want[:, 1])
+        return set(u.ids[hit].tolist())
 
     def title_rows(self, value: str) -> set[int]:
         """Ids of the sections whose title holds every term of ``value`` (stems;
