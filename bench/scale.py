@@ -24,7 +24,8 @@ At each size a fresh child process measures, over ``--queries`` graded queries o
 ``--profile`` writes a cProfile of the largest size's warm hybrid page queries (cumulative
 order, top 40). ``--baseline REV`` measures, in the same run and on the same caches, the
 code of git revision REV too (its ``pdftui/`` exported to a temporary folder), at the sizes
-up to ``--baseline-max`` documents: the table gets a "base" column and a "new/base" ratio
+up to ``--baseline-max`` documents (on ``--baseline-work``, its own copy of the replicas,
+when its cache schema is not this one's): the table gets a "base" column and a "new/base" ratio
 column per size. Goals (issue 14): hybrid p50 <= 100 ms at 1,000 documents and <= 400 ms at
 10,000, first paint <= 1 s and RSS <= 1.5 GB at 10,000.
 """
@@ -221,6 +222,9 @@ def main() -> None:
     ap.add_argument("--baseline", default=None, help="git revision measured alongside")
     ap.add_argument("--baseline-max", type=int, default=1000,
                     help="largest size the baseline is measured at")
+    ap.add_argument("--baseline-work", default=None,
+                    help="the baseline's own copy of the replicas (for a baseline of another"
+                         " cache schema: built or copied beforehand, never written here)")
     ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
     ap.add_argument("--code", default=None, help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -238,7 +242,7 @@ def main() -> None:
     built = _count(work)
     code_dir = tempfile.mkdtemp(prefix="pdftui-base-") if args.baseline else None
     base = _export(args.baseline, Path(code_dir)) if args.baseline else None
-    if base and _schema(Path(base)) != _schema(REPO):
+    if base and _schema(Path(base)) != _schema(REPO) and not args.baseline_work:
         # the other revision's Cache would rebuild (empty) a cache of another schema
         shutil.rmtree(code_dir, ignore_errors=True)
         sys.exit(f"--baseline {args.baseline}: its cache schema {_schema(Path(base))} is not"
@@ -252,7 +256,8 @@ def main() -> None:
             row["units"], row["pages"] = _units_pages(work)
             rows[str(n)] = row
             if base and n <= args.baseline_max:
-                old = {"build_s": secs, **_measure(work, args.queries, None, base)}
+                bwork = Path(args.baseline_work) if args.baseline_work else work
+                old = {"build_s": secs, **_measure(bwork, args.queries, None, base)}
                 old["units"], old["pages"] = row["units"], row["pages"]
                 rows[f"{n} base"] = old
                 rows[f"{n} new/base"] = _ratios(row, old)

@@ -297,6 +297,19 @@ def fts_text(text: str) -> str:
     return _CJK_RE.sub(r" \1 ", text)
 
 
+def fts_rows(db: sqlite3.Connection, kind: int, where: str, args: tuple
+             ) -> list[tuple[int, str, str]]:
+    """``[(row id, title, text)]`` of the page (``kind`` :data:`pdftui.postings.PAGES`) or
+    section rows ``where`` selects, as their FTS rows index them (:func:`fts_text`; a
+    section's own text; pages have no title: ``""``)."""
+    if kind == postings.PAGES:
+        return [(pid, "", fts_text(text)) for pid, text in db.execute(
+            f"SELECT id, text FROM pages WHERE {where}", args)]
+    return [(sid, fts_text(title), fts_text(text if own < 0 else text[:own]))
+            for sid, title, text, own in db.execute(
+                f"SELECT id, title, text, own_chars FROM sections WHERE {where}", args)]
+
+
 _WORD_RE = re.compile(r"[^\W\d_]{3,30}")
 
 
@@ -596,13 +609,8 @@ class Cache:
         section text, tokenised as its FTS rows were (in a txn)."""
         db = self.db
         db.execute("DELETE FROM postings WHERE content_id = ?", (cid,))
-        pages = [(pid, "", fts_text(text)) for pid, text in db.execute(
-            "SELECT id, text FROM pages WHERE content_id = ?", (cid,))]
-        secs = [(sid, fts_text(title), fts_text(text if own < 0 else text[:own]))
-                for sid, title, text, own in db.execute(
-                    "SELECT id, title, text, own_chars FROM sections WHERE content_id = ?",
-                    (cid,))]
-        for kind, rows in ((postings.PAGES, pages), (postings.SECTIONS, secs)):
+        for kind in (postings.PAGES, postings.SECTIONS):
+            rows = fts_rows(db, kind, "content_id = ?", (cid,))
             db.executemany("INSERT INTO postings(kind, term, content_id, data)"
                            " VALUES(?,?,?,?)",
                            [(kind, term, cid, data) for term, data in postings.build(rows)])

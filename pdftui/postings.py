@@ -95,3 +95,20 @@ def unpack(blobs: list[bytes]) -> np.ndarray:
     arr = np.frombuffer(b"".join(blobs), dtype=RECORD)
     code = arr["code"].astype(np.int64)
     return np.stack([code >> 1, arr["tf"].astype(np.int64), code & 1], axis=1)
+
+
+def offsets(rows: list[tuple[int, str, str]], terms: list[str]) -> list[np.ndarray]:
+    """Per indexed term of ``terms``: int64 keys ``code * 2**24 + token offset`` of its
+    every occurrence in ``rows`` (``(row id, title, text)`` as :func:`build` takes them),
+    the positions FTS5's instance table holds for those rows (adjacency over a few rows)."""
+    if not rows or not terms:
+        return [np.zeros(0, dtype=np.int64) for _ in terms]
+    db = _stage()
+    db.execute("BEGIN")
+    try:
+        db.executemany("INSERT INTO s(rowid, title, text) VALUES(?,?,?)", rows)
+        return [np.array([k for (k,) in db.execute(
+            "SELECT (doc * 2 + (col = 'title')) * 16777216 + offset FROM sv WHERE term = ?",
+            (t,))], dtype=np.int64) for t in terms]
+    finally:
+        db.execute("ROLLBACK")

@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import postings
-from ..cache import _CJK_RE, fts_text
+from ..cache import _CJK_RE, fts_rows, fts_text
 from . import fusion
 
 K1 = 1.2
@@ -52,6 +52,8 @@ MAX_TERMS = 32
 TITLE_WEIGHT = 4.0
 #: A search over at most this many contents reads only their postings.
 _FEW_CONTENTS = 500
+#: Compound splits found in at most this many rows are matched in those rows' own text.
+_STAGE_ROWS = 64
 """Section-title column weight relative to the body (measured by bench/quality.py)."""
 
 #: Very common English function words and question words, dropped from queries (unless a
@@ -541,10 +543,10 @@ class KeywordIndex:
             b = stems[0]
             if not (self._has_term(vocab, a) and self._has_term(vocab, b)):
                 continue
-            ka = self._offset_keys(vocab, a) + 1
-            kb = self._offset_keys(vocab, b) if len(ka) else ka
+            ka, kb = self._split_keys(vocab, a, b)
             if not len(ka) or not len(kb):
                 continue
+            ka = ka + 1
             hit = ka[member(ka, kb)] >> 24
             if not len(hit):
                 continue
@@ -552,6 +554,32 @@ class KeywordIndex:
             out.extend((int(x) >> 1, "title" if int(x) & 1 else "text", int(c))
                        for x, c in zip(u.tolist(), n.tolist()))
         return out
+
+    def _split_keys(self, vocab: str, a: str, b: str) -> tuple[np.ndarray, np.ndarray]:
+        """Offset keys (:meth:`_offset_keys`) of the indexed terms ``a`` and ``b`` where
+        they could stand together: none when no row and column holds both (read from the
+        postings); else, for up to ``_STAGE_ROWS`` such rows, from those rows' text
+        tokenised again as FTS5 indexed it; else every occurrence from FTS5."""
+        if self.postings:
+            kind = postings.kind_of("pages" if vocab.startswith("pages") else "sections")
+            both = np.intersect1d(self._codes(kind, a), self._codes(kind, b))
+            if not len(both):
+                z = np.zeros(0, dtype=np.int64)
+                return z, z
+            if len(both) <= _STAGE_ROWS:
+                ids = np.unique(both >> 1).tolist()
+                rows = fts_rows(self.db, kind, f"id IN ({','.join('?' * len(ids))})",
+                                tuple(ids))
+                ka, kb = postings.offsets(rows, [a, b])
+                return ka, kb
+        ka = self._offset_keys(vocab, a)
+        return ka, (self._offset_keys(vocab, b) if len(ka) else ka)
+
+    def _codes(self, kind: int, term: str) -> np.ndarray:
+        """``row id * 2 + title`` of every row and column holding the indexed ``term``."""
+        arr = postings.unpack([d for (d,) in self.db.execute(
+            "SELECT data FROM postings WHERE kind = ? AND term = ?", (kind, term))])
+        return arr[:, 0] * 2 + arr[:, 2]
 
     def _offset_keys(self, vocab: str, text: str) -> np.ndarray:
         """int64 ``(row * 2 + 1 if title else 0) * 2**24 + token offset`` of every
