@@ -104,7 +104,8 @@ CREATE TABLE IF NOT EXISTS contents(
     n_tokens INTEGER NOT NULL DEFAULT 0,
     extractor_version INTEGER NOT NULL,
     indexed_at REAL NOT NULL,
-    ocr_missing INTEGER NOT NULL DEFAULT 0
+    ocr_missing INTEGER NOT NULL DEFAULT 0,
+    postings INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS files(
     root TEXT NOT NULL,
@@ -535,7 +536,7 @@ class Cache:
                     f"the cache at {self.dir} was made by a newer pdftui (layout {version},"
                     f" this one reads {SCHEMA_VERSION}); upgrade pdftui or use another"
                     " --cache-dir")
-            fill = postings_fill = False
+            fill = False
             if version == 1:
                 # v1 -> v2: sections gain own_chars (-1 = whole text, which is what v1
                 # indexed); embeddings are kept, contents re-extract (EXTRACTOR_VERSION)
@@ -568,8 +569,14 @@ class Cache:
                 # documents read every page row: seconds before the first paint)
                 version = 7
             if version == 7:
-                # v7 -> v8: postings (created below), filled from the cached text
-                postings_fill = True
+                # v7 -> v8: the postings table (created below) and contents.postings (1
+                # once a content's postings are written). Nothing is filled here: the
+                # next index fills them a content at a time (fill_postings), and until
+                # then the keyword arm reads those contents from FTS5's instance table
+                have = {r[1] for r in self.db.execute("PRAGMA table_info(contents)")}
+                if "postings" not in have:
+                    self.db.execute("ALTER TABLE contents ADD COLUMN postings INTEGER"
+                                    " NOT NULL DEFAULT 0")
                 version = SCHEMA_VERSION
             if version not in (0, SCHEMA_VERSION):
                 # An older layout: the cache is derived data, so start afresh.
@@ -583,11 +590,6 @@ class Cache:
             self.db.execute(_LEASES)
             if fill:
                 self._fill_extras()
-            if fill or postings_fill:
-                for (cid,) in self.db.execute(
-                        "SELECT id FROM contents WHERE skip_reason IS NULL"
-                        " AND text_quality = 'ok'").fetchall():
-                    self._write_postings(cid)
             self.db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
 
     def _fill_extras(self) -> None:
@@ -614,6 +616,24 @@ class Cache:
             db.executemany("INSERT INTO postings(kind, term, content_id, data)"
                            " VALUES(?,?,?,?)",
                            [(kind, term, cid, data) for term, data in postings.build(rows)])
+        db.execute("UPDATE contents SET postings = 1 WHERE id = ?", (cid,))
+
+    def postings_missing(self, root: str) -> list[int]:
+        """Ids of the indexed contents of ``root``'s files whose postings are not written
+        yet (a cache made before schema 8), in id order."""
+        return [c for (c,) in self.db.execute(
+            "SELECT DISTINCT c.id FROM contents c JOIN files f ON f.content_id = c.id"
+            " WHERE f.root = ? AND c.postings = 0 AND c.skip_reason IS NULL"
+            " AND c.text_quality = 'ok' ORDER BY c.id", (root,))]
+
+    def fill_postings(self, content_id: int) -> None:
+        """Write the postings of one content still without them (its own transaction;
+        nothing when another process wrote them first or the content is gone)."""
+        with self.write() as db:
+            row = db.execute("SELECT postings FROM contents WHERE id = ?",
+                             (content_id,)).fetchone()
+            if row is not None and not row[0]:
+                self._write_postings(content_id)
 
     def _index_extras(self, cid: int, pages: list[tuple[int, str]],
                       sections: list[tuple[int, str, str]]) -> None:

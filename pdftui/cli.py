@@ -141,6 +141,12 @@ class _IndexProgress:
     def __call__(self, p) -> None:
         if self.plain:
             self._log_line(p)
+        elif p.phase == "postings":
+            if "postings" not in self.tasks:
+                self.tasks["postings"] = self.bar.add_task("postings", total=p.docs_total,
+                                                           extra="")
+            self.bar.update(self.tasks["postings"], completed=p.docs_done,
+                            extra="keyword index of documents indexed before")
         elif p.phase == "extract":
             if "extract" not in self.tasks:
                 self.tasks["extract"] = self.bar.add_task("documents", total=p.docs_total,
@@ -164,6 +170,10 @@ class _IndexProgress:
         elif p.phase == "embed" and p.units_total:
             done = p.units_done >= p.units_total
             line = f"pdftui: embedded {p.units_done}/{p.units_total} units{p.embed_note()}"
+        elif p.phase == "postings" and p.docs_total:
+            done = p.docs_done >= p.docs_total
+            line = (f"pdftui: keyword postings of {p.docs_done}/{p.docs_total} documents"
+                    " indexed before")
         else:
             return
         now = time.monotonic()

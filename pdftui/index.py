@@ -53,7 +53,8 @@ DOC_TIMEOUT_S = 300.0
 @dataclass(slots=True)
 class Progress:
     """A progress report. ``phase`` is, in order: "scan" (listing the folder), "check"
-    (comparing the ``docs_total`` PDFs found with the cache), "extract", "embed",
+    (comparing the ``docs_total`` PDFs found with the cache), "postings" (writing the
+    keyword postings of documents indexed by a pdftui before them), "extract", "embed",
     "verify" (counting the units still without an embedding) or "done".
 
     Counts: documents to extract / extracted, pages extracted, embedding units to embed /
@@ -246,6 +247,7 @@ def index_folder(folder: str | os.PathLike, cache_dir: str | os.PathLike | None 
         # Forget vanished paths only now: a renamed file has been re-keyed to its content
         # above, so that content is still referenced and survives.
         cache.remove_files(root, gone)
+        _fill_postings(cache, root, report, cancel)
         summary.removed = len(gone)
         summary.removed_docs = sorted(gone)
         embedder, embed_thread = (
@@ -264,6 +266,21 @@ def index_folder(folder: str | os.PathLike, cache_dir: str | os.PathLike | None 
         summary.elapsed_s = time.monotonic() - t0
         cache.close()
     return summary
+
+
+def _fill_postings(cache: Cache, root: str, report: ProgressFn,
+                   cancel: threading.Event) -> None:
+    """Write the keyword postings of ``root``'s contents indexed before the cache had them
+    (schema 8), one content per transaction: an interrupted run keeps what it wrote, and
+    until then search reads those contents the slower way."""
+    todo = cache.postings_missing(root)
+    for i, cid in enumerate(todo):
+        if cancel.is_set():
+            return
+        report(Progress("postings", docs_total=len(todo), docs_done=i))
+        cache.fill_postings(cid)
+    if todo:
+        report(Progress("postings", docs_total=len(todo), docs_done=len(todo)))
 
 
 def _jobs(cache: Cache, root: str, found: list[FoundFile], known: dict,

@@ -90,16 +90,34 @@ def test_postings_follow_their_content_and_migrate(indexed, tmp_path):
         assert cache.db.execute("SELECT count(*) FROM postings").fetchone()[0] == 0
     finally:
         cache.close()
-    # a schema-7 cache (no postings) gets them from its cached text when opened
+    # a schema-7 cache (no postings) opens at once; its contents rank from FTS5 until the
+    # next index writes their postings, a content at a time (half written: both ways)
     db = sqlite3.connect(src)
     before = db.execute("SELECT count(*), sum(length(data)) FROM postings").fetchone()
     db.execute("DROP TABLE postings")
+    db.execute("CREATE TABLE c2 AS SELECT * FROM contents")
+    db.execute("DROP TABLE contents")
+    db.execute("ALTER TABLE c2 DROP COLUMN postings")
+    db.execute("ALTER TABLE c2 RENAME TO contents")
     db.execute("PRAGMA user_version = 7")
     db.commit()
     db.close()
     cache = Cache(cache_dir)
     try:
         assert cache.db.execute("PRAGMA user_version").fetchone()[0] == 8
+        assert cache.db.execute("SELECT count(*) FROM postings").fetchone()[0] == 0
+        assert _differences(cache.db, SYNTAX) == []
+        missing = cache.postings_missing(str(folder.resolve()))
+        assert len(missing) == len(SMALL_DOCS)
+        cache.fill_postings(missing[0])
+        assert cache.postings_missing(str(folder.resolve())) == missing[1:]
+        assert _differences(cache.db, SYNTAX + ["dark matter halo"]) == []
+    finally:
+        cache.close()
+    index_folder(folder, cache_dir, embed=False)
+    cache = Cache(cache_dir)
+    try:
+        assert cache.postings_missing(str(folder.resolve())) == []
         assert cache.db.execute("SELECT count(*), sum(length(data)) FROM postings"
                                 ).fetchone() == before
         assert _differences(cache.db, SYNTAX) == []

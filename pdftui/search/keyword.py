@@ -469,12 +469,14 @@ class KeywordIndex:
         self._vocab_memo: dict[tuple[str, str], bool] = {}
         self.decompound = True
         self.postings = True
+        self._legacy: np.ndarray | None = None
 
     def refresh(self, version: tuple | None = None) -> None:
         """Drop the in-memory statistics when ``version`` (any token) changed."""
         if version != self._version:
             self._units.clear()
             self._vocab_memo.clear()
+            self._legacy = None
             self._version = version
 
     def _unit(self, kind: str) -> Unit:
@@ -560,7 +562,7 @@ class KeywordIndex:
         they could stand together: none when no row and column holds both (read from the
         postings); else, for up to ``_STAGE_ROWS`` such rows, from those rows' text
         tokenised again as FTS5 indexed it; else every occurrence from FTS5."""
-        if self.postings:
+        if self.postings and not len(self._legacy_contents()):
             kind = postings.kind_of("pages" if vocab.startswith("pages") else "sections")
             both = np.intersect1d(self._codes(kind, a), self._codes(kind, b))
             if not len(both):
@@ -860,6 +862,36 @@ class KeywordIndex:
             args = (*args, *sorted(contents))
         return postings.unpack([d for (d,) in self.db.execute(sql, args)])
 
+    def _legacy_contents(self) -> np.ndarray:
+        """Sorted ids of the indexed contents whose postings are not written yet (a cache
+        made before schema 8, until the next index fills them): read from FTS5."""
+        if self._legacy is None:
+            self._legacy = np.array([c for (c,) in self.db.execute(
+                "SELECT id FROM contents WHERE postings = 0 AND skip_reason IS NULL"
+                " AND text_quality = 'ok' ORDER BY id")], dtype=np.int64)
+        return self._legacy
+
+    def _legacy_in(self, contents: set[int] | None) -> bool:
+        """Does the search over ``contents`` (None: all) reach a content without
+        postings?"""
+        legacy = self._legacy_contents()
+        if not len(legacy) or contents is None:
+            return bool(len(legacy))
+        return bool(member(np.fromiter(contents, dtype=np.int64), legacy).any())
+
+    def _legacy_rows(self, kind: str, arr: np.ndarray, have: np.ndarray) -> np.ndarray:
+        """The rows of ``arr`` (instance-table rows) of contents without postings, but
+        none of a content whose postings ``have`` already holds (written meanwhile)."""
+        unit = self._unit(kind)
+        if not len(arr) or not len(unit.ids):
+            return arr[:0]
+        content = unit.content[np.minimum(np.searchsorted(unit.ids, arr[:, 0]),
+                                          len(unit.ids) - 1)]
+        done = unit.content[np.minimum(np.searchsorted(unit.ids, have[:, 0]),
+                                       len(unit.ids) - 1)] if len(have) else have[:, 0]
+        keep = member(content, self._legacy_contents()) & ~member(content, done)
+        return arr[keep]
+
     def _instance_array(self, vocab: str, where: str, args: tuple) -> np.ndarray:
         """:meth:`_posting_array` read from FTS5's fts5vocab instance table instead
         (every occurrence; the way before postings, kept to prove them identical)."""
@@ -889,6 +921,9 @@ class KeywordIndex:
             where, args = "term = ?", (term.text,)
         if self.postings:
             arr = self._posting_array(kind, where, args, contents)
+            if self._legacy_in(contents):
+                arr = np.concatenate([arr, self._legacy_rows(
+                    kind, self._instance_array(vocab, where, args), arr)])
         else:
             arr = self._instance_array(vocab, where, args)
         if self.decompound and not term.prefix:

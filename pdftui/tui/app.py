@@ -473,6 +473,9 @@ class PdftuiApp(FailureHandler, TriageMixin, App):
             self._index_status = "scanning folder…"
         elif event.phase == "check":
             self._index_status = f"checking {event.docs_total} PDFs against the index…"
+        elif event.phase == "postings":
+            self._index_status = (f"updating the keyword index {event.docs_done}/"
+                                  f"{event.docs_total}…")
         elif event.phase == "verify":
             self._index_status = "checking embeddings…"
         elif event.phase == "done":
