@@ -52,8 +52,11 @@ MAX_TERMS = 32
 TITLE_WEIGHT = 4.0
 #: A search over at most this many contents reads only their postings.
 _FEW_CONTENTS = 500
-#: Compound splits found in at most this many rows are matched in those rows' own text.
-_STAGE_ROWS = 64
+#: Tokens tokenised again that cost as much as one occurrence read from FTS5's instance
+#: table (measured on the corpus: ~0.2 against ~1.8 microseconds), and the most rows a
+#: compound split is matched in by tokenising them again.
+_STAGE_RATIO = 8
+_STAGE_ROWS = 2000
 """Section-title column weight relative to the body (measured by bench/quality.py)."""
 
 #: Very common English function words and question words, dropped from queries (unless a
@@ -560,28 +563,33 @@ class KeywordIndex:
     def _split_keys(self, vocab: str, a: str, b: str) -> tuple[np.ndarray, np.ndarray]:
         """Offset keys (:meth:`_offset_keys`) of the indexed terms ``a`` and ``b`` where
         they could stand together: none when no row and column holds both (read from the
-        postings); else, for up to ``_STAGE_ROWS`` such rows, from those rows' text
-        tokenised again as FTS5 indexed it; else every occurrence from FTS5."""
+        postings); else from whichever reads fewer tokens: those rows' text tokenised
+        again as FTS5 indexed it, or every occurrence of both terms from FTS5 (decoding an
+        occurrence there costs about ``_STAGE_RATIO`` tokens tokenised)."""
         if self.postings and not len(self._legacy_contents()):
-            kind = postings.kind_of("pages" if vocab.startswith("pages") else "sections")
-            both = np.intersect1d(self._codes(kind, a), self._codes(kind, b))
+            gran = "pages" if vocab.startswith("pages") else "sections"
+            kind = postings.kind_of(gran)
+            (ca, ta), (cb, tb) = self._codes(kind, a), self._codes(kind, b)
+            both = np.intersect1d(ca, cb)
             if not len(both):
                 z = np.zeros(0, dtype=np.int64)
                 return z, z
-            if len(both) <= _STAGE_ROWS:
-                ids = np.unique(both >> 1).tolist()
+            ids = np.unique(both >> 1)
+            tokens = self._unit(gran).n_tokens[self._unit(gran).rows(ids)].sum()
+            if tokens < _STAGE_RATIO * (ta.sum() + tb.sum()) and len(ids) <= _STAGE_ROWS:
                 rows = fts_rows(self.db, kind, f"id IN ({','.join('?' * len(ids))})",
-                                tuple(ids))
+                                tuple(ids.tolist()))
                 ka, kb = postings.offsets(rows, [a, b])
                 return ka, kb
         ka = self._offset_keys(vocab, a)
         return ka, (self._offset_keys(vocab, b) if len(ka) else ka)
 
-    def _codes(self, kind: int, term: str) -> np.ndarray:
-        """``row id * 2 + title`` of every row and column holding the indexed ``term``."""
+    def _codes(self, kind: int, term: str) -> tuple[np.ndarray, np.ndarray]:
+        """``(row id * 2 + title, tf)`` of every row and column holding the indexed
+        ``term``."""
         arr = postings.unpack([d for (d,) in self.db.execute(
             "SELECT data FROM postings WHERE kind = ? AND term = ?", (kind, term))])
-        return arr[:, 0] * 2 + arr[:, 2]
+        return arr[:, 0] * 2 + arr[:, 2], arr[:, 1]
 
     def _offset_keys(self, vocab: str, text: str) -> np.ndarray:
         """int64 ``(row * 2 + 1 if title else 0) * 2**24 + token offset`` of every
