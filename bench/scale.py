@@ -60,6 +60,20 @@ def _root(work: Path) -> str:
     return os.path.realpath(root)
 
 
+def rehome(work: Path) -> int:
+    """Point every file row of the replicas in ``work`` at ``_root(work)`` (a copied
+    --work or --baseline-work folder keeps its original's root, and would search an empty
+    folder); returns the rows moved."""
+    db = sqlite3.connect(work / "index.sqlite3")
+    try:
+        n = db.execute("UPDATE files SET root = ? WHERE root != ?",
+                       (_root(work), _root(work))).rowcount
+        db.commit()
+    finally:
+        db.close()
+    return n
+
+
 def _sources(src: Path) -> list[tuple[int, str, int]]:
     """``[(content_id, doc, page_count)]`` of the source cache, by document name."""
     db = sqlite3.connect(f"file:{src / 'index.sqlite3'}?mode=ro", uri=True)
@@ -247,6 +261,9 @@ def main() -> None:
         shutil.rmtree(code_dir, ignore_errors=True)
         sys.exit(f"--baseline {args.baseline}: its cache schema {_schema(Path(base))} is not"
                  f" this one's ({_schema(REPO)}); measuring it would empty the cache")
+    for w in (work, Path(args.baseline_work) if args.baseline_work else None):
+        if w is not None and (w / "index.sqlite3").exists():
+            rehome(w)
     try:
         for n in sizes:
             secs = build(src, work, built, n) if n > built else 0.0
