@@ -319,6 +319,15 @@ def _int_list(text: str | None) -> np.ndarray:
         np.zeros(0, dtype=np.int64)
 
 
+def _row_sums(pos: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(distinct positions ascending, float64 sum of w at each)``; positions already
+    strictly increasing (one term's postings, content by content) are taken as they are."""
+    if len(pos) < 2 or bool((pos[1:] > pos[:-1]).all()):
+        return pos, w.astype(np.float64)
+    idx, inv = np.unique(pos, return_inverse=True)
+    return idx, np.bincount(inv.reshape(-1), weights=w).astype(np.float64)
+
+
 def _prefix_upper(prefix: str) -> str:
     """The smallest string greater than every string starting with ``prefix``."""
     return prefix[:-1] + chr(ord(prefix[-1]) + 1) if prefix else "\U0010ffff"
@@ -816,23 +825,26 @@ class KeywordIndex:
             return None
         w = np.where(arr[:, 2] == 1, title_weight if kind == "sections" else 1.0, 1.0)
         w = w * arr[:, 1]
-        idx, inv_rows = np.unique(pos[keep], return_inverse=True)
-        tf = np.bincount(inv_rows.reshape(-1), weights=w[keep]).astype(np.float64)
+        idx, tf = _row_sums(pos[keep], w[keep])
+        # per content, dense by content id (no hashing of the rows' contents)
         cont = unit.content[idx]
-        ucont, inv = np.unique(cont, return_inverse=True)
-        inv = inv.reshape(-1)
-        df = np.bincount(inv).astype(np.float64)
+        size = len(unit.n_of)
+        dfc = np.bincount(cont, minlength=size)
+        ucont = np.flatnonzero(dfc)
+        df = dfc[ucont].astype(np.float64)
         n_doc = unit.n_of[ucont]
         if idf == "lucene":
             w_idf = np.log1p((n_doc - df + 0.5) / (df + 0.5))
         else:
             w_idf = np.log((n_doc - df + 0.5) / (df + 0.5))
             w_idf = np.where(w_idf <= 0, 1e-6, w_idf)
-        avgdl = unit.avgdl_of[ucont][inv]
+        w_of = np.zeros(size)
+        w_of[ucont] = w_idf
+        avgdl = unit.avgdl_of[cont]
         dl = unit.n_tokens[idx]
-        scores[idx] += w_idf[inv] * tf * (K1 + 1) / (tf + K1 * (1 - B + B * dl / avgdl))
+        scores[idx] += w_of[cont] * tf * (K1 + 1) / (tf + K1 * (1 - B + B * dl / avgdl))
         nmatch[idx] += 1
-        return idx, ucont, np.bincount(inv, weights=tf)
+        return idx, ucont, np.bincount(cont, weights=tf, minlength=size)[ucont]
 
     @staticmethod
     def _tf_matrix(tfs: list[tuple[int, np.ndarray, np.ndarray]], n_keys: int
