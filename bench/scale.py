@@ -2,7 +2,8 @@
 10,000 documents, built by replicating an indexed corpus (vectors copied, no re-embedding).
 
     python bench/scale.py --cache-dir SRC [--sizes 1000,10000] [--work DIR] [--queries N]
-                          [--profile PATH] [--json PATH]
+                          [--profile PATH] [--json PATH] [--baseline REV]
+                          [--only search|paint] [--repeat N]
 
 SRC is a cache holding the indexed and embedded corpus (e.g. a copy of the lead's cache).
 The replicas grow one cache in ``--work`` (default: a temporary folder, removed afterwards):
@@ -20,6 +21,10 @@ At each size a fresh child process measures, over ``--queries`` graded queries o
 - in another child, the TUI's first paint: from ``PdftuiApp(...)`` (no indexing, no watching)
   to the documents pane showing the document list (its first rows), under Textual's
   headless test driver, and ``list_complete_s``: until the list holds every document.
+
+``--only search`` or ``--only paint`` runs one child (on replicas already built in
+``--work``); ``--repeat N`` runs the paint child N times per code, interleaved with the
+baseline's, and reports the medians and the single first-paint values.
 
 ``--profile`` writes a cProfile of the largest size's warm hybrid page queries (cumulative
 order, top 40). ``--baseline REV`` measures, in the same run and on the same caches, the
@@ -39,6 +44,7 @@ import random
 import resource
 import shutil
 import sqlite3
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -147,13 +153,15 @@ def child_search(cache: Path, n_queries: int, profile: str | None) -> dict:
 
 
 def child_paint(cache: Path) -> dict:
-    """Seconds from ``PdftuiApp(...)`` to the documents pane listing every document."""
+    """Seconds from ``PdftuiApp(...)`` to the documents pane listing the documents
+    (``first_paint_s``) and holding every one (``list_complete_s``), and the seconds of
+    importing the TUI before it (``import_s``, not in the other two)."""
+    t_import = time.monotonic()
     from pdftui.tui.app import PdftuiApp
-    from pdftui.tui.corpus_pane import CorpusPane
+    from pdftui.tui.corpus_pane import CorpusPane, DocList
+    import_s = time.monotonic() - t_import
 
     async def go() -> tuple[float, float]:
-        from textual.widgets import OptionList
-
         t0 = time.monotonic()
         app = PdftuiApp(_root(cache), cache, index=False, watch=False)
         async with app.run_test(size=(160, 48)) as pilot:
@@ -164,13 +172,13 @@ def child_paint(cache: Path) -> dict:
             pane = app.query_one(CorpusPane)
             await pilot.pause()
             paint = time.monotonic() - t0
-            lst = pane.query_one(OptionList)
+            lst = pane.query_one(DocList)   # an OptionList before the virtual list
             while lst.option_count < len(app.documents) and time.monotonic() - t0 < 300:
                 await pilot.pause(0.01)
             return paint, time.monotonic() - t0
 
     paint, listed = asyncio.run(go())
-    return {"first_paint_s": paint, "list_complete_s": listed,
+    return {"first_paint_s": paint, "list_complete_s": listed, "import_s": import_s,
             "paint_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
 
 
@@ -199,9 +207,20 @@ def _schema(code: Path) -> int:
     raise ValueError(f"no SCHEMA_VERSION in {code}")
 
 
-def _measure(work: Path, n_queries: int, profile: str | None, code: str | None) -> dict:
-    return {**_child("search", work, n_queries, profile, code),
-            **_child("paint", work, n_queries, None, code)}
+def _paint_runs(work: Path, codes: list[str | None], repeat: int) -> list[dict]:
+    """The paint child ``repeat`` times for each of ``codes`` (interleaved: new, base, new,
+    base, ... so load drifts hit both alike); per code the median of each figure, and
+    ``first_paint_runs`` the single values (s)."""
+    runs: list[list[dict]] = [[] for _ in codes]
+    for _ in range(repeat):
+        for i, code in enumerate(codes):
+            runs[i].append(_child("paint", work, 0, None, code))
+    out = []
+    for rs in runs:
+        med = {k: statistics.median(r[k] for r in rs) for k in rs[0]}
+        med["first_paint_runs"] = " ".join(f"{r['first_paint_s']:.2f}" for r in rs)
+        out.append(med)
+    return out
 
 
 def _ratios(new: dict, base: dict) -> dict:
@@ -221,6 +240,10 @@ def main() -> None:
     ap.add_argument("--baseline", default=None, help="git revision measured alongside")
     ap.add_argument("--baseline-max", type=int, default=1000,
                     help="largest size the baseline is measured at")
+    ap.add_argument("--only", choices=("search", "paint"), default=None,
+                    help="run only this child (the replicas must be built)")
+    ap.add_argument("--repeat", type=int, default=1,
+                    help="paint child runs per code (medians; interleaved with --baseline)")
     ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
     ap.add_argument("--code", default=None, help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -248,11 +271,22 @@ def main() -> None:
             secs = build(src, work, built, n) if n > built else 0.0
             built = max(built, n)
             prof = args.profile if n == sizes[-1] else None
-            row = {"build_s": secs, **_measure(work, args.queries, prof, None)}
+            with_base = bool(base) and n <= args.baseline_max
+            row = {"build_s": secs}
+            old = {"build_s": secs}
+            if args.only != "paint":
+                row.update(_child("search", work, args.queries, prof, None))
+                if with_base:
+                    old.update(_child("search", work, args.queries, None, base))
+            if args.only != "search":
+                paints = _paint_runs(work, [None, base] if with_base else [None],
+                                     args.repeat)
+                row.update(paints[0])
+                if with_base:
+                    old.update(paints[1])
             row["units"], row["pages"] = _units_pages(work)
             rows[str(n)] = row
-            if base and n <= args.baseline_max:
-                old = {"build_s": secs, **_measure(work, args.queries, None, base)}
+            if with_base:
                 old["units"], old["pages"] = row["units"], row["pages"]
                 rows[f"{n} base"] = old
                 rows[f"{n} new/base"] = _ratios(row, old)
@@ -288,13 +322,21 @@ def _units_pages(work: Path) -> tuple[int, int]:
 def report(rows: dict[str, dict], json_path: str | None) -> None:
     """One column per size; write JSON when asked."""
     keys = list(next(iter(rows.values())).keys())
+    runs = [k for k in keys if k.endswith("_runs")]
     print(f"{'metric':<24}" + "".join(f"{n:>14}" for n in rows))
     for k in keys:
+        if k in runs:
+            continue
         cells = "".join(
-            (f"{r.get(k, ''):>14.2f}" if n.endswith("/base") else f"{r.get(k, ''):>14.1f}")
+            (f"{r.get(k, ''):>14.2f}" if n.endswith("/base") or abs(r[k]) < 10
+             else f"{r.get(k, ''):>14.1f}")
             if isinstance(r.get(k), float) else f"{r.get(k, ''):>14}"
             for n, r in rows.items())
         print(f"{k:<24}{cells}")
+    for k in runs:
+        for n, r in rows.items():
+            if r.get(k):
+                print(f"{k} ({n}): {r[k]}")
     print(f"load average {os.getloadavg()[0]:.1f} (1 min)")
     if json_path:
         Path(json_path).write_text(json.dumps(rows, indent=2) + "\n")
