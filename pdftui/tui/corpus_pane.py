@@ -352,7 +352,8 @@ class CorpusPane(Vertical):
         """The list row of ``info`` (a ``DocumentInfo``) in ``cols``, with its name,
         scope dot and mark as they are now."""
         name = self._names.get(info.doc) or clean_text(info.title or info.doc)
-        return doc_row(info, cols, name, info.doc in self.scope, mark_of(self.marks, info.doc))
+        return doc_row(info, cols, name, info.doc in self.scope,
+                       mark_of(self.marks, info.doc))
 
     def _show_detail(self) -> None:
         """Title, file name, pages and status of the highlighted document."""
