@@ -2,7 +2,8 @@
 10,000 documents, built by replicating an indexed corpus (vectors copied, no re-embedding).
 
     python bench/scale.py --cache-dir SRC [--sizes 1000,10000] [--work DIR] [--queries N]
-                          [--profile PATH] [--json PATH]
+                          [--profile PATH] [--json PATH] [--baseline REV]
+                          [--only search|paint] [--repeat N]
 
 SRC is a cache holding the indexed and embedded corpus (e.g. a copy of the lead's cache).
 The replicas grow one cache in ``--work`` (default: a temporary folder, removed afterwards):
@@ -19,7 +20,14 @@ At each size a fresh child process measures, over ``--queries`` graded queries o
 - warm p50 / p95 (ms) per mode (keyword, semantic, hybrid) and granularity (page, section);
 - in another child, the TUI's first paint: from ``PdftuiApp(...)`` (no indexing, no watching)
   to the documents pane showing the document list (its first rows), under Textual's
-  headless test driver, and ``list_complete_s``: until the list holds every document.
+  headless test driver: ``list_shown_s`` when the screen is drawn with them,
+  ``first_paint_s`` when the process is idle after that (the older figure), and
+  ``list_complete_s``: until the list holds every document; ``import_s`` is the import
+  of the TUI before ``PdftuiApp(...)``.
+
+``--only search`` or ``--only paint`` runs one child (on replicas already built in
+``--work``); ``--repeat N`` runs the paint child N times per code, interleaved with the
+baseline's, and reports the medians and the single first-paint values.
 
 ``--profile`` writes a cProfile of the largest size's warm hybrid page queries (cumulative
 order, top 40). ``--baseline REV`` measures, in the same run and on the same caches, the
@@ -40,6 +48,7 @@ import random
 import resource
 import shutil
 import sqlite3
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -162,31 +171,40 @@ def child_search(cache: Path, n_queries: int, profile: str | None) -> dict:
 
 
 def child_paint(cache: Path) -> dict:
-    """Seconds from ``PdftuiApp(...)`` to the documents pane listing every document."""
+    """Seconds from ``PdftuiApp(...)`` to the documents pane listing the documents: the
+    screen drawn with them (``list_shown_s``), then the process idle too
+    (``first_paint_s``: Textual's ``wait_for_idle``, a 20 ms window with under 1 ms of
+    CPU, so background work such as the version groups counts, up to 1 s); until the list
+    holds every document (``list_complete_s``); the process CPU seconds (all threads)
+    until the first two (``*_cpu_s``: what a quiet machine's wall clock would be, the
+    waits for disk aside); and the seconds of importing the TUI before it
+    (``import_s``, in none of the others)."""
+    t_import = time.monotonic()
     from pdftui.tui.app import PdftuiApp
-    from pdftui.tui.corpus_pane import CorpusPane
+    from pdftui.tui.corpus_pane import CorpusPane, DocList
+    import_s = time.monotonic() - t_import
 
-    async def go() -> tuple[float, float]:
-        from textual.widgets import OptionList
-
-        t0 = time.monotonic()
+    async def go() -> tuple[float, ...]:
+        t0, c0 = time.monotonic(), time.process_time()
         app = PdftuiApp(_root(cache), cache, index=False, watch=False)
         async with app.run_test(size=(160, 48)) as pilot:
-            while not app.documents:
-                await pilot.pause(0.01)
+            lst = app.query_one(CorpusPane).query_one(DocList)   # an OptionList before
+            while not (app.documents and lst.option_count):     # the virtual list
+                await pilot.pause(0.005)
                 if time.monotonic() - t0 > 120:
                     break
-            pane = app.query_one(CorpusPane)
-            await pilot.pause()
-            paint = time.monotonic() - t0
-            lst = pane.query_one(OptionList)
+            await pilot.pause(0)   # what is queued handled, the screen laid out and drawn
+            shown, shown_cpu = time.monotonic() - t0, time.process_time() - c0
+            await pilot.pause()    # then until the process is idle (up to 1 s more)
+            paint, paint_cpu = time.monotonic() - t0, time.process_time() - c0
             while lst.option_count < len(app.documents) and time.monotonic() - t0 < 300:
                 await pilot.pause(0.01)
-            return paint, time.monotonic() - t0
+            return shown, paint, time.monotonic() - t0, shown_cpu, paint_cpu
 
-    paint, listed = asyncio.run(go())
-    return {"first_paint_s": paint, "list_complete_s": listed,
-            "paint_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+    shown, paint, listed, shown_cpu, paint_cpu = asyncio.run(go())
+    return {"list_shown_s": shown, "first_paint_s": paint, "list_complete_s": listed,
+            "list_shown_cpu_s": shown_cpu, "first_paint_cpu_s": paint_cpu,
+            "import_s": import_s, "paint_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
 
 
 def _child(kind: str, cache: Path, n_queries: int, profile: str | None,
@@ -214,9 +232,20 @@ def _schema(code: Path) -> int:
     raise ValueError(f"no SCHEMA_VERSION in {code}")
 
 
-def _measure(work: Path, n_queries: int, profile: str | None, code: str | None) -> dict:
-    return {**_child("search", work, n_queries, profile, code),
-            **_child("paint", work, n_queries, None, code)}
+def _paint_runs(codes: list[tuple[Path, str | None]], repeat: int) -> list[dict]:
+    """The paint child ``repeat`` times for each ``(replicas, code)`` of ``codes``
+    (interleaved: new, base, new, base, ... so load drifts hit both alike); per code the
+    median of each figure, and ``first_paint_runs`` the single values (s)."""
+    runs: list[list[dict]] = [[] for _ in codes]
+    for _ in range(repeat):
+        for i, (work, code) in enumerate(codes):
+            runs[i].append(_child("paint", work, 0, None, code))
+    out = []
+    for rs in runs:
+        med = {k: statistics.median(r[k] for r in rs) for k in rs[0]}
+        med["first_paint_runs"] = " ".join(f"{r['first_paint_s']:.2f}" for r in rs)
+        out.append(med)
+    return out
 
 
 def _ratios(new: dict, base: dict) -> dict:
@@ -239,6 +268,10 @@ def main() -> None:
     ap.add_argument("--baseline-work", default=None,
                     help="the baseline's own copy of the replicas (for a baseline of another"
                          " cache schema: built or copied beforehand, never written here)")
+    ap.add_argument("--only", choices=("search", "paint"), default=None,
+                    help="run only this child (the replicas must be built)")
+    ap.add_argument("--repeat", type=int, default=1,
+                    help="paint child runs per code (medians; interleaved with --baseline)")
     ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
     ap.add_argument("--code", default=None, help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -269,12 +302,23 @@ def main() -> None:
             secs = build(src, work, built, n) if n > built else 0.0
             built = max(built, n)
             prof = args.profile if n == sizes[-1] else None
-            row = {"build_s": secs, **_measure(work, args.queries, prof, None)}
+            with_base = bool(base) and n <= args.baseline_max
+            bwork = Path(args.baseline_work) if args.baseline_work else work
+            row = {"build_s": secs}
+            old = {"build_s": secs}
+            if args.only != "paint":
+                row.update(_child("search", work, args.queries, prof, None))
+                if with_base:
+                    old.update(_child("search", bwork, args.queries, None, base))
+            if args.only != "search":
+                paints = _paint_runs([(work, None)] + ([(bwork, base)] if with_base else []),
+                                     args.repeat)
+                row.update(paints[0])
+                if with_base:
+                    old.update(paints[1])
             row["units"], row["pages"] = _units_pages(work)
             rows[str(n)] = row
-            if base and n <= args.baseline_max:
-                bwork = Path(args.baseline_work) if args.baseline_work else work
-                old = {"build_s": secs, **_measure(bwork, args.queries, None, base)}
+            if with_base:
                 old["units"], old["pages"] = row["units"], row["pages"]
                 rows[f"{n} base"] = old
                 rows[f"{n} new/base"] = _ratios(row, old)
@@ -310,13 +354,21 @@ def _units_pages(work: Path) -> tuple[int, int]:
 def report(rows: dict[str, dict], json_path: str | None) -> None:
     """One column per size; write JSON when asked."""
     keys = list(next(iter(rows.values())).keys())
+    runs = [k for k in keys if k.endswith("_runs")]
     print(f"{'metric':<24}" + "".join(f"{n:>14}" for n in rows))
     for k in keys:
+        if k in runs:
+            continue
         cells = "".join(
-            (f"{r.get(k, ''):>14.2f}" if n.endswith("/base") else f"{r.get(k, ''):>14.1f}")
+            (f"{r.get(k, ''):>14.2f}" if n.endswith("/base") or abs(r[k]) < 10
+             else f"{r.get(k, ''):>14.1f}")
             if isinstance(r.get(k), float) else f"{r.get(k, ''):>14}"
             for n, r in rows.items())
         print(f"{k:<24}{cells}")
+    for k in runs:
+        for n, r in rows.items():
+            if r.get(k):
+                print(f"{k} ({n}): {r[k]}")
     print(f"load average {os.getloadavg()[0]:.1f} (1 min)")
     if json_path:
         Path(json_path).write_text(json.dumps(rows, indent=2) + "\n")

@@ -66,6 +66,8 @@ def clean_text(s: str | None, keep_newlines: bool = False) -> str:
     """
     if not s:
         return ""
+    if s.isascii() and s.isprintable():   # nothing to remove (most titles and names)
+        return s
     s = _VS_RE.sub("", s)
     s = s.replace("\r\n", "\n").replace("\r", "\n")
     s = strip_control(s, keep_newlines=keep_newlines, keep_tabs=False)

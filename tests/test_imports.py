@@ -51,3 +51,17 @@ def test_cli_imports_no_ui_until_the_tui_runs():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "False"
+
+
+def test_the_tui_starts_without_the_indexer_the_search_engine_or_the_model():
+    """The TUI's first paint imports no indexer (multiprocessing, the extractors), no search
+    engine, no PDF library and no model runtime: they load with the first index run,
+    search or page image. (numpy does load: textual-image's sixel encoder needs it, and
+    its terminal query must run before Textual owns the terminal.)"""
+    late = ("fastembed", "onnxruntime", "pymupdf", "fitz", "pdftui.index",
+            "pdftui.search.service", "pdftui.extract")
+    code = ("import sys, pdftui.tui.app\n"
+            f"print(','.join(m for m in {late!r} if m in sys.modules))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "", f"the TUI imports {out.stdout.strip()} at import time"

@@ -18,12 +18,11 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.message import Message
-from textual.widgets import Input, OptionList, Static
-from textual.widgets.option_list import Option
+from textual.widgets import Input, Static
 
 from ..text import clean_text
 from .actions import bindings
+from .doc_list import DocList
 from .messages import OpenDocument, PaneFocused, ScopeChanged
 from .render import literal
 
@@ -182,26 +181,6 @@ def status_text(info) -> Text:
     return out
 
 
-class DocList(OptionList):
-    """The document list (option ids are document paths); Space toggles the highlighted
-    document in the scope, shown by a "●" (no check boxes: they cost three columns and
-    read as ticked on a monochrome terminal)."""
-
-    BINDINGS = bindings("doclist")
-
-    class Toggled(Message):
-        """Space on a document: ``doc`` goes in or out of the scope."""
-
-        def __init__(self, doc: str) -> None:
-            super().__init__()
-            self.doc = doc
-
-    def action_toggle(self) -> None:
-        """Put the highlighted document in the scope, or take it out."""
-        if self.highlighted is not None and self.option_count:
-            self.post_message(self.Toggled(self.get_option_at_index(self.highlighted).id))
-
-
 _SEP = "-_ /"
 
 
@@ -244,30 +223,31 @@ def title_keys(documents: list) -> dict[str, str]:
     return out
 
 
-def filter_documents(documents: list, needle: str) -> list:
+def filter_key(info) -> tuple[str, str]:
+    """What the filter matches in a document: its title and its path, cleaned and in
+    lower case."""
+    return clean_text(info.title).lower(), clean_text(info.doc).lower()
+
+
+def filter_documents(documents: list, needle: str,
+                     keys: dict[str, tuple[str, str]] | None = None) -> list:
     """The documents matching the filter ``needle`` (case-insensitive, in title or path),
     best first: a title or file name that starts with it, then a match at the start of a
     word ("raft" in "Raft consensus"), then one inside a word ("draft"); otherwise in
-    folder order."""
+    folder order. ``keys`` (doc -> :func:`filter_key`) spares computing them again."""
     needle = needle.strip().lower()
     if not needle:
         return list(documents)
     word = re.compile(r"(?:^|[^0-9a-z])" + re.escape(needle))
     scored = []
     for i, d in enumerate(documents):
-        title, name = clean_text(d.title).lower(), clean_text(d.doc).lower()
-        hay = f"{title}\n{name}"
-        if needle in hay:
+        title, name = keys[d.doc] if keys is not None else filter_key(d)
+        if needle in title or needle in name:
+            hay = f"{title}\n{name}"
             starts = title.startswith(needle) or name.rsplit("/", 1)[-1].startswith(needle)
             scored.append((0 if starts else 1 if word.search(hay) else 2, i, d))
     scored.sort(key=lambda x: x[:2])
     return [d for _q, _i, d in scored]
-
-
-FIRST_ROWS = 200
-"""Rows a rebuild of the list shows at once; the rest are added ``FILL_ROWS`` a turn of
-the event loop later, so a folder of 10,000 documents paints its first screen at once."""
-FILL_ROWS = 1000
 
 
 class CorpusPane(Vertical):
@@ -287,7 +267,7 @@ class CorpusPane(Vertical):
         self._shown = 0
         self._refiltered = False
         self._names: dict[str, str] = {}   # title_keys(self.documents), once per list
-        self._fill_gen = 0                  # a rebuild cancels the previous one's fill
+        self._filter_keys: dict[str, tuple[str, str]] | None = None   # once per list
         self.loaded = False                 # the first documents load has arrived
         self.border_title = "Documents"
 
@@ -305,6 +285,7 @@ class CorpusPane(Vertical):
         self.documents = list(documents)
         self.loaded = True
         self._names = names if names is not None else title_keys(self.documents)
+        self._filter_keys = None   # made at the first filter typed
         known = {d.doc for d in self.documents}
         if self.scope - known:
             self.scope &= known
@@ -323,8 +304,10 @@ class CorpusPane(Vertical):
         if self.mark_filter is not None:
             docs = [d for d in docs if mark_of(self.marks, d.doc) == self.mark_filter]
         if not needle.strip():
-            docs = sort_documents(docs, self.sort, self._names, self.marks)
-        return filter_documents(docs, needle)
+            return sort_documents(docs, self.sort, self._names, self.marks)
+        if self._filter_keys is None:
+            self._filter_keys = {d.doc: filter_key(d) for d in self.documents}
+        return filter_documents(docs, needle, self._filter_keys)
 
     def on_resize(self, event) -> None:
         if event.size.width != self._width:
@@ -332,7 +315,7 @@ class CorpusPane(Vertical):
             self._rebuild()
             self.call_after_refresh(self._rebuild)   # once the list has its new width
 
-    def _list_width(self, lst: OptionList) -> int:
+    def _list_width(self, lst: DocList) -> int:
         """The columns a row of the list gets: the list's content width less its
         scrollbar and padding (the pane's width cut the ends of the rows: ``25…``)."""
         inner = lst.scrollable_content_region.width
@@ -342,11 +325,12 @@ class CorpusPane(Vertical):
         #                                                     padding and the scrollbar
 
     def _rebuild(self) -> None:
+        """Show the documents again (filter, mark filter, sort, scope, marks or width
+        changed): the list is handed the shown documents and makes only the rows on
+        screen. The cursor stays on its document (on its row when the document left the
+        list); a new filter puts it on the best match, the list scrolled to the top."""
         lst = self.query_one(DocList)
-        old = lst.highlighted
-        old_value = None
-        if old is not None and 0 <= old < lst.option_count:
-            old_value = lst.get_option_at_index(old).id
+        old, old_doc = lst.highlighted, lst.highlighted_doc
         visible = self._visible()
         self._shown = len(visible)
         # the status column always from 90 columns, else while some document is not
@@ -354,44 +338,22 @@ class CorpusPane(Vertical):
         tags = any(d.status != "indexed" for d in self.documents)
         cols = doc_columns(max(20, self._list_width(lst)), tags)
         self.query_one("#doc-head", Static).update(doc_header(cols))
-        first = FIRST_ROWS
-        if old_value is not None and not self._refiltered:
-            at = next((i for i, d in enumerate(visible) if d.doc == old_value), 0)
-            first = max(first, at + FIRST_ROWS)   # the cursor's row is in the first part
-        self._fill_gen += 1
-        with lst.prevent(OptionList.OptionHighlighted):
-            lst.clear_options()
-            lst.add_options(self._rows(visible[:first], cols))
-        if len(visible) > first:
-            self.call_later(self._fill, self._fill_gen, visible, first, cols)
-        if lst.option_count:
-            index = 0
-            if old_value is not None and not self._refiltered:
-                try:
-                    index = lst.get_option_index(old_value)
-                except Exception:  # noqa: BLE001 - the document left the list
-                    index = min(old or 0, lst.option_count - 1)
-            lst.highlighted = index
+        index = 0
+        if old_doc is not None and not self._refiltered:
+            index = next((i for i, d in enumerate(visible) if d.doc == old_doc),
+                         min(old or 0, max(0, len(visible) - 1)))
+        lst.set_rows(visible, lambda info: self._row(info, cols), index,
+                     top=self._refiltered)
         self._refiltered = False
         self._update_title()
         self._show_detail()
 
-    def _rows(self, docs: list, cols: list[tuple[str, int]]) -> list[Option]:
-        names = self._names
-        return [Option(doc_row(d, cols, names.get(d.doc) or clean_text(d.title or d.doc),
-                               d.doc in self.scope, mark_of(self.marks, d.doc)), id=d.doc)
-                for d in docs]
-
-    def _fill(self, gen: int, visible: list, start: int, cols: list[tuple[str, int]]) -> None:
-        """Add the rows of ``visible`` from ``start`` on, ``FILL_ROWS`` a turn, unless a
-        newer rebuild replaced the list (its ``gen``)."""
-        if gen != self._fill_gen:
-            return
-        lst = self.query_one(DocList)
-        with lst.prevent(OptionList.OptionHighlighted):
-            lst.add_options(self._rows(visible[start:start + FILL_ROWS], cols))
-        if start + FILL_ROWS < len(visible):
-            self.call_later(self._fill, gen, visible, start + FILL_ROWS, cols)
+    def _row(self, info, cols: list[tuple[str, int]]) -> Text:
+        """The list row of ``info`` (a ``DocumentInfo``) in ``cols``, with its name,
+        scope dot and mark as they are now."""
+        name = self._names.get(info.doc) or clean_text(info.title or info.doc)
+        return doc_row(info, cols, name, info.doc in self.scope,
+                       mark_of(self.marks, info.doc))
 
     def _show_detail(self) -> None:
         """Title, file name, pages and status of the highlighted document."""
@@ -401,11 +363,8 @@ class CorpusPane(Vertical):
             empty = "no documents yet" if self.loaded else "loading the documents…"
             box.update(Text(empty if not self.documents else "no match", style="dim"))
             return
-        doc = lst.get_option_at_index(lst.highlighted).id
-        info = next((d for d in self.documents if d.doc == doc), None)
-        if info is None:
-            box.update("")
-            return
+        info = lst.info_at(lst.highlighted)
+        doc = info.doc
         out = literal(info.title or info.doc, style="bold")
         meta = " · ".join(x for x in (", ".join(clean_text(str(a)) for a in
                                                 (getattr(info, "authors", ()) or ())[:4]),
@@ -426,24 +385,21 @@ class CorpusPane(Vertical):
             out.append(f"  · {mark}", style="bold")
         box.update(out)
 
-    @on(OptionList.OptionHighlighted)
-    def _doc_highlighted(self, event) -> None:
+    @on(DocList.Highlighted)
+    def _doc_highlighted(self, event: DocList.Highlighted) -> None:
         event.stop()
         self._show_detail()
 
-    @on(OptionList.OptionSelected)
-    def _doc_selected(self, event) -> None:
+    @on(DocList.Selected)
+    def _doc_selected(self, event: DocList.Selected) -> None:
         """Enter on a document: open it in the reader at page 1, table of contents shown."""
         event.stop()
-        if event.option.id:
-            self.post_message(OpenDocument(event.option.id))
+        if event.doc:
+            self.post_message(OpenDocument(event.doc))
 
     def current_doc(self) -> str | None:
         """The highlighted document, or None."""
-        lst = self.query_one(DocList)
-        if lst.highlighted is None or not lst.option_count:
-            return None
-        return lst.get_option_at_index(lst.highlighted).id
+        return self.query_one(DocList).highlighted_doc
 
     def _update_title(self) -> None:
         n = len(self.documents)
@@ -499,10 +455,9 @@ class CorpusPane(Vertical):
     # -- actions --------------------------------------------------------------------------
     def action_only(self) -> None:
         """Scope the search to the highlighted document only."""
-        lst = self.query_one(DocList)
-        if lst.highlighted is None or not lst.option_count:
+        doc = self.current_doc()
+        if doc is None:
             return
-        doc = lst.get_option_at_index(lst.highlighted).id
         self.scope = {doc}
         self._rebuild()
         self._scope_changed()

@@ -13,9 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
 
-from ..index import IndexSummary, Progress
-
-if TYPE_CHECKING:   # the service (and numpy) load with the first search, not with the UI
+if TYPE_CHECKING:   # the service, the indexer (and numpy) load when used, not with the UI
+    from ..index import IndexSummary, Progress
     from ..search.service import Hit, SearchResult
 
 

@@ -206,7 +206,7 @@ class ResultsPane(Vertical):
         """Fold hits by ``versions`` (:func:`.hit_rows.version_groups` of the documents)."""
         if versions != self.versions:
             self.versions = versions
-            if self.data is not None:
+            if self.result is not None:
                 self._rebuild_keep_cursor()
 
     def set_marks(self, marks: dict[str, str]) -> None:
