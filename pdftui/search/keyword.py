@@ -56,7 +56,7 @@ _FEW_CONTENTS = 500
 #: table (measured on the corpus: ~0.2 against ~1.8 microseconds), and the most rows a
 #: compound split is matched in by tokenising them again.
 _STAGE_RATIO = 8
-_STAGE_ROWS = 2000
+_STAGE_ROWS = 500
 """Section-title column weight relative to the body (measured by bench/quality.py)."""
 
 #: Very common English function words and question words, dropped from queries (unless a
@@ -571,27 +571,43 @@ class KeywordIndex:
 
     def _split_keys(self, vocab: str, a: str, b: str) -> tuple[np.ndarray, np.ndarray]:
         """Offset keys (:meth:`_offset_keys`) of the indexed terms ``a`` and ``b`` where
-        they could stand together: none when no row and column holds both (read from the
-        postings); else from whichever reads fewer tokens: those rows' text tokenised
-        again as FTS5 indexed it, or every occurrence of both terms from FTS5 (decoding an
-        occurrence there costs about ``_STAGE_RATIO`` tokens tokenised)."""
+        they could stand together. With postings, the rows holding ``a`` then ``b``
+        (an FTS5 phrase query when both are their own porter stems, else the rows and
+        columns the postings say hold both) are found first: none, nothing to read; up
+        to ``_STAGE_ROWS`` of them, their text tokenised again as FTS5 indexed it, when
+        that reads fewer tokens than every occurrence of both terms would (decoding one
+        in FTS5's instance table costs about ``_STAGE_RATIO`` tokens tokenised); else
+        every occurrence of both terms from FTS5."""
+        z = np.zeros(0, dtype=np.int64)
         if self.postings and not len(self._legacy_contents()):
             gran = "pages" if vocab.startswith("pages") else "sections"
-            kind = postings.kind_of(gran)
-            (ca, ta), (cb, tb) = self._codes(kind, a), self._codes(kind, b)
-            both = np.intersect1d(ca, cb)
-            if not len(both):
-                z = np.zeros(0, dtype=np.int64)
+            ids, occurrences = self._pair_rows(gran, a, b)
+            if not len(ids):
                 return z, z
-            ids = np.unique(both >> 1)
-            tokens = self._unit(gran).n_tokens[self._unit(gran).rows(ids)].sum()
-            if tokens < _STAGE_RATIO * (ta.sum() + tb.sum()) and len(ids) <= _STAGE_ROWS:
-                rows = fts_rows(self.db, kind, f"id IN ({','.join('?' * len(ids))})",
-                                tuple(ids.tolist()))
+            unit = self._unit(gran)
+            tokens = unit.n_tokens[unit.rows(ids)].sum()
+            if len(ids) <= _STAGE_ROWS and tokens < _STAGE_RATIO * occurrences:
+                rows = fts_rows(self.db, postings.kind_of(gran),
+                                f"id IN ({','.join('?' * len(ids))})", tuple(ids.tolist()))
                 ka, kb = postings.offsets(rows, [a, b])
                 return ka, kb
         ka = self._offset_keys(vocab, a)
         return ka, (self._offset_keys(vocab, b) if len(ka) else ka)
+
+    def _pair_rows(self, gran: str, a: str, b: str) -> tuple[np.ndarray, float]:
+        """``(row ids that may hold a then b, sorted; an upper bound of their occurrences
+        in FTS5)``: by an FTS5 phrase query (C-level position lists; ``a`` and ``b`` are
+        letters only) when the tokenizer leaves both as they are, else the rows and
+        columns whose postings hold both (``inf`` as the bound for a phrase query)."""
+        if tokenize(a) == [a] and tokenize(b) == [b]:
+            table = "pages_fts" if gran == "pages" else "sections_fts"
+            ids = np.array([r for (r,) in self.db.execute(
+                f"SELECT rowid FROM {table} WHERE {table} MATCH ?", (f'"{a} {b}"',))],
+                dtype=np.int64)
+            return np.sort(ids), float("inf")
+        kind = postings.kind_of(gran)
+        (ca, ta), (cb, tb) = self._codes(kind, a), self._codes(kind, b)
+        return np.unique(np.intersect1d(ca, cb) >> 1), float(ta.sum() + tb.sum())
 
     def _codes(self, kind: int, term: str) -> tuple[np.ndarray, np.ndarray]:
         """``(row id * 2 + title, tf)`` of every row and column holding the indexed
@@ -788,7 +804,9 @@ class KeywordIndex:
         if not len(matched):
             return Ranking.empty(terms, keys, unit.total_of, unit.total)
         cont = unit.content[matched]
-        rows = matched[np.lexsort((unit.ids[matched], -scores[matched], cont))]
+        # by content, best first, equal scores by row id: ``matched`` ascends by row id
+        # and lexsort is stable, so the ids need no key of their own
+        rows = matched[np.lexsort((-scores[matched], cont))]
         rows = rows[self._policy_keep(rows, unit.content[rows], nmatch[rows], policy,
                                       len(terms))]
         tf_content, tfm = self._tf_matrix(tfs, len(keys))
