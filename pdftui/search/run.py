@@ -220,7 +220,8 @@ def add_subsections(run: Run, parent_of: Callable[[Key], Key | None], weight: fl
         own = scores.get(par, 0.0)
         top = sorted((s for _i, s in got), reverse=True)
         rest = top[1:best]
-        spread_out = spread > 0 and top[0] - math.fsum(rest) / len(rest) <= spread * span
+        spread_out = spread > 0 and bool(rest) and \
+            top[0] - math.fsum(rest) / len(rest) <= spread * span
         cap = math.nextafter(top[0], math.inf if spread_out else 0.0)
         new = min(own + weight * sum(top[:best]), cap)
         if new > own:
