@@ -10,7 +10,9 @@ Usage::
 The corpus must already be indexed into the cache (``pdftui index``). For every mode it
 prints, per query class and overall, page NDCG@10, doc NDCG@10, gold doc in the top 3 and
 MRR@10 over the page queries, and section MRR@10 / NDCG@10 over the section queries
-(and over ``section_probes.json``, section queries of our own that nothing was tuned on). Side by
+(and over ``section_probes.json``, section queries of our own that nothing was tuned on, and
+``section_paraphrases.json``, section queries in the reader's own words sharing no content word
+with the section's title, halves a and b reported apart). Side by
 side it runs the two simple designs of the eval README: "corpus_bm25" (the design the seeds
 warn against), one corpus-wide FTS5 table over every page (built here in a temporary database
 from the cached page text) sorted by raw bm25(), queried with the OR of the query's tokens;
@@ -56,6 +58,7 @@ HERE = Path(__file__).resolve().parent
 DEFAULT_QUERIES = HERE.parents[1] / "shared" / "eval" / "queries.json"
 DEFAULT_SCOPED = HERE / "scoped_queries.json"
 DEFAULT_PROBES = HERE / "section_probes.json"
+DEFAULT_PARAPHRASES = HERE / "section_paraphrases.json"
 BASELINES = {  # eval README: doc NDCG@10 / top-3 gold doc / page NDCG@10 (82 page queries)
     "corpus_bm25 (README)": (0.740, 0.780, 0.532),
     "semantic first-256 (README)": (0.790, 0.854, 0.458),
@@ -326,8 +329,10 @@ def run_scoped(engine: Engine, queries: list[dict], modes: list[str], k: int = 1
 
 
 def run_probes(engine: Engine, queries: list[dict], modes: list[str], k: int = 10) -> dict:
-    """Section queries of our own, never tuned on (bench/section_probes.json), whole
-    corpus: ``{mode: {"all": {section_mrr, section_ndcg, n}, "per_query": {...}}}``."""
+    """Section queries of our own, never tuned on (bench/section_probes.json,
+    bench/section_paraphrases.json), whole corpus: ``{mode: {"all": {section_mrr,
+    section_ndcg, n}, "per_query": {...}}}``, plus ``"half_a"`` / ``"half_b"`` the same
+    means over the queries of each ``half`` when the queries name one."""
     out = {}
     for mode in modes:
         per_q = {}
@@ -335,11 +340,19 @@ def run_probes(engine: Engine, queries: list[dict], modes: list[str], k: int = 1
             res = engine.search(q["query"], mode=mode, granularity="section", top_k=k)
             per_q[q["id"]] = section_metrics([(h.doc, h.page) for h in res.hits],
                                              q["sections"], k)
-        n = len(per_q)
-        out[mode] = {"all": {key: round(sum(m[key] for m in per_q.values()) / n, 4)
-                             for key in ("section_mrr", "section_ndcg")} | {"n": n}
-                     if n else {}, "per_query": per_q}
+        out[mode] = {"all": _section_means(per_q), "per_query": per_q}
+        for half in sorted({q["half"] for q in queries if "half" in q}):
+            ids = {q["id"] for q in queries if q.get("half") == half}
+            out[mode][f"half_{half}"] = _section_means(
+                {i: m for i, m in per_q.items() if i in ids})
     return out
+
+
+def _section_means(per_q: dict[str, dict]) -> dict:
+    """``{section_mrr, section_ndcg, n}`` means over section query metrics ({} if none)."""
+    n = len(per_q)
+    return {key: round(sum(m[key] for m in per_q.values()) / n, 4)
+            for key in ("section_mrr", "section_ndcg")} | {"n": n} if n else {}
 
 
 def goal_check(results: dict, scoped: dict | None, excerpt: dict | None) -> list[str]:
@@ -429,6 +442,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="single-document graded queries (default: bench/scoped_queries.json)")
     ap.add_argument("--probes", default=str(DEFAULT_PROBES),
                     help="section probe queries (default: bench/section_probes.json)")
+    ap.add_argument("--paraphrases", default=str(DEFAULT_PARAPHRASES),
+                    help="section queries in the reader's own words (default: "
+                         "bench/section_paraphrases.json)")
     ap.add_argument("--answers", default=str(excerpt_bench.DEFAULT_ANSWERS),
                     help="excerpt answer substrings (default: bench/excerpt_answers.json)")
     ap.add_argument("--no-extras", action="store_true",
@@ -479,7 +495,7 @@ def main(argv: list[str] | None = None) -> int:
     cal = weak_calibration(engine, results, [m for m in args.modes.split(",")
                                              if m in ("keyword", "semantic", "hybrid")], scope)
     print_weak(cal)
-    scoped = excerpts = probes = None
+    scoped = excerpts = probes = paraphrases = None
     if not args.no_extras and not args.classes:
         pq = json.loads(Path(args.probes).read_text())["queries"]
         probes = run_probes(engine, pq, args.modes.split(","))
@@ -487,6 +503,15 @@ def main(argv: list[str] | None = None) -> int:
               "on): section MRR@10 / NDCG@10")
         for mode, r in probes.items():
             print(f"  {mode:<10}{r['all']['section_mrr']:>8.3f}{r['all']['section_ndcg']:>8.3f}")
+        pp = json.loads(Path(args.paraphrases).read_text())["queries"]
+        paraphrases = run_probes(engine, pp, args.modes.split(","))
+        print(f"\nsection paraphrases ({len(pp)} queries of {Path(args.paraphrases).name}: "
+              "a section in the reader's words, no title word): section MRR@10 / NDCG@10, "
+              "all, half a, half b")
+        for mode, r in paraphrases.items():
+            print(f"  {mode:<10}" + "".join(
+                f"{r[part]['section_mrr']:>8.3f}{r[part]['section_ndcg']:>8.3f}  "
+                for part in ("all", "half_a", "half_b") if r.get(part)))
         sq = json.loads(Path(args.scoped).read_text())["queries"]
         scoped = run_scoped(engine, sq, args.modes.split(","))
         print(f"\nsingle-document search ({len(sq)} queries of {Path(args.scoped).name}, "
@@ -510,7 +535,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.json_path:
         Path(args.json_path).write_text(json.dumps(
             {"options": opts.__dict__, "results": results, "scoped": scoped,
-             "probes": probes, "excerpt": excerpts, "goals": goal_check(results, scoped, excerpts), "weak": cal},
+             "probes": probes, "paraphrases": paraphrases, "excerpt": excerpts, "goals": goal_check(results, scoped, excerpts), "weak": cal},
             indent=1, ensure_ascii=False))
     engine.close()
     return 0

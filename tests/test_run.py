@@ -80,3 +80,32 @@ def test_a_section_collects_from_three_listed_subsections_not_from_one():
     assert small.scores[par] == pytest.approx(1 / 66 + 0.01 * (1 / 61 + 1 / 64 + 1 / 65))
     assert run.add_subsections(base, parent, 0.2, min_children=3, depth=4).scores[par] == \
         base.scores[par]                              # its subsections beyond the depth
+
+
+def test_a_section_passes_its_best_subsection_only_when_the_evidence_is_spread():
+    """issue 18: a parent passes its best listed subsection (by the least step, never
+    another section) when that leads the next two by at most ``spread`` of the score range
+    of the places looked at; a subsection far ahead of its siblings stays first."""
+    import math
+
+    par, far = ("d", 1), ("d", 9)
+    s1, s2, s3 = ("d", 2), ("d", 3), ("d", 4)
+    parent = {s1: par, s2: par, s3: par}.get
+    # far 1st, then the three subsections close together, the parent 6th, then filler
+    keys = [far, s1, s2, s3, ("e", 1), par] + [("f", i) for i in range(24)]
+    base = run.order(run.rrf([(Arm.SEMANTIC, keys, 1.0)]), [], keys)
+    span = 1 / 61 - 1 / 90
+    lead = 1 / 62 - (1 / 63 + 1 / 64) / 2
+    assert lead <= 0.55 * span
+    got = run.order(run.add_subsections(base, parent, 0.2, 3, 30, spread=0.55), [], keys)
+    assert got.keys[:3] == [far, par, s1]            # past s1, not past far
+    assert got.scores[par] == math.nextafter(1 / 62, math.inf)
+    off = run.order(run.add_subsections(base, parent, 0.2, 3, 30), [], keys)
+    assert off.keys[:3] == [far, s1, par]            # spread 0: just below s1, as before
+    # the best subsection far ahead of the next two: the parent stays below it
+    keys2 = [s1, far] + [("f", i) for i in range(22)] + [s2, s3, par] + \
+        [("g", i) for i in range(5)]
+    base2 = run.order(run.rrf([(Arm.SEMANTIC, keys2, 1.0)]), [], keys2)
+    assert 1 / 61 - (1 / 85 + 1 / 86) / 2 > 0.55 * (1 / 61 - 1 / 90)
+    got2 = run.order(run.add_subsections(base2, parent, 0.2, 3, 30, spread=0.55), [], keys2)
+    assert got2.keys[0] == s1 and got2.scores[par] < got2.scores[s1]

@@ -182,7 +182,8 @@ def add_document_arm(run: Run, rank_of: Callable[[str], int | None], weight: flo
 
 
 def add_subsections(run: Run, parent_of: Callable[[Key], Key | None], weight: float,
-                    min_children: int, depth: int, best: int = 3) -> Run:
+                    min_children: int, depth: int, best: int = 3,
+                    spread: float = 0.0) -> Run:
     """Sections whose content lives in their subsections: a section with at least
     ``min_children`` direct subsections among the run's first ``depth`` keys adds
     ``weight`` x the sum of the ``best`` highest of their scores, up to just below its
@@ -190,12 +191,24 @@ def add_subsections(run: Run, parent_of: Callable[[Key], Key | None], weight: fl
     ``parent_of(key)`` is the key of the section directly enclosing a section (None for a
     top-level one, or one whose parent may not collect). A parent whose own text is a
     short lead-in ("14.2 Continuation-Passing Style", its matter in 14.2.1-14.2.4) is
-    shown next to the subsection that matched; it never passes that subsection (a query
+    shown next to the subsection that matched; it never passes another section (a query
     for "5.2 Leader election" is not answered by "5.4 Safety" because 5.4.1 is "Election
-    restriction"), and one subsection alone lifts nothing. ``run`` must be in order
+    restriction"), and one subsection alone lifts nothing. It passes its own best
+    subsection, by the least step, only when the query's evidence is spread over its
+    subsections rather than held by one: ``spread`` > 0 and the best one's score exceeds
+    the mean of the next ``best - 1`` by at most ``spread`` x the score range of the
+    places looked at (first minus ``depth``-th: a range, so the rule reads the same in a
+    folder whose sections crowd the first places). A query describing what the parent
+    covers ("capturing the rest of the computation with let/cc" for "14.6 Continuations as
+    a Language Feature" over 14.6.1-14.6.3) finds the parent first; one about a single
+    subsection ("several attention heads run in parallel" for "3.2.2 Multi-Head
+    Attention", "how fast a lost chunkserver's chunks are cloned again" for "6.2.5
+    Recovery Time") still finds the subsection first. ``run`` must be in order
     (:func:`order`); the result is not: order it again."""
     kids: dict[Key, list[tuple[int, float]]] = {}
-    for i, (key, s) in enumerate(run.pairs(depth), start=1):
+    looked = run.pairs(depth)
+    span = looked[0][1] - looked[-1][1] if looked else 0.0
+    for i, (key, s) in enumerate(looked, start=1):
         par = parent_of(key)
         if par is not None:
             kids.setdefault(par, []).append((i, s))
@@ -206,7 +219,11 @@ def add_subsections(run: Run, parent_of: Callable[[Key], Key | None], weight: fl
             continue
         own = scores.get(par, 0.0)
         top = sorted((s for _i, s in got), reverse=True)
-        new = min(own + weight * sum(top[:best]), math.nextafter(top[0], 0.0))
+        rest = top[1:best]
+        spread_out = spread > 0 and bool(rest) and \
+            top[0] - math.fsum(rest) / len(rest) <= spread * span
+        cap = math.nextafter(top[0], math.inf if spread_out else 0.0)
+        new = min(own + weight * sum(top[:best]), cap)
         if new > own:
             scores[par] = new
             _add(ev, par, Contribution(Arm.SUBSECTIONS, got[0][0], weight, new - own))

@@ -53,10 +53,13 @@ Ranking (measured with bench/quality.py; the figures behind each choice are in b
    first 30 fused places collects ``subsection_share`` (0.2) x the sum of their three best
    scores, up to just below the best of them (:func:`.run.add_subsections`): a parent
    whose matter lives in its subsections ("14.2 Continuation-Passing Style" over
-   14.2.1-14.2.4) is found by what they say and shown next to the one that matched, which
-   it never passes; one matching subsection alone lifts nothing. The places looked at are at most 1 % of
-   the sections searched (none inside a few documents), whose subsections would otherwise
-   fill the first 30 places whatever the query.
+   14.2.1-14.2.4) is found by what they say and shown next to the one that matched; it
+   passes that one only when the query's evidence is spread over its subsections (the
+   best leads the next two by at most ``subsection_spread``, 0.55, of the score range of
+   the places looked at: the query describes what the parent covers), and never another
+   section; one matching subsection alone lifts nothing. The places looked at are at most
+   1 % of the sections searched (none inside a few documents), whose subsections would
+   otherwise fill the first 30 places whatever the query.
 5. the head field: a document whose head (the first page's title, authors and
    affiliations, before the abstract: :func:`head_text`) holds at least half of the
    query's rarity mass puts its first page in a list of its own, added to the hybrid
@@ -136,6 +139,9 @@ class Options:
     subsection_min: int = 3            # sum of its 3 best subsections' scores when this
     subsection_depth: int = 30         # many of them are among the first this many hits
     subsection_level: int = 2          # ... and it is at least this deep (not a chapter);
+    subsection_spread: float = 0.55    # ... and passes its best one when that leads the
+    #                                    next two by at most this share of the score range
+    #                                    of the places looked at (evidence spread out)
     subsection_scope: float = 0.01     # the places looked at: at most this share of the
     #                                    sections searched (3,753 in the corpus: 30)
     gate_power: float = 2.0            # keyword contribution x page coverage ** this
@@ -792,7 +798,8 @@ class Engine:
         if c.kind == "sections" and o.subsection_share > 0 and not c.few and \
                 depth >= o.subsection_min:
             got = run.order(run.add_subsections(got, self._parent_key(c), o.subsection_share,
-                                                o.subsection_min, depth), kwl, sml)
+                                                o.subsection_min, depth,
+                                                spread=o.subsection_spread), kwl, sml)
             weights = dataclasses.replace(weights, subsections=o.subsection_share)
         return got, weights
 
