@@ -26,8 +26,9 @@ At each size a fresh child process measures, over ``--queries`` graded queries o
   of the TUI before ``PdftuiApp(...)``.
 
 ``--only search`` or ``--only paint`` runs one child (on replicas already built in
-``--work``); ``--repeat N`` runs the paint child N times per code, interleaved with the
-baseline's, and reports the medians and the single first-paint values.
+``--work``); ``--repeat N`` runs the search and the paint child N times per code, each
+interleaved with the baseline's (a load that drifts during the run hits both alike), and
+reports the medians (and the single first-paint values).
 
 ``--profile`` writes a cProfile of the largest size's warm hybrid page queries (cumulative
 order, top 40). ``--baseline REV`` measures, in the same run and on the same caches, the
@@ -232,6 +233,19 @@ def _schema(code: Path) -> int:
     raise ValueError(f"no SCHEMA_VERSION in {code}")
 
 
+def _search_runs(codes: list[tuple[Path, str | None]], n_queries: int,
+                 profile: str | None, repeat: int) -> list[dict]:
+    """The search child ``repeat`` times for each ``(replicas, code)`` of ``codes``,
+    interleaved (new, base, new, base: a falling or rising load hits both alike); per code
+    the median of each figure. Only the first run of the first code is profiled."""
+    runs: list[list[dict]] = [[] for _ in codes]
+    for r in range(repeat):
+        for i, (work, code) in enumerate(codes):
+            prof = profile if r == 0 and i == 0 else None
+            runs[i].append(_child("search", work, n_queries, prof, code))
+    return [{k: statistics.median(x[k] for x in rs) for k in rs[0]} for rs in runs]
+
+
 def _paint_runs(codes: list[tuple[Path, str | None]], repeat: int) -> list[dict]:
     """The paint child ``repeat`` times for each ``(replicas, code)`` of ``codes``
     (interleaved: new, base, new, base, ... so load drifts hit both alike); per code the
@@ -271,7 +285,8 @@ def main() -> None:
     ap.add_argument("--only", choices=("search", "paint"), default=None,
                     help="run only this child (the replicas must be built)")
     ap.add_argument("--repeat", type=int, default=1,
-                    help="paint child runs per code (medians; interleaved with --baseline)")
+                    help="search and paint child runs per code (medians; interleaved with"
+                         " --baseline)")
     ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
     ap.add_argument("--code", default=None, help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -307,9 +322,11 @@ def main() -> None:
             row = {"build_s": secs}
             old = {"build_s": secs}
             if args.only != "paint":
-                row.update(_child("search", work, args.queries, prof, None))
+                found = _search_runs([(work, None)] + ([(bwork, base)] if with_base else []),
+                                     args.queries, prof, args.repeat)
+                row.update(found[0])
                 if with_base:
-                    old.update(_child("search", bwork, args.queries, None, base))
+                    old.update(found[1])
             if args.only != "search":
                 paints = _paint_runs([(work, None)] + ([(bwork, base)] if with_base else []),
                                      args.repeat)
