@@ -7,8 +7,9 @@ over the same folder in one run.
 FOLDER defaults to ../shared/corpus; ``--subset`` names a file listing PDF names in it (e.g.
 ../shared/corpus/SMALL.txt). Each path runs in its own child process, into a fresh cache:
 
-- ``new``: ``index_folder`` as it is now (int8 model built into the fresh cache, length-sorted
-  runs, every document's opening first; :class:`pdftui.index.EmbedPipeline` defaults);
+- ``new``: ``index_folder`` as it is now (int8 model built into the fresh cache, each unit
+  its own run, every document's opening first, the default unit plan;
+  :class:`pdftui.index.EmbedPipeline` defaults);
 - ``earlier``: ``index_folder`` with :data:`pdftui.index.EARLIER` (fp32 model, runs of 16 in
   page order), the path before issue 14;
 - ``naive``: PyMuPDF page text, each page cut into 256-token windows without overlap,
@@ -41,9 +42,10 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 PATHS = ("new", "earlier", "naive")
-#: Also measurable: "default" (the product's EmbedPipeline()) and "int8" (the default with
-#: the int8 model copy, unit plan 1).
-EXTRA_PATHS = ("default", "int8")
+#: Also measurable: "default" (the product's pipeline with the fp32 model), "int8" (with
+#: the int8 copy: "new"), and "plan1" / "plan2" / "plan3" (the int8 copy cutting units by
+#: that plan, :mod:`pdftui.embed.units`).
+EXTRA_PATHS = ("default", "int8", "plan1", "plan2", "plan3")
 
 
 def _cpu_s() -> float:
@@ -57,9 +59,10 @@ def _rss_mb() -> float:
 
 
 def run_index(folder: Path, cache: Path, which: str) -> dict:
-    """One ``index_folder`` run (``which``: "new", "earlier", "default" or "int8") into
-    ``cache``."""
-    from pdftui.index import EARLIER, FAST, EmbedPipeline, index_folder
+    """One ``index_folder`` run (``which``: "new", "earlier" or one of
+    :data:`EXTRA_PATHS`) into ``cache``."""
+    from pdftui.embed import PLAN_1, PLAN_2, PLAN_3
+    from pdftui.index import EARLIER, EmbedPipeline, index_folder
 
     marks: dict[str, float] = {}
     lock = threading.Lock()
@@ -71,7 +74,10 @@ def run_index(folder: Path, cache: Path, which: str) -> dict:
                 marks.setdefault("text_ready_s", time.monotonic() - t0)
 
     pipeline = {"earlier": EARLIER, "default": EmbedPipeline(int8=False),
-                "int8": EmbedPipeline(int8=True)}.get(which, FAST)
+                "plan1": EmbedPipeline(int8=True, plan=PLAN_1),
+                "plan2": EmbedPipeline(int8=True, plan=PLAN_2),
+                "plan3": EmbedPipeline(int8=True, plan=PLAN_3)}.get(
+                    which, EmbedPipeline(int8=True))
     summary = index_folder(folder, cache, progress=progress, pipeline=pipeline)
     wall = time.monotonic() - t0
     return {"documents": summary.documents, "pages": summary.pages, "units": summary.units,
@@ -195,7 +201,7 @@ def report(results: dict, load0, load1, json_path: str | None) -> None:
             for c in ("wall_s", "cpu_s", "tokens"):
                 ratios[f"new/{other} {c}"] = round(new[c] / max(results[other][c], 1e-9), 3)
     base = results.get("default")
-    for other in ("int8", "new"):
+    for other in ("int8", "new", "plan1", "plan2", "plan3"):
         if base and other in results:
             for c in ("wall_s", "cpu_s", "tokens"):
                 ratios[f"{other}/default {c}"] = round(results[other][c] / max(base[c], 1e-9), 3)

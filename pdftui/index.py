@@ -32,7 +32,7 @@ from .corpus import (FileChanging, FoundFile, ReadFile, check_folder, discover, 
                      sha256_file, sniff, still_same)
 from . import ocr
 from .document import Extraction
-from .embed import DEFAULT_PLAN, PLAN_1, PLAN_2, UnitPlan
+from .embed import DEFAULT_PLAN, PLAN_1, UnitPlan
 from .lease import Lease, embed_lease_name
 
 #: Units per embedding batch (and per committed transaction).
@@ -676,8 +676,8 @@ def section_head_text(embedder, title: str, text: str, own_chars: int,
 @dataclass(frozen=True, slots=True)
 class EmbedPipeline:
     """How the embedding thread works. The default is the product's way; :data:`EARLIER`
-    (fp32, texts in their order, small batches, no openings first) and :data:`FAST` are kept
-    so bench/index.py compares them in one run.
+    (fp32, texts in their order, small batches, no openings first) is kept so
+    bench/index.py compares the two in one run (and the default with other unit plans).
 
     ``int8``: run the default model as its int8 copy (None: env ``PDFTUI_EMBED_INT8``,
     else on); ``sort``: onnxruntime runs of similar token length; ``single``: each unit its
@@ -700,8 +700,6 @@ class EmbedPipeline:
 
 EARLIER = EmbedPipeline(int8=False, sort=False, single=False, batch_units=EMBED_BATCH,
                         heads_first=False, plan=PLAN_1)
-#: The candidate fast path measured against :data:`EARLIER` (bench/index.py "new").
-FAST = EmbedPipeline(int8=True, plan=PLAN_2)
 
 
 class _EmbedQueue:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pymupdf
 import pytest
 
-from pdftui.embed import PLAN_1, PLAN_2, Embedder, split_units
+from pdftui.embed import PLAN_1, PLAN_2, PLAN_3, Embedder, split_units
 from pdftui.embed.model import default_tokenizer
 
 from .conftest import corpus_pdf
@@ -21,6 +21,10 @@ PAGE_SPANS_PLAN_1 = [(0, 1132), (879, 2051), (1334, 2507)]
 PAGE_SPANS_PLAN_2 = [(0, 856), (857, 1693), (1694, 2507)]
 HEAD_SPANS_128 = [(0, 510), (511, 960), (961, 1513), (1514, 2000)]
 HEAD_SPANS_256 = [(0, 1132), (840, 2000)]
+#: The same page and head cut by plan 3 (equal windows sharing ~16 tokens), as the code
+#: that embedded the corpus for bench/quality.py cut them.
+PAGE_SPANS_PLAN_3 = [(0, 900), (834, 1775), (1656, 2507)]
+HEAD_SPANS_PLAN_3 = [(0, 585), (498, 1022), (920, 1559), (1452, 2000)]
 
 
 @pytest.fixture(scope="module")
@@ -46,6 +50,9 @@ def test_a_corpus_page_gives_the_spans_the_earlier_code_gave(tokenizer, page_tex
     head = page_text[:2000]
     assert split_units(head, tokenizer, 126, overlap=False) == HEAD_SPANS_128
     assert split_units(head, tokenizer, 254) == HEAD_SPANS_256
+    assert split_units(page_text, tokenizer, 254, overlap=False, shared=16) == \
+        PAGE_SPANS_PLAN_3
+    assert split_units(head, tokenizer, 126, overlap=False, shared=16) == HEAD_SPANS_PLAN_3
 
 
 def test_the_embedder_cuts_with_the_models_budget(tmp_path, page_text) -> None:
@@ -54,6 +61,8 @@ def test_the_embedder_cuts_with_the_models_budget(tmp_path, page_text) -> None:
     assert emb.unit_spans(page_text, PLAN_2) == PAGE_SPANS_PLAN_2
     assert emb.unit_spans(page_text[:2000], PLAN_2, PLAN_2.head_tokens) == HEAD_SPANS_128
     assert emb.units(page_text, PLAN_1) == [page_text[s:e] for s, e in PAGE_SPANS_PLAN_1]
+    assert emb.unit_spans(page_text, PLAN_3) == PAGE_SPANS_PLAN_3
+    assert emb.unit_spans(page_text[:2000], PLAN_3, PLAN_3.head_tokens) == HEAD_SPANS_PLAN_3
     assert not emb.loaded
 
 
@@ -87,6 +96,26 @@ def test_tiles_leave_no_gap_and_are_about_equal(tokenizer) -> None:
     assert max(sizes) <= budget and max(sizes) - min(sizes) <= budget // 8 + 2
 
 
+@pytest.mark.parametrize("shared", [16, 40])
+def test_spaced_windows_share_tokens_with_their_neighbours_and_are_about_equal(
+        tokenizer, shared) -> None:
+    """Plan 3's windows: the fewest of at most ``budget`` tokens, spread from the first
+    word to the last, each starting at a word inside its predecessor so that neighbours
+    share at least half of ``shared`` tokens and at most ``shared`` plus a boundary's
+    slack on each side."""
+    text = " ".join(f"word{i} sits here." for i in range(600))
+    budget = 100
+    spans = split_units(text, tokenizer, budget, overlap=False, shared=shared)
+    n = tokens(tokenizer, text)
+    assert len(spans) == -(-(n - shared) // (budget - shared))   # the fewest windows
+    assert spans[0][0] == 0 and spans[-1][1] == len(text)
+    for (s0, e0), (s1, e1) in zip(spans, spans[1:]):
+        assert s0 < s1 < e0 < e1 and text[s1 - 1].isspace()
+        assert shared // 2 <= tokens(tokenizer, text[s1:e0]) <= 2 * shared
+    sizes = [tokens(tokenizer, text[s:e]) for s, e in spans]
+    assert max(sizes) <= budget and max(sizes) - min(sizes) <= shared + 4
+
+
 @pytest.mark.parametrize("text", [
     "\x00\x01\x02 control \x07\x1b[0m" * 200,
     "漢字かな混じり文" * 800,
@@ -95,8 +124,9 @@ def test_tiles_leave_no_gap_and_are_about_equal(tokenizer) -> None:
     "lone \ud800 surrogate " * 300,
     "🙂" * 3000,
 ], ids=["control", "cjk", "one-long-word", "long-word-inside", "surrogates", "emoji"])
-def test_odd_text_never_raises_and_every_span_fits(tokenizer, text) -> None:
-    spans = split_units(text, tokenizer, 126)
+@pytest.mark.parametrize("plan", [PLAN_1, PLAN_2, PLAN_3], ids=["plan1", "plan2", "plan3"])
+def test_odd_text_never_raises_and_every_span_fits(tokenizer, text, plan) -> None:
+    spans = split_units(text, tokenizer, 126, overlap=plan.overlap, shared=plan.shared)
     assert spans and spans == sorted(spans)
     for s, e in spans:
         assert 0 <= s < e <= len(text) and text[s:e].strip()

@@ -25,7 +25,7 @@ from .model import (
     known_int8_hash,
     resolve_model_name,
 )
-from .units import DEFAULT_PLAN, PLAN_1, PLAN_2, UnitPlan, split_units
+from .units import DEFAULT_PLAN, PLAN_1, PLAN_2, PLAN_3, UnitPlan, split_units
 
 __all__ = [
     "DEFAULT_MODEL",
@@ -33,6 +33,7 @@ __all__ = [
     "DEFAULT_WEIGHTS_SHA256",
     "PLAN_1",
     "PLAN_2",
+    "PLAN_3",
     "Embedder",
     "EmbedderUnavailable",
     "UnitPlan",

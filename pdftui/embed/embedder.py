@@ -194,7 +194,7 @@ class Embedder:
         assert self._n_special is not None and self._passage_prefix_tokens is not None
         cap = min(self.max_tokens, max_tokens or self.max_tokens)
         budget = max(8, cap - self._n_special - self._passage_prefix_tokens)
-        return split_units(text, tok, budget, overlap=plan.overlap)
+        return split_units(text, tok, budget, overlap=plan.overlap, shared=plan.shared)
 
     def units(self, text: str, plan: UnitPlan = PLAN_1, max_tokens: int | None = None
               ) -> list[str]:

@@ -21,7 +21,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 from .model import DEFAULT_MAX_TOKENS
 
-__all__ = ["DEFAULT_PLAN", "PLAN_1", "PLAN_2", "UnitPlan", "replace_surrogates", "split_units"]
+__all__ = ["DEFAULT_PLAN", "PLAN_1", "PLAN_2", "PLAN_3", "UnitPlan", "replace_surrogates",
+           "split_units"]
 
 _SURROGATES = re.compile("[\ud800-\udfff]")
 
@@ -33,16 +34,19 @@ Finder = Callable[[int, int, int], "int | None"]
 class UnitPlan:
     """How a page is cut into embedding units, and a section's head unit made.
 
-    ``overlap``: windows advance by about 3/4 of a window (~25 % overlap: plan 1) instead of
-    tiling the page in equal windows that do not overlap (plan 2); ``head_tokens``: a
-    section head unit holds the first ``head_tokens`` tokens of the section's own text, from
-    its heading (at most the model's limit). ``version`` is part of the embeddings'
-    identity: another plan re-embeds.
+    ``overlap``: windows of the model's full length advancing by about 3/4 of a window
+    (~25 % overlap: plan 1) instead of the fewest windows of about equal length spread over
+    the page; these share about ``shared`` tokens (a number of tokens) with each neighbour
+    (0: they tile the page without overlap, plan 2). ``head_tokens``: a section head unit
+    is the first unit of the section's own text, from its heading, cut the same way with
+    at most ``head_tokens`` tokens (special tokens included; at most the model's limit).
+    ``version`` is part of the embeddings' identity.
     """
 
     version: int
     overlap: bool
     head_tokens: int
+    shared: int = 0
 
     def identity(self, weights_hash: str) -> str:
         """The ``embeddings.weights_hash`` value for vectors of these weights and this plan
@@ -50,11 +54,13 @@ class UnitPlan:
         return weights_hash if self.version == 1 else f"{weights_hash}+units{self.version}"
 
 
-#: Overlapping windows, full-window section heads (the product's plan).
+#: Overlapping full windows, full-window section heads (the product's plan).
 PLAN_1 = UnitPlan(1, overlap=True, head_tokens=DEFAULT_MAX_TOKENS)
-#: Equal windows without overlap; 128-token section heads (compared with plan 1 in
-#: bench/index.py and bench/quality.py).
+#: Candidates measured against plan 1 (bench/index.py, bench/quality.py; figures in
+#: bench/README.md "Embedding"): equal windows without overlap (plan 2) or sharing about
+#: 16 tokens with each neighbour (plan 3), 128-token section heads.
 PLAN_2 = UnitPlan(2, overlap=False, head_tokens=128)
+PLAN_3 = UnitPlan(3, overlap=False, head_tokens=128, shared=16)
 DEFAULT_PLAN = PLAN_1
 
 
@@ -70,8 +76,8 @@ def replace_surrogates(text: str) -> str:
         return _SURROGATES.sub("\ufffd", text)
 
 
-def split_units(text: str, tokenizer: Tokenizer, budget: int, *, overlap: bool = True
-                ) -> list[tuple[int, int]]:
+def split_units(text: str, tokenizer: Tokenizer, budget: int, *, overlap: bool = True,
+                shared: int = 0) -> list[tuple[int, int]]:
     """Character spans ``[(start, end)]`` of ``text``'s embedding units, in order.
 
     ``budget`` is the most tokens a unit may hold, special tokens (and a passage prefix)
@@ -79,7 +85,8 @@ def split_units(text: str, tokenizer: Tokenizer, budget: int, *, overlap: bool =
     Returns ``[]`` for empty or whitespace-only text and ``[(0, len(text))]`` when the text
     fits (or cannot be tokenized); otherwise windows of at most ``budget`` tokens: with
     ``overlap`` advancing by about 3/4 of a window (~25 % overlap), else the fewest windows
-    of about equal length that tile the text without overlap. Cuts fall where the
+    of about equal length spread over the text, each sharing about ``shared`` tokens with
+    its neighbours (0: they tile the text without overlap). Cuts fall where the
     tokenizer's offsets show a whitespace gap (else at a pre-token / word boundary, else
     anywhere); a window starts at its first token and ends with its last token, and the last
     one ends at the text's last token. Never raises on odd text (control characters, CJK,
@@ -97,7 +104,12 @@ def split_units(text: str, tokenizer: Tokenizer, budget: int, *, overlap: bool =
     if n <= budget:
         return [(0, len(text))]
     find = _boundary_finder(offsets, enc.word_ids)
-    tokens = _overlapping(n, budget, find) if overlap else _tile(n, budget, find)
+    if overlap:
+        tokens = _overlapping(n, budget, find)
+    elif shared > 0:
+        tokens = _spaced(n, budget, min(shared, budget // 2), find)
+    else:
+        tokens = _tile(n, budget, find)
     spans = _fit(clean, tokenizer, offsets, tokens, budget)
     return [(s, e) for s, e in spans if text[s:e].strip()] or [(0, len(text))]
 
@@ -158,6 +170,33 @@ def _tile(n: int, budget: int, find: Finder) -> list[tuple[int, int]]:
         spans.append((s, e))
         s = e
     spans.append((s, n))
+    return spans
+
+
+def _spaced(n: int, budget: int, shared: int, find: Finder) -> list[tuple[int, int]]:
+    """Token spans of the fewest windows of at most ``budget`` tokens, of about equal
+    length, spread evenly from token 0 to token ``n`` so that neighbours share ``shared``
+    tokens; each start moves back (else forward) and each end back or forward to a
+    boundary ``find`` sees within ``shared // 2`` tokens, so neighbours share about
+    ``shared`` tokens and at least half of it, and each window stays within ``budget``."""
+    k = -(-(n - shared) // (budget - shared))
+    length = -(-(n + (k - 1) * shared) // k)
+    step = (n - length) / (k - 1)
+    slack = max(1, shared // 2)
+    spans: list[tuple[int, int]] = []
+    for i in range(k):
+        s0 = round(i * step)
+        if i == 0:
+            s = 0
+        else:
+            lo = max(spans[-1][0] + 1, s0 - slack, n - budget if i == k - 1 else 0)
+            s = find(s0, lo, -1) or find(s0 + 1, min(s0 + slack, spans[-1][1] - 1), 1) or s0
+        if i == k - 1:
+            e = n
+        else:
+            e0 = s0 + length
+            e = find(min(s + budget, e0 + slack), e0 - slack, -1) or min(s + budget, e0)
+        spans.append((s, e))
     return spans
 
 
