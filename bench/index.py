@@ -43,9 +43,10 @@ sys.path.insert(0, str(REPO))
 
 PATHS = ("new", "earlier", "naive")
 #: Also measurable: "default" (the product's pipeline with the fp32 model), "int8" (with
-#: the int8 copy: "new"), and "plan1" / "plan2" / "plan3" (the int8 copy cutting units by
-#: that plan, :mod:`pdftui.embed.units`).
-EXTRA_PATHS = ("default", "int8", "plan1", "plan2", "plan3")
+#: the int8 copy: "new"), "plan1" / "plan2" / "plan3" (the int8 copy cutting units by
+#: that plan, :mod:`pdftui.embed.units`), and "previous" (the product before embedding
+#: streams: one run at a time on onnxruntime's default intra-op threads).
+EXTRA_PATHS = ("default", "int8", "plan1", "plan2", "plan3", "previous")
 
 
 def _cpu_s() -> float:
@@ -76,7 +77,8 @@ def run_index(folder: Path, cache: Path, which: str) -> dict:
     pipeline = {"earlier": EARLIER, "default": EmbedPipeline(int8=False),
                 "plan1": EmbedPipeline(int8=True, plan=PLAN_1),
                 "plan2": EmbedPipeline(int8=True, plan=PLAN_2),
-                "plan3": EmbedPipeline(int8=True, plan=PLAN_3)}.get(
+                "plan3": EmbedPipeline(int8=True, plan=PLAN_3),
+                "previous": EmbedPipeline(int8=True, threads=None, streams=1)}.get(
                     which, EmbedPipeline(int8=True))
     summary = index_folder(folder, cache, progress=progress, pipeline=pipeline)
     wall = time.monotonic() - t0
@@ -196,7 +198,7 @@ def report(results: dict, load0, load1, json_path: str | None) -> None:
         print(f"{which:<8}{cells}")
     ratios = {}
     new = results.get("new")
-    for other in ("earlier", "naive"):
+    for other in ("earlier", "naive", "previous"):
         if new and other in results:
             for c in ("wall_s", "cpu_s", "tokens"):
                 ratios[f"new/{other} {c}"] = round(new[c] / max(results[other][c], 1e-9), 3)

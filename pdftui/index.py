@@ -351,7 +351,8 @@ def _start_embedding(cache: Cache, root: str, model: str | None, report: Progres
     still to embed queued (those about to be re-extracted are queued once extracted)."""
     from .embed import Embedder
 
-    embedder = Embedder(model, cache.dir, int8=pipeline.int8)
+    embedder = Embedder(model, cache.dir, int8=pipeline.int8, threads=pipeline.threads,
+                        streams=embed_streams(pipeline))
     embed_thread = _EmbedThread(cache.dir, embedder, report, cancel, pipeline)
     replaced = {known[f.doc]["content_id"] for f, _sha in jobs if f.doc in known}
     # the weights' hash without building the int8 model here (the embedding thread
@@ -687,7 +688,10 @@ class EmbedPipeline:
     per embed call and committed transaction; ``heads_first``: every document's first
     ``HEAD_UNITS`` page units (its opening: the document-level arm's head vector) before any
     document's other units, so documents become semantically searchable early; ``plan``:
-    the unit plan (:class:`pdftui.embed.units.UnitPlan`, part of the embeddings' identity).
+    the unit plan (:class:`pdftui.embed.units.UnitPlan`, part of the embeddings' identity);
+    ``threads``: onnxruntime's intra-op threads (None: its default, one per core);
+    ``streams``: single-unit runs at once, each on one thread (None: one per core the
+    process may use, :func:`embed_streams`).
     """
 
     int8: bool | None = None
@@ -696,10 +700,24 @@ class EmbedPipeline:
     batch_units: int = 64
     heads_first: bool = True
     plan: UnitPlan = DEFAULT_PLAN
+    threads: int | None = 1
+    streams: int | None = None
 
 
 EARLIER = EmbedPipeline(int8=False, sort=False, single=False, batch_units=EMBED_BATCH,
-                        heads_first=False, plan=PLAN_1)
+                        heads_first=False, plan=PLAN_1, threads=None, streams=1)
+
+
+def embed_streams(pipeline: EmbedPipeline) -> int:
+    """How many runs ``pipeline`` embeds at once: its ``streams``, else the cores this
+    process may run on (``os.sched_getaffinity``, else ``os.cpu_count()``), at most 8."""
+    if pipeline.streams is not None:
+        return max(1, pipeline.streams)
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    return max(1, min(8, cores))
 
 
 class _EmbedQueue:

@@ -248,3 +248,26 @@ def test_plan_2_tiles_the_text_in_equal_windows(embedder: Embedder, counter,
     head = embedder.units(long_text, PLAN_2, max_tokens=PLAN_2.head_tokens)[0]
     assert long_text.startswith(head) and counter(head) <= PLAN_2.head_tokens
     assert PLAN_2.identity("abc") == "abc+units2" and embedder.units("", PLAN_2) == []
+
+
+def test_streams_give_the_vectors_of_one_run_at_a_time(embedder: Embedder,
+                                                       long_text: str) -> None:
+    """Single-unit runs from two threads into one 1-thread session (the index's way) give
+    each unit the vector it gets alone, in the units' order."""
+    units = embedder.units(long_text)[:6] + [TRANSFORMER_PARAGRAPH, BITCOIN_PARAGRAPH]
+    alone = embedder.embed(units, single=True)
+    streamed = Embedder(None, embedder.cache_dir, threads=1, streams=2)
+    assert streamed.streams == 2
+    together = streamed.embed(units, single=True)
+    np.testing.assert_allclose(together, alone, atol=1e-6)
+    assert streamed.tokens_embedded == sum(streamed._padded_counts(units))  # once per unit
+    assert float(together[-2] @ together[-1]) < 0.5   # rows not swapped between units
+
+
+def test_index_embeds_with_one_stream_per_core() -> None:
+    from pdftui.index import EARLIER, EmbedPipeline, embed_streams
+
+    assert embed_streams(EmbedPipeline(streams=3)) == 3
+    assert embed_streams(EARLIER) == 1
+    assert embed_streams(EmbedPipeline()) == min(8, len(os.sched_getaffinity(0)))
+    assert EmbedPipeline().threads == 1 and EARLIER.threads is None

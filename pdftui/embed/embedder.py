@@ -79,12 +79,16 @@ class Embedder:
 
     def __init__(
         self, model_name: str | None, cache_dir: pathlib.Path, *, threads: int | None = None,
-        int8: bool | None = None,
+        int8: bool | None = None, streams: int = 1,
     ) -> None:
         """``model_name`` None means env ``PDFTUI_EMBED_MODEL`` or the default model.
 
         ``threads`` is onnxruntime's intra-op thread count (None: onnxruntime's default, the
-        number of physical cores). ``int8``: run the default model as its int8 copy
+        number of physical cores). ``streams``: how many single-text runs
+        (``embed(single=True)``) go at once, each from its own thread into the one
+        onnxruntime session (whose ``run`` is thread-safe); with ``threads=1`` each run
+        keeps one core busy without the intra-op threads' hand-offs and spin-waits, which
+        cost most when other processes share the cores. ``int8``: run the default model as its int8 copy
         (:mod:`pdftui.quantize`; None: env ``PDFTUI_EMBED_INT8``, else
         :data:`INT8_DEFAULT`); other models
         run as they are.
@@ -92,6 +96,7 @@ class Embedder:
         self.model_id: str = resolve_model_name(model_name)
         self.cache_dir = pathlib.Path(cache_dir)
         self.threads = threads
+        self.streams = max(1, int(streams))
         self.int8 = self.model_id == DEFAULT_MODEL and (int8_enabled() if int8 is None else int8)
         self._lock = threading.RLock()
         self._model: Any = None  # fastembed.TextEmbedding
@@ -214,8 +219,9 @@ class Embedder:
                 the default model at 256 tokens, 32 at ~1.5 GB.
             sort: run texts of similar token length together (:meth:`length_batches`); False
                 runs them in the given order, ``batch_size`` at a time (the earlier way).
-            single: each text its own onnxruntime run (``batch_size`` and ``sort`` unused):
-                a text's vector then depends on that text alone. The int8 copy quantizes
+            single: each text its own onnxruntime run (``batch_size`` and ``sort`` unused),
+                :attr:`streams` of them at once: a text's vector then depends on that text
+                alone. The int8 copy quantizes
                 activations per run (one scale over every text and pad token of the run),
                 so in a shared run a vector depends on its run-mates (cosine .995 mean,
                 .989 min between the two ways on 96 corpus units).
@@ -242,15 +248,31 @@ class Embedder:
         self.tokens_embedded += int(counts.sum())
         self.tokens_padded += sum(len(r) * int(counts[r].max()) for r in runs)
         try:
-            for idx in runs:
-                vectors = list(model.passage_embed([prepared[i] for i in idx],
-                                                   batch_size=len(idx)))
-                out[idx] = np.vstack(vectors)
+            self._run(model, prepared, runs, out)
         except EmbedderUnavailable:
             raise
         except Exception as exc:  # noqa: BLE001
             raise EmbedderUnavailable(f"embedding with {self.model_id} failed: {exc}") from exc
         return _normalize_rows(out)
+
+    def _run(self, model: Any, prepared: list[str], runs: list[np.ndarray],
+             out: np.ndarray) -> None:
+        """Embed each run of ``prepared`` into its rows of ``out``, :attr:`streams` runs at
+        once when there are several runs."""
+        def one(idx: np.ndarray) -> None:
+            vectors = list(model.passage_embed([prepared[i] for i in idx], batch_size=len(idx)))
+            out[idx] = np.vstack(vectors)
+
+        if self.streams == 1 or len(runs) == 1:
+            for idx in runs:
+                one(idx)
+            return
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(min(self.streams, len(runs)),
+                                thread_name_prefix="pdftui-embed") as pool:
+            for _ in pool.map(one, runs):   # re-raises a run's error
+                pass
 
     def token_counts(self, texts: list[str]) -> list[int]:
         """Tokens of each text without special tokens (tokenizer only; no model load for
