@@ -59,6 +59,7 @@ DEFAULT_QUERIES = HERE.parents[1] / "shared" / "eval" / "queries.json"
 DEFAULT_SCOPED = HERE / "scoped_queries.json"
 DEFAULT_PROBES = HERE / "section_probes.json"
 DEFAULT_PARAPHRASES = HERE / "section_paraphrases.json"
+DEFAULT_PARAPHRASES_2 = HERE / "section_paraphrases_2.json"
 BASELINES = {  # eval README: doc NDCG@10 / top-3 gold doc / page NDCG@10 (82 page queries)
     "corpus_bm25 (README)": (0.740, 0.780, 0.532),
     "semantic first-256 (README)": (0.790, 0.854, 0.458),
@@ -445,6 +446,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--paraphrases", default=str(DEFAULT_PARAPHRASES),
                     help="section queries in the reader's own words (default: "
                          "bench/section_paraphrases.json)")
+    ap.add_argument("--paraphrases-2", dest="paraphrases_2", default=str(DEFAULT_PARAPHRASES_2),
+                    help="more of them, reported apart: halves c / d (the first set's style), "
+                         "e / f (plain words), g / h (naming the document) (default: "
+                         "bench/section_paraphrases_2.json)")
     ap.add_argument("--answers", default=str(excerpt_bench.DEFAULT_ANSWERS),
                     help="excerpt answer substrings (default: bench/excerpt_answers.json)")
     ap.add_argument("--no-extras", action="store_true",
@@ -495,7 +500,7 @@ def main(argv: list[str] | None = None) -> int:
     cal = weak_calibration(engine, results, [m for m in args.modes.split(",")
                                              if m in ("keyword", "semantic", "hybrid")], scope)
     print_weak(cal)
-    scoped = excerpts = probes = paraphrases = None
+    scoped = excerpts = probes = paraphrases = paraphrases_2 = None
     if not args.no_extras and not args.classes:
         pq = json.loads(Path(args.probes).read_text())["queries"]
         probes = run_probes(engine, pq, args.modes.split(","))
@@ -512,6 +517,16 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  {mode:<10}" + "".join(
                 f"{r[part]['section_mrr']:>8.3f}{r[part]['section_ndcg']:>8.3f}  "
                 for part in ("all", "half_a", "half_b") if r.get(part)))
+        pp2 = json.loads(Path(args.paraphrases_2).read_text())["queries"]
+        paraphrases_2 = run_probes(engine, pp2, args.modes.split(","))
+        halves = sorted({q["half"] for q in pp2})
+        print(f"\nsection paraphrases, second set ({len(pp2)} queries of "
+              f"{Path(args.paraphrases_2).name}): section MRR@10 / NDCG@10, all, halves "
+              + ", ".join(halves))
+        for mode, r in paraphrases_2.items():
+            print(f"  {mode:<10}" + "".join(
+                f"{r[part]['section_mrr']:>8.3f}{r[part]['section_ndcg']:>8.3f}  "
+                for part in ["all"] + [f"half_{h}" for h in halves] if r.get(part)))
         sq = json.loads(Path(args.scoped).read_text())["queries"]
         scoped = run_scoped(engine, sq, args.modes.split(","))
         print(f"\nsingle-document search ({len(sq)} queries of {Path(args.scoped).name}, "
@@ -535,7 +550,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.json_path:
         Path(args.json_path).write_text(json.dumps(
             {"options": opts.__dict__, "results": results, "scoped": scoped,
-             "probes": probes, "paraphrases": paraphrases, "excerpt": excerpts, "goals": goal_check(results, scoped, excerpts), "weak": cal},
+             "probes": probes, "paraphrases": paraphrases,
+             "paraphrases_2": paraphrases_2, "excerpt": excerpts, "goals": goal_check(results, scoped, excerpts), "weak": cal},
             indent=1, ensure_ascii=False))
     engine.close()
     return 0

@@ -50,8 +50,33 @@ def headline(run: dict) -> dict[str, tuple[float, dict[str, float]]]:
         probes = run["probes"][mode]
         out[f"{mode} probes section MRR"] = (probes["all"]["section_mrr"], {
             q: m["section_mrr"] for q, m in probes.get("per_query", {}).items()})
+        for name in ("paraphrases", "paraphrases_2"):   # runs before they existed lack them
+            par = (run.get(name) or {}).get(mode)
+            if not par:
+                continue
+            per = par.get("per_query", {})
+            for part in sorted(k for k in par if k == "all" or k.startswith("half_")):
+                half = part[len("half_"):]
+                ids = {q for q in per if part == "all" or _half_of(run, name, q) == half}
+                out[f"{mode} {name} {part} MRR"] = (par[part]["section_mrr"], {
+                    q: m["section_mrr"] for q, m in per.items() if q in ids})
     out["excerpt containment"] = (run["excerpt"]["containment"], {})
     return out
+
+
+_HALVES: dict[str, dict[str, str]] = {}
+
+
+def _half_of(run: dict, name: str, qid: str) -> str | None:
+    """The half (``"a"``, ``"c"`` ...) of paraphrase query ``qid``, read from the bench's
+    query file (``paraphrases`` -> section_paraphrases.json, ``paraphrases_2`` ->
+    section_paraphrases_2.json)."""
+    if name not in _HALVES:
+        path = Path(__file__).with_name("section_paraphrases.json" if name == "paraphrases"
+                                        else "section_paraphrases_2.json")
+        _HALVES[name] = {q["id"]: q.get("half") for q in json.loads(path.read_text())[
+            "queries"]} if path.is_file() else {}
+    return _HALVES[name].get(qid)
 
 
 def paired(base: dict[str, float], cand: dict[str, float]) -> dict | None:

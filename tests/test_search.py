@@ -575,3 +575,63 @@ def test_section_rrf_by_section_id_equals_the_sorted_fusion():
     one = ss.Keys(np.array([1]), np.array([6]))
     got, want = ss.rrf(split, one, 1.0, 1.0, 60), ss._rrf_sorted(split, one, 1.0, 1.0, 60)
     assert (got.doc.tolist(), got.sid.tolist()) == (want.doc.tolist(), want.sid.tolist())
+
+
+# -- issue 18: sections of a named document, and a document's opening -----------------------
+PAXOS = "lamport-2001-paxos-made-simple.pdf"
+RAFT = "raft-2014-understandable-consensus-algorithm.pdf"
+
+
+@pytest.fixture(scope="module")
+def consensus(tmp_path_factory):
+    base = tmp_path_factory.mktemp("consensus")
+    folder = copy_docs(base / "papers", SMALL_DOCS + [PAXOS, RAFT])
+    index_folder(folder, cache_dir=base / "cache")
+    return folder, base / "cache"
+
+
+def test_a_query_naming_a_paper_finds_the_section_by_the_rest_of_it(consensus):
+    """"how does paxos choose a value" names Paxos Made Simple ("paxos" is in its title,
+    not in "2.2 Choosing a Value"'s text, which says proposer, acceptor, proposal): the
+    paper's sections count the name as held and are embedded against "how does choose a
+    value", so the section comes second, after Raft's "3 What's wrong with Paxos?" (which
+    says the name). Without it the name's cosine and the keyword gate kept it out of the
+    first four, below the paper's own "3 Implementing a State Machine"."""
+    from pdftui.search import naming
+    from pdftui.search.service import Engine
+
+    q = "how does paxos choose a value"
+    assert naming.without_names(q, frozenset({"paxo"})) == "how does choose a value"
+    assert naming.without_names(q, frozenset({"raft"})) is None      # no word goes
+    assert naming.without_names("paxos", frozenset({"paxo"})) is None  # nothing left
+    e = Engine(*consensus)
+    try:
+        got = [(h.doc, h.section) for h in e.search(q, "hybrid", "section", 5).hits]
+        assert (PAXOS, "2.2 Choosing a Value") in got[:2]
+        e.options.named_docs = False
+        off = [(h.doc, h.section) for h in e.search(q, "hybrid", "section", 5).hits]
+        assert (PAXOS, "2.2 Choosing a Value") not in off[:4]
+    finally:
+        e.close()
+
+
+def test_a_papers_opening_yields_to_the_section_a_query_describes(consensus):
+    """Raft's abstract and introduction mention its user study; the section reporting it
+    is "9.1 Understandability". Sections starting in the paper's opening (the text of its
+    first four units) score 0.75 of their fused score, so the section comes first; at 1.0
+    the introduction did, the abstract second."""
+    from pdftui.search.service import Engine
+
+    q = "a user study with students showing the algorithm is easier to learn than paxos"
+    e = Engine(*consensus)
+    try:
+        res = e.search(q, "hybrid", "section", 5)
+        assert res.hits[0].section == "9.1 Understandability"
+        intro = next(h for h in res.hits if h.section == "1 Introduction")
+        assert [f.name for f in intro.factors] == ["opening"]
+        assert all(not h.factors for h in res.hits if h.section == "9.1 Understandability")
+        e.options.opening_weight = 1.0
+        flat = [h.section for h in e.search(q, "hybrid", "section", 5).hits]
+        assert flat[:2] == ["1 Introduction", "Abstract"]
+    finally:
+        e.close()

@@ -27,7 +27,8 @@ class KeywordArm:
     rarity mass, in [0, 1]); ``best_coverage`` over every row; ``strength`` the keyword
     evidence (:func:`.evidence.keyword_strength`); ``fused`` / ``ranking`` the whole
     stage-1 list (ranks of shown hits beyond ``keys``); ``head`` the head-field list
-    ``[((doc, 1), share)]``."""
+    ``[((doc, 1), share)]``; ``named`` (section search) ``{content: query terms}`` of the
+    documents the query names and the terms naming each."""
 
     keys: list[Key] = field(default_factory=list)
     scores: list[float] = field(default_factory=list)
@@ -37,6 +38,7 @@ class KeywordArm:
     fused: "keyword.Fused | None" = None
     ranking: "keyword.Ranking | None" = None
     head: list[tuple[Key, float]] = field(default_factory=list)
+    named: dict[int, frozenset[str]] = field(default_factory=dict)
 
 
 @dataclass

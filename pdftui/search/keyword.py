@@ -1081,8 +1081,10 @@ def doc_bm25(ranking: Ranking, docs: dict[str, int], k1: float = K1, b: float = 
     return {d: float(v) for d, v in zip(docs, got.tolist()) if not math.isnan(v)}
 
 
-def row_coverage(ranking: Ranking, docs) -> np.ndarray:
-    """:func:`query_coverage` (``doc_share`` 0) as a float64 array over the ranking's rows."""
+def row_coverage(ranking: Ranking, docs, extra: np.ndarray | None = None) -> np.ndarray:
+    """:func:`query_coverage` (``doc_share`` 0) as a float64 array over the ranking's rows;
+    ``extra`` (uint64 per row, bits as ``Ranking.mask``) adds terms a row counts as
+    holding besides its own."""
     sc = _scope(ranking, docs)
     n = len(sc.names)
     if not n or not ranking.terms:
@@ -1090,7 +1092,8 @@ def row_coverage(ranking: Ranking, docs) -> np.ndarray:
     idf = _lucene_idf(n, _key_df(ranking, sc))
     keys = ranking.keys
     total = math.fsum(idf[keys.index(str(t))] for t in ranking.terms) or 1.0
-    return mask_sums(ranking.mask, idf) / total
+    mask = ranking.mask if extra is None else ranking.mask | extra
+    return mask_sums(mask, idf) / total
 
 
 def query_coverage(ranking: Ranking, docs: dict[str, int], doc_share: float = 0.0

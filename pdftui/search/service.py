@@ -59,7 +59,16 @@ Ranking (measured with bench/quality.py; the figures behind each choice are in b
    the places looked at: the query describes what the parent covers), and never another
    section; one matching subsection alone lifts nothing. The places looked at are at most
    1 % of the sections searched (none inside a few documents), whose subsections would
-   otherwise fill the first 30 places whatever the query.
+   otherwise fill the first 30 places whatever the query. A section starting in its
+   document's opening (the text of its first ``HEAD_UNITS`` units: title, abstract, the
+   introduction's start) scores ``opening_weight`` (0.75) x its fused score: the opening
+   tells of every part of the document, so it matches a query about any one part, and
+   the part should come first. A document the query names (its head holds at least half
+   of the query's rarity mass, not every term: "paxos" in "how does paxos choose a
+   value") lends its name to each of its sections: their keyword coverage counts the
+   naming terms as held, and their units and head units are read against the query
+   without the naming words (:mod:`.naming`; one more query embedding), since a
+   section seldom repeats its paper's name.
 5. the head field: a document whose head (the first page's title, authors and
    affiliations, before the abstract: :func:`head_text`) holds at least half of the
    query's rarity mass puts its first page in a list of its own, added to the hybrid
@@ -98,7 +107,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..cache import Cache
+from ..cache import HEAD_UNITS, Cache
 from ..corpus import doc_matches
 from ..document import Section, innermost
 from ..errors import QueryError
@@ -107,8 +116,10 @@ from ..library import (PageText, any_ocr, dominant_weights_hash, read_block_text
                        read_bracketed_blocks, read_embedding_states, read_file_states,
                        read_metadata, read_page_blocks, read_pages, read_section_keys,
                        read_sections, read_vocabulary, section_spans)
-from . import evidence, fusion, keyword, references, restrict, section_semantic, suggest
+from . import (evidence, fusion, keyword, naming, references, restrict, section_semantic,
+               suggest)
 from .query import FieldName, Query, parse
+from .quantized import Int8Matrix
 from .excerpt import MAX_CHARS, block_spans, cap, choose
 from . import run
 from .arms import KeywordArm, Ranked, SemanticArm
@@ -144,6 +155,12 @@ class Options:
     #                                    of the places looked at (evidence spread out)
     subsection_scope: float = 0.01     # the places looked at: at most this share of the
     #                                    sections searched (3,753 in the corpus: 30)
+    opening_weight: float = 0.75       # hybrid sections: score factor of a section starting
+    #                                    in its document's opening (its first HEAD_UNITS
+    #                                    units: title, abstract, introduction's start)
+    named_docs: bool = True            # sections of a document the query names: its name
+    #                                    counts as held (coverage), and their cosines are
+    #                                    read against the query without it
     gate_power: float = 2.0            # keyword contribution x page coverage ** this
     doc_arm: float = 0.5               # document-level head-vector arm, x (1 - coverage)
     adapt_lo: float = 0.1              # page cosine: first-unit weight A at query coverage 1
@@ -350,6 +367,7 @@ class Engine:
         self._by_doc: dict[str, int | None] | None = None
         self._sections_cache: dict[int, list[tuple]] = {}
         self._sec_units: dict[int, tuple] = {}
+        self._sec_opening: dict[int, frozenset] = {}
         self._sec_head_ids: tuple | None = None   # (section matrix, sections.id per row)
         self._sec_parents: dict[int, dict[int, int]] = {}
         self._sec_index: tuple | None = None
@@ -386,6 +404,7 @@ class Engine:
         self.kw.refresh(v)
         self._sections_cache = {}
         self._sec_units = {}
+        self._sec_opening = {}
         self._sec_head_ids = None
         self._sec_parents = {}
         self._sec_index = None
@@ -689,13 +708,30 @@ class Engine:
         second = self.kw.numbers(c.kind, ranking.pos[rows]) if c.kind == "pages" else \
             ranking.ids[rows]
         # computed for sections too: the adaptive semantic page score reads it
-        cov = keyword.row_coverage(ranking, scope)
+        named = self._named(ranking, c) \
+            if c.kind == "sections" and o.named_docs and not c.few else {}
+        extra = self._head_masks(ranking, named) if named else None
+        cov = keyword.row_coverage(ranking, scope, extra)
         head = [x for x in self._head_list(ranking, c.by_doc, c.terms)
                 if c.res.page_ok(c.by_doc[x[0][0]], x[0][1])] \
             if c.kind == "pages" and o.head_weight > 0 and not c.few else []
         return KeywordArm(list(zip(names, second.tolist())), fl.score[:n].tolist(),
                           cov[rows].tolist(), float(cov.max()) if len(fl) else 0.0,
-                          strength, fl, ranking, head)
+                          strength, fl, ranking, head, named)
+
+    def _named(self, ranking, c: "_Plan") -> dict[int, frozenset[str]]:
+        """``{content: the query terms its head holds}`` of the documents the query
+        names: their head (title, byline) holds at least half of the query's rarity mass
+        (the head-field list), but not every query term (a head holding them all
+        summarises the document; it does not name it). "paxos" in "how does paxos choose
+        a value" names Paxos Made Simple; its sections' text need not repeat it."""
+        listed = {c.by_doc[d] for (d, _p), _s in self._head_list(ranking, c.by_doc, c.terms)}
+        if not listed:
+            return {}
+        heads = self.head_terms(listed, c.terms)
+        every = {str(t) for t in c.terms}
+        return {cid: held for cid, held in heads.items()
+                if cid in listed and held and not every <= held}
 
     def semantic_arm(self, c: "_Plan", kw: KeywordArm, coverage: dict,
                      check=lambda: None) -> SemanticArm:
@@ -731,7 +767,8 @@ class Engine:
             arm.keys = [(d, page) for cid, page in ranked.keys(c.depth)
                         for d in docs_of.get(cid, ())]
         else:
-            self._section_lists(m, qv, docs_of, c.res, c.depth, arm)
+            alt = self._unnamed_queries(c, kw.named) if kw.named else []
+            self._section_lists(m, qv, docs_of, c.res, c.depth, arm, alt)
         if o.doc_arm > 0 and c.kind == "pages" and not c.few:
             # contents whose head vector comes from an excluded page are left out
             bad = {cid for cid, p in c.res.drop_pages if p in m.head_pages(cid)}
@@ -791,6 +828,10 @@ class Engine:
             o.section_head_weight if sem.heads is not None else None,
             o.ref_weight if c.kind == "pages" else None, c.few)
         got = run.order(got, kwl, sml)
+        if c.kind == "sections" and o.opening_weight != 1.0 and not c.few:
+            # a document's opening (abstract, introduction) tells of every part of it, so
+            # it matches a query about any one part: the part itself should come first
+            got = run.demote(got, self._opening_keys(c, got), o.opening_weight, "opening")
         # among a few documents' sections a parent's subsections fill any list's first
         # places: the places looked at are a share of the sections searched
         n_sec = len(sem.sections) if sem.sections is not None else 0
@@ -802,6 +843,12 @@ class Engine:
                                                 spread=o.subsection_spread), kwl, sml)
             weights = dataclasses.replace(weights, subsections=o.subsection_share)
         return got, weights
+
+    def _opening_keys(self, c: "_Plan", got: Run) -> list[Key]:
+        """The section keys of ``got`` starting in their document's opening (the text of
+        its first ``HEAD_UNITS`` units, as :meth:`_section_unit_map` found them)."""
+        return [key for key in got.scores
+                if key[1] in self._sec_opening.get(c.by_doc.get(key[0]), ())]
 
     def _parent_key(self, c: "_Plan"):
         """``key -> key`` of the section directly enclosing a section key when that
@@ -968,6 +1015,18 @@ class Engine:
                 out[c] = held
         return out
 
+    @staticmethod
+    def _head_masks(ranking, heads: dict[int, frozenset[str]]) -> np.ndarray | None:
+        """uint64 per row of ``ranking``: the query terms (bits as ``ranking.mask``) its
+        document's head holds (``heads``: ``{content: terms}``); None when no row has one."""
+        if not heads or not len(ranking.ids):
+            return None
+        bit = {k: np.uint64(1) << np.uint64(i) for i, k in enumerate(ranking.keys)}
+        per = {cid: np.bitwise_or.reduce([bit[t] for t in held if t in bit] or [np.uint64(0)])
+               for cid, held in heads.items()}
+        return np.array([per.get(cid, np.uint64(0)) for cid in ranking.content.tolist()],
+                        dtype=np.uint64)
+
     def _head_list(self, ranking, by_doc: dict[str, int], terms: list) -> list:
         """The head-field list: page 1 of each document whose head holds at least half of
         the query's rarity mass, best first by that share (idf over the documents in
@@ -1041,7 +1100,8 @@ class Engine:
         """``(section ids, levels, start pages, segment starts, unit indexes)`` of one
         content: for each section, the content's embedding units whose character range
         overlaps the section's text (from its heading's block to the next section's), as
-        one flat array cut into segments. Cached until the cache changes."""
+        one flat array cut into segments. Cached until the cache changes; notes on the
+        way which sections start in the document's opening (``_sec_opening``)."""
         c = m._contents.get(cid)
         n_units = len(c.pages) if c is not None else 0
         got = self._sec_units.get(cid)
@@ -1056,9 +1116,14 @@ class Engine:
         us = c.pages.astype(np.int64) * big + c.spans[:, 0]
         ue = c.pages.astype(np.int64) * big + c.spans[:, 1]
         sids, levels, sps, seg, idx = [], [], [], [], []
+        # the document's opening: its first HEAD_UNITS units (its head vector's text)
+        head_end = int(ue[min(HEAD_UNITS, n_units) - 1])
+        opening = set()
         for k, sec in enumerate(secs):
             a = pos(*sec.start)
             b = pos(*sec.end)
+            if a < head_end:
+                opening.add(sec.id)
             if b <= a:   # no text of its own: the rest of its start page (Section.contains)
                 b = (sec.start_page + 1) * big
             if k + 1 < len(secs):
@@ -1078,6 +1143,7 @@ class Engine:
         out = (sids, np.array(levels), np.array(sps), np.array(seg, dtype=np.int64),
                np.array(idx, dtype=np.int64)) if sids else None
         self._sec_units[cid] = (n_units, out)
+        self._sec_opening[cid] = frozenset(opening)
         return out
 
     def _block_positions(self, cid: int):
@@ -1100,13 +1166,30 @@ class Engine:
 
         return pos
 
+    def _unnamed_queries(self, c: "_Plan", named: dict[int, frozenset[str]]
+                         ) -> list[tuple[np.ndarray, np.ndarray]]:
+        """``[(content ids, query vector)]``: for the documents the query names, the query
+        without the words naming them (:func:`.naming.without_names`), embedded (one
+        query embedding per distinct set of naming words); none when nothing is left."""
+        groups: dict[frozenset[str], list[int]] = {}
+        for cid, held in named.items():
+            groups.setdefault(held, []).append(cid)
+        out = []
+        for held, cids in groups.items():
+            rest = naming.without_names(c.q.semantic_text, held)
+            if rest is not None:
+                out.append((np.array(sorted(cids), dtype=np.int64), self.embed_query(rest)))
+        return out
+
     def _section_lists(self, m: VectorMatrix, qv: np.ndarray, docs_of: dict, res,
-                       depth: int, arm: SemanticArm) -> None:
+                       depth: int, arm: SemanticArm, alt=()) -> None:
         """Fill ``arm`` with the semantic section arm: it has two lists, units inside the
         section and the section's head unit; hybrid fuses both (``arm.units``,
         ``arm.heads``, their first ``depth`` keys) with the keyword list; the arm's own
         order (``arm.keys``: its rank column and semantic mode) is their weighted RRF,
-        kept whole as arrays in ``arm.sections`` for the ranks of shown hits."""
+        kept whole as arrays in ``arm.sections`` for the ranks of shown hits. ``alt``
+        (:meth:`_unnamed_queries`): the units and head units of those contents are read
+        against that query vector instead of ``qv`` (one product over their rows)."""
         o = self.options
         scope = section_semantic.DocScope.of(docs_of)
         if not len(m.unit_content) or m.matrix.shape[1] != qv.shape[0]:
@@ -1114,11 +1197,18 @@ class Engine:
             units = section_semantic.Keys(z, z)
         else:
             su = self._section_index(m, docs_of)
-            units = section_semantic.unit_list(su, m.similarities(qv), scope,
-                                               _rows_ok(res, su.sid))
+            sims = m.similarities(qv)
+            if alt:
+                sims = sims.copy()
+                for cids, q2 in alt:
+                    rows = np.flatnonzero(np.isin(m.unit_content, cids))
+                    sims[rows] = Int8Matrix(m.matrix.codes[rows], m.matrix.scales[rows]).dot(q2)
+            units = section_semantic.unit_list(su, sims, scope, _rows_ok(res, su.sid))
         final = units
         if o.section_head_weight > 0:
             cont, ordinal, sid, sims = self._section_head_scores(m, qv, scope)
+            for cids, q2 in alt:
+                sims = self._rescore_heads(m, q2, cids, sims, scope)
             ok = _rows_ok(res, sid)
             if ok is not None:
                 cont, ordinal, sid, sims = cont[ok], ordinal[ok], sid[ok], sims[ok]
@@ -1159,6 +1249,20 @@ class Engine:
         sids = self._section_head_ids(m)
         keep = np.flatnonzero((sids >= 0) & scope.holds(m.section_content))
         return m.section_content[keep], m.section_ordinal[keep], sids[keep], sims[keep]
+
+    def _rescore_heads(self, m: VectorMatrix, q: np.ndarray, cids: np.ndarray,
+                       sims: np.ndarray, scope) -> np.ndarray:
+        """``sims`` (as :meth:`_section_head_scores` returns them) with the head units of
+        contents ``cids`` scored against ``q`` instead."""
+        sids = self._section_head_ids(m)
+        keep = np.flatnonzero((sids >= 0) & scope.holds(m.section_content))
+        sel = np.flatnonzero(np.isin(m.section_content[keep], cids))
+        if not len(sel):
+            return sims
+        rows = keep[sel]
+        out = np.array(sims, dtype=np.float32, copy=True)
+        out[sel] = Int8Matrix(m.section_matrix.codes[rows], m.section_matrix.scales[rows]).dot(q)
+        return out
 
     def _section_head_ids(self, m: VectorMatrix) -> np.ndarray:
         """sections.id of each row of ``m.section_matrix`` (-1 when none), from one read of
