@@ -72,3 +72,32 @@ def test_quality_reports_each_half_apart():
     assert got["half_a"] == {"section_mrr": 1.0, "section_ndcg": 1.0, "n": n_a}
     assert got["half_b"]["section_mrr"] == 0.0
     assert got["all"]["section_mrr"] == round(n_a / len(queries), 4)
+
+
+PARA_2 = REPO / "bench" / "section_paraphrases_2.json"
+
+
+def test_the_second_set_has_its_halves_and_names_corpus_documents():
+    """bench/section_paraphrases_2.json: halves c / d (para2-*, the first set's style), e / f
+    (para3-*, plain words), g / h (named-*, naming the document); each query's sections are
+    corpus documents, and no query repeats one of the first set."""
+    queries = json.loads(PARA_2.read_text())["queries"]
+    halves = {p: {q["half"] for q in queries if q["id"].startswith(p)}
+              for p in ("para2-", "para3-", "named-")}
+    assert halves == {"para2-": {"c", "d"}, "para3-": {"e", "f"}, "named-": {"g", "h"}}
+    assert len(queries) == 34 + 30 + 11
+    first = {(s["doc"], s["title"]) for q in json.loads(PARA.read_text())["queries"]
+             for s in q["sections"]}
+    for q in queries:
+        assert not {(s["doc"], s["title"]) for s in q["sections"]} & first, q["id"]
+        if CORPUS.is_dir():
+            assert all((CORPUS / s["doc"]).is_file() for s in q["sections"]), q["id"]
+
+
+def test_the_second_sets_title_stems_shared_by_accident_are_the_four_recorded():
+    """Written to share no content word with the title; four share a stem by the stemmer
+    ("model"/"modeling", "generator"/"generative") or by the paper's name in its title
+    ("attention", "bert"): recorded, not reworded after the rankings were seen."""
+    shared = {q["id"] for q in json.loads(PARA_2.read_text())["queries"]
+              for s in q["sections"] if _stems(q["query"]) & _stems(s["title"])}
+    assert shared == {"para3-003", "para3-005", "named-008", "named-009"}
