@@ -272,6 +272,15 @@ class VectorMatrix:
             self._sims = (key, self.matrix, self.matrix.dot(q32))
         return self._sims[2]
 
+    def similarities_of(self, q: np.ndarray, rows: np.ndarray, heads: bool = False
+                        ) -> np.ndarray:
+        """Cosine of ``q`` (dim,) with the units at ``rows`` (int64 indexes into the unit
+        matrix, or with ``heads`` into the section head matrix): ``(len(rows),)`` float32,
+        one product over those rows only (a second query vector for a few contents)."""
+        mat = self.section_matrix if heads else self.matrix
+        return Int8Matrix(mat.codes[rows], mat.scales[rows]).dot(q.astype(np.float32,
+                                                                          copy=False))
+
     def page_index(self, cid: int, page: int) -> int:
         """Position of ``(content, page)`` in the page arrays (``page_starts``), or -1."""
         code = cid * PAGE_CODE + page

@@ -119,7 +119,6 @@ from ..library import (PageText, any_ocr, dominant_weights_hash, read_block_text
 from . import (evidence, fusion, keyword, naming, references, restrict, section_semantic,
                suggest)
 from .query import FieldName, Query, parse
-from .quantized import Int8Matrix
 from .excerpt import MAX_CHARS, block_spans, cap, choose
 from . import run
 from .arms import KeywordArm, Ranked, SemanticArm
@@ -1202,7 +1201,7 @@ class Engine:
                 sims = sims.copy()
                 for cids, q2 in alt:
                     rows = np.flatnonzero(np.isin(m.unit_content, cids))
-                    sims[rows] = Int8Matrix(m.matrix.codes[rows], m.matrix.scales[rows]).dot(q2)
+                    sims[rows] = m.similarities_of(q2, rows)
             units = section_semantic.unit_list(su, sims, scope, _rows_ok(res, su.sid))
         final = units
         if o.section_head_weight > 0:
@@ -1261,7 +1260,7 @@ class Engine:
             return sims
         rows = keep[sel]
         out = np.array(sims, dtype=np.float32, copy=True)
-        out[sel] = Int8Matrix(m.section_matrix.codes[rows], m.section_matrix.scales[rows]).dot(q)
+        out[sel] = m.similarities_of(q, rows, heads=True)
         return out
 
     def _section_head_ids(self, m: VectorMatrix) -> np.ndarray:
