@@ -6,7 +6,8 @@ means exactly what the keyword arm matched (porter stems, prefixes, CJK unigrams
 closed compound such as ``frameskip`` written open or hyphenated: ``frame-skipping``).
 
 A page is cut into *passages* (:func:`passages`): each block, grown to ``MIN_CHARS`` with
-its neighbours when it is a heading or a label (:func:`grow`), run on into the paragraphs
+its neighbours when it is a heading or a label (:func:`grow`; the short tail of a paragraph
+grows back into it, not on across the next heading: :func:`heading_at`), run on into the paragraphs
 after it in its section while shorter than ``PASSAGE_CHARS`` (:func:`extended`: a short
 lead-in with the paragraph that explains it) and joined with the block that continues its
 sentence across a column or page break; and each table as one passage
@@ -19,11 +20,14 @@ query beats the introduction that repeats its common ones. Passages of a kind th
 answers are scaled down (:func:`kind_weight`): figure captions, cross-references ("see
 ... p. 144"), reference-list entries. A table also holds the terms of the prose citing it
 (:func:`cited_terms`), and an abbreviation the page defines matches its long form
-(:func:`with_acronyms`). Equal scores go to a table, then to the earlier passage. A page
-that holds no query term shows its defining passage (:func:`defining`). For a hit that only
-the semantic arm found, the passage overlapping the best embedding unit's character range
-most is shown (ties: the better term score). The text is capped near ``MAX_CHARS``
-characters at a word boundary, with an ellipsis.
+(:func:`with_acronyms`). A query term the document's head (title, authors) holds weighs
+``HEAD_WEIGHT`` of its rarity: the words naming the document found the document, they do
+not tell its passages apart. Equal scores go to a table, then to the earlier passage. A
+page that holds no query term shows its defining passage (:func:`defining`), else, for a
+hit the semantic arm found, the passage overlapping the best embedding unit's character
+range most; a page holding query terms shows the passage scoring best on them, whichever
+arm found it. The text is capped near ``MAX_CHARS`` characters at a word boundary, with an
+ellipsis.
 
 Query-biased passage selection after Tombros & Sanderson, "Advantages of query biased
 summaries in information retrieval" (SIGIR 1998).
@@ -53,6 +57,9 @@ EXTRA_WEIGHT = 0.5
 #: A CJK character counts as this many characters towards :data:`MIN_CHARS`: one carries
 #: about a word (a 12-character Chinese sentence is a paragraph, not a heading).
 CJK_WEIGHT = 4
+#: Share of its page rarity a query term keeps when the document's head (title, authors)
+#: holds it: the words naming the document found the document, not the passage.
+HEAD_WEIGHT = 0.5
 
 
 def weighted_len(text: str) -> int:
@@ -70,7 +77,7 @@ _NUMBERED_HEAD_RE = re.compile(r"^\s*([A-Z]|\d{1,2})(\.\d{1,2})+\.?\s+[A-Z]")
 _FIGURE_TALK_RE = re.compile(r"^\s*fig(ure)?\.?\s*[A-Z]?\d+[a-z]?\s+(shows|illustrates|"
                              r"presents|depicts|gives|plots|compares|sketches)\b", re.I)
 _TABLE_CAPTION_RE = re.compile(r"^\s*(table|tab)\.?\s*[A-Z]?\d+", re.I)
-_XREF_RE = re.compile(r"^\W*((for|a|an|more)\b[^.]{0,60}?\b)?(see|cf\.|refer to)\b[^.]{0,80}?"
+_XREF_RE = re.compile(r"^\W*((for|a|an|more)\b[^.(]{0,60}?\b)?(?<!\()(see|cf\.|refer to)\b[^.]{0,80}?"
                       r"\b(p\.|pp\.|page|pages|section|sec\.|§|chapter|appendix|figure|fig\.|"
                       r"table)\s*[A-Z]?\d", re.I)
 _REFERENCE_RE = re.compile(r"^\s*(\[\d{1,3}\]|\d{1,3}\.)\s+\S.{0,200}?(\(|, )(19|20)\d\d[a-z]?"
@@ -186,9 +193,12 @@ def _capped(text: str, terms: Sequence[Term], rx: Sequence[re.Pattern] = ()) -> 
 
 
 def grow(blocks: Sequence[str], i: int, min_chars: int = MIN_CHARS) -> str:
-    """Block ``i``'s text, joined with the blocks after it (then before it, at the end of
-    the page) until it holds ``min_chars`` characters (a CJK one counts :data:`CJK_WEIGHT`
-    times): a match in a heading, a one-letter line or a caption is shown with the paragraph it belongs to, not alone."""
+    """Block ``i``'s text, joined with the blocks after it (then before it: at the end
+    of the page, or at a heading over another paragraph when block ``i`` is not a
+    heading itself, :func:`heading_at`) until it holds ``min_chars`` characters (a CJK
+    one counts :data:`CJK_WEIGHT` times): a match in a heading, a one-letter line or a
+    caption is shown with the paragraph it belongs to, not alone; the tail of a code
+    example with the text introducing it, not with the next section's."""
     return " ".join(blocks[j].strip() for j in _grown(blocks, i, min_chars))
 
 
@@ -198,7 +208,10 @@ def _grown(blocks: Sequence[str], i: int, min_chars: int = MIN_CHARS,
     members = [i]
     size = lens[i]
     j = i + 1
+    own_head = heading_like(blocks[i])
     while size < min_chars and j < len(blocks):
+        if not own_head and heading_at(blocks, j):
+            break   # the tail of a paragraph is not shown with the next heading's text
         if lens[j]:
             members.append(j)
             size += lens[j] + 1
@@ -210,6 +223,29 @@ def _grown(blocks: Sequence[str], i: int, min_chars: int = MIN_CHARS,
             size += lens[j] + 1
         j -= 1
     return members
+
+
+_HEADING_RE = re.compile(r"^([A-Z]|\d{1,2})?(\.\d{1,2})*\.?\s*[A-Z][^.!?:;=<>{}\\]*$")
+
+
+def heading_like(text: str) -> bool:
+    """True for a block that reads as a heading: a short line (under :data:`MIN_CHARS`)
+    of words opening with a capital (after an optional section number), without
+    sentence punctuation, code or math ("Quasi-likelihood models", "4.2 Worker
+    Failure")."""
+    t = " ".join(text.split())
+    return (3 <= len(t) < MIN_CHARS and not t.endswith(_SENTENCE_END)
+            and bool(_HEADING_RE.match(t)) and sum(c.isalpha() for c in t) >= 0.6 * len(t))
+
+
+def heading_at(blocks: Sequence[str], j: int) -> bool:
+    """True when block ``j`` is :func:`heading_like` and the block after it opens a
+    paragraph (a capital letter, at least :data:`MIN_CHARS` characters): a heading over
+    its text, not a line of output or a label inside a display."""
+    if not heading_like(blocks[j]) or j + 1 >= len(blocks):
+        return False
+    nxt = blocks[j + 1].strip()
+    return len(nxt) >= MIN_CHARS and nxt[:1].isupper()
 
 
 def continues(a: str, b: str) -> bool:
@@ -351,19 +387,38 @@ def defining(cands: Sequence[Passage], blocks: Sequence[str],
     """The passage of a page that states what the page is about, for a page that shares no
     word with the query (found by meaning only): the abstract; else the opening of a
     section starting on the page (its heading and first paragraph; not related work,
-    background, references or acknowledgements); else the first statement of purpose
+    background, references or acknowledgements, nor a numbered subsection of one starting
+    on the page: "2.1 RNNs" under "2 Background"); else the first statement of purpose
     ("in this paper", "we propose"). None when the page has none of these.
 
     ``section_starts``: indexes into ``blocks`` of the blocks where a section starts.
     """
     prose = [p for p in cands if p.kind == "text"]
+    aside = _aside_numbers(blocks, section_starts)
     for ok in (lambda p: bool(_ABSTRACT_RE.match(blocks[p.seed])),
-               lambda p: p.seed in section_starts and not _ASIDE_RE.match(blocks[p.seed]),
+               lambda p: p.seed in section_starts and not _ASIDE_RE.match(blocks[p.seed])
+               and _number(blocks[p.seed]).split(".")[0] not in aside,
                lambda p: bool(_STATEMENT_RE.search(blocks[p.seed]))):
         got = next((p for p in prose if ok(p)), None)
         if got is not None:
             return got
     return None
+
+
+_SECTION_NUMBER_RE = re.compile(r"^\s*(appendix\s+)?(([A-Z]|\d{1,2})(\.\d{1,2})*)\.?\s", re.I)
+
+
+def _number(heading: str) -> str:
+    """The section number a heading opens with ("2.1 RNNs": "2.1"), or ""."""
+    m = _SECTION_NUMBER_RE.match(heading)
+    return m.group(2) if m else ""
+
+
+def _aside_numbers(blocks: Sequence[str], section_starts: Collection[int]) -> set[str]:
+    """Numbers of the aside sections starting on the page ("2 Background": "2"): their
+    subsections ("2.1 RNNs") are asides too."""
+    return {n for j in section_starts if j < len(blocks) and _ASIDE_RE.match(blocks[j])
+            and (n := _number(blocks[j]))}
 
 
 _ACRONYM_RE = re.compile(r"\(([A-Z][A-Za-z0-9]*[A-Z][A-Za-z0-9]*)s?\)")
@@ -443,13 +498,15 @@ def _weights(stems: Sequence[set[str]], terms: Sequence[Term], squashed: Sequenc
 def choose(blocks: Sequence[str], terms: Sequence[Term],
            unit_span: tuple[int, int] | None = None, page_text: str | None = None,
            stems: Sequence[set[str]] | None = None, next_blocks: Sequence[str] = (),
-           phrases: Sequence[str] = (), section_starts: Collection[int] = ()
-           ) -> tuple[int, str]:
+           phrases: Sequence[str] = (), section_starts: Collection[int] = (),
+           head: str = "") -> tuple[int, str]:
     """The excerpt of one page: ``(index of the passage's seed block, capped plain
     text)``; ``(-1, "")`` when the page has no blocks.
 
     ``unit_span`` (with ``page_text``) is the best embedding unit's char range, for hits
-    that only the semantic arm found. ``stems`` are the blocks' stem sets if already known.
+    that only the semantic arm found: its passage is shown when no passage holds a query
+    term and the page has no defining passage. ``head``: the document's head field (title,
+    authors); query terms it holds weigh ``HEAD_WEIGHT``. ``stems`` are the blocks' stem sets if already known.
     ``next_blocks``: the next page's blocks, so a paragraph broken by the page end is
     shown whole. ``phrases``: the query's required phrases; a passage holding one wins,
     over the best unit's passage too (a semantic hit of a phrase query shows the phrase),
@@ -461,6 +518,9 @@ def choose(blocks: Sequence[str], terms: Sequence[Term],
         return -1, ""
     allb = list(blocks) + list(next_blocks)
     held, w = _block_terms(blocks, next_blocks, terms, stems)
+    if head and terms:
+        named = matched(tokenize_many([head], list(terms))[0], terms, _squash(head))
+        w = [x * HEAD_WEIGHT if k in named else x for k, x in enumerate(w)]
     rx = [re.compile(x, re.IGNORECASE) for x in map(phrase_regex, phrases) if x]
     cands = passages(blocks, next_blocks, section_starts)
 
@@ -489,15 +549,14 @@ def choose(blocks: Sequence[str], terms: Sequence[Term],
         # the phrase runs across two blocks no passage joins (a column break): show both
         cands += [Passage(j, (j, j + 1)) for j in range(min(len(blocks), len(allb) - 1))
                   if any(r.search(allb[j].strip() + " " + allb[j + 1].strip()) for r in rx)]
-    if not any(has(p) or score(p) > 0 for p in cands):
-        # a page found by meaning only: what it states, not a passage picked by position
-        best = defining(cands, blocks, section_starts)
-        if best is not None:
-            return best.seed, _capped(passage_text(best, allb), terms, rx)
     best = None
-    if unit_span is not None and page_text is not None:
-        best = _unit_passage(cands, block_spans(page_text, blocks), len(next_blocks),
-                             unit_span, has, key)
+    if not any(has(p) or score(p) > 0 for p in cands):
+        # a page found by meaning only: what it states (else what lies under the best
+        # embedding unit), not a passage picked by position
+        best = defining(cands, blocks, section_starts)
+        if best is None and unit_span is not None and page_text is not None:
+            best = _unit_passage(cands, block_spans(page_text, blocks), len(next_blocks),
+                                 unit_span, has, key)
     if best is None:
         best = max(cands, key=key)
     return best.seed, _capped(passage_text(best, allb), terms, rx)
