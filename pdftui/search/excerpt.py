@@ -38,6 +38,7 @@ from __future__ import annotations
 import functools
 import math
 import re
+import unicodedata
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
@@ -69,6 +70,9 @@ def weighted_len(text: str) -> int:
 #: Characters shown before the match when a long block's excerpt is centred on it (short,
 #: so that a display cut to a few lines still shows the match).
 LEAD_CHARS = 120
+#: A match this near the start of a long passage is shown with the passage's opening (a
+#: heading, the sentence introducing a list): six lines of an 80-column excerpt box.
+FRONT_CHARS = 480
 TABLE_CHARS = 300
 """Longest block still read as part of a table (a row, a header or a cell group)."""
 
@@ -107,10 +111,11 @@ class Passage:
 def cap(text: str, limit: int = MAX_CHARS, around: int | None = None) -> str:
     """``text`` with whitespace runs collapsed, cut at a word boundary near ``limit``
     characters (an ellipsis marks the cut). ``around``: a character offset in ``text``
-    (the match) that the window must hold; the window then starts about
-    :data:`LEAD_CHARS` before it (an ellipsis marks that cut too), so a match deep inside a very
-    long block is shown, not the block's opening."""
-    if around is not None and around > LEAD_CHARS and len(text) > limit:
+    (the match) that the window must hold; when it lies past :data:`FRONT_CHARS` the
+    window starts about :data:`LEAD_CHARS` before it (an ellipsis marks that cut too), so
+    a match deep inside a very long block is shown, not the block's opening, and a match
+    a few lines in is shown below the heading and lead-in above it."""
+    if around is not None and around > FRONT_CHARS and len(text) > limit:
         start = text.rfind(" ", 0, max(0, around - LEAD_CHARS)) + 1
         return "… " + cap(text[start:], limit)
     text = " ".join(text.split())
@@ -261,6 +266,41 @@ def continues(a: str, b: str) -> bool:
     return (not a.endswith(_SENTENCE_END) or a.endswith("-")) and b[0].islower()
 
 
+#: Longest block skipped over between a sentence and its continuation (:func:`joined`):
+#: an inline formula or symbol the extractor set apart ("∂LN(yk)").
+FRAGMENT_CHARS = 40
+
+
+def _carries_on(a: str, b: str) -> bool:
+    """True when ``b`` carries on the sentence ``a`` breaks off: ``a`` (a paragraph, at
+    least :data:`MIN_CHARS` long) ends without closing punctuation, or with a hyphen, and
+    ``b`` starts with a lower-case letter, or a math symbol before one ("∂yk into ...")."""
+    a, b = a.rstrip(), b.lstrip()
+    if len(a) < MIN_CHARS or not b or (a.endswith(_SENTENCE_END) and not a.endswith("-")):
+        return False
+    return b[0].islower() or (unicodedata.category(b[0]) == "Sm" and b[1:2].islower())
+
+
+def joined(blocks: Sequence[str], members: list[int], halt: Collection[int] = ()
+           ) -> list[int]:
+    """``members`` with the blocks that carry on their last sentence appended
+    (:func:`_carries_on`), over at most two short fragments between them (an inline
+    formula, :data:`FRAGMENT_CHARS`), repeatedly: a paragraph the extractor split at a
+    column break or around a formula is one passage, its words its own (not run-on words
+    at :data:`EXTRA_WEIGHT`). Not across a block in ``halt`` (:func:`stops`)."""
+    out = list(members)
+    while True:
+        last, j = out[-1], out[-1] + 1
+        skipped: list[int] = []
+        while (j < len(blocks) and j not in halt and not _carries_on(blocks[last], blocks[j])
+               and len(skipped) < 2 and len(blocks[j].strip()) < FRAGMENT_CHARS):
+            skipped.append(j)
+            j += 1
+        if j >= len(blocks) or j in halt or not _carries_on(blocks[last], blocks[j]):
+            return out
+        out += skipped + [j]
+
+
 def _tabular(text: str) -> bool:
     """A table row, header or cell group: short, and either mostly numbers or a few words."""
     t = text.strip()
@@ -354,7 +394,7 @@ def passages(blocks: Sequence[str], next_blocks: Sequence[str] = (),
     for i in range(n):
         if not lens[i]:
             continue
-        core = _grown(blocks, i, lens=lens)
+        core = joined(blocks, _grown(blocks, i, lens=lens), halt)
         members = extended(blocks, core, halt, lens=lens)
         last = members[-1]
         nxt = last + 1
