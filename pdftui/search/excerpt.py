@@ -61,6 +61,9 @@ CJK_WEIGHT = 4
 #: Share of its page rarity a query term keeps when the document's head (title, authors)
 #: holds it: the words naming the document found the document, not the passage.
 HEAD_WEIGHT = 0.5
+#: A first page whose best passage holds under this share of the query's terms shows its
+#: abstract: a query describing the paper in other words than its own (:func:`choose`).
+SPARSE_SHARE = 1 / 3
 
 
 def weighted_len(text: str) -> int:
@@ -423,9 +426,11 @@ def passage_text(p: Passage, blocks: Sequence[str]) -> str:
 
 
 def defining(cands: Sequence[Passage], blocks: Sequence[str],
-             section_starts: Collection[int] = ()) -> Passage | None:
+             section_starts: Collection[int] = (), abstract_only: bool = False
+             ) -> Passage | None:
     """The passage of a page that states what the page is about, for a page that shares no
-    word with the query (found by meaning only): the abstract; else the opening of a
+    word with the query (found by meaning only; ``abstract_only``: the abstract or None,
+    for a page sharing few): the abstract; else the opening of a
     section starting on the page (its heading and first paragraph; not related work,
     background, references or acknowledgements, nor a numbered subsection of one starting
     on the page: "2.1 RNNs" under "2 Background"); else the first statement of purpose
@@ -440,7 +445,7 @@ def defining(cands: Sequence[Passage], blocks: Sequence[str],
                and _number(blocks[p.seed]).split(".")[0] not in aside,
                lambda p: bool(_STATEMENT_RE.search(blocks[p.seed]))):
         got = next((p for p in prose if ok(p)), None)
-        if got is not None:
+        if got is not None or abstract_only:
             return got
     return None
 
@@ -599,6 +604,11 @@ def choose(blocks: Sequence[str], terms: Sequence[Term],
                                  unit_span, has, key)
     if best is None:
         best = max(cands, key=key)
+        got = set().union(*(held[j] for j in best.members if j not in best.extra))
+        if not has(best) and len(got) < SPARSE_SHARE * len(terms):
+            # a query in other words than the paper's: the abstract, not the paragraph
+            # sharing one or two of its words
+            best = defining(cands, blocks, abstract_only=True) or best
     return best.seed, _capped(passage_text(best, allb), terms, rx)
 
 
