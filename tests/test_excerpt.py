@@ -330,3 +330,21 @@ def test_a_first_page_sharing_few_query_words_shows_its_abstract():
     _i, text = choose(blocks, parse_query("lossy compression prediction hitting rate"),
                       section_starts=starts)
     assert not text.lower().startswith("abstract")
+
+
+def test_a_term_only_the_reference_list_holds_counts_as_a_reference_entry():
+    """The DVT review's last page: a date line ('Received: 2 June 2009 ...') grown into
+    the block opening the reference list ('References 1. Kudsk KA ...') beat the
+    Conclusion, the terms of its cited titles counting as prose. A term only reference
+    entries of a passage hold now counts REFERENCE_WEIGHT, and a block of entries (or
+    the list's heading with its first entries) is a reference entry whatever its length."""
+    from pdftui.search.excerpt import is_reference
+    blocks, starts = _page("bmc-2010-dvt-prophylaxis-trauma-review.pdf", 2)
+    first = next(b for b in blocks if b.startswith("References"))
+    assert is_reference(first) and len(first) >= 600
+    assert not is_reference("1. We introduce BiMamba, a parameter and hardware efficient "
+                            "extension of the Mamba block (Gu & Dao, 2023), " + "which "
+                            "supports bi-directional sequence modeling of long inputs " * 12)
+    q = parse_query("risks of ways to prevent leg blood clots after severe injuries")
+    _i, text = choose(blocks, q, section_starts=starts)
+    assert "we calculated the risk of bleeding and HIT to be 3.9% and 0.7%" in text

@@ -336,6 +336,24 @@ def table_groups(blocks: Sequence[str]) -> list[Passage]:
     return out
 
 
+REFERENCE_WEIGHT = 0.4
+_REFERENCES_HEAD_RE = re.compile(r"^\W*(\d+\.?\s*)?(references|bibliography)\s+(\[\d{1,3}\]|\d{1,3}\.)\s",
+                                 re.I)
+_YEAR_RE = re.compile(r"\b(19|20)\d\d[a-z]?\b")
+
+
+def is_reference(text: str) -> bool:
+    """True for a reference-list entry ("[12] A. Vaswani ... 2017"), a run of entries the
+    extractor kept as one block (an entry opening it and a year every 300 characters),
+    or the list's heading with its first entries ("References 1. Kudsk KA ...")."""
+    t = text.strip()
+    if _REFERENCES_HEAD_RE.match(t):
+        return True
+    if not _REFERENCE_RE.match(t):
+        return False
+    return len(t) < 600 or len(_YEAR_RE.findall(t)) * 300 >= len(t)
+
+
 def kind_weight(text: str) -> float:
     """How likely a block of this kind answers a query: 1 for prose; 0.6 for a figure or
     table caption alone and for a short block that is a pointer elsewhere ("For an example
@@ -344,8 +362,8 @@ def kind_weight(text: str) -> float:
     paragraph on a table's values is not: it states the results); 0.4 for a
     reference-list entry."""
     t = text.strip()
-    if _REFERENCE_RE.match(t) and len(t) < 600:
-        return 0.4
+    if is_reference(t):
+        return REFERENCE_WEIGHT
     if _CAPTION_RE.match(t):
         return 0.6
     if _FIGURE_TALK_RE.match(t):
@@ -571,12 +589,18 @@ def choose(blocks: Sequence[str], terms: Sequence[Term],
 
     cites = {p: cited_terms(p, blocks, held) for p in cands if p.kind == "table"}
 
+    refs = {j for j in range(len(blocks)) if is_reference(blocks[j])}
+
     @functools.cache
     def score(p: Passage) -> float:
-        got = set().union(*(held[j] for j in p.members if j not in p.extra),
-                          cites.get(p, ()))
+        own = [j for j in p.members if j not in p.extra]
+        got = set().union(*(held[j] for j in own), cites.get(p, ()))
         more = set().union(*(held[j] for j in p.extra)) - got
-        s = math.fsum(w[k] for k in sorted(got)) + EXTRA_WEIGHT * math.fsum(
+        # a term only reference entries hold counts as they do (a passage grown from a
+        # date line into the reference list is not prose)
+        cited = set().union(*(held[j] for j in own if j not in refs), cites.get(p, ()))
+        s = math.fsum(w[k] * (1.0 if k in cited or p.seed in refs else REFERENCE_WEIGHT)
+                      for k in sorted(got)) + EXTRA_WEIGHT * math.fsum(
             w[k] for k in sorted(more))
         return s if p.kind == "table" else s * kind_weight(blocks[p.seed])
 
