@@ -211,14 +211,17 @@ def grow(blocks: Sequence[str], i: int, min_chars: int = MIN_CHARS) -> str:
 
 
 def _grown(blocks: Sequence[str], i: int, min_chars: int = MIN_CHARS,
-           lens: Sequence[int] | None = None) -> list[int]:
+           lens: Sequence[int] | None = None, heads: Collection[int] | None = None
+           ) -> list[int]:
+    """The block indexes :func:`grow` joins; ``lens`` (:func:`weighted_len`) and
+    ``heads`` (the blocks :func:`heading_at` holds for) when already known."""
     lens = lens if lens is not None else [weighted_len(b) for b in blocks]
     members = [i]
     size = lens[i]
     j = i + 1
     own_head = heading_like(blocks[i])
     while size < min_chars and j < len(blocks):
-        if not own_head and heading_at(blocks, j):
+        if not own_head and (j in heads if heads is not None else heading_at(blocks, j)):
             break   # the tail of a paragraph is not shown with the next heading's text
         if lens[j]:
             members.append(j)
@@ -412,10 +415,11 @@ def passages(blocks: Sequence[str], next_blocks: Sequence[str] = (),
     allb = list(blocks) + list(next_blocks)
     lens = [weighted_len(b) for b in blocks]
     halt = stops(blocks, section_starts)
+    heads = {j for j in range(n) if heading_at(blocks, j)}
     for i in range(n):
         if not lens[i]:
             continue
-        core = joined(blocks, _grown(blocks, i, lens=lens), halt)
+        core = joined(blocks, _grown(blocks, i, lens=lens, heads=heads), halt)
         members = extended(blocks, core, halt, lens=lens)
         last = members[-1]
         nxt = last + 1
@@ -580,10 +584,7 @@ def choose(blocks: Sequence[str], terms: Sequence[Term],
     if not blocks:
         return -1, ""
     allb = list(blocks) + list(next_blocks)
-    held, w = _block_terms(blocks, next_blocks, terms, stems)
-    if head and terms:
-        named = matched(tokenize_many([head], list(terms))[0], terms, _squash(head))
-        w = [x * HEAD_WEIGHT if k in named else x for k, x in enumerate(w)]
+    held, w = _block_terms(blocks, next_blocks, terms, stems, head)
     rx = [re.compile(x, re.IGNORECASE) for x in map(phrase_regex, phrases) if x]
     cands = passages(blocks, next_blocks, section_starts)
 
@@ -637,22 +638,28 @@ def choose(blocks: Sequence[str], terms: Sequence[Term],
 
 
 def _block_terms(blocks: Sequence[str], next_blocks: Sequence[str], terms: Sequence[Term],
-                 stems: Sequence[set[str]] | None) -> tuple[list[set[int]], list[float]]:
+                 stems: Sequence[set[str]] | None, head: str = ""
+                 ) -> tuple[list[set[int]], list[float]]:
     """The query terms each block holds (the page's blocks, then ``next_blocks``), and each
-    term's rarity on the page (:func:`_weights`); ``stems`` the page's blocks' stem sets
-    when already known."""
+    term's rarity on the page (:func:`_weights`), times :data:`HEAD_WEIGHT` for a term the
+    document's ``head`` holds; ``stems`` the page's blocks' stem sets when already known.
+    The head is tokenised in the same call as the blocks."""
     allb = list(blocks) + list(next_blocks)
+    heads = [head] if head and terms else []
     if stems is None:
-        stems = tokenize_many(allb, list(terms)) if terms else [set() for _ in allb]
+        got = tokenize_many(allb + heads, list(terms)) if terms else [set() for _ in allb]
+        stems, head_stems = got[: len(allb)], got[len(allb):]
     else:
         stems = list(stems) + [set() for _ in next_blocks]
+        head_stems = tokenize_many(heads, list(terms)) if heads else []
     if any(t.ident for t in terms):   # identifiers as typed (pdftui.identifiers)
         stems = [st | set(identifiers_in(b)) for st, b in zip(stems, allb)]
     squashed = [_squash(b) for b in allb] if terms else [""] * len(allb)
     stems = with_acronyms(allb, stems, terms)
     held, w = _weights(stems[: len(blocks)], terms, squashed[: len(blocks)])
     held += [matched(s, terms, q) for s, q in zip(stems[len(blocks):], squashed[len(blocks):])]
-    return held, w
+    named = matched(head_stems[0], terms, _squash(head)) if heads else set()
+    return held, [x * HEAD_WEIGHT if k in named else x for k, x in enumerate(w)]
 
 
 def _unit_passage(cands: list[Passage], spans: Sequence[tuple[int, int]], n_next: int,
