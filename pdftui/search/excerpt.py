@@ -7,27 +7,32 @@ closed compound such as ``frameskip`` written open or hyphenated: ``frame-skippi
 
 A page is cut into *passages* (:func:`passages`): each block, grown to ``MIN_CHARS`` with
 its neighbours when it is a heading or a label (:func:`grow`; the short tail of a paragraph
-grows back into it, not on across the next heading: :func:`heading_at`), run on into the paragraphs
-after it in its section while shorter than ``PASSAGE_CHARS`` (:func:`extended`: a short
-lead-in with the paragraph that explains it) and joined with the block that continues its
-sentence across a column or page break; and each table as one passage
-(its caption, header and rows: :func:`table_groups`), so a question answered by a row is
-shown the row with the column names. A passage scores the sum, over the distinct query
-terms it holds, of the term's rarity *on this page* (``log(1 + blocks / blocks holding
-it)``, an idf over the page's blocks; a term held only by the paragraphs a passage was
-run on into counts ``EXTRA_WEIGHT`` of it), so the paragraph holding the rare words of the
-query beats the introduction that repeats its common ones. Passages of a kind that rarely
-answers are scaled down (:func:`kind_weight`): figure captions, cross-references ("see
-... p. 144"), reference-list entries. A table also holds the terms of the prose citing it
-(:func:`cited_terms`), and an abbreviation the page defines matches its long form
-(:func:`with_acronyms`). A query term the document's head (title, authors) holds weighs
-``HEAD_WEIGHT`` of its rarity: the words naming the document found the document, they do
-not tell its passages apart. Equal scores go to a table, then to the earlier passage. A
-page that holds no query term shows its defining passage (:func:`defining`), else, for a
-hit the semantic arm found, the passage overlapping the best embedding unit's character
-range most; a page holding query terms shows the passage scoring best on them, whichever
-arm found it. The text is capped near ``MAX_CHARS`` characters at a word boundary, with an
-ellipsis.
+grows back into it, not on across the next heading: :func:`heading_at`), joined with the
+blocks carrying on its last sentence over a column break or an inline formula
+(:func:`joined`), run on into the paragraphs after it in its section while shorter than
+``PASSAGE_CHARS`` (:func:`extended`: a short lead-in with the paragraph that explains it)
+and joined with the block that continues its sentence across a page break; and each table
+as one passage (its caption, header and rows: :func:`table_groups`), so a question
+answered by a row is shown the row with the column names. A passage scores the sum, over
+the distinct query terms it holds, of the term's rarity *on this page* (``log(1 + blocks /
+blocks holding it)``, an idf over the page's blocks; a term held only by the paragraphs a
+passage was run on into counts ``EXTRA_WEIGHT`` of it), so the paragraph holding the rare
+words of the query beats the introduction that repeats its common ones. Passages of a kind
+that rarely answers are scaled down (:func:`kind_weight`): figure captions,
+cross-references ("see ... p. 144"), reference-list entries (:func:`is_reference`; a term
+only the reference entries of a passage hold counts as they do). A table also holds the
+terms of the prose citing it (:func:`cited_terms`), and an abbreviation the page defines
+matches its long form (:func:`with_acronyms`). A query term the document's head (title,
+authors) holds weighs ``HEAD_WEIGHT`` of its rarity: the words naming the document found
+the document, they do not tell its passages apart. Equal scores go to a table, then to the
+earlier passage. A page holding query terms shows the passage scoring best on them,
+whichever arm found it, unless it is a first page whose best passage holds under
+``SPARSE_SHARE`` of the query's terms (a query in other words than the paper's): then its
+abstract. A page that holds no query term shows its defining passage (:func:`defining`),
+else, for a hit the semantic arm found, the passage overlapping the best embedding unit's
+character range most. The text is capped near ``MAX_CHARS`` characters at a word boundary,
+with an ellipsis; a match past ``FRONT_CHARS`` in a long passage is shown from just before
+it.
 
 Query-biased passage selection after Tombros & Sanderson, "Advantages of query biased
 summaries in information retrieval" (SIGIR 1998).
@@ -84,7 +89,8 @@ _NUMBERED_HEAD_RE = re.compile(r"^\s*([A-Z]|\d{1,2})(\.\d{1,2})+\.?\s+[A-Z]")
 _FIGURE_TALK_RE = re.compile(r"^\s*fig(ure)?\.?\s*[A-Z]?\d+[a-z]?\s+(shows|illustrates|"
                              r"presents|depicts|gives|plots|compares|sketches)\b", re.I)
 _TABLE_CAPTION_RE = re.compile(r"^\s*(table|tab)\.?\s*[A-Z]?\d+", re.I)
-_XREF_RE = re.compile(r"^\W*((for|a|an|more)\b[^.(]{0,60}?\b)?(?<!\()(see|cf\.|refer to)\b[^.]{0,80}?"
+_XREF_RE = re.compile(r"^\W*((for|a|an|more)\b[^.(]{0,60}?\b)?(?<!\()(see|cf\.|refer to)\b"
+                      r"[^.]{0,80}?"
                       r"\b(p\.|pp\.|page|pages|section|sec\.|§|chapter|appendix|figure|fig\.|"
                       r"table)\s*[A-Z]?\d", re.I)
 _REFERENCE_RE = re.compile(r"^\s*(\[\d{1,3}\]|\d{1,3}\.)\s+\S.{0,200}?(\(|, )(19|20)\d\d[a-z]?"
@@ -280,7 +286,8 @@ FRAGMENT_CHARS = 40
 def _carries_on(a: str, b: str) -> bool:
     """True when ``b`` carries on the sentence ``a`` breaks off: ``a`` (a paragraph, at
     least :data:`MIN_CHARS` long) ends without closing punctuation, or with a hyphen, and
-    ``b`` starts with a lower-case letter, or a math symbol before one ("∂yk into ...")."""
+    ``b`` starts with a lower-case letter, or a math symbol before one ("∂yk into
+    ...")."""
     a, b = a.rstrip(), b.lstrip()
     if len(a) < MIN_CHARS or not b or (a.endswith(_SENTENCE_END) and not a.endswith("-")):
         return False
@@ -298,7 +305,8 @@ def joined(blocks: Sequence[str], members: list[int], halt: Collection[int] = ()
     while True:
         last, j = out[-1], out[-1] + 1
         skipped: list[int] = []
-        while (j < len(blocks) and j not in halt and not _carries_on(blocks[last], blocks[j])
+        while (j < len(blocks) and j not in halt
+               and not _carries_on(blocks[last], blocks[j])
                and len(skipped) < 2 and len(blocks[j].strip()) < FRAGMENT_CHARS):
             skipped.append(j)
             j += 1
@@ -340,8 +348,8 @@ def table_groups(blocks: Sequence[str]) -> list[Passage]:
 
 
 REFERENCE_WEIGHT = 0.4
-_REFERENCES_HEAD_RE = re.compile(r"^\W*(\d+\.?\s*)?(references|bibliography)\s+(\[\d{1,3}\]|\d{1,3}\.)\s",
-                                 re.I)
+_REFERENCES_HEAD_RE = re.compile(r"^\W*(\d+\.?\s*)?(references|bibliography)\s+"
+                                 r"(\[\d{1,3}\]|\d{1,3}\.)\s", re.I)
 _YEAR_RE = re.compile(r"\b(19|20)\d\d[a-z]?\b")
 
 
@@ -472,7 +480,8 @@ def defining(cands: Sequence[Passage], blocks: Sequence[str],
     return None
 
 
-_SECTION_NUMBER_RE = re.compile(r"^\s*(appendix\s+)?(([A-Z]|\d{1,2})(\.\d{1,2})*)\.?\s", re.I)
+_SECTION_NUMBER_RE = re.compile(r"^\s*(appendix\s+)?(([A-Z]|\d{1,2})(\.\d{1,2})*)\.?\s",
+                                re.I)
 
 
 def _number(heading: str) -> str:
