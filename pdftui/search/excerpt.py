@@ -582,7 +582,9 @@ def choose(blocks: Sequence[str], terms: Sequence[Term],
     ``unit_span`` (with ``page_text``) is the best embedding unit's char range, for hits
     that only the semantic arm found: its passage is shown when no passage holds a query
     term and the page has no defining passage. ``head``: the document's head field (title,
-    authors); query terms it holds weigh ``HEAD_WEIGHT``. ``stems`` are the blocks' stem sets if already known.
+    authors); query terms it holds weigh ``HEAD_WEIGHT``. When the best passage holds
+    under ``SPARSE_SHARE`` of the query's terms and the page has an abstract, the abstract
+    is shown. ``stems`` are the blocks' stem sets if already known.
     ``next_blocks``: the next page's blocks, so a paragraph broken by the page end is
     shown whole. ``phrases``: the query's required phrases; a passage holding one wins,
     over the best unit's passage too (a semantic hit of a phrase query shows the phrase),
