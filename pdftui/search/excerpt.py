@@ -279,7 +279,7 @@ def continues(a: str, b: str) -> bool:
 
 
 #: Longest block skipped over between a sentence and its continuation (:func:`joined`):
-#: an inline formula or symbol the extractor set apart ("∂LN(yk)").
+#: an inline formula or symbol the extractor set apart ("∂LN(yk)"); CJK weighted.
 FRAGMENT_CHARS = 40
 
 
@@ -307,7 +307,7 @@ def joined(blocks: Sequence[str], members: list[int], halt: Collection[int] = ()
         skipped: list[int] = []
         while (j < len(blocks) and j not in halt
                and not _carries_on(blocks[last], blocks[j])
-               and len(skipped) < 2 and len(blocks[j].strip()) < FRAGMENT_CHARS):
+               and len(skipped) < 2 and weighted_len(blocks[j]) < FRAGMENT_CHARS):
             skipped.append(j)
             j += 1
         if j >= len(blocks) or j in halt or not _carries_on(blocks[last], blocks[j]):
