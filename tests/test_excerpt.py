@@ -199,3 +199,152 @@ def test_a_paragraph_about_what_a_figure_shows_yields_to_the_one_stating_the_thi
                        "to solve a math word problem.") == 0.9
     assert kind_weight("Table 2 shows that the model reaches 58.1% on GSM8K, above the "
                        "prior best of 55% by a wide margin.") == 1.0
+
+
+# -- issue 18, session 10: the block that answers -------------------------------------------
+from pdftui.search.excerpt import (FRONT_CHARS, _aside_numbers, block_spans,  # noqa: E402
+                                   heading_at, joined)
+from pdftui.search.service import head_text  # noqa: E402
+
+
+def _head(name: str) -> str:
+    """The document's head field (title, authors) as the engine passes it to choose()."""
+    return head_text(_page(name, 1)[0])
+
+
+def test_a_semantic_hit_holding_query_terms_shows_the_passage_scoring_best_on_them():
+    """In semantic mode every hit is one only the semantic arm found; its excerpt was the
+    passage under the best embedding unit (~256 tokens), which held the answer for 34 of
+    76 dev answers. A page holding query terms now shows the passage scoring best on
+    them; the unit's passage is kept for a page holding none and having no defining
+    passage."""
+    name = "google-2003-file-system.pdf"
+    blocks, starts = _page(name, 3)
+    text = "\n".join(blocks)
+    spans = block_spans(text, blocks)
+    far = max(range(len(blocks)), key=lambda j: (spans[j][0] > spans[-1][0] // 2,
+                                                 len(blocks[j])))
+    assert "need to interact with the master" not in blocks[far]
+    q = parse_query("why GFS uses 64 MB chunks")
+    _i, got = choose(blocks, q, unit_span=spans[far], page_text=text, section_starts=starts)
+    assert "need to interact with the master" in got
+    # no query term and no defining passage: what lies under the best unit
+    q = parse_query("zzzq")
+    i, got = choose(blocks, q, unit_span=spans[far], page_text=text)
+    assert blocks[far][:40] in got
+
+
+def test_query_words_naming_the_document_weigh_half():
+    """'how sure a worldwide database can be about what time it is' showed the Spanner
+    schema paragraph, the only block with 'databases' (a title word); with the head's
+    words at half weight the TrueTime section's opening, holding 'time', is shown."""
+    name = "google-2012-spanner.pdf"
+    blocks, starts = _page(name, 5)
+    q = parse_query("how sure a worldwide database can be about what time it is")
+    _i, got = choose(blocks, q, section_starts=starts, head=_head(name))
+    assert "TrueTime explicitly represents" in " ".join(got.split())
+    _i, alone = choose(blocks, q, section_starts=starts)
+    assert "TrueTime explicitly represents" not in " ".join(alone.split())
+
+
+def test_the_tail_of_a_code_example_grows_back_not_across_the_next_heading():
+    """'data = worm.counts)', the last line of a glm() example, grew into the heading
+    'Quasi-likelihood models' and its paragraph, and won with their words; it now grows
+    back into the example and the paragraph introducing it."""
+    blocks, starts = _page("debian-r-intro.pdf", 70)
+    tail = next(j for j, b in enumerate(blocks) if b.strip() == "data = worm.counts)")
+    assert heading_at(blocks, tail + 1) and not heading_at(blocks, tail)
+    assert "Quasi-likelihood" not in grow(blocks, tail)
+    assert grow(blocks, tail).endswith("family = poisson(link=sqrt), data = worm.counts)")
+    q = parse_query("modelling random counts or arrival times with a Poisson distribution")
+    _i, got = choose(blocks, q, section_starts=starts)
+    assert "genuinely Poisson data" in got
+
+
+def test_a_subsection_of_background_is_not_a_defining_passage():
+    """A page sharing no word with the query showed '2.1 RNNs', the first section
+    starting on it, a subsection of '2 Background'; the next section's opening, the
+    paper's claim, is shown."""
+    name = "arxiv-2401.06104-transformers-are-multi-state-rnns.pdf"
+    blocks, starts = _page(name, 2)
+    assert _aside_numbers(blocks, starts) == {"2"}
+    q = parse_query("are modern chatbots secretly looping machines with an endless scratchpad")
+    _i, got = choose(blocks, q, section_starts=starts)
+    assert "MSRNNs with an unbounded number of states" in got and "2.1 RNNs" not in got
+
+
+def test_a_pointer_in_parentheses_is_prose():
+    """A paragraph's continuation opening 'a bypass of the layer normalization unit (see
+    Figure 1(a)).' was weighed as a cross-reference (0.6)."""
+    assert kind_weight("a bypass of the layer normalization unit (see Figure 1(a)). Instead,"
+                       " gradients have to be passed through LN of each sub-layer.") == 1.0
+    assert kind_weight("For an example, see Section 4.2 (p. 144).") < 1.0
+    assert kind_weight("A worked example: see page 144.") < 1.0
+
+
+def test_a_paragraph_split_around_an_inline_formula_is_one_passage():
+    """The paragraph on pre-norm gradients is split by the extractor around '∂LN(yk)';
+    its second half (the 20-layer pre-norm system) counted as run-on text at half weight
+    and the paragraph above won. It is now one passage, its words its own."""
+    name = "arxiv-1906.01787-learning-deep-transformer-models-mt.pdf"
+    blocks, starts = _page(name, 3)
+    a = next(j for j, b in enumerate(blocks) if b.startswith("a bypass of the layer"))
+    got = joined(blocks, [a])
+    assert got[-1] > a + 1 and blocks[got[-1]].startswith("∂yk into the right hand side")
+    assert joined(blocks, [a - 1]) == [a - 1] or not blocks[a - 1].rstrip().endswith(".")
+    q = parse_query("putting layer normalization before versus after each transformer sublayer")
+    _i, text = choose(blocks, q, section_starts=starts, head=_head(name))
+    assert "pre-norm Transformer system with a 20-layer encoder" in text
+
+
+def test_a_match_a_few_lines_into_a_long_passage_keeps_its_opening():
+    """'5.4 Margin size' opens with 'The options specifying the size of the margins are
+    listed below.' and a 2,600-character list; the excerpt was cut to start 120
+    characters before the first 'page' (446 characters in), losing the heading and the
+    lead-in. A match within FRONT_CHARS keeps the opening."""
+    blocks, starts = _page("texlive-geometry.pdf", 9)
+    q = parse_query("shrink the blank borders so more text fits on each page")
+    _i, text = choose(blocks, q, section_starts=starts)
+    assert "The options specifying the size of the margins" in text
+    assert len(text) <= excerpt.MAX_CHARS + 2
+    long = "Heading " + "word " * 60 + "target " + "word " * 600
+    assert excerpt._capped(long, parse_query("target")).startswith("Heading")
+    deep = "Heading " + "word " * (FRONT_CHARS // 5 + 20) + "target " + "word " * 600
+    assert excerpt._capped(deep, parse_query("target")).startswith("…")
+
+
+def test_a_first_page_sharing_few_query_words_shows_its_abstract():
+    """A query describing a paper in other words matched one or two of them in a methods
+    or introduction paragraph of the first page ('prevention', 'injury'); a first page
+    whose best passage holds under a third of the query's terms shows its abstract."""
+    blocks, starts = _page("bmc-2010-dvt-prophylaxis-trauma-review.pdf", 1)
+    q = parse_query("risks of ways to prevent leg blood clots after severe injuries")
+    _i, text = choose(blocks, q, section_starts=starts)
+    assert "Three prophylactic modalities" in text
+    blocks, starts = _page("arxiv-1706.03791-sz-lossy-compression-scientific-data.pdf", 1)
+    q = parse_query("shrinking huge simulation outputs while keeping every value within a "
+                    "tolerance")
+    _i, text = choose(blocks, q, section_starts=starts)
+    assert "error-controlled lossy compression algorithm" in " ".join(text.split())
+    # a query whose words the page holds still gets the paragraph holding them
+    _i, text = choose(blocks, parse_query("lossy compression prediction hitting rate"),
+                      section_starts=starts)
+    assert not text.lower().startswith("abstract")
+
+
+def test_a_term_only_the_reference_list_holds_counts_as_a_reference_entry():
+    """The DVT review's last page: a date line ('Received: 2 June 2009 ...') grown into
+    the block opening the reference list ('References 1. Kudsk KA ...') beat the
+    Conclusion, the terms of its cited titles counting as prose. A term only reference
+    entries of a passage hold now counts REFERENCE_WEIGHT, and a block of entries (or
+    the list's heading with its first entries) is a reference entry whatever its length."""
+    from pdftui.search.excerpt import is_reference
+    blocks, starts = _page("bmc-2010-dvt-prophylaxis-trauma-review.pdf", 2)
+    first = next(b for b in blocks if b.startswith("References"))
+    assert is_reference(first) and len(first) >= 600
+    assert not is_reference("1. We introduce BiMamba, a parameter and hardware efficient "
+                            "extension of the Mamba block (Gu & Dao, 2023), " + "which "
+                            "supports bi-directional sequence modeling of long inputs " * 12)
+    q = parse_query("risks of ways to prevent leg blood clots after severe injuries")
+    _i, text = choose(blocks, q, section_starts=starts)
+    assert "we calculated the risk of bleeding and HIT to be 3.9% and 0.7%" in text

@@ -6,24 +6,33 @@ means exactly what the keyword arm matched (porter stems, prefixes, CJK unigrams
 closed compound such as ``frameskip`` written open or hyphenated: ``frame-skipping``).
 
 A page is cut into *passages* (:func:`passages`): each block, grown to ``MIN_CHARS`` with
-its neighbours when it is a heading or a label (:func:`grow`), run on into the paragraphs
-after it in its section while shorter than ``PASSAGE_CHARS`` (:func:`extended`: a short
-lead-in with the paragraph that explains it) and joined with the block that continues its
-sentence across a column or page break; and each table as one passage
-(its caption, header and rows: :func:`table_groups`), so a question answered by a row is
-shown the row with the column names. A passage scores the sum, over the distinct query
-terms it holds, of the term's rarity *on this page* (``log(1 + blocks / blocks holding
-it)``, an idf over the page's blocks; a term held only by the paragraphs a passage was
-run on into counts ``EXTRA_WEIGHT`` of it), so the paragraph holding the rare words of the
-query beats the introduction that repeats its common ones. Passages of a kind that rarely
-answers are scaled down (:func:`kind_weight`): figure captions, cross-references ("see
-... p. 144"), reference-list entries. A table also holds the terms of the prose citing it
-(:func:`cited_terms`), and an abbreviation the page defines matches its long form
-(:func:`with_acronyms`). Equal scores go to a table, then to the earlier passage. A page
-that holds no query term shows its defining passage (:func:`defining`). For a hit that only
-the semantic arm found, the passage overlapping the best embedding unit's character range
-most is shown (ties: the better term score). The text is capped near ``MAX_CHARS``
-characters at a word boundary, with an ellipsis.
+its neighbours when it is a heading or a label (:func:`grow`; the short tail of a paragraph
+grows back into it, not on across the next heading: :func:`heading_at`), joined with the
+blocks carrying on its last sentence over a column break or an inline formula
+(:func:`joined`), run on into the paragraphs after it in its section while shorter than
+``PASSAGE_CHARS`` (:func:`extended`: a short lead-in with the paragraph that explains it)
+and joined with the block that continues its sentence across a page break; and each table
+as one passage (its caption, header and rows: :func:`table_groups`), so a question
+answered by a row is shown the row with the column names. A passage scores the sum, over
+the distinct query terms it holds, of the term's rarity *on this page* (``log(1 + blocks /
+blocks holding it)``, an idf over the page's blocks; a term held only by the paragraphs a
+passage was run on into counts ``EXTRA_WEIGHT`` of it), so the paragraph holding the rare
+words of the query beats the introduction that repeats its common ones. Passages of a kind
+that rarely answers are scaled down (:func:`kind_weight`): figure captions,
+cross-references ("see ... p. 144"), reference-list entries (:func:`is_reference`; a term
+only the reference entries of a passage hold counts as they do). A table also holds the
+terms of the prose citing it (:func:`cited_terms`), and an abbreviation the page defines
+matches its long form (:func:`with_acronyms`). A query term the document's head (title,
+authors) holds weighs ``HEAD_WEIGHT`` of its rarity: the words naming the document found
+the document, they do not tell its passages apart. Equal scores go to a table, then to the
+earlier passage. A page holding query terms shows the passage scoring best on them,
+whichever arm found it, unless it is a first page whose best passage holds under
+``SPARSE_SHARE`` of the query's terms (a query in other words than the paper's): then its
+abstract. A page that holds no query term shows its defining passage (:func:`defining`),
+else, for a hit the semantic arm found, the passage overlapping the best embedding unit's
+character range most. The text is capped near ``MAX_CHARS`` characters at a word boundary,
+with an ellipsis; a match past ``FRONT_CHARS`` in a long passage is shown from just before
+it.
 
 Query-biased passage selection after Tombros & Sanderson, "Advantages of query biased
 summaries in information retrieval" (SIGIR 1998).
@@ -34,6 +43,7 @@ from __future__ import annotations
 import functools
 import math
 import re
+import unicodedata
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
@@ -53,6 +63,12 @@ EXTRA_WEIGHT = 0.5
 #: A CJK character counts as this many characters towards :data:`MIN_CHARS`: one carries
 #: about a word (a 12-character Chinese sentence is a paragraph, not a heading).
 CJK_WEIGHT = 4
+#: Share of its page rarity a query term keeps when the document's head (title, authors)
+#: holds it: the words naming the document found the document, not the passage.
+HEAD_WEIGHT = 0.5
+#: A first page whose best passage holds under this share of the query's terms shows its
+#: abstract: a query describing the paper in other words than its own (:func:`choose`).
+SPARSE_SHARE = 1 / 3
 
 
 def weighted_len(text: str) -> int:
@@ -62,6 +78,9 @@ def weighted_len(text: str) -> int:
 #: Characters shown before the match when a long block's excerpt is centred on it (short,
 #: so that a display cut to a few lines still shows the match).
 LEAD_CHARS = 120
+#: A match this near the start of a long passage is shown with the passage's opening (a
+#: heading, the sentence introducing a list): six lines of an 80-column excerpt box.
+FRONT_CHARS = 480
 TABLE_CHARS = 300
 """Longest block still read as part of a table (a row, a header or a cell group)."""
 
@@ -70,7 +89,8 @@ _NUMBERED_HEAD_RE = re.compile(r"^\s*([A-Z]|\d{1,2})(\.\d{1,2})+\.?\s+[A-Z]")
 _FIGURE_TALK_RE = re.compile(r"^\s*fig(ure)?\.?\s*[A-Z]?\d+[a-z]?\s+(shows|illustrates|"
                              r"presents|depicts|gives|plots|compares|sketches)\b", re.I)
 _TABLE_CAPTION_RE = re.compile(r"^\s*(table|tab)\.?\s*[A-Z]?\d+", re.I)
-_XREF_RE = re.compile(r"^\W*((for|a|an|more)\b[^.]{0,60}?\b)?(see|cf\.|refer to)\b[^.]{0,80}?"
+_XREF_RE = re.compile(r"^\W*((for|a|an|more)\b[^.(]{0,60}?\b)?(?<!\()(see|cf\.|refer to)\b"
+                      r"[^.]{0,80}?"
                       r"\b(p\.|pp\.|page|pages|section|sec\.|§|chapter|appendix|figure|fig\.|"
                       r"table)\s*[A-Z]?\d", re.I)
 _REFERENCE_RE = re.compile(r"^\s*(\[\d{1,3}\]|\d{1,3}\.)\s+\S.{0,200}?(\(|, )(19|20)\d\d[a-z]?"
@@ -100,10 +120,11 @@ class Passage:
 def cap(text: str, limit: int = MAX_CHARS, around: int | None = None) -> str:
     """``text`` with whitespace runs collapsed, cut at a word boundary near ``limit``
     characters (an ellipsis marks the cut). ``around``: a character offset in ``text``
-    (the match) that the window must hold; the window then starts about
-    :data:`LEAD_CHARS` before it (an ellipsis marks that cut too), so a match deep inside a very
-    long block is shown, not the block's opening."""
-    if around is not None and around > LEAD_CHARS and len(text) > limit:
+    (the match) that the window must hold; when it lies past :data:`FRONT_CHARS` the
+    window starts about :data:`LEAD_CHARS` before it (an ellipsis marks that cut too), so
+    a match deep inside a very long block is shown, not the block's opening, and a match
+    a few lines in is shown below the heading and lead-in above it."""
+    if around is not None and around > FRONT_CHARS and len(text) > limit:
         start = text.rfind(" ", 0, max(0, around - LEAD_CHARS)) + 1
         return "… " + cap(text[start:], limit)
     text = " ".join(text.split())
@@ -186,19 +207,28 @@ def _capped(text: str, terms: Sequence[Term], rx: Sequence[re.Pattern] = ()) -> 
 
 
 def grow(blocks: Sequence[str], i: int, min_chars: int = MIN_CHARS) -> str:
-    """Block ``i``'s text, joined with the blocks after it (then before it, at the end of
-    the page) until it holds ``min_chars`` characters (a CJK one counts :data:`CJK_WEIGHT`
-    times): a match in a heading, a one-letter line or a caption is shown with the paragraph it belongs to, not alone."""
+    """Block ``i``'s text, joined with the blocks after it (then before it: at the end
+    of the page, or at a heading over another paragraph when block ``i`` is not a
+    heading itself, :func:`heading_at`) until it holds ``min_chars`` characters (a CJK
+    one counts :data:`CJK_WEIGHT` times): a match in a heading, a one-letter line or a
+    caption is shown with the paragraph it belongs to, not alone; the tail of a code
+    example with the text introducing it, not with the next section's."""
     return " ".join(blocks[j].strip() for j in _grown(blocks, i, min_chars))
 
 
 def _grown(blocks: Sequence[str], i: int, min_chars: int = MIN_CHARS,
-           lens: Sequence[int] | None = None) -> list[int]:
+           lens: Sequence[int] | None = None, heads: Collection[int] | None = None
+           ) -> list[int]:
+    """The block indexes :func:`grow` joins; ``lens`` (:func:`weighted_len`) and
+    ``heads`` (the blocks :func:`heading_at` holds for) when already known."""
     lens = lens if lens is not None else [weighted_len(b) for b in blocks]
     members = [i]
     size = lens[i]
     j = i + 1
+    own_head = heading_like(blocks[i])
     while size < min_chars and j < len(blocks):
+        if not own_head and (j in heads if heads is not None else heading_at(blocks, j)):
+            break   # the tail of a paragraph is not shown with the next heading's text
         if lens[j]:
             members.append(j)
             size += lens[j] + 1
@@ -212,6 +242,29 @@ def _grown(blocks: Sequence[str], i: int, min_chars: int = MIN_CHARS,
     return members
 
 
+_HEADING_RE = re.compile(r"^([A-Z]|\d{1,2})?(\.\d{1,2})*\.?\s*[A-Z][^.!?:;=<>{}\\]*$")
+
+
+def heading_like(text: str) -> bool:
+    """True for a block that reads as a heading: a short line (under :data:`MIN_CHARS`)
+    of words opening with a capital (after an optional section number), without
+    sentence punctuation, code or math ("Quasi-likelihood models", "4.2 Worker
+    Failure")."""
+    t = " ".join(text.split())
+    return (3 <= len(t) < MIN_CHARS and not t.endswith(_SENTENCE_END)
+            and bool(_HEADING_RE.match(t)) and sum(c.isalpha() for c in t) >= 0.6 * len(t))
+
+
+def heading_at(blocks: Sequence[str], j: int) -> bool:
+    """True when block ``j`` is :func:`heading_like` and the block after it opens a
+    paragraph (a capital letter, at least :data:`MIN_CHARS` characters): a heading over
+    its text, not a line of output or a label inside a display."""
+    if not heading_like(blocks[j]) or j + 1 >= len(blocks):
+        return False
+    nxt = blocks[j + 1].strip()
+    return len(nxt) >= MIN_CHARS and nxt[:1].isupper()
+
+
 def continues(a: str, b: str) -> bool:
     """True when block ``b`` carries on the sentence block ``a`` breaks off (a column or
     page break inside a paragraph): ``a`` ends without closing punctuation, or with a
@@ -223,6 +276,43 @@ def continues(a: str, b: str) -> bool:
     if a.endswith(":"):
         return True   # an example, a list or a display follows
     return (not a.endswith(_SENTENCE_END) or a.endswith("-")) and b[0].islower()
+
+
+#: Longest block skipped over between a sentence and its continuation (:func:`joined`):
+#: an inline formula or symbol the extractor set apart ("∂LN(yk)"); CJK weighted.
+FRAGMENT_CHARS = 40
+
+
+def _carries_on(a: str, b: str) -> bool:
+    """True when ``b`` carries on the sentence ``a`` breaks off: ``a`` (a paragraph, at
+    least :data:`MIN_CHARS` long) ends without closing punctuation, or with a hyphen, and
+    ``b`` starts with a lower-case letter, or a math symbol before one ("∂yk into
+    ...")."""
+    a, b = a.rstrip(), b.lstrip()
+    if len(a) < MIN_CHARS or not b or (a.endswith(_SENTENCE_END) and not a.endswith("-")):
+        return False
+    return b[0].islower() or (unicodedata.category(b[0]) == "Sm" and b[1:2].islower())
+
+
+def joined(blocks: Sequence[str], members: list[int], halt: Collection[int] = ()
+           ) -> list[int]:
+    """``members`` with the blocks that carry on their last sentence appended
+    (:func:`_carries_on`), over at most two short fragments between them (an inline
+    formula, :data:`FRAGMENT_CHARS`), repeatedly: a paragraph the extractor split at a
+    column break or around a formula is one passage, its words its own (not run-on words
+    at :data:`EXTRA_WEIGHT`). Not across a block in ``halt`` (:func:`stops`)."""
+    out = list(members)
+    while True:
+        last, j = out[-1], out[-1] + 1
+        skipped: list[int] = []
+        while (j < len(blocks) and j not in halt
+               and not _carries_on(blocks[last], blocks[j])
+               and len(skipped) < 2 and weighted_len(blocks[j]) < FRAGMENT_CHARS):
+            skipped.append(j)
+            j += 1
+        if j >= len(blocks) or j in halt or not _carries_on(blocks[last], blocks[j]):
+            return out
+        out += skipped + [j]
 
 
 def _tabular(text: str) -> bool:
@@ -257,6 +347,24 @@ def table_groups(blocks: Sequence[str]) -> list[Passage]:
     return out
 
 
+REFERENCE_WEIGHT = 0.4
+_REFERENCES_HEAD_RE = re.compile(r"^\W*(\d+\.?\s*)?(references|bibliography)\s+"
+                                 r"(\[\d{1,3}\]|\d{1,3}\.)\s", re.I)
+_YEAR_RE = re.compile(r"\b(19|20)\d\d[a-z]?\b")
+
+
+def is_reference(text: str) -> bool:
+    """True for a reference-list entry ("[12] A. Vaswani ... 2017"), a run of entries the
+    extractor kept as one block (an entry opening it and a year every 300 characters),
+    or the list's heading with its first entries ("References 1. Kudsk KA ...")."""
+    t = text.strip()
+    if _REFERENCES_HEAD_RE.match(t):
+        return True
+    if not _REFERENCE_RE.match(t):
+        return False
+    return len(t) < 600 or len(_YEAR_RE.findall(t)) * 300 >= len(t)
+
+
 def kind_weight(text: str) -> float:
     """How likely a block of this kind answers a query: 1 for prose; 0.6 for a figure or
     table caption alone and for a short block that is a pointer elsewhere ("For an example
@@ -265,8 +373,8 @@ def kind_weight(text: str) -> float:
     paragraph on a table's values is not: it states the results); 0.4 for a
     reference-list entry."""
     t = text.strip()
-    if _REFERENCE_RE.match(t) and len(t) < 600:
-        return 0.4
+    if is_reference(t):
+        return REFERENCE_WEIGHT
     if _CAPTION_RE.match(t):
         return 0.6
     if _FIGURE_TALK_RE.match(t):
@@ -315,10 +423,11 @@ def passages(blocks: Sequence[str], next_blocks: Sequence[str] = (),
     allb = list(blocks) + list(next_blocks)
     lens = [weighted_len(b) for b in blocks]
     halt = stops(blocks, section_starts)
+    heads = {j for j in range(n) if heading_at(blocks, j)}
     for i in range(n):
         if not lens[i]:
             continue
-        core = _grown(blocks, i, lens=lens)
+        core = joined(blocks, _grown(blocks, i, lens=lens, heads=heads), halt)
         members = extended(blocks, core, halt, lens=lens)
         last = members[-1]
         nxt = last + 1
@@ -347,23 +456,45 @@ def passage_text(p: Passage, blocks: Sequence[str]) -> str:
 
 
 def defining(cands: Sequence[Passage], blocks: Sequence[str],
-             section_starts: Collection[int] = ()) -> Passage | None:
+             section_starts: Collection[int] = (), abstract_only: bool = False
+             ) -> Passage | None:
     """The passage of a page that states what the page is about, for a page that shares no
-    word with the query (found by meaning only): the abstract; else the opening of a
+    word with the query (found by meaning only; ``abstract_only``: the abstract or None,
+    for a page sharing few): the abstract; else the opening of a
     section starting on the page (its heading and first paragraph; not related work,
-    background, references or acknowledgements); else the first statement of purpose
+    background, references or acknowledgements, nor a numbered subsection of one starting
+    on the page: "2.1 RNNs" under "2 Background"); else the first statement of purpose
     ("in this paper", "we propose"). None when the page has none of these.
 
     ``section_starts``: indexes into ``blocks`` of the blocks where a section starts.
     """
     prose = [p for p in cands if p.kind == "text"]
+    aside = _aside_numbers(blocks, section_starts)
     for ok in (lambda p: bool(_ABSTRACT_RE.match(blocks[p.seed])),
-               lambda p: p.seed in section_starts and not _ASIDE_RE.match(blocks[p.seed]),
+               lambda p: p.seed in section_starts and not _ASIDE_RE.match(blocks[p.seed])
+               and _number(blocks[p.seed]).split(".")[0] not in aside,
                lambda p: bool(_STATEMENT_RE.search(blocks[p.seed]))):
         got = next((p for p in prose if ok(p)), None)
-        if got is not None:
+        if got is not None or abstract_only:
             return got
     return None
+
+
+_SECTION_NUMBER_RE = re.compile(r"^\s*(appendix\s+)?(([A-Z]|\d{1,2})(\.\d{1,2})*)\.?\s",
+                                re.I)
+
+
+def _number(heading: str) -> str:
+    """The section number a heading opens with ("2.1 RNNs": "2.1"), or ""."""
+    m = _SECTION_NUMBER_RE.match(heading)
+    return m.group(2) if m else ""
+
+
+def _aside_numbers(blocks: Sequence[str], section_starts: Collection[int]) -> set[str]:
+    """Numbers of the aside sections starting on the page ("2 Background": "2"): their
+    subsections ("2.1 RNNs") are asides too."""
+    return {n for j in section_starts if j < len(blocks) and _ASIDE_RE.match(blocks[j])
+            and (n := _number(blocks[j]))}
 
 
 _ACRONYM_RE = re.compile(r"\(([A-Z][A-Za-z0-9]*[A-Z][A-Za-z0-9]*)s?\)")
@@ -443,13 +574,17 @@ def _weights(stems: Sequence[set[str]], terms: Sequence[Term], squashed: Sequenc
 def choose(blocks: Sequence[str], terms: Sequence[Term],
            unit_span: tuple[int, int] | None = None, page_text: str | None = None,
            stems: Sequence[set[str]] | None = None, next_blocks: Sequence[str] = (),
-           phrases: Sequence[str] = (), section_starts: Collection[int] = ()
-           ) -> tuple[int, str]:
+           phrases: Sequence[str] = (), section_starts: Collection[int] = (),
+           head: str = "") -> tuple[int, str]:
     """The excerpt of one page: ``(index of the passage's seed block, capped plain
     text)``; ``(-1, "")`` when the page has no blocks.
 
     ``unit_span`` (with ``page_text``) is the best embedding unit's char range, for hits
-    that only the semantic arm found. ``stems`` are the blocks' stem sets if already known.
+    that only the semantic arm found: its passage is shown when no passage holds a query
+    term and the page has no defining passage. ``head``: the document's head field (title,
+    authors); query terms it holds weigh ``HEAD_WEIGHT``. When the best passage holds
+    under ``SPARSE_SHARE`` of the query's terms and the page has an abstract, the abstract
+    is shown. ``stems`` are the blocks' stem sets if already known.
     ``next_blocks``: the next page's blocks, so a paragraph broken by the page end is
     shown whole. ``phrases``: the query's required phrases; a passage holding one wins,
     over the best unit's passage too (a semantic hit of a phrase query shows the phrase),
@@ -460,18 +595,24 @@ def choose(blocks: Sequence[str], terms: Sequence[Term],
     if not blocks:
         return -1, ""
     allb = list(blocks) + list(next_blocks)
-    held, w = _block_terms(blocks, next_blocks, terms, stems)
+    held, w = _block_terms(blocks, next_blocks, terms, stems, head)
     rx = [re.compile(x, re.IGNORECASE) for x in map(phrase_regex, phrases) if x]
     cands = passages(blocks, next_blocks, section_starts)
 
     cites = {p: cited_terms(p, blocks, held) for p in cands if p.kind == "table"}
 
+    refs = {j for j in range(len(blocks)) if is_reference(blocks[j])}
+
     @functools.cache
     def score(p: Passage) -> float:
-        got = set().union(*(held[j] for j in p.members if j not in p.extra),
-                          cites.get(p, ()))
+        own = [j for j in p.members if j not in p.extra]
+        got = set().union(*(held[j] for j in own), cites.get(p, ()))
         more = set().union(*(held[j] for j in p.extra)) - got
-        s = math.fsum(w[k] for k in sorted(got)) + EXTRA_WEIGHT * math.fsum(
+        # a term only reference entries hold counts as they do (a passage grown from a
+        # date line into the reference list is not prose)
+        cited = set().union(*(held[j] for j in own if j not in refs), cites.get(p, ()))
+        s = math.fsum(w[k] * (1.0 if k in cited or p.seed in refs else REFERENCE_WEIGHT)
+                      for k in sorted(got)) + EXTRA_WEIGHT * math.fsum(
             w[k] for k in sorted(more))
         return s if p.kind == "table" else s * kind_weight(blocks[p.seed])
 
@@ -489,37 +630,47 @@ def choose(blocks: Sequence[str], terms: Sequence[Term],
         # the phrase runs across two blocks no passage joins (a column break): show both
         cands += [Passage(j, (j, j + 1)) for j in range(min(len(blocks), len(allb) - 1))
                   if any(r.search(allb[j].strip() + " " + allb[j + 1].strip()) for r in rx)]
-    if not any(has(p) or score(p) > 0 for p in cands):
-        # a page found by meaning only: what it states, not a passage picked by position
-        best = defining(cands, blocks, section_starts)
-        if best is not None:
-            return best.seed, _capped(passage_text(best, allb), terms, rx)
     best = None
-    if unit_span is not None and page_text is not None:
-        best = _unit_passage(cands, block_spans(page_text, blocks), len(next_blocks),
-                             unit_span, has, key)
+    if not any(has(p) or score(p) > 0 for p in cands):
+        # a page found by meaning only: what it states (else what lies under the best
+        # embedding unit), not a passage picked by position
+        best = defining(cands, blocks, section_starts)
+        if best is None and unit_span is not None and page_text is not None:
+            best = _unit_passage(cands, block_spans(page_text, blocks), len(next_blocks),
+                                 unit_span, has, key)
     if best is None:
         best = max(cands, key=key)
+        got = set().union(*(held[j] for j in best.members if j not in best.extra))
+        if not has(best) and len(got) < SPARSE_SHARE * len(terms):
+            # a query in other words than the paper's: the abstract, not the paragraph
+            # sharing one or two of its words
+            best = defining(cands, blocks, abstract_only=True) or best
     return best.seed, _capped(passage_text(best, allb), terms, rx)
 
 
 def _block_terms(blocks: Sequence[str], next_blocks: Sequence[str], terms: Sequence[Term],
-                 stems: Sequence[set[str]] | None) -> tuple[list[set[int]], list[float]]:
+                 stems: Sequence[set[str]] | None, head: str = ""
+                 ) -> tuple[list[set[int]], list[float]]:
     """The query terms each block holds (the page's blocks, then ``next_blocks``), and each
-    term's rarity on the page (:func:`_weights`); ``stems`` the page's blocks' stem sets
-    when already known."""
+    term's rarity on the page (:func:`_weights`), times :data:`HEAD_WEIGHT` for a term the
+    document's ``head`` holds; ``stems`` the page's blocks' stem sets when already known.
+    The head is tokenised in the same call as the blocks."""
     allb = list(blocks) + list(next_blocks)
+    heads = [head] if head and terms else []
     if stems is None:
-        stems = tokenize_many(allb, list(terms)) if terms else [set() for _ in allb]
+        got = tokenize_many(allb + heads, list(terms)) if terms else [set() for _ in allb]
+        stems, head_stems = got[: len(allb)], got[len(allb):]
     else:
         stems = list(stems) + [set() for _ in next_blocks]
+        head_stems = tokenize_many(heads, list(terms)) if heads else []
     if any(t.ident for t in terms):   # identifiers as typed (pdftui.identifiers)
         stems = [st | set(identifiers_in(b)) for st, b in zip(stems, allb)]
     squashed = [_squash(b) for b in allb] if terms else [""] * len(allb)
     stems = with_acronyms(allb, stems, terms)
     held, w = _weights(stems[: len(blocks)], terms, squashed[: len(blocks)])
     held += [matched(s, terms, q) for s, q in zip(stems[len(blocks):], squashed[len(blocks):])]
-    return held, w
+    named = matched(head_stems[0], terms, _squash(head)) if heads else set()
+    return held, [x * HEAD_WEIGHT if k in named else x for k, x in enumerate(w)]
 
 
 def _unit_passage(cands: list[Passage], spans: Sequence[tuple[int, int]], n_next: int,

@@ -373,6 +373,7 @@ class Engine:
         self._emb_state: tuple | None = None
         self._ref_pages: dict[int, frozenset[int]] = {}
         self._heads: dict[int, frozenset[str]] = {}
+        self._head_texts: dict[int, str] = {}
         self._head_docs: dict[str, list[int]] = {}   # stem -> contents whose head holds it
         self._head_stems: list[str] | None = None
         self._vocab: tuple | None = None
@@ -409,6 +410,7 @@ class Engine:
         self._sec_index = None
         self._ref_pages = {}
         self._heads = {}
+        self._head_texts = {}
         self._head_docs = {}
         self._head_stems = None
         self._per_version = {}
@@ -1280,6 +1282,12 @@ class Engine:
         self._sec_head_ids = (m.section_matrix, sids)
         return sids
 
+    def _head_text(self, cid: int) -> str:
+        """Content ``cid``'s head field (:func:`head_text`: title, authors), read once."""
+        if cid not in self._head_texts:
+            self._head_texts[cid] = head_text(self._blocks(cid, 1))
+        return self._head_texts[cid]
+
     def _blocks(self, cid: int, page: int) -> list[str]:
         """The block texts of one page in reading order (empty past the last page)."""
         return read_page_blocks(self.db, cid, page)
@@ -1370,7 +1378,8 @@ class Engine:
         bi, excerpt = choose(blocks, ranked.terms, unit_span, info.text,
                              next_blocks=self._blocks(cid, page + 1)[:3],
                              phrases=ranked.query.phrases,
-                             section_starts=self.section_starts(cid, page))
+                             section_starts=self.section_starts(cid, page),
+                             head=self._head_text(cid))
         if bi < 0:
             excerpt = cap(info.text, MAX_CHARS)
         return Hit(rank, doc, page, info.label or str(page), score, kw_rank, sem_rank, excerpt,
@@ -1394,7 +1403,8 @@ class Engine:
         for b in read_block_texts(self.db, cid, sp, own.end_page, limit=400):
             if own.contains(b.page, b.ordinal):
                 blocks.append(b.text)
-        _bi, excerpt = choose(blocks, ranked.terms, phrases=ranked.query.phrases)
+        _bi, excerpt = choose(blocks, ranked.terms, phrases=ranked.query.phrases,
+                              head=self._head_text(cid))
         got = read_pages(self.db, cid, [sp]).get(sp)
         label = (got.label if got is not None else "") or str(sp)
         return Hit(rank, doc, sp, label, score, kw_rank, sem_rank, excerpt, sec.path,
