@@ -77,7 +77,7 @@ def test_each_hybrid_hit_explains_its_score_by_the_arms(indexed):
         assert sum(c.score for c in h.arms) * factor == pytest.approx(h.score, rel=1e-9)
         by_arm = {c.arm.value: c for c in h.arms}
         for c in h.arms:
-            assert c.score == pytest.approx(c.weight / (60 + c.rank))
+            assert c.score == pytest.approx(c.weight / (c.k + c.rank))
         if "keyword" in by_arm:
             assert by_arm["keyword"].rank == h.keyword_rank
         if "semantic" in by_arm:

@@ -159,6 +159,11 @@ class Options:
     #                                    title / byline holds the query's rare words)
     ref_weight: float = 0.9            # score factor of a reference-list page for a
     #                                    query that does not ask for citations
+    doc_order_weight: float = 0.18     # hybrid pages: the documents in order of their best
+    doc_order_k: int = 10              # page as one more RRF list, weight / (k + place):
+    #                                    the first document's pages gain 1 / 61
+    first_docs: int = 3                # hybrid pages: the first ``first_places`` hits hold
+    first_places: int = 10             # the best page of the first this many documents
     weak_keyword: float = evidence.KEYWORD_MIN    # weak answer: keyword evidence under
     weak_semantic: float = evidence.SEMANTIC_MIN  # this and semantic evidence under this
     weak_known: float = evidence.KNOWN_MIN        # ... or fewer query words in the index
@@ -790,6 +795,11 @@ class Engine:
             sem.first_unit_weight, w_doc, o.head_weight * kw_w if kw.head else None,
             o.section_head_weight if sem.heads is not None else None,
             o.ref_weight if c.kind == "pages" else None, c.few)
+        if c.kind == "pages" and not c.few:
+            weights = dataclasses.replace(
+                weights, document_order=o.doc_order_weight or None,
+                document_order_k=o.doc_order_k if o.doc_order_weight else None,
+                first_documents=o.first_docs or None)
         got = run.order(got, kwl, sml)
         # among a few documents' sections a parent's subsections fill any list's first
         # places: the places looked at are a share of the sections searched
@@ -830,15 +840,19 @@ class Engine:
     def _finish(self, c: "_Plan", got: Run, text: str, coverage: dict) -> Run:
         """After fusion: reference pages demoted (hybrid pages), rare identifiers first,
         a fields-only query's listing, and nothing the restriction excludes."""
-        q, res = c.q, c.res
+        q, res, o = c.q, c.res, self.options
         if c.kind == "pages" and c.mode == "hybrid":
             # the arms' own lists (their rank columns and single-arm modes) stay as ranked;
             # only the first top_k are shown: when nothing re-sorts or filters the list
             # after this, pages that cannot reach them are not looked at
-            last = not res.active and not self._identifier_query(q) and q.text.strip()
+            reorder = not c.few and (o.doc_order_weight > 0 or o.first_docs > 0)
+            last = not res.active and not self._identifier_query(q) and q.text.strip() \
+                and not reorder
             down = self._reference_keys(got, text, c.top_k if c.top_k > 0 and last else None)
             if down:
-                got = run.demote(got, down, self.options.ref_weight, "reference list")
+                got = run.demote(got, down, o.ref_weight, "reference list")
+            if not c.few:
+                got = self._documents_first(got)
         if c.mode != "semantic" and self._identifier_query(q):
             tier = self._identifier_tiers(got, c.terms, c.kind, c.by_doc)
             if tier:
@@ -850,6 +864,20 @@ class Engine:
         if res.active:   # the last check: whatever an arm listed, nothing excluded is shown
             got = run.keep(got, lambda k: k[0] in c.by_doc and
                            res.key_ok(c.by_doc[k[0]], c.kind, k[1]))
+        return got
+
+    def _documents_first(self, got: Run) -> Run:
+        """Hybrid pages of a folder, after the reference-page demotion: the documents'
+        own order (by their best page) added as an RRF list, then the first
+        ``first_places`` hits made to hold the best page of each of the first
+        ``first_docs`` documents (:func:`.run.add_document_order`,
+        :func:`.run.share_places`)."""
+        o = self.options
+        if o.doc_order_weight > 0:
+            got = run.add_document_order(got, o.doc_order_weight, o.doc_order_k)
+        if o.first_docs > 0:
+            got = run.share_places(got, o.first_docs, o.first_places,
+                                   f"first {o.first_places} hold {o.first_docs} documents")
         return got
 
     def query_terms(self, q: Query) -> list[keyword.Term]:
