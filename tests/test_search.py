@@ -445,6 +445,47 @@ def test_reference_entries_and_citation_queries():
     assert not citation_query("Vaswani") and not citation_query("why 64 MB chunks")
 
 
+def test_hybrid_pages_follow_their_documents_order_and_share_the_first_places(indexed):
+    """Issue 18: in a folder, each hybrid page hit gains 0.18 / (10 + its document's place)
+    (documents placed by their best page, after the reference demotion), and the first
+    places hold the best page of each of the first three documents. Three real papers
+    searched as a folder, the first places cut to 4 so the rule has to move a page."""
+    from pdftui.tui.explain import weights_line
+
+    _folder, _cache, service = indexed
+    e = _engine(service)
+    saved = e.options.few_docs, e.options.first_places
+    e.options.few_docs, e.options.first_places = 0, 4
+    try:
+        res = e.search("results table", "hybrid", "page", 10)
+        e.options.first_docs = 0
+        plain = e.search("results table", "hybrid", "page", 10)
+    finally:
+        e.options.few_docs, e.options.first_places = saved
+        e.options.first_docs = 3
+    assert res.weights.document_order == 0.18 and res.weights.first_documents == 3
+    # without the rule the first four hits come from two documents only
+    assert len({h.doc for h in plain.hits[:4]}) == 2
+    assert len({h.doc for h in res.hits[:4]}) == 3
+    moved = res.hits[3]
+    assert [f.name for f in moved.factors] == ["first 4 hold 3 documents"]
+    assert moved.doc not in {h.doc for h in res.hits[:3]}
+    # the page it moved is its document's best, and the pages it passed keep their order
+    assert (moved.doc, moved.page) == next((h.doc, h.page) for h in plain.hits
+                                           if h.doc == moved.doc)
+    rest = [(h.doc, h.page) for h in res.hits if h is not moved]
+    assert rest == [(h.doc, h.page) for h in plain.hits if (h.doc, h.page) != (
+        moved.doc, moved.page)][:len(rest)]
+    places: dict[str, int] = {}
+    for h in plain.hits:
+        places.setdefault(h.doc, len(places) + 1)
+    for h in plain.hits:
+        c = next(c for c in h.arms if c.arm.value == "document_order")
+        assert (c.rank, c.k) == (places[h.doc], 10)
+        assert c.score == pytest.approx(0.18 / (10 + places[h.doc]))
+    assert "document place .18/(10+place)" in weights_line(res.weights)
+
+
 def test_one_document_scope_drops_the_cross_document_signals(indexed):
     """Inside one document the document arm, the head field and the coverage gate say
     nothing (every page shares the document); a folder-wide search keeps them."""

@@ -303,14 +303,16 @@ def share_places(run: Run, docs: int, places: int, name: str) -> Run:
     """The run with the first ``places`` keys holding the best key of each of its first
     ``docs`` documents (documents in order of their first key): when fewer would, the
     missing documents' best keys take the last of those places, in document order, and
-    the keys they pass move down a place each, keeping their order. Scores are left as
-    they are; each moved key records ``Factor(name, 1.0)``. A first screen of hits all
-    from one document hides the others that answer the query as well (a query whose
-    relevant pages sit in several documents)."""
+    the keys they pass move down a place each, keeping their order. A key whose factors
+    lower its score (a demoted reference-list page) neither stands for its document nor
+    moves. Scores are left as they are; each moved key records ``Factor(name, 1.0)``. A
+    first screen of hits all from one document hides the others that answer the query as
+    well (a query whose relevant pages sit in several documents)."""
     keys = run.keys
     first: dict[str, Key] = {}
     for key in keys:
-        first.setdefault(key[0], key)
+        if all(f.factor >= 1.0 for f in run.factors.get(key, ())):
+            first.setdefault(key[0], key)
     want = list(first)[:docs]
     if not want or {key[0] for key in keys[:places]} >= set(want):
         return run
