@@ -148,6 +148,8 @@ class Options:
     doc_arm: float = 0.5               # document-level head-vector arm, x (1 - coverage)
     adapt_lo: float = 0.1              # page cosine: first-unit weight A at query coverage 1
     adapt_hi: float = 0.7              # ... and at query coverage 0 (linear between)
+    sem_doc_weight: float = 0.25       # hybrid pages of a folder: a page's cosine plus this
+    #                                    x its document's best unit cosine
     few_docs: int = 3                  # a scope of at most this many documents is
     #                                    searched as one: no document-level arm, no head
     #                                    field, no coverage gate, no page-head blend
@@ -705,7 +707,8 @@ class Engine:
     def semantic_arm(self, c: "_Plan", kw: KeywordArm, coverage: dict,
                      check=lambda: None) -> SemanticArm:
         """Pages by cosine (``(1 - A) x best unit + A x first unit``, A from the keyword
-        arm's best coverage), or sections by their units and head units; the
+        arm's best coverage; hybrid pages of a folder plus ``sem_doc_weight`` x the best
+        unit of the page's document), or sections by their units and head units; the
         document-level arm's ranks. Says in ``coverage`` when the model cannot run."""
         o = self.options
         try:
@@ -723,7 +726,10 @@ class Engine:
         # inside one document a page head is no better than its body
         qc = kw.best_coverage if c.mode == "hybrid" and not c.few else 1.0
         a = o.adapt_lo + (o.adapt_hi - o.adapt_lo) * (1.0 - qc)
-        ranked = m.rank_pages(qv, c.contents, round(a, 4))   # A to 4 places, as measured
+        # hybrid pages of a folder: a page's document context (its best unit) counts too
+        dw = o.sem_doc_weight if c.mode == "hybrid" and c.kind == "pages" and not c.few \
+            else 0.0
+        ranked = m.rank_pages(qv, c.contents, round(a, 4), dw)   # A to 4 places, as measured
         if c.res.active and len(ranked):
             ranked = ranked.restrict(c.res.page_mask(m.page_content, m.page_number))
         # the best cosine of any unit on a page searched (and admitted)
@@ -1393,9 +1399,11 @@ def semantic_confidence(gap: float | None, keyword_coverage: float, o: Options) 
 
 
 def semantic_gap(ranked: list[tuple], depth: int = 100) -> float:
-    """Cosine of the best page minus that of the ``depth``-th (or the last) page of a
-    semantic ranking ``[(cid, page, score, unit)]``; 0 for an empty one. A flat list
-    (a small gap) means the query vector is close to nothing in particular."""
+    """Score of the best page minus that of the ``depth``-th (or the last) page of a
+    semantic ranking ``[(cid, page, score, unit)]`` (the page's cosine as
+    :meth:`.semantic.VectorMatrix.rank_pages` blends it: head share, document context);
+    0 for an empty one. A flat list (a small gap) means the query vector is close to
+    nothing in particular."""
     if not ranked:
         return 0.0
     return float(ranked[0][2] - ranked[min(depth, len(ranked)) - 1][2])
