@@ -4,11 +4,11 @@ A :class:`Run` is what one stage of the search hands to the next (as pyserini pa
 run between ``rescore`` and ``merge``): the fusion steps below are pure functions
 ``Run -> Run``, so a hybrid search reads as its recipe (two arm lists, one weighted RRF,
 the keyword coverage gate, the head field, the document-level arm, the order, the
-reference-page demotion, the documents' own order, the first places shared among documents,
-the identifier pin). Each key carries, per arm, its rank in that
-arm's list, the weight in force and the score it added (:class:`Contribution`), so the
-fused order can be checked by hand: a key's score is the sum of its contributions, times
-any factor in :attr:`Run.factors`.
+reference-page demotion, the documents' own order, the first places shared among
+documents, the identifier pin). Each key carries, per arm, its rank in that arm's list,
+the weight in force and the score it added (:class:`Contribution`), so the fused order
+can be checked by hand: a key's score is the sum of its contributions, times any factor
+in :attr:`Run.factors`.
 
 Keys are ``(doc, page)`` for page search and ``(doc, section id)`` for section search;
 ranks are 1-based; an RRF contribution is ``weight / (k + rank)`` (Cormack et al. 2009).

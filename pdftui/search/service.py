@@ -644,7 +644,8 @@ class Engine:
              q: Query | None = None) -> Ranked:
         """One query ranked (:class:`.arms.Ranked`): the keyword arm, the semantic arm,
         their fusion (hybrid) as a :class:`.run.Run` best first, then the reference-page
-        demotion, the identifier pin and the restriction. Hybrid fuses the first
+        demotion, the documents' own order and shared first places (hybrid pages of a
+        folder), the identifier pin and the restriction. Hybrid fuses the first
         ``max(Options.depth, top_k)`` keys of each arm, so a long ``top_k`` gets as many
         hits as the other modes. Notes for the user go into ``coverage``."""
         o = self.options
@@ -844,8 +845,10 @@ class Engine:
         return got
 
     def _finish(self, c: "_Plan", got: Run, text: str, coverage: dict) -> Run:
-        """After fusion: reference pages demoted (hybrid pages), rare identifiers first,
-        a fields-only query's listing, and nothing the restriction excludes."""
+        """After fusion: reference pages demoted (hybrid pages), then in a folder the
+        documents' own order and the first places shared among documents
+        (:meth:`_documents_first`), rare identifiers first, a fields-only query's listing,
+        and nothing the restriction excludes."""
         q, res, o = c.q, c.res, self.options
         if c.kind == "pages" and c.mode == "hybrid":
             # the arms' own lists (their rank columns and single-arm modes) stay as ranked;
