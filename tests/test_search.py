@@ -549,7 +549,8 @@ def test_hybrid_pages_follow_their_documents_order_and_share_the_first_places(in
         c = next(c for c in h.arms if c.arm.value == "document_order")
         assert (c.rank, c.k) == (places[h.doc], 10)
         assert c.score == pytest.approx(0.18 / (10 + places[h.doc]))
-    assert "document place .18/(10+place)" in weights_line(res.weights)
+    assert "document place .18/(10+place) · first 4 hold 3 documents" in weights_line(
+        res.weights)
 
 
 def test_one_document_scope_drops_the_cross_document_signals(indexed):

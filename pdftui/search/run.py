@@ -365,7 +365,7 @@ class Weights:
     share of its subsections' scores a section collects (:func:`add_subsections`);
     ``document_order``: the weight and ``document_order_k`` the RRF constant of the
     documents' own order (:func:`add_document_order`); ``first_documents``: how many
-    documents the first ten hits hold at least (:func:`share_places`)."""
+    documents the first ``first_places`` hits hold at least (:func:`share_places`)."""
 
     k: int
     keyword: float | None = None
@@ -382,6 +382,7 @@ class Weights:
     document_order: float | None = None
     document_order_k: int | None = None
     first_documents: int | None = None
+    first_places: int | None = None
 
     def to_json(self) -> dict:
         """Every field, floats rounded to 6 places."""

@@ -806,7 +806,8 @@ class Engine:
             weights = dataclasses.replace(
                 weights, document_order=o.doc_order_weight or None,
                 document_order_k=o.doc_order_k if o.doc_order_weight else None,
-                first_documents=o.first_docs or None)
+                first_documents=o.first_docs or None,
+                first_places=o.first_places if o.first_docs else None)
         got = run.order(got, kwl, sml)
         # among a few documents' sections a parent's subsections fill any list's first
         # places: the places looked at are a share of the sections searched

@@ -80,7 +80,7 @@ def weights_line(weights: Weights | None) -> str:
     if _r(w.document_order):
         parts.append(f"document place {_num(_r(w.document_order))}/({w.document_order_k}+place)")
     if w.first_documents:
-        parts.append(f"first 10 hold {w.first_documents} documents")
+        parts.append(f"first {w.first_places} hold {w.first_documents} documents")
     if w.head is not None:
         parts.append(f"byline {_num(_r(w.head))} × share²")
     if w.reference is not None and _r(w.reference) < 1.0:
