@@ -109,3 +109,40 @@ def test_a_section_passes_its_best_subsection_only_when_the_evidence_is_spread()
     assert 1 / 61 - (1 / 85 + 1 / 86) / 2 > 0.55 * (1 / 61 - 1 / 90)
     got2 = run.order(run.add_subsections(base2, parent, 0.2, 3, 30, spread=0.55), [], keys2)
     assert got2.keys[0] == s1 and got2.scores[par] < got2.scores[s1]
+
+
+def test_the_documents_own_order_adds_a_falling_share_to_their_pages():
+    """Issue 18: a page gains ``weight / (k + its document's place)``, documents placed
+    by their best page; the factors of a demoted page scale the gain too, so a score stays
+    the sum of its contributions times its factors."""
+    a1, a2, b1, c1 = ("a.pdf", 1), ("a.pdf", 2), ("b.pdf", 1), ("c.pdf", 1)
+    base = run.rrf([(Arm.SEMANTIC, [a1, b1, c1, a2], 1.0)])
+    base = run.demote(base, {c1}, 0.5, "reference list")   # c1 now last: a, b, c placed
+    got = run.add_document_order(base, 0.18, 10)
+    assert got.scores[a1] == pytest.approx(1 / 61 + 0.18 / 11)
+    assert got.scores[a2] == pytest.approx(1 / 64 + 0.18 / 11)
+    assert got.scores[b1] == pytest.approx(1 / 62 + 0.18 / 12)
+    assert got.scores[c1] == pytest.approx(0.5 * (1 / 63 + 0.18 / 13))
+    # a2 (1/64 + 0.18/11) passes b1 (1/62 + 0.18/12): the first document's pages gather
+    assert got.keys == [a1, a2, b1, c1]
+    c = got.evidence[b1][-1]
+    assert (c.arm, c.rank, c.weight, c.k) == (Arm.DOCUMENT_ORDER, 2, 0.18, 10)
+    assert c.score == pytest.approx(0.18 / 12)
+
+
+def test_the_first_places_hold_the_first_documents():
+    """The first ``places`` keys hold the best key of each of the first ``docs``
+    documents: a missing one takes the last of those places, the keys it passes move down
+    one place; a demoted key neither stands for its document nor moves."""
+    a = [("a.pdf", p) for p in range(1, 6)]
+    b1, c1, c2 = ("b.pdf", 1), ("c.pdf", 1), ("c.pdf", 2)
+    keys = a[:3] + [b1] + a[3:] + [c1, c2]
+    base = run.order(run.rrf([(Arm.SEMANTIC, keys, 1.0)]), [], keys)
+    got = run.share_places(base, 3, 5, "first 5 hold 3 documents")
+    assert got.keys == a[:3] + [b1, c1] + a[3:] + [c2]
+    assert got.factors[c1] == (run.Factor("first 5 hold 3 documents", 1.0),)
+    assert got.scores == base.scores and not got.factors.get(a[3])
+    assert run.share_places(base, 2, 5, "x").keys == base.keys   # a and b are shown
+    # c's best key is a demoted reference page: c's next key stands for it
+    down = run.demote(base, {c1}, 0.9, "reference list")
+    assert run.share_places(down, 3, 5, "x").keys[:5] == a[:3] + [b1, c2]

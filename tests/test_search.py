@@ -77,7 +77,7 @@ def test_each_hybrid_hit_explains_its_score_by_the_arms(indexed):
         assert sum(c.score for c in h.arms) * factor == pytest.approx(h.score, rel=1e-9)
         by_arm = {c.arm.value: c for c in h.arms}
         for c in h.arms:
-            assert c.score == pytest.approx(c.weight / (60 + c.rank))
+            assert c.score == pytest.approx(c.weight / (c.k + c.rank))
         if "keyword" in by_arm:
             assert by_arm["keyword"].rank == h.keyword_rank
         if "semantic" in by_arm:
@@ -243,6 +243,72 @@ def test_page_score_blend_of_best_and_first_unit():
     assert order(1.0) == [(2, 0.6), (1, 0.1)]
     assert order(0.5) == [(2, 0.6), (1, 0.5)]
     assert order(0.25) == [(1, 0.7), (2, 0.6)]
+
+
+def test_page_score_adds_its_documents_best_unit():
+    """rank_pages(document_weight=w): a page scores its cosine plus w x the best unit
+    cosine of its document, so a fair page of a document holding a close passage passes
+    a slightly better page of a document holding nothing closer (hand-made unit vectors:
+    content 1 one page at .6, content 2 pages at .55 and .9)."""
+    import numpy as np
+
+    from pdftui.search.quantized import quantize
+    from pdftui.search.semantic import VectorMatrix, _Content
+
+    q = np.array([1.0, 0.0], dtype=np.float32)
+    v = lambda c: np.array([c, (1 - c * c) ** 0.5], dtype=np.float32)  # noqa: E731 - cos c
+    m = VectorMatrix("test")
+    m._contents = {
+        1: _Content(1, 1, *quantize(np.vstack([v(0.6)])), np.array([1], dtype=np.int32),
+                    np.zeros((1, 2), dtype=np.int64), None),
+        2: _Content(2, 2, *quantize(np.vstack([v(0.55), v(0.9)])),
+                    np.array([1, 2], dtype=np.int32), np.zeros((2, 2), dtype=np.int64), None)}
+    m._rebuild()
+    order = lambda w: [(c, p, round(s, 2)) for c, p, s, _u in m.rank_pages(q, None, 0.0, w)]  # noqa: E731
+    assert order(0.0) == [(2, 2, 0.9), (1, 1, 0.6), (2, 1, 0.55)]
+    assert order(0.25) == [(2, 2, 1.12), (2, 1, 0.78), (1, 1, 0.75)]
+
+
+def test_hybrid_folder_pages_carry_their_documents_semantic_context(indexed):
+    """Issue 18: in a folder, hybrid's semantic page list scores each page plus
+    ``sem_doc_weight`` x its document's best unit cosine; semantic mode and a search of
+    a few documents (one scope) keep the page's own score."""
+    import numpy as np
+
+    from pdftui.search.service import Engine
+
+    folder, cache, _service = indexed
+    e = Engine(folder, cache)
+    e.options.few_docs = 0
+    try:
+        e.refresh()
+        docs = [d for d in e._docs if d.reason is None]
+        q = "angular margin for speaker embeddings"
+        hyb = e.rank(q, "hybrid", "page", docs, {}).semantic
+        sem = e.rank(q, "semantic", "page", docs, {}).semantic
+        m = e.matrix()
+        plain = m.rank_pages(e.embed_query(q), {d.content_id for d in docs},
+                             round(hyb.first_unit_weight, 4))
+        assert e.options.sem_doc_weight == 0.25
+        doc_best = {}
+        for c, best in zip(m.page_content.tolist(), hyb.pages.best_sims.tolist()):
+            doc_best[c] = max(doc_best.get(c, -1.0), best)
+        live = np.isfinite(plain.score)
+        want = plain.score[live] + 0.25 * np.array(
+            [doc_best[c] for c in m.page_content[live].tolist()])
+        assert np.allclose(hyb.pages.score[live], want)
+        assert not np.allclose(hyb.pages.score[live], plain.score[live])
+        # semantic mode scores the page alone (its own A), no document context
+        assert np.allclose(sem.pages.score[live], m.rank_pages(
+            e.embed_query(q), {d.content_id for d in docs},
+            round(sem.first_unit_weight, 4)).score[live])
+        e.options.few_docs = 3
+        few = e.rank(q, "hybrid", "page", docs, {}).semantic
+        assert np.allclose(few.pages.score[live], m.rank_pages(
+            e.embed_query(q), {d.content_id for d in docs},
+            round(few.first_unit_weight, 4)).score[live])
+    finally:
+        e.close()
 
 
 def test_adaptive_first_unit_weight_follows_query_coverage(indexed):
@@ -443,6 +509,48 @@ def test_reference_entries_and_citation_queries():
     assert not is_reference_page([prose] * 6, in_references=True)
     assert citation_query("papers that cite Lamport") and citation_query("Vaswani et al.")
     assert not citation_query("Vaswani") and not citation_query("why 64 MB chunks")
+
+
+def test_hybrid_pages_follow_their_documents_order_and_share_the_first_places(indexed):
+    """Issue 18: in a folder, each hybrid page hit gains 0.18 / (10 + its document's place)
+    (documents placed by their best page, after the reference demotion), and the first
+    places hold the best page of each of the first three documents. Three real papers
+    searched as a folder, the first places cut to 4 so the rule has to move a page."""
+    from pdftui.tui.explain import weights_line
+
+    _folder, _cache, service = indexed
+    e = _engine(service)
+    saved = e.options.few_docs, e.options.first_places
+    e.options.few_docs, e.options.first_places = 0, 4
+    try:
+        res = e.search("results table", "hybrid", "page", 10)
+        e.options.first_docs = 0
+        plain = e.search("results table", "hybrid", "page", 10)
+    finally:
+        e.options.few_docs, e.options.first_places = saved
+        e.options.first_docs = 3
+    assert res.weights.document_order == 0.18 and res.weights.first_documents == 3
+    # without the rule the first four hits come from two documents only
+    assert len({h.doc for h in plain.hits[:4]}) == 2
+    assert len({h.doc for h in res.hits[:4]}) == 3
+    moved = res.hits[3]
+    assert [f.name for f in moved.factors] == ["first 4 hold 3 documents"]
+    assert moved.doc not in {h.doc for h in res.hits[:3]}
+    # the page it moved is its document's best, and the pages it passed keep their order
+    assert (moved.doc, moved.page) == next((h.doc, h.page) for h in plain.hits
+                                           if h.doc == moved.doc)
+    rest = [(h.doc, h.page) for h in res.hits if h is not moved]
+    assert rest == [(h.doc, h.page) for h in plain.hits if (h.doc, h.page) != (
+        moved.doc, moved.page)][:len(rest)]
+    places: dict[str, int] = {}
+    for h in plain.hits:
+        places.setdefault(h.doc, len(places) + 1)
+    for h in plain.hits:
+        c = next(c for c in h.arms if c.arm.value == "document_order")
+        assert (c.rank, c.k) == (places[h.doc], 10)
+        assert c.score == pytest.approx(0.18 / (10 + places[h.doc]))
+    assert "document place .18/(10+place) · first 4 hold 3 documents" in weights_line(
+        res.weights)
 
 
 def test_one_document_scope_drops_the_cross_document_signals(indexed):

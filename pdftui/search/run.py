@@ -4,10 +4,11 @@ A :class:`Run` is what one stage of the search hands to the next (as pyserini pa
 run between ``rescore`` and ``merge``): the fusion steps below are pure functions
 ``Run -> Run``, so a hybrid search reads as its recipe (two arm lists, one weighted RRF,
 the keyword coverage gate, the head field, the document-level arm, the order, the
-reference-page demotion, the identifier pin). Each key carries, per arm, its rank in that
-arm's list, the weight in force and the score it added (:class:`Contribution`), so the
-fused order can be checked by hand: a key's score is the sum of its contributions, times
-any factor in :attr:`Run.factors`.
+reference-page demotion, the documents' own order, the first places shared among
+documents, the identifier pin). Each key carries, per arm, its rank in that arm's list,
+the weight in force and the score it added (:class:`Contribution`), so the fused order
+can be checked by hand: a key's score is the sum of its contributions, times any factor
+in :attr:`Run.factors`.
 
 Keys are ``(doc, page)`` for page search and ``(doc, section id)`` for section search;
 ranks are 1-based; an RRF contribution is ``weight / (k + rank)`` (Cormack et al. 2009).
@@ -35,23 +36,26 @@ class Arm(str, Enum):
     HEAD = "head"                # the head field: page 1 of documents whose byline holds it
     DOCUMENT = "document"        # the document-level arm: documents by their head vector
     SUBSECTIONS = "subsections"  # a section by the fused scores of its listed subsections
+    DOCUMENT_ORDER = "document_order"  # a page by its document's place in the fused run
 
 
 @dataclass(frozen=True)
 class Contribution:
     """What one arm added to a key's score: ``score = weight / (k + rank)``, ``rank``
     1-based in that arm's list, ``weight`` the weight in force for this key (after the
-    coverage gate, the semantic confidence, the document arm's scaling)."""
+    coverage gate, the semantic confidence, the document arm's scaling), ``k`` the RRF
+    constant of that list."""
 
     arm: Arm
     rank: int
     weight: float
     score: float
+    k: int = 60
 
     def to_json(self) -> dict:
-        """``{"arm", "rank", "weight", "score"}`` (floats rounded to 6 places)."""
+        """``{"arm", "rank", "weight", "score", "k"}`` (floats rounded to 6 places)."""
         return {"arm": self.arm.value, "rank": self.rank, "weight": round(self.weight, 6),
-                "score": round(self.score, 6)}
+                "score": round(self.score, 6), "k": self.k}
 
 
 @dataclass(frozen=True)
@@ -268,6 +272,68 @@ def pin(run: Run, tier: Mapping[str, int], name: str) -> Run:
     return run._with({key: run.scores[key] for key in keys}, factors=fac)
 
 
+def _resorted(run: Run, scores: dict[Key, float], evidence=None, factors=None) -> Run:
+    """``run`` with new ``scores``, best first (stable: equal scores keep the run's order)."""
+    keys = sorted(scores, key=lambda key: -scores[key])
+    return run._with({key: scores[key] for key in keys}, evidence, factors)
+
+
+def add_document_order(run: Run, weight: float, k: int) -> Run:
+    """The documents' own order as one more RRF list: the documents ranked by their first
+    (best) key in ``run`` (which must be in order), each key gains ``weight / (k + r)``,
+    r its document's 1-based place, times the key's factors (so a key's score stays the
+    sum of its contributions times its factors). With a small ``k`` the pages of the
+    first documents gather ahead of other documents' pages of about the same score: the
+    page-level evidence of a document (its best page) orders its other pages, as the
+    document arm does from its head. Returns the run best first (stable)."""
+    place: dict[str, int] = {}
+    for key in run.scores:
+        place.setdefault(key[0], len(place) + 1)
+    scores = dict(run.scores)
+    ev = dict(run.evidence)
+    for key in scores:
+        r = place[key[0]]
+        s = weight / (k + r)
+        scores[key] += s * math.prod(f.factor for f in run.factors.get(key, ()))
+        _add(ev, key, Contribution(Arm.DOCUMENT_ORDER, r, weight, s, k))
+    return _resorted(run, scores, ev)
+
+
+def share_places(run: Run, docs: int, places: int, name: str) -> Run:
+    """The run with the first ``places`` keys holding the best key of each of its first
+    ``docs`` documents (documents in order of their first key): when fewer would, the
+    missing documents' best keys take the last of those places, in document order, and
+    the keys they pass move down a place each, keeping their order. A key whose factors
+    lower its score (a demoted reference-list page) neither stands for its document nor
+    moves. Scores are left as they are; each moved key records ``Factor(name, 1.0)``. A
+    first screen of hits all from one document hides the others that answer the query as
+    well (a query whose relevant pages sit in several documents)."""
+    keys = run.keys
+    first: dict[str, Key] = {}
+    for key in keys:
+        if all(f.factor >= 1.0 for f in run.factors.get(key, ())):
+            first.setdefault(key[0], key)
+    want = list(first)[:docs]
+    if not want or {key[0] for key in keys[:places]} >= set(want):
+        return run
+    out: list[Key] = []
+    shown: set[str] = set()
+    rest = list(keys)
+    moved: set[Key] = set()
+    while rest and len(out) < places:
+        need = [d for d in want if d not in shown]
+        key = first[need[0]] if need and len(need) >= places - len(out) else rest[0]
+        if key != rest[0]:
+            moved.add(key)
+        rest.remove(key)
+        out.append(key)
+        shown.add(key[0])
+    fac = dict(run.factors)
+    for key in moved:
+        fac[key] = fac.get(key, ()) + (Factor(name, 1.0),)
+    return run._with({key: run.scores[key] for key in out + rest}, factors=fac)
+
+
 def keep(run: Run, ok: Callable[[Key], bool]) -> Run:
     """The run without the keys ``ok`` refuses (order kept)."""
     return run._with({key: s for key, s in run.scores.items() if ok(key)})
@@ -278,9 +344,9 @@ def listing(keys: Sequence[tuple[Key, float]]) -> Run:
     return Run(dict(keys))
 
 
-__all__ = ["Arm", "Contribution", "Factor", "Key", "Run", "Weights", "add_document_arm", "add_head", "add_subsections",
-           "demote", "gate_keyword", "keep", "listing", "order", "pin", "rrf",
-           "single"]
+__all__ = ["Arm", "Contribution", "Factor", "Key", "Run", "Weights", "add_document_arm",
+           "add_document_order", "add_head", "add_subsections", "demote", "gate_keyword",
+           "keep", "listing", "order", "pin", "rrf", "share_places", "single"]
 
 
 @dataclass(frozen=True)
@@ -296,7 +362,10 @@ class Weights:
     before its share^2; ``section_head``: the section head list's weight; ``reference``:
     the factor of a reference-list page; ``few``: the scope was searched as one document
     set (no gate, document arm, head field or page-head blend); ``subsections``: the
-    share of its subsections' scores a section collects (:func:`add_subsections`)."""
+    share of its subsections' scores a section collects (:func:`add_subsections`);
+    ``document_order``: the weight and ``document_order_k`` the RRF constant of the
+    documents' own order (:func:`add_document_order`); ``first_documents``: how many
+    documents the first ``first_places`` hits hold at least (:func:`share_places`)."""
 
     k: int
     keyword: float | None = None
@@ -310,6 +379,10 @@ class Weights:
     reference: float | None = None
     few: bool = False
     subsections: float | None = None
+    document_order: float | None = None
+    document_order_k: int | None = None
+    first_documents: int | None = None
+    first_places: int | None = None
 
     def to_json(self) -> dict:
         """Every field, floats rounded to 6 places."""

@@ -235,6 +235,13 @@ class VectorMatrix:
         self.page_content = self.unit_content[self.page_starts]
         self.page_number = self.unit_page[self.page_starts].astype(np.int64)
         self.page_code = self.page_content * PAGE_CODE + self.page_number
+        # contents are stacked one after another: where each starts among the pages,
+        # and each page's content by that position (for per-content reductions)
+        pc = self.page_content
+        self.content_starts = np.flatnonzero(np.r_[True, pc[1:] != pc[:-1]]) \
+            if len(pc) else np.zeros(0, dtype=np.int64)
+        self.page_slot = np.repeat(np.arange(len(self.content_starts)),
+                                   np.diff(np.r_[self.content_starts, len(pc)]))
 
     # -- state ----------------------------------------------------------------------------
     def complete(self, cid: int) -> bool:
@@ -301,12 +308,17 @@ class VectorMatrix:
         return mask
 
     def rank_pages(self, q: np.ndarray, contents: set[int] | None = None,
-                   first_unit_weight: float = 0.0) -> "PageRanking":
+                   first_unit_weight: float = 0.0,
+                   document_weight: float = 0.0) -> "PageRanking":
         """Pages by descending cosine with the query vector ``q`` (dim,).
 
         A page scores ``(1 - A) * its best unit's cosine + A * its first unit's`` (its
         head: ~256 tokens), A = ``first_unit_weight`` in [0, 1]: 0 = the best unit, 1 = the
-        first unit only.
+        first unit only; plus ``document_weight`` x the best unit cosine of its whole
+        document (document context: a passage's score interpolated with its document's,
+        Callan, "Passage-level evidence in document retrieval", SIGIR 1994), so a page of
+        a document that holds a close passage somewhere passes a page of the same cosine
+        in a document that does not.
 
         Returns a :class:`PageRanking`: a sequence of ``(content_id, page, score, best unit
         index inside the content)`` for every page with units (of ``contents`` when given),
@@ -324,6 +336,9 @@ class VectorMatrix:
         elif a:
             page_max = (1 - a) * page_max + a * sims[self.page_starts]
         page_max = page_max.astype(np.float64)
+        if document_weight:
+            doc_best = np.maximum.reduceat(best_sims, self.content_starts)
+            page_max = page_max + document_weight * doc_best[self.page_slot].astype(np.float64)
         mask = self.content_mask(contents)
         if mask is not None:
             page_max = np.where(mask, page_max, -np.inf)

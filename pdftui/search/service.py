@@ -164,6 +164,8 @@ class Options:
     doc_arm: float = 0.5               # document-level head-vector arm, x (1 - coverage)
     adapt_lo: float = 0.1              # page cosine: first-unit weight A at query coverage 1
     adapt_hi: float = 0.7              # ... and at query coverage 0 (linear between)
+    sem_doc_weight: float = 0.25       # hybrid pages of a folder: a page's cosine plus this
+    #                                    x its document's best unit cosine
     few_docs: int = 3                  # a scope of at most this many documents is
     #                                    searched as one: no document-level arm, no head
     #                                    field, no coverage gate, no page-head blend
@@ -175,6 +177,11 @@ class Options:
     #                                    title / byline holds the query's rare words)
     ref_weight: float = 0.9            # score factor of a reference-list page for a
     #                                    query that does not ask for citations
+    doc_order_weight: float = 0.18     # hybrid pages: the documents in order of their best
+    doc_order_k: int = 10              # page as one more RRF list, weight / (k + place):
+    #                                    the first document's pages gain 1 / 61
+    first_docs: int = 3                # hybrid pages: the first ``first_places`` hits hold
+    first_places: int = 10             # the best page of the first this many documents
     weak_keyword: float = evidence.KEYWORD_MIN    # weak answer: keyword evidence under
     weak_semantic: float = evidence.SEMANTIC_MIN  # this and semantic evidence under this
     weak_known: float = evidence.KNOWN_MIN        # ... or fewer query words in the index
@@ -657,7 +664,8 @@ class Engine:
              q: Query | None = None) -> Ranked:
         """One query ranked (:class:`.arms.Ranked`): the keyword arm, the semantic arm,
         their fusion (hybrid) as a :class:`.run.Run` best first, then the reference-page
-        demotion, the identifier pin and the restriction. Hybrid fuses the first
+        demotion, the documents' own order and shared first places (hybrid pages of a
+        folder), the identifier pin and the restriction. Hybrid fuses the first
         ``max(Options.depth, top_k)`` keys of each arm, so a long ``top_k`` gets as many
         hits as the other modes. Notes for the user go into ``coverage``."""
         o = self.options
@@ -737,7 +745,8 @@ class Engine:
     def semantic_arm(self, c: "_Plan", kw: KeywordArm, coverage: dict,
                      check=lambda: None) -> SemanticArm:
         """Pages by cosine (``(1 - A) x best unit + A x first unit``, A from the keyword
-        arm's best coverage), or sections by their units and head units; the
+        arm's best coverage; hybrid pages of a folder plus ``sem_doc_weight`` x the best
+        unit of the page's document), or sections by their units and head units; the
         document-level arm's ranks. Says in ``coverage`` when the model cannot run."""
         o = self.options
         try:
@@ -755,7 +764,10 @@ class Engine:
         # inside one document a page head is no better than its body
         qc = kw.best_coverage if c.mode == "hybrid" and not c.few else 1.0
         a = o.adapt_lo + (o.adapt_hi - o.adapt_lo) * (1.0 - qc)
-        ranked = m.rank_pages(qv, c.contents, round(a, 4))   # A to 4 places, as measured
+        # hybrid pages of a folder: a page's document context (its best unit) counts too
+        dw = o.sem_doc_weight if c.mode == "hybrid" and c.kind == "pages" and not c.few \
+            else 0.0
+        ranked = m.rank_pages(qv, c.contents, round(a, 4), dw)   # A to 4 places, as measured
         if c.res.active and len(ranked):
             ranked = ranked.restrict(c.res.page_mask(m.page_content, m.page_number))
         # the best cosine of any unit on a page searched (and admitted)
@@ -828,6 +840,12 @@ class Engine:
             sem.first_unit_weight, w_doc, o.head_weight * kw_w if kw.head else None,
             o.section_head_weight if sem.heads is not None else None,
             o.ref_weight if c.kind == "pages" else None, c.few)
+        if c.kind == "pages" and not c.few:
+            weights = dataclasses.replace(
+                weights, document_order=o.doc_order_weight or None,
+                document_order_k=o.doc_order_k if o.doc_order_weight else None,
+                first_documents=o.first_docs or None,
+                first_places=o.first_places if o.first_docs else None)
         got = run.order(got, kwl, sml)
         if c.kind == "sections" and o.opening_weight != 1.0 and not c.few:
             # a document's opening (abstract, introduction) tells of every part of it, so
@@ -876,17 +894,23 @@ class Engine:
         return got
 
     def _finish(self, c: "_Plan", got: Run, text: str, coverage: dict) -> Run:
-        """After fusion: reference pages demoted (hybrid pages), rare identifiers first,
-        a fields-only query's listing, and nothing the restriction excludes."""
-        q, res = c.q, c.res
+        """After fusion: reference pages demoted (hybrid pages), then in a folder the
+        documents' own order and the first places shared among documents
+        (:meth:`_documents_first`), rare identifiers first, a fields-only query's listing,
+        and nothing the restriction excludes."""
+        q, res, o = c.q, c.res, self.options
         if c.kind == "pages" and c.mode == "hybrid":
             # the arms' own lists (their rank columns and single-arm modes) stay as ranked;
             # only the first top_k are shown: when nothing re-sorts or filters the list
             # after this, pages that cannot reach them are not looked at
-            last = not res.active and not self._identifier_query(q) and q.text.strip()
+            reorder = not c.few and (o.doc_order_weight > 0 or o.first_docs > 0)
+            last = not res.active and not self._identifier_query(q) and q.text.strip() \
+                and not reorder
             down = self._reference_keys(got, text, c.top_k if c.top_k > 0 and last else None)
             if down:
-                got = run.demote(got, down, self.options.ref_weight, "reference list")
+                got = run.demote(got, down, o.ref_weight, "reference list")
+            if not c.few:
+                got = self._documents_first(got)
         if c.mode != "semantic" and self._identifier_query(q):
             tier = self._identifier_tiers(got, c.terms, c.kind, c.by_doc)
             if tier:
@@ -898,6 +922,20 @@ class Engine:
         if res.active:   # the last check: whatever an arm listed, nothing excluded is shown
             got = run.keep(got, lambda k: k[0] in c.by_doc and
                            res.key_ok(c.by_doc[k[0]], c.kind, k[1]))
+        return got
+
+    def _documents_first(self, got: Run) -> Run:
+        """Hybrid pages of a folder, after the reference-page demotion: the documents'
+        own order (by their best page) added as an RRF list, then the first
+        ``first_places`` hits made to hold the best page of each of the first
+        ``first_docs`` documents (:func:`.run.add_document_order`,
+        :func:`.run.share_places`)."""
+        o = self.options
+        if o.doc_order_weight > 0:
+            got = run.add_document_order(got, o.doc_order_weight, o.doc_order_k)
+        if o.first_docs > 0:
+            got = run.share_places(got, o.first_docs, o.first_places,
+                                   f"first {o.first_places} hold {o.first_docs} documents")
         return got
 
     def query_terms(self, q: Query) -> list[keyword.Term]:
@@ -1478,9 +1516,11 @@ def semantic_confidence(gap: float | None, keyword_coverage: float, o: Options) 
 
 
 def semantic_gap(ranked: list[tuple], depth: int = 100) -> float:
-    """Cosine of the best page minus that of the ``depth``-th (or the last) page of a
-    semantic ranking ``[(cid, page, score, unit)]``; 0 for an empty one. A flat list
-    (a small gap) means the query vector is close to nothing in particular."""
+    """Score of the best page minus that of the ``depth``-th (or the last) page of a
+    semantic ranking ``[(cid, page, score, unit)]`` (the page's cosine as
+    :meth:`.semantic.VectorMatrix.rank_pages` blends it: head share, document context);
+    0 for an empty one. A flat list (a small gap) means the query vector is close to
+    nothing in particular."""
     if not ranked:
         return 0.0
     return float(ranked[0][2] - ranked[min(depth, len(ranked)) - 1][2])

@@ -1,8 +1,9 @@
 """Why a hybrid hit is where it is, in one or two lines (compare view, hit detail).
 
 Reads the hit's ``arms`` (each arm's rank, weight in force and contribution
-``weight / (k + rank)``), its ``factors`` (reference-page demotion, identifier pin) and the
-search's weights in force (:class:`pdftui.search.run.Weights`), all from the typed
+``weight / (k + rank)``), its ``factors`` (reference-page demotion, identifier pin, a place
+among the first hits kept for another document) and the search's weights in force
+(:class:`pdftui.search.run.Weights`), all from the typed
 :class:`~pdftui.search.service.SearchResult`; plain strings, no markup (callers wrap them in
 ``Text``). Numbers are rounded to 6 places first, as the JSON answer gives them.
 """
@@ -16,7 +17,8 @@ if TYPE_CHECKING:
     from ..search.service import Hit
 
 ARM_NAMES = {"keyword": "keyword", "semantic": "semantic", "section_head": "heading",
-             "head": "byline", "document": "document", "subsections": "subsections"}
+             "head": "byline", "document": "document", "subsections": "subsections",
+             "document_order": "document place"}
 
 
 def _num(x: float) -> str:
@@ -45,7 +47,8 @@ def arms_line(hit: Hit | None) -> str:
     if len(arms) > 1 or hit.factors:
         line += f" = {_num(sum(_r(a.score) for a in arms))}"
     for f in hit.factors:
-        line += f" ×{_num(f.factor)} {f.name}" if f.factor != 1.0 else f" · {f.name} first"
+        line += f" ×{_num(f.factor)} {f.name}" if f.factor != 1.0 else \
+            f" · {f.name} first" if f.name == "identifier" else f" · {f.name}"
     return line
 
 
@@ -74,6 +77,10 @@ def weights_line(weights: Weights | None) -> str:
         parts.append(f"subsections {_num(_r(w.subsections))} × their scores")
     if _r(w.document):
         parts.append(f"document {_num(_r(w.document))}")
+    if _r(w.document_order):
+        parts.append(f"document place {_num(_r(w.document_order))}/({w.document_order_k}+place)")
+    if w.first_documents:
+        parts.append(f"first {w.first_places} hold {w.first_documents} documents")
     if w.head is not None:
         parts.append(f"byline {_num(_r(w.head))} × share²")
     if w.reference is not None and _r(w.reference) < 1.0:

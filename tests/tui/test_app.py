@@ -1033,6 +1033,11 @@ def test_explain_lines_from_real_search_json():
               factors=(Factor("reference list", 0.9),))
     assert arms_line(hit) == ("keyword #3 w.25 +.004 · semantic #1 w1.5 +.0246 = .0286"
                               " ×.9 reference list")
+    moved = Hit(10, "b.pdf", 2, "2", 1.5 / 61 + 0.18 / 13, None, 1, "",
+                arms=(arms[1], Contribution(Arm.DOCUMENT_ORDER, 3, 0.18, 0.18 / 13, 10)),
+                factors=(Factor("first 10 hold 3 documents", 1.0),))
+    assert arms_line(moved) == ("semantic #1 w1.5 +.0246 · document place #3 w.18 +.0138"
+                                " = .0384 · first 10 hold 3 documents")
     assert arms_line(Hit(1, "a.pdf", 1, "1", 0.0, None, None, "")) == ""
     assert arms_line(None) == ""
     line = weights_line(Weights(k=60, keyword=1.0, coverage_power=2.0, semantic=1.5,
