@@ -1047,7 +1047,10 @@ class Engine:
         got = self._sec_units.get(cid)
         if got is not None and got[0] == n_units:
             return got[1]
-        secs = self._sections(cid)
+        # read, not cached: the section index visits every content, and holding every
+        # content's Section objects (~100 MB at 10,000 documents) for the few hits'
+        # paths would be the search process's largest Python structure
+        secs = self._sections_cache.get(cid) or read_sections(self.db, cid)
         if not n_units or not secs:
             self._sec_units[cid] = (n_units, None)
             return None
@@ -1075,7 +1078,8 @@ class Engine:
             sps.append(sec.start_page)
             seg.append(len(idx))
             idx.extend(hit.tolist())
-        out = (sids, np.array(levels), np.array(sps), np.array(seg, dtype=np.int64),
+        out = (np.array(sids, dtype=np.int64), np.array(levels), np.array(sps),
+               np.array(seg, dtype=np.int64),
                np.array(idx, dtype=np.int64)) if sids else None
         self._sec_units[cid] = (n_units, out)
         return out
