@@ -7,6 +7,7 @@ keeps current. Pages are 1-based.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import re
@@ -334,11 +335,14 @@ def read_bracketed_blocks(db: sqlite3.Connection, content_id: int) -> list[Block
         " ORDER BY page, ordinal", (content_id,))]
 
 
-def read_section_keys(db: sqlite3.Connection) -> list[tuple[int, int, int]]:
-    """``[(content id, sections.ordinal, sections.id)]`` of every section, in (content,
-    ordinal) order."""
-    return db.execute(
-        "SELECT content_id, ordinal, id FROM sections ORDER BY content_id, ordinal").fetchall()
+def read_section_keys(db: sqlite3.Connection) -> "np.ndarray":
+    """``(n, 3)`` int64 ``[content id, sections.ordinal, sections.id]`` of every section,
+    in (content, ordinal) order, streamed into the array (no tuple per row)."""
+    import numpy as np
+
+    return np.fromiter(itertools.chain.from_iterable(db.execute(
+        "SELECT content_id, ordinal, id FROM sections ORDER BY content_id, ordinal")),
+        dtype=np.int64).reshape(-1, 3)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1170,7 +1170,7 @@ class Engine:
         got = self._sec_head_ids
         if got is not None and got[0] is m.section_matrix:
             return got[1]
-        rows = np.array(read_section_keys(self.db), dtype=np.int64).reshape(-1, 3)
+        rows = read_section_keys(self.db)
         code = rows[:, 0] * (1 << 32) + rows[:, 1]
         want = m.section_content * (1 << 32) + m.section_ordinal
         at = np.minimum(np.searchsorted(code, want), max(len(code) - 1, 0))
