@@ -248,18 +248,3 @@ def test_plan_2_tiles_the_text_in_equal_windows(embedder: Embedder, counter,
     head = embedder.units(long_text, PLAN_2, max_tokens=PLAN_2.head_tokens)[0]
     assert long_text.startswith(head) and counter(head) <= PLAN_2.head_tokens
     assert PLAN_2.identity("abc") == "abc+units2" and embedder.units("", PLAN_2) == []
-
-
-def test_a_searcher_embedder_does_not_busy_wait(embedder: Embedder, tmp_path) -> None:
-    """spin=False (the search service's embedder) rebuilds the session with onnxruntime's
-    threads sleeping between runs; the query vectors are the same, bit for bit."""
-    quiet = Embedder(None, embedder.cache_dir, spin=False)
-    quiet.load()
-    sess = quiet._model.model.model
-    assert sess.get_session_options().get_session_config_entry(
-        "session.intra_op.allow_spinning") == "0"
-    with pytest.raises(RuntimeError):   # the default embedder keeps onnxruntime's default
-        embedder._model.model.model.get_session_options().get_session_config_entry(
-            "session.intra_op.allow_spinning")
-    for q in ("attention heads", "proof-of-work chain", "a"):
-        assert np.array_equal(quiet.embed_query(q), embedder.embed_query(q))

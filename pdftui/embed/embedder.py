@@ -28,7 +28,6 @@ from .model import (
     load_text_embedding,
     model_prefixes,
     resolve_model_name,
-    without_spinning,
     text_embedding_class,
     unsupported_message,
     weights_sha256,
@@ -80,7 +79,7 @@ class Embedder:
 
     def __init__(
         self, model_name: str | None, cache_dir: pathlib.Path, *, threads: int | None = None,
-        int8: bool | None = None, spin: bool = True,
+        int8: bool | None = None,
     ) -> None:
         """``model_name`` None means env ``PDFTUI_EMBED_MODEL`` or the default model.
 
@@ -88,11 +87,8 @@ class Embedder:
         number of physical cores). ``int8``: run the default model as its int8 copy
         (:mod:`pdftui.quantize`; None: env ``PDFTUI_EMBED_INT8``, else
         :data:`INT8_DEFAULT`); other models
-        run as they are. ``spin`` False: onnxruntime's threads sleep between runs
-        (:func:`~.model.without_spinning`; for a searcher embedding a query now and then,
-        not an indexer running batch after batch).
+        run as they are.
         """
-        self.spin = spin
         self.model_id: str = resolve_model_name(model_name)
         self.cache_dir = pathlib.Path(cache_dir)
         self.threads = threads
@@ -319,8 +315,6 @@ class Embedder:
     def _load_model(self) -> Any:
         model, sha = load_text_embedding(self.model_id, self.cache_dir, threads=self.threads,
                                          int8=self.int8)
-        if not self.spin:
-            without_spinning(model)
         if sha is not None:
             self._weights_hash = sha
         return model

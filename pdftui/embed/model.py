@@ -436,28 +436,6 @@ def load_text_embedding(model_id: str, cache_dir: pathlib.Path, *, threads: int 
     return _load_named(model_id, cache_dir, threads), None
 
 
-def without_spinning(model: Any) -> bool:
-    """Rebuild the onnxruntime session inside a loaded fastembed ``model`` with its own
-    options plus ``session.intra_op.allow_spinning = 0``: its intra-op threads sleep when
-    a run ends instead of busy-waiting for the next one (onnxruntime's default, which
-    fastembed does not expose). The search process embeds one short query now and then:
-    busy-waiting threads burn a core for tens of milliseconds after each, next to the
-    query's own work on a shared machine. Same graph, same thread count: the same
-    vectors. Returns False (the model left as it was) when the session is not where
-    fastembed 0.x keeps it."""
-    inner = getattr(model, "model", None)
-    sess = getattr(inner, "model", None)
-    opts = getattr(sess, "_sess_options", None)
-    path = getattr(sess, "_model_path", None)
-    if opts is None or not path:
-        return False
-    import onnxruntime as ort
-
-    opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
-    inner.model = ort.InferenceSession(path, sess_options=opts, providers=sess.get_providers())
-    return True
-
-
 def default_tokenizer() -> Tokenizer:
     """The default model's tokenizer from pdftui's package data (no model load), without
     truncation or padding (as :func:`pdftui.embed.units.split_units` needs it)."""

@@ -458,7 +458,7 @@ class Engine:
             from ..embed import Embedder
 
             self._embedder = Embedder(self.model_name, self.cache.dir,
-                                      int8=self._vectors_int8(), spin=False)
+                                      int8=self._vectors_int8())
         return self._embedder.embed_query(text)
 
     def _vectors_int8(self) -> bool | None:
