@@ -248,3 +248,14 @@ def test_plan_2_tiles_the_text_in_equal_windows(embedder: Embedder, counter,
     head = embedder.units(long_text, PLAN_2, max_tokens=PLAN_2.head_tokens)[0]
     assert long_text.startswith(head) and counter(head) <= PLAN_2.head_tokens
     assert PLAN_2.identity("abc") == "abc+units2" and embedder.units("", PLAN_2) == []
+
+
+def test_one_thread_query_vectors_equal_the_thread_pools(embedder: Embedder) -> None:
+    """The search service embeds queries on one onnxruntime thread (no pool whose workers
+    busy-wait between queries): its vectors are the default pool's, bit for bit."""
+    from pdftui.search.service import QUERY_THREADS
+
+    one = Embedder(None, embedder.cache_dir, threads=QUERY_THREADS)
+    assert one._ensure_model().model.model.get_session_options().intra_op_num_threads == 1
+    for q in ("attention heads", "proof-of-work chain " * 40, "a", "注意力 机制"):
+        assert np.array_equal(one.embed_query(q), embedder.embed_query(q))

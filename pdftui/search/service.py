@@ -323,6 +323,11 @@ class _View:
                    {d.content_id for d in docs}, docs_of)
 
 
+#: onnxruntime intra-op threads of the query embedder (:meth:`Engine.embed_query`); the
+#: vectors equal the default thread pool's, bit for bit (tests/test_embed.py).
+QUERY_THREADS = 1
+
+
 class Engine:
     """Synchronous search over one root folder; one SQLite connection, one thread.
 
@@ -453,12 +458,16 @@ class Engine:
         return self._matrix
 
     def embed_query(self, text: str) -> np.ndarray:
-        """The query vector (dim,), loading the model on first use."""
+        """The query vector (dim,), loading the model on first use.
+
+        The query model runs on one onnxruntime thread (:data:`QUERY_THREADS`): a query
+        is a few tokens, and a thread pool's workers busy-wait after each run (20-35 ms
+        of a core per query on this 2-core box, next to the query's own work)."""
         if self._embedder is None:
             from ..embed import Embedder
 
             self._embedder = Embedder(self.model_name, self.cache.dir,
-                                      int8=self._vectors_int8())
+                                      int8=self._vectors_int8(), threads=QUERY_THREADS)
         return self._embedder.embed_query(text)
 
     def _vectors_int8(self) -> bool | None:
