@@ -113,7 +113,7 @@ from .excerpt import MAX_CHARS, block_spans, cap, choose
 from . import run
 from .arms import KeywordArm, Ranked, SemanticArm
 from .run import Arm, Contribution, Factor, Key, Run, Weights
-from .semantic import DocRanks, VectorMatrix
+from .semantic import DocRanks, VectorMatrix, release_freed
 
 MODES = ("hybrid", "keyword", "semantic")
 QUEUED = "queued for indexing"
@@ -1153,11 +1153,14 @@ class Engine:
             return got[2]
         cover = want | (got[1] if got is not None and got[0] is m.matrix else set())
         parts = []
-        for cid in sorted(cover):
+        for i, cid in enumerate(sorted(cover)):
             one = self._section_unit_map(m, cid)
             if one is not None:
                 parts.append((cid, int(np.searchsorted(m.unit_content, cid)), one))
+            if i % 256 == 255:   # each content's pages and blocks were read and dropped
+                release_freed()
         su = section_semantic.SectionUnits.build(parts)
+        release_freed()
         self._sec_index = (m.matrix, cover, su)
         return su
 
