@@ -17,7 +17,9 @@ At each size a fresh child process measures, over ``--queries`` graded queries o
 
 - ``first_answer_s``: from a new ``SearchService`` to the first answered hybrid query (the
   cache is in the OS page cache: the build just wrote it), and the peak RSS after all queries;
-- warm p50 / p95 (ms) per mode (keyword, semantic, hybrid) and granularity (page, section);
+- warm p50 / p95 (ms) per mode (keyword, semantic, hybrid) and granularity (page, section),
+  and the p50 of each query's process CPU milliseconds (``cpu_p50_ms``, every thread: what
+  a quiet machine's wall clock would be at most, robust to the load of a shared box);
 - in another child, the TUI's first paint: from ``PdftuiApp(...)`` (no indexing, no watching)
   to the documents pane showing the document list (its first rows), under Textual's
   headless test driver: ``list_shown_s`` when the screen is drawn with them,
@@ -147,13 +149,15 @@ def child_search(cache: Path, n_queries: int, profile: str | None) -> dict:
     for gran in ("page", "section"):
         for mode in ("keyword", "semantic", "hybrid"):
             svc.search_sync(queries[-1], mode, gran)  # warm this path
-            times = []
+            times, cpu = [], []
             for q in queries:
-                t = time.perf_counter()
+                t, c = time.perf_counter(), time.process_time()
                 svc.search_sync(q, mode, gran)
                 times.append((time.perf_counter() - t) * 1000)
+                cpu.append((time.process_time() - c) * 1000)
             out[f"{mode}/{gran} p50_ms"] = _pct(times, 50)
             out[f"{mode}/{gran} p95_ms"] = _pct(times, 95)
+            out[f"{mode}/{gran} cpu_p50_ms"] = _pct(cpu, 50)
     if profile:
         import cProfile
         import pstats

@@ -271,3 +271,14 @@ def test_index_embeds_with_one_stream_per_core() -> None:
     assert embed_streams(EARLIER) == 1
     assert embed_streams(EmbedPipeline()) == min(8, len(os.sched_getaffinity(0)))
     assert EmbedPipeline().threads == 1 and EARLIER.threads is None
+
+
+def test_one_thread_query_vectors_equal_the_thread_pools(embedder: Embedder) -> None:
+    """The search service embeds queries on one onnxruntime thread (no pool whose workers
+    busy-wait between queries): its vectors are the default pool's, bit for bit."""
+    from pdftui.search.service import QUERY_THREADS
+
+    one = Embedder(None, embedder.cache_dir, threads=QUERY_THREADS)
+    assert one._ensure_model().model.model.get_session_options().intra_op_num_threads == 1
+    for q in ("attention heads", "proof-of-work chain " * 40, "a", "注意力 机制"):
+        assert np.array_equal(one.embed_query(q), embedder.embed_query(q))

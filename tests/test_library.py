@@ -124,3 +124,16 @@ def test_read_numbers_sections_per_document_accepts_data_dir_and_sets_headings_a
     assert lines[4].startswith("An attention function")
     r = _read(attention_folder, cache_dir, ATTENTION, "--section", str(len(rows) + 1))
     assert r.returncode == 2 and f"it has {len(rows)}" in r.stderr
+
+
+def test_author_names_parse_when_first_read():
+    """Library.documents() leaves each document's stored author list unparsed until read;
+    read, it is the tuple of names (a damaged list: no names)."""
+    from pdftui.library import AuthorNames
+
+    names = AuthorNames('["Ashish Vaswani", "Noam Shazeer", 3]')
+    assert names._names is None
+    assert names == ("Ashish Vaswani", "Noam Shazeer") and names[0] == "Ashish Vaswani"
+    assert list(names) == ["Ashish Vaswani", "Noam Shazeer"] and len(names) == 2
+    assert names != ("Ashish Vaswani",) and names != ["Ashish Vaswani", "Noam Shazeer"]
+    assert AuthorNames("{damaged") == () and not AuthorNames("{damaged")

@@ -52,3 +52,42 @@ def test_replicas_copy_vectors_and_get_their_own_statistics(tmp_path):
         assert svc.search_sync("dark matter", "hybrid").coverage["semantic_searched"] == 2
     finally:
         svc.close()
+
+
+def _replicas(tmp_path, n: int):
+    """``(root, cache)``: ``n`` copies of the 4-page outlined paper, each missing a page."""
+    src = tmp_path / "src"
+    index_folder(copy_docs(tmp_path / "papers", SMALL_DOCS[:1]), src)
+    dst, root = tmp_path / "dst", tmp_path / "library"
+    root.mkdir()
+    sdb = sqlite3.connect(src / "index.sqlite3")
+    (cid, _pages), = sdb.execute("SELECT id, page_count FROM contents").fetchall()
+    sdb.close()
+    cache = Cache(dst)
+    for k in range(n):
+        new = replicate_content(cache, src / "index.sqlite3", cid, f"copy-{k}", [2 + k % 3])
+        cache.set_file(str(root), f"copy{k}/a.pdf", 1, k, new)
+    cache.close()
+    return root, dst
+
+
+def test_section_index_keeps_no_sections_of_contents_not_shown(tmp_path):
+    """The semantic section arm maps every content's sections to its units once, but
+    keeps the Section lists only of the hits' contents (not of the whole folder), and
+    ranks as it does with every content's sections cached."""
+    root, dst = _replicas(tmp_path, 4)
+    svc = SearchService(root, dst)
+    try:
+        eng = svc._get_engine()
+        got = eng.search("dark matter halo", "semantic", "section", top_k=1)
+        hit_cids = {eng._cid_of(h.doc) for h in got.hits}
+        assert len(eng._sec_units) == 4          # every content's units mapped
+        assert set(eng._sections_cache) <= hit_cids and len(hit_cids) == 1
+        eng._version = None                      # start over, every content's sections
+        eng.refresh()                            # cached before the arm runs
+        for cid in {eng._cid_of(d.doc) for d in eng._docs}:
+            eng._sections(cid)
+        again = eng.search("dark matter halo", "semantic", "section", top_k=1)
+        assert [h.to_json() for h in again.hits] == [h.to_json() for h in got.hits]
+    finally:
+        svc.close()

@@ -219,3 +219,24 @@ def test_data_dir_from_environment(monkeypatch, tmp_path):
     monkeypatch.delenv("PDFTUI_DATA_DIR")
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
     assert default_data_dir() == tmp_path / "xdg" / "pdftui"
+
+
+def test_lookup_of_a_large_folder_matches_one_get_per_document(tmp_path, store):
+    """lookup() reads the store once and queries only the documents it has a record of:
+    for a folder of 3,000 names (a real one and made-up ones, marks found by hash, by path
+    through a symlinked root, or not at all) it answers what get() answers for each."""
+    folder = copy_docs(tmp_path / "papers", SMALL_DOCS[:1])
+    real = sorted(p.name for p in folder.iterdir())[0]
+    link = tmp_path / "link"
+    link.symlink_to(folder)
+    sha = hashlib.sha256((folder / real).read_bytes()).hexdigest()
+    docs = [(real, sha)] + [(f"more/p{i:05d}.pdf", f"{i:064x}") for i in range(3000)]
+    store.set_mark(DocKey.of(folder, "elsewhere.pdf", sha), Mark.KEEP)          # by hash
+    store.set_mark(DocKey.of(folder, "more/p00007.pdf", ""), Mark.TO_READ)      # by path
+    store.set_note(DocKey.of(folder, "more/p02999.pdf", f"{2999:064x}"), "read me")
+    got = store.lookup(link, docs)
+    assert len(got) == len(docs)
+    assert got[real].mark == Mark.KEEP and got["more/p00007.pdf"].mark == Mark.TO_READ
+    assert got["more/p02999.pdf"].note == "read me"
+    for doc, s in docs[:50] + docs[-50:]:
+        assert got[doc] == store.get(DocKey.of(folder, doc, s))

@@ -15,17 +15,32 @@ before onnxruntime can be imported. The names below are the package's public int
 
 from __future__ import annotations
 
-from .embedder import Embedder
-from .model import (
-    DEFAULT_MODEL,
-    DEFAULT_WEIGHTS_SHA256,
-    EmbedderUnavailable,
-    assemble_default_model,
-    int8_enabled,
-    known_int8_hash,
-    resolve_model_name,
-)
-from .units import DEFAULT_PLAN, PLAN_1, PLAN_2, PLAN_3, UnitPlan, split_units
+import importlib
+import os
+
+os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")   # before onnxruntime can be imported
+
+#: Where each public name lives: resolved on first access (PEP 562), so reading one
+#: name (the TUI's document list needs :func:`resolve_model_name` only) does not import
+#: the embedder and the unit splitter too.
+_HOME = {
+    "Embedder": "embedder",
+    "DEFAULT_MODEL": "model", "DEFAULT_WEIGHTS_SHA256": "model", "EmbedderUnavailable": "model",
+    "assemble_default_model": "model", "int8_enabled": "model", "known_int8_hash": "model",
+    "resolve_model_name": "model",
+    "DEFAULT_PLAN": "units", "PLAN_1": "units", "PLAN_2": "units", "PLAN_3": "units",
+    "UnitPlan": "units", "split_units": "units",
+}
+
+
+def __getattr__(name: str):
+    home = _HOME.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{home}", __name__), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "DEFAULT_MODEL",

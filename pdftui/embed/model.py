@@ -28,13 +28,11 @@ import os
 
 os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
 
-import hashlib
 import importlib.resources
 import importlib.util
 import json
 import pathlib
 import shutil
-import socket
 import threading
 import urllib.parse
 from typing import TYPE_CHECKING, Any
@@ -152,6 +150,8 @@ def int8_enabled() -> bool:
 
 
 def _sha256_file(path: pathlib.Path, h: Any = None) -> str:
+    import hashlib
+
     h = h if h is not None else hashlib.sha256()
     with open(path, "rb") as f:
         while chunk := f.read(1 << 20):
@@ -318,6 +318,8 @@ def weights_sha256(files: list[pathlib.Path], cache_dir: pathlib.Path, model_id:
     entry = cached.get(key)
     if isinstance(entry, dict) and entry.get("stat") == stats and entry.get("sha256"):
         return str(entry["sha256"])
+    import hashlib
+
     h = hashlib.sha256()
     for f in files:
         _sha256_file(f, h)
@@ -342,6 +344,8 @@ def _hf_reachable(timeout: float = 3.0) -> bool:
     host = parsed.hostname or "huggingface.co"
     port = parsed.port or (80 if parsed.scheme == "http" else 443)
     try:
+        import socket
+
         with socket.create_connection((host, port), timeout=timeout):
             return True
     except OSError:

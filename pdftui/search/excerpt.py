@@ -424,6 +424,7 @@ def passages(blocks: Sequence[str], next_blocks: Sequence[str] = (),
     lens = [weighted_len(b) for b in blocks]
     halt = stops(blocks, section_starts)
     heads = {j for j in range(n) if heading_at(blocks, j)}
+    last_text = _last_text(blocks) if next_blocks else -1
     for i in range(n):
         if not lens[i]:
             continue
@@ -431,7 +432,7 @@ def passages(blocks: Sequence[str], next_blocks: Sequence[str] = (),
         members = extended(blocks, core, halt, lens=lens)
         last = members[-1]
         nxt = last + 1
-        if next_blocks and last == _last_text(blocks):
+        if next_blocks and last == last_text:
             # after it only footnotes, page numbers: the next page's first paragraph
             nxt = n + next((k for k, b in enumerate(next_blocks[:3])
                             if continues(blocks[last], b)), 0)

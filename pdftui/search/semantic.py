@@ -52,10 +52,11 @@ class _Content:
 
 
 
-def _release_freed() -> None:
+def release_freed() -> None:
     """Give freed heap memory back to the OS (glibc ``malloc_trim``; nothing elsewhere):
     the contents' own vector buffers, freed one by one while they are copied into the
-    matrix, would otherwise stay in the process's resident set next to it."""
+    matrix, would otherwise stay in the process's resident set next to it (and so would
+    the pages and blocks the section index reads content by content)."""
     global _TRIM
     if _TRIM is None:
         try:
@@ -116,12 +117,16 @@ class VectorMatrix:
             if cid not in state:
                 del self._contents[cid]
                 self._dirty = True
+        loaded = 0
         for cid, (done, total) in state.items():
             cur = self._contents.get(cid)
             if cur is not None and (cur.units_done, cur.units_total) == (done, total):
                 continue
             self._contents[cid] = self._load(db, cid, done, total)
             self._dirty = True
+            loaded += 1
+            if loaded % 256 == 0:   # the float32 rows read and quantized: dropped
+                release_freed()
         self._state = state
         if self._dirty:
             self._rebuild()
@@ -227,8 +232,8 @@ class VectorMatrix:
             setattr(c, s, scales[at:at + n])
             at += n
             if i % 256 == 255:
-                _release_freed()
-        _release_freed()
+                release_freed()
+        release_freed()
         return Int8Matrix(codes, scales)
 
     def _page_arrays(self) -> None:

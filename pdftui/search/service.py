@@ -123,7 +123,7 @@ from .excerpt import MAX_CHARS, block_spans, cap, choose
 from . import run
 from .arms import KeywordArm, Ranked, SemanticArm
 from .run import Arm, Contribution, Factor, Key, Run, Weights
-from .semantic import DocRanks, VectorMatrix
+from .semantic import DocRanks, VectorMatrix, release_freed
 
 MODES = ("hybrid", "keyword", "semantic")
 QUEUED = "queued for indexing"
@@ -346,6 +346,11 @@ class _View:
                    {d.content_id for d in docs}, docs_of)
 
 
+#: onnxruntime intra-op threads of the query embedder (:meth:`Engine.embed_query`); the
+#: vectors equal the default thread pool's, bit for bit (tests/test_embed.py).
+QUERY_THREADS = 1
+
+
 class Engine:
     """Synchronous search over one root folder; one SQLite connection, one thread.
 
@@ -480,12 +485,16 @@ class Engine:
         return self._matrix
 
     def embed_query(self, text: str) -> np.ndarray:
-        """The query vector (dim,), loading the model on first use."""
+        """The query vector (dim,), loading the model on first use.
+
+        The query model runs on one onnxruntime thread (:data:`QUERY_THREADS`): a query
+        is a few tokens, and a thread pool's workers busy-wait after each run (20-35 ms
+        of a core per query on this 2-core box, next to the query's own work)."""
         if self._embedder is None:
             from ..embed import Embedder
 
             self._embedder = Embedder(self.model_name, self.cache.dir,
-                                      int8=self._vectors_int8())
+                                      int8=self._vectors_int8(), threads=QUERY_THREADS)
         return self._embedder.embed_query(text)
 
     def _vectors_int8(self) -> bool | None:
@@ -1146,7 +1155,10 @@ class Engine:
         got = self._sec_units.get(cid)
         if got is not None and got[0] == n_units:
             return got[1]
-        secs = self._sections(cid)
+        # read, not cached: the section index visits every content, and holding every
+        # content's Section objects (~100 MB at 10,000 documents) for the few hits'
+        # paths would be the search process's largest Python structure
+        secs = self._sections_cache.get(cid) or read_sections(self.db, cid)
         if not n_units or not secs:
             self._sec_units[cid] = (n_units, None)
             return None
@@ -1179,7 +1191,8 @@ class Engine:
             sps.append(sec.start_page)
             seg.append(len(idx))
             idx.extend(hit.tolist())
-        out = (sids, np.array(levels), np.array(sps), np.array(seg, dtype=np.int64),
+        out = (np.array(sids, dtype=np.int64), np.array(levels), np.array(sps),
+               np.array(seg, dtype=np.int64),
                np.array(idx, dtype=np.int64)) if sids else None
         self._sec_units[cid] = (n_units, out)
         self._sec_opening[cid] = frozenset(opening)
@@ -1269,11 +1282,14 @@ class Engine:
             return got[2]
         cover = want | (got[1] if got is not None and got[0] is m.matrix else set())
         parts = []
-        for cid in sorted(cover):
+        for i, cid in enumerate(sorted(cover)):
             one = self._section_unit_map(m, cid)
             if one is not None:
                 parts.append((cid, int(np.searchsorted(m.unit_content, cid)), one))
+            if i % 256 == 255:   # each content's pages and blocks were read and dropped
+                release_freed()
         su = section_semantic.SectionUnits.build(parts)
+        release_freed()
         self._sec_index = (m.matrix, cover, su)
         return su
 
@@ -1309,7 +1325,7 @@ class Engine:
         got = self._sec_head_ids
         if got is not None and got[0] is m.section_matrix:
             return got[1]
-        rows = np.array(read_section_keys(self.db), dtype=np.int64).reshape(-1, 3)
+        rows = read_section_keys(self.db)
         code = rows[:, 0] * (1 << 32) + rows[:, 1]
         want = m.section_content * (1 << 32) + m.section_ordinal
         at = np.minimum(np.searchsorted(code, want), max(len(code) - 1, 0))

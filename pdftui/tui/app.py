@@ -213,7 +213,7 @@ class PdftuiApp(FailureHandler, TriageMixin, App):
     @work(thread=True, exclusive=True, group="documents", exit_on_error=False)
     def load_documents(self) -> None:
         """Read the document list from the cache (thread) and post it."""
-        from ..embed import resolve_model_name
+        from ..embed import resolve_model_name   # the name only: no embedder imported
 
         model_id = resolve_model_name(self.model)
         docs = self.gate.run(lambda lib: lib.documents(model_id))
