@@ -45,7 +45,7 @@ PATHS = ("new", "earlier", "naive")
 #: Also measurable: "default" (the product's pipeline with the fp32 model), "int8" (with
 #: the int8 copy: "new"), "plan1" / "plan2" / "plan3" (the int8 copy cutting units by
 #: that plan, :mod:`pdftui.embed.units`), and "previous" (the product before embedding
-#: streams: one run at a time on onnxruntime's default intra-op threads).
+#: streams: one run at a time on onnxruntime's default intra-op threads, not niced).
 EXTRA_PATHS = ("default", "int8", "plan1", "plan2", "plan3", "previous")
 
 
@@ -78,7 +78,7 @@ def run_index(folder: Path, cache: Path, which: str) -> dict:
                 "plan1": EmbedPipeline(int8=True, plan=PLAN_1),
                 "plan2": EmbedPipeline(int8=True, plan=PLAN_2),
                 "plan3": EmbedPipeline(int8=True, plan=PLAN_3),
-                "previous": EmbedPipeline(int8=True, threads=None, streams=1)}.get(
+                "previous": EmbedPipeline(int8=True, threads=None, streams=1, nice=0)}.get(
                     which, EmbedPipeline(int8=True))
     summary = index_folder(folder, cache, progress=progress, pipeline=pipeline)
     wall = time.monotonic() - t0

@@ -691,7 +691,11 @@ class EmbedPipeline:
     the unit plan (:class:`pdftui.embed.units.UnitPlan`, part of the embeddings' identity);
     ``threads``: onnxruntime's intra-op threads (None: its default, one per core);
     ``streams``: single-unit runs at once, each on one thread (None: one per core the
-    process may use, :func:`embed_streams`).
+    process may use, :func:`embed_streams`); ``nice``: how much the embedding thread (and
+    the stream threads it starts, which inherit it) lowers its own scheduling priority
+    (Linux: a nice value per thread), so that extraction, whose text keyword search needs
+    first, and the TUI or a searching process win the cores when they compete; alone on
+    the machine the embedding runs as fast (0: unchanged).
     """
 
     int8: bool | None = None
@@ -702,10 +706,26 @@ class EmbedPipeline:
     plan: UnitPlan = DEFAULT_PLAN
     threads: int | None = 1
     streams: int | None = None
+    nice: int = 10
 
 
 EARLIER = EmbedPipeline(int8=False, sort=False, single=False, batch_units=EMBED_BATCH,
-                        heads_first=False, plan=PLAN_1, threads=None, streams=1)
+                        heads_first=False, plan=PLAN_1, threads=None, streams=1, nice=0)
+
+
+def lower_thread_priority(amount: int) -> bool:
+    """Add ``amount`` to the calling thread's nice value (Linux, where it is per thread;
+    threads it starts afterwards inherit it). Returns False where that is not possible
+    (other systems, where it would apply to the whole process, or when refused)."""
+    if amount <= 0 or not sys.platform.startswith("linux"):
+        return False
+    try:
+        tid = threading.get_native_id()
+        os.setpriority(os.PRIO_PROCESS, tid, min(19, os.getpriority(os.PRIO_PROCESS, tid)
+                                                  + amount))
+    except (AttributeError, OSError):
+        return False
+    return True
 
 
 def embed_streams(pipeline: EmbedPipeline) -> int:
@@ -818,6 +838,7 @@ class _EmbedThread(threading.Thread):
         self.q.put(None)
 
     def run(self) -> None:
+        lower_thread_priority(self.pipeline.nice)
         cache = Cache(self.cache_dir)
         work = _EmbedQueue(self.pipeline.heads_first)
         finished = False

@@ -282,3 +282,35 @@ def test_one_thread_query_vectors_equal_the_thread_pools(embedder: Embedder) -> 
     assert one._ensure_model().model.model.get_session_options().intra_op_num_threads == 1
     for q in ("attention heads", "proof-of-work chain " * 40, "a", "注意力 机制"):
         assert np.array_equal(one.embed_query(q), embedder.embed_query(q))
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread nice: Linux")
+def test_embedding_thread_lowers_only_its_own_priority() -> None:
+    """The index's embedding thread yields the cores to extraction and searching: its nice
+    value rises, and the threads it starts inherit it; the process's other threads keep
+    theirs."""
+    import threading
+
+    from pdftui.index import EARLIER, EmbedPipeline, lower_thread_priority
+
+    main_before = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+    seen: dict[str, int] = {}
+
+    def embedding_thread() -> None:
+        before = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+        seen["changed"] = lower_thread_priority(3)
+        seen["delta"] = os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) - before
+        child = threading.Thread(target=lambda: seen.update(
+            child=os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) - before))
+        child.start()
+        child.join()
+
+    t = threading.Thread(target=embedding_thread)
+    t.start()
+    t.join()
+    if main_before + 3 > 19:
+        pytest.skip("already at the lowest priority")
+    assert seen == {"changed": True, "delta": 3, "child": 3}
+    assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == main_before
+    assert lower_thread_priority(0) is False
+    assert EmbedPipeline().nice == 10 and EARLIER.nice == 0
