@@ -656,16 +656,17 @@ def mark(folder, doc, mark, note, as_json, cache_dir, data_dir):
 def export(folder, marked, fmt, output, cache_dir, data_dir):
     """Export FOLDER's marked documents: a Markdown reading list (notes and clipped
     passages with their pages), BibTeX, CSV or JSON."""
-    from .triage.export import ExportFormat, items_for, render, select
+    from .triage.export import ExportFormat, citekeys, items_for, render, select
 
     root, rows = _folder_documents(folder, cache_dir, data_dir)
-    items = select(items_for(root, [d for d, _t in rows], {d.doc: t for d, t in rows}),
-                   marked)
+    every = items_for(root, [d for d, _t in rows], {d.doc: t for d, t in rows})
+    items = select(every, marked)
     if not items:
         click.echo(f"pdftui: no documents marked {marked} in {folder}"
                    + (" (mark some with `pdftui mark`, or use --marked all)"
                       if marked == "any" else ""), err=True)
-    text = render(items, ExportFormat(fmt), f"Reading list: {os.path.basename(root) or root}")
+    text = render(items, ExportFormat(fmt), f"Reading list: {os.path.basename(root) or root}",
+                  citekeys(every))
     if output is None:
         click.echo(text, nl=False)
         return

@@ -106,3 +106,22 @@ def test_search_hits_carry_mark_and_note(folder, tmp_path):
     marked = [h for h in hits if h["doc"] == ATTENTION]
     assert marked and all((h["mark"], h["note"]) == ("keep", "n1") for h in marked)
     assert all(h["mark"] == "none" for h in hits if h["doc"] != ATTENTION)
+
+
+def test_a_citekey_does_not_depend_on_what_is_exported(tmp_path):
+    """Two versions of one paper share a base citekey; the one marked keeps the key it has
+    in the whole folder's export when it is exported alone."""
+    import bibtexparser
+
+    v7 = "arxiv-1706.03762v7-attention-is-all-you-need.pdf"
+    folder = copy_docs(tmp_path / "papers", [ATTENTION, v7])
+    base = ("--cache-dir", tmp_path / "cache", "--data-dir", tmp_path / "data")
+    assert _run("mark", folder, ATTENTION, "keep", *base).returncode == 0
+    alone = _run("export", folder, "--format", "bibtex", *base)
+    every = _run("export", folder, "--format", "bibtex", "--marked", "all", *base)
+    assert alone.returncode == 0 and every.returncode == 0, alone.stderr + every.stderr
+    [entry] = bibtexparser.loads(alone.stdout).entries
+    keys = {e["file"]: e["ID"] for e in bibtexparser.loads(every.stdout).entries}
+    assert keys == {str(folder / ATTENTION): "vaswani2017attentiona",
+                    str(folder / v7): "vaswani2017attentionb"}
+    assert entry["ID"] == "vaswani2017attentiona"

@@ -115,7 +115,8 @@ def _base_key(item: ExportItem) -> str:
 
 def citekeys(items: list[ExportItem]) -> dict[str, str]:
     """``{doc: citekey}``: unique, stable for the same documents (collisions get a
-    letter suffix in ``doc`` order)."""
+    letter suffix in ``doc`` order). Pass the whole folder's items, not an exported
+    selection, so that a document keeps its key whichever documents are exported."""
     by_key: dict[str, list[str]] = {}
     for item in sorted(items, key=lambda i: i.doc):
         by_key.setdefault(_base_key(item), []).append(item.doc)
@@ -236,11 +237,11 @@ def _bib_path(s: str) -> str:
     return s.replace("{", r"\textbraceleft{}").replace("}", r"\textbraceright{}")
 
 
-def to_bibtex(items: list[ExportItem]) -> str:
+def to_bibtex(items: list[ExportItem], keys: dict[str, str] | None = None) -> str:
     """One BibTeX entry per document (``@article`` with a DOI, else ``@misc``) with
     fields title, author ("A and B"), year, eprint + archivePrefix for arXiv papers, doi,
     file, and the user's note as ``note``."""
-    keys = citekeys(items)
+    keys = keys if keys is not None else citekeys(items)
     entries = []
     for item in items:
         fields = [("title", "{" + bib_escape(item.title or item.doc) + "}")]
@@ -266,10 +267,10 @@ CSV_COLUMNS = ("citekey", "doc", "title", "authors", "year", "arxiv_id", "doi", 
                "mark", "note", "clips")
 
 
-def to_csv(items: list[ExportItem]) -> str:
+def to_csv(items: list[ExportItem], keys: dict[str, str] | None = None) -> str:
     """CSV with a header (:data:`CSV_COLUMNS`); authors joined by "; ", clips as
     "p. 7 (section): text" joined by newlines inside their cell."""
-    keys = citekeys(items)
+    keys = keys if keys is not None else citekeys(items)
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(CSV_COLUMNS)
@@ -292,24 +293,26 @@ def item_json(item: ExportItem, citekey: str) -> dict:
                        "section": c.section} for c in item.clips]}
 
 
-def to_json(items: list[ExportItem]) -> str:
+def to_json(items: list[ExportItem], keys: dict[str, str] | None = None) -> str:
     """``{"documents": [...]}`` (see :func:`item_json`), one line."""
-    keys = citekeys(items)
+    keys = keys if keys is not None else citekeys(items)
     return json.dumps({"documents": [item_json(i, keys[i.doc]) for i in items]},
                       ensure_ascii=False) + "\n"
 
 
 def render(items: list[ExportItem], fmt: ExportFormat | str,
-           heading: str = "Reading list") -> str:
-    """The items in format ``fmt``; raises ``ValueError`` for an unknown format."""
+           heading: str = "Reading list", keys: dict[str, str] | None = None) -> str:
+    """The items in format ``fmt``, with citekeys ``keys`` (``{doc: citekey}``, from
+    :func:`citekeys` over the whole folder; None: over ``items``); raises ``ValueError``
+    for an unknown format."""
     fmt = ExportFormat(fmt)
     if fmt is ExportFormat.MARKDOWN:
         return to_markdown(items, heading)
     if fmt is ExportFormat.BIBTEX:
-        return to_bibtex(items)
+        return to_bibtex(items, keys)
     if fmt is ExportFormat.CSV:
-        return to_csv(items)
-    return to_json(items)
+        return to_csv(items, keys)
+    return to_json(items, keys)
 
 
 def export_folder(folder: str | os.PathLike, fmt: ExportFormat | str = ExportFormat.MARKDOWN,
@@ -330,6 +333,7 @@ def export_folder(folder: str | os.PathLike, fmt: ExportFormat | str = ExportFor
         lib.close()
     with TriageStore(data_dir) as store:
         triage = store.lookup(root, [(d.doc, d.sha256) for d in docs])
-    items = select(items_for(root, docs, triage), marked)
+    every = items_for(root, docs, triage)
+    items = select(every, marked)
     heading = f"Reading list: {os.path.basename(root) or root}"
-    return render(items, fmt, heading), len(items)
+    return render(items, fmt, heading, citekeys(every)), len(items)
