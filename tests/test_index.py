@@ -251,10 +251,14 @@ def test_no_embed_reports_what_still_needs_embedding(small_folder, cache_dir):
     assert s.embedding_pending == 3 and s.units == 0
 
 
-def test_ctrl_c_during_embedding_exits_cleanly_and_resume_counts_done_units(small_folder,
+def test_ctrl_c_during_embedding_exits_cleanly_and_resume_counts_done_units(tmp_path,
                                                                              cache_dir):
     """SIGINT while embedding: the one-line message, no onnxruntime abort noise, exit 130;
-    the next run's progress ends with every unit counted."""
+    the next run's progress ends with every unit counted. A 25-page review joins the small
+    folder so that embedding outlasts the first committed batch (its 12 pages alone
+    finished before the signal landed)."""
+    small_folder = copy_docs(tmp_path / "papers", [
+        *SMALL_DOCS, "aiopen-2020-gnn-review-of-methods-and-applications.pdf"])
     cmd = [sys.executable, "-m", "pdftui.cli", "index", str(small_folder),
            "--cache-dir", str(cache_dir)]
     proc = _start_until_units(cmd, cache_dir)
