@@ -438,6 +438,7 @@ class ReaderPane(FailureHandler, Vertical):
         self._toc_doc: str | None = None   # the document the contents list shows
         self._focus_toc = False            # focus the contents once the view is loaded
         self._serial = 0
+        self._pending: ReadRequest | None = None   # the newest request, until it is shown
         self._load_job = None   # the worker of the newest request
         self.border_title = "Reader"
 
@@ -476,6 +477,7 @@ class ReaderPane(FailureHandler, Vertical):
     def request(self, req: ReadRequest) -> None:
         """Load ``req`` in a worker; the newest request wins."""
         self._serial += 1
+        self._pending = req
         self._load_job = self._load(self._serial, req, self.pattern)
 
     @work(thread=True, exclusive=True, group="reader", exit_on_error=False)
@@ -489,6 +491,7 @@ class ReaderPane(FailureHandler, Vertical):
         """The newest load raised (a document gone, a page it no longer has): a
         notification says why; an older load's failure is not news."""
         if worker is self._load_job:
+            self._pending = None
             self.report_failure("Reader", error, timeout=None)
 
     @on(Loaded)
@@ -496,6 +499,7 @@ class ReaderPane(FailureHandler, Vertical):
         event.stop()
         if event.serial != self._serial:
             return  # a newer request is on its way
+        self._pending = None
         await self._show_view(event.view)
 
     async def _show_view(self, view: ReadView) -> None:
@@ -774,7 +778,10 @@ class ReaderPane(FailureHandler, Vertical):
         v = self._need_view()
         if v is None:
             return
-        target = v.page + delta
+        ahead = self._pending   # turns pressed faster than pages load add up
+        start = ahead.page if ahead is not None and ahead.kind == "page" \
+            and ahead.doc == v.request.doc else v.page
+        target = start + delta
         if not 1 <= target <= v.pages:
             self.notify("first page" if target < 1 else "last page", timeout=1.5)
             return

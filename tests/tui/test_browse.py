@@ -660,3 +660,26 @@ def test_a_long_document_list_is_virtual_and_keeps_every_key(make_app, monkeypat
             assert lst.option_count == 300 and lst.highlighted is not None
             assert lst.highlighted < 300
     run(go())
+
+
+def test_page_turns_pressed_faster_than_pages_load_add_up(make_app):
+    """→ → → in one burst reads three pages on, not one: a turn counts from the page asked
+    for last, not from the page still on screen."""
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            reader, _toc = await open_from_documents(pilot, ATTENTION)
+            assert reader.view.page == 1
+            for _ in range(3):   # a burst: no page loads between the three turns
+                reader.action_next_page()
+            await wait_for(pilot, lambda: reader.view.page == 4, what="page 4")
+            await settle(pilot)
+            assert reader.view.page == 4
+            reader.action_prev_page()
+            reader.action_prev_page()
+            await wait_for(pilot, lambda: reader.view.page == 2, what="page 2")
+            await pilot.press("right")   # a single turn after the burst
+            await wait_for(pilot, lambda: reader.view.page == 3, what="page 3")
+
+    asyncio.run(go())
