@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import sqlite3
@@ -261,9 +262,17 @@ def test_ctrl_c_during_embedding_exits_cleanly_and_resume_counts_done_units(tmp_
         *SMALL_DOCS, "aiopen-2020-gnn-review-of-methods-and-applications.pdf"])
     cmd = [sys.executable, "-m", "pdftui.cli", "index", str(small_folder),
            "--cache-dir", str(cache_dir)]
-    proc = _start_until_units(cmd, cache_dir)
+    # the signal goes as soon as the child reports its first embedded units (its own
+    # progress line), not after polling the cache, which a loaded machine can delay
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    seen_lines = []
+    for line in proc.stderr:
+        seen_lines.append(line)
+        if re.search(r"embedded [1-9]\d*/", line):
+            break
     proc.send_signal(signal.SIGINT)
-    _out, err = proc.communicate(timeout=120)
+    _out, rest = proc.communicate(timeout=120)
+    err = "".join(seen_lines) + rest
     assert proc.returncode == 130, err
     assert "interrupted" in err and "terminate called" not in err and "Traceback" not in err
     seen = []
