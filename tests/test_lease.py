@@ -115,7 +115,7 @@ def _extracted(tmp_path, n: int):
 def test_two_processes_embed_each_unit_once(tmp_path):
     """A second `pdftui index` started while the first embeds follows it: the units the
     two runs embedded add up to the units stored, and the second says it followed."""
-    folder, cache = _extracted(tmp_path, 12)   # ~200 units: the second starts in time
+    folder, cache = _extracted(tmp_path, 36)   # ~600 units: the second starts in time
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     first = subprocess.Popen(_index_cmd(folder, cache), stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, text=True, env=env)
@@ -140,7 +140,7 @@ def test_two_processes_embed_each_unit_once(tmp_path):
 def test_a_killed_embedder_is_taken_over_at_once(tmp_path):
     """kill -9 of the holder: the next run takes the lease over without waiting for the
     heartbeat to expire and embeds only what the killed one had not committed."""
-    folder, cache = _extracted(tmp_path, 5)
+    folder, cache = _extracted(tmp_path, 20)   # ~340 units: the kill lands mid-way
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     first = subprocess.Popen(_index_cmd(folder, cache), stdout=subprocess.DEVNULL,
                              stderr=subprocess.DEVNULL, env=env)
