@@ -264,7 +264,10 @@ def test_ctrl_c_during_embedding_exits_cleanly_and_resume_counts_done_units(tmp_
            "--cache-dir", str(cache_dir)]
     # the signal goes as soon as the child reports its first embedded units (its own
     # progress line), not after polling the cache, which a loaded machine can delay
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # a child of a process started in the background inherits SIGINT ignored, and Python
+    # then installs no KeyboardInterrupt handler: give it the terminal's default
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     seen_lines = []
     for line in proc.stderr:
         seen_lines.append(line)
