@@ -773,8 +773,8 @@ class KeywordIndex:
         return self.db.execute(sql, args).fetchall()
 
     def rank(self, terms: list[Term], contents: set[int] | None = None, kind: str = "pages",
-             policy: str = "or", title_weight: float = TITLE_WEIGHT, idf: str = "lucene"
-             ) -> Ranking:
+             policy: str = "or", title_weight: float = TITLE_WEIGHT, idf: str = "lucene",
+             proximity: float = 0.0, window: int = 3) -> Ranking:
         """Rank the rows (``kind`` "pages" or "sections") of each content by BM25.
 
         ``contents`` limits the search (None = every content). ``policy`` "or" keeps rows
@@ -794,10 +794,11 @@ class KeywordIndex:
         bits = np.zeros(n_rows, dtype=np.uint64)
         allowed = self._allowed(unit, contents)
         tfs: list[tuple[int, np.ndarray, np.ndarray]] = []
+        idf_of: dict[str, np.ndarray] = {}
         for term in terms:
             k = keys.index(str(term))
             got = self._add_term(unit, kind, term, allowed, title_weight, idf, scores, nmatch,
-                                 contents)
+                                 contents, idf_of)
             if got is None:
                 continue
             idx, ucont, tf_sums = got
@@ -806,6 +807,8 @@ class KeywordIndex:
         matched = np.nonzero(nmatch)[0]
         if not len(matched):
             return Ranking.empty(terms, keys, unit.total_of, unit.total)
+        if proximity > 0:
+            self._add_proximity(unit, kind, terms, idf_of, allowed, scores, proximity, window)
         cont = unit.content[matched]
         # by content, best first, equal scores by row id: ``matched`` ascends by row id
         # and lexsort is stable, so the ids need no key of their own
@@ -815,6 +818,28 @@ class KeywordIndex:
         tf_content, tfm = self._tf_matrix(tfs, len(keys))
         return Ranking(terms, keys, unit.ids[rows], rows, unit.content[rows], scores[rows],
                        bits[rows], tf_content, tfm, unit.total_of, unit.total)
+
+    def _add_proximity(self, unit, kind: str, terms: list[Term], idf_of: dict,
+                       allowed, scores: np.ndarray, weight: float, window: int) -> None:
+        """Term proximity: each row holding two consecutive query terms within ``window``
+        tokens of each other (either order) gains ``weight`` x the smaller of their
+        document-local idfs (the pair as one more, rarer, term; after Metzler & Croft's
+        sequential dependence model, SIGIR 2005)."""
+        plain = [t for t in terms if not (t.prefix or t.ident or t.parts)
+                 and t.text in idf_of and t.text.isalnum() and tokenize(t.text) == [t.text]]
+        table = "pages_fts" if kind == "pages" else "sections_fts"
+        for a, b in zip(plain, plain[1:]):
+            ids = np.array([r for (r,) in self.db.execute(
+                f"SELECT rowid FROM {table} WHERE {table} MATCH ?",
+                (f'NEAR("{a.text}" "{b.text}", {int(window)})',))], dtype=np.int64)
+            if not len(ids):
+                continue
+            pos = np.minimum(np.searchsorted(unit.ids, ids), len(unit.ids) - 1)
+            pos = pos[unit.ids[pos] == ids]
+            if allowed is not None:
+                pos = pos[allowed[unit.content[pos]]]
+            cont = unit.content[pos]
+            scores[pos] += weight * np.minimum(idf_of[a.text][cont], idf_of[b.text][cont])
 
     @staticmethod
     def _allowed(unit, contents: set[int] | None) -> np.ndarray | None:
@@ -828,7 +853,7 @@ class KeywordIndex:
 
     def _add_term(self, unit, kind: str, term: Term, allowed: np.ndarray | None,
                   title_weight: float, idf: str, scores: np.ndarray, nmatch: np.ndarray,
-                  contents: set[int] | None = None
+                  contents: set[int] | None = None, idf_of: dict | None = None
                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
         """Add ``term``'s BM25 weight to ``scores`` of the rows holding it (and count it in
         ``nmatch``), idf and average length per document (Robertson & Zaragoza 2009);
@@ -861,6 +886,8 @@ class KeywordIndex:
             w_idf = np.where(w_idf <= 0, 1e-6, w_idf)
         w_of = np.zeros(size)
         w_of[ucont] = w_idf
+        if idf_of is not None:
+            idf_of[term.text] = w_of
         avgdl = unit.avgdl_of[cont]
         dl = unit.n_tokens[idx]
         scores[idx] += w_of[cont] * tf * (K1 + 1) / (tf + K1 * (1 - B + B * dl / avgdl))

@@ -177,6 +177,8 @@ class Options:
     #                                    title / byline holds the query's rare words)
     ref_weight: float = 0.9            # score factor of a reference-list page for a
     #                                    query that does not ask for citations
+    proximity: float = 0.0             # keyword arm: a row holding two consecutive query
+    proximity_window: int = 3          # terms within this many tokens gains this x idf
     doc_order_weight: float = 0.18     # hybrid pages: the documents in order of their best
     doc_order_k: int = 10              # page as one more RRF list, weight / (k + place):
     #                                    the first document's pages gain 1 / 61
@@ -714,7 +716,8 @@ class Engine:
         keyword mode, which re-sorts the whole list), each key's coverage of the query's
         rarity mass, the keyword evidence and the head-field list."""
         o = self.options
-        ranking = self.kw.rank(c.terms, c.contents, c.kind, title_weight=o.title_weight)
+        ranking = self.kw.rank(c.terms, c.contents, c.kind, title_weight=o.title_weight,
+                               proximity=o.proximity, window=o.proximity_window)
         ranking = keyword.restrict(ranking, c.res.keep_rows, c.res.drop_rows)
         scope = keyword.Scope.of(ranking, c.by_doc)
         strength = 1.0 if evidence.rare_identifier(ranking, scope) else \
