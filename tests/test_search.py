@@ -743,3 +743,24 @@ def test_a_papers_opening_yields_to_the_section_a_query_describes(consensus):
         assert flat[:2] == ["1 Introduction", "Abstract"]
     finally:
         e.close()
+
+
+def test_a_page_holding_query_words_next_to_each_other_ranks_first(gfs):
+    """"why does GFS use 64 MB chunks": "2.5 Chunk Size" (p. 3) says "We have chosen 64
+    MB"; p. 11 holds "64 KB" and "MBs" apart and p. 4 "64 bytes ... 64 MB chunk". By
+    document-local BM25 alone p. 3 was 11th of the paper's pages and third in hybrid (issue
+    18, a question a new user asked); term proximity (consecutive query terms within 3
+    tokens) puts it first in hybrid and above p. 11 in the keyword arm."""
+    from pdftui.search.service import Engine
+
+    q = "why does GFS use 64 MB chunks"
+    e = Engine(*gfs)
+    try:
+        pages = [h.page for h in e.search(q, "keyword", "page", 20, docs=[GFS]).hits]
+        assert pages.index(3) < pages.index(11)
+        assert e.search(q, "hybrid", "page", 5).hits[0].page == 3
+        e.options.proximity = 0.0
+        pages = [h.page for h in e.search(q, "keyword", "page", 20, docs=[GFS]).hits]
+        assert pages.index(3) > pages.index(11)
+    finally:
+        e.close()

@@ -21,6 +21,10 @@ document's internal ranking therefore never depends on which other PDFs share th
 Sections use the same formula with FTS5's column weighting: tf = w_title * tf_title + tf_body
 and dl = the section's ``n_tokens`` (title + body).
 
+The search service adds term proximity to that score (:meth:`KeywordIndex._add_proximity`:
+a row holding two consecutive query terms close together gains a share of their idf), so
+its pages are BM25 plus a proximity term, still with document-local statistics only.
+
 Across documents nothing above is compared. Documents are compared by :func:`doc_bm25`
 (the same BM25 with each document as one unit and the folder's documents as the
 collection) and rows by :func:`query_coverage` (their share of the query's idf mass); both
@@ -782,7 +786,8 @@ class KeywordIndex:
         per document, relaxed to "or" in a document where no row has every term.
         ``idf`` "fts5" is FTS5's ln((N - df + 0.5)/(df + 0.5)) floored at 1e-6; "lucene" is
         the always-positive ln(1 + (N - df + 0.5)/(df + 0.5)) (Lucene's BM25 variant), which
-        keeps a weight for terms on most pages of a document.
+        keeps a weight for terms on most pages of a document. ``proximity`` > 0 adds
+        :meth:`_add_proximity` (consecutive query terms within ``window`` tokens).
         """
         unit = self._unit(kind)
         keys = list(dict.fromkeys(str(t) for t in terms))
@@ -824,14 +829,19 @@ class KeywordIndex:
         """Term proximity: each row holding two consecutive query terms within ``window``
         tokens of each other (either order) gains ``weight`` x the smaller of their
         document-local idfs (the pair as one more, rarer, term; after Metzler & Croft's
-        sequential dependence model, SIGIR 2005)."""
+        sequential dependence model, SIGIR 2005). Terms that are prefixes, identifiers,
+        CJK bigrams or not their own stem are skipped. Only rows of the ``allowed``
+        contents change; document-local, like the rest of the score."""
         plain = [t for t in terms if not (t.prefix or t.ident or t.parts)
                  and t.text in idf_of and t.text.isalnum() and tokenize(t.text) == [t.text]]
         table = "pages_fts" if kind == "pages" else "sections_fts"
         for a, b in zip(plain, plain[1:]):
-            ids = np.array([r for (r,) in self.db.execute(
-                f"SELECT rowid FROM {table} WHERE {table} MATCH ?",
-                (f'NEAR("{a.text}" "{b.text}", {int(window)})',))], dtype=np.int64)
+            try:   # both are indexed tokens (letters and digits): nothing FTS5 could parse
+                ids = np.array([r for (r,) in self.db.execute(
+                    f"SELECT rowid FROM {table} WHERE {table} MATCH ?",
+                    (f'NEAR("{a.text}" "{b.text}", {int(window)})',))], dtype=np.int64)
+            except sqlite3.Error:
+                continue
             if not len(ids):
                 continue
             pos = np.minimum(np.searchsorted(unit.ids, ids), len(unit.ids) - 1)

@@ -177,7 +177,7 @@ class Options:
     #                                    title / byline holds the query's rare words)
     ref_weight: float = 0.9            # score factor of a reference-list page for a
     #                                    query that does not ask for citations
-    proximity: float = 0.0             # keyword arm: a row holding two consecutive query
+    proximity: float = 2.0             # keyword arm: a row holding two consecutive query
     proximity_window: int = 3          # terms within this many tokens gains this x idf
     doc_order_weight: float = 0.18     # hybrid pages: the documents in order of their best
     doc_order_k: int = 10              # page as one more RRF list, weight / (k + place):
