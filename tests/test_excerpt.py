@@ -451,3 +451,21 @@ def test_the_search_service_passes_the_page_s_section_titles(tmp_path):
         service.close()
     hit = next(h for h in hits if h.page == 9)
     assert hit.excerpt.startswith("5.1.3 Master Replication")
+
+
+def test_a_paragraph_broken_by_a_footnote_at_the_column_end_is_joined():
+    """Caduceus p. 3: "... Gu & Dao (2023) introduce" closes the left column above its
+    footnote ("2The acronym SSM ..."), and "a selective SSM that enables dependence of the
+    parameters ... on the input" opens the right one: one passage, the footnote left out."""
+    from pdftui.search.excerpt import footnote_like
+    blocks, starts = _page("arxiv-2403.03234-caduceus-dna-sequence-modeling.pdf", 3)
+    intro = next(j for j, b in enumerate(blocks) if b.startswith("Selection Mechanisms"))
+    note, rest = intro + 1, intro + 2
+    assert footnote_like(blocks[note]) and blocks[rest].startswith("a selective SSM")
+    assert not footnote_like("2D convolutions over the image are computed per channel.")
+    assert any(intro in p.members and rest in p.members and note not in p.members
+               for p in passages(blocks, section_starts=starts))
+    q = parse_query("expressivity of selection mechanisms: parameters depending on the input")
+    _i, text = choose(blocks, q, section_starts=starts)
+    assert "Gu & Dao (2023) introduce a selective SSM that enables dependence" in text
+    assert "The acronym SSM" not in text

@@ -303,21 +303,41 @@ def joined(blocks: Sequence[str], members: list[int], halt: Collection[int] = ()
            ) -> list[int]:
     """``members`` with the blocks that carry on their last sentence appended
     (:func:`_carries_on`), over at most two short fragments between them (an inline
-    formula, :data:`FRAGMENT_CHARS`), repeatedly: a paragraph the extractor split at a
-    column break or around a formula is one passage, its words its own (not run-on words
-    at :data:`EXTRA_WEIGHT`). Not across a block in ``halt`` (:func:`stops`)."""
+    formula, :data:`FRAGMENT_CHARS`) and at most two footnotes (:func:`footnote_like`,
+    left out of the passage), repeatedly: a paragraph the extractor split at a column
+    break, around a formula or at the footnotes closing a column is one passage, its
+    words its own (not run-on words at :data:`EXTRA_WEIGHT`). Not across a block in
+    ``halt`` (:func:`stops`)."""
     out = list(members)
     while True:
         last, j = out[-1], out[-1] + 1
         skipped: list[int] = []
+        notes = 0
         while (j < len(blocks) and j not in halt
-               and not _carries_on(blocks[last], blocks[j])
-               and len(skipped) < 2 and weighted_len(blocks[j]) < FRAGMENT_CHARS):
-            skipped.append(j)
+               and not _carries_on(blocks[last], blocks[j])):
+            if notes < 2 and footnote_like(blocks[j]):
+                notes += 1
+            elif len(skipped) < 2 and weighted_len(blocks[j]) < FRAGMENT_CHARS:
+                skipped.append(j)
+            else:
+                break
             j += 1
         if j >= len(blocks) or j in halt or not _carries_on(blocks[last], blocks[j]):
             return out
         out += skipped + [j]
+
+
+#: Longest block read as a footnote (:func:`footnote_like`).
+FOOTNOTE_CHARS = 600
+_FOOTNOTE_RE = re.compile(r"^\s*(\d{1,2}(?=[A-Z][a-z])|[∗*†‡§¶])")
+
+
+def footnote_like(text: str) -> bool:
+    """True for a footnote: a block under :data:`FOOTNOTE_CHARS` opening with its mark, a
+    number set against its first word or a symbol ("5Thus, in this paper ...", "∗Equal
+    contribution.")."""
+    t = text.strip()
+    return len(t) <= FOOTNOTE_CHARS and bool(_FOOTNOTE_RE.match(t))
 
 
 def _tabular(text: str) -> bool:
@@ -454,9 +474,10 @@ def passages(blocks: Sequence[str], next_blocks: Sequence[str] = (),
 
 
 def _last_text(blocks: Sequence[str]) -> int:
-    """Index of the page's last block that is not a page number or running footer."""
+    """Index of the page's last block that is not a page number, running footer or
+    footnote."""
     for j in range(len(blocks) - 1, -1, -1):
-        if weighted_len(blocks[j]) >= MIN_CHARS:
+        if weighted_len(blocks[j]) >= MIN_CHARS and not footnote_like(blocks[j]):
             return j
     return len(blocks) - 1
 
