@@ -658,9 +658,10 @@ def choose(blocks: Sequence[str], terms: Sequence[Term],
 
     refs = {j for j in range(len(blocks)) if is_reference(blocks[j])}
 
-    def named(p: Passage) -> float:
-        # the rarity of the query terms the title of the passage's section holds
-        return round(math.fsum(w[k] for k in sorted(in_title[under[p.seed]])), 9)
+    # per section title: the rarity of the query terms it holds, and how deeply it is
+    # numbered ("4.1 PagedAttention" 2, "4 Method" 1)
+    rank = {t: (round(math.fsum(w[k] for k in sorted(in_title[t])), 9),
+                len(_number(t).split(".")) if _number(t) else 0) for t in titles}
 
     @functools.cache
     def score(p: Passage) -> float:
@@ -678,18 +679,13 @@ def choose(blocks: Sequence[str], terms: Sequence[Term],
     def has(p: Passage) -> bool:
         return any(r.search(passage_text(p, allb)) for r in rx) if rx else False
 
-    def depth(p: Passage) -> int:
-        # how deep the passage's section is numbered: "4.1 PagedAttention" 2, "4 Method" 1
-        number = _number(under[p.seed])
-        return len(number.split(".")) if number else 0
-
     def key(p: Passage) -> tuple:
         # equal scores: a passage in a section whose title names the query's terms ("5.1.3
         # Master Replication"), then in the deeper section (the subsection defining the
         # thing, not its parent's lead-in introducing it), a table whole (not a row grown
         # into its caption), then the earlier passage, which holds the later one's lead-in
         # (a heading, the line introducing a display) or states the thing first
-        return (has(p), round(score(p), 9), named(p), depth(p), p.kind == "table", -p.seed)
+        return (has(p), round(score(p), 9), *rank[under[p.seed]], p.kind == "table", -p.seed)
 
     if rx and not any(has(p) for p in cands):
         # the phrase runs across two blocks no passage joins (a column break): show both

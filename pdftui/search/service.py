@@ -481,8 +481,8 @@ class Engine:
         earlier page ("" when none)."""
         secs = self._sections(cid)
         out = {s.start_block: s.title for s in secs if s.start_page == page}
-        before = innermost([s for s in secs if s.start_page < page], page, 0)
-        out[-1] = before.title if before is not None else ""
+        before = innermost(secs, page, 0)   # one starting on the page starts at block 0
+        out[-1] = before.title if before is not None and before.start_page < page else ""
         return out
 
     # -- the model ------------------------------------------------------------------------
