@@ -34,6 +34,8 @@ from pdftui.search.service import Engine  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_ANSWERS = HERE / "excerpt_answers.json"
+#: Answer sets on other grade-3 pages than the development set's, reported apart.
+HELDOUT_ANSWERS = (HERE / "excerpt_answers_heldout.json", HERE / "excerpt_answers_heldout_2.json")
 DEFAULT_QUERIES = HERE.parents[1] / "shared" / "eval" / "queries.json"
 _FOLD = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"',
                        "\u2212": "-", "\u2013": "-", "\u2014": "-"})
