@@ -508,6 +508,7 @@ def defining(cands: Sequence[Passage], blocks: Sequence[str],
     aside = _aside_numbers(blocks, section_starts)
     first = min(section_starts, default=len(blocks))
     intro = bool(_INTRO_RE.match(opens_in))
+
     def carried(p: Passage) -> bool:   # a paragraph of the introduction the page opens in
         return (intro and p.seed < first and kind_weight(blocks[p.seed]) == 1.0
                 and weighted_len(blocks[p.seed]) >= MIN_CHARS)
