@@ -452,6 +452,9 @@ def main(argv: list[str] | None = None) -> int:
                          "bench/section_paraphrases_2.json)")
     ap.add_argument("--answers", default=str(excerpt_bench.DEFAULT_ANSWERS),
                     help="excerpt answer substrings (default: bench/excerpt_answers.json)")
+    ap.add_argument("--heldout-answers", dest="heldout_answers", action="append",
+                    default=None, help="held-out excerpt answer sets, a line each (default: "
+                    "bench/excerpt_answers_heldout.json, bench/excerpt_answers_heldout_2.json)")
     ap.add_argument("--no-extras", action="store_true",
                     help="skip the scoped set, the section probes and the excerpt containment")
     ap.add_argument("--doc-arm", type=float, default=None)
@@ -500,7 +503,7 @@ def main(argv: list[str] | None = None) -> int:
     cal = weak_calibration(engine, results, [m for m in args.modes.split(",")
                                              if m in ("keyword", "semantic", "hybrid")], scope)
     print_weak(cal)
-    scoped = excerpts = probes = paraphrases = paraphrases_2 = None
+    scoped = excerpts = probes = paraphrases = paraphrases_2 = excerpts_heldout = None
     if not args.no_extras and not args.classes:
         pq = json.loads(Path(args.probes).read_text())["queries"]
         probes = run_probes(engine, pq, args.modes.split(","))
@@ -537,6 +540,14 @@ def main(argv: list[str] | None = None) -> int:
         excerpts = excerpt_bench.run(engine, answers, by_id, "hybrid")
         print()
         excerpt_bench.print_table(excerpts, "hybrid")
+        excerpts_heldout = {}
+        for path in args.heldout_answers or excerpt_bench.HELDOUT_ANSWERS:
+            held, by_id = excerpt_bench.load(path, args.queries)
+            r = excerpt_bench.run(engine, held, by_id, "hybrid")
+            excerpts_heldout[Path(path).name] = {k: r[k] for k in
+                                                 ("containment", "contained", "n")}
+            print(f"excerpt containment, held out ({Path(path).name}, hybrid): "
+                  f"{r['contained']}/{r['n']} = {r['containment']:.3f}")
     print()
     for line in goal_check(results, scoped, excerpts):
         print(line)
@@ -551,7 +562,9 @@ def main(argv: list[str] | None = None) -> int:
         Path(args.json_path).write_text(json.dumps(
             {"options": opts.__dict__, "results": results, "scoped": scoped,
              "probes": probes, "paraphrases": paraphrases,
-             "paraphrases_2": paraphrases_2, "excerpt": excerpts, "goals": goal_check(results, scoped, excerpts), "weak": cal},
+             "paraphrases_2": paraphrases_2, "excerpt": excerpts,
+             "excerpt_heldout": excerpts_heldout,
+             "goals": goal_check(results, scoped, excerpts), "weak": cal},
             indent=1, ensure_ascii=False))
     engine.close()
     return 0

@@ -348,3 +348,124 @@ def test_a_term_only_the_reference_list_holds_counts_as_a_reference_entry():
     q = parse_query("risks of ways to prevent leg blood clots after severe injuries")
     _i, text = choose(blocks, q, section_starts=starts)
     assert "we calculated the risk of bleeding and HIT to be 3.9% and 0.7%" in text
+
+
+# -- session 12: tables, section titles, subsections, the introduction -------------------
+from pdftui.document import innermost  # noqa: E402
+
+
+def _titles(name: str, page: int) -> dict[int, str]:
+    """The section titles of a page as the search service passes them to :func:`choose`:
+    by the block where each section starts, and -1 for the one the page opens inside."""
+    _pages, secs = _indexed(name)
+    out = {s.start_block: s.title for s in secs if s.start_page == page}
+    before = innermost([s for s in secs if s.start_page < page], page, 0)
+    out[-1] = before.title if before is not None else ""
+    return out
+
+
+def test_a_table_row_is_shown_as_the_table_not_as_a_text_passage():
+    """wav2vec p. 6: the rows of Table 3 grown into its caption and run on into the next
+    paragraph tied the ablation paragraph stating the answer and won as the earlier
+    passage; a table's rows are now only shown as the table, whose caption and rows alone
+    score less than the paragraph."""
+    blocks, starts = _page("arxiv-1904.05862-wav2vec.pdf", 6)
+    rows = {j for t in table_groups(blocks) for j in t.members if j != t.seed}
+    assert rows and not any(p.seed in rows for p in passages(blocks, section_starts=starts)
+                            if p.kind == "text")
+    _i, text = choose(blocks, parse_query("how many negative samples in contrastive "
+                                          "pretraining on raw audio"), section_starts=starts)
+    assert "only helps up to ten samples" in text
+
+
+def test_a_heading_after_a_table_caption_still_opens_its_section():
+    """CTRL p. 9: "5 SOURCE ATTRIBUTION" follows Table 5's caption and reads as a row of
+    it; it still seeds the section opening a page found by meaning only shows."""
+    blocks, starts = _page("arxiv-1909.05858-ctrl-conditional-transformer-lm.pdf", 9)
+    head = next(j for j in starts if blocks[j].strip() == "5 SOURCE ATTRIBUTION")
+    assert any(head in t.members for t in table_groups(blocks))
+    _i, text = choose(blocks, parse_query("guessing which forum or website a snippet of "
+                                          "writing probably came from"), section_starts=starts)
+    assert text.startswith("5 SOURCE ATTRIBUTION") and "compute a ranking of domains" in text
+
+
+def test_equal_scores_go_to_the_section_titled_with_the_query_terms():
+    """GFS p. 9 for "master replication": every paragraph of the page names the master
+    and replicas, and the first (garbage collection) won the tie; the paragraph of "5.1.3
+    Master Replication" now does, its section's title holding the query's terms."""
+    name = "google-2003-file-system.pdf"
+    blocks, starts = _page(name, 9)
+    q = parse_query("master replication")
+    _i, text = choose(blocks, q, section_starts=starts, section_titles=_titles(name, 9))
+    assert text.startswith("5.1.3 Master Replication The master state is replicated")
+    _i, untitled = choose(blocks, q, section_starts=starts)
+    assert untitled.startswith("The garbage collection approach")
+
+
+def test_equal_scores_go_to_the_subsection_not_its_parents_lead_in():
+    """vLLM p. 5: "4 Method"'s lead-in ("we develop a new attention algorithm,
+    PagedAttention, and build ...") tied "4.1 PagedAttention", which defines it, and won as
+    the earlier passage; the more deeply numbered section now wins the tie."""
+    name = "arxiv-2309.06180-pagedattention-vllm.pdf"
+    blocks, starts = _page(name, 5)
+    q = parse_query("juggling memory in pages so chatbot servers stop wasting GPU space")
+    _i, text = choose(blocks, q, section_starts=starts, section_titles=_titles(name, 5))
+    assert "an attention algorithm inspired by the classic idea of paging" in text
+    _i, untitled = choose(blocks, q, section_starts=starts)
+    assert untitled.startswith("4 Method")
+
+
+def test_a_page_continuing_the_introduction_shows_its_paragraph():
+    """REALM p. 2, found by meaning only, opens inside "1. Introduction" and starts only an
+    aside ("2. Background"): it showed a later paragraph on prior work; it now shows the
+    introduction's paragraph it opens with (a statement of purpose there first)."""
+    name = "arxiv-2002.08909-realm.pdf"
+    blocks, starts = _page(name, 2)
+    titles = _titles(name, 2)
+    assert titles[-1] == "1. Introduction"
+    q = parse_query("machine that consults an encyclopedia while studying instead of "
+                    "cramming trivia into its head")
+    # the best embedding unit lies over the paragraph on prior work
+    prior = next(j for j, b in enumerate(blocks) if b.startswith("Numerous prior works"))
+    page = "\n\n".join(blocks)
+    unit = (page.index(blocks[prior]), page.index(blocks[prior]) + len(blocks[prior]))
+    _i, text = choose(blocks, q, unit, page, section_starts=starts, section_titles=titles)
+    assert "Before making each prediction, the language model uses the retriever" in text
+    _i, before = choose(blocks, q, unit, page, section_starts=starts)
+    assert before.startswith("Numerous prior works")
+
+
+def test_the_search_service_passes_the_page_s_section_titles(tmp_path):
+    """End to end (keyword index of GFS): the hit on p. 9 for "master replication" shows
+    the paragraph of 5.1.3."""
+    from pdftui.index import index_folder
+    from pdftui.search import SearchService
+    from .conftest import copy_docs
+
+    folder = copy_docs(tmp_path / "papers", ["google-2003-file-system.pdf"])
+    index_folder(folder, cache_dir=tmp_path / "cache", embed=False)
+    service = SearchService(folder, cache_dir=tmp_path / "cache")
+    try:
+        hits = service.search_sync("master replication", mode="keyword", top_k=20).hits
+    finally:
+        service.close()
+    hit = next(h for h in hits if h.page == 9)
+    assert hit.excerpt.startswith("5.1.3 Master Replication")
+
+
+def test_a_paragraph_broken_by_a_footnote_at_the_column_end_is_joined():
+    """Caduceus p. 3: "... Gu & Dao (2023) introduce" closes the left column above its
+    footnote ("2The acronym SSM ..."), and "a selective SSM that enables dependence of the
+    parameters ... on the input" opens the right one: one passage, the footnote left out."""
+    from pdftui.search.excerpt import footnote_like
+    blocks, starts = _page("arxiv-2403.03234-caduceus-dna-sequence-modeling.pdf", 3)
+    intro = next(j for j, b in enumerate(blocks) if b.startswith("Selection Mechanisms"))
+    note, rest = intro + 1, intro + 2
+    assert footnote_like(blocks[note]) and blocks[rest].startswith("a selective SSM")
+    assert not footnote_like("2D convolutions over the image are computed per channel.")
+    assert any(intro in p.members and rest in p.members and note not in p.members
+               for p in passages(blocks, section_starts=starts))
+    q = parse_query("expressivity of selection mechanisms: parameters depending on the input")
+    _i, text = choose(blocks, q, section_starts=starts)
+    assert "Gu & Dao (2023) introduce a selective SSM that enables dependence" in text
+    assert "The acronym SSM" not in text

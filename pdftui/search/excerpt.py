@@ -24,11 +24,15 @@ only the reference entries of a passage hold counts as they do). A table also ho
 terms of the prose citing it (:func:`cited_terms`), and an abbreviation the page defines
 matches its long form (:func:`with_acronyms`). A query term the document's head (title,
 authors) holds weighs ``HEAD_WEIGHT`` of its rarity: the words naming the document found
-the document, they do not tell its passages apart. Equal scores go to a table, then to the
-earlier passage. A page holding query terms shows the passage scoring best on them,
-whichever arm found it, unless it is a first page whose best passage holds under
-``SPARSE_SHARE`` of the query's terms (a query in other words than the paper's): then its
-abstract. A page that holds no query term shows its defining passage (:func:`defining`),
+the document, they do not tell its passages apart. Equal scores go to the passage whose
+section title holds the rarer query terms, then to the more deeply numbered section (a
+subsection, not its parent's lead-in), then to a table, then to the earlier passage. A
+table's rows are not text passages of their own: the table shows them with its caption. A
+page holding query terms shows the passage scoring best on them, whichever arm found it,
+unless it is a first page whose best passage holds under ``SPARSE_SHARE`` of the query's
+terms (a query in other words than the paper's): then its abstract. A page that holds no
+query term shows its defining passage (:func:`defining`: the abstract, the introduction's
+statement of purpose, a section opening, the introduction's paragraph the page opens with),
 else, for a hit the semantic arm found, the passage overlapping the best embedding unit's
 character range most. The text is capped near ``MAX_CHARS`` characters at a word boundary,
 with an ellipsis; a match past ``FRONT_CHARS`` in a long passage is shown from just before
@@ -44,7 +48,7 @@ import functools
 import math
 import re
 import unicodedata
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from ..cache import _CJK_RE
@@ -97,6 +101,7 @@ _REFERENCE_RE = re.compile(r"^\s*(\[\d{1,3}\]|\d{1,3}\.)\s+\S.{0,200}?(\(|, )(19
                            r"\b", re.S)
 _SENTENCE_END = tuple(".!?:;)]}\"'”’")
 _ABSTRACT_RE = re.compile(r"^\W*abstract\b", re.I)
+_INTRO_RE = re.compile(r"^\W*(\d+\.?\s*)?introduction\b", re.I)
 _STATEMENT_RE = re.compile(r"\b(in this (paper|work|article|report|chapter|section)|we (propose|"
                            r"present|introduce|address|describe|show that))\b", re.I)
 _ASIDE_RE = re.compile(r"^\W*(\d+(\.\d+)*\.?\s*)?(related work|references|bibliography|"
@@ -298,21 +303,41 @@ def joined(blocks: Sequence[str], members: list[int], halt: Collection[int] = ()
            ) -> list[int]:
     """``members`` with the blocks that carry on their last sentence appended
     (:func:`_carries_on`), over at most two short fragments between them (an inline
-    formula, :data:`FRAGMENT_CHARS`), repeatedly: a paragraph the extractor split at a
-    column break or around a formula is one passage, its words its own (not run-on words
-    at :data:`EXTRA_WEIGHT`). Not across a block in ``halt`` (:func:`stops`)."""
+    formula, :data:`FRAGMENT_CHARS`) and at most two footnotes (:func:`footnote_like`,
+    left out of the passage), repeatedly: a paragraph the extractor split at a column
+    break, around a formula or at the footnotes closing a column is one passage, its
+    words its own (not run-on words at :data:`EXTRA_WEIGHT`). Not across a block in
+    ``halt`` (:func:`stops`)."""
     out = list(members)
     while True:
         last, j = out[-1], out[-1] + 1
         skipped: list[int] = []
+        notes = 0
         while (j < len(blocks) and j not in halt
-               and not _carries_on(blocks[last], blocks[j])
-               and len(skipped) < 2 and weighted_len(blocks[j]) < FRAGMENT_CHARS):
-            skipped.append(j)
+               and not _carries_on(blocks[last], blocks[j])):
+            if notes < 2 and footnote_like(blocks[j]):
+                notes += 1
+            elif len(skipped) < 2 and weighted_len(blocks[j]) < FRAGMENT_CHARS:
+                skipped.append(j)
+            else:
+                break
             j += 1
         if j >= len(blocks) or j in halt or not _carries_on(blocks[last], blocks[j]):
             return out
         out += skipped + [j]
+
+
+#: Longest block read as a footnote (:func:`footnote_like`).
+FOOTNOTE_CHARS = 600
+_FOOTNOTE_RE = re.compile(r"^\s*(\d{1,2}(?=[A-Z][a-z])|[∗*†‡§¶])")
+
+
+def footnote_like(text: str) -> bool:
+    """True for a footnote: a block under :data:`FOOTNOTE_CHARS` opening with its mark, a
+    number set against its first word or a symbol ("5Thus, in this paper ...", "∗Equal
+    contribution.")."""
+    t = text.strip()
+    return len(t) <= FOOTNOTE_CHARS and bool(_FOOTNOTE_RE.match(t))
 
 
 def _tabular(text: str) -> bool:
@@ -425,8 +450,13 @@ def passages(blocks: Sequence[str], next_blocks: Sequence[str] = (),
     halt = stops(blocks, section_starts)
     heads = {j for j in range(n) if heading_at(blocks, j)}
     last_text = _last_text(blocks) if next_blocks else -1
+    tables = table_groups(blocks)
+    # a table's rows are shown as the table (caption, header, rows), not as a text passage
+    # grown from a row into the caption and run on into the prose after it (a heading
+    # the table's run took in, "5 SOURCE ATTRIBUTION", still opens its section)
+    rows = {j for t in tables for j in t.members if j != t.seed} - heads - set(section_starts)
     for i in range(n):
-        if not lens[i]:
+        if not lens[i] or i in rows:
             continue
         core = joined(blocks, _grown(blocks, i, lens=lens, heads=heads), halt)
         members = extended(blocks, core, halt, lens=lens)
@@ -440,13 +470,14 @@ def passages(blocks: Sequence[str], next_blocks: Sequence[str] = (),
             members = members + [nxt]
         out.append(Passage(i, tuple(members), extra=tuple(j for j in members
                                                           if j not in core and j < n)))
-    return out + table_groups(blocks)
+    return out + tables
 
 
 def _last_text(blocks: Sequence[str]) -> int:
-    """Index of the page's last block that is not a page number or running footer."""
+    """Index of the page's last block that is not a page number, running footer or
+    footnote."""
     for j in range(len(blocks) - 1, -1, -1):
-        if weighted_len(blocks[j]) >= MIN_CHARS:
+        if weighted_len(blocks[j]) >= MIN_CHARS and not footnote_like(blocks[j]):
             return j
     return len(blocks) - 1
 
@@ -457,24 +488,38 @@ def passage_text(p: Passage, blocks: Sequence[str]) -> str:
 
 
 def defining(cands: Sequence[Passage], blocks: Sequence[str],
-             section_starts: Collection[int] = (), abstract_only: bool = False
-             ) -> Passage | None:
+             section_starts: Collection[int] = (), opens_in: str = "",
+             abstract_only: bool = False) -> Passage | None:
     """The passage of a page that states what the page is about, for a page that shares no
     word with the query (found by meaning only; ``abstract_only``: the abstract or None,
-    for a page sharing few): the abstract; else the opening of a
-    section starting on the page (its heading and first paragraph; not related work,
-    background, references or acknowledgements, nor a numbered subsection of one starting
-    on the page: "2.1 RNNs" under "2 Background"); else the first statement of purpose
-    ("in this paper", "we propose"). None when the page has none of these.
+    for a page sharing few): the abstract; else, on a page that opens inside the
+    introduction (``opens_in``: the title of the section the page's first block lies in,
+    its heading on an earlier page), a statement of purpose ("in this paper", "we
+    propose") among the introduction's paragraphs before the first heading; else the
+    opening of a section starting on the page (its heading and first paragraph; not
+    related work, background, references or acknowledgements, nor a numbered subsection
+    of one starting on the page: "2.1 RNNs" under "2 Background"); else the
+    introduction's first paragraph on the page (not an aside starting after it); else
+    the first statement of purpose. None when the page has none of these.
 
     ``section_starts``: indexes into ``blocks`` of the blocks where a section starts.
     """
     prose = [p for p in cands if p.kind == "text"]
     aside = _aside_numbers(blocks, section_starts)
-    for ok in (lambda p: bool(_ABSTRACT_RE.match(blocks[p.seed])),
-               lambda p: p.seed in section_starts and not _ASIDE_RE.match(blocks[p.seed])
-               and _number(blocks[p.seed]).split(".")[0] not in aside,
-               lambda p: bool(_STATEMENT_RE.search(blocks[p.seed]))):
+    first = min(section_starts, default=len(blocks))
+    intro = bool(_INTRO_RE.match(opens_in))
+
+    def carried(p: Passage) -> bool:   # a paragraph of the introduction the page opens in
+        return (intro and p.seed < first and kind_weight(blocks[p.seed]) == 1.0
+                and weighted_len(blocks[p.seed]) >= MIN_CHARS)
+
+    rules = (lambda p: bool(_ABSTRACT_RE.match(blocks[p.seed])),
+             lambda p: carried(p) and bool(_STATEMENT_RE.search(blocks[p.seed])),
+             lambda p: p.seed in section_starts and not _ASIDE_RE.match(blocks[p.seed])
+             and _number(blocks[p.seed]).split(".")[0] not in aside,
+             carried,
+             lambda p: bool(_STATEMENT_RE.search(blocks[p.seed])))
+    for ok in rules:
         got = next((p for p in prose if ok(p)), None)
         if got is not None or abstract_only:
             return got
@@ -576,7 +621,8 @@ def choose(blocks: Sequence[str], terms: Sequence[Term],
            unit_span: tuple[int, int] | None = None, page_text: str | None = None,
            stems: Sequence[set[str]] | None = None, next_blocks: Sequence[str] = (),
            phrases: Sequence[str] = (), section_starts: Collection[int] = (),
-           head: str = "") -> tuple[int, str]:
+           head: str = "", section_titles: Mapping[int, str] | None = None
+           ) -> tuple[int, str]:
     """The excerpt of one page: ``(index of the passage's seed block, capped plain
     text)``; ``(-1, "")`` when the page has no blocks.
 
@@ -591,18 +637,32 @@ def choose(blocks: Sequence[str], terms: Sequence[Term],
     over the best unit's passage too (a semantic hit of a phrase query shows the phrase),
     and a long one is cut around the phrase. ``section_starts``: indexes of the blocks
     where a section starts; when no passage holds a query term, the page's defining
-    passage is shown (:func:`defining`).
+    passage is shown (:func:`defining`). ``section_titles``: the titles of those sections
+    by the index of their first block, and under -1 the title of the section the page
+    opens inside (:func:`section_of`); equal scores go to the passage whose section's
+    title holds the rarer query terms ("master replication": "5.1.3 Master Replication",
+    not the garbage-collection paragraph above it naming the master and its replicas),
+    then to the more deeply numbered section ("4.1 PagedAttention", not the lead-in of "4
+    Method").
     """
     if not blocks:
         return -1, ""
     allb = list(blocks) + list(next_blocks)
-    held, w = _block_terms(blocks, next_blocks, terms, stems, head)
+    under = section_of(len(blocks), section_titles or {})
+    titles = sorted(set(under))
+    held, w, titled = _block_terms(blocks, next_blocks, terms, stems, head, titles)
+    in_title = {t: got for t, got in zip(titles, titled)}
     rx = [re.compile(x, re.IGNORECASE) for x in map(phrase_regex, phrases) if x]
     cands = passages(blocks, next_blocks, section_starts)
 
     cites = {p: cited_terms(p, blocks, held) for p in cands if p.kind == "table"}
 
     refs = {j for j in range(len(blocks)) if is_reference(blocks[j])}
+
+    # per section title: the rarity of the query terms it holds, and how deeply it is
+    # numbered ("4.1 PagedAttention" 2, "4 Method" 1)
+    rank = {t: (round(math.fsum(w[k] for k in sorted(in_title[t])), 9),
+                len(_number(t).split(".")) if _number(t) else 0) for t in titles}
 
     @functools.cache
     def score(p: Passage) -> float:
@@ -621,11 +681,12 @@ def choose(blocks: Sequence[str], terms: Sequence[Term],
         return any(r.search(passage_text(p, allb)) for r in rx) if rx else False
 
     def key(p: Passage) -> tuple:
-        # equal scores: a passage holding a query term before it is extended (not a
-        # paragraph matching nothing, extended into the match), a table whole (not a row
-        # grown into its caption), then the earlier passage, which holds the later one's
-        # lead-in (a heading, the line introducing a display) or states the thing first
-        return (has(p), round(score(p), 9), p.kind == "table", -p.seed)
+        # equal scores: a passage in a section whose title names the query's terms ("5.1.3
+        # Master Replication"), then in the deeper section (the subsection defining the
+        # thing, not its parent's lead-in introducing it), a table whole (not a row grown
+        # into its caption), then the earlier passage, which holds the later one's lead-in
+        # (a heading, the line introducing a display) or states the thing first
+        return (has(p), round(score(p), 9), *rank[under[p.seed]], p.kind == "table", -p.seed)
 
     if rx and not any(has(p) for p in cands):
         # the phrase runs across two blocks no passage joins (a column break): show both
@@ -635,7 +696,7 @@ def choose(blocks: Sequence[str], terms: Sequence[Term],
     if not any(has(p) or score(p) > 0 for p in cands):
         # a page found by meaning only: what it states (else what lies under the best
         # embedding unit), not a passage picked by position
-        best = defining(cands, blocks, section_starts)
+        best = defining(cands, blocks, section_starts, (section_titles or {}).get(-1, ""))
         if best is None and unit_span is not None and page_text is not None:
             best = _unit_passage(cands, block_spans(page_text, blocks), len(next_blocks),
                                  unit_span, has, key)
@@ -649,29 +710,45 @@ def choose(blocks: Sequence[str], terms: Sequence[Term],
     return best.seed, _capped(passage_text(best, allb), terms, rx)
 
 
+def section_of(n: int, titles: Mapping[int, str]) -> list[str]:
+    """The title of the section each of a page's ``n`` blocks lies in: ``titles`` maps the
+    index of the block where a section starts to its title, and -1 to the title of the
+    section the page opens inside (its heading on an earlier page); "" for none."""
+    out, cur = [], titles.get(-1, "")
+    for j in range(n):
+        cur = titles.get(j, cur)
+        out.append(cur)
+    return out
+
+
 def _block_terms(blocks: Sequence[str], next_blocks: Sequence[str], terms: Sequence[Term],
-                 stems: Sequence[set[str]] | None, head: str = ""
-                 ) -> tuple[list[set[int]], list[float]]:
-    """The query terms each block holds (the page's blocks, then ``next_blocks``), and each
+                 stems: Sequence[set[str]] | None, head: str = "",
+                 titles: Sequence[str] = ()
+                 ) -> tuple[list[set[int]], list[float], list[set[int]]]:
+    """The query terms each block holds (the page's blocks, then ``next_blocks``), each
     term's rarity on the page (:func:`_weights`), times :data:`HEAD_WEIGHT` for a term the
-    document's ``head`` holds; ``stems`` the page's blocks' stem sets when already known.
-    The head is tokenised in the same call as the blocks."""
+    document's ``head`` holds, and the query terms each of ``titles`` (section titles)
+    holds; ``stems`` the page's blocks' stem sets when already known. The head and the
+    titles are tokenised in the same call as the blocks."""
     allb = list(blocks) + list(next_blocks)
-    heads = [head] if head and terms else []
+    heads = ([head] if head else []) + list(titles) if terms else []
     if stems is None:
         got = tokenize_many(allb + heads, list(terms)) if terms else [set() for _ in allb]
         stems, head_stems = got[: len(allb)], got[len(allb):]
     else:
         stems = list(stems) + [set() for _ in next_blocks]
         head_stems = tokenize_many(heads, list(terms)) if heads else []
+    extra = [matched(st, terms, _squash(t)) for st, t in
+             zip(head_stems[len(heads) - len(titles):], titles)] if heads else \
+        [set() for _ in titles]
     if any(t.ident for t in terms):   # identifiers as typed (pdftui.identifiers)
         stems = [st | set(identifiers_in(b)) for st, b in zip(stems, allb)]
     squashed = [_squash(b) for b in allb] if terms else [""] * len(allb)
     stems = with_acronyms(allb, stems, terms)
     held, w = _weights(stems[: len(blocks)], terms, squashed[: len(blocks)])
     held += [matched(s, terms, q) for s, q in zip(stems[len(blocks):], squashed[len(blocks):])]
-    named = matched(head_stems[0], terms, _squash(head)) if heads else set()
-    return held, [x * HEAD_WEIGHT if k in named else x for k, x in enumerate(w)]
+    named = matched(head_stems[0], terms, _squash(head)) if head and terms else set()
+    return held, [x * HEAD_WEIGHT if k in named else x for k, x in enumerate(w)], extra
 
 
 def _unit_passage(cands: list[Passage], spans: Sequence[tuple[int, int]], n_next: int,

@@ -476,6 +476,17 @@ class Engine:
         ``cid`` where a section starts."""
         return {s.start_block for s in self._sections(cid) if s.start_page == page}
 
+    def section_titles(self, cid: int, page: int) -> dict[int, str]:
+        """Titles of the sections of content ``cid`` whose heading is on page ``page``
+        (1-based), by the index of the block where each starts (the innermost when two
+        start at one block); key -1: the section the page opens inside, its heading on an
+        earlier page ("" when none)."""
+        secs = self._sections(cid)
+        out = {s.start_block: s.title for s in secs if s.start_page == page}
+        before = innermost(secs, page, 0)   # one starting on the page starts at block 0
+        out[-1] = before.title if before is not None and before.start_page < page else ""
+        return out
+
     # -- the model ------------------------------------------------------------------------
     def matrix(self) -> VectorMatrix:
         """The unit matrix, refreshed when the cache changed since the last query."""
@@ -1436,6 +1447,7 @@ class Engine:
                              next_blocks=self._blocks(cid, page + 1)[:3],
                              phrases=ranked.query.phrases,
                              section_starts=self.section_starts(cid, page),
+                             section_titles=self.section_titles(cid, page),
                              head=self._head_text(cid))
         if bi < 0:
             excerpt = cap(info.text, MAX_CHARS)
