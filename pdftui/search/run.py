@@ -37,6 +37,7 @@ class Arm(str, Enum):
     DOCUMENT = "document"        # the document-level arm: documents by their head vector
     SUBSECTIONS = "subsections"  # a section by the fused scores of its listed subsections
     DOCUMENT_ORDER = "document_order"  # a page by its document's place in the fused run
+    NAMED = "named"              # a section of a document the query names, by its place
 
 
 @dataclass(frozen=True)
@@ -169,6 +170,29 @@ def add_head(run: Run, head: Sequence[tuple[Key, float]], weight: float,
         scores[key] = scores.get(key, 0.0) + w / (k + i)
         _add(ev, key, Contribution(Arm.HEAD, i, w, w / (k + i)))
     return run._with(scores, ev)
+
+
+def add_named(run: Run, shares: Mapping[str, float], weight: float, k: int = 60) -> Run:
+    """Sections of the documents a query names (``{doc: share}``, the share of the query's
+    rarity mass the document's head holds, as the head field's): each named document's
+    keys, in ``run``'s order (which must be best first), are one list of their own, a key
+    gaining ``weight x share^2 / (k + r)``, r its 1-based place among its document's keys.
+    The name says which document; the rest of the query says which part, and the part
+    that comes first there comes first here. Returns the run best first (stable)."""
+    if not shares:
+        return run
+    place: dict[str, int] = {}
+    scores = dict(run.scores)
+    ev = dict(run.evidence)
+    for key in run.scores:
+        share = shares.get(key[0])
+        if share is None:
+            continue
+        r = place[key[0]] = place.get(key[0], 0) + 1
+        w = weight * share * share
+        scores[key] += w / (k + r)
+        _add(ev, key, Contribution(Arm.NAMED, r, w, w / (k + r), k))
+    return _resorted(run, scores, ev)
 
 
 def add_document_arm(run: Run, rank_of: Callable[[str], int | None], weight: float,
@@ -365,7 +389,9 @@ class Weights:
     share of its subsections' scores a section collects (:func:`add_subsections`);
     ``document_order``: the weight and ``document_order_k`` the RRF constant of the
     documents' own order (:func:`add_document_order`); ``first_documents``: how many
-    documents the first ``first_places`` hits hold at least (:func:`share_places`)."""
+    documents the first ``first_places`` hits hold at least (:func:`share_places`);
+    ``named``: the weight, before its share^2, of the sections of a document the query
+    names (:func:`add_named`)."""
 
     k: int
     keyword: float | None = None
@@ -383,6 +409,7 @@ class Weights:
     document_order_k: int | None = None
     first_documents: int | None = None
     first_places: int | None = None
+    named: float | None = None
 
     def to_json(self) -> dict:
         """Every field, floats rounded to 6 places."""

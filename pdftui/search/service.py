@@ -160,6 +160,8 @@ class Options:
     named_docs: bool = True            # sections of a document the query names: its name
     #                                    counts as held (coverage), and their cosines are
     #                                    read against the query without it
+    named_weight: float = 1.0          # ... and they are one more list, in their fused
+    #                                    order, at this x share^2 / (k + place)
     gate_power: float = 2.0            # keyword contribution x page coverage ** this
     doc_arm: float = 0.5               # document-level head-vector arm, x (1 - coverage)
     adapt_lo: float = 0.1              # page cosine: first-unit weight A at query coverage 1
@@ -726,8 +728,8 @@ class Engine:
         second = self.kw.numbers(c.kind, ranking.pos[rows]) if c.kind == "pages" else \
             ranking.ids[rows]
         # computed for sections too: the adaptive semantic page score reads it
-        named = self._named(ranking, c) \
-            if c.kind == "sections" and o.named_docs and not c.few else {}
+        named, shares = self._named(ranking, c) \
+            if c.kind == "sections" and o.named_docs and not c.few else ({}, {})
         extra = self._head_masks(ranking, named) if named else None
         cov = keyword.row_coverage(ranking, scope, extra)
         head = [x for x in self._head_list(ranking, c.by_doc, c.terms)
@@ -735,21 +737,23 @@ class Engine:
             if c.kind == "pages" and o.head_weight > 0 and not c.few else []
         return KeywordArm(list(zip(names, second.tolist())), fl.score[:n].tolist(),
                           cov[rows].tolist(), float(cov.max()) if len(fl) else 0.0,
-                          strength, fl, ranking, head, named)
+                          strength, fl, ranking, head, named, shares)
 
-    def _named(self, ranking, c: "_Plan") -> dict[int, frozenset[str]]:
-        """``{content: the query terms its head holds}`` of the documents the query
-        names: their head (title, byline) holds at least half of the query's rarity mass
-        (the head-field list), but not every query term (a head holding them all
-        summarises the document; it does not name it). "paxos" in "how does paxos choose
-        a value" names Paxos Made Simple; its sections' text need not repeat it."""
-        listed = {c.by_doc[d] for (d, _p), _s in self._head_list(ranking, c.by_doc, c.terms)}
+    def _named(self, ranking, c: "_Plan"
+               ) -> tuple[dict[int, frozenset[str]], dict[str, float]]:
+        """``({content: the query terms its head holds}, {doc: its head's share of the
+        query's rarity mass})`` of the documents the query names: their head (title,
+        byline) holds at least half of the query's rarity mass (the head-field list), but
+        not every query term (a head holding them all summarises the document; it does not
+        name it). "paxos" in "how does paxos choose a value" names Paxos Made Simple; its
+        sections' text need not repeat it."""
+        listed = self._head_list(ranking, c.by_doc, c.terms)
         if not listed:
-            return {}
-        heads = self.head_terms(listed, c.terms)
+            return {}, {}
+        heads = self.head_terms({c.by_doc[d] for (d, _p), _s in listed}, c.terms)
         every = {str(t) for t in c.terms}
-        return {cid: held for cid, held in heads.items()
-                if cid in listed and held and not every <= held}
+        named = {cid: held for cid, held in heads.items() if held and not every <= held}
+        return named, {d: share for (d, _p), share in listed if c.by_doc[d] in named}
 
     def semantic_arm(self, c: "_Plan", kw: KeywordArm, coverage: dict,
                      check=lambda: None) -> SemanticArm:
@@ -836,6 +840,10 @@ class Engine:
             got = run.gate_keyword(got, kwl, kw.coverage[: c.depth], kw_w, o.gate_power, o.k)
         if kw.head:
             got = run.add_head(got, kw.head, o.head_weight * kw_w, fusion.K)
+        named = kw.named_share if c.kind == "sections" and o.named_weight > 0 else {}
+        if named:
+            # the name says which document, the rest of the query which of its sections
+            got = run.add_named(run.order(got, kwl, sml), named, o.named_weight, o.k)
         w_doc = None
         if sem.doc_rank:
             # like the adaptive page score: the document's head counts the more,
@@ -848,7 +856,8 @@ class Engine:
             conf if sem.heads is None and sem.gap is not None else None,
             sem.first_unit_weight, w_doc, o.head_weight * kw_w if kw.head else None,
             o.section_head_weight if sem.heads is not None else None,
-            o.ref_weight if c.kind == "pages" else None, c.few)
+            o.ref_weight if c.kind == "pages" else None, c.few,
+            named=o.named_weight if named else None)
         if c.kind == "pages" and not c.few:
             weights = dataclasses.replace(
                 weights, document_order=o.doc_order_weight or None,
