@@ -38,6 +38,7 @@ class Arm(str, Enum):
     SUBSECTIONS = "subsections"  # a section by the fused scores of its listed subsections
     DOCUMENT_ORDER = "document_order"  # a page by its document's place in the fused run
     NAMED = "named"              # a section of a document the query names, by its place
+    PASSAGE = "passage"          # a section by its best passage, among its document's first
 
 
 @dataclass(frozen=True)
@@ -192,6 +193,33 @@ def add_named(run: Run, shares: Mapping[str, float], weight: float, k: int = 60)
         w = weight * share * share
         scores[key] += w / (k + r)
         _add(ev, key, Contribution(Arm.NAMED, r, w, w / (k + r), k))
+    return _resorted(run, scores, ev)
+
+
+def add_passages(run: Run, shares: Mapping[Key, float], weight: float, k: int = 60) -> Run:
+    """Reorder each document's listed sections by their best passage: ``shares`` ``{key:
+    share of the query's rarity mass its best passage holds}`` (the first hits of ``run``,
+    :func:`.passages.best_share`); the keys of one document (two or more listed) are
+    placed by share, best first, and each key with a share gains ``weight x share^2 /
+    (k + its place)``, times its factors. A document with one listed key gains nothing:
+    this orders a document's sections among themselves. Returns the run best first
+    (stable)."""
+    by_doc: dict[str, list[Key]] = {}
+    for key in shares:
+        if key in run.scores:
+            by_doc.setdefault(key[0], []).append(key)
+    scores = dict(run.scores)
+    ev = dict(run.evidence)
+    for keys in by_doc.values():
+        if len(keys) < 2:
+            continue
+        for r, key in enumerate(sorted(keys, key=lambda x: -shares[x]), start=1):
+            share = shares[key]
+            if share <= 0:
+                continue
+            s = weight * share * share / (k + r)
+            scores[key] += s * math.prod(f.factor for f in run.factors.get(key, ()))
+            _add(ev, key, Contribution(Arm.PASSAGE, r, weight * share * share, s, k))
     return _resorted(run, scores, ev)
 
 
@@ -391,7 +419,8 @@ class Weights:
     documents' own order (:func:`add_document_order`); ``first_documents``: how many
     documents the first ``first_places`` hits hold at least (:func:`share_places`);
     ``named``: the weight, before its share^2, of the sections of a document the query
-    names (:func:`add_named`)."""
+    names (:func:`add_named`); ``passages``: the weight, before its share^2, of a
+    section's best passage among its document's first hits (:func:`add_passages`)."""
 
     k: int
     keyword: float | None = None
@@ -410,6 +439,7 @@ class Weights:
     first_documents: int | None = None
     first_places: int | None = None
     named: float | None = None
+    passages: float | None = None
 
     def to_json(self) -> dict:
         """Every field, floats rounded to 6 places."""

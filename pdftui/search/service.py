@@ -116,8 +116,8 @@ from ..library import (PageText, any_ocr, dominant_weights_hash, read_block_text
                        read_bracketed_blocks, read_embedding_states, read_file_states,
                        read_metadata, read_page_blocks, read_pages, read_section_keys,
                        read_sections, read_vocabulary, section_spans)
-from . import (evidence, fusion, keyword, naming, references, restrict, section_semantic,
-               suggest)
+from . import (evidence, fusion, keyword, naming, passages, references, restrict,
+               section_semantic, suggest)
 from .query import FieldName, Query, parse
 from .excerpt import MAX_CHARS, block_spans, cap, choose
 from . import run
@@ -162,6 +162,9 @@ class Options:
     #                                    read against the query without it
     named_weight: float = 1.0          # ... and they are one more list, in their fused
     #                                    order, at this x share^2 / (k + place)
+    passage_weight: float = 0.3        # hybrid sections: the first ``passage_places`` hits
+    passage_places: int = 10           # of a document reordered by their best passage (two
+    #                                    blocks): this x share^2 / (k + place by share)
     gate_power: float = 2.0            # keyword contribution x page coverage ** this
     doc_arm: float = 0.5               # document-level head-vector arm, x (1 - coverage)
     adapt_lo: float = 0.1              # page cosine: first-unit weight A at query coverage 1
@@ -294,6 +297,23 @@ def _units_inside(us: np.ndarray, ue: np.ndarray, a: int, b: int) -> np.ndarray:
     if not len(hit):
         hit = np.flatnonzero((us < b) & (ue > a))
     return hit
+
+
+def _block_range(secs: list[Section], sid: int, whole: bool
+                 ) -> tuple[tuple[int, int], tuple[int, int]] | None:
+    """``((page, block), (page, block))``: the blocks of section ``sid`` of ``secs`` (in
+    document order), first inclusive, last exclusive: its own text (up to the next
+    heading of any level) or, ``whole``, its subsections too (up to the next heading not
+    deeper than its own); None when ``sid`` is not among them."""
+    at = next((i for i, s in enumerate(secs) if s.id == sid), None)
+    if at is None:
+        return None
+    sec = secs[at]
+    j = at + 1
+    while whole and j < len(secs) and secs[j].level > sec.level:
+        j += 1
+    end = secs[j].start if j < len(secs) else (sec.end_page, 1 << 30)
+    return sec.start, end
 
 
 class Superseded(Exception):
@@ -879,7 +899,52 @@ class Engine:
                                                 o.subsection_min, depth,
                                                 spread=o.subsection_spread), kwl, sml)
             weights = dataclasses.replace(weights, subsections=o.subsection_share)
+        if c.kind == "sections" and o.passage_weight > 0 and not c.few and kw.ranking:
+            # a document's sections among themselves: the one holding the query's rare
+            # words together, in a paragraph or two, before those holding them scattered
+            shares = self._passage_shares(c, kw, got, o.passage_places)
+            got = run.add_passages(got, shares, o.passage_weight, o.k)
+            weights = dataclasses.replace(weights, passages=o.passage_weight)
         return got, weights
+
+    def _passage_shares(self, c: "_Plan", kw: KeywordArm, got: Run, n: int
+                        ) -> dict[Key, float]:
+        """``{key: share of the query's rarity mass its best passage holds}``
+        (:func:`.passages.best_share`) of the first ``n`` section keys of ``got``, in its
+        order: over a section's own text, or its whole span when its subsections lifted
+        it (its matter is in them). One read of the blocks per content, one tokenizer pass
+        in all."""
+        weights = keyword.term_weights(kw.ranking, c.by_doc)
+        keys = got.keys[:n]
+        if not weights or not keys:
+            return {}
+        ranges: dict[tuple[int, int], tuple[tuple[int, int], tuple[int, int]]] = {}
+        for key in keys:
+            cid = c.by_doc.get(key[0])
+            if cid is None or (cid, key[1]) in ranges:
+                continue
+            whole = any(x.arm is Arm.SUBSECTIONS for x in got.evidence.get(key, ()))
+            span = _block_range(self._sections(cid), key[1], whole)
+            if span is not None:
+                ranges[(cid, key[1])] = span
+        blocks: dict[tuple[int, int], list[str]] = {}
+        for cid in {cid for cid, _sid in ranges}:
+            mine = [(key, r) for key, r in ranges.items() if key[0] == cid]
+            first = min(a[0] for _k, (a, _b) in mine)
+            last = max(b[0] for _k, (_a, b) in mine)
+            rows = read_block_texts(self.db, cid, first, last)
+            for key, (a, b) in mine:
+                blocks[key] = [x.text for x in rows if a <= (x.page, x.ordinal) < b]
+        order = list(blocks)
+        flat = [t for key in order for t in blocks[key]]
+        stems = keyword.tokenize_many(flat, only=c.terms) if flat else []
+        held, i = {}, 0
+        for key in order:
+            n = len(blocks[key])
+            held[key] = passages.best_share(stems[i:i + n], c.terms, weights,
+                                            given=kw.named.get(key[0], frozenset()))
+            i += n
+        return {(doc, sid): held.get((c.by_doc.get(doc), sid), 0.0) for doc, sid in keys}
 
     def _opening_keys(self, c: "_Plan", got: Run) -> list[Key]:
         """The section keys of ``got`` starting in their document's opening (the text of
