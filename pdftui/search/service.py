@@ -68,7 +68,15 @@ Ranking (measured with bench/quality.py; the figures behind each choice are in b
    value") lends its name to each of its sections: their keyword coverage counts the
    naming terms as held, and their units and head units are read against the query
    without the naming words (:mod:`.naming`; one more query embedding), since a
-   section seldom repeats its paper's name.
+   section seldom repeats its paper's name; and the named document's sections, in their
+   fused order, are one more list (``named_weight`` x share^2 / (k + place), share the
+   head's part of the query's rarity mass, as the head field's). Last, each document's
+   sections among the first ``passage_places`` (10) hits are placed by their best passage
+   (:mod:`.passages`: the share of the query's rarity mass two neighbouring blocks hold;
+   a parent lifted by its subsections is read whole) and gain ``passage_weight`` (0.3) x
+   share^2 / (k + place): a reader's description of what a section does shares few of its
+   words, and the section that answers holds them together where a neighbour holds them
+   scattered.
 5. the head field: a document whose head (the first page's title, authors and
    affiliations, before the abstract: :func:`head_text`) holds at least half of the
    query's rarity mass puts its first page in a list of its own, added to the hybrid
@@ -843,8 +851,9 @@ class Engine:
 
     def fuse(self, c: "_Plan", kw: KeywordArm, sem: SemanticArm) -> tuple[Run, Weights]:
         """Stage 2 (hybrid): weighted RRF of the arms' first ``depth`` keys, the keyword
-        coverage gate, the head field, the document-level arm, the order; with the
-        weights in force."""
+        coverage gate, the head field, a named document's sections, the document-level
+        arm, the order; for sections the opening's demotion, the subsections' lift and the
+        best passages; with the weights in force."""
         o = self.options
         kwl, sml = kw.keys[: c.depth], sem.keys[: c.depth]
         kw_w = o.kw_weight if c.kind == "pages" else o.section_kw_weight
