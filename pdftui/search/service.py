@@ -307,21 +307,22 @@ def _units_inside(us: np.ndarray, ue: np.ndarray, a: int, b: int) -> np.ndarray:
     return hit
 
 
-def _block_range(secs: list[Section], sid: int, whole: bool
-                 ) -> tuple[tuple[int, int], tuple[int, int]] | None:
-    """``((page, block), (page, block))``: the blocks of section ``sid`` of ``secs`` (in
-    document order), first inclusive, last exclusive: its own text (up to the next
-    heading of any level) or, ``whole``, its subsections too (up to the next heading not
-    deeper than its own); None when ``sid`` is not among them."""
+def _block_ranges(secs: list[Section], sid: int, whole: bool
+                  ) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+    """``[((page, block), (page, block))]``, first inclusive, last exclusive: the own
+    text of section ``sid`` of ``secs`` (in document order; up to the next heading of any
+    level) and, ``whole``, the own text of each of its subsections, one range each (a
+    passage does not run across a heading); [] when ``sid`` is not among them."""
     at = next((i for i, s in enumerate(secs) if s.id == sid), None)
     if at is None:
-        return None
-    sec = secs[at]
-    j = at + 1
-    while whole and j < len(secs) and secs[j].level > sec.level:
+        return []
+    out = []
+    j = at
+    while j == at or (whole and j < len(secs) and secs[j].level > secs[at].level):
+        end = secs[j + 1].start if j + 1 < len(secs) else (secs[j].end_page, 1 << 30)
+        out.append((secs[j].start, end))
         j += 1
-    end = secs[j].start if j < len(secs) else (sec.end_page, 1 << 30)
-    return sec.start, end
+    return out
 
 
 class Superseded(Exception):
@@ -920,38 +921,40 @@ class Engine:
                         ) -> dict[Key, float]:
         """``{key: share of the query's rarity mass its best passage holds}``
         (:func:`.passages.best_share`) of the first ``n`` section keys of ``got``, in its
-        order: over a section's own text, or its whole span when its subsections lifted
-        it (its matter is in them). One read of the blocks per content, one tokenizer pass
-        in all."""
+        order: over a section's own text and, when its subsections lifted it (its matter
+        is in them), the best of theirs too, each read apart (a lifted parent holds no
+        better passage than its best subsection: the subsections' cap stands). One read
+        of the blocks per content, one tokenizer pass in all."""
         weights = keyword.term_weights(kw.ranking, c.by_doc)
         keys = got.keys[:n]
         if not weights or not keys:
             return {}
-        ranges: dict[tuple[int, int], tuple[tuple[int, int], tuple[int, int]]] = {}
+        ranges: dict[tuple[int, int], list] = {}
         for key in keys:
             cid = c.by_doc.get(key[0])
             if cid is None or (cid, key[1]) in ranges:
                 continue
             whole = any(x.arm is Arm.SUBSECTIONS for x in got.evidence.get(key, ()))
-            span = _block_range(self._sections(cid), key[1], whole)
-            if span is not None:
-                ranges[(cid, key[1])] = span
-        blocks: dict[tuple[int, int], list[str]] = {}
+            got_r = _block_ranges(self._sections(cid), key[1], whole)
+            if got_r:
+                ranges[(cid, key[1])] = got_r
+        groups: list[tuple[tuple[int, int], list[str]]] = []
         for cid in {cid for cid, _sid in ranges}:
-            mine = [(key, r) for key, r in ranges.items() if key[0] == cid]
+            mine = [(key, r) for key, rs in ranges.items() if key[0] == cid for r in rs]
             first = min(a[0] for _k, (a, _b) in mine)
             last = max(b[0] for _k, (_a, b) in mine)
             rows = read_block_texts(self.db, cid, first, last)
-            for key, (a, b) in mine:
-                blocks[key] = [x.text for x in rows if a <= (x.page, x.ordinal) < b]
-        order = list(blocks)
-        flat = [t for key in order for t in blocks[key]]
+            groups.extend((key, [x.text for x in rows if a <= (x.page, x.ordinal) < b])
+                          for key, (a, b) in mine)
+        flat = [t for _key, texts in groups for t in texts]
         stems = keyword.tokenize_many(flat, only=c.terms) if flat else []
-        held, i = {}, 0
-        for key in order:
-            n = len(blocks[key])
-            held[key] = passages.best_share(stems[i:i + n], c.terms, weights,
-                                            given=kw.named.get(key[0], frozenset()))
+        held: dict[tuple[int, int], float] = {}
+        i = 0
+        for key, texts in groups:
+            n = len(texts)
+            share = passages.best_share(stems[i:i + n], c.terms, weights,
+                                        given=kw.named.get(key[0], frozenset()))
+            held[key] = max(held.get(key, 0.0), share)
             i += n
         return {(doc, sid): held.get((c.by_doc.get(doc), sid), 0.0) for doc, sid in keys}
 
