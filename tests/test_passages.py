@@ -27,6 +27,15 @@ def test_the_best_two_neighbouring_blocks_hold_the_share():
         pytest.approx(4 / 6)
 
 
+def test_the_holder_finds_the_same_terms_as_held():
+    terms = _terms("choose value paxos")
+    many = keyword.tokenize_many(["Choosing a value", "the proposers choose", "none"],
+                                 only=terms)
+    of = passages.holder(terms)
+    assert [of(x) for x in many] == [frozenset(passages.held(x, terms)) for x in many] == [
+        {"choos", "valu"}, {"choos"}, set()]
+
+
 def test_held_terms_follow_the_index_stems():
     """A block holds a query term when it holds its porter stem: "Choosing" and "choose"
     are "choos", "value" is "valu"; "paxos" is not there."""

@@ -920,13 +920,18 @@ class Engine:
     def _passage_shares(self, c: "_Plan", kw: KeywordArm, got: Run, n: int
                         ) -> dict[Key, float]:
         """``{key: share of the query's rarity mass its best passage holds}``
-        (:func:`.passages.best_share`) of the first ``n`` section keys of ``got``, in its
-        order: over a section's own text and, when its subsections lifted it (its matter
+        (:func:`.passages.best_share`) of the first ``n`` section keys of ``got`` whose
+        document has two or more of them, in its order: over a section's own text and, when its subsections lifted it (its matter
         is in them), the best of theirs too, each read apart (a lifted parent holds no
         better passage than its best subsection: the subsections' cap stands). One read
         of the blocks per content, one tokenizer pass in all."""
         weights = keyword.term_weights(kw.ranking, c.by_doc)
-        keys = got.keys[:n]
+        first = got.keys[:n]
+        count: dict[str, int] = {}
+        for doc, _sid in first:
+            count[doc] = count.get(doc, 0) + 1
+        # a document's only listed section is placed first whatever it holds: not read
+        keys = [key for key in first if count[key[0]] > 1]
         if not weights or not keys:
             return {}
         ranges: dict[tuple[int, int], list] = {}
@@ -938,24 +943,27 @@ class Engine:
             got_r = _block_ranges(self._sections(cid), key[1], whole)
             if got_r:
                 ranges[(cid, key[1])] = got_r
-        groups: list[tuple[tuple[int, int], list[str]]] = []
+        texts: list[str] = []
+        spans: list[tuple[tuple[int, int], int, int]] = []   # (key, first, end) in texts
         for cid in {cid for cid, _sid in ranges}:
             mine = [(key, r) for key, rs in ranges.items() if key[0] == cid for r in rs]
-            first = min(a[0] for _k, (a, _b) in mine)
-            last = max(b[0] for _k, (_a, b) in mine)
-            rows = read_block_texts(self.db, cid, first, last)
-            groups.extend((key, [x.text for x in rows if a <= (x.page, x.ordinal) < b])
-                          for key, (a, b) in mine)
-        flat = [t for _key, texts in groups for t in texts]
-        stems = keyword.tokenize_many(flat, only=c.terms) if flat else []
+            rows = read_block_texts(self.db, cid, min(a[0] for _k, (a, _b) in mine),
+                                    max(b[0] for _k, (_a, b) in mine))
+            at = [(x.page, x.ordinal) for x in rows]   # in reading order
+            base = len(texts)
+            texts.extend(x.text for x in rows)
+            spans.extend((key, base + bisect.bisect_left(at, a),
+                          base + bisect.bisect_left(at, b)) for key, (a, b) in mine)
+        # every block once (a subsection and its lifted parent share blocks), only those
+        # some section asks for
+        want = sorted({i for _k, lo, hi in spans for i in range(lo, hi)})
+        stems = dict(zip(want, keyword.tokenize_many([texts[i] for i in want], only=c.terms)))
+        terms_of = passages.holder(c.terms)
         held: dict[tuple[int, int], float] = {}
-        i = 0
-        for key, texts in groups:
-            n = len(texts)
-            share = passages.best_share(stems[i:i + n], c.terms, weights,
-                                        given=kw.named.get(key[0], frozenset()))
+        for key, lo, hi in spans:
+            share = passages.best_share([terms_of(stems[i]) for i in range(lo, hi)], c.terms,
+                                        weights, given=kw.named.get(key[0], frozenset()))
             held[key] = max(held.get(key, 0.0), share)
-            i += n
         return {(doc, sid): held.get((c.by_doc.get(doc), sid), 0.0) for doc, sid in keys}
 
     def _opening_keys(self, c: "_Plan", got: Run) -> list[Key]:
