@@ -60,6 +60,7 @@ DEFAULT_SCOPED = HERE / "scoped_queries.json"
 DEFAULT_PROBES = HERE / "section_probes.json"
 DEFAULT_PARAPHRASES = HERE / "section_paraphrases.json"
 DEFAULT_PARAPHRASES_2 = HERE / "section_paraphrases_2.json"
+DEFAULT_PARAPHRASES_3 = HERE / "section_paraphrases_3.json"
 BASELINES = {  # eval README: doc NDCG@10 / top-3 gold doc / page NDCG@10 (82 page queries)
     "corpus_bm25 (README)": (0.740, 0.780, 0.532),
     "semantic first-256 (README)": (0.790, 0.854, 0.458),
@@ -450,6 +451,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="more of them, reported apart: halves c / d (the first set's style), "
                          "e / f (plain words), g / h (naming the document) (default: "
                          "bench/section_paraphrases_2.json)")
+    ap.add_argument("--paraphrases-3", dest="paraphrases_3", default=str(DEFAULT_PARAPHRASES_3),
+                    help="a third set, held out: never tuned on, halves i / j (default: "
+                         "bench/section_paraphrases_3.json)")
     ap.add_argument("--answers", default=str(excerpt_bench.DEFAULT_ANSWERS),
                     help="excerpt answer substrings (default: bench/excerpt_answers.json)")
     ap.add_argument("--heldout-answers", dest="heldout_answers", action="append",
@@ -503,7 +507,8 @@ def main(argv: list[str] | None = None) -> int:
     cal = weak_calibration(engine, results, [m for m in args.modes.split(",")
                                              if m in ("keyword", "semantic", "hybrid")], scope)
     print_weak(cal)
-    scoped = excerpts = probes = paraphrases = paraphrases_2 = excerpts_heldout = None
+    scoped = excerpts = probes = paraphrases = paraphrases_2 = paraphrases_3 = None
+    excerpts_heldout = None
     if not args.no_extras and not args.classes:
         pq = json.loads(Path(args.probes).read_text())["queries"]
         probes = run_probes(engine, pq, args.modes.split(","))
@@ -530,6 +535,18 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  {mode:<10}" + "".join(
                 f"{r[part]['section_mrr']:>8.3f}{r[part]['section_ndcg']:>8.3f}  "
                 for part in ["all"] + [f"half_{h}" for h in halves] if r.get(part)))
+        pp3 = json.loads(Path(args.paraphrases_3).read_text())["queries"] \
+            if Path(args.paraphrases_3).is_file() else []
+        if pp3:
+            paraphrases_3 = run_probes(engine, pp3, args.modes.split(","))
+            halves = sorted({q["half"] for q in pp3})
+            print(f"\nsection paraphrases, third set, held out ({len(pp3)} queries of "
+                  f"{Path(args.paraphrases_3).name}): section MRR@10 / NDCG@10, all, halves "
+                  + ", ".join(halves))
+            for mode, r in paraphrases_3.items():
+                print(f"  {mode:<10}" + "".join(
+                    f"{r[part]['section_mrr']:>8.3f}{r[part]['section_ndcg']:>8.3f}  "
+                    for part in ["all"] + [f"half_{h}" for h in halves] if r.get(part)))
         sq = json.loads(Path(args.scoped).read_text())["queries"]
         scoped = run_scoped(engine, sq, args.modes.split(","))
         print(f"\nsingle-document search ({len(sq)} queries of {Path(args.scoped).name}, "
@@ -562,8 +579,8 @@ def main(argv: list[str] | None = None) -> int:
         Path(args.json_path).write_text(json.dumps(
             {"options": opts.__dict__, "results": results, "scoped": scoped,
              "probes": probes, "paraphrases": paraphrases,
-             "paraphrases_2": paraphrases_2, "excerpt": excerpts,
-             "excerpt_heldout": excerpts_heldout,
+             "paraphrases_2": paraphrases_2, "paraphrases_3": paraphrases_3,
+             "excerpt": excerpts, "excerpt_heldout": excerpts_heldout,
              "goals": goal_check(results, scoped, excerpts), "weak": cal},
             indent=1, ensure_ascii=False))
     engine.close()

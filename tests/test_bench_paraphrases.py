@@ -101,3 +101,25 @@ def test_the_second_sets_title_stems_shared_by_accident_are_the_four_recorded():
     shared = {q["id"] for q in json.loads(PARA_2.read_text())["queries"]
               for s in q["sections"] if _stems(q["query"]) & _stems(s["title"])}
     assert shared == {"para3-003", "para3-005", "named-008", "named-009"}
+
+
+PARA_3 = REPO / "bench" / "section_paraphrases_3.json"
+
+
+def test_the_third_set_is_held_out_over_documents_the_others_leave_alone():
+    """bench/section_paraphrases_3.json (session 12, never tuned on): 38 queries, halves
+    i / j, over 12 corpus documents no query of the first two sets asks about; no query
+    shares a content stem with its gold section's title."""
+    queries = json.loads(PARA_3.read_text())["queries"]
+    assert len(queries) == 38 and {q["half"] for q in queries} == {"i", "j"}
+    docs = {s["doc"] for q in queries for s in q["sections"]}
+    assert len(docs) == 12
+    others = {s["doc"] for p in (PARA, PARA_2) for q in json.loads(p.read_text())["queries"]
+              for s in q["sections"]}
+    assert not docs & others
+    for q in queries:
+        for s in q["sections"]:
+            if s["grade"] == 3:
+                assert not _stems(q["query"]) & _stems(s["title"]), (q["id"], s["title"])
+            if CORPUS.is_dir():
+                assert (CORPUS / s["doc"]).is_file(), q["id"]

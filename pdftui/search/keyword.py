@@ -1136,6 +1136,15 @@ def row_coverage(ranking: Ranking, docs, extra: np.ndarray | None = None) -> np.
     return mask_sums(mask, idf) / total
 
 
+def term_weights(ranking: Ranking, docs) -> dict[str, float]:
+    """``{str(term): idf}`` of the ranking's query terms: the rarity weights of
+    :func:`row_coverage` (idf over the documents in scope), {} without documents."""
+    sc = _scope(ranking, docs)
+    if not len(sc.names) or not ranking.keys:
+        return {}
+    return dict(zip(ranking.keys, _lucene_idf(len(sc.names), _key_df(ranking, sc))))
+
+
 def query_coverage(ranking: Ranking, docs: dict[str, int], doc_share: float = 0.0
                    ) -> dict[int, float]:
     """Each matched row's share of the query's rarity mass: ``sum of idf(t) over the query

@@ -37,6 +37,8 @@ class Arm(str, Enum):
     DOCUMENT = "document"        # the document-level arm: documents by their head vector
     SUBSECTIONS = "subsections"  # a section by the fused scores of its listed subsections
     DOCUMENT_ORDER = "document_order"  # a page by its document's place in the fused run
+    NAMED = "named"              # a section of a document the query names, by its place
+    PASSAGE = "passage"          # a section by its best passage, among its document's first
 
 
 @dataclass(frozen=True)
@@ -169,6 +171,56 @@ def add_head(run: Run, head: Sequence[tuple[Key, float]], weight: float,
         scores[key] = scores.get(key, 0.0) + w / (k + i)
         _add(ev, key, Contribution(Arm.HEAD, i, w, w / (k + i)))
     return run._with(scores, ev)
+
+
+def add_named(run: Run, shares: Mapping[str, float], weight: float, k: int = 60) -> Run:
+    """Sections of the documents a query names (``{doc: share}``, the share of the query's
+    rarity mass the document's head holds, as the head field's): each named document's
+    keys, in ``run``'s order (which must be best first), are one list of their own, a key
+    gaining ``weight x share^2 / (k + r)``, r its 1-based place among its document's keys.
+    The name says which document; the rest of the query says which part, and the part
+    that comes first there comes first here. Returns the run best first (stable)."""
+    if not shares:
+        return run
+    place: dict[str, int] = {}
+    scores = dict(run.scores)
+    ev = dict(run.evidence)
+    for key in run.scores:
+        share = shares.get(key[0])
+        if share is None:
+            continue
+        r = place[key[0]] = place.get(key[0], 0) + 1
+        w = weight * share * share
+        scores[key] += w / (k + r)
+        _add(ev, key, Contribution(Arm.NAMED, r, w, w / (k + r), k))
+    return _resorted(run, scores, ev)
+
+
+def add_passages(run: Run, shares: Mapping[Key, float], weight: float, k: int = 60) -> Run:
+    """Reorder each document's listed sections by their best passage: ``shares`` ``{key:
+    share of the query's rarity mass its best passage holds}`` (the first hits of ``run``,
+    :func:`.passages.best_share`); the keys of one document (two or more listed) are
+    placed by share, best first, and each key with a share gains ``weight x share^2 /
+    (k + its place)``, times its factors. A document with one listed key gains nothing:
+    this orders a document's sections among themselves. Returns the run best first
+    (stable)."""
+    by_doc: dict[str, list[Key]] = {}
+    for key in shares:
+        if key in run.scores:
+            by_doc.setdefault(key[0], []).append(key)
+    scores = dict(run.scores)
+    ev = dict(run.evidence)
+    for keys in by_doc.values():
+        if len(keys) < 2:
+            continue
+        for r, key in enumerate(sorted(keys, key=lambda x: -shares[x]), start=1):
+            share = shares[key]
+            if share <= 0:
+                continue
+            s = weight * share * share / (k + r)
+            scores[key] += s * math.prod(f.factor for f in run.factors.get(key, ()))
+            _add(ev, key, Contribution(Arm.PASSAGE, r, weight * share * share, s, k))
+    return _resorted(run, scores, ev)
 
 
 def add_document_arm(run: Run, rank_of: Callable[[str], int | None], weight: float,
@@ -365,7 +417,10 @@ class Weights:
     share of its subsections' scores a section collects (:func:`add_subsections`);
     ``document_order``: the weight and ``document_order_k`` the RRF constant of the
     documents' own order (:func:`add_document_order`); ``first_documents``: how many
-    documents the first ``first_places`` hits hold at least (:func:`share_places`)."""
+    documents the first ``first_places`` hits hold at least (:func:`share_places`);
+    ``named``: the weight, before its share^2, of the sections of a document the query
+    names (:func:`add_named`); ``passages``: the weight, before its share^2, of a
+    section's best passage among its document's first hits (:func:`add_passages`)."""
 
     k: int
     keyword: float | None = None
@@ -383,6 +438,8 @@ class Weights:
     document_order_k: int | None = None
     first_documents: int | None = None
     first_places: int | None = None
+    named: float | None = None
+    passages: float | None = None
 
     def to_json(self) -> dict:
         """Every field, floats rounded to 6 places."""

@@ -68,7 +68,15 @@ Ranking (measured with bench/quality.py; the figures behind each choice are in b
    value") lends its name to each of its sections: their keyword coverage counts the
    naming terms as held, and their units and head units are read against the query
    without the naming words (:mod:`.naming`; one more query embedding), since a
-   section seldom repeats its paper's name.
+   section seldom repeats its paper's name; and the named document's sections, in their
+   fused order, are one more list (``named_weight`` x share^2 / (k + place), share the
+   head's part of the query's rarity mass, as the head field's). Last, each document's
+   sections among the first ``passage_places`` (10) hits are placed by their best passage
+   (:mod:`.passages`: the share of the query's rarity mass two neighbouring blocks hold;
+   a parent lifted by its subsections is read whole) and gain ``passage_weight`` (0.3) x
+   share^2 / (k + place): a reader's description of what a section does shares few of its
+   words, and the section that answers holds them together where a neighbour holds them
+   scattered.
 5. the head field: a document whose head (the first page's title, authors and
    affiliations, before the abstract: :func:`head_text`) holds at least half of the
    query's rarity mass puts its first page in a list of its own, added to the hybrid
@@ -116,8 +124,8 @@ from ..library import (PageText, any_ocr, dominant_weights_hash, read_block_text
                        read_bracketed_blocks, read_embedding_states, read_file_states,
                        read_metadata, read_page_blocks, read_pages, read_section_keys,
                        read_sections, read_vocabulary, section_spans)
-from . import (evidence, fusion, keyword, naming, references, restrict, section_semantic,
-               suggest)
+from . import (evidence, fusion, keyword, naming, passages, references, restrict,
+               section_semantic, suggest)
 from .query import FieldName, Query, parse
 from .excerpt import MAX_CHARS, block_spans, cap, choose
 from . import run
@@ -160,6 +168,11 @@ class Options:
     named_docs: bool = True            # sections of a document the query names: its name
     #                                    counts as held (coverage), and their cosines are
     #                                    read against the query without it
+    named_weight: float = 1.0          # ... and they are one more list, in their fused
+    #                                    order, at this x share^2 / (k + place)
+    passage_weight: float = 0.3        # hybrid sections: the first ``passage_places`` hits
+    passage_places: int = 10           # of a document reordered by their best passage (two
+    #                                    blocks): this x share^2 / (k + place by share)
     gate_power: float = 2.0            # keyword contribution x page coverage ** this
     doc_arm: float = 0.5               # document-level head-vector arm, x (1 - coverage)
     adapt_lo: float = 0.1              # page cosine: first-unit weight A at query coverage 1
@@ -294,6 +307,24 @@ def _units_inside(us: np.ndarray, ue: np.ndarray, a: int, b: int) -> np.ndarray:
     if not len(hit):
         hit = np.flatnonzero((us < b) & (ue > a))
     return hit
+
+
+def _block_ranges(secs: list[Section], sid: int, whole: bool
+                  ) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+    """``[((page, block), (page, block))]``, first inclusive, last exclusive: the own
+    text of section ``sid`` of ``secs`` (in document order; up to the next heading of any
+    level) and, ``whole``, the own text of each of its subsections, one range each (a
+    passage does not run across a heading); [] when ``sid`` is not among them."""
+    at = next((i for i, s in enumerate(secs) if s.id == sid), None)
+    if at is None:
+        return []
+    out = []
+    j = at
+    while j == at or (whole and j < len(secs) and secs[j].level > secs[at].level):
+        end = secs[j + 1].start if j + 1 < len(secs) else (secs[j].end_page, 1 << 30)
+        out.append((secs[j].start, end))
+        j += 1
+    return out
 
 
 class Superseded(Exception):
@@ -740,8 +771,8 @@ class Engine:
         second = self.kw.numbers(c.kind, ranking.pos[rows]) if c.kind == "pages" else \
             ranking.ids[rows]
         # computed for sections too: the adaptive semantic page score reads it
-        named = self._named(ranking, c) \
-            if c.kind == "sections" and o.named_docs and not c.few else {}
+        named, shares = self._named(ranking, c) \
+            if c.kind == "sections" and o.named_docs and not c.few else ({}, {})
         extra = self._head_masks(ranking, named) if named else None
         cov = keyword.row_coverage(ranking, scope, extra)
         head = [x for x in self._head_list(ranking, c.by_doc, c.terms)
@@ -749,21 +780,23 @@ class Engine:
             if c.kind == "pages" and o.head_weight > 0 and not c.few else []
         return KeywordArm(list(zip(names, second.tolist())), fl.score[:n].tolist(),
                           cov[rows].tolist(), float(cov.max()) if len(fl) else 0.0,
-                          strength, fl, ranking, head, named)
+                          strength, fl, ranking, head, named, shares)
 
-    def _named(self, ranking, c: "_Plan") -> dict[int, frozenset[str]]:
-        """``{content: the query terms its head holds}`` of the documents the query
-        names: their head (title, byline) holds at least half of the query's rarity mass
-        (the head-field list), but not every query term (a head holding them all
-        summarises the document; it does not name it). "paxos" in "how does paxos choose
-        a value" names Paxos Made Simple; its sections' text need not repeat it."""
-        listed = {c.by_doc[d] for (d, _p), _s in self._head_list(ranking, c.by_doc, c.terms)}
+    def _named(self, ranking, c: "_Plan"
+               ) -> tuple[dict[int, frozenset[str]], dict[str, float]]:
+        """``({content: the query terms its head holds}, {doc: its head's share of the
+        query's rarity mass})`` of the documents the query names: their head (title,
+        byline) holds at least half of the query's rarity mass (the head-field list), but
+        not every query term (a head holding them all summarises the document; it does not
+        name it). "paxos" in "how does paxos choose a value" names Paxos Made Simple; its
+        sections' text need not repeat it."""
+        listed = self._head_list(ranking, c.by_doc, c.terms)
         if not listed:
-            return {}
-        heads = self.head_terms(listed, c.terms)
+            return {}, {}
+        heads = self.head_terms({c.by_doc[d] for (d, _p), _s in listed}, c.terms)
         every = {str(t) for t in c.terms}
-        return {cid: held for cid, held in heads.items()
-                if cid in listed and held and not every <= held}
+        named = {cid: held for cid, held in heads.items() if held and not every <= held}
+        return named, {d: share for (d, _p), share in listed if c.by_doc[d] in named}
 
     def semantic_arm(self, c: "_Plan", kw: KeywordArm, coverage: dict,
                      check=lambda: None) -> SemanticArm:
@@ -833,8 +866,9 @@ class Engine:
 
     def fuse(self, c: "_Plan", kw: KeywordArm, sem: SemanticArm) -> tuple[Run, Weights]:
         """Stage 2 (hybrid): weighted RRF of the arms' first ``depth`` keys, the keyword
-        coverage gate, the head field, the document-level arm, the order; with the
-        weights in force."""
+        coverage gate, the head field, a named document's sections, the document-level
+        arm, the order; for sections the opening's demotion, the subsections' lift and the
+        best passages; with the weights in force."""
         o = self.options
         kwl, sml = kw.keys[: c.depth], sem.keys[: c.depth]
         kw_w = o.kw_weight if c.kind == "pages" else o.section_kw_weight
@@ -850,6 +884,10 @@ class Engine:
             got = run.gate_keyword(got, kwl, kw.coverage[: c.depth], kw_w, o.gate_power, o.k)
         if kw.head:
             got = run.add_head(got, kw.head, o.head_weight * kw_w, fusion.K)
+        named = kw.named_share if c.kind == "sections" and o.named_weight > 0 else {}
+        if named:
+            # the name says which document, the rest of the query which of its sections
+            got = run.add_named(run.order(got, kwl, sml), named, o.named_weight, o.k)
         w_doc = None
         if sem.doc_rank:
             # like the adaptive page score: the document's head counts the more,
@@ -862,7 +900,8 @@ class Engine:
             conf if sem.heads is None and sem.gap is not None else None,
             sem.first_unit_weight, w_doc, o.head_weight * kw_w if kw.head else None,
             o.section_head_weight if sem.heads is not None else None,
-            o.ref_weight if c.kind == "pages" else None, c.few)
+            o.ref_weight if c.kind == "pages" else None, c.few,
+            named=o.named_weight if named else None)
         if c.kind == "pages" and not c.few:
             weights = dataclasses.replace(
                 weights, document_order=o.doc_order_weight or None,
@@ -884,7 +923,62 @@ class Engine:
                                                 o.subsection_min, depth,
                                                 spread=o.subsection_spread), kwl, sml)
             weights = dataclasses.replace(weights, subsections=o.subsection_share)
+        if c.kind == "sections" and o.passage_weight > 0 and not c.few and kw.ranking:
+            # a document's sections among themselves: the one holding the query's rare
+            # words together, in a paragraph or two, before those holding them scattered
+            shares = self._passage_shares(c, kw, got, o.passage_places)
+            got = run.add_passages(got, shares, o.passage_weight, o.k)
+            weights = dataclasses.replace(weights, passages=o.passage_weight)
         return got, weights
+
+    def _passage_shares(self, c: "_Plan", kw: KeywordArm, got: Run, n: int
+                        ) -> dict[Key, float]:
+        """``{key: share of the query's rarity mass its best passage holds}``
+        (:func:`.passages.best_share`) of the first ``n`` section keys of ``got`` whose
+        document has two or more of them, in its order: over a section's own text and, when its subsections lifted it (its matter
+        is in them), the best of theirs too, each read apart (a lifted parent holds no
+        better passage than its best subsection: the subsections' cap stands). One read
+        of the blocks per content, one tokenizer pass in all."""
+        weights = keyword.term_weights(kw.ranking, c.by_doc)
+        first = got.keys[:n]
+        count: dict[str, int] = {}
+        for doc, _sid in first:
+            count[doc] = count.get(doc, 0) + 1
+        # a document's only listed section is placed first whatever it holds: not read
+        keys = [key for key in first if count[key[0]] > 1]
+        if not weights or not keys:
+            return {}
+        ranges: dict[tuple[int, int], list] = {}
+        for key in keys:
+            cid = c.by_doc.get(key[0])
+            if cid is None or (cid, key[1]) in ranges:
+                continue
+            whole = any(x.arm is Arm.SUBSECTIONS for x in got.evidence.get(key, ()))
+            got_r = _block_ranges(self._sections(cid), key[1], whole)
+            if got_r:
+                ranges[(cid, key[1])] = got_r
+        texts: list[str] = []
+        spans: list[tuple[tuple[int, int], int, int]] = []   # (key, first, end) in texts
+        for cid in {cid for cid, _sid in ranges}:
+            mine = [(key, r) for key, rs in ranges.items() if key[0] == cid for r in rs]
+            rows = read_block_texts(self.db, cid, min(a[0] for _k, (a, _b) in mine),
+                                    max(b[0] for _k, (_a, b) in mine))
+            at = [(x.page, x.ordinal) for x in rows]   # in reading order
+            base = len(texts)
+            texts.extend(x.text for x in rows)
+            spans.extend((key, base + bisect.bisect_left(at, a),
+                          base + bisect.bisect_left(at, b)) for key, (a, b) in mine)
+        # every block once (a subsection and its lifted parent share blocks), only those
+        # some section asks for
+        want = sorted({i for _k, lo, hi in spans for i in range(lo, hi)})
+        stems = dict(zip(want, keyword.tokenize_many([texts[i] for i in want], only=c.terms)))
+        terms_of = passages.holder(c.terms)
+        held: dict[tuple[int, int], float] = {}
+        for key, lo, hi in spans:
+            share = passages.best_share([terms_of(stems[i]) for i in range(lo, hi)], c.terms,
+                                        weights, given=kw.named.get(key[0], frozenset()))
+            held[key] = max(held.get(key, 0.0), share)
+        return {(doc, sid): held.get((c.by_doc.get(doc), sid), 0.0) for doc, sid in keys}
 
     def _opening_keys(self, c: "_Plan", got: Run) -> list[Key]:
         """The section keys of ``got`` starting in their document's opening (the text of

@@ -18,7 +18,8 @@ if TYPE_CHECKING:
 
 ARM_NAMES = {"keyword": "keyword", "semantic": "semantic", "section_head": "heading",
              "head": "byline", "document": "document", "subsections": "subsections",
-             "document_order": "document place"}
+             "document_order": "document place", "named": "named document",
+             "passage": "passage"}
 
 
 def _num(x: float) -> str:
@@ -83,6 +84,10 @@ def weights_line(weights: Weights | None) -> str:
         parts.append(f"first {w.first_places} hold {w.first_documents} documents")
     if w.head is not None:
         parts.append(f"byline {_num(_r(w.head))} × share²")
+    if _r(w.named):
+        parts.append(f"named document {_num(_r(w.named))} × share²")
+    if _r(w.passages):
+        parts.append(f"passage {_num(_r(w.passages))} × share² in its document")
     if w.reference is not None and _r(w.reference) < 1.0:
         parts.append(f"reference lists ×{_num(_r(w.reference))}")
     line = f"hybrid = Σ w/({w.k}+rank): " + " · ".join(parts)
