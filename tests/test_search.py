@@ -772,16 +772,17 @@ def test_a_named_papers_section_comes_first_in_the_whole_corpus(corpus_engine):
         got = [(h.doc, h.section) for h in res.hits[:2]]
         assert got == [(RAFT, "3 What’s wrong with Paxos?"), (PAXOS, "2.2 Choosing a Value")]
     finally:
-        e.options.named_weight, e.options.passage_weight = 1.0, 0.3
+        e.options.named_weight, e.options.passage_weight = 1.0, 0.1
 
 
 def test_the_section_holding_the_query_in_one_passage_comes_first(corpus_engine):
     """A query in the reader's words (bench/section_paraphrases.json, para-012): LLaMA's
     "3 Main results" holds "zero-shot", "few-shot", GPT-3, Chinchilla and PaLM together
     (its best two blocks: .58 of the query's rarity mass, third among LLaMA's first
-    sections); OPT's "3.1 Prompting & Few-Shot", first without passages, holds .51 (first
-    in OPT). Each gains 0.3 x share^2 / (60 + place): LLaMA's section passes OPT's, by a
-    thin margin (about .0001 of a score of .06), which this holds."""
+    sections); OPT's "3.1 Prompting & Few-Shot" holds .51 (first in OPT). Before term
+    proximity and passages OPT's section came first; each now lifts LLaMA's (the keyword
+    arm's "zero-shot" / "few-shot" pairs, and 0.1 x share^2 / (60 + place) for the best
+    passage), and the passage list is recorded with its rank."""
     e = corpus_engine
     q = "zero-shot and few-shot evaluation on twenty benchmarks compared with GPT-3, " \
         "Chinchilla and PaLM"
@@ -789,13 +790,13 @@ def test_the_section_holding_the_query_in_one_passage_comes_first(corpus_engine)
     res = e.search(q, "hybrid", "section", 10)
     assert (res.hits[0].doc, res.hits[0].section) == (llama, "3 Main results")
     assert [c.rank for c in res.hits[0].arms if c.arm.value == "passage"] == [3]
-    assert res.weights.passages == 0.3
-    e.options.passage_weight = 0.0
+    assert res.weights.passages == 0.1
+    e.options.passage_weight, e.options.proximity = 0.0, 0.0
     try:
         off = [(h.doc, h.section) for h in e.search(q, "hybrid", "section", 10).hits]
         assert off.index((llama, "3 Main results")) == 1
     finally:
-        e.options.passage_weight = 0.3
+        e.options.passage_weight, e.options.proximity = 0.1, 2.0
 
 
 def test_a_papers_opening_yields_to_the_section_a_query_describes(consensus):

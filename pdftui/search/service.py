@@ -73,7 +73,7 @@ Ranking (measured with bench/quality.py; the figures behind each choice are in b
    head's part of the query's rarity mass, as the head field's). Last, each document's
    sections among the first ``passage_places`` (10) hits are placed by their best passage
    (:mod:`.passages`: the share of the query's rarity mass two neighbouring blocks hold;
-   a parent lifted by its subsections is read whole) and gain ``passage_weight`` (0.3) x
+   a parent lifted by its subsections is read whole) and gain ``passage_weight`` (0.1) x
    share^2 / (k + place): a reader's description of what a section does shares few of its
    words, and the section that answers holds them together where a neighbour holds them
    scattered.
@@ -170,7 +170,7 @@ class Options:
     #                                    read against the query without it
     named_weight: float = 1.0          # ... and they are one more list, in their fused
     #                                    order, at this x share^2 / (k + place)
-    passage_weight: float = 0.3        # hybrid sections: the first ``passage_places`` hits
+    passage_weight: float = 0.1        # hybrid sections: the first ``passage_places`` hits
     passage_places: int = 10           # of a document reordered by their best passage (two
     #                                    blocks): this x share^2 / (k + place by share)
     gate_power: float = 2.0            # keyword contribution x page coverage ** this
