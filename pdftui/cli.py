@@ -2,7 +2,10 @@
 ``mark`` and ``export`` serve scripts and benchmarks (``--json``).
 
 Exit codes: 0 success, 1 runtime failure, 2 bad input (missing folder, unknown document,
-unusable cache), 130 interrupted.
+unusable cache), 130 interrupted. The message of an error goes to stderr; a command asked
+for JSON (``--json``, ``export --format json``) also prints it on stdout as one object,
+``{"error": {"kind": "not_found", "message": "..."}}`` (kinds: usage, folder, cache,
+not_found, ambiguous, query, user_data, io, interrupted, internal, ...).
 """
 
 from __future__ import annotations
@@ -24,13 +27,64 @@ _COMMANDS = {"index", "search", "read", "docs", "mark", "export", "tui"}
 
 
 class _DefaultToTui(click.Group):
-    """``pdftui FOLDER`` and bare ``pdftui`` mean ``pdftui tui ...``."""
+    """``pdftui FOLDER`` and bare ``pdftui`` mean ``pdftui tui ...``; a command asked for
+    JSON (:func:`_asks_json`) answers every error with one JSON object on stdout too."""
 
     def parse_args(self, ctx, args):
         if not args or (args[0] not in self.commands and args[0] not in ("--help", "-h",
                                                                           "--version")):
             args = ["tui", *args]
+        ctx.meta[_JSON_KEY] = _asks_json(args)
         return super().parse_args(ctx, args)
+
+    def invoke(self, ctx):
+        """Run the command; a usage error, a :class:`PdftuiError` or a damaged SQLite file
+        it lets out ends as :func:`_fail` does (one line on stderr, the JSON error object
+        on stdout when asked); any other exception still prints its JSON object before its
+        traceback."""
+        from .errors import PdftuiError
+
+        try:
+            return super().invoke(ctx)
+        except click.UsageError as exc:
+            _json_error("usage", exc.format_message())
+            raise
+        except PdftuiError as exc:
+            _fail(str(exc), 2 if exc.kind in _BAD_INPUT else 1, exc.kind)
+        except sqlite3.Error as exc:
+            _fail(f"cannot use the cache: {exc}", 2, "cache")
+        except KeyboardInterrupt:
+            _json_error("interrupted", "interrupted")
+            raise
+        except Exception as exc:   # a bug: the script still gets its object
+            from .errors import user_message
+
+            _json_error("internal", user_message(exc))
+            raise
+
+
+_JSON_KEY = "pdftui.json"
+#: Error kinds that are bad input (exit code 2); the others are runtime failures (1).
+_BAD_INPUT = {"usage", "folder", "cache", "not_found", "ambiguous", "query"}
+
+
+def _asks_json(args: list[str]) -> bool:
+    """True when the command line ``args`` (the command's name first) asks for JSON on
+    stdout: ``--json``, or ``export --format json`` (before a ``--`` that ends options)."""
+    opts = args[:args.index("--")] if "--" in args else args
+    if "--json" in opts:
+        return True
+    return bool(opts) and opts[0] == "export" and any(
+        a in ("--format=json",) or (a == "--format" and nxt == "json")
+        for a, nxt in zip(opts, [*opts[1:], ""]))
+
+
+def _json_error(kind: str, message: str) -> None:
+    """Print ``{"error": {"kind": kind, "message": message}}`` on stdout when the command
+    was asked for JSON (:func:`_asks_json`); else nothing."""
+    ctx = click.get_current_context(silent=True)
+    if ctx is not None and ctx.meta.get(_JSON_KEY):
+        click.echo(_dumps({"error": {"kind": kind, "message": clean_text(message)}}))
 
 
 _cache_opt = click.option(
@@ -102,8 +156,11 @@ def _dumps(obj) -> str:
     return json.dumps(obj, ensure_ascii=not utf8_stream(sys.stdout))
 
 
-def _fail(msg: str, code: int = 2) -> None:
+def _fail(msg: str, code: int = 2, kind: str = "usage") -> None:
+    """Say ``msg`` on stderr (and, when JSON was asked for, as ``{"error": {"kind": kind,
+    "message": msg}}`` on stdout) and exit with ``code`` (2 bad input, 1 failure)."""
     click.echo(f"pdftui: {clean_text(msg)}", err=True)
+    _json_error(kind, msg)
     sys.exit(code)
 
 
@@ -200,19 +257,20 @@ def _run_index(folder, cache_dir, model, embed, quiet=False, reading=False):
             return index_folder(folder, cache_dir, model, embed=embed, progress=report,
                                 cancel=cancel)
     except FolderError as exc:
-        _fail(str(exc))
+        _fail(str(exc), 2, exc.kind)
     except CacheError as exc:
         if reading and _index_readable(cache_dir):
             click.echo(f"pdftui: warning: the index cannot be updated ({clean_text(str(exc))});"
                        " answering from it as it is", err=True)
             return None
-        _fail(str(exc))
+        _fail(str(exc), 2, exc.kind)
     except sqlite3.Error as exc:  # a damaged or unusable cache file: one line, no traceback
-        _fail(f"cannot use the cache: {exc}")
+        _fail(f"cannot use the cache: {exc}", 2, "cache")
     except KeyboardInterrupt:
         cancel.set()
         click.echo("pdftui: interrupted; what was indexed is kept and the next run resumes",
                    err=True)
+        _json_error("interrupted", "interrupted while indexing")
         sys.stdout.flush()
         sys.stderr.flush()
         # Every write is already committed; skip interpreter teardown, where onnxruntime's
@@ -311,10 +369,10 @@ def search(folder, query, mode, granularity, top_k, doc_globs, cache_dir, data_d
     finally:
         lib.close()
     if (summary.documents if summary is not None else len(known)) == 0:
-        _fail(f"no PDF files in {folder} (pdftui looks for *.pdf below it)")
+        _fail(f"no PDF files in {folder} (pdftui looks for *.pdf below it)", 2, "folder")
     for glob in doc_globs:
         if not any(doc_matches(d, glob) for d in known):
-            _fail(f"no document in {folder} matches --doc {glob!r}{_doc_hint(glob, known)}")
+            _fail(f"no document in {folder} matches --doc {glob!r}{_doc_hint(glob, known)}", 2, "not_found")
     if summary is not None and summary.embedding_pending and mode != "keyword" \
             and not as_json:
         click.echo(f"pdftui: {summary.embedding_pending} documents are not embedded yet, so "
@@ -430,7 +488,7 @@ def read(folder, doc, page, section, list_sections, cache_dir, data_dir, as_json
         # code listings, syntax summaries and tables keep their printed lines
         out = dataclasses.replace(out, text=kept_text(lib, out))
     except NotFound as exc:
-        _fail(f"{exc}" + (" (list them with --sections)" if section else ""))
+        _fail(f"{exc}" + (" (list them with --sections)" if section else ""), 2, "not_found")
     finally:
         lib.close()
     if as_json:
@@ -501,12 +559,12 @@ def _resolve_doc(folder: str, known: list[str], doc: str) -> str:
         return found[0]
     if len(found) > 1:
         _fail(f"{doc!r} matches {len(found)} documents ({', '.join(found[:3])}"
-              f"{', …' if len(found) > 3 else ''}): name one")
+              f"{', …' if len(found) > 3 else ''}): name one", 2, "ambiguous")
     import difflib
 
     close = difflib.get_close_matches(pattern, known, n=1, cutoff=0.6)
     _fail(f"no indexed document {doc!r} in {folder}"
-          + (f"; did you mean {close[0]!r}?" if close else ""))
+          + (f"; did you mean {close[0]!r}?" if close else ""), 2, "not_found")
     raise AssertionError("unreachable")
 
 
@@ -517,7 +575,7 @@ def _triage_store(data_dir):
     try:
         return TriageStore(data_dir)
     except TriageStoreError as exc:
-        _fail(str(exc), 1)
+        _fail(str(exc), 1, exc.kind)
 
 
 def _folder_documents(folder, cache_dir, data_dir):
@@ -532,7 +590,7 @@ def _folder_documents(folder, cache_dir, data_dir):
     finally:
         lib.close()
     if (summary.documents if summary is not None else len(docs)) == 0:
-        _fail(f"no PDF files in {folder} (pdftui looks for *.pdf below it)")
+        _fail(f"no PDF files in {folder} (pdftui looks for *.pdf below it)", 2, "folder")
     store = _triage_store(data_dir)
     try:
         triage = store.lookup(root, [(d.doc, d.sha256) for d in docs])
@@ -631,7 +689,7 @@ def mark(folder, doc, mark, note, as_json, cache_dir, data_dir):
         if note is not None:
             t = store.set_note(key, note)
     except TriageStoreError as exc:
-        _fail(str(exc), 1)
+        _fail(str(exc), 1, exc.kind)
     finally:
         store.close()
     if as_json:
@@ -674,7 +732,7 @@ def export(folder, marked, fmt, output, cache_dir, data_dir):
         with open(output, "w", encoding="utf-8", newline="") as fh:
             fh.write(text)
     except OSError as exc:
-        _fail(f"cannot write {output}: {exc.strerror or exc}", 1)
+        _fail(f"cannot write {output}: {exc.strerror or exc}", 1, "io")
     click.echo(f"pdftui: wrote {len(items)} document{'s' if len(items) != 1 else ''} "
                f"as {fmt} to {clean_text(output)}", err=True)
 
@@ -692,11 +750,11 @@ def tui(folder, cache_dir, data_dir, model):
     try:
         check_folder(folder)
     except FolderError as exc:
-        _fail(str(exc))
+        _fail(str(exc), 2, exc.kind)
     problem = terminal_problem(os.environ, sys.stdout)
     if problem:
         _fail(f"the TUI needs a UTF-8 terminal ({problem}); use `pdftui search FOLDER QUERY`"
-              " and `pdftui read FOLDER DOC` instead")
+              " and `pdftui read FOLDER DOC` instead", 2, "terminal")
     from .tui.app import PdftuiApp
 
     PdftuiApp(folder, cache_dir=cache_dir, model=model, data_dir=data_dir).run()
