@@ -314,20 +314,6 @@ def index(folder, cache_dir, model, no_embed, as_json):
                    "(run again to finish)")
 
 
-def _doc_hint(glob: str, known: list[str]) -> str:
-    """The end of the message for a ``--doc`` glob that matches no document: the closest
-    document name, or how to write the glob."""
-    import difflib
-
-    close = difflib.get_close_matches(glob, known, n=1, cutoff=0.6)
-    stem = glob[:-4] if glob.lower().endswith(".pdf") else glob
-    if close:
-        return f"; did you mean {close[0]!r}?"
-    if any(c in glob for c in "*?["):
-        return ""
-    return f" (a path relative to the folder, or a glob such as '{stem}*')"
-
-
 @main.command()
 @click.argument("folder", type=click.Path())
 @click.argument("query")
@@ -337,7 +323,8 @@ def _doc_hint(glob: str, known: list[str]) -> str:
               show_default=True)
 @click.option("--top-k", type=click.IntRange(1, 1000), default=10, show_default=True)
 @click.option("--doc", "doc_globs", multiple=True,
-              help="Only documents matching this path or glob (repeatable).")
+              help="Only the documents this names: a part of their path or a glob, as the "
+                   "query's doc: field (repeatable).")
 @_cache_opt
 @_data_opt
 @_model_opt
@@ -353,7 +340,8 @@ def search(folder, query, mode, granularity, top_k, doc_globs, cache_dir, data_d
     takes minutes, so by default the semantic arm searches what is embedded already and
     the coverage says how much that is (run `pdftui index` or pass --wait-embed).
     """
-    from .corpus import doc_matches, relative_pattern
+    from .corpus import relative_pattern
+    from .doc_pattern import match_docs, no_match_message
     from .library import Library
     from .search.service import SearchService
 
@@ -370,9 +358,12 @@ def search(folder, query, mode, granularity, top_k, doc_globs, cache_dir, data_d
         lib.close()
     if (summary.documents if summary is not None else len(known)) == 0:
         _fail(f"no PDF files in {folder} (pdftui looks for *.pdf below it)", 2, "folder")
-    for glob in doc_globs:
-        if not any(doc_matches(d, glob) for d in known):
-            _fail(f"no document in {folder} matches --doc {glob!r}{_doc_hint(glob, known)}", 2, "not_found")
+    scope = set()   # the documents --doc names, by the rule of the query's doc: field
+    for pattern in doc_globs:
+        found = match_docs(known, pattern)
+        if not found:
+            _fail(f"--doc: {no_match_message(pattern, known)}", 2, "not_found")
+        scope.update(found)
     if summary is not None and summary.embedding_pending and mode != "keyword" \
             and not as_json:
         click.echo(f"pdftui: {summary.embedding_pending} documents are not embedded yet, so "
@@ -383,7 +374,7 @@ def search(folder, query, mode, granularity, top_k, doc_globs, cache_dir, data_d
     try:
         for q in queries:
             result = service.search_sync(q, mode=mode, granularity=granularity, top_k=top_k,
-                                         docs=list(doc_globs) or None)
+                                         docs=sorted(scope) or None)
             if as_json:
                 data = result.to_json()
                 for hit in data.get("hits", ()):
@@ -463,7 +454,8 @@ def _print_result(result) -> None:
 @_data_opt
 @click.option("--json", "as_json", is_flag=True)
 def read(folder, doc, page, section, list_sections, cache_dir, data_dir, as_json):
-    """Print a page or a whole section of DOC (path relative to FOLDER) as plain text.
+    """Print a page or a whole section of DOC (its path relative to FOLDER, or a part of
+    it or a glob naming one document, as the query's doc: field) as plain text.
 
     Sections are numbered 1, 2, ... in each document (``--sections`` lists them). Code
     listings, syntax summaries and tables keep their printed lines (in the text and in
@@ -547,24 +539,18 @@ def _heading_apart(text: str, title: str) -> str:
 
 
 def _resolve_doc(folder: str, known: list[str], doc: str) -> str:
-    """DOC as the shell gives it (absolute, ./), or a glob naming one document, as the
-    folder's ``doc`` name; exits with a message naming the near miss or the ambiguity."""
-    from .corpus import doc_matches, relative_pattern
+    """DOC as the shell gives it (absolute, ./) or a pattern naming one document
+    (:func:`pdftui.doc_pattern.resolve_doc`: the rule of the query's ``doc:`` field), as
+    the folder's ``doc`` name; exits with a message naming the near miss or the
+    ambiguity."""
+    from .corpus import relative_pattern
+    from .doc_pattern import resolve_doc
+    from .errors import NotFound
 
-    if doc in known:
-        return doc
-    pattern = relative_pattern(folder, doc)
-    found = [d for d in known if doc_matches(d, pattern)]
-    if len(found) == 1:
-        return found[0]
-    if len(found) > 1:
-        _fail(f"{doc!r} matches {len(found)} documents ({', '.join(found[:3])}"
-              f"{', …' if len(found) > 3 else ''}): name one", 2, "ambiguous")
-    import difflib
-
-    close = difflib.get_close_matches(pattern, known, n=1, cutoff=0.6)
-    _fail(f"no indexed document {doc!r} in {folder}"
-          + (f"; did you mean {close[0]!r}?" if close else ""), 2, "not_found")
+    try:
+        return resolve_doc(known, relative_pattern(folder, doc))
+    except NotFound as exc:
+        _fail(str(exc), 2, exc.kind)
     raise AssertionError("unreachable")
 
 
