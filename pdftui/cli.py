@@ -405,15 +405,16 @@ def _print_result(result) -> None:
 
     console = Console(highlight=False)
     data = result.to_json()
+    from .tui.render import field_note_removed, searched_text   # rich only, no Textual
+
     cov = data["coverage"]
-    head = f"searched {cov.get('searched')} of {cov.get('total')}"
-    if data["mode"] != "keyword":
-        head += f" · semantic {cov.get('semantic_searched')} of {cov.get('total')}"
+    head = searched_text(cov, data["mode"])   # a doc: / year: field narrows and is named
     head += f" · {data['mode']} · {data['elapsed_ms']:.0f} ms"
     console.print(Text(head, style="dim"))
     weak = bool(data.get("weak") and data["hits"])
-    if cov.get("note"):   # a weak answer's note starts "no strong match: nearest pages"
-        console.print(Text(clean_text(str(cov["note"])), style="bold" if weak else "dim"))
+    note = field_note_removed(str(cov.get("note") or ""), cov)
+    if note:   # a weak answer's note starts "no strong match: nearest pages"
+        console.print(Text(clean_text(note), style="bold" if weak else "dim"))
     elif weak:
         console.print(Text("no strong match: nearest pages", style="bold"))
     for word, alts in (data.get("suggestions") or {}).items():

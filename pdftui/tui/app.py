@@ -389,6 +389,7 @@ class PdftuiApp(FailureHandler, TriageMixin, App):
             return  # stale: the box, mode, granularity or scope changed since
         if event.typing and not self._last_typing:
             return  # a search-as-you-type result landing after Enter asked for the words
+        results.scope_label = self._scope_label(key.scope)
         if event.provisional:
             results.set_result(event.result, keep_cursor=keep_cursor)
             # the mode asked for (a restored hybrid must not look lost), not "keyword"
@@ -663,6 +664,17 @@ class PdftuiApp(FailureHandler, TriageMixin, App):
             out.append(self._scope_names(self.size.width - out.cell_len - 14))
             out.append("  (x clears)", style="dim")
         self.query_one("#status", Static).update(out)
+
+    def _scope_label(self, scope: tuple[str, ...]) -> str:
+        """The coverage line's name of the search scope ``scope``: "scope: marked keep",
+        "scope: <the document's title>", "scope: 3 documents", or "" for the whole folder
+        (the status line names the documents)."""
+        if not scope:
+            return ""
+        if self.scope_mark:
+            return f"scope: marked {self.scope_mark}"
+        return "scope: " + (self._scope_names(30) if len(scope) == 1
+                            else f"{len(scope)} documents")
 
     def _scope_names(self, room: int) -> str:
         """The scoped documents by title (file name where titles collide), the first two
