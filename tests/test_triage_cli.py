@@ -83,7 +83,7 @@ def test_export_formats_from_the_cli(folder, tmp_path):
     assert entry["ID"] == "vaswani2017attention" and entry["eprint"] == "1706.03762"
     assert entry["file"] == str(folder / ATTENTION)
     r = _run("export", folder, "--marked", "keep", *base)
-    assert r.returncode == 0 and "## 1. Attention Is All You Need" in r.stdout
+    assert r.returncode == 0 and "### 1. Attention Is All You Need" in r.stdout
     assert "\\[this\\]\\(http\\://x\\)" in r.stdout
     out = tmp_path / "list.csv"
     r = _run("export", folder, "--marked", "all", "--format", "csv", "-o", out, *base)
