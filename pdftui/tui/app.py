@@ -411,6 +411,8 @@ class PdftuiApp(FailureHandler, TriageMixin, App):
         self.history = self.history + [q for q in event.history if q not in self.history]
         s = event.session
         self._session_restored = True
+        if s is not None and s.export_path and not self.last_export:
+            self.last_export = s.export_path   # where the next export is offered
         if s is None or self._user_acted:
             # keys pressed while it loaded win: never overwrite what was typed or focused
             return
