@@ -182,18 +182,30 @@ class TriageMixin:
         old = self.triage.get(doc)
         note = old.note if old else ""
 
-        def done(text: str | None) -> None:
-            if text is not None and text != note:
-                self.run_worker(self._save_note(doc, text), name="Saving the note",
-                                group="triage", exit_on_error=False)
+        def done(edit) -> None:
+            if edit is not None and (edit.text != note or edit.deleted):
+                self.run_worker(self._save_note(doc, edit.text if edit.text != note
+                                                else None, edit.deleted),
+                                name="Saving the note", group="triage", exit_on_error=False)
 
         self.push_screen(NoteScreen(self._title(doc), note, list(old.clips) if old else []),
                          done)
 
-    async def _save_note(self, doc: str, text: str) -> None:
+    async def _save_note(self, doc: str, text: str | None, deleted: tuple[int, ...] = ()
+                         ) -> None:
+        """Store the note ``text`` (None: unchanged) and delete the clips ``deleted``
+        (their ids) of ``doc``; says what was done."""
         key = self._doc_key(doc)
-        triage = await self.triage_call(lambda s: s.set_note(key, text))
-        self.post_message(TriageChanged(doc, triage, "note saved"))
+        gone = 0
+        for cid in deleted:
+            gone += bool(await self.triage_call(lambda s, cid=cid: s.delete_clip(key, cid)))
+        if text is not None:
+            await self.triage_call(lambda s: s.set_note(key, text))
+        triage = await self.triage_call(lambda s: s.get(key))
+        said = ["note saved"] if text is not None else []
+        if gone:
+            said.append(f"{gone} clip{'s' if gone != 1 else ''} deleted")
+        self.post_message(TriageChanged(doc, triage, ", ".join(said)))
 
     def action_clip(self) -> None:
         """In the reader: clip the paragraph in focus, with its page and section, into the

@@ -106,7 +106,8 @@ def test_note_clip_and_the_keymap(make_app, tui_index, data_dir):
             # "a" is remapped: it types into the box; Ctrl+N opens the note
             await pilot.press("ctrl+n")
             await wait_for(pilot, lambda: isinstance(app.screen, NoteScreen))
-            assert text[:30] in str(app.screen.query_one("#note-clips Static").render())
+            clips = app.screen.query_one("#note-clip-list")
+            assert text[:30] in str(clips.get_option_at_index(0).prompt)
             await pilot.press(*"worth a re-read")
             await pilot.press("escape")
             await wait_for(pilot, lambda: app.triage[doc].note == "worth a re-read",
@@ -114,6 +115,51 @@ def test_note_clip_and_the_keymap(make_app, tui_index, data_dir):
             saved = stored(data_dir, folder, doc)
             assert saved.note == "worth a re-read" and len(saved.clips) == 1
     run(go())
+
+
+def test_a_clip_is_deleted_from_the_note_editor_and_can_be_kept_again(make_app, tui_index,
+                                                                       data_dir):
+    """Fresh-user finding: a clip could not be deleted. In the note editor Tab goes to
+    the clips; Delete (or d) marks the highlighted one, struck through, and pressed again
+    keeps it (the undo); the clips marked are deleted when the editor closes, the note
+    is kept, and the others stay."""
+    from pdftui.triage.store import Clip
+    from pdftui.tui.note_editor import ClipList
+
+    folder, _cache = tui_index
+    key = DocKey.of(folder, ATTENTION)
+    with TriageStore(data_dir) as store:
+        store.set_note(key, "my note")
+        first = store.add_clip(key, Clip("The first passage clipped.", 2, "2", "1 Intro"))
+        second = store.add_clip(key, Clip("The second passage clipped.", 3, "3", "2 Model"))
+
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(100, 30)) as pilot:
+            await settle(pilot)
+            await search(pilot, "scaled dot-product attention")
+            assert app.current_document()[0] == ATTENTION
+            await pilot.press("a")
+            await wait_for(pilot, lambda: isinstance(app.screen, NoteScreen), what="editor")
+            await pilot.press("tab")
+            clips = app.screen.query_one(ClipList)
+            await wait_for(pilot, lambda: clips.has_focus, what="the clips")
+            assert clips.option_count == 2
+            await pilot.press("delete")          # the first: marked
+            assert clips.deleted == {first.id}
+            assert "deleted when the note closes" in str(clips.get_option_at_index(0).prompt)
+            await pilot.press("down", "d", "d")  # the second: marked, then kept again
+            assert clips.deleted == {first.id}
+            assert "deleted" not in str(clips.get_option_at_index(1).prompt)
+            assert len(stored(data_dir, folder, ATTENTION).clips) == 2   # not before closing
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: [c.id for c in app.triage[ATTENTION].clips]
+                           == [second.id], what="the clip deleted")
+            assert any("1 clip deleted" in n.message for n in app._notifications)
+    run(go())
+    saved = stored(data_dir, folder, ATTENTION)
+    assert saved.note == "my note" and [c.text for c in saved.clips] == [
+        "The second passage clipped."]
 
 
 def test_open_without_a_display_copies_path_and_page(make_app, tui_index, monkeypatch):
