@@ -620,31 +620,54 @@ def _first_author(authors) -> str:
 @_data_opt
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def docs(folder, cache_dir, data_dir, as_json):
-    """List the documents of FOLDER with metadata, status, mark and note."""
+    """List the documents of FOLDER: mark, year, pages, file name, title, first authors,
+    arXiv id or DOI, note, and the status of those not fully indexed."""
+    from collections import Counter
+
     from rich.console import Console
     from rich.table import Table
-    from rich.text import Text
 
     _root, rows = _folder_documents(folder, cache_dir, data_dir)
     if as_json:
         out = [{**d.to_json(), "mark": t.mark.value, "note": t.note} for d, t in rows]
         click.echo(_dumps({"documents": out}))
         return
-    table = Table(expand=True, show_edge=False)
-    for col, kw in (("mark", {"width": 7}), ("year", {"width": 4}),
-                    ("authors", {"ratio": 1, "no_wrap": True, "min_width": 14}),
-                    ("title / document", {"ratio": 3}), ("pages", {"justify": "right"}),
-                    ("status", {})):
+    table = Table(expand=True, show_edge=False, pad_edge=False)
+    for col, kw in (("mark", {"width": 7, "no_wrap": True}), ("year", {"width": 4}),
+                    ("pages", {"justify": "right", "width": 5}),
+                    ("document · title, authors, ids · note · status", {"ratio": 1,
+                                                                        "overflow": "fold"})):
         table.add_column(col, **kw)
     for d, t in rows:
-        body = Text(clean_text(d.title), style="bold")
-        body.append("\n" + clean_text(d.doc), style="dim")
-        if t.note:
-            body.append("\n" + _shorten(clean_text(t.note), 160), style="italic")
         table.add_row("" if t.mark.value == "none" else t.mark.value, str(d.year or ""),
-                      Text(clean_text(_first_author(d.authors))), body, str(d.pages),
-                      d.status + (f" ({d.reason})" if d.reason and d.reason != d.status else ""))
+                      str(d.pages) if d.pages else "", _doc_cell(d, t.note))
     Console(highlight=False).print(table)
+    marks = Counter(t.mark.value for _d, t in rows if t.mark.value != "none")
+    problems = sum(1 for d, _t in rows if d.status != "indexed")
+    click.echo(f"{len(rows)} documents"
+               + "".join(f" · {n} {m}" for m, n in sorted(marks.items()))
+               + (f" · {problems} not fully indexed (see status)" if problems else ""))
+
+
+def _doc_cell(d, note: str):
+    """The ``docs`` table's document cell: the file name whole (the name ``read`` and
+    ``mark`` take; folded, never cut), the title with the first authors and the arXiv id
+    or DOI, the note, and the status when the document is not simply indexed."""
+    from rich.text import Text
+
+    cell = Text(clean_text(d.doc), style="bold")
+    about = [clean_text(d.title)] if d.title and d.title != d.doc else []
+    about += [clean_text(x) for x in (_first_author(d.authors),
+                                      f"arXiv {d.arxiv_id}" if d.arxiv_id else "",
+                                      f"doi {d.doi}" if d.doi else "") if x]
+    if about:
+        cell.append("\n" + " · ".join(about))
+    if note:
+        cell.append("\nnote: " + _shorten(clean_text(note), 160), style="italic")
+    if d.status != "indexed":
+        reason = f" ({d.reason})" if d.reason and d.reason != d.status else ""
+        cell.append(clean_text(f"\nstatus: {d.status}{reason}"), style="bold")
+    return cell
 
 
 @main.command()

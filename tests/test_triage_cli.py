@@ -125,3 +125,30 @@ def test_a_citekey_does_not_depend_on_what_is_exported(tmp_path):
     assert keys == {str(folder / ATTENTION): "vaswani2017attentiona",
                     str(folder / v7): "vaswani2017attentionb"}
     assert entry["ID"] == "vaswani2017attentiona"
+
+
+def test_docs_table_shows_what_json_has_at_80_columns(folder, tmp_path):
+    """Fresh-user finding: ``pdftui docs`` printed less than ``--json`` (no ids, the file
+    name cut to "arxiv-1706.03762v5-attenti…", the status column taken by "indexed" on
+    every row). At 80 columns each document now shows its mark, year, pages, whole file
+    name, title with first authors and arXiv id, its note, and the status when it is not
+    simply indexed; a last line counts the marks."""
+    data, cache = tmp_path / "data", tmp_path / "cache"
+    (folder / "broken.pdf").write_bytes(b"%PDF-1.4 not really a pdf" * 10)
+    base = ("--cache-dir", cache, "--data-dir", data)
+    assert _run("mark", folder, ATTENTION, "keep", "--note", "the transformer",
+                *base).returncode == 0
+    r = _run("docs", folder, *base, env_extra={"COLUMNS": "80"})
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert max(len(ln) for ln in lines) <= 80, lines
+    at = next(i for i, ln in enumerate(lines) if ATTENTION in ln)
+    row = lines[at].split("│")
+    assert [c.strip() for c in row[:3]] == ["keep", "2017", "15"], lines[at]
+    cell = " ".join(ln.split("│")[-1].strip() for ln in lines[at:at + 4])
+    assert "Attention Is All You Need · Vaswani et al. · arXiv 1706.03762" in cell, cell
+    assert "note: the transformer" in cell
+    broken = next(i for i, ln in enumerate(lines) if "broken.pdf" in ln)
+    assert any("status: skipped" in ln for ln in lines[broken:broken + 3]), lines
+    assert not any("status:" in ln for ln in lines[at:at + 4])
+    assert lines[-1] == "3 documents · 1 keep · 1 not fully indexed (see status)"
