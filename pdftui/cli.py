@@ -1,5 +1,5 @@
 """Command line: ``pdftui [FOLDER]`` opens the TUI; ``index``, ``search``, ``read``, ``docs``,
-``mark`` and ``export`` serve scripts and benchmarks (``--json``).
+``mark``, ``clips`` and ``export`` serve scripts and benchmarks (``--json``).
 
 Exit codes: 0 success, 1 runtime failure, 2 bad input (missing folder, unknown document,
 unusable cache), 130 interrupted. The message of an error goes to stderr; a command asked
@@ -23,7 +23,7 @@ import click
 
 from .text import clean_text
 
-_COMMANDS = {"index", "search", "read", "docs", "mark", "export", "tui"}
+_COMMANDS = {"index", "search", "read", "docs", "mark", "clips", "export", "tui"}
 
 
 class _DefaultToTui(click.Group):
@@ -708,6 +708,87 @@ def mark(folder, doc, mark, note, as_json, cache_dir, data_dir):
         return
     click.echo(clean_text(f"{doc}: {t.mark.value}" + (f" · note: {_shorten(t.note, 60)}"
                                                          if t.note else "")))
+
+
+@main.command()
+@click.argument("folder", type=click.Path())
+@click.argument("doc")
+@click.option("--delete", "numbers", type=click.IntRange(min=1), multiple=True,
+              help="Delete clip N (its number in the list; repeatable); asks first.")
+@click.option("--yes", is_flag=True, help="With --delete: delete without asking.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the clips (and those deleted) as one JSON object.")
+@_cache_opt
+@_data_opt
+def clips(folder, doc, numbers, yes, as_json, cache_dir, data_dir):
+    """List the passages clipped from DOC of FOLDER (numbered 1, 2, ...), or delete some
+    with --delete N (asked first, shown with their text; --yes skips the question)."""
+    from .library import Library
+    from .triage.store import DocKey, TriageStoreError
+
+    _run_index(folder, cache_dir, None, False, quiet=True, reading=True)
+    lib = Library(folder, cache_dir)
+    try:
+        infos = {d.doc: d for d in lib.documents()}
+        root = lib.root
+    finally:
+        lib.close()
+    doc = _resolve_doc(folder, list(infos), doc)
+    key = DocKey(root, doc, infos[doc].sha256)
+    store = _triage_store(data_dir)
+    try:
+        have = list(store.get(key).clips)
+        chosen = _clips_to_delete(have, numbers, yes, as_json)
+        for clip in chosen:
+            store.delete_clip(key, clip.id)
+        left = list(store.get(key).clips) if chosen else have
+    except TriageStoreError as exc:
+        _fail(str(exc), 1, exc.kind)
+    finally:
+        store.close()
+    if as_json:
+        click.echo(_dumps({"doc": doc, "clips": [_clip_json(n, c) for n, c in
+                                                 enumerate(left, 1)],
+                           "deleted": [_clip_json(None, c) for c in chosen]}))
+        return
+    for clip in chosen:
+        click.echo(clean_text(f"deleted {clip.page_ref}: {_shorten(clip.text, 60)}"), err=True)
+    if not left:
+        click.echo(clean_text(f"{doc}: no clips"))
+    for n, clip in enumerate(left, 1):
+        where = clip.page_ref + (f" · {clip.section}" if clip.section else "")
+        click.echo(clean_text(f"{n:>3}  {where}"))
+        click.echo("     " + clean_text(_shorten(" ".join(clip.text.split()), 300)))
+
+
+def _clip_json(number, clip) -> dict:
+    """One clip for ``clips --json`` (``number`` 1-based in the list; None once deleted)."""
+    out = {"text": clip.text, "page": clip.page, "page_label": clip.page_label,
+           "section": clip.section}
+    return {"number": number, **out} if number is not None else out
+
+
+def _clips_to_delete(have: list, numbers, yes: bool, as_json: bool) -> list:
+    """The clips ``--delete`` names (numbers 1-based in ``have``), once the user agreed:
+    asked on a terminal unless ``yes``; elsewhere (a script, ``--json``) only with
+    ``--yes``. Exits with a message on a number out of range or a no."""
+    if not numbers:
+        return []
+    bad = [n for n in numbers if n > len(have)]
+    if bad:
+        _fail(f"no clip {bad[0]}: the document has {len(have)} (list them without --delete)",
+              2, "not_found")
+    chosen = [have[n - 1] for n in sorted(set(numbers))]
+    if yes:
+        return chosen
+    if as_json or not sys.stdin.isatty():
+        _fail("--delete asks before deleting: add --yes to delete without asking", 2, "usage")
+    for clip in chosen:
+        click.echo(clean_text(f"  {clip.page_ref}: {_shorten(clip.text, 70)}"), err=True)
+    if not click.confirm(f"Delete {len(chosen)} clip{'s' if len(chosen) != 1 else ''}?",
+                         default=False, err=True):
+        _fail("nothing deleted", 1, "cancelled")
+    return chosen
 
 
 @main.command()

@@ -152,3 +152,36 @@ def test_docs_table_shows_what_json_has_at_80_columns(folder, tmp_path):
     assert any("status: skipped" in ln for ln in lines[broken:broken + 3]), lines
     assert not any("status:" in ln for ln in lines[at:at + 4])
     assert lines[-1] == "3 documents · 1 keep · 1 not fully indexed (see status)"
+
+
+def test_clips_are_listed_and_deleted_only_when_asked_for(folder, tmp_path):
+    """Fresh-user finding: a clip could not be deleted. ``pdftui clips FOLDER DOC`` lists
+    them numbered; ``--delete N`` deletes one, and without ``--yes`` it asks (on a
+    terminal) or refuses (a script): nothing is deleted by accident."""
+    from pdftui.triage.store import Clip, DocKey, TriageStore
+
+    data, cache = tmp_path / "data", tmp_path / "cache"
+    base = ("--cache-dir", cache, "--data-dir", data)
+    assert _run("mark", folder, ATTENTION, "keep", *base).returncode == 0
+    with TriageStore(data) as store:
+        key = DocKey.of(folder, ATTENTION)
+        store.add_clip(key, Clip("The first passage.", 2, "2", "1 Introduction"))
+        store.add_clip(key, Clip("The second passage.", 3, "iii", ""))
+    r = _run("clips", folder, "attention", *base)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines() == ["  1  p. 2 · 1 Introduction", "     The first passage.",
+                                     "  2  p. iii", "     The second passage."]
+    r = _run("clips", folder, "attention", "--delete", "1", *base)   # no terminal, no --yes
+    assert r.returncode == 2 and "add --yes" in r.stderr and not r.stdout
+    r = _run("clips", folder, "attention", "--delete", "3", "--yes", *base)
+    assert r.returncode == 2 and "no clip 3" in r.stderr
+    with TriageStore(data) as store:
+        assert len(store.get(DocKey.of(folder, ATTENTION)).clips) == 2
+    r = _run("clips", folder, "attention", "--delete", "1", "--yes", "--json", *base)
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert [c["text"] for c in out["deleted"]] == ["The first passage."]
+    assert [(c["number"], c["text"]) for c in out["clips"]] == [(1, "The second passage.")]
+    with TriageStore(data) as store:
+        assert [c.text for c in store.get(DocKey.of(folder, ATTENTION)).clips] == [
+            "The second passage."]
