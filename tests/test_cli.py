@@ -246,3 +246,12 @@ def test_every_json_command_answers_an_error_with_one_json_object(small_folder, 
     # without --json the error stays on stderr alone
     r = _cli("read", small_folder, "nosuch.pdf", *cache)
     assert r.returncode == 2 and r.stdout == "" and "nosuch.pdf" in r.stderr
+
+
+def test_python_dash_m_pdftui_is_the_command(small_folder, cache_dir):
+    """``python -m pdftui`` said "No module named pdftui.__main__"."""
+    r = subprocess.run([sys.executable, "-m", "pdftui", "read", str(small_folder), "ecapa",
+                        "--cache-dir", str(cache_dir), "--json"],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["doc"] == "arxiv-2005.07143-ecapa-tdnn-speaker-verification.pdf"
