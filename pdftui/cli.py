@@ -46,7 +46,9 @@ class _DefaultToTui(click.Group):
 
         try:
             return super().invoke(ctx)
-        except click.UsageError as exc:
+        except (click.exceptions.Exit, click.Abort):
+            raise   # --help, --version, a prompt given up: no error to report
+        except click.ClickException as exc:
             _json_error("usage", exc.format_message())
             raise
         except PdftuiError as exc:
