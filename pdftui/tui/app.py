@@ -65,9 +65,6 @@ TAB_PANES = ("corpus", "results", "reader")
 TOP_K = 20
 #: Seconds of quiet typing before a search-as-you-type runs.
 DEBOUNCE_S = 0.25
-#: Seconds the keys typed right after an opener ("a", "g", "f", "e") wait for the text
-#: field it opens; then they are dropped (never run as commands).
-OPENER_WAIT_S = 1.0
 #: Seconds between looks at a folder that vanished (and while watching, for it vanishing).
 FOLDER_POLL_S = 1.0
 
@@ -138,7 +135,7 @@ class PdftuiApp(FailureHandler, TriageMixin, App):
         self.root = os.path.realpath(os.fspath(folder))
         self._pane_pending: str | None = None   # see show_pane
         self._key_buffer: list[events.Key] | None = None   # see _route_key, _flush_keys
-        self._opener_from: tuple = (None, None, "")   # screen, focus, key of the last opener
+        self._opener_key = ""   # the last opener's key, for _flush_keys's hint
         self.cache_dir = cache_dir
         self.model = model
         self.do_index = index
@@ -828,7 +825,7 @@ class PdftuiApp(FailureHandler, TriageMixin, App):
             # later: the keys read until then are held and typed into it, in order
             event.stop()
             self._key_buffer = []
-            self._opener_from = (self.screen, self.focused, event.character or event.key)
+            self._opener_key = event.character or event.key
             await self.run_action(bound.binding.action, bound.node)
             self.call_after_refresh(self._flush_keys)
             return True
@@ -841,32 +838,19 @@ class PdftuiApp(FailureHandler, TriageMixin, App):
             return True
         return False
 
-    async def _flush_keys(self, deadline: float | None = None, tries: int = 10) -> None:
+    async def _flush_keys(self, tries: int = 10) -> None:
         """Type the keys held since an opener (:data:`OPENERS`) into the text field it
-        opened, once one has the focus (waiting up to :data:`OPENER_WAIT_S`; ``tries``
-        refreshes when neither the screen nor the focus changed: it opened nothing). Keys
-        held for a field that never opened ("a" with nothing to attach a note to, "g"
-        with no page, "e" whose dialog starts on a list) are dropped with a hint: they
-        were typed as text and never run as commands ("a2 pink" switched the mode and
-        the granularity)."""
-        loop = asyncio.get_running_loop()
-        deadline = deadline if deadline is not None else loop.time() + OPENER_WAIT_S
-        field = isinstance(self.focused, (Input, TextArea))
-        unchanged = (self.screen, self.focused) == self._opener_from[:2]
-        if not field and loop.time() < deadline and (tries > 0 or not unchanged):
-            if tries > 0:
-                self.call_after_refresh(self._flush_keys, deadline, tries - 1)
-            else:
-                self.set_timer(0.02, lambda: self._flush_keys(deadline, 0))
+        opened, once one has the focus (after up to ``tries`` refreshes). When no text
+        field took it (the opener had nothing to act on: "a" with nothing to attach a note
+        to, "g" with no page; or its dialog starts on a list), the other keys run where
+        the focus is, but the printable ones are dropped with a hint: they were typed as
+        text and never run as commands ("a2 pink" switched the mode and the
+        granularity)."""
+        if not isinstance(self.focused, (Input, TextArea)) and tries:
+            self.call_after_refresh(self._flush_keys, tries - 1)
             return
         held, self._key_buffer = self._key_buffer or [], None
-        if not field:
-            if held:
-                n = len(held)
-                self.notify(f"{self._opener_from[2]!r} opened no text field: the {n} "
-                            f"key{'s' if n != 1 else ''} typed after it ran no command.",
-                            timeout=3)
-            return
+        dropped = 0
         for event in held:
             if isinstance(self.focused, Input):
                 await self._field_key(self.focused, event)
@@ -874,9 +858,13 @@ class PdftuiApp(FailureHandler, TriageMixin, App):
                                                          or event.key == "enter"):
                 self.focused.insert("\n" if event.key == "enter" else event.character)
             elif event.is_printable:
-                continue   # the field closed (an Esc held before): text is no command
+                dropped += 1
             elif not await self._check_bindings(event.key, priority=True):
                 await self._check_bindings(event.key)
+        if dropped:
+            self.notify(f"{self._opener_key!r} opened no text field: the {dropped} "
+                        f"key{'s' if dropped != 1 else ''} typed after it ran no command.",
+                        timeout=3)
 
     async def _field_key(self, field: Input, event: events.Key) -> bool:
         """Handle a key of a focused text field here, in the order keys arrive: a
