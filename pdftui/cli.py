@@ -1,8 +1,11 @@
 """Command line: ``pdftui [FOLDER]`` opens the TUI; ``index``, ``search``, ``read``, ``docs``,
-``mark`` and ``export`` serve scripts and benchmarks (``--json``).
+``mark``, ``clips`` and ``export`` serve scripts and benchmarks (``--json``).
 
 Exit codes: 0 success, 1 runtime failure, 2 bad input (missing folder, unknown document,
-unusable cache), 130 interrupted.
+unusable cache), 130 interrupted. The message of an error goes to stderr; a command asked
+for JSON (``--json``, ``export --format json``) also prints it on stdout as one object,
+``{"error": {"kind": "not_found", "message": "..."}}`` (kinds: usage, folder, cache,
+not_found, ambiguous, query, user_data, io, interrupted, internal, ...).
 """
 
 from __future__ import annotations
@@ -20,17 +23,70 @@ import click
 
 from .text import clean_text
 
-_COMMANDS = {"index", "search", "read", "docs", "mark", "export", "tui"}
+_COMMANDS = {"index", "search", "read", "docs", "mark", "clips", "export", "tui"}
 
 
 class _DefaultToTui(click.Group):
-    """``pdftui FOLDER`` and bare ``pdftui`` mean ``pdftui tui ...``."""
+    """``pdftui FOLDER`` and bare ``pdftui`` mean ``pdftui tui ...``; a command asked for
+    JSON (:func:`_asks_json`) answers every error with one JSON object on stdout too."""
 
     def parse_args(self, ctx, args):
         if not args or (args[0] not in self.commands and args[0] not in ("--help", "-h",
                                                                           "--version")):
             args = ["tui", *args]
+        ctx.meta[_JSON_KEY] = _asks_json(args)
         return super().parse_args(ctx, args)
+
+    def invoke(self, ctx):
+        """Run the command; a usage error, a :class:`PdftuiError` or a damaged SQLite file
+        it lets out ends as :func:`_fail` does (one line on stderr, the JSON error object
+        on stdout when asked); any other exception still prints its JSON object before its
+        traceback."""
+        from .errors import PdftuiError
+
+        try:
+            return super().invoke(ctx)
+        except (click.exceptions.Exit, click.Abort):
+            raise   # --help, --version, a prompt given up: no error to report
+        except click.ClickException as exc:
+            _json_error("usage", exc.format_message())
+            raise
+        except PdftuiError as exc:
+            _fail(str(exc), 2 if exc.kind in _BAD_INPUT else 1, exc.kind)
+        except sqlite3.Error as exc:
+            _fail(f"cannot use the cache: {exc}", 2, "cache")
+        except KeyboardInterrupt:
+            _json_error("interrupted", "interrupted")
+            raise
+        except Exception as exc:   # a bug: the script still gets its object
+            from .errors import user_message
+
+            _json_error("internal", user_message(exc))
+            raise
+
+
+_JSON_KEY = "pdftui.json"
+#: Error kinds that are bad input (exit code 2); the others are runtime failures (1).
+_BAD_INPUT = {"usage", "folder", "cache", "not_found", "ambiguous", "query"}
+
+
+def _asks_json(args: list[str]) -> bool:
+    """True when the command line ``args`` (the command's name first) asks for JSON on
+    stdout: ``--json``, or ``export --format json`` (before a ``--`` that ends options)."""
+    opts = args[:args.index("--")] if "--" in args else args
+    if "--json" in opts:
+        return True
+    return bool(opts) and opts[0] == "export" and any(
+        a in ("--format=json",) or (a == "--format" and nxt == "json")
+        for a, nxt in zip(opts, [*opts[1:], ""]))
+
+
+def _json_error(kind: str, message: str) -> None:
+    """Print ``{"error": {"kind": kind, "message": message}}`` on stdout when the command
+    was asked for JSON (:func:`_asks_json`); else nothing."""
+    ctx = click.get_current_context(silent=True)
+    if ctx is not None and ctx.meta.get(_JSON_KEY):
+        click.echo(_dumps({"error": {"kind": kind, "message": clean_text(message)}}))
 
 
 _cache_opt = click.option(
@@ -102,8 +158,11 @@ def _dumps(obj) -> str:
     return json.dumps(obj, ensure_ascii=not utf8_stream(sys.stdout))
 
 
-def _fail(msg: str, code: int = 2) -> None:
+def _fail(msg: str, code: int = 2, kind: str = "usage") -> None:
+    """Say ``msg`` on stderr (and, when JSON was asked for, as ``{"error": {"kind": kind,
+    "message": msg}}`` on stdout) and exit with ``code`` (2 bad input, 1 failure)."""
     click.echo(f"pdftui: {clean_text(msg)}", err=True)
+    _json_error(kind, msg)
     sys.exit(code)
 
 
@@ -200,19 +259,20 @@ def _run_index(folder, cache_dir, model, embed, quiet=False, reading=False):
             return index_folder(folder, cache_dir, model, embed=embed, progress=report,
                                 cancel=cancel)
     except FolderError as exc:
-        _fail(str(exc))
+        _fail(str(exc), 2, exc.kind)
     except CacheError as exc:
         if reading and _index_readable(cache_dir):
             click.echo(f"pdftui: warning: the index cannot be updated ({clean_text(str(exc))});"
                        " answering from it as it is", err=True)
             return None
-        _fail(str(exc))
+        _fail(str(exc), 2, exc.kind)
     except sqlite3.Error as exc:  # a damaged or unusable cache file: one line, no traceback
-        _fail(f"cannot use the cache: {exc}")
+        _fail(f"cannot use the cache: {exc}", 2, "cache")
     except KeyboardInterrupt:
         cancel.set()
         click.echo("pdftui: interrupted; what was indexed is kept and the next run resumes",
                    err=True)
+        _json_error("interrupted", "interrupted while indexing")
         sys.stdout.flush()
         sys.stderr.flush()
         # Every write is already committed; skip interpreter teardown, where onnxruntime's
@@ -256,20 +316,6 @@ def index(folder, cache_dir, model, no_embed, as_json):
                    "(run again to finish)")
 
 
-def _doc_hint(glob: str, known: list[str]) -> str:
-    """The end of the message for a ``--doc`` glob that matches no document: the closest
-    document name, or how to write the glob."""
-    import difflib
-
-    close = difflib.get_close_matches(glob, known, n=1, cutoff=0.6)
-    stem = glob[:-4] if glob.lower().endswith(".pdf") else glob
-    if close:
-        return f"; did you mean {close[0]!r}?"
-    if any(c in glob for c in "*?["):
-        return ""
-    return f" (a path relative to the folder, or a glob such as '{stem}*')"
-
-
 @main.command()
 @click.argument("folder", type=click.Path())
 @click.argument("query")
@@ -279,7 +325,8 @@ def _doc_hint(glob: str, known: list[str]) -> str:
               show_default=True)
 @click.option("--top-k", type=click.IntRange(1, 1000), default=10, show_default=True)
 @click.option("--doc", "doc_globs", multiple=True,
-              help="Only documents matching this path or glob (repeatable).")
+              help="Only the documents this names: a part of their path or a glob, as the "
+                   "query's doc: field (repeatable).")
 @_cache_opt
 @_data_opt
 @_model_opt
@@ -295,7 +342,8 @@ def search(folder, query, mode, granularity, top_k, doc_globs, cache_dir, data_d
     takes minutes, so by default the semantic arm searches what is embedded already and
     the coverage says how much that is (run `pdftui index` or pass --wait-embed).
     """
-    from .corpus import doc_matches, relative_pattern
+    from .corpus import relative_pattern
+    from .doc_pattern import match_docs, no_match_message
     from .library import Library
     from .search.service import SearchService
 
@@ -311,10 +359,13 @@ def search(folder, query, mode, granularity, top_k, doc_globs, cache_dir, data_d
     finally:
         lib.close()
     if (summary.documents if summary is not None else len(known)) == 0:
-        _fail(f"no PDF files in {folder} (pdftui looks for *.pdf below it)")
-    for glob in doc_globs:
-        if not any(doc_matches(d, glob) for d in known):
-            _fail(f"no document in {folder} matches --doc {glob!r}{_doc_hint(glob, known)}")
+        _fail(f"no PDF files in {folder} (pdftui looks for *.pdf below it)", 2, "folder")
+    scope = set()   # the documents --doc names, by the rule of the query's doc: field
+    for pattern in doc_globs:
+        found = match_docs(known, pattern)
+        if not found:
+            _fail(f"--doc: {no_match_message(pattern, known)}", 2, "not_found")
+        scope.update(found)
     if summary is not None and summary.embedding_pending and mode != "keyword" \
             and not as_json:
         click.echo(f"pdftui: {summary.embedding_pending} documents are not embedded yet, so "
@@ -325,7 +376,7 @@ def search(folder, query, mode, granularity, top_k, doc_globs, cache_dir, data_d
     try:
         for q in queries:
             result = service.search_sync(q, mode=mode, granularity=granularity, top_k=top_k,
-                                         docs=list(doc_globs) or None)
+                                         docs=sorted(scope) or None)
             if as_json:
                 data = result.to_json()
                 for hit in data.get("hits", ()):
@@ -356,15 +407,16 @@ def _print_result(result) -> None:
 
     console = Console(highlight=False)
     data = result.to_json()
+    from .tui.render import field_note_removed, searched_text   # rich only, no Textual
+
     cov = data["coverage"]
-    head = f"searched {cov.get('searched')} of {cov.get('total')}"
-    if data["mode"] != "keyword":
-        head += f" · semantic {cov.get('semantic_searched')} of {cov.get('total')}"
+    head = searched_text(cov, data["mode"])   # a doc: / year: field narrows and is named
     head += f" · {data['mode']} · {data['elapsed_ms']:.0f} ms"
     console.print(Text(head, style="dim"))
     weak = bool(data.get("weak") and data["hits"])
-    if cov.get("note"):   # a weak answer's note starts "no strong match: nearest pages"
-        console.print(Text(clean_text(str(cov["note"])), style="bold" if weak else "dim"))
+    note = field_note_removed(str(cov.get("note") or ""), cov)
+    if note:   # a weak answer's note starts "no strong match: nearest pages"
+        console.print(Text(clean_text(note), style="bold" if weak else "dim"))
     elif weak:
         console.print(Text("no strong match: nearest pages", style="bold"))
     for word, alts in (data.get("suggestions") or {}).items():
@@ -405,7 +457,8 @@ def _print_result(result) -> None:
 @_data_opt
 @click.option("--json", "as_json", is_flag=True)
 def read(folder, doc, page, section, list_sections, cache_dir, data_dir, as_json):
-    """Print a page or a whole section of DOC (path relative to FOLDER) as plain text.
+    """Print a page or a whole section of DOC (its path relative to FOLDER, or a part of
+    it or a glob naming one document, as the query's doc: field) as plain text.
 
     Sections are numbered 1, 2, ... in each document (``--sections`` lists them). Code
     listings, syntax summaries and tables keep their printed lines (in the text and in
@@ -430,7 +483,7 @@ def read(folder, doc, page, section, list_sections, cache_dir, data_dir, as_json
         # code listings, syntax summaries and tables keep their printed lines
         out = dataclasses.replace(out, text=kept_text(lib, out))
     except NotFound as exc:
-        _fail(f"{exc}" + (" (list them with --sections)" if section else ""))
+        _fail(f"{exc}" + (" (list them with --sections)" if section else ""), 2, "not_found")
     finally:
         lib.close()
     if as_json:
@@ -489,24 +542,18 @@ def _heading_apart(text: str, title: str) -> str:
 
 
 def _resolve_doc(folder: str, known: list[str], doc: str) -> str:
-    """DOC as the shell gives it (absolute, ./), or a glob naming one document, as the
-    folder's ``doc`` name; exits with a message naming the near miss or the ambiguity."""
-    from .corpus import doc_matches, relative_pattern
+    """DOC as the shell gives it (absolute, ./) or a pattern naming one document
+    (:func:`pdftui.doc_pattern.resolve_doc`: the rule of the query's ``doc:`` field), as
+    the folder's ``doc`` name; exits with a message naming the near miss or the
+    ambiguity."""
+    from .corpus import relative_pattern
+    from .doc_pattern import resolve_doc
+    from .errors import NotFound
 
-    if doc in known:
-        return doc
-    pattern = relative_pattern(folder, doc)
-    found = [d for d in known if doc_matches(d, pattern)]
-    if len(found) == 1:
-        return found[0]
-    if len(found) > 1:
-        _fail(f"{doc!r} matches {len(found)} documents ({', '.join(found[:3])}"
-              f"{', …' if len(found) > 3 else ''}): name one")
-    import difflib
-
-    close = difflib.get_close_matches(pattern, known, n=1, cutoff=0.6)
-    _fail(f"no indexed document {doc!r} in {folder}"
-          + (f"; did you mean {close[0]!r}?" if close else ""))
+    try:
+        return resolve_doc(known, relative_pattern(folder, doc))
+    except NotFound as exc:
+        _fail(str(exc), 2, exc.kind)
     raise AssertionError("unreachable")
 
 
@@ -517,7 +564,7 @@ def _triage_store(data_dir):
     try:
         return TriageStore(data_dir)
     except TriageStoreError as exc:
-        _fail(str(exc), 1)
+        _fail(str(exc), 1, exc.kind)
 
 
 def _folder_documents(folder, cache_dir, data_dir):
@@ -532,7 +579,7 @@ def _folder_documents(folder, cache_dir, data_dir):
     finally:
         lib.close()
     if (summary.documents if summary is not None else len(docs)) == 0:
-        _fail(f"no PDF files in {folder} (pdftui looks for *.pdf below it)")
+        _fail(f"no PDF files in {folder} (pdftui looks for *.pdf below it)", 2, "folder")
     store = _triage_store(data_dir)
     try:
         triage = store.lookup(root, [(d.doc, d.sha256) for d in docs])
@@ -575,31 +622,54 @@ def _first_author(authors) -> str:
 @_data_opt
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def docs(folder, cache_dir, data_dir, as_json):
-    """List the documents of FOLDER with metadata, status, mark and note."""
+    """List the documents of FOLDER: mark, year, pages, file name, title, first authors,
+    arXiv id or DOI, note, and the status of those not fully indexed."""
+    from collections import Counter
+
     from rich.console import Console
     from rich.table import Table
-    from rich.text import Text
 
     _root, rows = _folder_documents(folder, cache_dir, data_dir)
     if as_json:
         out = [{**d.to_json(), "mark": t.mark.value, "note": t.note} for d, t in rows]
         click.echo(_dumps({"documents": out}))
         return
-    table = Table(expand=True, show_edge=False)
-    for col, kw in (("mark", {"width": 7}), ("year", {"width": 4}),
-                    ("authors", {"ratio": 1, "no_wrap": True, "min_width": 14}),
-                    ("title / document", {"ratio": 3}), ("pages", {"justify": "right"}),
-                    ("status", {})):
+    table = Table(expand=True, show_edge=False, pad_edge=False)
+    for col, kw in (("mark", {"width": 7, "no_wrap": True}), ("year", {"width": 4}),
+                    ("pages", {"justify": "right", "width": 5}),
+                    ("document · title, authors, ids · note · status", {"ratio": 1,
+                                                                        "overflow": "fold"})):
         table.add_column(col, **kw)
     for d, t in rows:
-        body = Text(clean_text(d.title), style="bold")
-        body.append("\n" + clean_text(d.doc), style="dim")
-        if t.note:
-            body.append("\n" + _shorten(clean_text(t.note), 160), style="italic")
         table.add_row("" if t.mark.value == "none" else t.mark.value, str(d.year or ""),
-                      Text(clean_text(_first_author(d.authors))), body, str(d.pages),
-                      d.status + (f" ({d.reason})" if d.reason and d.reason != d.status else ""))
+                      str(d.pages) if d.pages else "", _doc_cell(d, t.note))
     Console(highlight=False).print(table)
+    marks = Counter(t.mark.value for _d, t in rows if t.mark.value != "none")
+    problems = sum(1 for d, _t in rows if d.status != "indexed")
+    click.echo(f"{len(rows)} documents"
+               + "".join(f" · {n} {m}" for m, n in sorted(marks.items()))
+               + (f" · {problems} not fully indexed (see status)" if problems else ""))
+
+
+def _doc_cell(d, note: str):
+    """The ``docs`` table's document cell: the file name whole (the name ``read`` and
+    ``mark`` take; folded, never cut), the title with the first authors and the arXiv id
+    or DOI, the note, and the status when the document is not simply indexed."""
+    from rich.text import Text
+
+    cell = Text(clean_text(d.doc), style="bold")
+    about = [clean_text(d.title)] if d.title and d.title != d.doc else []
+    about += [clean_text(x) for x in (_first_author(d.authors),
+                                      f"arXiv {d.arxiv_id}" if d.arxiv_id else "",
+                                      f"doi {d.doi}" if d.doi else "") if x]
+    if about:
+        cell.append("\n" + " · ".join(about))
+    if note:
+        cell.append("\nnote: " + _shorten(clean_text(note), 160), style="italic")
+    if d.status != "indexed":
+        reason = f" ({d.reason})" if d.reason and d.reason != d.status else ""
+        cell.append(clean_text(f"\nstatus: {d.status}{reason}"), style="bold")
+    return cell
 
 
 @main.command()
@@ -631,7 +701,7 @@ def mark(folder, doc, mark, note, as_json, cache_dir, data_dir):
         if note is not None:
             t = store.set_note(key, note)
     except TriageStoreError as exc:
-        _fail(str(exc), 1)
+        _fail(str(exc), 1, exc.kind)
     finally:
         store.close()
     if as_json:
@@ -640,6 +710,87 @@ def mark(folder, doc, mark, note, as_json, cache_dir, data_dir):
         return
     click.echo(clean_text(f"{doc}: {t.mark.value}" + (f" · note: {_shorten(t.note, 60)}"
                                                          if t.note else "")))
+
+
+@main.command()
+@click.argument("folder", type=click.Path())
+@click.argument("doc")
+@click.option("--delete", "numbers", type=click.IntRange(min=1), multiple=True,
+              help="Delete clip N (its number in the list; repeatable); asks first.")
+@click.option("--yes", is_flag=True, help="With --delete: delete without asking.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the clips (and those deleted) as one JSON object.")
+@_cache_opt
+@_data_opt
+def clips(folder, doc, numbers, yes, as_json, cache_dir, data_dir):
+    """List the passages clipped from DOC of FOLDER (numbered 1, 2, ...), or delete some
+    with --delete N (asked first, shown with their text; --yes skips the question)."""
+    from .library import Library
+    from .triage.store import DocKey, TriageStoreError
+
+    _run_index(folder, cache_dir, None, False, quiet=True, reading=True)
+    lib = Library(folder, cache_dir)
+    try:
+        infos = {d.doc: d for d in lib.documents()}
+        root = lib.root
+    finally:
+        lib.close()
+    doc = _resolve_doc(folder, list(infos), doc)
+    key = DocKey(root, doc, infos[doc].sha256)
+    store = _triage_store(data_dir)
+    try:
+        have = list(store.get(key).clips)
+        chosen = _clips_to_delete(have, numbers, yes, as_json)
+        for clip in chosen:
+            store.delete_clip(key, clip.id)
+        left = list(store.get(key).clips) if chosen else have
+    except TriageStoreError as exc:
+        _fail(str(exc), 1, exc.kind)
+    finally:
+        store.close()
+    if as_json:
+        click.echo(_dumps({"doc": doc, "clips": [_clip_json(n, c) for n, c in
+                                                 enumerate(left, 1)],
+                           "deleted": [_clip_json(None, c) for c in chosen]}))
+        return
+    for clip in chosen:
+        click.echo(clean_text(f"deleted {clip.page_ref}: {_shorten(clip.text, 60)}"), err=True)
+    if not left:
+        click.echo(clean_text(f"{doc}: no clips"))
+    for n, clip in enumerate(left, 1):
+        where = clip.page_ref + (f" · {clip.section}" if clip.section else "")
+        click.echo(clean_text(f"{n:>3}  {where}"))
+        click.echo("     " + clean_text(_shorten(" ".join(clip.text.split()), 300)))
+
+
+def _clip_json(number, clip) -> dict:
+    """One clip for ``clips --json`` (``number`` 1-based in the list; None once deleted)."""
+    out = {"text": clip.text, "page": clip.page, "page_label": clip.page_label,
+           "section": clip.section}
+    return {"number": number, **out} if number is not None else out
+
+
+def _clips_to_delete(have: list, numbers, yes: bool, as_json: bool) -> list:
+    """The clips ``--delete`` names (numbers 1-based in ``have``), once the user agreed:
+    asked on a terminal unless ``yes``; elsewhere (a script, ``--json``) only with
+    ``--yes``. Exits with a message on a number out of range or a no."""
+    if not numbers:
+        return []
+    bad = [n for n in numbers if n > len(have)]
+    if bad:
+        _fail(f"no clip {bad[0]}: the document has {len(have)} (list them without --delete)",
+              2, "not_found")
+    chosen = [have[n - 1] for n in sorted(set(numbers))]
+    if yes:
+        return chosen
+    if as_json or not sys.stdin.isatty():
+        _fail("--delete asks before deleting: add --yes to delete without asking", 2, "usage")
+    for clip in chosen:
+        click.echo(clean_text(f"  {clip.page_ref}: {_shorten(clip.text, 70)}"), err=True)
+    if not click.confirm(f"Delete {len(chosen)} clip{'s' if len(chosen) != 1 else ''}?",
+                         default=False, err=True):
+        _fail("nothing deleted", 1, "cancelled")
+    return chosen
 
 
 @main.command()
@@ -674,7 +825,7 @@ def export(folder, marked, fmt, output, cache_dir, data_dir):
         with open(output, "w", encoding="utf-8", newline="") as fh:
             fh.write(text)
     except OSError as exc:
-        _fail(f"cannot write {output}: {exc.strerror or exc}", 1)
+        _fail(f"cannot write {output}: {exc.strerror or exc}", 1, "io")
     click.echo(f"pdftui: wrote {len(items)} document{'s' if len(items) != 1 else ''} "
                f"as {fmt} to {clean_text(output)}", err=True)
 
@@ -692,11 +843,11 @@ def tui(folder, cache_dir, data_dir, model):
     try:
         check_folder(folder)
     except FolderError as exc:
-        _fail(str(exc))
+        _fail(str(exc), 2, exc.kind)
     problem = terminal_problem(os.environ, sys.stdout)
     if problem:
         _fail(f"the TUI needs a UTF-8 terminal ({problem}); use `pdftui search FOLDER QUERY`"
-              " and `pdftui read FOLDER DOC` instead")
+              " and `pdftui read FOLDER DOC` instead", 2, "terminal")
     from .tui.app import PdftuiApp
 
     PdftuiApp(folder, cache_dir=cache_dir, model=model, data_dir=data_dir).run()

@@ -16,45 +16,66 @@ from __future__ import annotations
 
 
 class PdftuiError(Exception):
-    """Base of the family; ``str(exc)`` is a message for the user."""
+    """Base of the family; ``str(exc)`` is a message for the user; ``kind`` names the
+    family member in a word for scripts (the CLI's ``--json`` error object)."""
+
+    kind = "error"
 
 
 class CacheError(PdftuiError, RuntimeError):
     """The cache location cannot be used (read-only, full, not a directory, corrupt)."""
 
+    kind = "cache"
+
 
 class FolderError(PdftuiError, RuntimeError):
     """The folder to index does not exist or cannot be read."""
 
+    kind = "folder"
+
 
 class NotFound(PdftuiError, LookupError):
     """A document, page or section that the folder's index does not hold."""
+
+    kind = "not_found"
 
 
 class QueryError(PdftuiError, ValueError):
     """A search request the service cannot run (an unknown mode or granularity). A query's
     text never raises: hostile text is searched as words."""
 
+    kind = "query"
+
 
 class EmbedderUnavailable(PdftuiError, RuntimeError):
     """The embedding model cannot be loaded (files missing, onnxruntime absent)."""
 
+    kind = "model"
+
 
 class QuantizeError(PdftuiError, RuntimeError):
     """The int8 copy of the embedding model could not be built."""
+
+    kind = "model"
 
 
 class TriageStoreError(PdftuiError, RuntimeError):
     """The user-data file (marks, notes, clips, sessions) cannot be used; the file is left
     exactly as it was."""
 
+    kind = "user_data"
+
 
 class ViewerError(PdftuiError, ValueError):
     """``$PDFTUI_VIEWER`` cannot be used (e.g. unbalanced quotes)."""
 
+    kind = "viewer"
+
 
 class PageImageError(PdftuiError):
     """A page cannot be rendered (file missing or unreadable, page out of range)."""
+
+    kind = "page_image"
 
 
 def user_message(exc: BaseException) -> str:

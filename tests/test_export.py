@@ -83,7 +83,7 @@ def test_bibtex_parses_and_keeps_the_values():
 
 def test_markdown_escapes_titles_links_and_notes():
     text = to_markdown(_items(), "Reading list: papers")
-    assert "## 1. Attention Is All You Need" in text
+    assert "### 2. Attention Is All You Need" in text   # after the paper to read
     assert "- Authors: Ashish Vaswani, Noam Shazeer" in text
     assert "- Mark: keep" in text and "- Year: 2017" in text
     assert "> Attention is a function of a query and key\\-value pairs" not in text
@@ -123,8 +123,34 @@ def test_csv_and_json_round_trip():
     assert "\x1b" not in evil["note"]
     assert evil["clips"].startswith("p. vii (Intro_duction): a } clip")
     data = json.loads(to_json(items))
-    assert data["documents"][0]["clips"][0] == {
+    by_doc = {d["doc"]: d for d in data["documents"]}
+    assert by_doc["arxiv-1706.03762v5-attention.pdf"]["clips"][0] == {
         "text": "Attention is a function of a query and key-value pairs", "page": 3,
         "page_label": "3", "section": "3.2 Attention"}
     for fmt in ExportFormat:
         assert render(items, fmt)
+
+
+def test_skipped_papers_are_apart_from_the_reading_list_in_every_format():
+    """Fresh-user finding: a paper marked skip was listed under "Reading list" with the
+    papers to read. Every format now writes to read, keep, unmarked, then skipped; the
+    Markdown list has a section per mark with the skipped ones in their own last
+    section; BibTeX puts them after a comment saying so and names each mark."""
+    items = _items()   # keep, to-read, skip, unmarked (folder order)
+    chosen = select(items, "any")
+    text = to_markdown(chosen, "Reading list: papers")
+    heads = [ln for ln in text.splitlines() if ln.startswith("#")]
+    assert heads[2].startswith("### 1. Evil ")
+    assert heads[1:2] + heads[3:] == ["## To read", "## Keep", "### 2. Attention Is All You Need",
+                                      "## Skipped (not in the reading list)",
+                                      "### 3. Attention Is All You Need"], heads
+    order = ["evil.pdf", "arxiv-1706.03762v5-attention.pdf", "attention-copy.pdf"]
+    assert [r["doc"] for r in csv.DictReader(io.StringIO(to_csv(chosen)))] == order
+    assert [d["doc"] for d in json.loads(to_json(chosen))["documents"]] == order
+    bib = to_bibtex(chosen)
+    db = bibtexparser.loads(bib)
+    assert [e["keywords"] for e in db.entries] == ["pdftui-to-read", "pdftui-keep",
+                                                   "pdftui-skip"]
+    assert bib.index("@comment{Skipped") < bib.index("file = {/papers/attention-copy.pdf}")
+    assert bib.count("@comment") == 1
+    assert "@comment" not in to_bibtex(select(items, "keep"))

@@ -83,7 +83,7 @@ def test_export_formats_from_the_cli(folder, tmp_path):
     assert entry["ID"] == "vaswani2017attention" and entry["eprint"] == "1706.03762"
     assert entry["file"] == str(folder / ATTENTION)
     r = _run("export", folder, "--marked", "keep", *base)
-    assert r.returncode == 0 and "## 1. Attention Is All You Need" in r.stdout
+    assert r.returncode == 0 and "### 1. Attention Is All You Need" in r.stdout
     assert "\\[this\\]\\(http\\://x\\)" in r.stdout
     out = tmp_path / "list.csv"
     r = _run("export", folder, "--marked", "all", "--format", "csv", "-o", out, *base)
@@ -125,3 +125,63 @@ def test_a_citekey_does_not_depend_on_what_is_exported(tmp_path):
     assert keys == {str(folder / ATTENTION): "vaswani2017attentiona",
                     str(folder / v7): "vaswani2017attentionb"}
     assert entry["ID"] == "vaswani2017attentiona"
+
+
+def test_docs_table_shows_what_json_has_at_80_columns(folder, tmp_path):
+    """Fresh-user finding: ``pdftui docs`` printed less than ``--json`` (no ids, the file
+    name cut to "arxiv-1706.03762v5-attenti…", the status column taken by "indexed" on
+    every row). At 80 columns each document now shows its mark, year, pages, whole file
+    name, title with first authors and arXiv id, its note, and the status when it is not
+    simply indexed; a last line counts the marks."""
+    data, cache = tmp_path / "data", tmp_path / "cache"
+    (folder / "broken.pdf").write_bytes(b"%PDF-1.4 not really a pdf" * 10)
+    base = ("--cache-dir", cache, "--data-dir", data)
+    assert _run("mark", folder, ATTENTION, "keep", "--note", "the transformer",
+                *base).returncode == 0
+    r = _run("docs", folder, *base, env_extra={"COLUMNS": "80"})
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert max(len(ln) for ln in lines) <= 80, lines
+    at = next(i for i, ln in enumerate(lines) if ATTENTION in ln)
+    row = lines[at].split("│")
+    assert [c.strip() for c in row[:3]] == ["keep", "2017", "15"], lines[at]
+    cell = " ".join(ln.split("│")[-1].strip() for ln in lines[at:at + 4])
+    assert "Attention Is All You Need · Vaswani et al. · arXiv 1706.03762" in cell, cell
+    assert "note: the transformer" in cell
+    broken = next(i for i, ln in enumerate(lines) if "broken.pdf" in ln)
+    assert any("status: skipped" in ln for ln in lines[broken:broken + 3]), lines
+    assert not any("status:" in ln for ln in lines[at:at + 4])
+    assert lines[-1] == "3 documents · 1 keep · 1 not fully indexed (see status)"
+
+
+def test_clips_are_listed_and_deleted_only_when_asked_for(folder, tmp_path):
+    """Fresh-user finding: a clip could not be deleted. ``pdftui clips FOLDER DOC`` lists
+    them numbered; ``--delete N`` deletes one, and without ``--yes`` it asks (on a
+    terminal) or refuses (a script): nothing is deleted by accident."""
+    from pdftui.triage.store import Clip, DocKey, TriageStore
+
+    data, cache = tmp_path / "data", tmp_path / "cache"
+    base = ("--cache-dir", cache, "--data-dir", data)
+    assert _run("mark", folder, ATTENTION, "keep", *base).returncode == 0
+    with TriageStore(data) as store:
+        key = DocKey.of(folder, ATTENTION)
+        store.add_clip(key, Clip("The first passage.", 2, "2", "1 Introduction"))
+        store.add_clip(key, Clip("The second passage.", 3, "iii", ""))
+    r = _run("clips", folder, "attention", *base)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines() == ["  1  p. 2 · 1 Introduction", "     The first passage.",
+                                     "  2  p. iii", "     The second passage."]
+    r = _run("clips", folder, "attention", "--delete", "1", *base)   # no terminal, no --yes
+    assert r.returncode == 2 and "add --yes" in r.stderr and not r.stdout
+    r = _run("clips", folder, "attention", "--delete", "3", "--yes", *base)
+    assert r.returncode == 2 and "no clip 3" in r.stderr
+    with TriageStore(data) as store:
+        assert len(store.get(DocKey.of(folder, ATTENTION)).clips) == 2
+    r = _run("clips", folder, "attention", "--delete", "1", "--yes", "--json", *base)
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert [c["text"] for c in out["deleted"]] == ["The first passage."]
+    assert [(c["number"], c["text"]) for c in out["clips"]] == [(1, "The second passage.")]
+    with TriageStore(data) as store:
+        assert [c.text for c in store.get(DocKey.of(folder, ATTENTION)).clips] == [
+            "The second passage."]

@@ -23,7 +23,7 @@ from __future__ import annotations
 import unicodedata
 from dataclasses import dataclass, field
 
-from ..corpus import doc_matches
+from ..doc_pattern import doc_pattern_matches
 from ..library import DocumentMeta
 from .keyword import KeywordIndex, parse_query, tokenize
 from .query import Field, FieldName, Query
@@ -116,9 +116,7 @@ def field_score(f: Field, doc: str, meta: DocumentMeta | None) -> float | None:
     """How well one document matches one (positive) field: None = not at all; else a
     score, higher first (a title match scores its share of the title's words)."""
     if f.name == FieldName.DOC:
-        pat = f.value if any(c in f.value for c in "*?[") else f"*{f.value}*"
-        # a glob is tried from the name's start, then anywhere in it ("resnet*")
-        return 1.0 if doc_matches(doc, pat) or doc_matches(doc, "*" + pat) else None
+        return 1.0 if doc_pattern_matches(doc, f.value) else None
     if meta is None:
         return None
     if f.name == FieldName.TITLE:

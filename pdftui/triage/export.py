@@ -90,6 +90,21 @@ def select(items: list[ExportItem], marked: str = "any") -> list[ExportItem]:
     return [i for i in items if i.mark is want]
 
 
+#: The export's order and Markdown sections: the reading list (to read, then keep), the
+#: documents with only a note or clips, then the skipped ones, kept apart.
+SECTIONS = ((Mark.TO_READ, "To read"), (Mark.KEEP, "Keep"),
+            (Mark.NONE, "Notes and clips (not marked)"),
+            (Mark.SKIP, "Skipped (not in the reading list)"))
+_SECTION_RANK = {mark: n for n, (mark, _title) in enumerate(SECTIONS)}
+
+
+def export_order(items: list[ExportItem]) -> list[ExportItem]:
+    """``items`` in :data:`SECTIONS` order (to read, keep, unmarked, skipped), each group
+    in the order given (the folder's). Every format writes this order, so a skipped paper
+    never comes among the reading list."""
+    return sorted(items, key=lambda i: _SECTION_RANK[i.mark])
+
+
 def _plain(s: str | None, keep_newlines: bool = False) -> str:
     """Untrusted text without control characters; one line unless ``keep_newlines``."""
     s = strip_control((s or "").replace("\r\n", "\n").replace("\r", "\n"),
@@ -178,32 +193,47 @@ def _md_quote(text: str) -> list[str]:
 
 
 def to_markdown(items: list[ExportItem], heading: str = "Reading list") -> str:
-    """A Markdown reading list: per document its title, authors, year, file, mark, ids,
-    note and clipped passages (each with its page label, "p. 7", and section)."""
+    """A Markdown reading list in sections (:data:`SECTIONS`: "To read", "Keep", notes
+    and clips of unmarked papers, then "Skipped" apart): per document its title, authors,
+    year, file, mark, ids, note and clipped passages (each with its page label, "p. 7",
+    and section)."""
+    items = export_order(items)
     out = [f"# {md_escape(_plain(heading))}", "",
            f"{len(items)} document{'s' if len(items) != 1 else ''} · exported "
            f"{time.strftime('%Y-%m-%d')}", ""]
-    for n, item in enumerate(items, 1):
-        out += [f"## {n}. {md_escape(_plain(item.title) or _plain(item.doc))}", ""]
-        if item.authors:
-            out.append(f"- Authors: {md_escape(', '.join(_plain(a) for a in item.authors))}")
-        if item.year:
-            out.append(f"- Year: {item.year}")
-        out.append(f"- File: {md_escape(_plain(item.doc))}")
-        out.append(f"- Mark: {item.mark.value}")
-        if item.arxiv_id:
-            out.append(f"- arXiv: {md_escape(_plain(item.arxiv_id))}")
-        if item.doi:
-            out.append(f"- DOI: {md_escape(_plain(item.doi))}")
-        out.append("")
-        if item.note.strip():
-            out += ["Note:", ""] + _md_quote(item.note) + [""]
-        if item.clips:
-            out += ["Clipped passages:", ""]
-            for clip in item.clips:
-                where = clip.page_ref + (f", {_plain(clip.section)}" if clip.section else "")
-                out += _md_quote(clip.text) + [">", f"> — {md_escape(where)}", ""]
+    n = 0
+    for mark, title in SECTIONS:
+        group = [i for i in items if i.mark is mark]
+        if group:
+            out += [f"## {title}", ""]
+        for item in group:
+            n += 1
+            out += _md_item(n, item)
     return "\n".join(out).rstrip() + "\n"
+
+
+def _md_item(n: int, item: ExportItem) -> list[str]:
+    """The Markdown lines of the ``n``-th document (1-based)."""
+    out = [f"### {n}. {md_escape(_plain(item.title) or _plain(item.doc))}", ""]
+    if item.authors:
+        out.append(f"- Authors: {md_escape(', '.join(_plain(a) for a in item.authors))}")
+    if item.year:
+        out.append(f"- Year: {item.year}")
+    out.append(f"- File: {md_escape(_plain(item.doc))}")
+    out.append(f"- Mark: {item.mark.value}")
+    if item.arxiv_id:
+        out.append(f"- arXiv: {md_escape(_plain(item.arxiv_id))}")
+    if item.doi:
+        out.append(f"- DOI: {md_escape(_plain(item.doi))}")
+    out.append("")
+    if item.note.strip():
+        out += ["Note:", ""] + _md_quote(item.note) + [""]
+    if item.clips:
+        out += ["Clipped passages:", ""]
+        for clip in item.clips:
+            where = clip.page_ref + (f", {_plain(clip.section)}" if clip.section else "")
+            out += _md_quote(clip.text) + [">", f"> — {md_escape(where)}", ""]
+    return out
 
 
 # ---------------------------------------------------------------------------- BibTeX
@@ -240,10 +270,14 @@ def _bib_path(s: str) -> str:
 def to_bibtex(items: list[ExportItem], keys: dict[str, str] | None = None) -> str:
     """One BibTeX entry per document (``@article`` with a DOI, else ``@misc``) with
     fields title, author ("A and B"), year, eprint + archivePrefix for arXiv papers, doi,
-    file, and the user's note as ``note``."""
+    file, the user's note as ``note`` and the mark as ``keywords`` (``pdftui-to-read``);
+    in :func:`export_order`, the skipped papers last after an ``@comment`` saying so."""
     keys = keys if keys is not None else citekeys(items)
     entries = []
-    for item in items:
+    for item in export_order(items):
+        if item.mark is Mark.SKIP and not any("@comment" in e for e in entries):
+            entries.append("@comment{Skipped: the entries below were marked skip in "
+                           "pdftui; they are not in the reading list}\n")
         fields = [("title", "{" + bib_escape(item.title or item.doc) + "}")]
         if item.authors:
             fields.append(("author", " and ".join(bib_escape(a) for a in item.authors)))
@@ -256,6 +290,8 @@ def to_bibtex(items: list[ExportItem], keys: dict[str, str] | None = None) -> st
         fields.append(("file", _bib_path(item.path)))
         if item.note.strip():
             fields.append(("note", bib_escape(item.note)))
+        if item.mark is not Mark.NONE:
+            fields.append(("keywords", f"pdftui-{item.mark.value}"))
         kind = "article" if item.doi else "misc"
         body = ",\n".join(f"  {name} = {{{value}}}" for name, value in fields)
         entries.append(f"@{kind}{{{keys[item.doc]},\n{body}\n}}\n")
@@ -268,13 +304,14 @@ CSV_COLUMNS = ("citekey", "doc", "title", "authors", "year", "arxiv_id", "doi", 
 
 
 def to_csv(items: list[ExportItem], keys: dict[str, str] | None = None) -> str:
-    """CSV with a header (:data:`CSV_COLUMNS`); authors joined by "; ", clips as
+    """CSV with a header (:data:`CSV_COLUMNS`), rows in :func:`export_order` (the
+    ``mark`` column says which are skipped); authors joined by "; ", clips as
     "p. 7 (section): text" joined by newlines inside their cell."""
     keys = keys if keys is not None else citekeys(items)
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(CSV_COLUMNS)
-    for i in items:
+    for i in export_order(items):
         clips = "\n".join(f"{c.page_ref}{f' ({_plain(c.section)})' if c.section else ''}: "
                           f"{_plain(c.text)}" for c in i.clips)
         w.writerow([keys[i.doc], _plain(i.doc), _plain(i.title),
@@ -294,9 +331,10 @@ def item_json(item: ExportItem, citekey: str) -> dict:
 
 
 def to_json(items: list[ExportItem], keys: dict[str, str] | None = None) -> str:
-    """``{"documents": [...]}`` (see :func:`item_json`), one line."""
+    """``{"documents": [...]}`` (see :func:`item_json`) in :func:`export_order` (each
+    says its ``mark``), one line."""
     keys = keys if keys is not None else citekeys(items)
-    return json.dumps({"documents": [item_json(i, keys[i.doc]) for i in items]},
+    return json.dumps({"documents": [item_json(i, keys[i.doc]) for i in export_order(items)]},
                       ensure_ascii=False) + "\n"
 
 

@@ -176,7 +176,8 @@ class Session:
     ``mode`` is "keyword" / "semantic" / "hybrid"; ``granularity`` "page" / "section";
     ``scope`` the ``doc`` names searched (empty = the whole folder) or a mark scope
     ``mark:keep`` / ``mark:to-read`` as its one element; ``reader`` None when the reader
-    was not open.
+    was not open; ``export_path`` the file the folder was last exported to ('' if none),
+    where the next export is offered.
     """
 
     query: str = ""
@@ -184,12 +185,13 @@ class Session:
     granularity: str = "page"
     scope: tuple[str, ...] = ()
     reader: ReaderPosition | None = None
+    export_path: str = ""
 
     def to_json(self) -> dict:
         """A JSON-ready dict (``reader`` a dict or None)."""
         r = self.reader
         return {"query": self.query, "mode": self.mode, "granularity": self.granularity,
-                "scope": list(self.scope),
+                "scope": list(self.scope), "export_path": self.export_path,
                 "reader": None if r is None else {
                     "doc": r.doc, "page": r.page, "section_id": r.section_id,
                     "view": r.view, "scroll": r.scroll}}
@@ -207,7 +209,8 @@ class Session:
         scope = data.get("scope")
         return cls(str(data.get("query") or ""), str(data.get("mode") or "hybrid"),
                    str(data.get("granularity") or "page"),
-                   tuple(str(s) for s in scope) if isinstance(scope, list) else (), reader)
+                   tuple(str(s) for s in scope) if isinstance(scope, list) else (), reader,
+                   data["export_path"] if isinstance(data.get("export_path"), str) else "")
 
 
 def _begin_immediate(db: sqlite3.Connection, path: Path) -> None:

@@ -135,6 +135,7 @@ class PdftuiApp(FailureHandler, TriageMixin, App):
         self.root = os.path.realpath(os.fspath(folder))
         self._pane_pending: str | None = None   # see show_pane
         self._key_buffer: list[events.Key] | None = None   # see _route_key, _flush_keys
+        self._opener_key = ""   # the last opener's key, for _flush_keys's hint
         self.cache_dir = cache_dir
         self.model = model
         self.do_index = index
@@ -389,6 +390,7 @@ class PdftuiApp(FailureHandler, TriageMixin, App):
             return  # stale: the box, mode, granularity or scope changed since
         if event.typing and not self._last_typing:
             return  # a search-as-you-type result landing after Enter asked for the words
+        results.scope_label = self._scope_label(key.scope)
         if event.provisional:
             results.set_result(event.result, keep_cursor=keep_cursor)
             # the mode asked for (a restored hybrid must not look lost), not "keyword"
@@ -410,6 +412,8 @@ class PdftuiApp(FailureHandler, TriageMixin, App):
         self.history = self.history + [q for q in event.history if q not in self.history]
         s = event.session
         self._session_restored = True
+        if s is not None and s.export_path and not self.last_export:
+            self.last_export = s.export_path   # where the next export is offered
         if s is None or self._user_acted:
             # keys pressed while it loaded win: never overwrite what was typed or focused
             return
@@ -664,6 +668,17 @@ class PdftuiApp(FailureHandler, TriageMixin, App):
             out.append("  (x clears)", style="dim")
         self.query_one("#status", Static).update(out)
 
+    def _scope_label(self, scope: tuple[str, ...]) -> str:
+        """The coverage line's name of the search scope ``scope``: "scope: marked keep",
+        "scope: <the document's title>", "scope: 3 documents", or "" for the whole folder
+        (the status line names the documents)."""
+        if not scope:
+            return ""
+        if self.scope_mark:
+            return f"scope: marked {self.scope_mark}"
+        return "scope: " + (self._scope_names(30) if len(scope) == 1
+                            else f"{len(scope)} documents")
+
     def _scope_names(self, room: int) -> str:
         """The scoped documents by title (file name where titles collide), the first two
         and "+N", cut to ``room`` columns so the status line's hint stays on screen."""
@@ -810,6 +825,7 @@ class PdftuiApp(FailureHandler, TriageMixin, App):
             # later: the keys read until then are held and typed into it, in order
             event.stop()
             self._key_buffer = []
+            self._opener_key = event.character or event.key
             await self.run_action(bound.binding.action, bound.node)
             self.call_after_refresh(self._flush_keys)
             return True
@@ -823,22 +839,32 @@ class PdftuiApp(FailureHandler, TriageMixin, App):
         return False
 
     async def _flush_keys(self, tries: int = 10) -> None:
-        """Type the keys held since an opener (:data:`OPENERS`) into the field it opened,
-        once the field has the focus (after up to ``tries`` refreshes; then the keys run
-        as the commands they are where the focus is)."""
-        target = self.focused
-        if not isinstance(target, (Input, TextArea)) and tries:
+        """Type the keys held since an opener (:data:`OPENERS`) into the text field it
+        opened, once one has the focus (after up to ``tries`` refreshes). When no text
+        field took it (the opener had nothing to act on: "a" with nothing to attach a note
+        to, "g" with no page; or its dialog starts on a list), the other keys run where
+        the focus is, but the printable ones are dropped with a hint: they were typed as
+        text and never run as commands ("a2 pink" switched the mode and the
+        granularity)."""
+        if not isinstance(self.focused, (Input, TextArea)) and tries:
             self.call_after_refresh(self._flush_keys, tries - 1)
             return
         held, self._key_buffer = self._key_buffer or [], None
+        dropped = 0
         for event in held:
             if isinstance(self.focused, Input):
                 await self._field_key(self.focused, event)
             elif isinstance(self.focused, TextArea) and (event.is_printable
                                                          or event.key == "enter"):
                 self.focused.insert("\n" if event.key == "enter" else event.character)
+            elif event.is_printable:
+                dropped += 1
             elif not await self._check_bindings(event.key, priority=True):
                 await self._check_bindings(event.key)
+        if dropped:
+            self.notify(f"{self._opener_key!r} opened no text field: the {dropped} "
+                        f"key{'s' if dropped != 1 else ''} typed after it ran no command.",
+                        timeout=3)
 
     async def _field_key(self, field: Input, event: events.Key) -> bool:
         """Handle a key of a focused text field here, in the order keys arrive: a

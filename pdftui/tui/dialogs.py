@@ -69,18 +69,52 @@ def export_path(folder_name: str, fmt: str, where: str | None = None) -> str:
     return os.path.abspath(os.path.join(where or os.getcwd(), f"{stem}-reading-list.{ext}"))
 
 
+def export_dir(root: str, last_export: str = "") -> str:
+    """The folder an export goes to by default, one a user finds again: the folder of the
+    last export from these documents (``last_export``, remembered in the user data) while
+    it can be written, else the documents folder ``root``, else the home folder (the
+    working directory only when none of them can be written)."""
+    for where in (os.path.dirname(last_export) if last_export else "", root,
+                  os.path.expanduser("~")):
+        if where and os.path.isdir(where) and os.access(where, os.W_OK):
+            return os.path.abspath(where)
+    return os.getcwd()
+
+
+def format_of(path: str) -> str | None:
+    """The export format whose extension ``path`` has (``.bib`` -> "bibtex"), or None."""
+    ext = os.path.splitext(path)[1].lower().lstrip(".")
+    return next((v for v, _l, e in EXPORT_FORMATS if e == ext), None)
+
+
+def _full_path(value: str) -> str:
+    return os.path.abspath(os.path.expanduser(value.strip())) if value.strip() else ""
+
+
 class ExportScreen(ModalScreen[ExportRequest | None]):
     """Pick a format, which marks, and the file: Enter on a list opens it, Enter in the
-    file box exports, Esc cancels."""
+    file box exports, Esc cancels. The file starts as the last export of these documents
+    (``last_export``; its format too), else ``<folder>-reading-list.<ext>`` in ``where``
+    (:func:`export_dir`); the line under the box shows the full path it writes."""
 
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="export.cancel")]
 
-    def __init__(self, folder_name: str, fmt: str = "markdown", marked: str = "any") -> None:
+    def __init__(self, folder_name: str, fmt: str = "markdown", marked: str = "any",
+                 where: str | None = None, last_export: str = "") -> None:
         super().__init__()
         self.folder_name = folder_name
-        self.fmt = fmt
+        self.last_export = last_export
+        self.fmt = format_of(last_export) or fmt   # the last export's format first
+        self.where = where
         self.marked = marked
         self._replace: str | None = None   # the existing file a second Enter replaces
+
+    def default_path(self, fmt: str) -> str:
+        """The file offered for format ``fmt``: the last export when it was one, else
+        :func:`export_path` in ``where``."""
+        if self.last_export and format_of(self.last_export) == fmt:
+            return self.last_export
+        return export_path(self.folder_name, fmt, self.where)
 
     def compose(self) -> ComposeResult:
         with Vertical(id="export-box") as box:
@@ -94,20 +128,31 @@ class ExportScreen(ModalScreen[ExportRequest | None]):
             yield Select([(label, v) for v, label in EXPORT_MARKED], value=self.marked,
                          allow_blank=False, id="export-marked", compact=True)
             yield Label("File")
-            yield Input(export_path(self.folder_name, self.fmt), id="export-path",
-                        compact=True)
+            path = self.default_path(self.fmt)
+            yield Input(path, id="export-path", compact=True)
+            yield Label(self._full_text(path), id="export-full")
             yield Label(EXPORT_HINT, id="export-hint")
 
     def on_mount(self) -> None:
         self.query_one("#export-format", Select).focus()
 
+    @staticmethod
+    def _full_text(value: str) -> Text:
+        full = _full_path(value)
+        return Text(f"writes {clean_text(full)}" if full else "writes (no file named)",
+                    style="dim")
+
+    @on(Input.Changed, "#export-path")
+    def _path_changed(self, event: Input.Changed) -> None:
+        self.query_one("#export-full", Label).update(self._full_text(event.value))
+
     @on(Select.Changed, "#export-format")
     def _format_changed(self, event: Select.Changed) -> None:
         box = self.query_one("#export-path", Input)
-        old = export_path(self.folder_name, self.fmt)
+        old = self.default_path(self.fmt)
         self.fmt = str(event.value)
         if box.value == old or not box.value.strip():
-            box.value = export_path(self.folder_name, self.fmt)
+            box.value = self.default_path(self.fmt)
 
     @on(Input.Submitted, "#export-path")
     def _submitted(self, event: Input.Submitted) -> None:
@@ -117,9 +162,8 @@ class ExportScreen(ModalScreen[ExportRequest | None]):
     def action_export(self) -> None:
         """Close with the request (a relative path is made absolute). A file that exists
         is replaced only on a second Enter for the same path: the first one says so."""
-        path = self.query_one("#export-path", Input).value.strip() or \
-            export_path(self.folder_name, self.fmt)
-        path = os.path.abspath(os.path.expanduser(path))
+        path = _full_path(self.query_one("#export-path", Input).value) or \
+            self.default_path(self.fmt)
         if os.path.exists(path) and self._replace != path:
             self._replace = path
             self.query_one("#export-hint", Label).update(Text(

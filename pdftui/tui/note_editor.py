@@ -1,39 +1,77 @@
 """The note editor: a document's note in a Textual TextArea, its clipped passages below.
 
 Esc or Ctrl+S closes it and keeps the text (nothing typed is ever thrown away); the app
-saves it in a worker. The clips are shown read-only, each with its page and section.
+saves it in a worker. The clips are listed below the note (Tab goes there): Delete (or
+``d``) on a clip marks it to be deleted, struck through, and pressed again keeps it; the
+clips so marked are deleted when the editor closes, and not before.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical, VerticalScroll
+from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Static, TextArea
+from textual.widgets import OptionList, Static, TextArea
+from textual.widgets.option_list import Option
 
 from .render import literal
 
+NO_CLIPS = ("No clipped passages yet: in the reader, y clips the paragraph at the top of "
+            "the screen (or the hit's) into these notes.")
+HINT = "Esc saves and closes · Tab: the clips, Delete deletes one"
 
-def clips_text(clips: list) -> Text:
-    """The clipped passages as literal text: "p. 7 · 3.2 Attention" then the passage."""
-    if not clips:
-        return Text("No clipped passages yet: in the reader, y clips the paragraph at the "
-                    "top of the screen (or the hit's) into these notes.", style="dim")
-    out = Text()
-    for i, clip in enumerate(clips):
-        if i:
-            out.append("\n\n")
-        where = clip.page_ref + (f" · {clip.section}" if clip.section else "")
-        out.append_text(literal(where, style="bold"))
-        out.append("\n")
-        out.append_text(literal(clip.text, keep_newlines=True))
+
+@dataclass(frozen=True)
+class NoteEdit:
+    """What the note editor closes with: the note's ``text`` and the ids of the clips
+    marked to be deleted (``deleted``)."""
+
+    text: str
+    deleted: tuple[int, ...] = ()
+
+
+def clip_text(clip, deleted: bool = False) -> Text:
+    """One clipped passage as literal text: "p. 7 · 3.2 Attention" then the passage;
+    struck through, with how to keep it, when marked ``deleted``."""
+    where = clip.page_ref + (f" · {clip.section}" if clip.section else "")
+    out = literal(where, style="bold")
+    if deleted:
+        out.append("  deleted when the note closes · Delete again keeps it", style="bold")
+    out.append("\n")
+    out.append_text(literal(clip.text, keep_newlines=True))
+    if deleted:
+        out.stylize("strike dim", len(where))
     return out
 
 
-class NoteScreen(ModalScreen[str]):
-    """Edit the note of one document; dismisses with the text (Esc / Ctrl+S)."""
+class ClipList(OptionList):
+    """The document's clips, one option each; Delete / ``d`` marks the highlighted clip
+    to be deleted when the note closes, or keeps it again."""
+
+    BINDINGS = [Binding("delete,d", "toggle_delete", "Delete clip", id="note.clip_delete")]
+
+    def __init__(self, clips: list, **kwargs) -> None:
+        super().__init__(*(Option(clip_text(c), id=str(c.id)) for c in clips), **kwargs)
+        self.clips = list(clips)
+        self.deleted: set[int] = set()
+
+    def action_toggle_delete(self) -> None:
+        """Mark the highlighted clip to be deleted, or keep it again."""
+        i = self.highlighted
+        if i is None or not 0 <= i < len(self.clips):
+            return
+        clip = self.clips[i]
+        self.deleted ^= {clip.id}
+        self.replace_option_prompt_at_index(i, clip_text(clip, clip.id in self.deleted))
+
+
+class NoteScreen(ModalScreen[NoteEdit]):
+    """Edit the note of one document and delete its clips; dismisses with a
+    :class:`NoteEdit` (Esc / Ctrl+S)."""
 
     BINDINGS = [
         Binding("escape", "close", "Save and close", id="note.close"),
@@ -44,16 +82,20 @@ class NoteScreen(ModalScreen[str]):
         super().__init__()
         self.doc_title = title
         self.note = note
-        self.clips = clips
+        self.clips = [c for c in clips if c.id is not None]
 
     def compose(self) -> ComposeResult:
         with Vertical(id="note-box") as box:
             box.border_title = "Note"
-            box.border_subtitle = "Esc saves and closes"
+            box.border_subtitle = HINT if self.clips else "Esc saves and closes"
             yield Static(literal(self.doc_title, style="bold"), id="note-title")
             yield TextArea(self.note, id="note-text", soft_wrap=True, show_line_numbers=False)
-            with VerticalScroll(id="note-clips", can_focus=False):
-                yield Static(clips_text(self.clips), markup=False)
+            with Vertical(id="note-clips"):
+                if self.clips:
+                    yield ClipList(self.clips, id="note-clip-list")
+                else:
+                    yield Static(Text(NO_CLIPS, style="dim"), markup=False)
+            yield Static(Text(box.border_subtitle, style="dim"), id="note-hint")
 
     def on_mount(self) -> None:
         area = self.query_one(TextArea)
@@ -61,5 +103,7 @@ class NoteScreen(ModalScreen[str]):
         area.move_cursor(area.document.end)
 
     def action_close(self) -> None:
-        """Close, keeping the text."""
-        self.dismiss(self.query_one(TextArea).text)
+        """Close, keeping the text; the clips marked are to be deleted."""
+        lists = self.query(ClipList)
+        deleted = tuple(sorted(lists.first().deleted)) if lists else ()
+        self.dismiss(NoteEdit(self.query_one(TextArea).text, deleted))

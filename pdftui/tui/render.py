@@ -81,15 +81,50 @@ def page_ref(page: int | None, label: str | None) -> str:
     return f"{page} ({label})" if label and label != str(page) else str(page)
 
 
-def coverage_line(result: SearchResult, show_timings: bool = True) -> str:
+def searched_text(coverage: dict, mode: str, scope: str = "") -> str:
+    """"searched 4 of 105 · doc:attention · semantic 4 of 4" (" · scope: marked keep"
+    after the field when ``scope`` is given): the documents a search
+    covered, from its ``coverage`` (:meth:`pdftui.search.service.Engine.coverage`, tolerant
+    of keys missing). A query field (``doc:``, ``year:``...) narrows "searched" to the
+    documents it admitted and is named; ``scope`` ("scope: marked keep") names a scope
+    the caller chose, whose size is already the total. Semantic coverage inside a field
+    is exact when every document is embedded, else an upper bound ("up to 3 of 4")."""
+    total = coverage.get("total", "?")
+    searched = coverage.get("searched", "?")
+    semantic = f"semantic {coverage.get('semantic_searched', '?')} of {total}"
+    fields = coverage.get("fields")
+    named = []
+    if isinstance(fields, dict) and isinstance(fields.get("documents"), int):
+        searched = fields["documents"]
+        named.append(clean_text(str(fields.get("query", ""))))
+        sem = coverage.get("semantic_searched")
+        if not coverage.get("embedding"):
+            semantic = f"semantic {searched} of {searched}"
+        elif isinstance(sem, int):
+            semantic = f"semantic up to {min(sem, searched)} of {searched}"
+    parts = [f"searched {searched} of {total}", *filter(None, [*named, scope])]
+    if mode != "keyword":
+        parts.append(semantic)
+    return " · ".join(parts)
+
+
+def field_note_removed(note: str, coverage: dict) -> str:
+    """``note`` without the "doc:x: 4 of 105 documents" part that :func:`searched_text`
+    now says (the rest of the note, e.g. a weak answer's, is kept)."""
+    fields = coverage.get("fields")
+    if not isinstance(fields, dict):
+        return note
+    said = f"{fields.get('query')}: {fields.get('documents')} of {fields.get('of')} documents"
+    return "; ".join(p for p in note.split("; ") if p != said)
+
+
+def coverage_line(result: SearchResult, show_timings: bool = True, scope: str = "") -> str:
     """"searched 98 of 105 · semantic 60 of 105 · 2 skipped · hybrid · 12 ms" from a
-    :class:`~pdftui.search.service.SearchResult` (tolerant of coverage keys missing); a
-    note ("no document holds a query word: semantic hits only") follows on a second line."""
+    :class:`~pdftui.search.service.SearchResult` (tolerant of coverage keys missing); the
+    first part is :func:`searched_text` (a query field or ``scope`` named); a note ("no
+    document holds a query word: semantic hits only") follows on a second line."""
     cov = result.coverage or {}
-    total = cov.get("total", "?")
-    parts = [f"searched {cov.get('searched', '?')} of {total}"]
-    if result.mode != "keyword":
-        parts.append(f"semantic {cov.get('semantic_searched', '?')} of {total}")
+    parts = [searched_text(cov, result.mode, scope)]
     skipped = cov.get("skipped")
     n_skipped = len(skipped) if isinstance(skipped, (list, tuple)) else (skipped or 0)
     if n_skipped:
@@ -106,8 +141,9 @@ def coverage_line(result: SearchResult, show_timings: bool = True) -> str:
         # to a tenth first, as the JSON answer says it, then whole milliseconds
         parts.append(f"{round(float(result.elapsed_ms), 1):.0f} ms")
     line = " · ".join(parts)
-    if cov.get("note"):  # on a line of its own, so a narrow screen never cuts it off
-        line += "\n" + clean_text(str(cov["note"]))
+    note = field_note_removed(str(cov.get("note") or ""), cov)
+    if note:  # on a line of its own, so a narrow screen never cuts it off
+        line += "\n" + clean_text(note)
     return line
 
 

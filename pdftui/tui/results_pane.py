@@ -79,11 +79,12 @@ WEAK = "no strong match: nearest pages"
 _WEAK_RE = re.compile(r"(?m)^no strong match: nearest (?:pages|sections)(?:; )?")
 
 
-def coverage_text(result: SearchResult, show_timings: bool = True) -> Text:
+def coverage_text(result: SearchResult, show_timings: bool = True, scope: str = "") -> Text:
     """The lines above the hits: "no strong match: nearest pages" (bold) when no arm had
-    real evidence, the coverage line and its note, and "did you mean" when a query word
-    is in no document (F2 searches the suggestion)."""
-    line = coverage_line(result, show_timings)
+    real evidence, the coverage line (naming ``scope``, the scope the search ran in, and
+    a query field) and its note, and "did you mean" when a query word is in no document
+    (F2 searches the suggestion)."""
+    line = coverage_line(result, show_timings, scope)
     weak = bool(result.weak and result.hits)
     if weak:   # the banner says it; the note keeps the rest
         line = _WEAK_RE.sub("", line).rstrip("\n")
@@ -155,6 +156,7 @@ class ResultsPane(Vertical):
         self.pattern: re.Pattern[str] | None = None
         self.message = "Type a question and press Enter  (/ search · ? help)"
         self.show_timings = True
+        self.scope_label = ""   # "scope: marked keep": the scope the shown search ran in
         self.border_title = "Results"
         self.grouped = False
         self.names: dict[str, str] = {}       # doc -> title shown (from the documents)
@@ -233,7 +235,7 @@ class ResultsPane(Vertical):
         # a new list starts at its first hit (Enter must open #1, not the row the cursor
         # was on in the list before)
         self._build_table(row=None if keep_cursor else 0)
-        text = coverage_text(result, self.show_timings)
+        text = coverage_text(result, self.show_timings, self.scope_label)
         rows = sum(1 for r in self._rows if r.kind == "hit")
         if not self.grouped and rows < len(self.hits):
             # "20 hits" above 19 rows: say why one is missing

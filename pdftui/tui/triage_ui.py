@@ -48,6 +48,7 @@ class TriageMixin:
         self._session_restored = False
         self._user_acted = False   # a key was pressed before the last session came back
         self._triage_version: int | None = None   # the store's data_version last seen
+        self.last_export = ""   # the file last exported to (kept in the session)
 
     # -- the store, on its own thread ------------------------------------------------------
     async def triage_call(self, fn):
@@ -181,18 +182,30 @@ class TriageMixin:
         old = self.triage.get(doc)
         note = old.note if old else ""
 
-        def done(text: str | None) -> None:
-            if text is not None and text != note:
-                self.run_worker(self._save_note(doc, text), name="Saving the note",
-                                group="triage", exit_on_error=False)
+        def done(edit) -> None:
+            if edit is not None and (edit.text != note or edit.deleted):
+                self.run_worker(self._save_note(doc, edit.text if edit.text != note
+                                                else None, edit.deleted),
+                                name="Saving the note", group="triage", exit_on_error=False)
 
         self.push_screen(NoteScreen(self._title(doc), note, list(old.clips) if old else []),
                          done)
 
-    async def _save_note(self, doc: str, text: str) -> None:
+    async def _save_note(self, doc: str, text: str | None, deleted: tuple[int, ...] = ()
+                         ) -> None:
+        """Store the note ``text`` (None: unchanged) and delete the clips ``deleted``
+        (their ids) of ``doc``; says what was done."""
         key = self._doc_key(doc)
-        triage = await self.triage_call(lambda s: s.set_note(key, text))
-        self.post_message(TriageChanged(doc, triage, "note saved"))
+        gone = 0
+        for cid in deleted:
+            gone += bool(await self.triage_call(lambda s, cid=cid: s.delete_clip(key, cid)))
+        if text is not None:
+            await self.triage_call(lambda s: s.set_note(key, text))
+        triage = await self.triage_call(lambda s: s.get(key))
+        said = ["note saved"] if text is not None else []
+        if gone:
+            said.append(f"{gone} clip{'s' if gone != 1 else ''} deleted")
+        self.post_message(TriageChanged(doc, triage, ", ".join(said)))
 
     def action_clip(self) -> None:
         """In the reader: clip the paragraph in focus, with its page and section, into the
@@ -223,14 +236,16 @@ class TriageMixin:
     def action_export(self) -> None:
         """Export the marked documents, or all of them (a dialog picks format, which
         documents and file)."""
-        from .dialogs import ExportScreen
+        from .dialogs import ExportScreen, export_dir
 
         def done(req) -> None:
             if req is not None:
                 self.run_worker(self._export(req), name="Export", group="export",
                                 exit_on_error=False)
 
-        self.push_screen(ExportScreen(Path(self.root).name), done)
+        self.push_screen(ExportScreen(Path(self.root).name,
+                                      where=export_dir(self.root, self.last_export),
+                                      last_export=self.last_export), done)
 
     async def _export(self, req) -> None:
         def work() -> int:
@@ -245,7 +260,8 @@ class TriageMixin:
             return n
 
         n = await asyncio.to_thread(work)
-        self.last_export = req.path
+        self.last_export = req.path   # offered next time, also after a restart
+        self.schedule_session_save()
         self.notify(f"{n} document{'s' if n != 1 else ''} written to {clean_text(req.path)}",
                     title="Exported", timeout=8)
 
@@ -305,7 +321,7 @@ class TriageMixin:
         scope = (f"mark:{self.scope_mark}",) if getattr(self, "scope_mark", None) \
             else tuple(self.scope)
         return Session(self.query_one("#query").value.strip(), self.mode, self.granularity,
-                       scope, position)
+                       scope, position, self.last_export)
 
     def schedule_session_save(self) -> None:
         """Save the session after :data:`SESSION_SAVE_S` of quiet."""

@@ -481,3 +481,32 @@ def test_an_unknown_escape_sequence_in_typed_text_is_dropped_whole(make_app):
             send_keys(app, ["h"])
             await wait_for(pilot, lambda: app.mode == "hybrid", timeout=5, what="hybrid")
     run(go())
+
+
+def test_text_typed_after_an_opener_that_opens_nothing_runs_no_command(make_app):
+    """Fresh-user finding: in the reader with no page open, "a" (a note) then a note
+    typed fast ran its letters as commands: "a2 pink" switched to semantic ("2"), to
+    sections ("p") and showed hints for the rest; "g2" (go to page 2) switched the mode.
+    Keys held for a text field that never opens are dropped with a hint, never run; a
+    key pressed afterwards is a command again."""
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(100, 30)) as pilot:
+            await results_focused(pilot)
+            app.show_pane("reader")
+            await wait_for(pilot, lambda: app._current_pane() == "reader", what="reader")
+            assert app.query_one("#reader").view is None
+            before = (app.mode, app.granularity, dict(app.marks()))
+            burst(app, "a2 pink")
+            await wait_for(pilot, lambda: any("opened no text field: the 6 keys" in n.message
+                                              for n in app._notifications), what="the hint")
+            assert (app.mode, app.granularity, dict(app.marks())) == before
+            assert app.screen is app.main_screen and app.query_one("#query").value == \
+                "attention"
+            burst(app, "g2")
+            await wait_for(pilot, lambda: any("opened no text field: the 1 key" in n.message
+                                              for n in app._notifications), what="g's hint")
+            assert app.mode == before[0]
+            await pilot.press("2")   # on its own, a command as always
+            await wait_for(pilot, lambda: app.mode == "semantic", what="semantic mode")
+    run(go())

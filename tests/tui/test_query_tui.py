@@ -7,7 +7,7 @@ import asyncio
 
 from pdftui.tui.results_pane import ResultsPane
 
-from .conftest import search, settle, wait_for
+from .conftest import MARKUP_DOC as MARKUP, search, settle, wait_for
 
 
 def run(coro):
@@ -109,4 +109,33 @@ def test_typing_past_a_words_stem_keeps_the_hits(make_app):
                 assert not missing, (typed, missing)
                 if not typed.startswith('"'):
                     assert {(h.doc, h.page) for h in data.hits} == want, typed
+    run(go())
+
+
+def test_the_coverage_line_says_what_a_field_or_a_scope_searched(make_app):
+    """Fresh-user finding: with ``doc:`` the coverage line said "searched 4 of 4" (the
+    whole folder) while one document was searched. It now counts the documents the field
+    admitted and names the field, and names a scope picked in the documents pane."""
+    from pdftui.tui.messages import ScopeChanged
+
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(pilot)
+            data = await search(pilot, "attention doc:attention")
+            assert {h.doc for h in data.hits} == {
+                "arxiv-1706.03762v5-attention-is-all-you-need.pdf"}
+            lines = coverage_lines(app)
+            assert lines[0].startswith("searched 1 of 4 · doc:attention · semantic 1 of 1"), \
+                lines
+            assert not any("doc:attention: 1 of 4 documents" in ln for ln in lines), lines
+            app.post_message(ScopeChanged(("texlive-euler.pdf", MARKUP)))
+            await wait_for(pilot, lambda: len(app.scope) == 2 and app.shown_key is not None
+                           and app.shown_key == app.search_key(), what="scoped result")
+            await search(pilot, "the")
+            line = next(ln for ln in coverage_lines(app) if ln.startswith("searched"))
+            assert line.startswith("searched 2 of 2 · scope: 2 documents"), line
+            await search(pilot, "the doc:euler")
+            line = next(ln for ln in coverage_lines(app) if ln.startswith("searched"))
+            assert line.startswith("searched 1 of 2 · doc:euler · scope: 2 documents"), line
     run(go())

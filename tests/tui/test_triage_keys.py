@@ -106,7 +106,8 @@ def test_note_clip_and_the_keymap(make_app, tui_index, data_dir):
             # "a" is remapped: it types into the box; Ctrl+N opens the note
             await pilot.press("ctrl+n")
             await wait_for(pilot, lambda: isinstance(app.screen, NoteScreen))
-            assert text[:30] in str(app.screen.query_one("#note-clips Static").render())
+            clips = app.screen.query_one("#note-clip-list")
+            assert text[:30] in str(clips.get_option_at_index(0).prompt)
             await pilot.press(*"worth a re-read")
             await pilot.press("escape")
             await wait_for(pilot, lambda: app.triage[doc].note == "worth a re-read",
@@ -114,6 +115,51 @@ def test_note_clip_and_the_keymap(make_app, tui_index, data_dir):
             saved = stored(data_dir, folder, doc)
             assert saved.note == "worth a re-read" and len(saved.clips) == 1
     run(go())
+
+
+def test_a_clip_is_deleted_from_the_note_editor_and_can_be_kept_again(make_app, tui_index,
+                                                                       data_dir):
+    """Fresh-user finding: a clip could not be deleted. In the note editor Tab goes to
+    the clips; Delete (or d) marks the highlighted one, struck through, and pressed again
+    keeps it (the undo); the clips marked are deleted when the editor closes, the note
+    is kept, and the others stay."""
+    from pdftui.triage.store import Clip
+    from pdftui.tui.note_editor import ClipList
+
+    folder, _cache = tui_index
+    key = DocKey.of(folder, ATTENTION)
+    with TriageStore(data_dir) as store:
+        store.set_note(key, "my note")
+        first = store.add_clip(key, Clip("The first passage clipped.", 2, "2", "1 Intro"))
+        second = store.add_clip(key, Clip("The second passage clipped.", 3, "3", "2 Model"))
+
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(100, 30)) as pilot:
+            await settle(pilot)
+            await search(pilot, "scaled dot-product attention")
+            assert app.current_document()[0] == ATTENTION
+            await pilot.press("a")
+            await wait_for(pilot, lambda: isinstance(app.screen, NoteScreen), what="editor")
+            await pilot.press("tab")
+            clips = app.screen.query_one(ClipList)
+            await wait_for(pilot, lambda: clips.has_focus, what="the clips")
+            assert clips.option_count == 2
+            await pilot.press("delete")          # the first: marked
+            assert clips.deleted == {first.id}
+            assert "deleted when the note closes" in str(clips.get_option_at_index(0).prompt)
+            await pilot.press("down", "d", "d")  # the second: marked, then kept again
+            assert clips.deleted == {first.id}
+            assert "deleted" not in str(clips.get_option_at_index(1).prompt)
+            assert len(stored(data_dir, folder, ATTENTION).clips) == 2   # not before closing
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: [c.id for c in app.triage[ATTENTION].clips]
+                           == [second.id], what="the clip deleted")
+            assert any("1 clip deleted" in n.message for n in app._notifications)
+    run(go())
+    saved = stored(data_dir, folder, ATTENTION)
+    assert saved.note == "my note" and [c.text for c in saved.clips] == [
+        "The second passage clipped."]
 
 
 def test_open_without_a_display_copies_path_and_page(make_app, tui_index, monkeypatch):
@@ -315,7 +361,7 @@ def test_done_when_scenario_keyboard_only(papers, data_dir, tmp_path, monkeypatc
                 await wait_for(pilot, lambda: getattr(app, "last_export", "").endswith(ext),
                                timeout=30, what=f"{ext} export")
             await pilot.press("ctrl+q")
-        md = (tmp_path / "papers-reading-list.md").read_text()
+        md = (folder / "papers-reading-list.md").read_text()   # beside the documents
         for doc in kept:
             assert doc in md
             assert f"> note on {doc[:14]}" in md   # the note, as typed
@@ -323,7 +369,7 @@ def test_done_when_scenario_keyboard_only(papers, data_dir, tmp_path, monkeypatc
         assert md.count("- Mark: keep") == 5
         import bibtexparser
 
-        bib = bibtexparser.loads((tmp_path / "papers-reading-list.bib").read_text())
+        bib = bibtexparser.loads((folder / "papers-reading-list.bib").read_text())
         assert len(bib.entries) == 5
         assert all(e.get("title") for e in bib.entries)
         assert any(e.get("eprint") for e in bib.entries)
@@ -460,6 +506,62 @@ def test_export_dialog_defaults_to_every_marked_document_as_the_cli(make_app):
             await pilot.press("escape")
             await wait_for(pilot, lambda: app.screen is app.main_screen)
     run(go())
+
+
+def test_export_dialog_offers_the_documents_folder_then_the_last_export(make_app, tui_index,
+                                                                        tmp_path,
+                                                                        monkeypatch):
+    """Fresh-user finding: the export dialog offered a file in the working directory
+    (wherever pdftui was started), cut to the box's width. It now offers the documents
+    folder, shows the full path it writes on its own line, and next time (after a
+    restart too: the path is kept with the folder's session in the user data) offers the
+    file last exported to, in its format."""
+    from textual.widgets import Select
+
+    folder, _cache = tui_index
+    monkeypatch.chdir(tmp_path)   # not where the export should go
+    out = tmp_path / "lists" / "mine.bib"
+    out.parent.mkdir()
+
+    async def first() -> None:
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            await pilot.press("escape", "e")
+            await wait_for(pilot, lambda: isinstance(app.screen, ExportScreen))
+            screen = app.screen
+            path = screen.query_one("#export-path")
+            assert path.value == str(folder / "papers-reading-list.md")
+            full = screen.query_one("#export-full")
+            shown = "".join(full.render_line(y).text for y in range(full.size.height))
+            assert "".join(shown.split()) == "writes" + str(folder / "papers-reading-list.md")
+            path.value = str(out)
+            path.focus()
+            await pilot.pause()
+            assert str(out) in str(full.render())
+            screen.query_one("#export-format", Select).value = "bibtex"
+            await pilot.pause()
+            assert path.value == str(out)   # a file typed is kept when the format changes
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: out.exists() and app.last_export == str(out),
+                           what="the export written")
+            await pilot.press("ctrl+q")
+
+    async def second() -> None:
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            await wait_for(pilot, lambda: app.last_export == str(out), what="session")
+            await pilot.press("escape", "e")
+            await wait_for(pilot, lambda: isinstance(app.screen, ExportScreen))
+            assert app.screen.query_one("#export-path").value == str(out)
+            assert app.screen.query_one("#export-format", Select).value == "bibtex"
+            app.screen.query_one("#export-format", Select).value = "markdown"
+            await pilot.pause()
+            assert app.screen.query_one("#export-path").value == str(
+                out.parent / "papers-reading-list.md")   # the last export's folder
+    run(first())
+    run(second())
 
 
 def test_a_note_needs_something_to_attach_to(make_app, data_dir):

@@ -1,0 +1,77 @@
+"""Document patterns (pdftui/doc_pattern.py): one rule for the query's ``doc:`` field,
+``--doc`` of ``pdftui search`` and DOC of ``read`` / ``mark``."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from pdftui.doc_pattern import (AmbiguousDocument, doc_pattern_matches, match_docs,
+                                resolve_doc)
+from pdftui.errors import NotFound
+from pdftui.search import restrict
+from pdftui.search.query import parse
+
+KNOWN = ["arxiv-1706.03762v5-attention-is-all-you-need.pdf",
+         "arxiv-1706.03762v7-attention-is-all-you-need.pdf",
+         "arxiv-2205.14135-flashattention.pdf",
+         "sub/Data.pdf", "a.pdf", "paper[1].pdf"]
+PATTERNS = ["attention", "ATTENTION-is", "flash", "arxiv-1706*", "*v7*", "1706*", "a.pdf",
+            "./a.pdf", "sub/", "data", "*.PDF", "nothing", "paper[1].pdf", "[", "v?-att"]
+
+
+@pytest.mark.parametrize("pattern", PATTERNS)
+def test_the_doc_field_and_the_doc_option_name_the_same_documents(pattern):
+    """The query's doc: field admits exactly the documents match_docs (--doc) names."""
+    admitted = restrict.admit_docs(parse(f'doc:"{pattern}" x'),
+                                   {d: i for i, d in enumerate(KNOWN)}, {})
+    assert sorted(admitted) == sorted(match_docs(KNOWN, pattern))
+
+
+def test_the_rule():
+    assert match_docs(KNOWN, "attention") == KNOWN[:3]   # a part of the path, any case
+    assert match_docs(KNOWN, "ATTENTION-is") == KNOWN[:2]
+    assert match_docs(KNOWN, "1706*") == KNOWN[:2]        # a glob from anywhere in the path
+    assert match_docs(KNOWN, "data") == ["sub/Data.pdf"]
+    assert match_docs(KNOWN, "nothing") == []
+    assert doc_pattern_matches("paper[1].pdf", "paper[1].pdf")   # its own name, not a class
+
+
+def test_one_document_exact_name_first_then_the_only_match_else_an_error():
+    assert resolve_doc(KNOWN, "a.pdf") == "a.pdf"   # also in "sub/Data.pdf": the exact wins
+    assert resolve_doc(KNOWN, "./A.PDF") == "a.pdf"
+    assert resolve_doc(KNOWN, "flash") == KNOWN[2]
+    with pytest.raises(AmbiguousDocument, match=r"'attention' matches 3 documents .*name one"):
+        resolve_doc(KNOWN, "attention")
+    with pytest.raises(NotFound, match="did you mean 'a.pdf'") as e:
+        resolve_doc(KNOWN, "b.pdf")
+    assert not isinstance(e.value, AmbiguousDocument)
+
+
+def _cli(*args):
+    return subprocess.run([sys.executable, "-m", "pdftui.cli", *map(str, args)],
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_search_doc_takes_a_part_of_the_name_as_the_doc_field_does(small_folder, cache_dir):
+    """Fresh-user finding: ``--doc ecapa`` said "no document matches" while the query
+    ``doc:ecapa`` found the paper; now both scope to it (and read takes it too)."""
+    from pdftui.index import index_folder
+
+    index_folder(small_folder, cache_dir, embed=False)
+    ecapa = "arxiv-2005.07143-ecapa-tdnn-speaker-verification.pdf"
+    base = ("--cache-dir", cache_dir, "--mode", "keyword", "--json")
+    by_option = json.loads(_cli("search", small_folder, "speaker", "--doc", "ECAPA",
+                                *base).stdout)
+    by_field = json.loads(_cli("search", small_folder, "speaker doc:ECAPA", *base).stdout)
+    assert by_option["coverage"]["total"] == 1
+    assert by_field["coverage"]["fields"]["documents"] == 1
+    assert {h["doc"] for h in by_option["hits"]} == {h["doc"] for h in by_field["hits"]} \
+        == {ecapa}
+    r = _cli("read", small_folder, "ecapa", "--cache-dir", cache_dir, "--json")
+    assert r.returncode == 0 and json.loads(r.stdout)["doc"] == ecapa
+    r = _cli("read", small_folder, "arxiv", "--cache-dir", cache_dir)
+    assert r.returncode == 2 and "'arxiv' matches 2 documents" in r.stderr
