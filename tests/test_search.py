@@ -840,3 +840,26 @@ def test_a_page_holding_query_words_next_to_each_other_ranks_first(gfs):
         assert pages.index(3) > pages.index(11)
     finally:
         e.close()
+
+
+def test_a_scope_naming_a_document_exactly_admits_it_alone(tmp_path):
+    """A scope of exact names (the TUI's marked documents, `--doc` resolved) names those
+    documents only: "paper[1].pdf" as a glob also matches "paper1.pdf" and let it in."""
+    from pdftui.search.service import Engine
+
+    from .pdfs import make_bridges
+
+    folder = tmp_path / "papers"
+    folder.mkdir()
+    make_bridges(folder / "paper[1].pdf")
+    make_bridges(folder / "paper1.pdf")
+    index_folder(folder, cache_dir=tmp_path / "cache", embed=False)
+    e = Engine(folder, tmp_path / "cache")
+    try:
+        res = e.search("bridge", "keyword", "page", 10, docs=["paper[1].pdf"])
+        assert {h.doc for h in res.hits} == {"paper[1].pdf"}
+        assert res.coverage["total"] == 1
+        res = e.search("bridge", "keyword", "page", 10, docs=["paper?.pdf"])  # a glob
+        assert {h.doc for h in res.hits} == {"paper1.pdf"}
+    finally:
+        e.close()

@@ -466,8 +466,16 @@ class Engine:
         if docs is None or docs == "" or docs == []:
             return self._docs
         pats = (docs,) if isinstance(docs, str) else tuple(docs)
-        return self._memo(("scope", pats), lambda: [
-            d for d in self._docs if any(doc_matches(d.doc, p) for p in pats)])
+
+        def pick() -> list[_Doc]:
+            # a pattern that is a document's own name names it alone: "paper[1].pdf"
+            # (a scope of marked documents, say) does not also admit "paper1.pdf"
+            names = {d.doc for d in self._docs}
+            exact = {p for p in pats if p in names}
+            rest = [p for p in pats if p not in exact]
+            return [d for d in self._docs
+                    if d.doc in exact or any(doc_matches(d.doc, p) for p in rest)]
+        return self._memo(("scope", pats), pick)
 
     def _memo(self, key, make):
         """``make()`` once per cache version and ``key`` (keys holding a list's ``id``
