@@ -410,6 +410,23 @@ class ReaderImage(PageView):
             getattr(pane, f"action_{name}")()
 
 
+#: A block of fewer words is a heading, a figure's label or an axis tick, not a passage a
+#: clip should take; and how many blocks on a clip looks for the paragraph after it.
+CLIP_MIN_WORDS = 8
+CLIP_LOOKAHEAD = 12
+
+
+def prose_from(paragraphs: list[str], index: int) -> int:
+    """``index``, or the first block after it (within :data:`CLIP_LOOKAHEAD`) holding at
+    least :data:`CLIP_MIN_WORDS` words when ``paragraphs[index]`` is shorter: a heading
+    ("2.2 Choosing a Value") or a figure's labels ("GFS master", "60") at the top of the
+    screen clip the paragraph that follows them. ``index`` itself when none is longer."""
+    for j in range(index, min(len(paragraphs), index + CLIP_LOOKAHEAD)):
+        if len(paragraphs[j].split()) >= CLIP_MIN_WORDS:
+            return j
+    return index
+
+
 class ReaderPane(FailureHandler, Vertical):
     """A page or a whole section of one document, with terms highlighted."""
 
@@ -996,7 +1013,7 @@ class ReaderPane(FailureHandler, Vertical):
             r = paras[v.target].virtual_region
             if r.y < body.scroll_y + body.size.height and r.bottom > body.scroll_y:
                 index = v.target
-        index = max(0, min(index, len(v.paragraphs) - 1))
+        index = prose_from(v.paragraphs, max(0, min(index, len(v.paragraphs) - 1)))
         page = v.page
         if v.request.kind == "section" and v.para_pos and index < len(v.para_pos):
             page = v.para_pos[index][0]

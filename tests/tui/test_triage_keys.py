@@ -684,3 +684,32 @@ def test_marks_and_notes_made_by_another_process_show_up(make_app, tui_index, da
             await wait_for(pilot, lambda: ATTENTION not in app.marks(), timeout=10,
                            what="the mark cleared elsewhere")
     run(go())
+
+
+def test_a_clip_takes_the_paragraph_not_the_heading_or_labels_above_it(make_app, tui_index):
+    """A section opened from a sections hit starts with its heading; a page can start with
+    a figure's labels. `y` took that first block ("2.2 Choosing a Value", "60": a trial
+    user's clips); it takes the first paragraph of at least 8 words from there."""
+    from pdftui.tui.reader_pane import prose_from
+
+    blocks = ["2.2 Choosing a Value", "60", "GFS master",
+              "The simplest way to choose a value is to have a single acceptor agent."]
+    assert prose_from(blocks, 0) == 3
+    assert prose_from(blocks, 3) == 3
+    assert prose_from(["Legend", "x", "y"], 0) == 0   # nothing longer: as it was
+
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(100, 30)) as pilot:
+            await settle(pilot)
+            await pilot.press("p")   # sections
+            await search(pilot, "multi-head attention")
+            await pilot.press("enter")
+            reader = app.query_one(ReaderPane)
+            await wait_for(pilot, lambda: reader.view is not None
+                           and app.query_one(ReaderBody).has_focus, what="reader")
+            await pilot.pause(0.2)
+            _doc, text, _page, _section = reader.current_paragraph()
+            assert len(text.split()) >= 8, text
+
+    run(go())
