@@ -408,6 +408,9 @@ def test_author_field_puts_the_authored_papers_first(attention):
     assert res.coverage["fields"] == {"query": "author:vaswani", "documents": 2, "of": 4}
     res = service.search_sync("author:vaswani attention", mode="hybrid")
     assert {h.doc for h in res.hits} == {V5, V7}
+    # the JSON's coverage says what the field admitted, as the screen does (it said 4)
+    cov = res.to_json()["coverage"]
+    assert (cov["searched"], cov["total"], cov["semantic_searched"]) == (2, 4, 2)
     res = service.search_sync("-author:vaswani attention", mode="hybrid")
     assert res.hits and not {h.doc for h in res.hits} & {V5, V7}
 

@@ -717,6 +717,12 @@ class Engine:
         names = " ".join(str(f) for f in q.fields if f.name != FieldName.SECTION)
         coverage["fields"] = {"query": names, "documents": len(kept),
                               "of": len(searchable)}
+        # what was searched is what the fields admitted ("searched 2 of 105"), in the JSON
+        # as on screen; the semantic arm covers those of them fully embedded
+        pending = set(coverage.get("embedding", ()))
+        coverage["searched"] = len(kept)
+        if coverage.get("semantic_searched"):
+            coverage["semantic_searched"] = sum(d.doc not in pending for d in kept)
         coverage.setdefault("note", f"{names}: {len(kept)} of {len(searchable)} documents")
         return kept
 
