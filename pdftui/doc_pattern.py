@@ -8,7 +8,9 @@ glob matches the path or any end of it (``resnet*``, ``arxiv-17*``, ``*.pdf``).
 
 A filter (``doc:``, ``--doc``) takes every document a pattern names (:func:`match_docs`).
 A command acting on one document (:func:`resolve_doc`) takes the document named exactly,
-else the only one the pattern names; several are an ambiguity and none is "not found",
+else the only one the pattern names, else the only one holding a plain pattern at the
+start of a word (``raft`` names ``raft-2014-….pdf`` and ``papermage-2023-08-draft.pdf``;
+``mark raft keep`` marks the first); several are an ambiguity and none is "not found",
 each with the message :func:`ambiguity_message` / :func:`no_match_message` words.
 """
 
@@ -47,19 +49,42 @@ def doc_pattern_matches(doc: str, pattern: str) -> bool:
     return fnmatchcase(doc_f, pat_f) or fnmatchcase(doc_f, "*" + pat_f)
 
 
+def _at_word_start(doc: str, pattern: str) -> bool:
+    """Does the plain ``pattern`` occur in ``doc`` (both case-folded) where a word starts
+    (the path's start, or after a character that is not a letter or digit)?"""
+    i = doc.find(pattern)
+    while i >= 0:
+        if i == 0 or not doc[i - 1].isalnum():
+            return True
+        i = doc.find(pattern, i + 1)
+    return False
+
+
 def match_docs(known: list[str], pattern: str) -> list[str]:
     """The documents of ``known`` (in its order) that ``pattern`` names."""
     return [d for d in known if doc_pattern_matches(d, pattern)]
 
 
+def _word_start_only(found: list[str], pattern: str) -> list[str]:
+    """Of ``found``, those holding the plain ``pattern`` at a word start (all of them for
+    a glob, or when none does)."""
+    pat_f = _plain(pattern).casefold()
+    if not pat_f or any(c in pat_f for c in GLOB_CHARS):
+        return found
+    return [d for d in found if _at_word_start(d.casefold(), pat_f)] or found
+
+
 def resolve_doc(known: list[str], pattern: str) -> str:
     """The one document of ``known`` that ``pattern`` names: the document named exactly
-    (case-insensitively, a leading ``./`` ignored) if there is one, else the only match.
+    (case-insensitively, a leading ``./`` ignored) if there is one, else the only match,
+    else the only match holding a plain pattern at the start of a word.
 
     Raises :class:`AmbiguousDocument` (several match) or :class:`NotFound` (none), with
     the message of :func:`ambiguity_message` / :func:`no_match_message`."""
     exact = [d for d in known if d.casefold() == _plain(pattern).casefold()]
     found = exact if len(exact) == 1 else match_docs(known, pattern)
+    if len(found) > 1 and len(_word_start_only(found, pattern)) == 1:
+        found = _word_start_only(found, pattern)
     if len(found) == 1:
         return found[0]
     if found:

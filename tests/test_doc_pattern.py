@@ -40,6 +40,20 @@ def test_the_rule():
     assert doc_pattern_matches("paper[1].pdf", "paper[1].pdf")   # its own name, not a class
 
 
+def test_one_document_named_at_a_word_start_wins_over_a_part_of_a_word():
+    """Fresh-user finding: "raft" named the Raft paper and papermage's "draft", so `mark
+    raft keep` was ambiguous. A command on one document takes the only one holding a
+    plain pattern at a word start; a filter (doc:, --doc) still takes every match."""
+    known = ["raft-2014-consensus.pdf", "papermage-2023-08-draft.pdf",
+             "arxiv-2108.09084-fastformer.pdf", "arxiv-2006.04768-linformer.pdf"]
+    assert resolve_doc(known, "raft") == known[0]
+    assert match_docs(known, "raft") == known[:2]
+    with pytest.raises(AmbiguousDocument):   # no word starts with it: still ambiguous
+        resolve_doc(known, "former")
+    with pytest.raises(AmbiguousDocument):   # a glob is a glob
+        resolve_doc(known, "*raft*")
+
+
 def test_one_document_exact_name_first_then_the_only_match_else_an_error():
     assert resolve_doc(KNOWN, "a.pdf") == "a.pdf"   # also in "sub/Data.pdf": the exact wins
     assert resolve_doc(KNOWN, "./A.PDF") == "a.pdf"
