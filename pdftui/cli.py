@@ -392,10 +392,19 @@ def search(folder, query, mode, granularity, top_k, doc_globs, cache_dir, data_d
             close()
 
 
-def _shorten(s: str, n: int) -> str:
-    """``s`` cut to about ``n`` characters at a word boundary, with an ellipsis."""
+def _shorten(s: str, n: int, pattern=None) -> str:
+    """``s`` cut to about ``n`` characters at a word boundary, with an ellipsis. When the
+    first match of ``pattern`` (the query's words, :func:`.tui.render.terms_pattern`)
+    would fall past the cut, the shown text starts at the sentence holding it ("… We
+    adopt batch normalization ..."), so the part of a long excerpt that matched shows."""
     if len(s) <= n:
         return s
+    m = pattern.search(s) if pattern is not None else None
+    if m is not None and m.end() > n - 40:
+        start = max(s.rfind(". ", 0, m.start()) + 2, 0)
+        if m.start() - start > n // 2:   # a long sentence: from a few words before it
+            start = max(s.rfind(" ", 0, max(m.start() - 60, 0)) + 1, 0)
+        return "… " + _shorten(s[start:], n - 2)
     cut = s.rfind(" ", 0, n)
     return s[: cut if cut > n // 2 else n] + " …"
 
@@ -425,6 +434,9 @@ def _print_result(result) -> None:
     if not data["hits"]:
         console.print("no hits")
         return
+    from .tui.render import terms_pattern   # rich only, no Textual
+
+    pattern = terms_pattern(data.get("query") or "")
     table = Table(show_lines=True, expand=True)
     for col, kw in (("#", {"justify": "right", "width": 3}), ("kw", {"justify": "right", "width": 4}),
                     ("sem", {"justify": "right", "width": 4}), ("document / excerpt", {"ratio": 1})):
@@ -438,7 +450,8 @@ def _print_result(result) -> None:
         if h.get("ocr"):
             where += "  · OCR"
         body = Text(clean_text(where), style="bold")
-        body.append("\n" + _shorten(clean_text(h.get("excerpt") or ""), 320), style="")
+        body.append("\n" + _shorten(clean_text(h.get("excerpt") or ""), 320, pattern),
+                    style="")
         table.add_row(str(h["rank"]), str(h.get("keyword_rank") or "-"),
                       str(h.get("semantic_rank") or "-"), body)
     console.print(table)

@@ -255,3 +255,24 @@ def test_python_dash_m_pdftui_is_the_command(small_folder, cache_dir):
                        capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["doc"] == "arxiv-2005.07143-ecapa-tdnn-speaker-verification.pdf"
+
+
+def test_a_long_excerpt_is_shown_from_the_sentence_that_matched():
+    """Fresh-user finding: the search table cut ResNet's "3.4 Implementation" excerpt at
+    320 characters, "... The standard …", one sentence before "We adopt batch
+    normalization (BN) right after each convolution": no query word was shown."""
+    from pdftui.cli import _shorten
+    from pdftui.tui.render import terms_pattern
+
+    text = ("Our implementation for ImageNet follows the practice in [21, 41]. The image is "
+            "resized with its shorter side randomly sampled in [256, 480] for scale "
+            "augmentation [41]. A 224x224 crop is randomly sampled from an image or its "
+            "horizontal flip, with the per-pixel mean subtracted [21]. The standard color "
+            "augmentation in [21] is used. We adopt batch normalization (BN) [16] right "
+            "after each convolution and before activation, following [16]. We initialize "
+            "the weights as in [13] and train all plain/residual nets from scratch.")
+    got = _shorten(text, 320, terms_pattern("batch normalization placement in ResNet"))
+    assert got.startswith("… We adopt batch normalization") and len(got) <= 330
+    assert _shorten(text, 320).startswith("Our implementation")   # no query: the start
+    near = _shorten(text, 320, terms_pattern("ImageNet crop"))    # matched early: as before
+    assert near.startswith("Our implementation") and near.endswith(" …")
