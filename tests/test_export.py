@@ -143,7 +143,9 @@ def test_skipped_papers_are_apart_from_the_reading_list_in_every_format():
     assert heads[2].startswith("### 1. Evil ")
     assert heads[1:2] + heads[3:] == ["## To read", "## Keep", "### 2. Attention Is All You Need",
                                       "## Skipped (not in the reading list)",
-                                      "### 3. Attention Is All You Need"], heads
+                                      "### 1. Attention Is All You Need"], heads
+    # the skipped paper is numbered and counted apart (trial: "3 documents", "### 3.")
+    assert "2 documents · 1 skipped · exported" in text
     order = ["evil.pdf", "arxiv-1706.03762v5-attention.pdf", "attention-copy.pdf"]
     assert [r["doc"] for r in csv.DictReader(io.StringIO(to_csv(chosen)))] == order
     assert [d["doc"] for d in json.loads(to_json(chosen))["documents"]] == order

@@ -198,14 +198,20 @@ def to_markdown(items: list[ExportItem], heading: str = "Reading list") -> str:
     year, file, mark, ids, note and clipped passages (each with its page label, "p. 7",
     and section)."""
     items = export_order(items)
+    skipped = sum(i.mark is Mark.SKIP for i in items)
+    listed = len(items) - skipped
+    count = f"{listed} document{'s' if listed != 1 else ''}"
+    if skipped:   # the skipped papers are not counted in, nor numbered with, the list
+        count += f" · {skipped} skipped"
     out = [f"# {md_escape(_plain(heading))}", "",
-           f"{len(items)} document{'s' if len(items) != 1 else ''} · exported "
-           f"{time.strftime('%Y-%m-%d')}", ""]
+           f"{count} · exported {time.strftime('%Y-%m-%d')}", ""]
     n = 0
     for mark, title in SECTIONS:
         group = [i for i in items if i.mark is mark]
         if group:
             out += [f"## {title}", ""]
+        if mark is Mark.SKIP:
+            n = 0
         for item in group:
             n += 1
             out += _md_item(n, item)
