@@ -802,7 +802,18 @@ class ReaderPane(FailureHandler, Vertical):
         if not 1 <= target <= v.pages:
             self.notify("first page" if target < 1 else "last page", timeout=1.5)
             return
+        hit = self._page_hit(v.request.doc, target) if scroll == "top" else None
+        if hit is not None:   # back on a hit's page: its block in view and marked again
+            self.request(ReadRequest(v.request.doc, "page", target, hit.excerpt or ""))
+            return
         self.request(ReadRequest(v.request.doc, "page", target, scroll=scroll))
+
+    def _page_hit(self, doc: str, page: int) -> Hit | None:
+        """The best-ranked page hit of the current result on ``page`` of ``doc`` (a
+        section hit is read as its section, not targeted on a page), or None."""
+        got = [h for h in self.hits if h.doc == doc and h.page == page
+               and h.section is None and h.excerpt]
+        return min(got, key=lambda h: h.rank or 0) if got else None
 
     def action_next_page(self) -> None:
         """Next page."""

@@ -683,3 +683,31 @@ def test_page_turns_pressed_faster_than_pages_load_add_up(make_app):
             await wait_for(pilot, lambda: reader.view.page == 3, what="page 3")
 
     asyncio.run(go())
+
+
+def test_back_on_the_hits_page_the_hit_is_in_view_again(make_app):
+    """Fresh-user finding: open a page hit, → then ←: the page came back at its top,
+    with the hit's block neither in view nor marked (and `v` then read the section at the
+    top). Turning back onto a hit's page targets that hit again."""
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            await search(pilot, "multi-head attention")
+            hit = app.query_one(ResultsPane).current_hit()
+            await pilot.press("enter")
+            reader = app.query_one(ReaderPane)
+            await wait_for(pilot, lambda: reader.view is not None
+                           and reader.view.page == hit.page, what="the hit's page")
+            await settle(pilot)
+            first = reader.view.target
+            assert first is not None
+            reader.action_next_page()
+            await wait_for(pilot, lambda: reader.view.page == hit.page + 1, what="next page")
+            reader.action_prev_page()
+            await wait_for(pilot, lambda: reader.view.page == hit.page, what="back")
+            await settle(pilot)
+            assert reader.view.target == first
+            assert reader.view.request.excerpt == hit.excerpt
+
+    asyncio.run(go())
