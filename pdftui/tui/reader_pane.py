@@ -456,6 +456,7 @@ class ReaderPane(FailureHandler, Vertical):
         self._focus_toc = False            # focus the contents once the view is loaded
         self._serial = 0
         self._pending: ReadRequest | None = None   # the newest request, until it is shown
+        self.opened_hit: Hit | None = None   # the page hit opened last (← comes back to it)
         self._load_job = None   # the worker of the newest request
         self.border_title = "Reader"
 
@@ -478,6 +479,7 @@ class ReaderPane(FailureHandler, Vertical):
         self.hits = sorted((h for h in hits if h.doc == doc),
                            key=lambda h: (h.page or 0, h.rank or 0))
         kind = "section" if hit.section is not None else "page"
+        self.opened_hit = hit if kind == "page" and hit.excerpt else None
         self.request(ReadRequest(doc, kind, hit.page or 1, hit.excerpt or "",
                                  section_id=hit.section_id))
 
@@ -486,6 +488,7 @@ class ReaderPane(FailureHandler, Vertical):
         (focused, so ↓ and Enter pick a section at once)."""
         self.pattern = None
         self.stepped_to = None
+        self.opened_hit = None
         self.hits = []
         self.toc_shown = True
         self._focus_toc = True
@@ -802,18 +805,14 @@ class ReaderPane(FailureHandler, Vertical):
         if not 1 <= target <= v.pages:
             self.notify("first page" if target < 1 else "last page", timeout=1.5)
             return
-        hit = self._page_hit(v.request.doc, target) if scroll == "top" else None
-        if hit is not None:   # back on a hit's page: its block in view and marked again
+        hit = self.opened_hit
+        if delta < 0 and scroll == "top" and hit is not None and hit.doc == v.request.doc \
+                and hit.page == target:
+            # back on the page of the hit opened: its block in view and marked again
+            # (turning forward reads on from a page's top)
             self.request(ReadRequest(v.request.doc, "page", target, hit.excerpt or ""))
             return
         self.request(ReadRequest(v.request.doc, "page", target, scroll=scroll))
-
-    def _page_hit(self, doc: str, page: int) -> Hit | None:
-        """The best-ranked page hit of the current result on ``page`` of ``doc`` (a
-        section hit is read as its section, not targeted on a page), or None."""
-        got = [h for h in self.hits if h.doc == doc and h.page == page
-               and h.section is None and h.excerpt]
-        return min(got, key=lambda h: h.rank or 0) if got else None
 
     def action_next_page(self) -> None:
         """Next page."""

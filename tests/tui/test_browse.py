@@ -688,7 +688,8 @@ def test_page_turns_pressed_faster_than_pages_load_add_up(make_app):
 def test_back_on_the_hits_page_the_hit_is_in_view_again(make_app):
     """Fresh-user finding: open a page hit, → then ←: the page came back at its top,
     with the hit's block neither in view nor marked (and `v` then read the section at the
-    top). Turning back onto a hit's page targets that hit again."""
+    top). Turning back onto the opened hit's page targets it again; turning forward
+    still reads on from a page's top."""
     async def go():
         app = make_app()
         async with app.run_test(size=(80, 24)) as pilot:
