@@ -872,8 +872,9 @@ class ReaderPane(FailureHandler, Vertical):
             self.notify("This document has no sections.", timeout=2)
             return
         ids = [s.id for s in v.sections]
-        if v.section_id in ids:
-            i = ids.index(v.section_id) + delta
+        cur_id = v.section_id if continuous else self._section_asked(v)
+        if cur_id in ids:
+            i = ids.index(cur_id) + delta
         else:  # before the first section
             i = 0 if delta > 0 else -1
         before = None
@@ -894,6 +895,20 @@ class ReaderPane(FailureHandler, Vertical):
         else:
             self.request(ReadRequest(v.request.doc, "page", s.start_page,
                                      block=s.start_block))
+
+    def _section_asked(self, v: ReadView) -> int | None:
+        """The section a ``]`` / ``[`` counts from: the one asked for last when its load
+        is still pending (steps pressed faster than sections load add up, as page turns
+        do), else the one shown."""
+        ahead = self._pending
+        if ahead is None or ahead.doc != v.request.doc:
+            return v.section_id
+        if ahead.section_id is not None:
+            return ahead.section_id
+        if ahead.kind == "page" and ahead.block is not None:
+            return next((s.id for s in v.sections if s.start_page == ahead.page
+                         and s.start_block == ahead.block), v.section_id)
+        return v.section_id
 
     def action_next_section(self) -> None:
         """Next section."""

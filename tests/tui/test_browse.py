@@ -712,3 +712,26 @@ def test_back_on_the_hits_page_the_hit_is_in_view_again(make_app):
             assert reader.view.request.excerpt == hit.excerpt
 
     asyncio.run(go())
+
+
+def test_section_steps_pressed_faster_than_sections_load_add_up(make_app):
+    """] ] ] in one burst reads three sections on, not one: a step counts from the
+    section asked for last, not the one still on screen (as page turns do); under load the
+    contents test's twenty ] presses never reached the last section."""
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            reader, _toc = await open_from_documents(pilot, ATTENTION)
+            await pilot.press("escape")
+            ids = [s.id for s in reader.view.sections]
+            start = ids.index(reader.view.section_id) if reader.view.section_id in ids \
+                else -1
+            for _ in range(3):   # a burst: no section loads between the three steps
+                reader.action_next_section()
+            want = ids[start + 3]
+            await wait_for(pilot, lambda: reader.view.section_id == want, what="3 on")
+            await settle(pilot)
+            assert reader.view.section_id == want
+
+    asyncio.run(go())
