@@ -685,6 +685,23 @@ def _doc_cell(d, note: str):
     return cell
 
 
+def _doc_key(folder, cache_dir, pattern: str):
+    """``(doc, DocKey)`` of the one document of FOLDER that ``pattern`` names (the index
+    brought up to date first, quietly); exits with the resolver's message otherwise."""
+    from .library import Library
+    from .triage.store import DocKey
+
+    _run_index(folder, cache_dir, None, False, quiet=True, reading=True)
+    lib = Library(folder, cache_dir)
+    try:
+        infos = {d.doc: d for d in lib.documents()}
+        root = lib.root
+    finally:
+        lib.close()
+    doc = _resolve_doc(folder, list(infos), pattern)
+    return doc, DocKey(root, doc, infos[doc].sha256)
+
+
 @main.command()
 @click.argument("folder", type=click.Path())
 @click.argument("doc")
@@ -696,18 +713,9 @@ def _doc_cell(d, note: str):
 @_data_opt
 def mark(folder, doc, mark, note, as_json, cache_dir, data_dir):
     """Mark DOC of FOLDER keep, to-read, skip or none (and set its note)."""
-    from .library import Library
-    from .triage.store import DocKey, Mark, TriageStoreError
+    from .triage.store import Mark, TriageStoreError
 
-    _run_index(folder, cache_dir, None, False, quiet=True, reading=True)
-    lib = Library(folder, cache_dir)
-    try:
-        infos = {d.doc: d for d in lib.documents()}
-        root = lib.root
-    finally:
-        lib.close()
-    doc = _resolve_doc(folder, list(infos), doc)
-    key = DocKey(root, doc, infos[doc].sha256)
+    doc, key = _doc_key(folder, cache_dir, doc)
     store = _triage_store(data_dir)
     try:
         t = store.set_mark(key, Mark(mark))
@@ -738,18 +746,9 @@ def mark(folder, doc, mark, note, as_json, cache_dir, data_dir):
 def clips(folder, doc, numbers, yes, as_json, cache_dir, data_dir):
     """List the passages clipped from DOC of FOLDER (numbered 1, 2, ...), or delete some
     with --delete N (asked first, shown with their text; --yes skips the question)."""
-    from .library import Library
-    from .triage.store import DocKey, TriageStoreError
+    from .triage.store import TriageStoreError
 
-    _run_index(folder, cache_dir, None, False, quiet=True, reading=True)
-    lib = Library(folder, cache_dir)
-    try:
-        infos = {d.doc: d for d in lib.documents()}
-        root = lib.root
-    finally:
-        lib.close()
-    doc = _resolve_doc(folder, list(infos), doc)
-    key = DocKey(root, doc, infos[doc].sha256)
+    doc, key = _doc_key(folder, cache_dir, doc)
     store = _triage_store(data_dir)
     try:
         have = list(store.get(key).clips)
