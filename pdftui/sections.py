@@ -16,6 +16,7 @@ Units: pages are 1-based; ``y`` and bboxes are PDF points from the top of the pa
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
@@ -36,6 +37,11 @@ __all__ = [
 ]
 
 PATH_SEP = " > "
+#: Titles of the sections whose role is to tell of the whole document: they match a query
+#: about any one part of it (English, and German as the corpus's other language).
+_SUMMARY_TITLE = re.compile(
+    r"(?i)\b(abstract|introduction|overview|summary|preface|foreword|motivation|background|"
+    r"contents|synopsis|einleitung|zusammenfassung|vorwort|überblick)\b")
 FRONT_MATTER = "(front matter)"
 #: Points of slack when matching an outline destination ``y`` to a block's top edge.
 #: LaTeX/hyperref anchors sit a few points above the heading's glyphs (baselineskip).
@@ -45,6 +51,15 @@ X_SLACK = 4.0
 # --------------------------------------------------------------------------------------
 # build_sections
 # --------------------------------------------------------------------------------------
+
+
+def is_summary_title(title: str | None) -> bool:
+    """Is a section title one of a part that summarises its document ("Abstract",
+    "1 Introduction", "Overview", "Preface")? A section of the document's opening with such a
+    title, or the opening's first section, is demoted in section search
+    (``Options.opening_weight``); a section that merely starts early (the second section of
+    a short manual) is not."""
+    return bool(_SUMMARY_TITLE.search(title or ""))
 
 
 def _block_matches_title(block_text: str, title_sq: str, strict: bool = False) -> bool:

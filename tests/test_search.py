@@ -863,3 +863,51 @@ def test_a_scope_naming_a_document_exactly_admits_it_alone(tmp_path):
         assert {h.doc for h in res.hits} == {"paper1.pdf"}
     finally:
         e.close()
+
+
+FLOAT = "texlive-float.pdf"
+
+
+@pytest.fixture(scope="module")
+def manual(tmp_path_factory):
+    base = tmp_path_factory.mktemp("manual")
+    folder = copy_docs(base / "papers", SMALL_DOCS + [FLOAT])
+    index_folder(folder, cache_dir=base / "cache")
+    return folder, base / "cache"
+
+
+def test_a_section_that_starts_early_is_not_demoted_as_the_opening(manual):
+    """The float manual is short: its "2 The User Interface — New Floats" starts inside
+    the text of its first four units, the document's opening. Both arms rank it first for
+    a query describing it (bench/section_paraphrases_3.json, para4-033), but the opening's
+    0.75 demotion put it 6th among the manual's own sections. Only the opening's first
+    section and sections titled as summaries (Abstract, Introduction, Overview, ...) are
+    demoted now (:func:`pdftui.sections.is_summary_title`)."""
+    from pdftui.search.service import Engine
+
+    q = ("defining your own kind of figure-like environment, such as program listings, "
+         "with its own caption name and list file")
+    want = "2 The User Interface — New Floats"
+    e = Engine(*manual)
+    try:
+        res = e.search(q, "hybrid", "section", 5)
+        assert res.hits[0].section == want
+        assert not res.hits[0].factors
+        first = e.search("float package", "hybrid", "section", 50).hits
+        demoted = {h.section for h in first if h.doc == FLOAT
+                   and any(f.name == "opening" for f in h.factors)}
+        assert demoted and want not in demoted
+    finally:
+        e.close()
+
+
+def test_summary_titles_are_told_from_other_sections():
+    """The titles whose sections tell of their whole document."""
+    from pdftui.sections import is_summary_title
+
+    for t in ("Abstract", "1 Introduction", "1. INTRODUCTION", "Overview", "Preface",
+              "Einleitung", "Executive summary"):
+        assert is_summary_title(t), t
+    for t in ("2 The User Interface — New Floats", "I. KINEMATICAL PART", "5.2 Leader election",
+              "References", "", None):
+        assert not is_summary_title(t), t

@@ -50,9 +50,9 @@ Ranking (measured with bench/quality.py; the figures behind each choice are in b
    whose BM25 ranks each section by its title and its *own* text (up to its first
    subsection), so a long parent no longer outranks the subsection that answers. A
    section at least two levels deep whose direct subsections fill three or more of the
-   first 30 fused places collects ``subsection_share`` (0.2) x the sum of their three best
-   scores, up to just below the best of them (:func:`.run.add_subsections`): a parent
-   whose matter lives in its subsections ("14.2 Continuation-Passing Style" over
+   first 30 fused places collects ``subsection_share`` (0.2) x the sum of their three
+   best scores, up to just below the best of them (:func:`.run.add_subsections`): a
+   parent whose matter lives in its subsections ("14.2 Continuation-Passing Style" over
    14.2.1-14.2.4) is found by what they say and shown next to the one that matched; it
    passes that one only when the query's evidence is spread over its subsections (the
    best leads the next two by at most ``subsection_spread``, 0.55, of the score range of
@@ -61,22 +61,24 @@ Ranking (measured with bench/quality.py; the figures behind each choice are in b
    1 % of the sections searched (none inside a few documents), whose subsections would
    otherwise fill the first 30 places whatever the query. A section starting in its
    document's opening (the text of its first ``HEAD_UNITS`` units: title, abstract, the
-   introduction's start) scores ``opening_weight`` (0.75) x its fused score: the opening
-   tells of every part of the document, so it matches a query about any one part, and
-   the part should come first. A document the query names (its head holds at least half
-   of the query's rarity mass, not every term: "paxos" in "how does paxos choose a
-   value") lends its name to each of its sections: their keyword coverage counts the
-   naming terms as held, and their units and head units are read against the query
-   without the naming words (:mod:`.naming`; one more query embedding), since a
-   section seldom repeats its paper's name; and the named document's sections, in their
-   fused order, are one more list (``named_weight`` x share^2 / (k + place), share the
-   head's part of the query's rarity mass, as the head field's). Last, each document's
-   sections among the first ``passage_places`` (10) hits are placed by their best passage
-   (:mod:`.passages`: the share of the query's rarity mass two neighbouring blocks hold;
-   a parent lifted by its subsections is read whole) and gain ``passage_weight`` (0.1) x
-   share^2 / (k + place): a reader's description of what a section does shares few of its
-   words, and the section that answers holds them together where a neighbour holds them
-   scattered.
+   introduction's start) scores ``opening_weight`` (0.75) x its fused score when it is
+   the opening's first section or titled as a summary (Abstract, Introduction, Overview:
+   :func:`pdftui.sections.is_summary_title`): such a section tells of every part of the
+   document, so it matches a query about any one part, and the part should come first; a
+   section that merely starts early (the second section of a short manual) is a part. A
+   document the query names (its head holds at least half of the query's rarity mass, not
+   every term: "paxos" in "how does paxos choose a value") lends its name to each of its
+   sections: their keyword coverage counts the naming terms as held, and their units and
+   head units are read against the query without the naming words (:mod:`.naming`; one
+   more query embedding), since a section seldom repeats its paper's name; and the named
+   document's sections, in their fused order, are one more list (``named_weight`` x
+   share^2 / (k + place), share the head's part of the query's rarity mass, as the head
+   field's). Last, each document's sections among the first ``passage_places`` (10) hits
+   are placed by their best passage (:mod:`.passages`: the share of the query's rarity
+   mass two neighbouring blocks hold; a parent lifted by its subsections is read whole)
+   and gain ``passage_weight`` (0.1) x share^2 / (k + place): a reader's description of
+   what a section does shares few of its words, and the section that answers holds them
+   together where a neighbour holds them scattered.
 5. the head field: a document whose head (the first page's title, authors and
    affiliations, before the abstract: :func:`head_text`) holds at least half of the
    query's rarity mass puts its first page in a list of its own, added to the hybrid
@@ -120,6 +122,7 @@ from ..corpus import doc_matches
 from ..document import Section, innermost
 from ..errors import QueryError
 from ..ocr import pending_note
+from ..sections import is_summary_title
 from ..library import (PageText, any_ocr, dominant_weights_hash, read_block_texts,
                        read_bracketed_blocks, read_embedding_states, read_file_states,
                        read_metadata, read_page_blocks, read_pages, read_section_keys,
@@ -164,7 +167,8 @@ class Options:
     #                                    sections searched (3,753 in the corpus: 30)
     opening_weight: float = 0.75       # hybrid sections: score factor of a section starting
     #                                    in its document's opening (its first HEAD_UNITS
-    #                                    units: title, abstract, introduction's start)
+    #                                    units: title, abstract, introduction's start) that
+    #                                    is its first section or titled as a summary
     named_docs: bool = True            # sections of a document the query names: its name
     #                                    counts as held (coverage), and their cosines are
     #                                    read against the query without it
@@ -996,7 +1000,8 @@ class Engine:
 
     def _opening_keys(self, c: "_Plan", got: Run) -> list[Key]:
         """The section keys of ``got`` starting in their document's opening (the text of
-        its first ``HEAD_UNITS`` units, as :meth:`_section_unit_map` found them)."""
+        its first ``HEAD_UNITS`` units, as :meth:`_section_unit_map` found them) that are
+        its first section or titled as a summary (:func:`.sections.is_summary_title`)."""
         return [key for key in got.scores
                 if key[1] in self._sec_opening.get(c.by_doc.get(key[0]), ())]
 
@@ -1271,7 +1276,7 @@ class Engine:
         content: for each section, the content's embedding units whose character range
         overlaps the section's text (from its heading's block to the next section's), as
         one flat array cut into segments. Cached until the cache changes; notes on the
-        way which sections start in the document's opening (``_sec_opening``)."""
+        way which summarising sections start in the document's opening (``_sec_opening``)."""
         c = m._contents.get(cid)
         n_units = len(c.pages) if c is not None else 0
         got = self._sec_units.get(cid)
@@ -1295,7 +1300,7 @@ class Engine:
         for k, sec in enumerate(secs):
             a = pos(*sec.start)
             b = pos(*sec.end)
-            if a < head_end:
+            if a < head_end and (k == 0 or is_summary_title(sec.title)):
                 opening.add(sec.id)
             if b <= a:   # no text of its own: the rest of its start page (Section.contains)
                 b = (sec.start_page + 1) * big
