@@ -409,6 +409,20 @@ def kind_weight(text: str) -> float:
     return 1.0
 
 
+def lead_block(p: Passage, blocks: Sequence[str]) -> int:
+    """The block whose kind (:func:`kind_weight`) is the passage ``p``'s: its seed, unless
+    the seed is a fragment of no kind of its own (under :data:`MIN_CHARS`, not a heading
+    over a paragraph, not a caption: an axis tick "0.4", a panel label, a piece of a
+    display formula) grown into the blocks after it; then its first own member of
+    :data:`MIN_CHARS` or more. The ticks of a figure grown into its caption are the
+    caption, weighed as one, not prose."""
+    seed = blocks[p.seed]
+    if weighted_len(seed) >= MIN_CHARS or heading_at(blocks, p.seed) or kind_weight(seed) < 1:
+        return p.seed
+    return next((j for j in p.members if j not in p.extra and j < len(blocks)
+                 and weighted_len(blocks[j]) >= MIN_CHARS), p.seed)
+
+
 def stops(blocks: Sequence[str], section_starts: Collection[int] = ()) -> set[int]:
     """Indexes of the blocks a passage is not run on into (:func:`extended`): where a
     section starts (``section_starts``), a figure or table caption, and a block opening
@@ -675,7 +689,7 @@ def choose(blocks: Sequence[str], terms: Sequence[Term],
         s = math.fsum(w[k] * (1.0 if k in cited or p.seed in refs else REFERENCE_WEIGHT)
                       for k in sorted(got)) + EXTRA_WEIGHT * math.fsum(
             w[k] for k in sorted(more))
-        return s if p.kind == "table" else s * kind_weight(blocks[p.seed])
+        return s if p.kind == "table" else s * kind_weight(blocks[lead_block(p, blocks)])
 
     def has(p: Passage) -> bool:
         return any(r.search(passage_text(p, allb)) for r in rx) if rx else False
