@@ -469,3 +469,50 @@ def test_a_paragraph_broken_by_a_footnote_at_the_column_end_is_joined():
     _i, text = choose(blocks, q, section_starts=starts)
     assert "Gu & Dao (2023) introduce a selective SSM that enables dependence" in text
     assert "The acronym SSM" not in text
+
+
+# -- issue 18, session 13: kinds of blocks a passage is grown from ----------------------------
+from pdftui.search.excerpt import lead_block  # noqa: E402
+
+
+def test_the_ticks_of_a_figure_grown_into_its_caption_weigh_as_the_caption():
+    """ASAP p. 5: the axis ticks of Figure 5 ("0.4", "Frequency", "0.3" ...) grew into its
+    caption ("The plot shows two time series and histograms of the underlying ...") and
+    the passage weighed as prose, its seed "0.4" being of no kind; it beat the paragraph
+    stating that the moving average recovers the underlying trend. A fragment seed now
+    takes the kind of the first block of its own it grew into: the caption's."""
+    name = "arxiv-1703.00983-asap-time-series-smoothing.pdf"
+    blocks, starts = _page(name, 5)
+    q = parse_query("smoothing a noisy time series so the underlying trend shows in a plot")
+    _i, text = choose(blocks, q, section_starts=starts, section_titles=_titles(name, 5))
+    assert "optimal for recovering the underlying trend" in text
+    tick = next(p for p in passages(blocks, section_starts=starts) if blocks[p.seed] == "0.4")
+    assert blocks[lead_block(tick, blocks)].startswith("Figure 5")
+    # a short caption and a heading over its paragraph keep their own kind
+    tt = _blocks("google-2012-spanner.pdf", 5)
+    caption = next(p for p in passages(tt) if tt[p.seed].startswith("Table 1: TrueTime API"))
+    assert lead_block(caption, tt) == caption.seed
+
+
+def test_a_page_found_by_meaning_shows_the_section_opening_under_its_best_unit():
+    """FlashAttention p. 4, found by meaning only, opens "2.2 Standard Attention
+    Implementation" and "3.1 An Efficient Attention Algorithm With Tiling ...", and the best
+    embedding unit lies in 3.1 (tiling: "we split the inputs Q, K, V into blocks"); the page
+    showed 2.2, the first opening on it. The opening of the section holding the unit is now
+    shown, unless it is a subsection of the first opening (beamer p. 196: "19 Adding Notes
+    for Yourself" states what "19.1 Specifying Note Contents" elaborates)."""
+    q = parse_query("zzzq")   # no query word on the page: found by meaning only
+    for name, page, unit_at, want in (
+            ("arxiv-2205.14135-flashattention.pdf", 4, "We apply two established techniques",
+             "3.1 An Efficient Attention Algorithm"),
+            ("ploscompbiol-2026-whisker-stimulation-resting-state.pdf", 10,
+             "In the current study", "Discussion"),
+            ("texlive-beamer-user-guide.pdf", 196, "To add a note to a slide",
+             "19 Adding Notes for Yourself")):
+        blocks, starts = _page(name, page)
+        text = "\n".join(blocks)
+        spans = block_spans(text, blocks)
+        unit = spans[next(j for j, b in enumerate(blocks) if b.startswith(unit_at))]
+        _i, got = choose(blocks, q, unit_span=unit, page_text=text, section_starts=starts,
+                         section_titles=_titles(name, page))
+        assert got.startswith(want), (name, got[:60])

@@ -18,7 +18,8 @@ the distinct query terms it holds, of the term's rarity *on this page* (``log(1 
 blocks holding it)``, an idf over the page's blocks; a term held only by the paragraphs a
 passage was run on into counts ``EXTRA_WEIGHT`` of it), so the paragraph holding the rare
 words of the query beats the introduction that repeats its common ones. Passages of a kind
-that rarely answers are scaled down (:func:`kind_weight`): figure captions,
+that rarely answers are scaled down (:func:`kind_weight` of the passage's
+:func:`lead_block`: figure ticks grown into a caption are the caption): figure captions,
 cross-references ("see ... p. 144"), reference-list entries (:func:`is_reference`; a term
 only the reference entries of a passage hold counts as they do). A table also holds the
 terms of the prose citing it (:func:`cited_terms`), and an abbreviation the page defines
@@ -32,9 +33,10 @@ page holding query terms shows the passage scoring best on them, whichever arm f
 unless it is a first page whose best passage holds under ``SPARSE_SHARE`` of the query's
 terms (a query in other words than the paper's): then its abstract. A page that holds no
 query term shows its defining passage (:func:`defining`: the abstract, the introduction's
-statement of purpose, a section opening, the introduction's paragraph the page opens with),
-else, for a hit the semantic arm found, the passage overlapping the best embedding unit's
-character range most. The text is capped near ``MAX_CHARS`` characters at a word boundary,
+statement of purpose, a section opening (of several, the one under the best embedding
+unit unless a subsection of the first: :func:`opening_under`), the introduction's paragraph
+the page opens with), else, for a hit the semantic arm found, the passage overlapping the
+best embedding unit's character range most. The text is capped near ``MAX_CHARS`` characters at a word boundary,
 with an ellipsis; a match past ``FRONT_CHARS`` in a long passage is shown from just before
 it.
 
@@ -409,6 +411,20 @@ def kind_weight(text: str) -> float:
     return 1.0
 
 
+def lead_block(p: Passage, blocks: Sequence[str]) -> int:
+    """The block whose kind (:func:`kind_weight`) is the passage ``p``'s: its seed, unless
+    the seed is a fragment of no kind of its own (under :data:`MIN_CHARS`, not a heading
+    over a paragraph, not a caption: an axis tick "0.4", a panel label, a piece of a
+    display formula) grown into the blocks after it; then its first own member of
+    :data:`MIN_CHARS` or more. The ticks of a figure grown into its caption are the
+    caption, weighed as one, not prose."""
+    seed = blocks[p.seed]
+    if weighted_len(seed) >= MIN_CHARS or heading_at(blocks, p.seed) or kind_weight(seed) < 1:
+        return p.seed
+    return next((j for j in p.members if j not in p.extra and j < len(blocks)
+                 and weighted_len(blocks[j]) >= MIN_CHARS), p.seed)
+
+
 def stops(blocks: Sequence[str], section_starts: Collection[int] = ()) -> set[int]:
     """Indexes of the blocks a passage is not run on into (:func:`extended`): where a
     section starts (``section_starts``), a figure or table caption, and a block opening
@@ -489,7 +505,7 @@ def passage_text(p: Passage, blocks: Sequence[str]) -> str:
 
 def defining(cands: Sequence[Passage], blocks: Sequence[str],
              section_starts: Collection[int] = (), opens_in: str = "",
-             abstract_only: bool = False) -> Passage | None:
+             abstract_only: bool = False, unit_block: int | None = None) -> Passage | None:
     """The passage of a page that states what the page is about, for a page that shares no
     word with the query (found by meaning only; ``abstract_only``: the abstract or None,
     for a page sharing few): the abstract; else, on a page that opens inside the
@@ -503,6 +519,8 @@ def defining(cands: Sequence[Passage], blocks: Sequence[str],
     the first statement of purpose. None when the page has none of these.
 
     ``section_starts``: indexes into ``blocks`` of the blocks where a section starts.
+    ``unit_block``: the block the best embedding unit overlaps most, if known; of several
+    section openings it picks one (:func:`opening_under`).
     """
     prose = [p for p in cands if p.kind == "text"]
     aside = _aside_numbers(blocks, section_starts)
@@ -519,11 +537,40 @@ def defining(cands: Sequence[Passage], blocks: Sequence[str],
              and _number(blocks[p.seed]).split(".")[0] not in aside,
              carried,
              lambda p: bool(_STATEMENT_RE.search(blocks[p.seed])))
-    for ok in rules:
-        got = next((p for p in prose if ok(p)), None)
+    for r, ok in enumerate(rules):
+        fits = [p for p in prose if ok(p)]
+        got = fits[0] if fits else None
+        if got is not None and ok is rules[2]:
+            got = opening_under(fits, blocks, unit_block)
         if got is not None or abstract_only:
             return got
     return None
+
+
+def opening_under(openings: Sequence[Passage], blocks: Sequence[str], unit_block: int | None
+                  ) -> Passage:
+    """Of the section openings of a page found by meaning only (``openings``, in page
+    order), the one whose section holds ``unit_block`` (the block the best embedding unit
+    overlaps most: what the semantic arm found the page by), unless that section is a
+    numbered subsection of the first opening ("14.3.1" under "14.3 Generators": the
+    parent's opening states what the subsection elaborates); else the first."""
+    first = openings[0]
+    if unit_block is None:
+        return first
+    got = max((p for p in openings if p.seed <= unit_block), key=lambda p: p.seed,
+              default=first)
+    parent = _number(blocks[first.seed])
+    if parent and _number(blocks[got.seed]).startswith(parent + "."):
+        return first
+    return got
+
+
+def unit_block(spans: Sequence[tuple[int, int]], unit_span: tuple[int, int]) -> int | None:
+    """Index of the block (of character ranges ``spans``) the best embedding unit
+    (``unit_span``) overlaps most, or None when it overlaps none."""
+    a, b = unit_span
+    overlap = [max(0, min(b, e) - max(a, s)) for s, e in spans]
+    return max(range(len(overlap)), key=overlap.__getitem__) if any(overlap) else None
 
 
 _SECTION_NUMBER_RE = re.compile(r"^\s*(appendix\s+)?(([A-Z]|\d{1,2})(\.\d{1,2})*)\.?\s",
@@ -675,7 +722,7 @@ def choose(blocks: Sequence[str], terms: Sequence[Term],
         s = math.fsum(w[k] * (1.0 if k in cited or p.seed in refs else REFERENCE_WEIGHT)
                       for k in sorted(got)) + EXTRA_WEIGHT * math.fsum(
             w[k] for k in sorted(more))
-        return s if p.kind == "table" else s * kind_weight(blocks[p.seed])
+        return s if p.kind == "table" else s * kind_weight(blocks[lead_block(p, blocks)])
 
     def has(p: Passage) -> bool:
         return any(r.search(passage_text(p, allb)) for r in rx) if rx else False
@@ -696,9 +743,12 @@ def choose(blocks: Sequence[str], terms: Sequence[Term],
     if not any(has(p) or score(p) > 0 for p in cands):
         # a page found by meaning only: what it states (else what lies under the best
         # embedding unit), not a passage picked by position
-        best = defining(cands, blocks, section_starts, (section_titles or {}).get(-1, ""))
+        spans = block_spans(page_text, blocks) if page_text is not None else None
+        under_unit = unit_block(spans, unit_span) if spans and unit_span is not None else None
+        best = defining(cands, blocks, section_starts, (section_titles or {}).get(-1, ""),
+                        unit_block=under_unit)
         if best is None and unit_span is not None and page_text is not None:
-            best = _unit_passage(cands, block_spans(page_text, blocks), len(next_blocks),
+            best = _unit_passage(cands, spans, len(next_blocks),
                                  unit_span, has, key)
     if best is None:
         best = max(cands, key=key)
