@@ -346,6 +346,7 @@ def search(folder, query, mode, granularity, top_k, doc_globs, cache_dir, data_d
     from .doc_pattern import match_docs, no_match_message
     from .library import Library
     from .search.service import SearchService
+    from .versions import version_groups
 
     doc_globs = tuple(relative_pattern(folder, g) for g in doc_globs)
 
@@ -355,9 +356,11 @@ def search(folder, query, mode, granularity, top_k, doc_globs, cache_dir, data_d
                          quiet=False, reading=True)
     lib = Library(folder, cache_dir)
     try:
-        known = [d.doc for d in lib.documents()]
+        infos = lib.documents()
     finally:
         lib.close()
+    known = [d.doc for d in infos]
+    groups = version_groups(infos)   # arXiv v5 / v7 of one paper: their hits fold
     if (summary.documents if summary is not None else len(known)) == 0:
         _fail(f"no PDF files in {folder} (pdftui looks for *.pdf below it)", 2, "folder")
     scope = set()   # the documents --doc names, by the rule of the query's doc: field
@@ -378,18 +381,30 @@ def search(folder, query, mode, granularity, top_k, doc_globs, cache_dir, data_d
             result = service.search_sync(q, mode=mode, granularity=granularity, top_k=top_k,
                                          docs=sorted(scope) or None)
             if as_json:
-                data = result.to_json()
-                for hit in data.get("hits", ()):
-                    hit["mark"], hit["note"] = marks.get(hit.get("doc"), ("none", ""))
-                click.echo(_dumps(data))
+                click.echo(_dumps(_result_json(result, marks, groups)))
             else:
                 if query == "-":   # many tables: say which query each answers
                     click.echo(clean_text(f"query: {q}"))
-                _print_result(result)
+                _print_result(result, groups)
     finally:
         close = getattr(service, "close", None)
         if close:
             close()
+
+
+def _result_json(result, marks: dict, groups: dict) -> dict:
+    """``search --json``'s object: :meth:`SearchResult.to_json` with, on every hit, its
+    document's ``mark`` and ``note`` (:func:`_marks`) and ``other_versions``: the hits of
+    other versions of its paper found at its place (:func:`pdftui.versions.other_versions`,
+    ``[{"rank", "doc", "version"}]``; [] for most hits). Every hit is kept: the table folds
+    them, a script decides."""
+    from .versions import other_versions
+
+    data = result.to_json()
+    for hit, others in zip(data.get("hits", ()), other_versions(result.hits, groups)):
+        hit["mark"], hit["note"] = marks.get(hit.get("doc"), ("none", ""))
+        hit["other_versions"] = others
+    return data
 
 
 def _shorten(s: str, n: int, pattern=None) -> str:
@@ -409,7 +424,11 @@ def _shorten(s: str, n: int, pattern=None) -> str:
     return s[: cut if cut > n // 2 else n] + " …"
 
 
-def _print_result(result) -> None:
+def _print_result(result, groups: dict) -> None:
+    """The text answer: the coverage head, notes and suggestions, then a table of the
+    hits in rank order, the hits of versions of one paper found at one place in one row
+    that names the versions ("versions v7 v5", :func:`pdftui.versions.fold_versions`),
+    numbered as the TUI numbers its rows."""
     from rich.console import Console
     from rich.table import Table
     from rich.text import Text
@@ -441,7 +460,10 @@ def _print_result(result) -> None:
     for col, kw in (("#", {"justify": "right", "width": 3}), ("kw", {"justify": "right", "width": 4}),
                     ("sem", {"justify": "right", "width": 4}), ("document / excerpt", {"ratio": 1})):
         table.add_column(col, **kw)
-    for h in data["hits"]:
+    from .versions import fold_versions
+
+    for shown, fold in enumerate(fold_versions(result.hits, groups), 1):
+        h = data["hits"][fold.hit]
         where = f"{h['doc']}  p.{h['page']}"
         if h.get("page_label") and h["page_label"] != str(h["page"]):
             where += f" ({h['page_label']})"
@@ -450,9 +472,11 @@ def _print_result(result) -> None:
         if h.get("ocr"):
             where += "  · OCR"
         body = Text(clean_text(where), style="bold")
+        if fold.versions:
+            body.append(clean_text(f"  · versions {' '.join(fold.versions)}"))
         body.append("\n" + _shorten(clean_text(h.get("excerpt") or ""), 320, pattern),
                     style="")
-        table.add_row(str(h["rank"]), str(h.get("keyword_rank") or "-"),
+        table.add_row(str(shown), str(h.get("keyword_rank") or "-"),
                       str(h.get("semantic_rank") or "-"), body)
     console.print(table)
 
