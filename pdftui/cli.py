@@ -759,9 +759,9 @@ def mark(folder, doc, mark, note, as_json, cache_dir, data_dir):
 
 @main.command()
 @click.argument("folder", type=click.Path())
-@click.argument("doc")
+@click.argument("doc", required=False)
 @click.option("--delete", "numbers", type=click.IntRange(min=1), multiple=True,
-              help="Delete clip N (its number in the list; repeatable); asks first.")
+              help="Delete clip N of DOC (its number in the list; repeatable); asks first.")
 @click.option("--yes", is_flag=True, help="With --delete: delete without asking.")
 @click.option("--json", "as_json", is_flag=True,
               help="Print the clips (and those deleted) as one JSON object.")
@@ -769,9 +769,16 @@ def mark(folder, doc, mark, note, as_json, cache_dir, data_dir):
 @_data_opt
 def clips(folder, doc, numbers, yes, as_json, cache_dir, data_dir):
     """List the passages clipped from DOC of FOLDER (numbered 1, 2, ...), or delete some
-    with --delete N (asked first, shown with their text; --yes skips the question)."""
+    with --delete N (asked first, shown with their text; --yes skips the question).
+    Without DOC: the clips of every document of FOLDER, under its name."""
     from .triage.store import TriageStoreError
 
+    if doc is None:
+        if numbers:
+            _fail("--delete needs DOC, the document whose clips to delete "
+                  "(`pdftui clips FOLDER` lists them under each document's name)")
+        _all_clips(folder, cache_dir, data_dir, as_json)
+        return
     doc, key = _doc_key(folder, cache_dir, doc)
     store = _triage_store(data_dir)
     try:
@@ -793,10 +800,40 @@ def clips(folder, doc, numbers, yes, as_json, cache_dir, data_dir):
         click.echo(clean_text(f"deleted {clip.page_ref}: {_shorten(clip.text, 60)}"), err=True)
     if not left:
         click.echo(clean_text(f"{doc}: no clips"))
-    for n, clip in enumerate(left, 1):
+    _print_clips(left)
+
+
+def _print_clips(clips: list) -> None:
+    """The clips numbered 1, 2, ... (the numbers ``--delete`` takes): "  1  p. 2 ·
+    section", then the text on one line (about 300 characters)."""
+    for n, clip in enumerate(clips, 1):
         where = clip.page_ref + (f" · {clip.section}" if clip.section else "")
         click.echo(clean_text(f"{n:>3}  {where}"))
         click.echo("     " + clean_text(_shorten(" ".join(clip.text.split()), 300)))
+
+
+def _all_clips(folder, cache_dir, data_dir, as_json: bool) -> None:
+    """``clips FOLDER``: each document with clips, in the folder's order, its name then
+    its clips as ``clips FOLDER DOC`` numbers them; a last line counts them. ``--json``:
+    ``{"documents": [{"doc", "clips": [...]}]}`` (documents without clips left out)."""
+    _root, rows = _folder_documents(folder, cache_dir, data_dir)
+    have = [(d.doc, list(t.clips)) for d, t in rows if t.clips]
+    if as_json:
+        click.echo(_dumps({"documents": [
+            {"doc": doc, "clips": [_clip_json(n, c) for n, c in enumerate(cs, 1)]}
+            for doc, cs in have]}))
+        return
+    if not have:
+        click.echo(clean_text(f"no clips in {folder}"))
+        return
+    for k, (doc, cs) in enumerate(have):
+        if k:
+            click.echo()
+        click.echo(clean_text(f"{doc} · {len(cs)} clip{'s' if len(cs) != 1 else ''}"))
+        _print_clips(cs)
+    total = sum(len(cs) for _doc, cs in have)
+    click.echo(f"\n{total} clip{'s' if total != 1 else ''} in {len(have)} "
+               f"document{'s' if len(have) != 1 else ''}")
 
 
 def _clip_json(number, clip) -> dict:
