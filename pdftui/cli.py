@@ -294,11 +294,16 @@ def _index_readable(cache_dir) -> bool:
 @main.command()
 @click.argument("folder", type=click.Path(), default=".")
 @_cache_opt
+@_data_opt
 @_model_opt
 @click.option("--no-embed", is_flag=True, help="Skip embeddings (keyword search only).")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object.")
-def index(folder, cache_dir, model, no_embed, as_json):
-    """Index FOLDER (recursively) into the shared cache and print a summary."""
+def index(folder, cache_dir, data_dir, model, no_embed, as_json):
+    """Index FOLDER (recursively) into the shared cache and print a summary.
+
+    Indexing needs no user data (marks, notes stay where they are); ``--data-dir`` is
+    accepted as by the other commands."""
+    del data_dir   # accepted so one set of options serves every command
     s = _run_index(folder, cache_dir, model, not no_embed)
     if as_json:
         click.echo(_dumps(s.to_json()))

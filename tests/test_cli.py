@@ -106,6 +106,18 @@ def test_index_logs_plain_progress_lines_when_stderr_is_not_a_terminal(small_fol
     assert json.loads(r.stdout)["indexed"] == 3
 
 
+def test_index_accepts_data_dir_as_every_command_does(small_folder, cache_dir, tmp_path):
+    """Fresh-user finding: ``index --data-dir`` was "no such option" while every other
+    command takes it; index needs no user data, so it accepts it and writes nothing there."""
+    data = tmp_path / "data"
+    r = _cli("index", small_folder, "--cache-dir", cache_dir, "--data-dir", data,
+             "--no-embed", "--json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["indexed"] == 3 and not data.exists()
+    r = _cli("index", "--help")
+    assert "--data-dir" in r.stdout and "needs no user data" in " ".join(r.stdout.split())
+
+
 def test_read_takes_paths_and_globs_and_says_when_a_title_is_ambiguous(small_folder, cache_dir):
     name = "arxiv-0908.0054-ultralight-bosonic-dark-matter-cmb.pdf"
     for doc in (str(small_folder / name), "arxiv-0908*"):
