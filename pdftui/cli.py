@@ -440,16 +440,18 @@ def _print_result(result, groups: dict) -> None:
 
     console = Console(highlight=False)
     data = result.to_json()
-    from .tui.render import field_note_removed, searched_text   # rich only, no Textual
+    from .tui.render import field_note_removed, fit_parts, searched_parts   # rich only
 
     cov = data["coverage"]
-    head = searched_text(cov, data["mode"])   # a doc: / year: field narrows and is named
-    head += f" · {data['mode']} · {data['elapsed_ms']:.0f} ms"
-    console.print(Text(head, style="dim"))
+    # a doc: / year: field narrows and is named; lines break between parts, never in one
+    head = [*searched_parts(cov, data["mode"]), data["mode"], f"{data['elapsed_ms']:.0f} ms"]
+    for line in fit_parts(head, console.width):
+        console.print(Text(line, style="dim"))
     weak = bool(data.get("weak") and data["hits"])
     note = field_note_removed(str(cov.get("note") or ""), cov)
     if note:   # a weak answer's note starts "no strong match: nearest pages"
-        console.print(Text(clean_text(note), style="bold" if weak else "dim"))
+        for line in fit_parts(clean_text(note).split("; "), console.width, "; "):
+            console.print(Text(line, style="bold" if weak else "dim"))
     elif weak:
         console.print(Text("no strong match: nearest pages", style="bold"))
     for word, alts in (data.get("suggestions") or {}).items():
@@ -463,7 +465,9 @@ def _print_result(result, groups: dict) -> None:
     pattern = terms_pattern(data.get("query") or "")
     table = Table(show_lines=True, expand=True)
     for col, kw in (("#", {"justify": "right", "width": 3}), ("kw", {"justify": "right", "width": 4}),
-                    ("sem", {"justify": "right", "width": 4}), ("document / excerpt", {"ratio": 1})):
+                    ("sem", {"justify": "right", "width": 4}),
+                    # a file name longer than the column folds onto the next line, never cut
+                    ("document / excerpt", {"ratio": 1, "overflow": "fold"})):
         table.add_column(col, **kw)
     from .versions import fold_versions
 

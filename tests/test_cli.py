@@ -329,3 +329,27 @@ def test_search_folds_versions_found_at_one_place_and_json_keeps_every_hit(tmp_p
     # rows are numbered 1, 2, ... as the TUI numbers them
     assert [line.split("│")[1].strip() for line in rows] == \
         [str(n) for n in range(1, len(rows) + 1)]
+
+
+def test_search_head_and_file_names_keep_whole_at_80_columns(tmp_path):
+    """Fresh-user finding: at 80 columns the coverage line broke inside its parts (a
+    query field split over two lines, a dangling "·") and a long file name was cut with
+    an ellipsis. Lines now break between parts, and the name folds whole."""
+    import shutil
+
+    from .conftest import corpus_pdf
+
+    long_name = "arxiv-0908.0054-ultralight-bosonic-dark-matter-cmb-a-rather-long-file-name.pdf"
+    (tmp_path / "papers").mkdir()
+    shutil.copy(corpus_pdf("arxiv-0908.0054-ultralight-bosonic-dark-matter-cmb.pdf"),
+                tmp_path / "papers" / long_name)
+    field = "doc:arxiv-0908.0054-ultralight* -doc:*refcard-a4* -doc:*speaker-verification*"
+    r = _cli("search", tmp_path / "papers", f"dark matter {field}", "--cache-dir",
+             tmp_path / "cache", "--mode", "keyword", "--top-k", "1", env={"COLUMNS": "80"})
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    head = lines[:next(i for i, ln in enumerate(lines) if ln.startswith("┏"))]
+    assert all(len(ln) <= 80 and not ln.endswith("·") for ln in head), head
+    assert any(field in ln for ln in head) and any("keyword" in ln for ln in head), head
+    cells = "".join(ln.split("│")[4].strip() for ln in lines if ln.count("│") == 5)
+    assert long_name in cells and "…" not in cells.split("p.1")[0], lines
