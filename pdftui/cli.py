@@ -294,11 +294,16 @@ def _index_readable(cache_dir) -> bool:
 @main.command()
 @click.argument("folder", type=click.Path(), default=".")
 @_cache_opt
+@_data_opt
 @_model_opt
 @click.option("--no-embed", is_flag=True, help="Skip embeddings (keyword search only).")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object.")
-def index(folder, cache_dir, model, no_embed, as_json):
-    """Index FOLDER (recursively) into the shared cache and print a summary."""
+def index(folder, cache_dir, data_dir, model, no_embed, as_json):
+    """Index FOLDER (recursively) into the shared cache and print a summary.
+
+    Indexing needs no user data (marks, notes stay where they are); ``--data-dir`` is
+    accepted as by the other commands."""
+    del data_dir   # accepted so one set of options serves every command
     s = _run_index(folder, cache_dir, model, not no_embed)
     if as_json:
         click.echo(_dumps(s.to_json()))
@@ -346,6 +351,7 @@ def search(folder, query, mode, granularity, top_k, doc_globs, cache_dir, data_d
     from .doc_pattern import match_docs, no_match_message
     from .library import Library
     from .search.service import SearchService
+    from .versions import version_groups
 
     doc_globs = tuple(relative_pattern(folder, g) for g in doc_globs)
 
@@ -355,9 +361,11 @@ def search(folder, query, mode, granularity, top_k, doc_globs, cache_dir, data_d
                          quiet=False, reading=True)
     lib = Library(folder, cache_dir)
     try:
-        known = [d.doc for d in lib.documents()]
+        infos = lib.documents()
     finally:
         lib.close()
+    known = [d.doc for d in infos]
+    groups = version_groups(infos)   # arXiv v5 / v7 of one paper: their hits fold
     if (summary.documents if summary is not None else len(known)) == 0:
         _fail(f"no PDF files in {folder} (pdftui looks for *.pdf below it)", 2, "folder")
     scope = set()   # the documents --doc names, by the rule of the query's doc: field
@@ -378,18 +386,30 @@ def search(folder, query, mode, granularity, top_k, doc_globs, cache_dir, data_d
             result = service.search_sync(q, mode=mode, granularity=granularity, top_k=top_k,
                                          docs=sorted(scope) or None)
             if as_json:
-                data = result.to_json()
-                for hit in data.get("hits", ()):
-                    hit["mark"], hit["note"] = marks.get(hit.get("doc"), ("none", ""))
-                click.echo(_dumps(data))
+                click.echo(_dumps(_result_json(result, marks, groups)))
             else:
                 if query == "-":   # many tables: say which query each answers
                     click.echo(clean_text(f"query: {q}"))
-                _print_result(result)
+                _print_result(result, groups)
     finally:
         close = getattr(service, "close", None)
         if close:
             close()
+
+
+def _result_json(result, marks: dict, groups: dict) -> dict:
+    """``search --json``'s object: :meth:`SearchResult.to_json` with, on every hit, its
+    document's ``mark`` and ``note`` (:func:`_marks`) and ``other_versions``: the hits of
+    other versions of its paper found at its place (:func:`pdftui.versions.other_versions`,
+    ``[{"rank", "doc", "version"}]``; [] for most hits). Every hit is kept: the table folds
+    them, a script decides."""
+    from .versions import other_versions
+
+    data = result.to_json()
+    for hit, others in zip(data.get("hits", ()), other_versions(result.hits, groups)):
+        hit["mark"], hit["note"] = marks.get(hit.get("doc"), ("none", ""))
+        hit["other_versions"] = others
+    return data
 
 
 def _shorten(s: str, n: int, pattern=None) -> str:
@@ -409,23 +429,29 @@ def _shorten(s: str, n: int, pattern=None) -> str:
     return s[: cut if cut > n // 2 else n] + " …"
 
 
-def _print_result(result) -> None:
+def _print_result(result, groups: dict) -> None:
+    """The text answer: the coverage head, notes and suggestions, then a table of the
+    hits in rank order, the hits of versions of one paper found at one place in one row
+    that names the versions ("versions v7 v5", :func:`pdftui.versions.fold_versions`),
+    numbered as the TUI numbers its rows."""
     from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
     console = Console(highlight=False)
     data = result.to_json()
-    from .tui.render import field_note_removed, searched_text   # rich only, no Textual
+    from .tui.render import field_note_removed, fit_parts, searched_parts   # rich only
 
     cov = data["coverage"]
-    head = searched_text(cov, data["mode"])   # a doc: / year: field narrows and is named
-    head += f" · {data['mode']} · {data['elapsed_ms']:.0f} ms"
-    console.print(Text(head, style="dim"))
+    # a doc: / year: field narrows and is named; lines break between parts, never in one
+    head = [*searched_parts(cov, data["mode"]), data["mode"], f"{data['elapsed_ms']:.0f} ms"]
+    for line in fit_parts(head, console.width):
+        console.print(Text(line, style="dim"))
     weak = bool(data.get("weak") and data["hits"])
     note = field_note_removed(str(cov.get("note") or ""), cov)
     if note:   # a weak answer's note starts "no strong match: nearest pages"
-        console.print(Text(clean_text(note), style="bold" if weak else "dim"))
+        for line in fit_parts(clean_text(note).split("; "), console.width, "; "):
+            console.print(Text(line, style="bold" if weak else "dim"))
     elif weak:
         console.print(Text("no strong match: nearest pages", style="bold"))
     for word, alts in (data.get("suggestions") or {}).items():
@@ -439,9 +465,14 @@ def _print_result(result) -> None:
     pattern = terms_pattern(data.get("query") or "")
     table = Table(show_lines=True, expand=True)
     for col, kw in (("#", {"justify": "right", "width": 3}), ("kw", {"justify": "right", "width": 4}),
-                    ("sem", {"justify": "right", "width": 4}), ("document / excerpt", {"ratio": 1})):
+                    ("sem", {"justify": "right", "width": 4}),
+                    # a file name longer than the column folds onto the next line, never cut
+                    ("document / excerpt", {"ratio": 1, "overflow": "fold"})):
         table.add_column(col, **kw)
-    for h in data["hits"]:
+    from .versions import fold_versions
+
+    for shown, fold in enumerate(fold_versions(result.hits, groups), 1):
+        h = data["hits"][fold.hit]
         where = f"{h['doc']}  p.{h['page']}"
         if h.get("page_label") and h["page_label"] != str(h["page"]):
             where += f" ({h['page_label']})"
@@ -450,9 +481,11 @@ def _print_result(result) -> None:
         if h.get("ocr"):
             where += "  · OCR"
         body = Text(clean_text(where), style="bold")
+        if fold.versions:
+            body.append(clean_text(f"  · versions {' '.join(fold.versions)}"))
         body.append("\n" + _shorten(clean_text(h.get("excerpt") or ""), 320, pattern),
                     style="")
-        table.add_row(str(h["rank"]), str(h.get("keyword_rank") or "-"),
+        table.add_row(str(shown), str(h.get("keyword_rank") or "-"),
                       str(h.get("semantic_rank") or "-"), body)
     console.print(table)
 
@@ -735,9 +768,9 @@ def mark(folder, doc, mark, note, as_json, cache_dir, data_dir):
 
 @main.command()
 @click.argument("folder", type=click.Path())
-@click.argument("doc")
+@click.argument("doc", required=False)
 @click.option("--delete", "numbers", type=click.IntRange(min=1), multiple=True,
-              help="Delete clip N (its number in the list; repeatable); asks first.")
+              help="Delete clip N of DOC (its number in the list; repeatable); asks first.")
 @click.option("--yes", is_flag=True, help="With --delete: delete without asking.")
 @click.option("--json", "as_json", is_flag=True,
               help="Print the clips (and those deleted) as one JSON object.")
@@ -745,9 +778,16 @@ def mark(folder, doc, mark, note, as_json, cache_dir, data_dir):
 @_data_opt
 def clips(folder, doc, numbers, yes, as_json, cache_dir, data_dir):
     """List the passages clipped from DOC of FOLDER (numbered 1, 2, ...), or delete some
-    with --delete N (asked first, shown with their text; --yes skips the question)."""
+    with --delete N (asked first, shown with their text; --yes skips the question).
+    Without DOC: the clips of every document of FOLDER, under its name."""
     from .triage.store import TriageStoreError
 
+    if doc is None:
+        if numbers:
+            _fail("--delete needs DOC, the document whose clips to delete "
+                  "(`pdftui clips FOLDER` lists them under each document's name)")
+        _all_clips(folder, cache_dir, data_dir, as_json)
+        return
     doc, key = _doc_key(folder, cache_dir, doc)
     store = _triage_store(data_dir)
     try:
@@ -769,10 +809,40 @@ def clips(folder, doc, numbers, yes, as_json, cache_dir, data_dir):
         click.echo(clean_text(f"deleted {clip.page_ref}: {_shorten(clip.text, 60)}"), err=True)
     if not left:
         click.echo(clean_text(f"{doc}: no clips"))
-    for n, clip in enumerate(left, 1):
+    _print_clips(left)
+
+
+def _print_clips(clips: list) -> None:
+    """The clips numbered 1, 2, ... (the numbers ``--delete`` takes): "  1  p. 2 ·
+    section", then the text on one line (about 300 characters)."""
+    for n, clip in enumerate(clips, 1):
         where = clip.page_ref + (f" · {clip.section}" if clip.section else "")
         click.echo(clean_text(f"{n:>3}  {where}"))
         click.echo("     " + clean_text(_shorten(" ".join(clip.text.split()), 300)))
+
+
+def _all_clips(folder, cache_dir, data_dir, as_json: bool) -> None:
+    """``clips FOLDER``: each document with clips, in the folder's order, its name then
+    its clips as ``clips FOLDER DOC`` numbers them; a last line counts them. ``--json``:
+    ``{"documents": [{"doc", "clips": [...]}]}`` (documents without clips left out)."""
+    _root, rows = _folder_documents(folder, cache_dir, data_dir)
+    have = [(d.doc, list(t.clips)) for d, t in rows if t.clips]
+    if as_json:
+        click.echo(_dumps({"documents": [
+            {"doc": doc, "clips": [_clip_json(n, c) for n, c in enumerate(cs, 1)]}
+            for doc, cs in have]}))
+        return
+    if not have:
+        click.echo(clean_text(f"no clips in {folder}"))
+        return
+    for k, (doc, cs) in enumerate(have):
+        if k:
+            click.echo()
+        click.echo(clean_text(f"{doc} · {len(cs)} clip{'s' if len(cs) != 1 else ''}"))
+        _print_clips(cs)
+    total = sum(len(cs) for _doc, cs in have)
+    click.echo(f"\n{total} clip{'s' if total != 1 else ''} in {len(have)} "
+               f"document{'s' if len(have) != 1 else ''}")
 
 
 def _clip_json(number, clip) -> dict:

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
 from pdftui.index import index_folder
 
 
-def _cli(*args, input=None):
+def _cli(*args, input=None, env=None):
     return subprocess.run([sys.executable, "-m", "pdftui.cli", *map(str, args)],
-                          capture_output=True, text=True, input=input, timeout=300)
+                          capture_output=True, text=True, input=input, timeout=300,
+                          env={**os.environ, **env} if env else None)
 
 
 def test_search_answers_at_once_with_what_is_embedded(small_folder, cache_dir):
@@ -102,6 +104,18 @@ def test_index_logs_plain_progress_lines_when_stderr_is_not_a_terminal(small_fol
     assert r.returncode == 0, r.stderr
     assert "pdftui: extracted" in r.stderr and "\x1b" not in r.stderr
     assert json.loads(r.stdout)["indexed"] == 3
+
+
+def test_index_accepts_data_dir_as_every_command_does(small_folder, cache_dir, tmp_path):
+    """Fresh-user finding: ``index --data-dir`` was "no such option" while every other
+    command takes it; index needs no user data, so it accepts it and writes nothing there."""
+    data = tmp_path / "data"
+    r = _cli("index", small_folder, "--cache-dir", cache_dir, "--data-dir", data,
+             "--no-embed", "--json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["indexed"] == 3 and not data.exists()
+    r = _cli("index", "--help")
+    assert "--data-dir" in r.stdout and "needs no user data" in " ".join(r.stdout.split())
 
 
 def test_read_takes_paths_and_globs_and_says_when_a_title_is_ambiguous(small_folder, cache_dir):
@@ -276,3 +290,66 @@ def test_a_long_excerpt_is_shown_from_the_sentence_that_matched():
     assert _shorten(text, 320).startswith("Our implementation")   # no query: the start
     near = _shorten(text, 320, terms_pattern("ImageNet crop"))    # matched early: as before
     assert near.startswith("Our implementation") and near.endswith(" …")
+
+
+ATTENTION_V5 = "arxiv-1706.03762v5-attention-is-all-you-need.pdf"
+ATTENTION_V7 = "arxiv-1706.03762v7-attention-is-all-you-need.pdf"
+
+
+def test_search_folds_versions_found_at_one_place_and_json_keeps_every_hit(tmp_path):
+    """arXiv v5 and v7 of one paper hit on the same page: the table shows one row naming
+    both versions (as the TUI does); --json keeps both hits, each naming the other."""
+    from .conftest import copy_docs
+
+    folder = copy_docs(tmp_path / "papers", [ATTENTION_V5, ATTENTION_V7])
+    cache = tmp_path / "cache"
+    args = ("search", folder, "scaled dot-product attention", "--cache-dir", cache,
+            "--mode", "keyword", "--top-k", "6")
+    r = _cli(*args, "--json")
+    assert r.returncode == 0, r.stderr
+    hits = json.loads(r.stdout)["hits"]
+    assert len(hits) == 6
+    by_place: dict[int, list[dict]] = {}
+    for h in hits:
+        by_place.setdefault(h["page"], []).append(h)
+    pairs = [hs for hs in by_place.values() if len(hs) == 2]
+    assert pairs, [(h["doc"], h["page"]) for h in hits]
+    for a, b in pairs:
+        assert a["other_versions"] == [{"rank": b["rank"], "doc": b["doc"],
+                                        "version": "v7" if "v7" in b["doc"] else "v5"}]
+        assert b["other_versions"][0]["rank"] == a["rank"]
+    r = _cli(*args, env={"COLUMNS": "200"})
+    assert r.returncode == 0, r.stderr
+    rows = [line for line in r.stdout.splitlines() if " p." in line]
+    assert len(rows) == 6 - len(pairs)
+    folded = [line for line in rows if "versions v" in line]
+    assert len(folded) == len(pairs)
+    assert all("v5" in line.split("versions")[1] and "v7" in line.split("versions")[1]
+               for line in folded)
+    # rows are numbered 1, 2, ... as the TUI numbers them
+    assert [line.split("│")[1].strip() for line in rows] == \
+        [str(n) for n in range(1, len(rows) + 1)]
+
+
+def test_search_head_and_file_names_keep_whole_at_80_columns(tmp_path):
+    """Fresh-user finding: at 80 columns the coverage line broke inside its parts (a
+    query field split over two lines, a dangling "·") and a long file name was cut with
+    an ellipsis. Lines now break between parts, and the name folds whole."""
+    import shutil
+
+    from .conftest import corpus_pdf
+
+    long_name = "arxiv-0908.0054-ultralight-bosonic-dark-matter-cmb-a-rather-long-file-name.pdf"
+    (tmp_path / "papers").mkdir()
+    shutil.copy(corpus_pdf("arxiv-0908.0054-ultralight-bosonic-dark-matter-cmb.pdf"),
+                tmp_path / "papers" / long_name)
+    field = "doc:arxiv-0908.0054-ultralight* -doc:*refcard-a4* -doc:*speaker-verification*"
+    r = _cli("search", tmp_path / "papers", f"dark matter {field}", "--cache-dir",
+             tmp_path / "cache", "--mode", "keyword", "--top-k", "1", env={"COLUMNS": "80"})
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    head = lines[:next(i for i, ln in enumerate(lines) if ln.startswith("┏"))]
+    assert all(len(ln) <= 80 and not ln.endswith("·") for ln in head), head
+    assert any(field in ln for ln in head) and any("keyword" in ln for ln in head), head
+    cells = "".join(ln.split("│")[4].strip() for ln in lines if ln.count("│") == 5)
+    assert long_name in cells and "…" not in cells.split("p.1")[0], lines

@@ -185,3 +185,38 @@ def test_clips_are_listed_and_deleted_only_when_asked_for(folder, tmp_path):
     with TriageStore(data) as store:
         assert [c.text for c in store.get(DocKey.of(folder, ATTENTION)).clips] == [
             "The second passage."]
+
+
+def test_clips_without_doc_lists_every_documents_clips(folder, tmp_path):
+    """Fresh-user finding: ``pdftui clips FOLDER`` asked for a DOC. Without one it lists
+    the clips of every document under its name (numbered as ``clips FOLDER DOC`` numbers
+    them); ``--delete`` still needs DOC."""
+    from pdftui.triage.store import Clip, DocKey, TriageStore
+
+    data, cache = tmp_path / "data", tmp_path / "cache"
+    base = ("--cache-dir", cache, "--data-dir", data)
+    r = _run("clips", folder, *base)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == f"no clips in {folder}"
+    with TriageStore(data) as store:
+        store.add_clip(DocKey.of(folder, ATTENTION),
+                       Clip("The first passage.", 2, "2", "1 Introduction"))
+        store.add_clip(DocKey.of(folder, ATTENTION), Clip("The second passage.", 3, "iii", ""))
+        store.add_clip(DocKey.of(folder, ECAPA), Clip("An ECAPA passage.", 1, "1", ""))
+    r = _run("clips", folder, *base)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines() == [
+        f"{ATTENTION} · 2 clips", "  1  p. 2 · 1 Introduction", "     The first passage.",
+        "  2  p. iii", "     The second passage.", "",
+        f"{ECAPA} · 1 clip", "  1  p. 1", "     An ECAPA passage.", "",
+        "3 clips in 2 documents"]
+    r = _run("clips", folder, "--json", *base)
+    assert r.returncode == 0, r.stderr
+    docs = json.loads(r.stdout)["documents"]
+    assert [(d["doc"], [c["number"] for c in d["clips"]]) for d in docs] == [
+        (ATTENTION, [1, 2]), (ECAPA, [1])]
+    assert docs[1]["clips"][0]["text"] == "An ECAPA passage."
+    r = _run("clips", folder, "--delete", "1", "--yes", *base)
+    assert r.returncode == 2 and "--delete needs DOC" in r.stderr
+    with TriageStore(data) as store:
+        assert len(store.get(DocKey.of(folder, ATTENTION)).clips) == 2

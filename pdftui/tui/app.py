@@ -39,11 +39,11 @@ from textual.worker import Worker, WorkerState
 
 from ..errors import CacheError, user_message
 from ..text import clean_text
+from ..versions import version_groups
 from .actions import (OPENERS, bindings, full_keymap, help_groups, key_label,
                       palette_actions)
 from .compare_view import CompareScreen, hit_key
 from .corpus_pane import CorpusPane, DocList, title_keys
-from .hit_rows import version_groups
 from .data import LibraryGate
 from .failures import FailureHandler
 from .dialogs import ConfirmQuitScreen

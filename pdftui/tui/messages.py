@@ -45,7 +45,7 @@ class IndexFinished(Message):
 class DocumentsLoaded(Message):
     """The documents of the folder as the cache knows them (``DocumentInfo`` list), with
     the name shown for each (``title_keys``) and their version groups
-    (``hit_rows.version_groups``) when the loader computed them off the UI thread."""
+    (``pdftui.versions.version_groups``) when the loader computed them off the UI thread."""
 
     documents: list = field(default_factory=list)
     names: dict | None = None
@@ -54,7 +54,7 @@ class DocumentsLoaded(Message):
 
 @dataclass
 class DocumentVersions(Message):
-    """The version groups (``hit_rows.version_groups``) of a document list just loaded."""
+    """The version groups (``pdftui.versions.version_groups``) of a document list just loaded."""
 
     documents: list = field(default_factory=list)
     versions: dict = field(default_factory=dict)

@@ -81,8 +81,8 @@ def page_ref(page: int | None, label: str | None) -> str:
     return f"{page} ({label})" if label and label != str(page) else str(page)
 
 
-def searched_text(coverage: dict, mode: str, scope: str = "") -> str:
-    """"searched 4 of 105 · doc:attention · semantic 4 of 4" (" · scope: marked keep"
+def searched_parts(coverage: dict, mode: str, scope: str = "") -> list[str]:
+    """["searched 4 of 105", "doc:attention", "semantic 4 of 4"] (then "scope: marked keep"
     after the field when ``scope`` is given): the documents a search
     covered, from its ``coverage`` (:meth:`pdftui.search.service.Engine.coverage`, tolerant
     of keys missing). A query field (``doc:``, ``year:``...) narrows "searched" to the
@@ -105,7 +105,28 @@ def searched_text(coverage: dict, mode: str, scope: str = "") -> str:
     parts = [f"searched {searched} of {total}", *filter(None, [*named, scope])]
     if mode != "keyword":
         parts.append(semantic)
-    return " · ".join(parts)
+    return parts
+
+
+def searched_text(coverage: dict, mode: str, scope: str = "") -> str:
+    """:func:`searched_parts` joined with " · "."""
+    return " · ".join(searched_parts(coverage, mode, scope))
+
+
+def fit_parts(parts: list[str], width: int, sep: str = " · ") -> list[str]:
+    """``parts`` joined by ``sep`` into lines of at most ``width`` terminal columns (wide
+    characters count two), a line broken
+    only between two parts (the separator ends none: "…semantic 4 of 4 ·" / "hybrid"
+    never happens); a part wider than ``width`` has a line of its own."""
+    from rich.cells import cell_len
+
+    lines: list[str] = []
+    for part in filter(None, parts):
+        if lines and cell_len(lines[-1]) + cell_len(sep) + cell_len(part) <= width:
+            lines[-1] += sep + part
+        else:
+            lines.append(part)
+    return lines
 
 
 def field_note_removed(note: str, coverage: dict) -> str:

@@ -22,7 +22,8 @@ from textual.widgets import DataTable, Static
 from ..text import clean_text
 from .actions import bindings
 from .explain import arms_line
-from .hit_rows import Row, flat_rows, group_key, grouped_rows, version_groups
+from ..versions import version_groups
+from .hit_rows import Row, flat_rows, group_key, grouped_rows
 from .messages import HitHighlighted, OpenHit, PaneFocused
 from .render import coverage_line, highlight, literal, page_ref, terms_pattern
 
@@ -195,7 +196,7 @@ class ResultsPane(Vertical):
     def set_documents(self, documents: list, names: dict[str, str],
                       versions: dict | None = None) -> None:
         """Name documents by ``names`` (doc -> title shown) and know their metadata and
-        versions (``DocumentInfo`` list; ``versions`` is :func:`.hit_rows.version_groups`
+        versions (``DocumentInfo`` list; ``versions`` is :func:`pdftui.versions.version_groups`
         of them when the caller has it, computed here otherwise)."""
         self.infos = {d.doc: d for d in documents}
         self.versions = versions if versions is not None else version_groups(documents)
@@ -205,7 +206,7 @@ class ResultsPane(Vertical):
                 self._rebuild_keep_cursor()
 
     def set_versions(self, versions: dict) -> None:
-        """Fold hits by ``versions`` (:func:`.hit_rows.version_groups` of the documents)."""
+        """Fold hits by ``versions`` (:func:`pdftui.versions.version_groups` of the documents)."""
         if versions != self.versions:
             self.versions = versions
             if self.result is not None:

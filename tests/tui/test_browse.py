@@ -8,7 +8,8 @@ from types import SimpleNamespace
 from pdftui.tui.corpus_pane import (CorpusPane, DocList, doc_columns, sort_documents,
                                     title_keys)
 from pdftui.search.service import Hit, SearchResult
-from pdftui.tui.hit_rows import flat_rows, grouped_rows, version_groups
+from pdftui.tui.hit_rows import flat_rows, grouped_rows
+from pdftui.versions import version_groups
 from pdftui.tui.reader_pane import ReaderBody, ReaderPane, TocList
 from pdftui.tui.results_pane import HitTable, ResultsPane, leaf_first
 
@@ -197,7 +198,7 @@ def test_versions_of_one_paper_share_a_row():
 def test_version_of_reads_new_and_old_arxiv_names():
     """The paper key and version of a file name (a quick look for "NNNNNNNvN" /
     "NNNN.NNNNNvN" comes before the full pattern: the same answers, 20x faster)."""
-    from pdftui.tui.hit_rows import version_of
+    from pdftui.versions import version_of
 
     assert version_of("lib/arxiv-1706.03762v5-attention.pdf") == ("1706.03762", "v5")
     assert version_of("2101.00001V12.pdf") == ("2101.00001", "v12")

@@ -1,0 +1,40 @@
+"""Versions of one paper and their hits folded (pdftui.versions: shared by the TUI's rows
+and `pdftui search`)."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from pdftui.search.service import Hit
+from pdftui.versions import fold_versions, other_versions, version_groups
+
+V5 = "arxiv-1706.03762v5-attention.pdf"
+V7 = "arxiv-1706.03762v7-attention.pdf"
+
+
+def _hit(doc: str, page: int, rank: int, section: str | None = None) -> Hit:
+    return Hit(rank, doc, page, str(page), 1.0 / (60 + rank), None, None, "",
+               section=section)
+
+
+def _groups():
+    return version_groups([SimpleNamespace(doc=d, title="Attention Is All You Need")
+                           for d in (V5, V7)])
+
+
+def test_hits_of_versions_at_one_place_fold_and_name_each_other():
+    hits = [_hit(V7, 4, 1), _hit("other.pdf", 4, 2), _hit(V5, 4, 3), _hit(V5, 9, 4)]
+    folds = fold_versions(hits, _groups())
+    assert [(f.hit, f.folded, f.versions) for f in folds] == [
+        (0, [2], ["v7", "v5"]), (1, [], []), (3, [], [])]
+    others = other_versions(hits, _groups())
+    assert others[0] == [{"rank": 3, "doc": V5, "version": "v5"}]
+    assert others[2] == [{"rank": 1, "doc": V7, "version": "v7"}]
+    assert others[1] == [] and others[3] == []
+
+
+def test_section_hits_fold_only_under_one_section_title():
+    """A section hit's place is its page and its title, as the TUI compares them."""
+    hits = [_hit(V7, 4, 1, "Attention"), _hit(V5, 4, 2, "3.2 Attention"),
+            _hit(V5, 5, 3, "Training"), _hit(V7, 5, 4, "Training")]
+    assert [f.versions for f in fold_versions(hits, _groups())] == [[], [], ["v5", "v7"]]
