@@ -16,6 +16,7 @@ Units: pages are 1-based; ``y`` and bboxes are PDF points from the top of the pa
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 from difflib import SequenceMatcher
@@ -71,6 +72,11 @@ def _block_matches_title(block_text: str, title_sq: str, strict: bool = False) -
         return False
     if head.startswith(title_sq):
         return True
+    # the block's own number dropped from the outline ("C.1 Preliminaries" for
+    # "Preliminaries")
+    own = squash_title(strip_number(block_text[: 2 * len(title_sq) + 40]))
+    if len(title_sq) >= 4 and own.startswith(title_sq):
+        return True
     if strict:
         return False
     # the title minus its numbering ("Attention" for "3.2 Attention"), when the number
@@ -87,10 +93,13 @@ def _block_matches_title(block_text: str, title_sq: str, strict: bool = False) -
 def _locate(page: Page, entry: OutlineEntry) -> int:
     """Block index on ``page`` where heading ``entry`` starts (may be ``len(blocks)``).
 
-    Order of preference: (1) a block near ``y`` whose text starts with the title;
-    (2) when ``y`` is given, the first block in reading order that contains ``y`` or
-    starts at/after ``y - Y_SLACK``, choosing among those the geometrically nearest;
-    (3) any block on the page starting with the title; (4) the start of the page.
+    Order of preference: (1) a block near ``y`` whose text starts with the title, else
+    the block holding ``(x, y)`` when ``x`` is given; (2) a block starting with the title
+    within 120 points of ``y``, or anywhere on the page when ``y`` lies in no block
+    (texinfo manuals point bookmarks at the page's top) and the block starts with the
+    title itself (its own number aside); (3) the first block in reading order that
+    contains ``y`` or starts at/after ``y - Y_SLACK``, the geometrically nearest; (4)
+    without ``y``, any block on the page starting with the title; (5) the page's start.
     """
     blocks = page.blocks
     if not blocks:
@@ -118,11 +127,15 @@ def _locate(page: Page, entry: OutlineEntry) -> int:
         for i in near:
             if _block_matches_title(blocks[i].text, title_sq):
                 return i
+        containing = [i for i in near if blocks[i].y0 - Y_SLACK <= y <= blocks[i].y1]
         for strict in (True, False):
             for i, b in enumerate(blocks):
-                if _block_matches_title(b.text, title_sq, strict) and abs(b.y0 - y) < 120:
-                    return i
-        containing = [i for i in near if blocks[i].y0 - Y_SLACK <= y <= blocks[i].y1]
+                # a destination in no block (a bookmark at the page's top, as texinfo
+                # manuals make them) says nothing: a block starting with the title does
+                if _block_matches_title(b.text, title_sq, strict) and (
+                        abs(b.y0 - y) < 120 or (strict and not containing)):
+                    # with its number when printed apart above it ("Chapter 1")
+                    return i - 1 if i and is_number_only(blocks[i - 1].text) else i
         if containing:
             return containing[0]
         below = [i for i, b in enumerate(blocks) if b.y0 >= y - Y_SLACK]
@@ -346,9 +359,27 @@ def section_path_at(sections: list[Section], page: int, block: int) -> str:
 
 
 def _usable_outline(extraction: Extraction) -> list[OutlineEntry]:
+    """The outline's entries on pages of the document with a title. An entry sharing
+    its destination point with another entry of its page (texinfo manuals point every
+    bookmark at the page's top) is placed by its title when a block of the page starts
+    with it: the point tells the entries apart no more."""
     n = extraction.page_count or len(extraction.pages)
     entries = [e for e in extraction.outline if 1 <= e.page <= n and e.title.strip()]
-    return entries
+    seen: dict[tuple, int] = {}
+    for e in entries:
+        if e.y is not None:
+            seen[(e.page, e.x, e.y)] = seen.get((e.page, e.x, e.y), 0) + 1
+    pages = {p.number: p for p in extraction.pages}
+    return [dataclasses.replace(e, y=None, x=None)
+            if e.y is not None and seen[(e.page, e.x, e.y)] > 1
+            and _titled_on(pages.get(e.page), e.title) else e for e in entries]
+
+
+def _titled_on(page: Page | None, title: str) -> bool:
+    """Does a block of ``page`` start with ``title`` itself (its own number aside)?"""
+    title_sq = squash_title(title)
+    return page is not None and any(_block_matches_title(b.text, title_sq, strict=True)
+                                    for b in page.blocks)
 
 
 def sections_for(extraction: Extraction) -> list[Section]:

@@ -350,3 +350,36 @@ def test_outline_sections_and_detected_sections_hold_their_invariants(name):
     detected = build_sections(ex.pages, detect_headings(ex.pages), "detected")
     assert detected
     assert_sections_well_formed(detected)
+
+
+R_INTRO = CORPUS / "debian-r-intro.pdf"
+DEV_REF = CORPUS / "debian-developers-reference.pdf"
+
+
+@needs_shared(R_INTRO)
+def test_bookmarks_sharing_the_page_top_are_placed_by_their_titles():
+    """R's manual points the bookmarks "C The command-line editor", "Preliminaries" and
+    "Editing actions" all at the top of p. 106. "Editing actions" started at "Appendix
+    C" (and held "C.1 Preliminaries" and its text), "Preliminaries" was empty. Entries
+    sharing a point are placed by the block starting with their title, its number
+    ("C.2") aside; a bookmark at the page's top pointing at no block, too ("4.1 A
+    specific example", p. 23)."""
+    flat = {s.title: " ".join(s.text.split()) for s in sections_for(load(R_INTRO))}
+    assert flat["Editing actions"].startswith(
+        "C.2 Editing actions The R program keeps a history of the command lines")
+    assert flat["Preliminaries"].startswith("C.1 Preliminaries When the GNU readline")
+    assert flat["C The command-line editor"].startswith("Appendix C The command-line")
+    assert flat["A specific example"].startswith("4.1 A specific example Suppose")
+
+
+@needs_shared(DEV_REF)
+def test_a_numbered_heading_wins_over_a_paragraph_opening_with_its_title():
+    """The Developer's Reference's "fakeroot" bookmark points at "9.1.3 fakeroot"; the
+    paragraph under it opens "fakeroot simulates root privileges", which started the
+    section, leaving its heading at the end of the previous one."""
+    secs = sections_for(load(DEV_REF))
+    flat = {s.title: " ".join(s.text.split()) for s in secs}
+    assert flat["fakeroot"].startswith("9.1.3 fakeroot fakeroot simulates")
+    before = secs[[s.title for s in secs].index("fakeroot") - 1]
+    assert "9.1.3 fakeroot" not in " ".join(before.text.split())
+    assert flat["Security Advisories"].startswith("5.8.5.3 Security Advisories")
