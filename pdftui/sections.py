@@ -48,6 +48,8 @@ FRONT_MATTER = "(front matter)"
 #: LaTeX/hyperref anchors sit a few points above the heading's glyphs (baselineskip).
 Y_SLACK = 14.0
 X_SLACK = 4.0
+#: A destination this close (points) to a block's bottom lies on its last line.
+LAST_LINE = 6.0
 
 # --------------------------------------------------------------------------------------
 # build_sections
@@ -123,7 +125,7 @@ def _locate(page: Page, entry: OutlineEntry) -> int:
                 if _block_matches_title(blocks[i].text, title_sq):
                     return i
             if at and not any(_block_matches_title(blocks[i].text, title_sq) for i in near):
-                return at[0]
+                return _after_last_line(blocks, at[0], y)
         for i in near:
             if _block_matches_title(blocks[i].text, title_sq):
                 return i
@@ -147,6 +149,19 @@ def _locate(page: Page, entry: OutlineEntry) -> int:
             if _block_matches_title(b.text, title_sq, strict):
                 return i
     return 0
+
+
+def _after_last_line(blocks: list, i: int, y: float) -> int:
+    """``i``, or the next block when the destination ``y`` lies on block ``i``'s last
+    line and the next block (more than a page number) starts just below it: an anchor
+    set after a paragraph (an unprinted "References" heading over a reference list)
+    points at what follows."""
+    b = blocks[i]
+    if i + 1 < len(blocks) and y > b.y1 - LAST_LINE and \
+            b.y1 - Y_SLACK <= blocks[i + 1].y0 <= b.y1 + 60 and \
+            len(blocks[i + 1].text.strip()) >= 20:   # not a page number below the column
+        return i + 1
+    return i
 
 
 def split_at_heading(page: Page, b: int, title: str) -> bool:

@@ -516,3 +516,20 @@ def test_a_page_found_by_meaning_shows_the_section_opening_under_its_best_unit()
         _i, got = choose(blocks, q, unit_span=unit, page_text=text, section_starts=starts,
                          section_titles=_titles(name, page))
         assert got.startswith(want), (name, got[:60])
+
+
+def test_a_reference_list_without_its_heading_is_no_section_opening_to_show():
+    """The ULBDM paper does not print its "References" heading: the section opens on
+    "[1] Hu W., ...". A page found by meaning only whose best embedding unit lies in that
+    list showed the list as the opening under the unit; the section's title says it is an
+    aside, as a printed "References" heading does, so the conclusions' opening is shown."""
+    name, page = "arxiv-0908.0054-ultralight-bosonic-dark-matter-cmb.pdf", 4
+    blocks, starts = _page(name, page)
+    titles = _titles(name, page)
+    ref = next(j for j, t in titles.items() if t == "References")
+    assert blocks[ref].startswith("[1] Hu W.")
+    text = "\n".join(blocks)
+    unit = block_spans(text, blocks)[ref + 2]
+    _i, got = choose(blocks, parse_query("zzzq"), unit_span=unit, page_text=text,
+                     section_starts=starts, section_titles=titles)
+    assert got.startswith("IV. CONCLUSIONS A universe dominated"), got[:60]

@@ -383,3 +383,15 @@ def test_a_numbered_heading_wins_over_a_paragraph_opening_with_its_title():
     before = secs[[s.title for s in secs].index("fakeroot") - 1]
     assert "9.1.3 fakeroot" not in " ".join(before.text.split())
     assert flat["Security Advisories"].startswith("5.8.5.3 Security Advisories")
+
+
+@needs_shared(CORPUS / "arxiv-0908.0054-ultralight-bosonic-dark-matter-cmb.pdf")
+def test_a_bookmark_on_a_paragraphs_last_line_points_at_what_follows():
+    """The ULBDM paper's "References" bookmark (its heading is not printed) points at the
+    last line of the conclusions' second paragraph: the reference list started with that
+    paragraph. A destination on a block's last line, with a block (not a page number)
+    just below, starts the section at that next block."""
+    secs = sections_for(load(CORPUS / "arxiv-0908.0054-ultralight-bosonic-dark-matter-cmb.pdf"))
+    flat = {s.title: " ".join(s.text.split()) for s in secs}
+    assert flat["References"].startswith("[1] Hu W., Barkana, R.")
+    assert "We have shown that the effect of Reionzation" in flat["Conclusions"]

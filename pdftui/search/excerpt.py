@@ -505,7 +505,8 @@ def passage_text(p: Passage, blocks: Sequence[str]) -> str:
 
 def defining(cands: Sequence[Passage], blocks: Sequence[str],
              section_starts: Collection[int] = (), opens_in: str = "",
-             abstract_only: bool = False, unit_block: int | None = None) -> Passage | None:
+             abstract_only: bool = False, unit_block: int | None = None,
+             titles: Mapping[int, str] | None = None) -> Passage | None:
     """The passage of a page that states what the page is about, for a page that shares no
     word with the query (found by meaning only; ``abstract_only``: the abstract or None,
     for a page sharing few): the abstract; else, on a page that opens inside the
@@ -520,8 +521,12 @@ def defining(cands: Sequence[Passage], blocks: Sequence[str],
 
     ``section_starts``: indexes into ``blocks`` of the blocks where a section starts.
     ``unit_block``: the block the best embedding unit overlaps most, if known; of several
-    section openings it picks one (:func:`opening_under`).
+    section openings it picks one (:func:`opening_under`). ``titles``: the titles of the
+    sections starting on the page by their first block, as :func:`choose` takes them: a
+    section titled as an aside whose heading is not printed (a reference list opening on
+    "[1] ...") is one too.
     """
+    titles = titles or {}
     prose = [p for p in cands if p.kind == "text"]
     aside = _aside_numbers(blocks, section_starts)
     first = min(section_starts, default=len(blocks))
@@ -534,6 +539,7 @@ def defining(cands: Sequence[Passage], blocks: Sequence[str],
     rules = (lambda p: bool(_ABSTRACT_RE.match(blocks[p.seed])),
              lambda p: carried(p) and bool(_STATEMENT_RE.search(blocks[p.seed])),
              lambda p: p.seed in section_starts and not _ASIDE_RE.match(blocks[p.seed])
+             and not _ASIDE_RE.match(titles.get(p.seed, ""))   # "References", unprinted
              and _number(blocks[p.seed]).split(".")[0] not in aside,
              carried,
              lambda p: bool(_STATEMENT_RE.search(blocks[p.seed])))
@@ -746,7 +752,7 @@ def choose(blocks: Sequence[str], terms: Sequence[Term],
         spans = block_spans(page_text, blocks) if page_text is not None else None
         under_unit = unit_block(spans, unit_span) if spans and unit_span is not None else None
         best = defining(cands, blocks, section_starts, (section_titles or {}).get(-1, ""),
-                        unit_block=under_unit)
+                        unit_block=under_unit, titles=section_titles)
         if best is None and unit_span is not None and page_text is not None:
             best = _unit_passage(cands, spans, len(next_blocks),
                                  unit_span, has, key)
