@@ -390,7 +390,8 @@ def search(folder, query, mode, granularity, top_k, doc_globs, cache_dir, data_d
             else:
                 if query == "-":   # many tables: say which query each answers
                     click.echo(clean_text(f"query: {q}"))
-                _print_result(result, groups)
+                _print_result(result, groups,
+                              "--doc " + ", ".join(doc_globs) if doc_globs else "")
     finally:
         close = getattr(service, "close", None)
         if close:
@@ -429,10 +430,11 @@ def _shorten(s: str, n: int, pattern=None) -> str:
     return s[: cut if cut > n // 2 else n] + " …"
 
 
-def _print_result(result, groups: dict) -> None:
-    """The text answer: the coverage head, notes and suggestions, then a table of the
-    hits in rank order, the hits of versions of one paper found at one place in one row
-    that names the versions ("versions v7 v5", :func:`pdftui.versions.fold_versions`),
+def _print_result(result, groups: dict, scope: str = "") -> None:
+    """The text answer: the coverage head (``scope``: the ``--doc`` options, named after
+    the count they narrowed), notes and suggestions, then a table of the hits in rank
+    order, the hits of versions of one paper found at one place in one row that names
+    the versions ("versions v7 v5", :func:`pdftui.versions.fold_versions`),
     numbered as the TUI numbers its rows."""
     from rich.console import Console
     from rich.table import Table
@@ -444,7 +446,8 @@ def _print_result(result, groups: dict) -> None:
 
     cov = data["coverage"]
     # a doc: / year: field narrows and is named; lines break between parts, never in one
-    head = [*searched_parts(cov, data["mode"]), data["mode"], f"{data['elapsed_ms']:.0f} ms"]
+    head = [*searched_parts(cov, data["mode"], clean_text(scope)), data["mode"],
+            f"{data['elapsed_ms']:.0f} ms"]
     for line in fit_parts(head, console.width):
         console.print(Text(line, style="dim"))
     weak = bool(data.get("weak") and data["hits"])

@@ -353,3 +353,13 @@ def test_search_head_and_file_names_keep_whole_at_80_columns(tmp_path):
     assert any(field in ln for ln in head) and any("keyword" in ln for ln in head), head
     cells = "".join(ln.split("│")[4].strip() for ln in lines if ln.count("│") == 5)
     assert long_name in cells and "…" not in cells.split("p.1")[0], lines
+
+
+def test_search_table_names_the_doc_scope(small_folder, cache_dir):
+    """The text head said "searched 2 of 2" after --doc without naming the scope that made
+    the 2 (a query's doc: field is named); it names the --doc options now."""
+    r = _cli("search", small_folder, "the", "--cache-dir", cache_dir, "--mode", "keyword",
+             "--doc", "arxiv-0908*", "--doc", "debian-*")
+    assert r.returncode == 0, r.stderr
+    head = r.stdout.split("\n", 2)[:2]
+    assert any("searched 2 of 2 · --doc arxiv-0908*, debian-*" in line for line in head), head
