@@ -933,6 +933,11 @@ def tui(folder, cache_dir, data_dir, model):
     if problem:
         _fail(f"the TUI needs a UTF-8 terminal ({problem}); use `pdftui search FOLDER QUERY`"
               " and `pdftui read FOLDER DOC` instead", 2, "terminal")
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        # redirected or piped, the app would draw into a file and wait for keys forever
+        _fail("the TUI needs a terminal on standard input and output (over SSH: `ssh -t`);"
+              " use `pdftui search FOLDER QUERY` and `pdftui read FOLDER DOC` in scripts",
+              2, "terminal")
     from .tui.app import PdftuiApp
 
     PdftuiApp(folder, cache_dir=cache_dir, model=model, data_dir=data_dir).run()

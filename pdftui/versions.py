@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from .headings import strip_number
 from .text import clean_text
 
 if TYPE_CHECKING:
@@ -76,9 +77,11 @@ def version_groups(documents: list) -> VersionGroups:
 
 
 def same_place(hit: Hit) -> tuple:
-    """Where a hit was found, as versions are compared: ``(page, section title or "")``
-    (a page hit's section is None, so page hits compare by page alone)."""
-    return (hit.page, hit.section or "")
+    """Where a hit was found, as versions are compared: ``(page, section title without
+    its number, case folded)`` ("3.2 Attention" in v5 is "Attention" in v7, whose
+    outline drops the numbers); a page hit's section is None, so page hits compare by
+    page alone."""
+    return (hit.page, strip_number(hit.section or "").strip().casefold())
 
 
 @dataclass

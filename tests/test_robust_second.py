@@ -274,6 +274,18 @@ def test_tui_refuses_a_terminal_it_cannot_draw_on(accents, env):
     assert "\x1b" not in r.err
 
 
+def test_tui_refuses_to_run_without_a_terminal(accents):
+    """Run with its output to a file and no keyboard (the README's last set-up step in a
+    script), the TUI drew into the file and waited for keys forever at a core's full use
+    (fresh-user trial); it says it needs a terminal and exits."""
+    folder, cache = accents
+    r = cli(folder, "--cache-dir", cache, env={"TERM": "xterm-256color", "LC_ALL": "C.UTF-8"},
+            timeout=60)
+    assert r.rc == 2 and not r.hung
+    assert r.out == "" and "\x1b" not in r.err
+    assert "needs a terminal" in r.err and "pdftui search" in r.err
+
+
 # --------------------------------------------------------------------------- annotations, long blocks
 
 
