@@ -152,6 +152,12 @@ def terminal_problem(env, stream) -> str:
     return ""
 
 
+def has_terminal() -> bool:
+    """True when standard input and output are a terminal; redirected or piped, the TUI
+    would draw into a file and wait for keys forever."""
+    return sys.stdin.isatty() and sys.stdout.isatty()
+
+
 def _dumps(obj) -> str:
     """``obj`` as one JSON line: UTF-8 text when stdout takes it, else ASCII escapes
     (``\\u00e9``), so --json is exact and safe on any terminal."""
@@ -933,8 +939,7 @@ def tui(folder, cache_dir, data_dir, model):
     if problem:
         _fail(f"the TUI needs a UTF-8 terminal ({problem}); use `pdftui search FOLDER QUERY`"
               " and `pdftui read FOLDER DOC` instead", 2, "terminal")
-    if not (sys.stdin.isatty() and sys.stdout.isatty()):
-        # redirected or piped, the app would draw into a file and wait for keys forever
+    if not has_terminal():
         _fail("the TUI needs a terminal on standard input and output (over SSH: `ssh -t`);"
               " use `pdftui search FOLDER QUERY` and `pdftui read FOLDER DOC` in scripts",
               2, "terminal")

@@ -235,6 +235,7 @@ def test_data_dir_reaches_the_tui(tui_index, tmp_path, monkeypatch, how):
     mine = tmp_path / "my-data"
     built: list[PdftuiApp] = []
     monkeypatch.setattr(PdftuiApp, "run", lambda self, *a, **kw: built.append(self))
+    monkeypatch.setattr(cli, "has_terminal", lambda: True)   # CliRunner has no terminal
     args = ["--cache-dir", str(cache), str(folder)]
     if how == "flag":
         args = ["--data-dir", str(mine), *args]
