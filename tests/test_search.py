@@ -911,3 +911,28 @@ def test_summary_titles_are_told_from_other_sections():
     for t in ("2 The User Interface — New Floats", "I. KINEMATICAL PART", "5.2 Leader election",
               "References", "", None):
         assert not is_summary_title(t), t
+
+
+def test_documents_holding_the_query_as_a_phrase_come_before_scattered_words(tmp_path):
+    """"label smoothing" (a new user's keyword query, session 13's trial): the Attention
+    paper says "label smoothing" on p. 8; the GNN review and the Atari paper hold "label"
+    and "smoothing" tens of times, never together. Documents are compared by BM25 over
+    the whole document; each consecutive query pair found within 3 tokens counts as one
+    more term (its tf: the pages holding it), so Attention's page comes first; without
+    the pair it was fourth, after three pages of the other two."""
+    from pdftui.search.service import Engine
+
+    attention = "arxiv-1706.03762v7-attention-is-all-you-need.pdf"
+    folder = copy_docs(tmp_path / "papers", [
+        attention, "arxiv-1312.5602-playing-atari-deep-rl.pdf",
+        "aiopen-2020-gnn-review-of-methods-and-applications.pdf"])
+    index_folder(folder, cache_dir=tmp_path / "cache", embed=False)
+    e = Engine(folder, tmp_path / "cache")
+    try:
+        hits = e.search("label smoothing", "keyword", "page", 5).hits
+        assert (hits[0].doc, hits[0].page) == (attention, 8)
+        e.options.doc_proximity = 0.0
+        hits = e.search("label smoothing", "keyword", "page", 5).hits
+        assert [h.doc for h in hits].index(attention) == 3
+    finally:
+        e.close()

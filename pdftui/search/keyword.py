@@ -27,7 +27,7 @@ its pages are BM25 plus a proximity term, still with document-local statistics o
 
 Across documents nothing above is compared. Documents are compared by :func:`doc_bm25`
 (the same BM25 with each document as one unit and the folder's documents as the
-collection) and rows by :func:`query_coverage` (their share of the query's idf mass); both
+collection, query pairs found close together counting as terms of their own) and rows by :func:`query_coverage` (their share of the query's idf mass); both
 use one set of statistics for every document in scope. With ``KeywordIndex.decompound`` a
 closed compound in the query (``feedforward``) also matches its open or hyphenated form
 (``feed-forward``) as an adjacent pair (:meth:`KeywordIndex._split_rows`).
@@ -380,6 +380,32 @@ def mask_sums(masks: np.ndarray, weights: list[float]) -> np.ndarray:
     return vals[inv.reshape(-1)]
 
 
+def _count_matrix(found: list[tuple[int, np.ndarray]], n_cols: int
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """``(contents, counts)`` from ``[(column, content of each row)]``: the distinct
+    contents ascending and, per column, how many rows each one has."""
+    if not found:
+        return np.zeros(0, dtype=np.int64), np.zeros((0, n_cols))
+    content = distinct(np.concatenate([c for _k, c in found]))
+    counts = np.zeros((len(content), n_cols))
+    for k, c in found:
+        u, n = np.unique(c, return_counts=True)
+        counts[np.searchsorted(content, u), k] += n
+    return content, counts
+
+
+def _rows_for(doc_content: np.ndarray, table: tuple[np.ndarray, np.ndarray] | None
+              ) -> np.ndarray:
+    """The rows of ``table`` (``(contents ascending, matrix)``) for ``doc_content``, zeros
+    for a content it lacks."""
+    if table is None or not len(table[0]):
+        n_cols = 0 if table is None else table[1].shape[1]
+        return np.zeros((len(doc_content), n_cols))
+    content, matrix = table
+    j = np.minimum(np.searchsorted(content, doc_content), len(content) - 1)
+    return np.where((content[j] == doc_content)[:, None], matrix[j], 0.0)
+
+
 class Ranking:
     """The keyword arm's answer for one query, as numpy arrays over the matching rows.
 
@@ -389,7 +415,10 @@ class Ranking:
     and ``mask`` (uint64: bit k set when the row holds ``keys[k]``, the distinct query
     terms as strings). Content ``doc_content[j]``'s rows are ``doc_start[j]`` up to the
     next start; ``doc_tfm[j, k]`` is term k's weighted tf over all its rows (0: absent);
-    ``length`` the tokens of every content, dense by content id.
+    ``length`` the tokens of every content, dense by content id. ``doc_pair_tf[j, k]``
+    counts content ``doc_content[j]``'s rows holding the query's k-th proximity pair
+    (:meth:`KeywordIndex._add_proximity`), which :func:`doc_bm25` weighs by
+    ``pair_weight``.
 
     The dictionaries of earlier versions (``per_doc``, ``scores``, ``row_terms``,
     ``doc_terms``, ``doc_tf``, ``doc_len``) are built on first read, for callers that
@@ -399,7 +428,8 @@ class Ranking:
     def __init__(self, terms: list[Term], keys: list[str], ids: np.ndarray, pos: np.ndarray,
                  content: np.ndarray, score: np.ndarray, mask: np.ndarray,
                  tf_content: np.ndarray, tfm: np.ndarray, length: np.ndarray,
-                 totals: dict[int, float]):
+                 totals: dict[int, float], pairs: tuple[np.ndarray, np.ndarray] | None = None,
+                 pair_weight: float = 0.0):
         self.terms, self.keys = terms, keys
         self.ids, self.pos, self.content, self.score, self.mask = ids, pos, content, score, mask
         change = np.flatnonzero(np.diff(content)) + 1 if len(content) else content
@@ -411,6 +441,8 @@ class Ranking:
             else np.zeros(0, dtype=np.uint64)
         j = np.searchsorted(tf_content, self.doc_content)
         self.doc_tfm = tfm[j] if len(j) else np.zeros((0, len(keys)))
+        self.doc_pair_tf = _rows_for(self.doc_content, pairs)
+        self.pair_weight = pair_weight
         self.length = length
         self._totals = totals
 
@@ -427,7 +459,8 @@ class Ranking:
         frequencies are kept as they were: they count every matching row)."""
         return Ranking(self.terms, self.keys, self.ids[keep], self.pos[keep],
                        self.content[keep], self.score[keep], self.mask[keep],
-                       self.doc_content, self.doc_tfm, self.length, self._totals)
+                       self.doc_content, self.doc_tfm, self.length, self._totals,
+                       (self.doc_content, self.doc_pair_tf), self.pair_weight)
 
     def _key_sets(self, masks: np.ndarray) -> list[frozenset[str]]:
         memo: dict[int, frozenset[str]] = {}
@@ -778,7 +811,8 @@ class KeywordIndex:
 
     def rank(self, terms: list[Term], contents: set[int] | None = None, kind: str = "pages",
              policy: str = "or", title_weight: float = TITLE_WEIGHT, idf: str = "lucene",
-             proximity: float = 0.0, window: int = 3) -> Ranking:
+             proximity: float = 0.0, window: int = 3, doc_proximity: float = 0.0
+             ) -> Ranking:
         """Rank the rows (``kind`` "pages" or "sections") of each content by BM25.
 
         ``contents`` limits the search (None = every content). ``policy`` "or" keeps rows
@@ -787,7 +821,9 @@ class KeywordIndex:
         ``idf`` "fts5" is FTS5's ln((N - df + 0.5)/(df + 0.5)) floored at 1e-6; "lucene" is
         the always-positive ln(1 + (N - df + 0.5)/(df + 0.5)) (Lucene's BM25 variant), which
         keeps a weight for terms on most pages of a document. ``proximity`` > 0 adds
-        :meth:`_add_proximity` (consecutive query terms within ``window`` tokens).
+        :meth:`_add_proximity` (consecutive query terms within ``window`` tokens) to the
+        rows; ``doc_proximity`` > 0 counts those pairs per document for :func:`doc_bm25`
+        (the pair as one more term of the document, weighed by ``doc_proximity``).
         """
         unit = self._unit(kind)
         keys = list(dict.fromkeys(str(t) for t in terms))
@@ -812,8 +848,10 @@ class KeywordIndex:
         matched = np.nonzero(nmatch)[0]
         if not len(matched):
             return Ranking.empty(terms, keys, unit.total_of, unit.total)
-        if proximity > 0:
-            self._add_proximity(unit, kind, terms, idf_of, allowed, scores, proximity, window)
+        pair_tf = None
+        if proximity > 0 or doc_proximity > 0:
+            pair_tf = self._add_proximity(unit, kind, terms, idf_of, allowed, scores,
+                                          proximity, window)
         cont = unit.content[matched]
         # by content, best first, equal scores by row id: ``matched`` ascends by row id
         # and lexsort is stable, so the ids need no key of their own
@@ -822,20 +860,26 @@ class KeywordIndex:
                                       len(terms))]
         tf_content, tfm = self._tf_matrix(tfs, len(keys))
         return Ranking(terms, keys, unit.ids[rows], rows, unit.content[rows], scores[rows],
-                       bits[rows], tf_content, tfm, unit.total_of, unit.total)
+                       bits[rows], tf_content, tfm, unit.total_of, unit.total, pair_tf,
+                       doc_proximity)
 
     def _add_proximity(self, unit, kind: str, terms: list[Term], idf_of: dict,
-                       allowed, scores: np.ndarray, weight: float, window: int) -> None:
+                       allowed, scores: np.ndarray, weight: float, window: int
+                       ) -> tuple[np.ndarray, np.ndarray]:
         """Term proximity: each row holding two consecutive query terms within ``window``
         tokens of each other (either order) gains ``weight`` x the smaller of their
         document-local idfs (the pair as one more, rarer, term; after Metzler & Croft's
         sequential dependence model, SIGIR 2005). Terms that are prefixes, identifiers,
         CJK bigrams or not their own stem are skipped. Only rows of the ``allowed``
-        contents change; document-local, like the rest of the score."""
+        contents change; document-local, like the rest of the score. Returns ``(contents,
+        counts)``: the contents holding any pair, ascending, and per pair (column) how many
+        of each one's rows hold it."""
         plain = [t for t in terms if not (t.prefix or t.ident or t.parts)
                  and t.text in idf_of and t.text.isalnum() and tokenize(t.text) == [t.text]]
         table = "pages_fts" if kind == "pages" else "sections_fts"
-        for a, b in zip(plain, plain[1:]):
+        found: list[tuple[int, np.ndarray]] = []
+        pairs = list(zip(plain, plain[1:]))
+        for k, (a, b) in enumerate(pairs):
             try:   # both are indexed tokens (letters and digits): nothing FTS5 could parse
                 ids = np.array([r for (r,) in self.db.execute(
                     f"SELECT rowid FROM {table} WHERE {table} MATCH ?",
@@ -850,6 +894,8 @@ class KeywordIndex:
                 pos = pos[allowed[unit.content[pos]]]
             cont = unit.content[pos]
             scores[pos] += weight * np.minimum(idf_of[a.text][cont], idf_of[b.text][cont])
+            found.append((k, cont))
+        return _count_matrix(found, len(pairs))
 
     @staticmethod
     def _allowed(unit, contents: set[int] | None) -> np.ndarray | None:
@@ -1102,6 +1148,12 @@ def doc_bm25_array(ranking: Ranking, docs, k1: float = K1, b: float = B) -> np.n
         return out
     tf = ranking.doc_tfm[sc.row[hit]]
     norm = k1 * (1 - b + b * lens[hit] / avgdl)
+    if ranking.pair_weight > 0 and ranking.doc_pair_tf.shape[1]:
+        pair_tf = ranking.doc_pair_tf[sc.row[hit]]
+        held = ranking.doc_pair_tf[sc.row[sc.row >= 0]] > 0
+        pair_idf = ranking.pair_weight * np.array(_lucene_idf(n, held.sum(axis=0)))
+        tf = np.concatenate([tf, pair_tf], axis=1)
+        idf = np.concatenate([idf, pair_idf])
     with np.errstate(invalid="ignore", divide="ignore"):
         part = np.where(tf > 0, idf[None, :] * tf * (k1 + 1) / (tf + norm[:, None]), 0.0)
     out[hit] = _exact_row_sums(part)
@@ -1114,8 +1166,12 @@ def doc_bm25(ranking: Ranking, docs: dict[str, int], k1: float = K1, b: float = 
 
     tf = the term's occurrences in the whole document, dl = the document's tokens,
     N = documents in scope, df = those containing the term, idf in the Lucene form
-    ln(1 + (N - df + 0.5)/(df + 0.5)). Compares documents with one set of statistics,
-    never per-document page scores. Documents matching nothing are absent.
+    ln(1 + (N - df + 0.5)/(df + 0.5)). With a ranking made with ``doc_proximity`` > 0,
+    each pair of consecutive query terms found close together counts as one more term
+    (tf = the document's rows holding it, df = the documents holding it, its weight x
+    ``doc_proximity``; after Metzler & Croft's sequential dependence model, SIGIR 2005).
+    Compares documents with one set of statistics, never per-document page scores.
+    Documents matching nothing are absent.
     """
     got = doc_bm25_array(ranking, docs, k1, b)
     return {d: float(v) for d, v in zip(docs, got.tolist()) if not math.isnan(v)}

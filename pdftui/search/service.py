@@ -196,6 +196,8 @@ class Options:
     #                                    query that does not ask for citations
     proximity: float = 2.0             # keyword arm: a row holding two consecutive query
     proximity_window: int = 3          # terms within this many tokens gains this x idf
+    doc_proximity: float = 0.5         # documents compared by BM25 with each such pair as
+                                       # one more term (its tf: the rows holding it) x this
     doc_order_weight: float = 0.18     # hybrid pages: the documents in order of their best
     doc_order_k: int = 10              # page as one more RRF list, weight / (k + place):
     #                                    the first document's pages gain 1 / 61
@@ -777,7 +779,8 @@ class Engine:
         rarity mass, the keyword evidence and the head-field list."""
         o = self.options
         ranking = self.kw.rank(c.terms, c.contents, c.kind, title_weight=o.title_weight,
-                               proximity=o.proximity, window=o.proximity_window)
+                               proximity=o.proximity, window=o.proximity_window,
+                               doc_proximity=o.doc_proximity)
         ranking = keyword.restrict(ranking, c.res.keep_rows, c.res.drop_rows)
         scope = keyword.Scope.of(ranking, c.by_doc)
         strength = 1.0 if evidence.rare_identifier(ranking, scope) else \
