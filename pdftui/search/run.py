@@ -386,6 +386,33 @@ def share_places(run: Run, docs: int, places: int, name: str) -> Run:
     return run._with({key: run.scores[key] for key in out + rest}, factors=fac)
 
 
+def first_of_arm(run: Run, arm: Arm) -> Key | None:
+    """The key ``arm`` ranked first (rank 1 in its evidence), None when it listed none."""
+    return next((key for key, ev in run.evidence.items()
+                 if any(c.arm is arm and c.rank == 1 for c in ev)), None)
+
+
+def agreed_first(run: Run, name: str) -> Run:
+    """The run with the document both the keyword and the semantic arm rank first (their
+    rank-1 keys lie in one document) led by that document's best key; unchanged when the
+    arms' first documents differ or it leads already. Scores are left as they are; the
+    moved key records ``Factor(name, 1.0)``. Two arms reading the query in unrelated ways
+    agreeing on a document is the strongest evidence a folder search gets (CombMNZ's
+    premise, Fox & Shaw, TREC-2 1994), which the fused scores of single pages can
+    outvote."""
+    kw, sem = first_of_arm(run, Arm.KEYWORD), first_of_arm(run, Arm.SEMANTIC)
+    if kw is None or sem is None or kw[0] != sem[0]:
+        return run
+    keys = run.keys
+    best = next(key for key in keys if key[0] == kw[0])
+    if keys[0] == best:
+        return run
+    fac = dict(run.factors)
+    fac[best] = fac.get(best, ()) + (Factor(name, 1.0),)
+    keys.remove(best)
+    return run._with({key: run.scores[key] for key in [best] + keys}, factors=fac)
+
+
 def keep(run: Run, ok: Callable[[Key], bool]) -> Run:
     """The run without the keys ``ok`` refuses (order kept)."""
     return run._with({key: s for key, s in run.scores.items() if ok(key)})

@@ -196,6 +196,8 @@ class Options:
     #                                    query that does not ask for citations
     proximity: float = 2.0             # keyword arm: a row holding two consecutive query
     proximity_window: int = 3          # terms within this many tokens gains this x idf
+    arms_agree: bool = True            # hybrid pages of a folder: the document both arms
+                                       # rank first leads (run.agreed_first)
     doc_proximity: float = 0.5         # documents compared by BM25 with each such pair as
                                        # one more term (its tf: the rows holding it) x this
     doc_order_weight: float = 0.18     # hybrid pages: the documents in order of their best
@@ -1050,6 +1052,8 @@ class Engine:
                 got = run.demote(got, down, o.ref_weight, "reference list")
             if not c.few:
                 got = self._documents_first(got)
+                if o.arms_agree:
+                    got = run.agreed_first(got, "both arms' first document")
         if c.mode != "semantic" and self._identifier_query(q):
             tier = self._identifier_tiers(got, c.terms, c.kind, c.by_doc)
             if tier:
