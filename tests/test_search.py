@@ -516,21 +516,21 @@ def test_reference_entries_and_citation_queries():
 def test_hybrid_pages_follow_their_documents_order_and_share_the_first_places(indexed):
     """Issue 18: in a folder, each hybrid page hit gains 0.18 / (10 + its document's place)
     (documents placed by their best page, after the reference demotion), and the first
-    places hold the best page of each of the first three documents. Three real papers
-    searched as a folder, the first places cut to 4 so the rule has to move a page."""
+    places hold the best page of each of the first documents (four by default). Real
+    papers searched as a folder, three documents in the first places cut to 4 so the rule
+    has to move a page."""
     from pdftui.tui.explain import weights_line
 
     _folder, _cache, service = indexed
     e = _engine(service)
-    saved = e.options.few_docs, e.options.first_places
-    e.options.few_docs, e.options.first_places = 0, 4
+    saved = e.options.few_docs, e.options.first_places, e.options.first_docs
+    e.options.few_docs, e.options.first_places, e.options.first_docs = 0, 4, 3
     try:
         res = e.search("results table", "hybrid", "page", 10)
         e.options.first_docs = 0
         plain = e.search("results table", "hybrid", "page", 10)
     finally:
-        e.options.few_docs, e.options.first_places = saved
-        e.options.first_docs = 3
+        e.options.few_docs, e.options.first_places, e.options.first_docs = saved
     assert res.weights.document_order == 0.18 and res.weights.first_documents == 3
     # without the rule the first four hits come from two documents only
     assert len({h.doc for h in plain.hits[:4]}) == 2

@@ -203,7 +203,7 @@ class Options:
     doc_order_weight: float = 0.18     # hybrid pages: the documents in order of their best
     doc_order_k: int = 10              # page as one more RRF list, weight / (k + place):
     #                                    the first document's pages gain 1 / 61
-    first_docs: int = 3                # hybrid pages: the first ``first_places`` hits hold
+    first_docs: int = 4                # hybrid pages: the first ``first_places`` hits hold
     first_places: int = 10             # the best page of the first this many documents
     weak_keyword: float = evidence.KEYWORD_MIN    # weak answer: keyword evidence under
     weak_semantic: float = evidence.SEMANTIC_MIN  # this and semantic evidence under this
