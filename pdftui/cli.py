@@ -336,8 +336,9 @@ def index(folder, cache_dir, data_dir, model, no_embed, as_json):
               show_default=True)
 @click.option("--top-k", type=click.IntRange(1, 1000), default=10, show_default=True)
 @click.option("--doc", "doc_globs", multiple=True,
-              help="Only the documents this names: a part of their path or a glob, as the "
-                   "query's doc: field (repeatable).")
+              help="Only the documents this names: a part of their path from the start "
+                   "of a word ('raft', not 'draft') or a glob ('*raft*'), as the query's "
+                   "doc: field (repeatable).")
 @_cache_opt
 @_data_opt
 @_model_opt
@@ -513,7 +514,8 @@ def _print_result(result, groups: dict, scope: str = "") -> None:
 @click.option("--json", "as_json", is_flag=True)
 def read(folder, doc, page, section, list_sections, cache_dir, data_dir, as_json):
     """Print a page or a whole section of DOC (its path relative to FOLDER, or a part of
-    it or a glob naming one document, as the query's doc: field) as plain text.
+    it from the start of a word or a glob naming one document, as the query's doc:
+    field) as plain text.
 
     Sections are numbered 1, 2, ... in each document (``--sections`` lists them). Code
     listings, syntax summaries and tables keep their printed lines (in the text and in
