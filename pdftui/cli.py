@@ -390,19 +390,41 @@ def search(folder, query, mode, granularity, top_k, doc_globs, cache_dir, data_d
     marks = _marks(folder, cache_dir, data_dir) if as_json else {}
     try:
         for q in queries:
-            result = service.search_sync(q, mode=mode, granularity=granularity, top_k=top_k,
-                                         docs=sorted(scope) or None)
+            how = {"mode": mode, "granularity": granularity, "docs": sorted(scope) or None}
             if as_json:
+                result = service.search_sync(q, top_k=top_k, **how)
                 click.echo(_dumps(_result_json(result, marks, groups)))
-            else:
-                if query == "-":   # many tables: say which query each answers
-                    click.echo(clean_text(f"query: {q}"))
-                _print_result(result, groups,
-                              "--doc " + ", ".join(doc_globs) if doc_globs else "")
+                continue
+            if query == "-":   # many tables: say which query each answers
+                click.echo(clean_text(f"query: {q}"))
+            result, folds = _search_folded(service, q, top_k, groups, how)
+            _print_result(result, folds, "--doc " + ", ".join(doc_globs) if doc_globs else "")
     finally:
         close = getattr(service, "close", None)
         if close:
             close()
+
+
+#: The most hits the table asks the service for to fill its rows after folding versions.
+FOLD_ASK_MAX = 1000
+
+
+def _search_folded(service, query: str, top_k: int, groups: dict, how: dict):
+    """``(result, folds)`` for the table: the versions of one paper found at one place
+    share a row (:func:`pdftui.versions.fold_versions`), so ``top_k`` rows may need more
+    hits than ``top_k``; asks the service for more (with ``how``: mode, granularity,
+    docs) until the folds fill ``top_k`` rows or it has no more (a longer list keeps the
+    first hits and their ranks). ``folds``: the first ``top_k``, indices into
+    ``result.hits``."""
+    from .versions import fold_versions
+
+    asked = top_k
+    while True:
+        result = service.search_sync(query, top_k=asked, **how)
+        folds = fold_versions(result.hits, groups)
+        if len(folds) >= top_k or len(result.hits) < asked or asked >= FOLD_ASK_MAX:
+            return result, folds[:top_k]
+        asked = min(FOLD_ASK_MAX, asked + 2 * (top_k - len(folds)))
 
 
 def _result_json(result, marks: dict, groups: dict) -> dict:
@@ -437,12 +459,12 @@ def _shorten(s: str, n: int, pattern=None) -> str:
     return s[: cut if cut > n // 2 else n] + " …"
 
 
-def _print_result(result, groups: dict, scope: str = "") -> None:
+def _print_result(result, folds: list, scope: str = "") -> None:
     """The text answer: the coverage head (``scope``: the ``--doc`` options, named after
-    the count they narrowed), notes and suggestions, then a table of the hits in rank
-    order, the hits of versions of one paper found at one place in one row that names
-    the versions ("versions v7 v5", :func:`pdftui.versions.fold_versions`),
-    numbered as the TUI numbers its rows."""
+    the count they narrowed), notes and suggestions, then a table of one row per fold of
+    ``folds`` (:func:`_search_folded`), in rank order: the hits of versions of one paper
+    found at one place share a row that names the versions ("versions v7 v5"), rows
+    numbered as the TUI numbers them."""
     from rich.console import Console
     from rich.table import Table
     from rich.text import Text
@@ -479,9 +501,7 @@ def _print_result(result, groups: dict, scope: str = "") -> None:
                     # a file name longer than the column folds onto the next line, never cut
                     ("document / excerpt", {"ratio": 1, "overflow": "fold"})):
         table.add_column(col, **kw)
-    from .versions import fold_versions
-
-    for shown, fold in enumerate(fold_versions(result.hits, groups), 1):
+    for shown, fold in enumerate(folds, 1):
         h = data["hits"][fold.hit]
         where = f"{h['doc']}  p.{h['page']}"
         if h.get("page_label") and h["page_label"] != str(h["page"]):

@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+from types import SimpleNamespace
 
 from pdftui.index import index_folder
 
@@ -321,14 +322,44 @@ def test_search_folds_versions_found_at_one_place_and_json_keeps_every_hit(tmp_p
     r = _cli(*args, env={"COLUMNS": "200"})
     assert r.returncode == 0, r.stderr
     rows = [line for line in r.stdout.splitlines() if " p." in line]
-    assert len(rows) == 6 - len(pairs)
+    assert len(rows) == 6   # filled to --top-k (test_search_table_fills_top_k_rows_...)
     folded = [line for line in rows if "versions v" in line]
-    assert len(folded) == len(pairs)
+    assert len(folded) >= len(pairs)
     assert all("v5" in line.split("versions")[1] and "v7" in line.split("versions")[1]
                for line in folded)
     # rows are numbered 1, 2, ... as the TUI numbers them
     assert [line.split("│")[1].strip() for line in rows] == \
         [str(n) for n in range(1, len(rows) + 1)]
+
+
+def test_search_table_fills_top_k_rows_after_folding_versions(tmp_path):
+    """Fresh-user finding: ``--top-k 8`` gave 6 rows, two hits of v5 having folded into
+    rows of v7, with no word about it. The table asks for more hits and shows 8 rows,
+    the first ones the rows the 8 hits of --json fold into; --json keeps 8 hits."""
+    from pdftui.versions import fold_versions, version_groups
+
+    from .conftest import copy_docs
+
+    folder = copy_docs(tmp_path / "papers", [ATTENTION_V5, ATTENTION_V7,
+                                              "arxiv-2205.14135-flashattention.pdf"])
+    cache = tmp_path / "cache"
+    args = ("search", folder, "scaled dot-product attention", "--cache-dir", cache,
+            "--mode", "keyword", "--top-k", "8")
+    r = _cli(*args, "--json")
+    assert r.returncode == 0, r.stderr
+    hits = json.loads(r.stdout)["hits"]
+    assert len(hits) == 8
+    docs = [SimpleNamespace(doc=d, title="") for d in {h["doc"] for h in hits}]
+    places = [SimpleNamespace(doc=h["doc"], page=h["page"], section=None) for h in hits]
+    folds = fold_versions(places, version_groups(docs))
+    assert len(folds) < 8, "the case needs hits that fold"
+    r = _cli(*args, env={"COLUMNS": "200"})
+    assert r.returncode == 0, r.stderr
+    rows = [line.split("│")[4].split("  p.") for line in r.stdout.splitlines()
+            if ".pdf  p." in line]
+    shown = [(doc.strip(), int(rest.split()[0])) for doc, rest in rows]
+    assert len(shown) == 8 and len(set(shown)) == 8, shown
+    assert shown[:len(folds)] == [(hits[f.hit]["doc"], hits[f.hit]["page"]) for f in folds]
 
 
 def test_search_head_and_file_names_keep_whole_at_80_columns(tmp_path):
