@@ -327,7 +327,55 @@ def index(folder, cache_dir, data_dir, model, no_embed, as_json):
                    "(run again to finish)")
 
 
-@main.command()
+class _QueryCommand(click.Command):
+    """A command whose QUERY may start with '-' (``-transformer attention`` excludes a
+    word): click reads such a QUERY as options ("No such option '-t'"), so that error
+    says to put the query after ``--``, the end of options (click's documented way to
+    pass an argument that looks like an option). A mistyped option keeps click's error."""
+
+    def parse_args(self, ctx, args):
+        given = list(args)   # the parser consumes ``args``
+        try:
+            return super().parse_args(ctx, args)
+        except click.NoSuchOption as exc:
+            query = _dash_query(self.get_params(ctx), given)
+            if query is None:
+                raise
+            raise click.UsageError(
+                f"{exc.format_message()} A query starting with '-' goes after --, the end "
+                f"of options: {ctx.command_path} FOLDER [OPTIONS] -- {_shell_quote(query)}",
+                ctx) from exc
+
+
+def _dash_query(params: list[click.Parameter], args: list[str]) -> str | None:
+    """The argument of ``args`` (before a ``--``) that is a query starting with '-' rather
+    than an option or its value: one dash then more (``-attention``), or words with a
+    space (``--a b``); None when there is none (``--top-kk``: a mistyped option)."""
+    options = [p for p in params if isinstance(p, click.Option)]
+    known = {o for p in options for o in (*p.opts, *p.secondary_opts)}
+    takes_value = {o for p in options if not p.is_flag and not p.count for o in p.opts}
+    opts = args[:args.index("--")] if "--" in args else args
+    skip = False
+    for arg in opts:
+        if skip or arg in known or arg == "-" or not arg.startswith("-"):
+            skip = not skip and arg in takes_value
+            continue
+        if not arg.startswith("--") or any(c.isspace() for c in arg):
+            return arg
+    return None
+
+
+def _shell_quote(text: str) -> str:
+    """``text`` quoted for a POSIX shell, in double quotes when that needs no escape
+    (``"-foo bar"``, as people type it), else as :func:`shlex.quote` does."""
+    import shlex
+
+    if not any(c in text for c in '"$`\\!'):
+        return f'"{text}"'
+    return shlex.quote(text)
+
+
+@main.command(cls=_QueryCommand)
 @click.argument("folder", type=click.Path())
 @click.argument("query")
 @click.option("--mode", type=click.Choice(["keyword", "semantic", "hybrid"]), default="hybrid",

@@ -394,3 +394,26 @@ def test_search_table_names_the_doc_scope(small_folder, cache_dir):
     assert r.returncode == 0, r.stderr
     head = r.stdout.split("\n", 2)[:2]
     assert any("searched 2 of 2 · --doc arxiv-0908*, debian-*" in line for line in head), head
+
+
+def test_a_query_starting_with_a_dash_is_told_to_go_after_the_end_of_options(small_folder,
+                                                                            cache_dir):
+    """Fresh-user finding: ``pdftui search FOLDER "-foo bar"`` (a query excluding "foo")
+    said only click's "No such option: -f". The error now says how to pass it: after
+    ``--``; a mistyped option keeps click's error, and the query after -- is searched."""
+    for query in ("-refcard dark matter", "-attention"):
+        r = _cli("search", small_folder, query, "--cache-dir", cache_dir)
+        assert r.returncode == 2, r.stderr
+        assert "goes after --, the end of options" in r.stderr, r.stderr
+        assert f'FOLDER [OPTIONS] -- "{query}"' in r.stderr, r.stderr
+    r = _cli("search", small_folder, "-foo bar", "--cache-dir", cache_dir, "--json")
+    err = json.loads(r.stdout)["error"]
+    assert r.returncode == 2 and err["kind"] == "usage" and '-- "-foo bar"' in err["message"]
+    r = _cli("search", small_folder, "dark matter", "--top-kk", "3", "--cache-dir", cache_dir)
+    assert r.returncode == 2 and "Did you mean '--top-k'?" in r.stderr
+    assert "end of options" not in r.stderr
+    r = _cli("search", small_folder, "--mode", "keyword", "--cache-dir", cache_dir, "--json",
+             "--", "-refcard dark matter")
+    assert r.returncode == 0, r.stderr
+    d = json.loads(r.stdout)
+    assert d["query"] == "-refcard dark matter" and d["hits"]
