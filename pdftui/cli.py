@@ -5,7 +5,7 @@ Exit codes: 0 success, 1 runtime failure, 2 bad input (missing folder, unknown d
 unusable cache), 130 interrupted. The message of an error goes to stderr; a command asked
 for JSON (``--json``, ``export --format json``) also prints it on stdout as one object,
 ``{"error": {"kind": "not_found", "message": "..."}}`` (kinds: usage, folder, cache,
-not_found, ambiguous, query, user_data, io, interrupted, internal, ...).
+not_found, ambiguous, query, indexing, user_data, io, interrupted, internal, ...).
 """
 
 from __future__ import annotations
@@ -403,7 +403,6 @@ def search(folder, query, mode, granularity, top_k, doc_globs, cache_dir, data_d
     the coverage says how much that is (run `pdftui index` or pass --wait-embed).
     """
     from .corpus import relative_pattern
-    from .doc_pattern import match_docs, no_match_message
     from .library import Library
     from .search.service import SearchService
     from .versions import version_groups
@@ -423,16 +422,10 @@ def search(folder, query, mode, granularity, top_k, doc_globs, cache_dir, data_d
     groups = version_groups(infos)   # arXiv v5 / v7 of one paper: their hits fold
     if (summary.documents if summary is not None else len(known)) == 0:
         _fail(f"no PDF files in {folder} (pdftui looks for *.pdf below it)", 2, "folder")
-    scope = set()   # the documents --doc names, by the rule of the query's doc: field
-    for pattern in doc_globs:
-        found = match_docs(known, pattern)
-        if not found:
-            _fail(f"--doc: {no_match_message(pattern, known)}", 2, "not_found")
-        scope.update(found)
-    if summary is not None and summary.embedding_pending and mode != "keyword" \
-            and not as_json:
-        click.echo(f"pdftui: {summary.embedding_pending} documents are not embedded yet, so "
-                   "the semantic arm skips them (run `pdftui index` to embed them)", err=True)
+    scope = _doc_scope(doc_globs, known)
+    pending = summary.embedding_pending if summary is not None and mode != "keyword" else 0
+    elsewhere = _index_elsewhere(folder, cache_dir, model) if pending else None
+    note = _pending_note(pending, elsewhere) if pending and not as_json else ""
     service = SearchService(folder, cache_dir=cache_dir, model=model)
     queries = (line.rstrip("\r\n") for line in sys.stdin) if query == "-" else [query]
     marks = _marks(folder, cache_dir, data_dir) if as_json else {}
@@ -441,16 +434,99 @@ def search(folder, query, mode, granularity, top_k, doc_globs, cache_dir, data_d
             how = {"mode": mode, "granularity": granularity, "docs": sorted(scope) or None}
             if as_json:
                 result = service.search_sync(q, top_k=top_k, **how)
-                click.echo(_dumps(_result_json(result, marks, groups)))
+                _nothing_embedded_yet(result, elsewhere)
+                click.echo(_dumps(_result_json(result, marks, groups, elsewhere)))
                 continue
             if query == "-":   # many tables: say which query each answers
                 click.echo(clean_text(f"query: {q}"))
             result, folds = _search_folded(service, q, top_k, groups, how)
+            _nothing_embedded_yet(result, elsewhere)
+            if note:   # once, after an error that would say it again
+                click.echo(f"pdftui: {note}", err=True)
+                note = ""
             _print_result(result, folds, "--doc " + ", ".join(doc_globs) if doc_globs else "")
     finally:
         close = getattr(service, "close", None)
         if close:
             close()
+
+
+def _doc_scope(patterns: tuple[str, ...], known: list[str]) -> set[str]:
+    """The documents of ``known`` the ``--doc`` patterns name, by the rule of the query's
+    doc: field (:func:`pdftui.doc_pattern.match_docs`); exits naming a pattern that names
+    none."""
+    from .doc_pattern import match_docs, no_match_message
+
+    scope = set()
+    for pattern in patterns:
+        found = match_docs(known, pattern)
+        if not found:
+            _fail(f"--doc: {no_match_message(pattern, known)}", 2, "not_found")
+        scope.update(found)
+    return scope
+
+
+def _index_elsewhere(folder, cache_dir, model) -> dict | None:
+    """Another live process indexing ``folder`` into this cache (``pdftui index``, a TUI),
+    seen through the run's index lease and, when that process embeds too, its embedding
+    lease (:mod:`pdftui.lease`): ``{"pid", "host", "documents_extracted",
+    "documents_to_extract", "units_embedded", "units_to_embed"}`` (a count is None while
+    unknown), or None when no other process indexes it."""
+    from .corpus import check_folder
+    from .embed import resolve_model_name
+    from .lease import embed_lease_name, index_lease_name, live_holder
+
+    run = live_holder(cache_dir, index_lease_name(check_folder(folder)))
+    if run is None or run.pid == os.getpid():
+        return None
+    embed = live_holder(cache_dir, embed_lease_name(resolve_model_name(model)))
+    embed = embed if embed is not None and embed.pid == run.pid else None
+    docs = run.units_total or None   # an index lease counts documents
+    return {"pid": run.pid, "host": run.host,
+            "documents_extracted": run.units_done if docs else None,
+            "documents_to_extract": docs,
+            "units_embedded": embed.units_done if embed else None,
+            "units_to_embed": embed.units_total if embed else None}
+
+
+def _index_progress(run: dict) -> str:
+    """``an index of this folder is in progress (pid 1234: 5 of 5 documents extracted,
+    192 of 1429 units embedded)`` for :func:`_index_elsewhere`'s ``run`` (the host named
+    when it is another machine's)."""
+    import socket
+
+    who = f"pid {run['pid']}"
+    if run["host"] != socket.gethostname():
+        who += f" on {run['host']}"
+    done = [f"{run[a]} of {run[b]} {what}" for a, b, what in (
+        ("documents_extracted", "documents_to_extract", "documents extracted"),
+        ("units_embedded", "units_to_embed", "units embedded")) if run[b]]
+    how_far = f"{who}: {', '.join(done)}" if done else who
+    return f"an index of this folder is in progress ({clean_text(how_far)})"
+
+
+def _pending_note(pending: int, elsewhere: dict | None) -> str:
+    """Why the semantic arm skips ``pending`` documents, and what to do: run `pdftui
+    index`, or, while another process indexes the folder (``elsewhere``,
+    :func:`_index_elsewhere`), wait for it."""
+    if elsewhere is None:
+        return (f"{pending} documents are not embedded yet, so the semantic arm skips them "
+                "(run `pdftui index` to embed them)")
+    return (f"{_index_progress(elsewhere)}: the semantic arm skips the {pending} documents "
+            "not embedded yet; search again when it is done, or pass --wait-embed to wait "
+            "for it")
+
+
+def _nothing_embedded_yet(result, elsewhere: dict | None) -> None:
+    """Exit with the error kind ``indexing`` when a semantic search had no document to
+    search because the index in progress elsewhere (``elsewhere``) has not embedded any
+    of them yet; an empty list would read as "nothing matches"."""
+    if elsewhere is None or result.mode != "semantic" \
+            or result.coverage.get("semantic_searched"):
+        return
+    _fail(f"{_index_progress(elsewhere)} and no document searched is embedded yet, so a "
+          "semantic search has nothing to search: search again when it is done, pass "
+          "--wait-embed to wait for it, or use --mode hybrid or keyword", 1, "indexing")
 
 
 #: The most hits the table asks the service for to fill its rows after folding versions.
@@ -475,15 +551,18 @@ def _search_folded(service, query: str, top_k: int, groups: dict, how: dict):
         asked = min(FOLD_ASK_MAX, asked + 2 * (top_k - len(folds)))
 
 
-def _result_json(result, marks: dict, groups: dict) -> dict:
+def _result_json(result, marks: dict, groups: dict, elsewhere: dict | None = None) -> dict:
     """``search --json``'s object: :meth:`SearchResult.to_json` with, on every hit, its
     document's ``mark`` and ``note`` (:func:`_marks`) and ``other_versions``: the hits of
     other versions of its paper found at its place (:func:`pdftui.versions.other_versions`,
     ``[{"rank", "doc", "version"}]``; [] for most hits). Every hit is kept: the table folds
-    them, a script decides."""
+    them, a script decides. ``index_in_progress``: null, or another process indexing the
+    folder while the semantic arm skipped documents not embedded yet (``elsewhere``,
+    :func:`_index_elsewhere`)."""
     from .versions import other_versions
 
     data = result.to_json()
+    data["index_in_progress"] = elsewhere
     for hit, others in zip(data.get("hits", ()), other_versions(result.hits, groups)):
         hit["mark"], hit["note"] = marks.get(hit.get("doc"), ("none", ""))
         hit["other_versions"] = others

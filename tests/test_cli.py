@@ -417,3 +417,52 @@ def test_a_query_starting_with_a_dash_is_told_to_go_after_the_end_of_options(sma
     assert r.returncode == 0, r.stderr
     d = json.loads(r.stdout)
     assert d["query"] == "-refcard dark matter" and d["hits"]
+
+
+def test_a_search_while_the_folder_is_being_indexed_says_an_index_is_in_progress(
+        small_folder, cache_dir, tmp_path):
+    """Fresh-user finding: while ``pdftui index`` ran on a new folder, ``pdftui search``
+    said "run `pdftui index` to embed them". Another process indexing the folder holds
+    its index lease; a search now says an index is in progress and how far, --json
+    names it in "index_in_progress", and a semantic search with nothing embedded yet
+    is the error kind "indexing" rather than an empty list. The other process is a real
+    index run, held before its end until the test lets it go."""
+    import socket
+    import textwrap
+
+    go = tmp_path / "go"
+    script = textwrap.dedent(f"""
+        import os, time
+        from pdftui.index import index_folder
+
+        def hold(p):
+            if p.phase == "verify":
+                print("holding", flush=True)
+                while not os.path.exists({str(go)!r}):
+                    time.sleep(0.05)
+
+        index_folder({str(small_folder)!r}, {str(cache_dir)!r}, embed=False, progress=hold)
+    """)
+    other = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE,
+                             text=True)
+    try:
+        assert other.stdout.readline().strip() == "holding"
+        base = ("search", small_folder, "dark matter", "--cache-dir", cache_dir)
+        r = _cli(*base)
+        assert r.returncode == 0, r.stderr
+        assert (f"an index of this folder is in progress (pid {other.pid}: 3 of 3 "
+                "documents extracted): the semantic arm skips the 3 documents") in r.stderr
+        assert "run `pdftui index`" not in r.stderr
+        d = json.loads(_cli(*base, "--json").stdout)
+        assert d["hits"] and d["index_in_progress"] == {
+            "pid": other.pid, "host": socket.gethostname(), "documents_extracted": 3,
+            "documents_to_extract": 3, "units_embedded": None, "units_to_embed": None}
+        r = _cli(*base, "--mode", "semantic", "--json")
+        assert r.returncode == 1, r.stderr
+        assert json.loads(r.stdout)["error"]["kind"] == "indexing"
+    finally:
+        go.touch()
+        other.wait(120)
+    r = _cli(*base, "--json")   # the run ended: nothing in progress, index to embed
+    assert json.loads(r.stdout)["index_in_progress"] is None
+    assert "run `pdftui index`" in _cli(*base).stderr
