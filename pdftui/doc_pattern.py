@@ -3,15 +3,18 @@
 
 The rule (:func:`doc_pattern_matches`): case is ignored, and so is a leading ``./``; a
 pattern without a glob character (``*``, ``?``, ``[``) names every document whose path
-(relative to the folder) contains it (``attention`` names four papers of the corpus); a
-glob matches the path or any end of it (``resnet*``, ``arxiv-17*``, ``*.pdf``).
+(relative to the folder) holds it where a word starts: at the path's start or after a
+character that is not a letter or digit (``- _ . /`` or a space). So ``raft`` names
+``raft-2014-….pdf`` but not ``papermage-2023-08-draft.pdf``, ``attention`` names the two
+versions of "Attention Is All You Need" but not ``…-flashattention.pdf``, and a pattern
+that starts with such a character (``-draft``, ``.pdf``) is found anywhere. A glob
+matches the path or any end of it (``resnet*``, ``arxiv-17*``, ``*.pdf``, ``*raft*``).
 
 A filter (``doc:``, ``--doc``) takes every document a pattern names (:func:`match_docs`).
 A command acting on one document (:func:`resolve_doc`) takes the document named exactly,
-else the only one the pattern names, else the only one holding a plain pattern at the
-start of a word (``raft`` names ``raft-2014-….pdf`` and ``papermage-2023-08-draft.pdf``;
-``mark raft keep`` marks the first); several are an ambiguity and none is "not found",
-each with the message :func:`ambiguity_message` / :func:`no_match_message` words.
+else the only one the pattern names; several are an ambiguity and none is "not found",
+each with the message :func:`ambiguity_message` / :func:`no_match_message` words (the
+latter names the glob that finds a pattern inside words: ``'*former*' matches 2``).
 """
 
 from __future__ import annotations
@@ -38,20 +41,27 @@ def _plain(pattern: str) -> str:
 
 def doc_pattern_matches(doc: str, pattern: str) -> bool:
     """True when ``pattern`` names the document ``doc`` (its path relative to the folder,
-    '/'-separated) by the module's rule: contains it, or matches it as a glob from any
-    '/' or character onward; case-insensitive. The empty pattern names every document."""
-    pattern = _plain(pattern)
-    if doc == pattern:
+    '/'-separated) by the module's rule: holds it where a word starts, or matches it as a
+    glob from any '/' or character onward; case-insensitive. The empty pattern names
+    every document."""
+    doc_f, pat_f = doc.casefold(), _plain(pattern).casefold()
+    if doc_f == pat_f:
         return True
-    doc_f, pat_f = doc.casefold(), pattern.casefold()
-    if not any(c in pat_f for c in GLOB_CHARS):
-        return pat_f in doc_f
+    if not _is_glob(pat_f):
+        return _at_word_start(doc_f, pat_f)
     return fnmatchcase(doc_f, pat_f) or fnmatchcase(doc_f, "*" + pat_f)
+
+
+def _is_glob(pattern: str) -> bool:
+    return any(c in pattern for c in GLOB_CHARS)
 
 
 def _at_word_start(doc: str, pattern: str) -> bool:
     """Does the plain ``pattern`` occur in ``doc`` (both case-folded) where a word starts
-    (the path's start, or after a character that is not a letter or digit)?"""
+    (the path's start, or after a character that is not a letter or digit)? A pattern
+    that starts with such a character (``-draft``) brings its own boundary: anywhere."""
+    if not pattern or not pattern[0].isalnum():
+        return pattern in doc
     i = doc.find(pattern)
     while i >= 0:
         if i == 0 or not doc[i - 1].isalnum():
@@ -65,26 +75,14 @@ def match_docs(known: list[str], pattern: str) -> list[str]:
     return [d for d in known if doc_pattern_matches(d, pattern)]
 
 
-def _word_start_only(found: list[str], pattern: str) -> list[str]:
-    """Of ``found``, those holding the plain ``pattern`` at a word start (all of them for
-    a glob, or when none does)."""
-    pat_f = _plain(pattern).casefold()
-    if not pat_f or any(c in pat_f for c in GLOB_CHARS):
-        return found
-    return [d for d in found if _at_word_start(d.casefold(), pat_f)] or found
-
-
 def resolve_doc(known: list[str], pattern: str) -> str:
     """The one document of ``known`` that ``pattern`` names: the document named exactly
-    (case-insensitively, a leading ``./`` ignored) if there is one, else the only match,
-    else the only match holding a plain pattern at the start of a word.
+    (case-insensitively, a leading ``./`` ignored) if there is one, else the only match.
 
     Raises :class:`AmbiguousDocument` (several match) or :class:`NotFound` (none), with
     the message of :func:`ambiguity_message` / :func:`no_match_message`."""
     exact = [d for d in known if d.casefold() == _plain(pattern).casefold()]
     found = exact if len(exact) == 1 else match_docs(known, pattern)
-    if len(found) > 1 and len(_word_start_only(found, pattern)) == 1:
-        found = _word_start_only(found, pattern)
     if len(found) == 1:
         return found[0]
     if found:
@@ -100,8 +98,27 @@ def ambiguity_message(pattern: str, found: list[str], shown: int = 3) -> str:
 
 
 def no_match_message(pattern: str, known: list[str]) -> str:
-    """``no indexed document matches 'x' (...)``, with the closest document name when one
-    is close (``; did you mean 'y.pdf'?``)."""
+    """``no indexed document matches 'x' (...)``, then the glob that finds a plain
+    pattern inside words when one does (``; '*former*' matches 2: a.pdf, b.pdf``), else
+    the closest document name when one is close (``; did you mean 'y.pdf'?``)."""
+    head = (f"no indexed document matches {pattern!r} (give the start of a word of its "
+            "path, or a glob)")
+    inside = _inside_words(pattern, known)
+    if inside:
+        return head + f"; {inside}"
     close = difflib.get_close_matches(_plain(pattern), known, n=1, cutoff=0.6)
-    return (f"no indexed document matches {pattern!r} (give a part of its path, or a glob)"
-            + (f"; did you mean {close[0]!r}?" if close else ""))
+    return head + (f"; did you mean {close[0]!r}?" if close else "")
+
+
+def _inside_words(pattern: str, known: list[str], shown: int = 3) -> str:
+    """``'*former*' matches 2: a.pdf, b.pdf`` when the plain ``pattern`` is found only
+    inside words of ``known`` names; '' for a glob or when it is nowhere."""
+    pattern = _plain(pattern)
+    if not pattern or _is_glob(pattern):
+        return ""
+    glob = f"*{pattern}*"
+    found = match_docs(known, glob)
+    if not found:
+        return ""
+    more = ", …" if len(found) > shown else ""
+    return f"{glob!r} matches {len(found)}: {', '.join(found[:shown])}{more}"

@@ -15,6 +15,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import queue
+import sqlite3
 import sys
 import tempfile
 import threading
@@ -33,7 +34,8 @@ from .corpus import (FileChanging, FoundFile, ReadFile, check_folder, discover, 
 from . import ocr
 from .document import Extraction
 from .embed import DEFAULT_PLAN, PLAN_1, UnitPlan
-from .lease import Lease, embed_lease_name
+from .errors import CacheError
+from .lease import Lease, embed_lease_name, index_lease_name
 
 #: Units per embedding batch (and per committed transaction).
 EMBED_BATCH = 16
@@ -227,10 +229,11 @@ def index_folder(folder: str | os.PathLike, cache_dir: str | os.PathLike | None 
     t0 = time.monotonic()
     root = check_folder(folder)
     cache = Cache(cache_dir)
-    report = progress or (lambda p: None)
+    report = _RunReport(progress)
     cancel = cancel or threading.Event()
     pipeline = pipeline or EmbedPipeline()
     summary = IndexSummary()
+    run_lease = _take_run_lease(cache, root, report)
     try:
         report(Progress("scan"))
         found, problems = discover(root)
@@ -263,9 +266,44 @@ def index_folder(folder: str | os.PathLike, cache_dir: str | os.PathLike | None 
         summary.skipped.sort(key=lambda s: s["doc"])
         report(Progress("done"))
     finally:
+        _release(run_lease, cache)
         summary.elapsed_s = time.monotonic() - t0
         cache.close()
     return summary
+
+
+class _RunReport:
+    """The progress callback of a run: forwards each :class:`Progress` to ``progress``
+    and keeps the extraction's counts, which the run's index lease publishes."""
+
+    def __init__(self, progress: ProgressFn | None) -> None:
+        self.progress = progress or (lambda p: None)
+        self.extracted = (0, 0)
+
+    def __call__(self, p: Progress) -> None:
+        if p.phase == "extract":
+            self.extracted = (p.docs_done, p.docs_total)
+        self.progress(p)
+
+
+def _take_run_lease(cache: Cache, root: str, report: _RunReport) -> Lease | None:
+    """The index lease of ``root`` (:func:`pdftui.lease.index_lease_name`), held by this
+    run when no other live run holds it, else None (a second run goes on without it)."""
+    lease = Lease(cache.dir, index_lease_name(root), progress=lambda: report.extracted)
+    try:
+        return lease if lease.take(cache) is None else None
+    except (CacheError, sqlite3.Error):   # informational only: never stop an index for it
+        return None
+
+
+def _release(lease: Lease | None, cache: Cache) -> None:
+    """Give the run's index lease up (if it holds one); a failure only leaves a row that
+    expires (its heartbeat stops)."""
+    try:
+        if lease is not None:
+            lease.release(cache)
+    except (CacheError, sqlite3.Error):
+        pass
 
 
 def _fill_postings(cache: Cache, root: str, report: ProgressFn,

@@ -8,6 +8,10 @@ beating (no heartbeat for :data:`LEASE_TTL_S`: suspended with Ctrl-Z, another ho
 process). The holder checks the lease before committing each batch, so after a takeover
 it stops and follows in turn: each unit is embedded once.
 
+An index run of a folder also holds ``index:<folder>`` (:func:`index_lease_name`) while it
+runs, publishing (documents extracted, documents to extract); nobody waits for that one, it
+only lets a search say "an index is in progress" (:func:`live_holder`).
+
 The lease's SQL lives in the store (:meth:`pdftui.cache.Cache.take_lease` and friends);
 this module holds the policy: who is live, the heartbeat thread, the waiting.
 """
@@ -16,6 +20,7 @@ from __future__ import annotations
 
 import os
 import socket
+import sqlite3
 import threading
 import time
 import uuid
@@ -32,6 +37,13 @@ LEASE_TTL_S = 20.0
 def embed_lease_name(model_id: str) -> str:
     """The lease of embedding with ``model_id`` (one embedder per cache and model)."""
     return f"embed:{model_id}"
+
+
+def index_lease_name(root: str) -> str:
+    """The lease an index run of the folder ``root`` holds while it runs, publishing the
+    documents it extracted and has to extract: a search can then say an index is in
+    progress. Informational: a second run of the folder goes on without it."""
+    return f"index:{root}"
 
 
 def pid_alive(pid: int) -> bool:
@@ -56,6 +68,23 @@ def is_live(row: LeaseRow, now: float | None = None, ttl: float = LEASE_TTL_S) -
     if row.host == socket.gethostname() and not pid_alive(row.pid):
         return False
     return True
+
+
+def live_holder(cache_dir, name: str) -> LeaseRow | None:
+    """The lease ``name`` of the cache at ``cache_dir`` when a live process holds it
+    (:func:`is_live`): e.g. ``pdftui index`` embedding while this process searches. None
+    when nobody does, when the holder is gone, or when the cache cannot be read."""
+    from .errors import CacheError
+
+    try:
+        cache = Cache(cache_dir, read_only_ok=True)
+        try:
+            row = cache.lease(name)
+        finally:
+            cache.close()
+    except (CacheError, OSError, sqlite3.Error):
+        return None
+    return row if row is not None and is_live(row) else None
 
 
 class Lease:

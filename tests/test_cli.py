@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+from types import SimpleNamespace
 
 from pdftui.index import index_folder
 
@@ -321,14 +322,44 @@ def test_search_folds_versions_found_at_one_place_and_json_keeps_every_hit(tmp_p
     r = _cli(*args, env={"COLUMNS": "200"})
     assert r.returncode == 0, r.stderr
     rows = [line for line in r.stdout.splitlines() if " p." in line]
-    assert len(rows) == 6 - len(pairs)
+    assert len(rows) == 6   # filled to --top-k (test_search_table_fills_top_k_rows_...)
     folded = [line for line in rows if "versions v" in line]
-    assert len(folded) == len(pairs)
+    assert len(folded) >= len(pairs)
     assert all("v5" in line.split("versions")[1] and "v7" in line.split("versions")[1]
                for line in folded)
     # rows are numbered 1, 2, ... as the TUI numbers them
     assert [line.split("│")[1].strip() for line in rows] == \
         [str(n) for n in range(1, len(rows) + 1)]
+
+
+def test_search_table_fills_top_k_rows_after_folding_versions(tmp_path):
+    """Fresh-user finding: ``--top-k 8`` gave 6 rows, two hits of v5 having folded into
+    rows of v7, with no word about it. The table asks for more hits and shows 8 rows,
+    the first ones the rows the 8 hits of --json fold into; --json keeps 8 hits."""
+    from pdftui.versions import fold_versions, version_groups
+
+    from .conftest import copy_docs
+
+    folder = copy_docs(tmp_path / "papers", [ATTENTION_V5, ATTENTION_V7,
+                                              "arxiv-2205.14135-flashattention.pdf"])
+    cache = tmp_path / "cache"
+    args = ("search", folder, "scaled dot-product attention", "--cache-dir", cache,
+            "--mode", "keyword", "--top-k", "8")
+    r = _cli(*args, "--json")
+    assert r.returncode == 0, r.stderr
+    hits = json.loads(r.stdout)["hits"]
+    assert len(hits) == 8
+    docs = [SimpleNamespace(doc=d, title="") for d in {h["doc"] for h in hits}]
+    places = [SimpleNamespace(doc=h["doc"], page=h["page"], section=None) for h in hits]
+    folds = fold_versions(places, version_groups(docs))
+    assert len(folds) < 8, "the case needs hits that fold"
+    r = _cli(*args, env={"COLUMNS": "200"})
+    assert r.returncode == 0, r.stderr
+    rows = [line.split("│")[4].split("  p.") for line in r.stdout.splitlines()
+            if ".pdf  p." in line]
+    shown = [(doc.strip(), int(rest.split()[0])) for doc, rest in rows]
+    assert len(shown) == 8 and len(set(shown)) == 8, shown
+    assert shown[:len(folds)] == [(hits[f.hit]["doc"], hits[f.hit]["page"]) for f in folds]
 
 
 def test_search_head_and_file_names_keep_whole_at_80_columns(tmp_path):
@@ -363,3 +394,75 @@ def test_search_table_names_the_doc_scope(small_folder, cache_dir):
     assert r.returncode == 0, r.stderr
     head = r.stdout.split("\n", 2)[:2]
     assert any("searched 2 of 2 · --doc arxiv-0908*, debian-*" in line for line in head), head
+
+
+def test_a_query_starting_with_a_dash_is_told_to_go_after_the_end_of_options(small_folder,
+                                                                            cache_dir):
+    """Fresh-user finding: ``pdftui search FOLDER "-foo bar"`` (a query excluding "foo")
+    said only click's "No such option: -f". The error now says how to pass it: after
+    ``--``; a mistyped option keeps click's error, and the query after -- is searched."""
+    for query in ("-refcard dark matter", "-attention"):
+        r = _cli("search", small_folder, query, "--cache-dir", cache_dir)
+        assert r.returncode == 2, r.stderr
+        assert "goes after --, the end of options" in r.stderr, r.stderr
+        assert f'FOLDER [OPTIONS] -- "{query}"' in r.stderr, r.stderr
+    r = _cli("search", small_folder, "-foo bar", "--cache-dir", cache_dir, "--json")
+    err = json.loads(r.stdout)["error"]
+    assert r.returncode == 2 and err["kind"] == "usage" and '-- "-foo bar"' in err["message"]
+    r = _cli("search", small_folder, "dark matter", "--top-kk", "3", "--cache-dir", cache_dir)
+    assert r.returncode == 2 and "Did you mean '--top-k'?" in r.stderr
+    assert "end of options" not in r.stderr
+    r = _cli("search", small_folder, "--mode", "keyword", "--cache-dir", cache_dir, "--json",
+             "--", "-refcard dark matter")
+    assert r.returncode == 0, r.stderr
+    d = json.loads(r.stdout)
+    assert d["query"] == "-refcard dark matter" and d["hits"]
+
+
+def test_a_search_while_the_folder_is_being_indexed_says_an_index_is_in_progress(
+        small_folder, cache_dir, tmp_path):
+    """Fresh-user finding: while ``pdftui index`` ran on a new folder, ``pdftui search``
+    said "run `pdftui index` to embed them". Another process indexing the folder holds
+    its index lease; a search now says an index is in progress and how far, --json
+    names it in "index_in_progress", and a semantic search with nothing embedded yet
+    is the error kind "indexing" rather than an empty list. The other process is a real
+    index run, held before its end until the test lets it go."""
+    import socket
+    import textwrap
+
+    go = tmp_path / "go"
+    script = textwrap.dedent(f"""
+        import os, time
+        from pdftui.index import index_folder
+
+        def hold(p):
+            if p.phase == "verify":
+                print("holding", flush=True)
+                while not os.path.exists({str(go)!r}):
+                    time.sleep(0.05)
+
+        index_folder({str(small_folder)!r}, {str(cache_dir)!r}, embed=False, progress=hold)
+    """)
+    other = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE,
+                             text=True)
+    try:
+        assert other.stdout.readline().strip() == "holding"
+        base = ("search", small_folder, "dark matter", "--cache-dir", cache_dir)
+        r = _cli(*base)
+        assert r.returncode == 0, r.stderr
+        assert (f"an index of this folder is in progress (pid {other.pid}: 3 of 3 "
+                "documents extracted): the semantic arm skips the 3 documents") in r.stderr
+        assert "run `pdftui index`" not in r.stderr
+        d = json.loads(_cli(*base, "--json").stdout)
+        assert d["hits"] and d["index_in_progress"] == {
+            "pid": other.pid, "host": socket.gethostname(), "documents_extracted": 3,
+            "documents_to_extract": 3, "units_embedded": None, "units_to_embed": None}
+        r = _cli(*base, "--mode", "semantic", "--json")
+        assert r.returncode == 1, r.stderr
+        assert json.loads(r.stdout)["error"]["kind"] == "indexing"
+    finally:
+        go.touch()
+        other.wait(120)
+    r = _cli(*base, "--json")   # the run ended: nothing in progress, index to embed
+    assert json.loads(r.stdout)["index_in_progress"] is None
+    assert "run `pdftui index`" in _cli(*base).stderr

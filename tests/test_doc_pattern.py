@@ -32,7 +32,8 @@ def test_the_doc_field_and_the_doc_option_name_the_same_documents(pattern):
 
 
 def test_the_rule():
-    assert match_docs(KNOWN, "attention") == KNOWN[:3]   # a part of the path, any case
+    assert match_docs(KNOWN, "attention") == KNOWN[:2]   # a word's start, any case
+    assert match_docs(KNOWN, "*attention*") == KNOWN[:3]   # a glob: inside words too
     assert match_docs(KNOWN, "ATTENTION-is") == KNOWN[:2]
     assert match_docs(KNOWN, "1706*") == KNOWN[:2]        # a glob from anywhere in the path
     assert match_docs(KNOWN, "data") == ["sub/Data.pdf"]
@@ -40,25 +41,32 @@ def test_the_rule():
     assert doc_pattern_matches("paper[1].pdf", "paper[1].pdf")   # its own name, not a class
 
 
-def test_one_document_named_at_a_word_start_wins_over_a_part_of_a_word():
-    """Fresh-user finding: "raft" named the Raft paper and papermage's "draft", so `mark
-    raft keep` was ambiguous. A command on one document takes the only one holding a
-    plain pattern at a word start; a filter (doc:, --doc) still takes every match."""
+def test_a_plain_pattern_names_a_word_start_never_the_inside_of_a_word():
+    """Fresh-user finding: "raft" named the Raft paper and papermage's "draft" (`search
+    --doc raft` searched both; only `read` / `mark` preferred a word start). A plain
+    pattern names the documents holding it where a word starts (after - _ . / or a
+    space), for a filter (doc:, --doc) and for a command on one document alike; one
+    starting with such a character is its own boundary; a glob is a glob."""
     known = ["raft-2014-consensus.pdf", "papermage-2023-08-draft.pdf",
-             "arxiv-2108.09084-fastformer.pdf", "arxiv-2006.04768-linformer.pdf"]
-    assert resolve_doc(known, "raft") == known[0]
-    assert match_docs(known, "raft") == known[:2]
-    with pytest.raises(AmbiguousDocument):   # no word starts with it: still ambiguous
+             "arxiv-2108.09084-fastformer.pdf", "arxiv-2006.04768-linformer.pdf",
+             "notes/my raft.pdf", "a_raft_b.pdf"]
+    assert match_docs(known, "raft") == [known[0], known[4], known[5]]
+    assert match_docs(known, "*raft*") == [known[0], known[1], known[4], known[5]]
+    assert match_docs(known, "former") == []
+    assert match_docs(known, "-draft") == [known[1]]
+    with pytest.raises(NotFound) as e:   # inside words only: not found, the glob named
         resolve_doc(known, "former")
+    assert not isinstance(e.value, AmbiguousDocument)
+    assert "'*former*' matches 2: arxiv-2108.09084-fastformer.pdf, arxiv-2006" in str(e.value)
     with pytest.raises(AmbiguousDocument):   # a glob is a glob
         resolve_doc(known, "*raft*")
 
 
 def test_one_document_exact_name_first_then_the_only_match_else_an_error():
-    assert resolve_doc(KNOWN, "a.pdf") == "a.pdf"   # also in "sub/Data.pdf": the exact wins
+    assert resolve_doc(KNOWN, "a.pdf") == "a.pdf"   # "sub/Data.pdf" holds it inside a word
     assert resolve_doc(KNOWN, "./A.PDF") == "a.pdf"
     assert resolve_doc(KNOWN, "flash") == KNOWN[2]
-    with pytest.raises(AmbiguousDocument, match=r"'attention' matches 3 documents .*name one"):
+    with pytest.raises(AmbiguousDocument, match=r"'attention' matches 2 documents .*name one"):
         resolve_doc(KNOWN, "attention")
     with pytest.raises(NotFound, match="did you mean 'a.pdf'") as e:
         resolve_doc(KNOWN, "b.pdf")
@@ -89,3 +97,39 @@ def test_search_doc_takes_a_part_of_the_name_as_the_doc_field_does(small_folder,
     assert r.returncode == 0 and json.loads(r.stdout)["doc"] == ecapa
     r = _cli("read", small_folder, "arxiv", "--cache-dir", cache_dir)
     assert r.returncode == 2 and "'arxiv' matches 2 documents" in r.stderr
+
+
+RAFT = "raft-2014-understandable-consensus-algorithm.pdf"
+DRAFT = "papermage-2023-08-draft.pdf"
+
+
+def test_search_doc_raft_leaves_the_draft_out_and_every_command_agrees(tmp_path):
+    """Fresh-user finding: ``search --doc raft`` also searched papermage's "draft". Now
+    --doc, the query's doc: field, read and mark name the Raft paper alone; '*raft*'
+    still takes both, and a pattern found only inside words is not found, with the glob
+    that would find it named."""
+    from pdftui.index import index_folder
+
+    from .conftest import copy_docs
+
+    folder, cache = copy_docs(tmp_path / "papers", [RAFT, DRAFT]), tmp_path / "cache"
+    index_folder(folder, cache, embed=False)
+    base = ("--cache-dir", cache, "--mode", "keyword", "--json")
+
+    def search(*args):
+        r = _cli("search", folder, *args, *base)
+        assert r.returncode == 0, r.stderr
+        return json.loads(r.stdout)
+
+    by_option = search("the", "--doc", "raft")
+    assert by_option["coverage"]["total"] == 1
+    assert {h["doc"] for h in by_option["hits"]} == {RAFT}
+    by_field = search("the doc:raft")
+    assert by_field["coverage"]["fields"]["documents"] == 1
+    assert {h["doc"] for h in by_field["hits"]} == {RAFT}
+    assert search("the", "--doc", "*raft*")["coverage"]["total"] == 2
+    r = _cli("read", folder, "aft", "--cache-dir", cache)
+    assert r.returncode == 2 and "'*aft*' matches 2" in r.stderr, r.stderr
+    r = _cli("mark", folder, "aft", "keep", "--cache-dir", cache, "--data-dir",
+             tmp_path / "data", "--json")
+    assert r.returncode == 2 and json.loads(r.stdout)["error"]["kind"] == "not_found"
