@@ -397,17 +397,49 @@ def _titled_on(page: Page | None, title: str) -> bool:
                                     for b in page.blocks)
 
 
+#: A block that is only this heading, over a reference list, starts the reference list.
+_REFERENCES_TITLE = re.compile(r"^(references|bibliography|literature cited|works cited|"
+                               r"references and notes)$")
+_YEAR = re.compile(r"\b(1[89]|20)\d\d[a-z]?\b")
+
+
+def reference_headings(pages: list[Page], headings: list[OutlineEntry]
+                       ) -> list[OutlineEntry]:
+    """The unlisted "References" headings of a document: each block after page 1 that is
+    only such a title (:data:`_REFERENCES_TITLE`) with a year in the text after it on its
+    page, when no entry of ``headings`` has such a title on that page or next to it. Each is at the body's
+    top level (the smallest level of the entries after page 1), so the last section ends
+    where its reference list starts: an outline or a heading detector often leaves the
+    list out, and the conclusion ran on over it."""
+    top = min((e.level for e in headings if e.page > 1), default=1)
+    listed = {e.page + d for e in headings for d in (-1, 0, 1)
+              if _REFERENCES_TITLE.match(normalise_title(strip_number(e.title)))}
+    out = []
+    for page in pages[1:]:
+        if page.number in listed:
+            continue
+        for i, b in enumerate(page.blocks):
+            after = " ".join(x.text for x in page.blocks[i + 1: i + 4])
+            if _REFERENCES_TITLE.match(normalise_title(b.text)) and _YEAR.search(after):
+                out.append(OutlineEntry(top, " ".join(b.text.split()), page.number, b.y0))
+                break
+    return out
+
+
 def sections_for(extraction: Extraction) -> list[Section]:
     """Sections from the outline when it has >= 2 usable entries (or 1 and the detector
-    finds nothing), else from :func:`detect_headings`; ``source`` says which."""
+    finds nothing), else from :func:`detect_headings`; ``source`` says which. Either way
+    an unlisted reference list gets its own section (:func:`reference_headings`)."""
     if extraction.skip_reason is not None or not extraction.pages:
         return []
+    pages = extraction.pages
     outline = _usable_outline(extraction)
     if len(outline) >= 2:
-        return build_sections(extraction.pages, outline, "outline")
-    detected = detect_headings(extraction.pages)
+        return build_sections(pages, outline + reference_headings(pages, outline), "outline")
+    detected = detect_headings(pages)
     if detected:
-        return build_sections(extraction.pages, detected, "detected")
+        return build_sections(pages, detected + reference_headings(pages, detected),
+                              "detected")
     if outline:
-        return build_sections(extraction.pages, outline, "outline")
+        return build_sections(pages, outline + reference_headings(pages, outline), "outline")
     return []

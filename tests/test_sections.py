@@ -395,3 +395,23 @@ def test_a_bookmark_on_a_paragraphs_last_line_points_at_what_follows():
     flat = {s.title: " ".join(s.text.split()) for s in secs}
     assert flat["References"].startswith("[1] Hu W., Barkana, R.")
     assert "We have shown that the effect of Reionzation" in flat["Conclusions"]
+
+
+def test_an_unlisted_reference_list_gets_its_own_section():
+    """Shor's factoring paper: the heading detector finds "Acknowledgements" but not the
+    small-caps "REFERENCES" under it, so the acknowledgements ran on over four pages of
+    entries (a fresh-user trial); the Attention paper's outline lists no References, so
+    its "Conclusion" ran to the end. A block that is only "References" (or Bibliography)
+    over text with a year now starts a section at the body's top level. A "Reference"
+    column header over a table of studies does not."""
+    shor = sections_for(load(CORPUS / "arxiv-quant-ph-9508027-shor-factoring.pdf"))
+    ack, refs = by_title(shor, "Acknowledgements"), by_title(shor, "REFERENCES")
+    assert (ack.start_page, ack.end_page) == (25, 25) and len(ack.text) < 600
+    assert (refs.level, refs.start_page, refs.end_page) == (1, 25, 28)
+    assert refs.text.startswith("REFERENCES")
+    attention = sections_for(load(ATTENTION))
+    conclusion = by_title(attention, "7 Conclusion")
+    assert conclusion.end_page == 10 and "[1]" not in conclusion.text
+    assert by_title(attention, "References").path == "References"
+    table = sections_for(load(CORPUS / "helicobacter-pylori-iron-deficiency-anaemia.pdf"))
+    assert [s.title for s in table].count("Reference") == 0
