@@ -411,8 +411,9 @@ def search(folder, query, mode, granularity, top_k, doc_globs, cache_dir, data_d
 
     if query != "-" and not query.strip():
         _fail("QUERY is empty: give the words to search for, or - to read queries from stdin")
-    summary = _run_index(folder, cache_dir, model, wait_embed and mode != "keyword",
-                         quiet=False, reading=True)
+    busy = None if wait_embed else _index_elsewhere(folder, cache_dir, model)
+    summary = None if busy is not None else _run_index(
+        folder, cache_dir, model, wait_embed and mode != "keyword", quiet=False, reading=True)
     lib = Library(folder, cache_dir)
     try:
         infos = lib.documents()
@@ -420,12 +421,20 @@ def search(folder, query, mode, granularity, top_k, doc_globs, cache_dir, data_d
         lib.close()
     known = [d.doc for d in infos]
     groups = version_groups(infos)   # arXiv v5 / v7 of one paper: their hits fold
+    if busy is not None and not known:
+        _fail(f"{_index_progress(busy)}: nothing is indexed yet; search again in a moment",
+              1, "indexing")
     if (summary.documents if summary is not None else len(known)) == 0:
         _fail(f"no PDF files in {folder} (pdftui looks for *.pdf below it)", 2, "folder")
     scope = _doc_scope(doc_globs, known)
     pending = summary.embedding_pending if summary is not None and mode != "keyword" else 0
-    elsewhere = _index_elsewhere(folder, cache_dir, model) if pending else None
+    elsewhere = busy or (_index_elsewhere(folder, cache_dir, model) if pending else None)
     note = _pending_note(pending, elsewhere) if pending and not as_json else ""
+    if busy is not None and not as_json:
+        # the other run extracts and embeds; extracting the same PDFs again here would
+        # double its work: search what it has indexed so far
+        note = f"{_index_progress(busy)}: searching the {len(known)} documents it has " \
+               "indexed so far; search again when it is done for the rest"
     service = SearchService(folder, cache_dir=cache_dir, model=model)
     queries = (line.rstrip("\r\n") for line in sys.stdin) if query == "-" else [query]
     marks = _marks(folder, cache_dir, data_dir) if as_json else {}

@@ -425,7 +425,8 @@ def test_a_search_while_the_folder_is_being_indexed_says_an_index_is_in_progress
     said "run `pdftui index` to embed them". Another process indexing the folder holds
     its index lease; a search now says an index is in progress and how far, --json
     names it in "index_in_progress", and a semantic search with nothing embedded yet
-    is the error kind "indexing" rather than an empty list. The other process is a real
+    is the error kind "indexing" rather than an empty list. The search does not extract
+    the folder again beside the other run: it searches what that run indexed so far. The other process is a real
     index run, held before its end until the test lets it go."""
     import socket
     import textwrap
@@ -450,8 +451,11 @@ def test_a_search_while_the_folder_is_being_indexed_says_an_index_is_in_progress
         base = ("search", small_folder, "dark matter", "--cache-dir", cache_dir)
         r = _cli(*base)
         assert r.returncode == 0, r.stderr
+        # the search leaves extraction to the other run (doing it twice at once doubled
+        # the time) and searches what that run has indexed so far
         assert (f"an index of this folder is in progress (pid {other.pid}: 3 of 3 "
-                "documents extracted): the semantic arm skips the 3 documents") in r.stderr
+                "documents extracted): searching the 3 documents it has indexed so far"
+                ) in r.stderr
         assert "run `pdftui index`" not in r.stderr
         d = json.loads(_cli(*base, "--json").stdout)
         assert d["hits"] and d["index_in_progress"] == {
@@ -466,3 +470,36 @@ def test_a_search_while_the_folder_is_being_indexed_says_an_index_is_in_progress
     r = _cli(*base, "--json")   # the run ended: nothing in progress, index to embed
     assert json.loads(r.stdout)["index_in_progress"] is None
     assert "run `pdftui index`" in _cli(*base).stderr
+
+
+def test_a_search_before_another_run_indexed_anything_says_so(small_folder, cache_dir,
+                                                               tmp_path):
+    """A search while another process indexes the folder and has extracted nothing yet
+    answers "nothing is indexed yet" (error kind "indexing", exit 1), not "no PDF files"
+    and not a second extraction of the folder beside the first."""
+    import textwrap
+
+    go = tmp_path / "go"
+    script = textwrap.dedent(f"""
+        import os, time
+        from pdftui.index import index_folder
+
+        def hold(p):
+            if p.phase == "scan":
+                print("holding", flush=True)
+                while not os.path.exists({str(go)!r}):
+                    time.sleep(0.05)
+
+        index_folder({str(small_folder)!r}, {str(cache_dir)!r}, embed=False, progress=hold)
+    """)
+    other = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE,
+                             text=True)
+    try:
+        assert other.stdout.readline().strip() == "holding"
+        r = _cli("search", small_folder, "dark matter", "--cache-dir", cache_dir, "--json")
+        assert r.returncode == 1, r.stderr
+        err = json.loads(r.stdout)["error"]
+        assert err["kind"] == "indexing" and "nothing is indexed yet" in err["message"]
+    finally:
+        go.touch()
+        other.wait(120)
