@@ -27,7 +27,8 @@ Layout (``SCHEMA_VERSION`` is kept in ``PRAGMA user_version``):
   -1 = all), so a parent never collects its subsections' term counts.
 - ``metadata``: authors (JSON list), year, arXiv id and DOI of a content
   (:mod:`pdftui.metadata`), with the ``METADATA_VERSION`` that read them; a content without
-  a current row is read again from its first pages, without re-extraction or re-embedding.
+  a current row is read again from its first pages, without re-extraction or re-embedding,
+  and its title (``contents.title``, :mod:`pdftui.title`) with it.
 - ``page_idents`` / ``section_idents``: the identifiers of each page and section
   (:mod:`pdftui.identifiers`: ``1706.03762``, ``C++``, ``3.2.1``) with their counts, which
   the word tokenizer splits or drops; the keyword arm matches them as typed.
@@ -891,9 +892,13 @@ class Cache:
             return cid
 
     # -- metadata -------------------------------------------------------------------------
-    def set_metadata(self, content_id: int, md: Metadata) -> None:
-        """Store (replace) the metadata of one content."""
+    def set_metadata(self, content_id: int, md: Metadata, title: str | None = None) -> None:
+        """Store (replace) the metadata of one content, and its title when ``title`` is
+        given (read again with the metadata: no re-extraction)."""
         with self.write() as db:
+            if title is not None:
+                db.execute("UPDATE contents SET title = ? WHERE id = ?",
+                           (_storable(title), content_id))
             db.execute(
                 "INSERT OR REPLACE INTO metadata(content_id, version, authors, year, arxiv_id,"
                 " doi) VALUES(?,?,?,?,?,?)",

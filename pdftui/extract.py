@@ -56,7 +56,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pdftui import ocr
-from pdftui.document import Extraction, Page
+from pdftui.document import Extraction, Metadata, Page
 from pdftui.corpus import safe_name
 from pdftui.layout import (RawBlock, blocks_and_lines, blocks_from_blocks, blocks_from_dict,
                            merge_continued_blocks, reading_order, table_records)
@@ -65,7 +65,7 @@ from pdftui.page_labels import MAX_LABEL_CHARS, page_labels, rules_from_pymupdf
 from pdftui.page_text import add_form_values, annotation_blocks, normalize_text, soft_hyphen_fixes
 from pdftui.text_quality import TextStats, font_unmappable, text_quality
 from pdftui.text import MAX_NOTE_CHARS, MAX_NOTES, MAX_TITLE_CHARS, clip, strip_control
-from pdftui.title import clean_title, title_on_first_page
+from pdftui.title import document_title
 
 __all__ = ["extract_document", "count_pages", "bound_strings"]
 
@@ -158,10 +158,8 @@ def extract_document(path: str | os.PathLike, *, page_timeout_s: float = 5.0,
     """
     p = Path(os.fspath(path))
     if tables is None:
-        tables = os.environ.get("PDFTUI_TABLES", "1") != "0"
-    # the fallback title: a display-safe file stem (non-UTF-8 bytes as \xNN, no controls)
-    stem = normalize_text(strip_control(safe_name(p.stem or p.name), keep_newlines=False,
-                                        keep_tabs=False)) or "untitled"
+        tables = _tables_default()
+    stem = _stem(p)
     if data is not None:
         if not data:
             return _skip(stem, "empty file")
@@ -172,6 +170,68 @@ def extract_document(path: str | os.PathLike, *, page_timeout_s: float = 5.0,
     if refused is not None:
         return refused
     return _extract_checked(p, stem, page_timeout_s, None, heartbeat, ocr_known, tables)
+
+
+def _stem(p: Path) -> str:
+    """The fallback title: a display-safe file stem (non-UTF-8 bytes as \\xNN, no
+    controls)."""
+    return normalize_text(strip_control(safe_name(p.stem or p.name), keep_newlines=False,
+                                        keep_tabs=False)) or "untitled"
+
+
+def _tables_default() -> bool:
+    """Ruled tables as row records unless ``PDFTUI_TABLES=0``."""
+    return os.environ.get("PDFTUI_TABLES", "1") != "0"
+
+
+def _meta_title(doc) -> str:
+    """The info dictionary's title ('' when there is none or it cannot be read)."""
+    try:
+        return (doc.metadata or {}).get("title") or ""
+    except Exception:  # noqa: BLE001
+        return ""
+
+
+def title_of_open(doc, stem: str, page_timeout_s: float = 5.0) -> str | None:
+    """The title :func:`extract_document` gives the open PDF ``doc`` whose file stem is
+    ``stem``, from its info dictionary and page 1 alone (page 1 built as the extractor
+    builds it). None when page 1 has no text layer (a title read from OCR is not redone
+    here) or cannot be read."""
+    try:
+        if doc.page_count == 0 or not doc[0].get_text(flags=_text_flags()).strip():
+            return None
+        run = _PageRun(doc, [""], _text_flags(), page_timeout_s, _tables_default(),
+                       ocr.Budget(limit_s=0.0))
+        first = _extract_page(run, 0, _Tally(), time.perf_counter())
+    except Exception:  # noqa: BLE001 - a bad page 1 keeps the stored title
+        return None
+    return clip(document_title(_meta_title(doc), stem, first), MAX_TITLE_CHARS)
+
+
+def head_of_file(path: str | os.PathLike, title: str) -> tuple[str, Metadata]:
+    """The title and metadata of the PDF at ``path``, read again from its first pages
+    (the metadata pass over cached documents; no re-extraction): the title as
+    :func:`extract_document` gives it (``title``, the stored one, when page 1 has no
+    text layer), and :func:`pdftui.metadata.read_metadata` with that title. An empty
+    :class:`Metadata` (of the current version) when the file cannot be read."""
+    import pymupdf
+
+    from .metadata import METADATA_VERSION, read_metadata
+
+    p = Path(os.fspath(path))
+    try:
+        doc = pymupdf.open(p)
+    except Exception:  # noqa: BLE001 - missing, damaged: nothing to read
+        return title, Metadata(version=METADATA_VERSION)
+    try:
+        if doc.needs_pass:
+            return title, Metadata(version=METADATA_VERSION)
+        title = title_of_open(doc, _stem(p)) or title
+        return title, read_metadata(doc, p.name, title)
+    except Exception:  # noqa: BLE001
+        return title, Metadata(version=METADATA_VERSION)
+    finally:
+        doc.close()
 
 
 def _refusal_by_header(p: Path, stem: str) -> Extraction | None:
@@ -305,10 +365,7 @@ def _extract_open(doc, p: Path, stem: str, page_timeout_s: float, heartbeat: str
     notes: list[str] = []
     if doc.is_repaired:
         notes.append("file was damaged and has been repaired; text may be incomplete")
-    try:
-        title = clean_title(doc.metadata.get("title") if doc.metadata else "", stem)
-    except Exception:  # noqa: BLE001
-        title = stem
+    meta_title = _meta_title(doc)
     try:  # built here, not by Page.get_label: a hostile /St makes that explode
         labels = page_labels(rules_from_pymupdf(doc.get_page_labels()), n)
     except Exception:  # noqa: BLE001
@@ -327,8 +384,7 @@ def _extract_open(doc, p: Path, stem: str, page_timeout_s: float, heartbeat: str
     if dropped:
         notes.append(f"{dropped} outline entr{'y' if dropped == 1 else 'ies'} dropped (empty title or invalid target)")
     _mupdf_warning_note(notes)
-    if pages:
-        title = title_on_first_page(title, pages[0], title == stem)
+    title = document_title(meta_title, stem, pages[0] if pages else None)
     try:
         from .metadata import read_metadata
 

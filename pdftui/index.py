@@ -489,18 +489,20 @@ def _same_pages(cache: Cache, content_id: int, f: FoundFile) -> bool:
 
 
 def _fill_metadata(cache: Cache, root: str, cancel: threading.Event) -> int:
-    """Read the metadata of the documents of ``root`` cached without it (or by an older
-    :data:`pdftui.metadata.METADATA_VERSION`) from their first pages, in this process:
-    tens of milliseconds per document, no re-extraction, no re-embedding. Returns how
-    many were read. Documents already extracted succeeded once in a worker, so reading
-    two pages of them here is safe."""
-    from .metadata import METADATA_VERSION, metadata_of_file
+    """Read the title and metadata of the documents of ``root`` cached without metadata
+    (or with an older :data:`pdftui.metadata.METADATA_VERSION`) from their first pages,
+    in this process: tens of milliseconds per document, no re-extraction, no
+    re-embedding. Returns how many were read. Documents already extracted succeeded once
+    in a worker, so reading two pages of them here is safe."""
+    from .extract import head_of_file
+    from .metadata import METADATA_VERSION
 
     todo = cache.missing_metadata(root, METADATA_VERSION)
     for content_id, doc, title in todo:
         if cancel.is_set():
             break
-        cache.set_metadata(content_id, metadata_of_file(os.path.join(root, doc), title))
+        title, md = head_of_file(os.path.join(root, doc), title)
+        cache.set_metadata(content_id, md, title=title)
     return len(todo)
 
 

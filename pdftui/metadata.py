@@ -36,10 +36,12 @@ from dataclasses import dataclass
 from .document import Metadata
 from .text import strip_control
 
-#: Bump when the rules below change: cached metadata of an older version is read again
-#: (first pages only; no re-extraction, no re-embedding).
-METADATA_VERSION = 4  # 2: CN article numbers (ISSN (year)); 3: copyright runs, subtitles;
-#                        4: section headings of a reference card are not authors
+#: Bump when the rules below or the title rules (:mod:`pdftui.title`) change: cached
+#: metadata of an older version is read again, and the title with it (first pages only; no
+#: re-extraction, no re-embedding).
+METADATA_VERSION = 5  # 2: CN article numbers (ISSN (year)); 3: copyright runs, subtitles;
+#   4: section headings of a reference card are not authors; 5: titles read again (wrapped
+#   titles of any length, one-word and body-size titles), names with a non-ASCII capital
 #: Pages read from the start of the document.
 FIRST_PAGES = 2
 #: A first page with more text than this (characters) is not read line by line for author
@@ -275,17 +277,24 @@ def _strip_marks(text: str) -> str:
     return _MARK_RE.sub("|", text)
 
 
+def _latin_caps(word: str) -> str:
+    """``word`` with each non-ASCII capital letter as ``A`` (``Łukasz`` -> ``Aukasz``), so
+    the ASCII patterns of names take every alphabet's capitals."""
+    return "".join("A" if c.isupper() and not c.isascii() else c for c in word)
+
+
 def is_name(piece: str) -> bool:
-    """True when ``piece`` looks like a person's name: 2-5 words, each capitalised (or
-    an initial such as ``J.`` / ``J.C.``, or a particle such as ``van``), the last one a
-    word of two letters or more, and no affiliation word."""
+    """True when ``piece`` looks like a person's name: 2-5 words, each capitalised (in
+    any alphabet: ``Łukasz Kaiser``) or an initial such as ``J.`` / ``J.C.``, or a
+    particle such as ``van``, the last one a word of two letters or more, and no
+    affiliation word."""
     words = piece.split()
     if not 2 <= len(words) <= 5 or len(piece) > 60 or words[0] in _ARTICLES:
         return False
     for w in words:
         if w.lower().strip(".") in _NOT_NAME:
             return False
-        if w.lower() not in _PARTICLES and not _NAME_TOKEN_RE.match(w):
+        if w.lower() not in _PARTICLES and not _NAME_TOKEN_RE.match(_latin_caps(w)):
             return False
     last = words[-1].strip(".")
     return len(last) >= 2 and "." not in last and sum(c.isalpha() for c in piece) >= 4
@@ -325,10 +334,11 @@ _CARRY_RE = re.compile(r",\s*([A-Z][\w'’\-]+)\s*$")
 def _carry(text: str) -> tuple[str, str]:
     """An author line ending in a first name whose surname starts the next line
     (``..., Avinash`` / ``Lakshman, ...``): the line without it, and the word."""
-    m = _CARRY_RE.search(text)
-    if not m or m.group(1).lower() in _NOT_NAME:
+    m = _CARRY_RE.search(_latin_caps(text))   # same length: positions hold in ``text``
+    word = text[m.start(1):m.end(1)] if m else ""
+    if not m or word.lower() in _NOT_NAME:
         return text, ""
-    return text[: m.start()], m.group(1)
+    return text[: m.start()], word
 
 
 def _line_rows(page, flags: int = 0) -> list[_Line]:
