@@ -226,8 +226,10 @@ class ResultsPane(Vertical):
 
     def set_result(self, result: SearchResult, keep_cursor: bool = False) -> None:
         """Show ``result``; ``keep_cursor`` keeps the same hit highlighted when it is
-        still listed (a re-run after indexing)."""
-        old = self.current_hit() if keep_cursor else None
+        still listed (a re-run after indexing) and the cursor was moved off the first
+        row: a cursor left on #1 stays on #1, the top of the new list (a re-ranked #1
+        followed down to #19 scrolled the answers off the screen)."""
+        old = self.current_hit() if keep_cursor and not self._at_first_hit() else None
         if not keep_cursor:
             self._expanded, self._folded = set(), set()
         self.result = result
@@ -247,6 +249,11 @@ class ResultsPane(Vertical):
         if old is not None:
             self._select_hit(old)
         self._show_excerpt()
+
+    def _at_first_hit(self) -> bool:
+        """Is the cursor on the list's first hit row (or no row at all)?"""
+        first = next((r for r, x in enumerate(self._rows) if x.kind == "hit"), 0)
+        return self.query_one(HitTable).cursor_row <= first
 
     def _select_hit(self, old: Hit) -> None:
         for i, h in enumerate(self.hits):

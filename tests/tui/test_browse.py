@@ -736,3 +736,34 @@ def test_section_steps_pressed_faster_than_sections_load_add_up(make_app):
             assert reader.view.section_id == want
 
     asyncio.run(go())
+
+
+def test_a_rerun_keeps_a_moved_cursor_on_its_hit_and_an_unmoved_one_on_top(make_app):
+    """Fresh-user trial: a re-run of the query (after indexing, with the semantic arm
+    now loaded) moved the first hit, GFS p. 4, to #9 and the cursor followed it down,
+    scrolling the new first hits off an 80x24 screen. A cursor left on #1 now stays on
+    the first row; a cursor the user moved still follows its hit."""
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            results = app.query_one(ResultsPane)
+            docs = [doc(f"paper{i}.pdf", f"Paper {i}") for i in range(10)]
+            results.set_documents(docs, {d.doc: d.title for d in docs})
+            first = [make_hit(d.doc, 1, i + 1) for i, d in enumerate(docs)]
+            rerun = first[1:9] + [first[0]] + first[9:]
+            rerun = [make_hit(h.doc, 1, i + 1) for i, h in enumerate(rerun)]
+            table = app.query_one(HitTable)
+            results.set_result(SearchResult("gfs", "hybrid", "page", {}, 0.0, first))
+            await pilot.pause()
+            results.set_result(SearchResult("gfs", "hybrid", "page", {}, 0.0, rerun),
+                               keep_cursor=True)
+            await pilot.pause()
+            assert table.cursor_row == 0 and results.current_hit().doc == "paper1.pdf"
+            table.move_cursor(row=2)   # the user moves to paper3
+            await pilot.pause()
+            results.set_result(SearchResult("gfs", "hybrid", "page", {}, 0.0, first),
+                               keep_cursor=True)
+            await pilot.pause()
+            assert results.current_hit().doc == "paper3.pdf" and table.cursor_row == 3
+    run(go())
