@@ -280,8 +280,10 @@ def test_kill_9_ten_times_with_embedding_then_a_normal_run(tmp_path):
 
 
 def test_indexer_and_searcher_on_one_cache(tmp_path):
-    """An indexer and a searcher (whose search also indexes) on one cache at once: no
-    'database is locked', no duplicate rows."""
+    """An indexer and a searcher on one cache at once: no 'database is locked', no
+    duplicate rows. A search while the indexer runs searches what it has indexed so far
+    (or, before it has indexed anything, answers the error kind "indexing"); a search
+    after it finds the folder."""
     folder = tmp_path / "conc"
     builders.tiny_corpus(folder, 40, prefix="conc", pages=2)
     cache = tmp_path / "cache"
@@ -296,8 +298,11 @@ def test_indexer_and_searcher_on_one_cache(tmp_path):
     out, err = indexer.communicate(timeout=300)
     assert indexer.returncode == 0, err
     for r in [harness.Run(0, out, err, 0), *searches]:
-        assert r.rc == 0 and not r.locked and "Traceback" not in r.err, r.err
-    assert json.loads(searches[-1].out.splitlines()[-1])["hits"]
+        assert not r.locked and "Traceback" not in r.err, r.err
+        got = json.loads(r.out.splitlines()[-1])
+        assert r.rc == 0 or (r.rc == 1 and got["error"]["kind"] == "indexing"), r.err
+    after = cli("search", folder, "common", "--mode", "keyword", "--cache-dir", cache, "--json")
+    assert after.rc == 0 and json.loads(after.out.splitlines()[-1])["hits"]
     db = harness.cache_db(cache)
     assert not any(harness.duplicates(db).values())
     assert db.execute("SELECT count(*) FROM files").fetchone()[0] == 40
