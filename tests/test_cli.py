@@ -419,6 +419,24 @@ def test_a_query_starting_with_a_dash_is_told_to_go_after_the_end_of_options(sma
     assert d["query"] == "-refcard dark matter" and d["hits"]
 
 
+def _wait_for_published_counts(cache_dir, folder, timeout: float = 30.0) -> None:
+    """Until the index run holding ``folder``'s lease has published its document counts
+    (its heartbeat does every couple of seconds: on a loaded machine the first beat can
+    come after the test's first search)."""
+    import time
+
+    from pdftui.corpus import check_folder
+    from pdftui.lease import index_lease_name, live_holder
+
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        run = live_holder(cache_dir, index_lease_name(check_folder(folder)))
+        if run is not None and run.units_total:
+            return
+        time.sleep(0.1)
+    raise AssertionError("the index run published no counts")
+
+
 def test_a_search_while_the_folder_is_being_indexed_says_an_index_is_in_progress(
         small_folder, cache_dir, tmp_path):
     """Fresh-user finding: while ``pdftui index`` ran on a new folder, ``pdftui search``
@@ -448,6 +466,7 @@ def test_a_search_while_the_folder_is_being_indexed_says_an_index_is_in_progress
                              text=True)
     try:
         assert other.stdout.readline().strip() == "holding"
+        _wait_for_published_counts(cache_dir, small_folder)
         base = ("search", small_folder, "dark matter", "--cache-dir", cache_dir)
         r = _cli(*base)
         assert r.returncode == 0, r.stderr
