@@ -419,6 +419,30 @@ def test_a_query_starting_with_a_dash_is_told_to_go_after_the_end_of_options(sma
     assert d["query"] == "-refcard dark matter" and d["hits"]
 
 
+def _held_index_run(folder, cache_dir, tmp_path, phase: str):
+    """``(process, go)``: a real index run of ``folder`` in another process, held at its
+    first progress report of ``phase`` ("scan", "verify") until the file ``go`` exists."""
+    import textwrap
+
+    go = tmp_path / "go"
+    script = textwrap.dedent(f"""
+        import os, time
+        from pdftui.index import index_folder
+
+        def hold(p):
+            if p.phase == {phase!r}:
+                print("holding", flush=True)
+                while not os.path.exists({str(go)!r}):
+                    time.sleep(0.05)
+
+        index_folder({str(folder)!r}, {str(cache_dir)!r}, embed=False, progress=hold)
+    """)
+    other = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE,
+                             text=True)
+    assert other.stdout.readline().strip() == "holding"
+    return other, go
+
+
 def _wait_for_published_counts(cache_dir, folder, timeout: float = 30.0) -> None:
     """Until the index run holding ``folder``'s lease has published its document counts
     (its heartbeat does every couple of seconds: on a loaded machine the first beat can
@@ -444,28 +468,12 @@ def test_a_search_while_the_folder_is_being_indexed_says_an_index_is_in_progress
     its index lease; a search now says an index is in progress and how far, --json
     names it in "index_in_progress", and a semantic search with nothing embedded yet
     is the error kind "indexing" rather than an empty list. The search does not extract
-    the folder again beside the other run: it searches what that run indexed so far. The other process is a real
-    index run, held before its end until the test lets it go."""
+    the folder again beside the other run: it searches what that run indexed so far. The
+    other process is a real index run, held before its end until the test lets it go."""
     import socket
-    import textwrap
 
-    go = tmp_path / "go"
-    script = textwrap.dedent(f"""
-        import os, time
-        from pdftui.index import index_folder
-
-        def hold(p):
-            if p.phase == "verify":
-                print("holding", flush=True)
-                while not os.path.exists({str(go)!r}):
-                    time.sleep(0.05)
-
-        index_folder({str(small_folder)!r}, {str(cache_dir)!r}, embed=False, progress=hold)
-    """)
-    other = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE,
-                             text=True)
+    other, go = _held_index_run(small_folder, cache_dir, tmp_path, "verify")
     try:
-        assert other.stdout.readline().strip() == "holding"
         _wait_for_published_counts(cache_dir, small_folder)
         base = ("search", small_folder, "dark matter", "--cache-dir", cache_dir)
         r = _cli(*base)
@@ -496,25 +504,8 @@ def test_a_search_before_another_run_indexed_anything_says_so(small_folder, cach
     """A search while another process indexes the folder and has extracted nothing yet
     answers "nothing is indexed yet" (error kind "indexing", exit 1), not "no PDF files"
     and not a second extraction of the folder beside the first."""
-    import textwrap
-
-    go = tmp_path / "go"
-    script = textwrap.dedent(f"""
-        import os, time
-        from pdftui.index import index_folder
-
-        def hold(p):
-            if p.phase == "scan":
-                print("holding", flush=True)
-                while not os.path.exists({str(go)!r}):
-                    time.sleep(0.05)
-
-        index_folder({str(small_folder)!r}, {str(cache_dir)!r}, embed=False, progress=hold)
-    """)
-    other = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE,
-                             text=True)
+    other, go = _held_index_run(small_folder, cache_dir, tmp_path, "scan")
     try:
-        assert other.stdout.readline().strip() == "holding"
         r = _cli("search", small_folder, "dark matter", "--cache-dir", cache_dir, "--json")
         assert r.returncode == 1, r.stderr
         err = json.loads(r.stdout)["error"]
