@@ -57,6 +57,7 @@ def test_a_plain_pattern_names_a_word_start_never_the_inside_of_a_word():
     with pytest.raises(NotFound) as e:   # inside words only: not found, the glob named
         resolve_doc(known, "former")
     assert not isinstance(e.value, AmbiguousDocument)
+    assert "'*former*' matches" in str(e.value)
     assert "'*former*' matches 2: arxiv-2108.09084-fastformer.pdf, arxiv-2006" in str(e.value)
     with pytest.raises(AmbiguousDocument):   # a glob is a glob
         resolve_doc(known, "*raft*")

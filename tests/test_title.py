@@ -52,8 +52,7 @@ def test_names_with_a_non_ascii_capital_are_authors():
     assert names_in("Łukasz Kaiser∗") == ["Łukasz Kaiser"]
     assert names_in("Ørjan Øvrebø, Émile Zola") == ["Ørjan Øvrebø", "Émile Zola"]
     ex = extract_document(corpus_pdf("arxiv-1706.03762v7-attention-is-all-you-need.pdf"))
-    assert ex.metadata is not None
-    assert ex.metadata.authors[5:] == ("Aidan N. Gomez", "Łukasz Kaiser", "Illia Polosukhin")
+    assert ex.metadata is not None and ex.metadata.authors[5:] == ("Aidan N. Gomez", "Łukasz Kaiser", "Illia Polosukhin")
 
 
 def test_an_older_cache_reads_titles_again_without_re_extracting(tmp_path):
