@@ -202,3 +202,17 @@ def test_the_document_both_arms_rank_first_leads():
     other = run.rrf([(Arm.KEYWORD, [gpt2, shannon5], 1.0), (Arm.SEMANTIC, [shannon15], 1.0)])
     other = run._resorted(other, {shannon5: 0.05, gpt2: 0.04, shannon15: 0.03})
     assert run.agreed_first(other, "agree").keys == [shannon5, gpt2, shannon15]
+
+
+def test_keyword_ranks_stand_in_for_the_semantic_arm_in_documents_not_embedded():
+    """A first index embeds documents one by one: a pending document's keyword keys gain
+    ``weight / (k + keyword rank)`` as an arm of their own; embedded documents' keys and
+    keys the keyword list does not hold gain nothing."""
+    base = run.rrf([(Arm.KEYWORD, [B, A, C], 1.0), (Arm.SEMANTIC, [A], 2.0)])
+    got = run.add_stand_in(base, [B, A, C, B], {"b.pdf", "d.pdf"}, 2.0)
+    assert got.scores[B] == pytest.approx(1 / 61 + 2 / 61)
+    assert got.scores[A] == base.scores[A] and got.scores[C] == base.scores[C]
+    assert D not in got.scores
+    c = got.evidence[B][-1]
+    assert (c.arm, c.rank, c.weight, c.score) == (Arm.STAND_IN, 1, 2.0, pytest.approx(2 / 61))
+    assert run.add_stand_in(base, [B], set(), 2.0) is base

@@ -936,3 +936,40 @@ def test_documents_holding_the_query_as_a_phrase_come_before_scattered_words(tmp
         assert [h.doc for h in hits].index(attention) == 3
     finally:
         e.close()
+
+
+def test_a_document_not_embedded_yet_is_not_outranked_for_lack_of_vectors(indexed, tmp_path):
+    """While a first index embeds, hybrid lets a pending document's keyword ranks stand in
+    for its semantic ones: a query only ECAPA answers, with ECAPA's vectors not made yet,
+    finds ECAPA first (without the stand-in, the embedded papers' pages, which the
+    semantic arm lists at the top whatever they say, come first)."""
+    import shutil
+
+    from pdftui.cache import Cache
+    from pdftui.search.run import Arm
+    from pdftui.search.service import Engine, Options
+
+    folder, cache, _service = indexed
+    shutil.copytree(cache, tmp_path / "c")
+    ecapa = "arxiv-2005.07143-ecapa-tdnn-speaker-verification.pdf"
+    e = Engine(folder, tmp_path / "c")
+    e.refresh()
+    cid = next(d.content_id for d in e._docs if d.doc == ecapa)
+    c = Cache(tmp_path / "c")
+    c.drop_embeddings(cid, e.model_id)
+    c.close()
+    e.close()
+    q = "speaker verification equal error rate of the TDNN"
+    firsts = {}
+    for on in (True, False):
+        e = Engine(folder, tmp_path / "c", options=Options(stand_in=on))
+        try:
+            res = e.search(q, mode="hybrid")
+        finally:
+            e.close()
+        assert res.coverage["embedding"] == [ecapa]
+        firsts[on] = res.hits[0]
+    assert firsts[True].doc == ecapa
+    arms = {a.arm for a in firsts[True].arms}
+    assert Arm.STAND_IN in arms and Arm.SEMANTIC not in arms
+    assert firsts[False].doc != ecapa

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 
@@ -39,6 +39,7 @@ class Arm(str, Enum):
     DOCUMENT_ORDER = "document_order"  # a page by its document's place in the fused run
     NAMED = "named"              # a section of a document the query names, by its place
     PASSAGE = "passage"          # a section by its best passage, among its document's first
+    STAND_IN = "stand_in"        # a document not embedded yet: its keyword rank stands in
 
 
 @dataclass(frozen=True)
@@ -156,6 +157,31 @@ def gate_keyword(run: Run, keys: Sequence[Key], coverage: Sequence[float], weigh
         scores[key] -= weight * (1.0 - g) / (k + i)
         ev[key] = tuple(Contribution(x.arm, x.rank, weight * g, weight * g / (k + i))
                         if x.arm is Arm.KEYWORD else x for x in ev.get(key, ()))
+    return run._with(scores, ev)
+
+
+def add_stand_in(run: Run, keys: Sequence[Key], pending: Collection[str], weight: float,
+                 k: int = 60) -> Run:
+    """Stand in for the semantic arm where it cannot speak: each key of the keyword list
+    ``keys`` (best first) whose document is ``pending`` (not embedded yet, so absent from
+    the semantic list) gains ``weight / (k + its keyword rank)``, ungated like the semantic
+    contributions it stands for. Without it a first index's embedded documents outrank
+    every other one in hybrid: their pages collect two arms' contributions, the others'
+    one. The imputation assumes the semantic
+    arm would rank such a page as the keyword arm does, so an embedded and a pending
+    document meet on equal terms and the fused order moves to the real one as vectors
+    arrive."""
+    if not pending:
+        return run
+    scores = dict(run.scores)
+    ev = dict(run.evidence)
+    seen: set[Key] = set()
+    for i, key in enumerate(keys, start=1):
+        if key in seen or key[0] not in pending:
+            continue
+        seen.add(key)
+        scores[key] = scores.get(key, 0.0) + weight / (k + i)
+        _add(ev, key, Contribution(Arm.STAND_IN, i, weight, weight / (k + i), k))
     return run._with(scores, ev)
 
 
@@ -424,8 +450,8 @@ def listing(keys: Sequence[tuple[Key, float]]) -> Run:
 
 
 __all__ = ["Arm", "Contribution", "Factor", "Key", "Run", "Weights", "add_document_arm",
-           "add_document_order", "add_head", "add_subsections", "demote", "gate_keyword",
-           "keep", "listing", "order", "pin", "rrf", "share_places", "single"]
+           "add_document_order", "add_head", "add_stand_in", "add_subsections", "demote",
+           "gate_keyword", "keep", "listing", "order", "pin", "rrf", "share_places", "single"]
 
 
 @dataclass(frozen=True)
@@ -447,7 +473,9 @@ class Weights:
     documents the first ``first_places`` hits hold at least (:func:`share_places`);
     ``named``: the weight, before its share^2, of the sections of a document the query
     names (:func:`add_named`); ``passages``: the weight, before its share^2, of a
-    section's best passage among its document's first hits (:func:`add_passages`)."""
+    section's best passage among its document's first hits (:func:`add_passages`);
+    ``stand_in``: the weight of the keyword ranks standing in for
+    the semantic arm in documents not embedded yet (:func:`add_stand_in`)."""
 
     k: int
     keyword: float | None = None
@@ -467,6 +495,7 @@ class Weights:
     first_places: int | None = None
     named: float | None = None
     passages: float | None = None
+    stand_in: float | None = None
 
     def to_json(self) -> dict:
         """Every field, floats rounded to 6 places."""

@@ -113,6 +113,7 @@ import re
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -203,6 +204,8 @@ class Options:
     doc_order_weight: float = 0.18     # hybrid pages: the documents in order of their best
     doc_order_k: int = 10              # page as one more RRF list, weight / (k + place):
     #                                    the first document's pages gain 1 / 61
+    stand_in: bool = True              # hybrid, documents not embedded yet: their keyword
+    #                                    ranks stand in for the semantic arm (run.add_stand_in)
     first_docs: int = 4                # hybrid pages: the first ``first_places`` hits hold
     first_places: int = 10             # the best page of the first this many documents
     weak_keyword: float = evidence.KEYWORD_MIN    # weak answer: keyword evidence under
@@ -365,6 +368,7 @@ class _Plan:
     depth: int
     top_k: int
     docs_of: dict[int, list[str]]
+    pending: frozenset[str] = frozenset()   # searched documents not embedded yet
 
 
 @dataclass
@@ -745,6 +749,8 @@ class Engine:
         hits as the other modes. Notes for the user go into ``coverage``."""
         o = self.options
         c = self._plan(text, mode, granularity, searchable, top_k, q)
+        if mode == "hybrid" and o.stand_in:
+            c.pending = frozenset(coverage.get("embedding", ())) & c.by_doc.keys()
         kw = self.keyword_arm(c) if mode != "semantic" and c.terms else KeywordArm()
         check()
         sem = self.semantic_arm(c, kw, coverage, check) \
@@ -893,18 +899,24 @@ class Engine:
         arm, the order; for sections the opening's demotion, the subsections' lift and the
         best passages; with the weights in force."""
         o = self.options
-        kwl, sml = kw.keys[: c.depth], sem.keys[: c.depth]
+        kwl, sml = kw.keys[: c.depth], self._embedded(c, sem.keys[: c.depth])
         kw_w = o.kw_weight if c.kind == "pages" else o.section_kw_weight
         conf = semantic_confidence(sem.gap, kw.best_coverage, o)
         if sem.heads is not None:
-            got = run.rrf([(Arm.KEYWORD, kwl, kw_w), (Arm.SEMANTIC, sem.units, o.sem_weight),
-                           (Arm.SECTION_HEAD, sem.heads, o.section_head_weight)], k=o.k)
+            got = run.rrf([(Arm.KEYWORD, kwl, kw_w),
+                           (Arm.SEMANTIC, self._embedded(c, sem.units), o.sem_weight),
+                           (Arm.SECTION_HEAD, self._embedded(c, sem.heads),
+                            o.section_head_weight)], k=o.k)
+            w_stand = o.sem_weight + o.section_head_weight
         else:
             got = run.rrf([(Arm.KEYWORD, kwl, kw_w), (Arm.SEMANTIC, sml, o.sem_weight * conf)],
                           k=o.k)
+            w_stand = o.sem_weight * conf
         gated = bool(kw.coverage) and not c.few
         if gated:
             got = run.gate_keyword(got, kwl, kw.coverage[: c.depth], kw_w, o.gate_power, o.k)
+        if c.pending:
+            got = run.add_stand_in(got, kwl, c.pending, w_stand, o.k)
         if kw.head:
             got = run.add_head(got, kw.head, o.head_weight * kw_w, fusion.K)
         named = kw.named_share if c.kind == "sections" and o.named_weight > 0 else {}
@@ -916,7 +928,8 @@ class Engine:
             # like the adaptive page score: the document's head counts the more,
             # the less of the query's rarity mass any page holds
             w_doc = o.doc_arm * (1.0 - kw.best_coverage)
-            got = run.add_document_arm(got, sem.doc_rank.get, w_doc, fusion.K)
+            got = run.add_document_arm(got, self._doc_ranks(c, kwl, sem.doc_rank), w_doc,
+                                       fusion.K)
         weights = Weights(
             o.k, kw_w, o.gate_power if gated else None,
             o.sem_weight if sem.heads is not None else o.sem_weight * conf,
@@ -924,7 +937,8 @@ class Engine:
             sem.first_unit_weight, w_doc, o.head_weight * kw_w if kw.head else None,
             o.section_head_weight if sem.heads is not None else None,
             o.ref_weight if c.kind == "pages" else None, c.few,
-            named=o.named_weight if named else None)
+            named=o.named_weight if named else None,
+            stand_in=w_stand if c.pending else None)
         if c.kind == "pages" and not c.few:
             weights = dataclasses.replace(
                 weights, document_order=o.doc_order_weight or None,
@@ -953,6 +967,24 @@ class Engine:
             got = run.add_passages(got, shares, o.passage_weight, o.k)
             weights = dataclasses.replace(weights, passages=o.passage_weight)
         return got, weights
+
+    @staticmethod
+    def _embedded(c: "_Plan", keys: Sequence[Key]) -> Sequence[Key]:
+        """``keys`` without those of documents not embedded yet (a document's stored units
+        count once all of them are: until then its keyword ranks stand in)."""
+        return [k for k in keys if k[0] not in c.pending] if c.pending else keys
+
+    @staticmethod
+    def _doc_ranks(c: "_Plan", kwl: Sequence[Key], ranks: DocRanks
+                   ) -> Callable[[str], int | None]:
+        """The document arm's rank of a document; for one not embedded yet (no head vector
+        to rank), its place among the documents of the keyword list ``kwl`` instead."""
+        if not c.pending:
+            return ranks.get
+        place: dict[str, int] = {}
+        for doc, _ in kwl:
+            place.setdefault(doc, len(place) + 1)
+        return lambda doc: place.get(doc) if doc in c.pending else ranks.get(doc)
 
     def _passage_shares(self, c: "_Plan", kw: KeywordArm, got: Run, n: int
                         ) -> dict[Key, float]:

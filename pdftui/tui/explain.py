@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 ARM_NAMES = {"keyword": "keyword", "semantic": "semantic", "section_head": "heading",
              "head": "byline", "document": "document", "subsections": "subsections",
              "document_order": "document place", "named": "named document",
-             "passage": "passage"}
+             "passage": "passage", "stand_in": "keyword for semantic"}
 
 
 def _num(x: float) -> str:
@@ -72,6 +72,8 @@ def weights_line(weights: Weights | None) -> str:
         if conf is not None and conf < 1.0:
             p += f" (×{_num(conf)} confidence)"
         parts.append(p)
+    if _r(w.stand_in):
+        parts.append(f"keyword for semantic {_num(_r(w.stand_in))} where not embedded yet")
     if w.section_head is not None:
         parts.append(f"heading {_num(_r(w.section_head))}")
     if _r(w.subsections):

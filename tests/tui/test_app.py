@@ -1046,6 +1046,14 @@ def test_explain_lines_from_real_search_json():
     assert line == ("hybrid = Σ w/(60+rank): keyword 1 × coverage^2 · semantic 1.5"
                     " (×.75 confidence) · document .12 · byline 1 × share²"
                     " · reference lists ×.9")
+    pending = Hit(2, "c.pdf", 4, "4", 1 / 62 + 2 / 62, 2, None, "",
+                  arms=(Contribution(Arm.KEYWORD, 2, 1.0, 1 / 62),
+                        Contribution(Arm.STAND_IN, 2, 2.0, 2 / 62)))
+    assert arms_line(pending) == "keyword #2 w1 +.0161 · keyword for semantic #2 w2 +.0323" \
+        " = .0484"
+    assert weights_line(Weights(k=60, keyword=1.0, semantic=2.0, stand_in=2.0)) == (
+        "hybrid = Σ w/(60+rank): keyword 1 · semantic 2 · keyword for semantic 2 where not"
+        " embedded yet")
     assert weights_line(None) == ""
 
 
