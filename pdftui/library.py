@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from .cache import Cache
 from .errors import NotFound
+from .furniture import Furniture, detect
 from .document import Metadata, Section, innermost, last_page
 from .ocr import pending_note
 
@@ -455,6 +456,7 @@ class Library:
         self.root = os.path.realpath(os.fspath(root))
         self.cache = Cache(cache_dir, read_only_ok=True)
         self.db: sqlite3.Connection = self.cache.db
+        self._furniture: dict[int, Furniture] = {}
 
     def close(self) -> None:
         """Close the connection."""
@@ -595,6 +597,16 @@ class Library:
         last = last_page(start, end, end_block)
         return SectionText(doc, title, start, last, text, path, sid,
                            ocr=self.ocr_in(cid, start, last))
+
+    def furniture(self, doc: str) -> Furniture:
+        """The running headers, footers and page numbers of ``doc``
+        (:func:`pdftui.furniture.detect`), read once per content. Raises :class:`NotFound`."""
+        cid = self.content_id(doc)
+        got = self._furniture.get(cid)
+        if got is None:
+            got = self._furniture[cid] = detect(
+                (b.page, b.ordinal, b.text) for b in read_block_texts(self.db, cid))
+        return got
 
     def ocr_in(self, cid: int, first: int, last: int) -> bool:
         """Does any page ``first``..``last`` (1-based) of content ``cid`` hold OCR text?"""

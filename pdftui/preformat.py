@@ -19,6 +19,7 @@ import os
 import re
 import unicodedata
 from statistics import median
+from .furniture import tidy
 
 _MONO_RE = re.compile(r"courier|mono|cour\b|consol|menlo|typewriter|\bcmtt|lmmono|nimbusmon",
                       re.IGNORECASE)
@@ -151,8 +152,10 @@ def keep_lines(lib, doc: str, paragraphs: list[str],
 def kept_text(lib, out) -> str:
     """The text of ``out`` (a :class:`pdftui.library.SectionText`: a page or a whole
     section of ``out.doc``, paragraphs apart by blank lines) with its preformatted blocks
-    as their printed lines (:func:`keep_lines`); unchanged where its paragraphs do not line
-    up with the stored blocks. PyMuPDF reads the PDF again: call it off the UI thread."""
+    as their printed lines (:func:`keep_lines`) and, for a section, without its running
+    headers and page numbers, a paragraph a page break cut joined (:func:`pdftui.furniture.
+    tidy`); unchanged where its paragraphs do not line up with the stored blocks. PyMuPDF
+    reads the PDF again: call it off the UI thread."""
     paragraphs = [p for p in out.text.split("\n\n") if p.strip()]
     if not paragraphs:
         return out.text
@@ -165,4 +168,7 @@ def kept_text(lib, out) -> str:
         positions = [(page, b) for b in blocks] if len(blocks) == len(paragraphs) else None
     if not positions:
         return out.text
-    return "\n\n".join(keep_lines(lib, out.doc, paragraphs, positions))
+    kept = keep_lines(lib, out.doc, paragraphs, positions)
+    if out.section_id is not None:   # a section read whole: without running heads, page numbers
+        kept, _ = tidy(kept, positions, lib.furniture(out.doc))
+    return "\n\n".join(kept)

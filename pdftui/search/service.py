@@ -122,6 +122,7 @@ from ..cache import HEAD_UNITS, Cache
 from ..corpus import doc_matches
 from ..document import Section, innermost
 from ..errors import QueryError
+from ..furniture import Furniture, blanked, detect as detect_furniture
 from ..ocr import pending_note
 from ..sections import is_summary_title
 from ..library import (PageText, any_ocr, dominant_weights_hash, read_block_texts,
@@ -429,6 +430,7 @@ class Engine:
         self._sec_index: tuple | None = None
         self._emb_state: tuple | None = None
         self._ref_pages: dict[int, frozenset[int]] = {}
+        self._furniture: dict[int, Furniture] = {}
         self._heads: dict[int, frozenset[str]] = {}
         self._head_texts: dict[int, str] = {}
         self._head_docs: dict[str, list[int]] = {}   # stem -> contents whose head holds it
@@ -466,6 +468,7 @@ class Engine:
         self._sec_parents = {}
         self._sec_index = None
         self._ref_pages = {}
+        self._furniture = {}
         self._heads = {}
         self._head_texts = {}
         self._head_docs = {}
@@ -1512,6 +1515,20 @@ class Engine:
         """The block texts of one page in reading order (empty past the last page)."""
         return read_page_blocks(self.db, cid, page)
 
+    def furniture(self, cid: int) -> Furniture:
+        """The running headers, footers and page numbers of content ``cid``
+        (:func:`pdftui.furniture.detect`), cached until the cache changes."""
+        got = self._furniture.get(cid)
+        if got is None:
+            got = self._furniture[cid] = detect_furniture(
+                (b.page, b.ordinal, b.text) for b in read_block_texts(self.db, cid))
+        return got
+
+    def _prose_blocks(self, cid: int, page: int) -> list[str]:
+        """The block texts of one page with its furniture blanked (indices kept): what an
+        excerpt is chosen from."""
+        return blanked(self._blocks(cid, page), page, self.furniture(cid))
+
     def _keyword_ranks(self, kw: KeywordArm, kind: str, top: list) -> dict[Key, int]:
         """``{key: keyword rank}`` (1-based, in the whole stage-1 list) of the keys fed to
         fusion and of each shown key beyond them."""
@@ -1586,7 +1603,7 @@ class Engine:
         doc, page = key
         cid = self._cid_of(doc)
         info = read_pages(self.db, cid, [page]).get(page) or PageText(page, "", "")
-        blocks = self._blocks(cid, page)
+        blocks = self._prose_blocks(cid, page)
         unit_span = cosine = None
         pages, m = ranked.semantic.pages, self._matrix
         if pages is not None and m is not None:
@@ -1596,7 +1613,8 @@ class Engine:
                 if kw_rank is None and sem_rank is not None:
                     unit_span = m.span(cid, pages.best_unit(p))
         bi, excerpt = choose(blocks, ranked.terms, unit_span, info.text,
-                             next_blocks=self._blocks(cid, page + 1)[:3],
+                             next_blocks=[b for b in self._prose_blocks(cid, page + 1)
+                                          if b][:3],
                              phrases=ranked.query.phrases,
                              section_starts=self.section_starts(cid, page),
                              section_titles=self.section_titles(cid, page),
@@ -1621,8 +1639,9 @@ class Engine:
         sp = sec.start_page
         own = sec.own_span(secs[k + 1] if k + 1 < len(secs) else None)
         blocks = []
+        furniture = self.furniture(cid)
         for b in read_block_texts(self.db, cid, sp, own.end_page, limit=400):
-            if own.contains(b.page, b.ordinal):
+            if own.contains(b.page, b.ordinal) and (b.page, b.ordinal) not in furniture:
                 blocks.append(b.text)
         _bi, excerpt = choose(blocks, ranked.terms, phrases=ranked.query.phrases,
                               head=self._head_text(cid))

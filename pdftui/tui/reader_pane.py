@@ -32,6 +32,7 @@ from textual.widgets import Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ..document import Section, innermost
+from ..furniture import tidy
 from ..headings import split_heading
 from ..preformat import keep_lines, paragraph_positions
 from ..text import clean_text
@@ -174,6 +175,8 @@ def _section_view(lib, req: ReadRequest, sec, pages: int, page: int,
     paragraphs = [p for p in sec.text.split("\n\n") if p.strip()] or [sec.text]
     para_pos = paragraph_positions(lib, doc, sec.section_id, sections, len(paragraphs))
     paragraphs = keep_lines(lib, doc, paragraphs, para_pos)
+    if para_pos:   # without running heads and page numbers, a cut paragraph joined
+        paragraphs, para_pos = tidy(paragraphs, para_pos, lib.furniture(doc))
     target = None
     if req.block is not None and para_pos and (req.page, req.block) in para_pos:
         target = para_pos.index((req.page, req.block))  # where the page view was
