@@ -14,6 +14,7 @@ import dataclasses
 
 import json
 import os
+import shutil
 import sqlite3
 import sys
 import threading
@@ -234,7 +235,7 @@ class _IndexProgress:
                     f"{p.pages_done} pages")
         elif p.phase == "embed" and p.units_total:
             done = p.units_done >= p.units_total
-            line = f"pdftui: embedded {p.units_done}/{p.units_total} units{p.embed_note()}"
+            line = f"pdftui: embedded {p.units_text()} units{p.embed_note()}"
         elif p.phase == "postings" and p.docs_total:
             done = p.docs_done >= p.docs_total
             line = (f"pdftui: keyword postings of {p.docs_done}/{p.docs_total} documents"
@@ -665,10 +666,14 @@ def _print_result(result, folds: list, scope: str = "") -> None:
               help="Section to print whole: its title, or its number in --sections.")
 @click.option("--sections", "list_sections", is_flag=True,
               help="List the sections (number, pages, title).")
+@click.option("--width", type=click.IntRange(min=0), default=None,
+              help="Wrap paragraphs to this many columns (0: one line each; the default "
+                   "is the terminal's width, and no wrapping when the output is not a "
+                   "terminal).")
 @_cache_opt
 @_data_opt
 @click.option("--json", "as_json", is_flag=True)
-def read(folder, doc, page, section, list_sections, cache_dir, data_dir, as_json):
+def read(folder, doc, page, section, list_sections, width, cache_dir, data_dir, as_json):
     """Print a page or a whole section of DOC (its path relative to FOLDER, or a part of
     it from the start of a word or a glob naming one document, as the query's doc:
     field) as plain text.
@@ -706,8 +711,22 @@ def read(folder, doc, page, section, list_sections, cache_dir, data_dir, as_json
                           + (f"-{out.end_page}" if out.end_page != out.start_page else "")
                           + (" · OCR (recognised from a scan)" if out.ocr else "")))
     click.echo()
-    click.echo(clean_text(_heading_apart(out.text, out.title if section is not None else ""),
-                          keep_newlines=True))
+    text = clean_text(_heading_apart(out.text, out.title if section is not None else ""),
+                      keep_newlines=True)
+    if width is None and sys.stdout.isatty():
+        width = shutil.get_terminal_size().columns
+    click.echo(_wrapped(text, width) if width else text)
+
+
+def _wrapped(text: str, width: int) -> str:
+    """``text`` (paragraphs apart by blank lines) with each paragraph of one line wrapped
+    to ``width`` columns at spaces (a word longer than that, a URL, stays whole); the
+    paragraphs that keep their printed lines (code, tables) are left as they are."""
+    import textwrap
+
+    return "\n\n".join(p if "\n" in p else textwrap.fill(
+        p, width, break_long_words=False, break_on_hyphens=False)
+        for p in text.split("\n\n"))
 
 
 def _print_sections(rows, as_json: bool) -> None:

@@ -77,6 +77,27 @@ class Progress:
     #: Set while another process holds the embedding lease and this one follows it
     #: ("pid 1234 on host"); the unit counts are then the holder's.
     following: str = ""
+    #: "embed": the documents whose units are counted in ``units_total`` so far (a
+    #: document's units are counted when its turn to embed comes).
+    docs_planned: int = 0
+
+    def units_text(self) -> str:
+        """``"128/367"``; ``"0/30+"`` while documents still to embed have not had their
+        units counted, so the total is still growing."""
+        more = self.phase == "embed" and self.docs_planned < self.docs_total
+        return f"{self.units_done}/{self.units_total}" + ("+" if more else "")
+
+    def embed_status(self) -> str:
+        """The embedding phase in a few words for a status line at 80 columns:
+        ``"embedding 2/6 documents, ETA 41 s"``; while following another process (whose
+        document counts are not published) its units: ``"embedding: another pdftui runs
+        it, 192/1429 units"``."""
+        if self.following:
+            return f"embedding: another pdftui runs it, {self.units_text()} units"
+        if not self.docs_total:
+            return f"embedding {self.units_text()} units"
+        eta = f", {format_eta(self.eta_s)}" if self.eta_s is not None else ""
+        return f"embedding {self.docs_done}/{self.docs_total} documents{eta}"
 
     def embed_note(self) -> str:
         """``", 12/105 documents done, ETA 3 min"`` for an "embed" report ('' parts left
@@ -855,6 +876,7 @@ class _EmbedThread(threading.Thread):
         self.error: str | None = None
         self.expected = 0        # contents this run may embed (queued or being extracted)
         self.planned = 0         # contents planned so far
+        self.all_planned = False  # the end-of-queue mark was seen: the unit total is final
         self.docs_ready = 0      # planned contents whose units are all embedded
         self._queued: set[int] = set()
         self._left: dict[int, int] = {}   # units still to embed per planned content
@@ -916,7 +938,7 @@ class _EmbedThread(threading.Thread):
                 break
             block = False
             if cid is None:
-                finished = True
+                finished = self.all_planned = True
                 continue
             self._queued.discard(cid)   # a replaced content may reuse the id
             stamp = cache.content_stamp(cid)
@@ -973,7 +995,9 @@ class _EmbedThread(threading.Thread):
         self.report(Progress("embed", units_total=self.units_before + self.units_total,
                              units_done=self.units_before + self.units_done,
                              docs_total=max(self.expected, self.planned),
-                             docs_done=self.docs_ready, eta_s=eta))
+                             docs_done=self.docs_ready, eta_s=eta,
+                             docs_planned=max(self.expected, self.planned)
+                             if self.all_planned else self.planned))
 
     def _embed_batch(self, cache: Cache, work: _EmbedQueue, batch: list) -> None:
         """Embed one batch of ``(content_id, stamp, unit)`` items and commit it in one

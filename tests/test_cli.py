@@ -100,6 +100,21 @@ def test_read_rejects_page_zero_and_two_targets(small_folder, cache_dir):
     assert r.returncode == 2 and "use one of --page, --section and --sections" in r.stderr
 
 
+def test_read_wraps_paragraphs_to_the_width_asked_and_not_when_piped(small_folder, cache_dir):
+    """Fresh-user finding: ``read`` printed each paragraph as one line, wider than the
+    terminal. ``--width`` wraps at spaces; piped output (no terminal) stays one line per
+    paragraph, and the words are the same either way."""
+    name = "arxiv-2005.07143-ecapa-tdnn-speaker-verification.pdf"
+    flat = _cli("read", small_folder, name, "--page", "2", "--cache-dir", cache_dir)
+    wrapped = _cli("read", small_folder, name, "--page", "2", "--width", "60",
+                   "--cache-dir", cache_dir)
+    assert flat.returncode == 0 and wrapped.returncode == 0, wrapped.stderr
+    body = wrapped.stdout.split("\n", 2)[2]   # after the header line and its blank line
+    assert max(len(line) for line in flat.stdout.splitlines()) > 200
+    assert max(len(line) for line in body.splitlines() if " " in line) <= 60
+    assert wrapped.stdout.split() == flat.stdout.split()
+
+
 def test_index_logs_plain_progress_lines_when_stderr_is_not_a_terminal(small_folder, cache_dir):
     r = _cli("index", small_folder, "--cache-dir", cache_dir, "--no-embed", "--json")
     assert r.returncode == 0, r.stderr

@@ -460,3 +460,22 @@ def test_a_cache_of_a_newer_pdftui_is_refused_and_never_emptied(tmp_path, cache_
     assert db.execute("SELECT count(*) FROM pages").fetchone()[0] == pages > 0
     assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION + 1
     db.close()
+
+
+def test_progress_says_when_the_unit_total_is_still_growing_and_fits_a_status_line():
+    """Fresh-user finding: the log said "embedded 0/30 units" while the total grew to
+    1,429 (a document's units are counted when its turn comes), and the TUI's status
+    ("embedding 192/1429 units, 3/8 documents done, ETA 15 s, following the embedder of
+    pid 1234 on host") was cut at 80 columns."""
+    from pdftui.index import Progress
+
+    early = Progress("embed", docs_total=6, docs_planned=1, units_total=30)
+    assert early.units_text() == "0/30+"
+    final = Progress("embed", docs_total=6, docs_planned=6, units_total=367, units_done=128,
+                     docs_done=2, eta_s=41.0)
+    assert final.units_text() == "128/367"
+    assert final.embed_status() == "embedding 2/6 documents, ETA 41 s"
+    other = Progress("embed", units_total=1429, units_done=192,
+                     following="pid 1234 on a-very-long-host-name.example.org")
+    assert other.embed_status() == "embedding: another pdftui runs it, 192/1429 units"
+    assert Progress("extract", docs_total=6, units_total=5).units_text() == "0/5"

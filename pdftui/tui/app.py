@@ -496,8 +496,7 @@ class PdftuiApp(FailureHandler, TriageMixin, App):
                 self.load_documents()
                 self._schedule_rerun()
         elif event.phase == "embed":
-            self._index_status = (f"embedding {event.units_done}/{event.units_total} units"
-                                  f"{event.embed_note()}")
+            self._index_status = event.embed_status()
             self._schedule_rerun(docs=True)
         self._update_status()
 
