@@ -91,11 +91,16 @@ def test_markdown_escapes_titles_links_and_notes():
     assert "> — p. vii, Intro\\_duction" in text
     # the hostile title is text: no link, no HTML, no heading or list inside the note
     assert "[click](http" not in text and "<b>" not in text
-    assert "\\[click\\]\\(http\\://evil.example\\)" in text
+    assert "\\[click\\](http\\://evil.example)" in text
     assert "\n# not a heading" not in text and "> \\# not a heading" in text
     assert "> \\- not a list" in text
     assert "\x1b" not in text and "[31m" not in text.replace("\\[31m", "")
     assert md_escape("*bold* _it_ `code`") == "\\*bold\\* \\_it\\_ \\`code\\`"
+    # fresh-user finding: titles read as written where nothing in them is Markdown
+    plain = 'Dynamo: Amazon\u2019s "Highly" Available Key-value Store (2007) & more!'
+    assert md_escape(plain) == plain
+    assert md_escape("&amp; &#38; <i>") == "\\&amp; \\&#38; \\<i\\>"
+    assert md_escape("# head", line_start=True) == "\\# head"
 
 
 
@@ -108,7 +113,7 @@ def test_markdown_ids_keep_their_digits():
     assert "\\1" not in text
     # where a number does start a line (a note's line), the delimiter is escaped
     assert md_escape("1. first", line_start=True) == "1\\. first"
-    assert md_escape("2) second\n3. third") == "2\\) second\n3\\. third"
+    assert md_escape("2) second\n3. third") == "2) second\n3\\. third"
     assert md_escape("1706.03762", line_start=True) == "1706.03762"   # no list marker
     assert md_escape("- item") == "- item" and md_escape("- item", True) == "\\- item"
 

@@ -84,7 +84,7 @@ def test_export_formats_from_the_cli(folder, tmp_path):
     assert entry["file"] == str(folder / ATTENTION)
     r = _run("export", folder, "--marked", "keep", *base)
     assert r.returncode == 0 and "### 1. Attention Is All You Need" in r.stdout
-    assert "\\[this\\]\\(http\\://x\\)" in r.stdout
+    assert "\\[this\\](http\\://x)" in r.stdout
     out = tmp_path / "list.csv"
     r = _run("export", folder, "--marked", "all", "--format", "csv", "-o", out, *base)
     assert r.returncode == 0 and "wrote 2 documents" in r.stderr
