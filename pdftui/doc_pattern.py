@@ -3,8 +3,9 @@
 
 The rule (:func:`doc_pattern_matches`): case is ignored, and so is a leading ``./``; a
 pattern without a glob character (``*``, ``?``, ``[``) names every document whose path
-(relative to the folder) holds it where a word starts: at the path's start or after a
-character that is not a letter or digit (``- _ . /`` or a space). So ``raft`` names
+(relative to the folder) holds it where a word starts: at the path's start, after a
+character that is not a letter or digit (``- _ . /`` or a space), or at a letter after a
+digit (an arXiv version: ``v7`` names ``…1706.03762v7-….pdf``). So ``raft`` names
 ``raft-2014-….pdf`` but not ``papermage-2023-08-draft.pdf``, ``attention`` names the two
 versions of "Attention Is All You Need" but not ``…-flashattention.pdf``, and a pattern
 that starts with such a character (``-draft``, ``.pdf``) is found anywhere. A glob
@@ -58,13 +59,14 @@ def _is_glob(pattern: str) -> bool:
 
 def _at_word_start(doc: str, pattern: str) -> bool:
     """Does the plain ``pattern`` occur in ``doc`` (both case-folded) where a word starts
-    (the path's start, or after a character that is not a letter or digit)? A pattern
-    that starts with such a character (``-draft``) brings its own boundary: anywhere."""
+    (the path's start, after a character that is not a letter or digit, or a letter after
+    a digit)? A pattern that starts with such a character (``-draft``) brings its own
+    boundary: anywhere."""
     if not pattern or not pattern[0].isalnum():
         return pattern in doc
     i = doc.find(pattern)
     while i >= 0:
-        if i == 0 or not doc[i - 1].isalnum():
+        if i == 0 or not doc[i - 1].isalnum() or (doc[i - 1].isdigit() and doc[i].isalpha()):
             return True
         i = doc.find(pattern, i + 1)
     return False

@@ -63,6 +63,18 @@ def test_a_plain_pattern_names_a_word_start_never_the_inside_of_a_word():
         resolve_doc(known, "*raft*")
 
 
+def test_an_arxiv_version_names_its_file_letters_after_digits_start_a_word():
+    """Fresh-user finding: ``--doc v7`` named nothing (it follows a digit in
+    ``1706.03762v7``); a letter after a digit starts a word, a digit after a letter and a
+    letter after a letter do not."""
+    known = ["arxiv-1706.03762v5-attention.pdf", "arxiv-1706.03762v7-attention.pdf",
+             "papermage-2023-08-draft.pdf", "resnet50.pdf"]
+    assert resolve_doc(known, "v7") == known[1]
+    assert match_docs(known, "v5") == [known[0]]
+    assert match_docs(known, "raft") == [] and match_docs(known, "50") == []
+    assert match_docs(known, "03762v") == known[:2]
+
+
 def test_one_document_exact_name_first_then_the_only_match_else_an_error():
     assert resolve_doc(KNOWN, "a.pdf") == "a.pdf"   # "sub/Data.pdf" holds it inside a word
     assert resolve_doc(KNOWN, "./A.PDF") == "a.pdf"
