@@ -459,9 +459,10 @@ def _held_index_run(folder, cache_dir, tmp_path, phase: str):
 
 
 def _wait_for_published_counts(cache_dir, folder, timeout: float = 30.0) -> None:
-    """Until the index run holding ``folder``'s lease has published its document counts
-    (its heartbeat does every couple of seconds: on a loaded machine the first beat can
-    come after the test's first search)."""
+    """Until the index run holding ``folder``'s lease has published its final document
+    counts, every document extracted (its heartbeat publishes them every couple of
+    seconds: on a loaded machine a beat saying "1 of 3" can be the last one before the
+    test's first search)."""
     import time
 
     from pdftui.corpus import check_folder
@@ -470,7 +471,7 @@ def _wait_for_published_counts(cache_dir, folder, timeout: float = 30.0) -> None
     end = time.monotonic() + timeout
     while time.monotonic() < end:
         run = live_holder(cache_dir, index_lease_name(check_folder(folder)))
-        if run is not None and run.units_total:
+        if run is not None and run.units_total and run.units_done >= run.units_total:
             return
         time.sleep(0.1)
     raise AssertionError("the index run published no counts")
