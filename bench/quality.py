@@ -49,6 +49,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import excerpt as excerpt_bench  # noqa: E402  (bench/excerpt.py)
+import short as short_bench  # noqa: E402  (bench/short.py)
 from pdftui.cache import fts_text  # noqa: E402
 from pdftui.search import keyword  # noqa: E402
 from pdftui.search.query import parse  # noqa: E402
@@ -508,7 +509,7 @@ def main(argv: list[str] | None = None) -> int:
                                              if m in ("keyword", "semantic", "hybrid")], scope)
     print_weak(cal)
     scoped = excerpts = probes = paraphrases = paraphrases_2 = paraphrases_3 = None
-    excerpts_heldout = None
+    excerpts_heldout = short = None
     if not args.no_extras and not args.classes:
         pq = json.loads(Path(args.probes).read_text())["queries"]
         probes = run_probes(engine, pq, args.modes.split(","))
@@ -553,6 +554,13 @@ def main(argv: list[str] | None = None) -> int:
               "scope = the query's document): page NDCG@10 / MRR@10")
         for mode, r in scoped.items():
             print(f"  {mode:<10}{r['all']['page_ndcg']:>8.3f}{r['all']['mrr']:>8.3f}")
+        shq = json.loads(short_bench.DEFAULT.read_text())["queries"]
+        short = short_bench.run(engine, shq, args.modes.split(","))
+        print(f"\nshort term queries ({len(shq)} of {short_bench.DEFAULT.name}): MRR@10 / "
+              "top-3 document, all, half a, half b")
+        for mode, r in short.items():
+            print(f"  {mode:<10}" + "".join(f"{r[p]['mrr']:>8.3f}{r[p]['top3']:>7.3f}  "
+                                             for p in ("all", "half_a", "half_b")))
         answers, by_id = excerpt_bench.load(args.answers, args.queries)
         excerpts = excerpt_bench.run(engine, answers, by_id, "hybrid")
         print()
@@ -580,7 +588,7 @@ def main(argv: list[str] | None = None) -> int:
             {"options": opts.__dict__, "results": results, "scoped": scoped,
              "probes": probes, "paraphrases": paraphrases,
              "paraphrases_2": paraphrases_2, "paraphrases_3": paraphrases_3,
-             "excerpt": excerpts, "excerpt_heldout": excerpts_heldout,
+             "excerpt": excerpts, "excerpt_heldout": excerpts_heldout, "short": short,
              "goals": goal_check(results, scoped, excerpts), "weak": cal},
             indent=1, ensure_ascii=False))
     engine.close()

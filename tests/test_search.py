@@ -973,3 +973,27 @@ def test_a_document_not_embedded_yet_is_not_outranked_for_lack_of_vectors(indexe
     arms = {a.arm for a in firsts[True].arms}
     assert Arm.STAND_IN in arms and Arm.SEMANTIC not in arms
     assert firsts[False].doc != ecapa
+
+
+def test_a_term_lookup_leaves_the_folder_ranking_to_the_keyword_arm(indexed):
+    """A query of at most three terms that one page holds all of ("equal error rate") is a
+    term lookup: the semantic weight is x ``short_sem`` (.1) in a folder; a longer query,
+    one no page holds whole, and a scope of a few documents keep it."""
+    from pdftui.search.service import Engine
+
+    folder, cache, _service = indexed
+    e = Engine(folder, cache)
+    try:
+        e.options.few_docs = 0   # the three papers as a folder
+        lookup = e.search("equal error rate", mode="hybrid").weights
+        longer = e.search("equal error rate of speaker verification", mode="hybrid").weights
+        assert e.options.short_terms == 3 and e.options.short_sem == 0.1
+        assert lookup.semantic == pytest.approx(2.0 * lookup.semantic_confidence)
+        assert lookup.semantic_confidence <= 0.1 < longer.semantic_confidence
+        absent = e.search("equal error marmalade", mode="hybrid").weights   # no page has all
+        assert absent.semantic_confidence > 0.1
+        e.options.few_docs = 3
+        scoped = e.search("equal error rate", mode="hybrid").weights
+        assert scoped.semantic_confidence > 0.1
+    finally:
+        e.close()

@@ -205,6 +205,9 @@ class Options:
     doc_order_weight: float = 0.18     # hybrid pages: the documents in order of their best
     doc_order_k: int = 10              # page as one more RRF list, weight / (k + place):
     #                                    the first document's pages gain 1 / 61
+    short_terms: int = 3               # hybrid pages of a folder, a term lookup (a query
+    short_sem: float = 0.1             # of at most this many terms that some page holds
+    #                                    all of: "frame skipping"): semantic weight x this
     stand_in: bool = True              # hybrid, documents not embedded yet: their keyword
     #                                    ranks stand in for the semantic arm (run.add_stand_in)
     first_docs: int = 4                # hybrid pages: the first ``first_places`` hits hold
@@ -905,6 +908,8 @@ class Engine:
         kwl, sml = kw.keys[: c.depth], self._embedded(c, sem.keys[: c.depth])
         kw_w = o.kw_weight if c.kind == "pages" else o.section_kw_weight
         conf = semantic_confidence(sem.gap, kw.best_coverage, o)
+        if self._term_lookup(c, kw):
+            conf *= o.short_sem
         if sem.heads is not None:
             got = run.rrf([(Arm.KEYWORD, kwl, kw_w),
                            (Arm.SEMANTIC, self._embedded(c, sem.units), o.sem_weight),
@@ -970,6 +975,17 @@ class Engine:
             got = run.add_passages(got, shares, o.passage_weight, o.k)
             weights = dataclasses.replace(weights, passages=o.passage_weight)
         return got, weights
+
+    def _term_lookup(self, c: "_Plan", kw: KeywordArm) -> bool:
+        """Is this hybrid page query of a folder a term lookup: at most ``short_terms``
+        terms ("frame skipping", "vector clocks"), every one of them on one page? The
+        embedding of two or three words is a weak reading of them (MiniLM puts "frame
+        skipping" near beamer's slide frames, "vector clocks" near Einstein's clocks),
+        while the page holding the term is the answer (bench/short.py). Inside a few
+        documents the semantic neighbours are the document's own pages: not one."""
+        o = self.options
+        return c.kind == "pages" and not c.few and 0 < len(c.terms) <= o.short_terms \
+            and kw.best_coverage >= 0.999
 
     @staticmethod
     def _embedded(c: "_Plan", keys: Sequence[Key]) -> Sequence[Key]:
