@@ -434,7 +434,8 @@ def search(folder, query, mode, granularity, top_k, doc_globs, cache_dir, data_d
     if busy is not None and not as_json:
         # the other run extracts and embeds; extracting the same PDFs again here would
         # double its work: search what it has indexed so far
-        note = f"{_index_progress(busy)}: searching the {len(known)} documents it has " \
+        ready = sum(d.status in ("indexed", "embedding") for d in infos)
+        note = f"{_index_progress(busy)}: searching the {ready} documents it has " \
                "indexed so far; search again when it is done for the rest"
     service = SearchService(folder, cache_dir=cache_dir, model=model)
     queries = (line.rstrip("\r\n") for line in sys.stdin) if query == "-" else [query]

@@ -10,8 +10,10 @@ wrong. :func:`detect` finds them from a document's blocks; :func:`blanked` and
 
 The rule is the usual one of layout analysis: a short block among a page's first or
 last :data:`EDGE` blocks is furniture when its text, digits ignored, recurs in that
-place on at least :data:`SHARE` of the pages (and :data:`MIN_PAGES` pages), or when it
-is only a page number. Nothing here reads SQLite or a PDF.
+place on at least :data:`SHARE` of the pages (and :data:`MIN_PAGES` pages), or on
+:data:`FOLIO_PAGES` pages with a different page number at one end (a head naming the
+chapter or section, which recurs only on its pages), or
+when it is only a page number. Nothing here reads SQLite or a PDF.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from dataclasses import dataclass
 
 EDGE = 2            # blocks at each end of a page looked at
 MIN_PAGES = 3       # a running line recurs on at least this many pages
+FOLIO_PAGES = 2     # ... a head with a page number at one end, with different numbers
 SHARE = 0.3         # ... and on at least this share of the document's pages
 MAX_CHARS = 160     # longer blocks are prose, never furniture
 
@@ -72,10 +75,22 @@ def detect(rows: Iterable[tuple[int, int, str]]) -> Furniture:
     edges = _edges(rows)
     n = len(edges)
     seen: Counter[str] = Counter()
+    folios: dict[str, set[str]] = {}   # key -> its texts (a running head's number changes)
     for bs in edges.values():
-        seen.update({line_key(t) for _o, t in bs if len(t) <= MAX_CHARS})
+        keys = {line_key(t): t.strip() for _o, t in bs if len(t) <= MAX_CHARS}
+        seen.update(keys.keys())
+        for k, t in keys.items():
+            folios.setdefault(k, set()).add(t)
     need = max(MIN_PAGES, SHARE * n)
-    lines = frozenset(k for k, c in seen.items() if c >= need and any(ch.isalpha() for ch in k))
+    lines = {k for k, c in seen.items() if c >= need and any(ch.isalpha() for ch in k)}
+    # a head that changes with the chapter ("12 Chapter 3. Debian Developer's Duties",
+    # "3.2. Administrative Duties 13") recurs on that chapter's pages only: its folio, a
+    # number at one end that differs from page to page, says what it is; so does the same
+    # head where the folio stood apart
+    folio = {k for k, c in seen.items()
+             if len(folios[k]) >= FOLIO_PAGES and _with_folio(k)}
+    lines |= folio | {k for k in seen if f"# {k}" in folio or f"{k} #" in folio}
+    lines = frozenset(lines)
     out = set()
     for page, bs in edges.items():
         if len(bs) < 2:
@@ -84,6 +99,14 @@ def detect(rows: Iterable[tuple[int, int, str]]) -> Furniture:
             if len(text) <= MAX_CHARS and (line_key(text) in lines or page_number(text)):
                 out.add((page, ordinal))
     return Furniture(frozenset(out), lines)
+
+
+def _with_folio(key: str) -> bool:
+    """Could the line ``key`` (:func:`line_key`) be a running head with its page number: a
+    number at its start or end and two words or more ("# chapter #. duties"; not a lone
+    "table #")?"""
+    words = [w for w in key.split() if any(ch.isalpha() for ch in w)]
+    return (key.startswith("# ") or key.endswith(" #")) and len(words) >= 2
 
 
 def blanked(blocks: Sequence[str], page: int, furniture: Furniture) -> list[str]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 
 import bibtexparser
 import pytest
@@ -90,7 +91,8 @@ def test_markdown_escapes_titles_links_and_notes():
     assert "> — p. 3, 3.2 Attention" in text
     assert "> — p. vii, Intro\\_duction" in text
     # the hostile title is text: no link, no HTML, no heading or list inside the note
-    assert "[click](http" not in text and "<b>" not in text
+    assert "[click](http" not in text and re.search(r"(?<!\\)<", text) is None
+    assert "\\<b>x\\</b>" in text   # every < escaped: no tag
     assert "\\[click\\](http\\://evil.example)" in text
     assert "\n# not a heading" not in text and "> \\# not a heading" in text
     assert "> \\- not a list" in text
@@ -99,8 +101,10 @@ def test_markdown_escapes_titles_links_and_notes():
     # fresh-user finding: titles read as written where nothing in them is Markdown
     plain = 'Dynamo: Amazon\u2019s "Highly" Available Key-value Store (2007) & more!'
     assert md_escape(plain) == plain
-    assert md_escape("&amp; &#38; <i>") == "\\&amp; \\&#38; \\<i\\>"
+    assert md_escape("&amp; &#38; <i>") == "\\&amp; \\&#38; \\<i>"
     assert md_escape("# head", line_start=True) == "\\# head"
+    assert md_escape("3 Design > 3.3 Appends {sec 3.2}") == "3 Design > 3.3 Appends {sec 3.2}"
+    assert md_escape("a\n> b") == "a\n\\> b"   # a block quote only where a line starts
 
 
 

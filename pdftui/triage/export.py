@@ -157,10 +157,11 @@ def _suffix(n: int) -> str:
 
 # ---------------------------------------------------------------------------- Markdown
 #: What makes Markdown anywhere in a line: escapes, code, emphasis, link and image
-#: brackets, HTML, table pipes, strikethrough; ``&`` only where it starts an entity
-#: (``&amp;``, ``&#38;``). Parentheses, ``!``, ``+``, ``#`` and a quote are plain text there
-#: (a link needs the brackets, a heading the line start), so titles read as written.
-_MD_SPECIAL_RE = re.compile(r"([\\`*_{}\[\]<>|~]|&(?=#?\w+;))")
+#: brackets, an HTML tag's ``<``, table pipes, strikethrough; ``&`` only where it starts an
+#: entity (``&amp;``, ``&#38;``). Parentheses, braces, ``!``, ``+``, ``#``, ``>`` and a
+#: quote are plain text there (a link needs the brackets, a heading or a block quote the
+#: line start), so titles and section paths ("3 Design > 3.3 Appends") read as written.
+_MD_SPECIAL_RE = re.compile(r"([\\`*_\[\]<|~]|&(?=#?\w+;))")
 #: A block marker at a line start: list bullet, setext underline, block quote, ATX
 #: heading, or an ordered-list number ("12." / "12)") followed by a space or the line's end.
 _MD_LINE_START_RE = re.compile(r"^(\s*)(?:([-=+>#])|(\d{1,9})([.)])(?=\s|$))", re.MULTILINE)
