@@ -112,3 +112,16 @@ def test_a_head_naming_its_chapter_is_furniture_by_its_changing_page_number():
     got = detect(sorted(rows))
     assert {(10, 2), (12, 2), (14, 2), (14, 3), (11, 2), (13, 2)} <= got.blocks
     assert not {(20, 2), (22, 2), (24, 2), (30, 2), (31, 2), (32, 2)} & got.blocks
+
+
+def test_a_page_holding_only_furniture_gets_no_passage_and_no_crash(indexed):
+    """A page whose every block is furniture (a chapter's blank verso: its running head
+    and number) is all blanks to the excerpt chooser: ``(-1, "")``, so the hit shows the
+    page text; before, choosing among no passages raised ValueError mid-search."""
+    from pdftui.search import keyword
+    from pdftui.search.excerpt import choose
+
+    terms = keyword.parse_query("chapter duties")
+    assert choose(blanked(["Running head 12", "12"], 3, Furniture(frozenset({(3, 0), (3, 1)}))),
+                  terms) == (-1, "")
+    assert choose(["", "  "], terms) == (-1, "")

@@ -677,7 +677,8 @@ def choose(blocks: Sequence[str], terms: Sequence[Term],
            head: str = "", section_titles: Mapping[int, str] | None = None
            ) -> tuple[int, str]:
     """The excerpt of one page: ``(index of the passage's seed block, capped plain
-    text)``; ``(-1, "")`` when the page has no blocks.
+    text)``; ``(-1, "")`` when the page has no blocks with text (all blank, or blanked as
+    its furniture) or no passage.
 
     ``unit_span`` (with ``page_text``) is the best embedding unit's char range, for hits
     that only the semantic arm found: its passage is shown when no passage holds a query
@@ -698,7 +699,7 @@ def choose(blocks: Sequence[str], terms: Sequence[Term],
     then to the more deeply numbered section ("4.1 PagedAttention", not the lead-in of "4
     Method").
     """
-    if not blocks:
+    if not any(b.strip() for b in blocks):
         return -1, ""
     allb = list(blocks) + list(next_blocks)
     under = section_of(len(blocks), section_titles or {})
@@ -756,6 +757,8 @@ def choose(blocks: Sequence[str], terms: Sequence[Term],
         if best is None and unit_span is not None and page_text is not None:
             best = _unit_passage(cands, spans, len(next_blocks),
                                  unit_span, has, key)
+    if best is None and not cands:
+        return -1, ""
     if best is None:
         best = max(cands, key=key)
         got = set().union(*(held[j] for j in best.members if j not in best.extra))
