@@ -201,8 +201,8 @@ class _IndexProgress:
                             disable=not show)
         self.plain = not show and not quiet
         self.tasks: dict[str, int] = {}
-        self.last_t = 0.0
-        self.last_phase = ""
+        self.last_at: dict[str, float] = {}   # phase -> when its last line was logged
+        self.done: set[str] = set()            # phases whose last line was logged
 
     def __call__(self, p) -> None:
         if self.plain:
@@ -233,8 +233,8 @@ class _IndexProgress:
             done = p.docs_done >= p.docs_total
             line = (f"pdftui: extracted {p.docs_done}/{p.docs_total} documents, "
                     f"{p.pages_done} pages")
-        elif p.phase == "embed" and p.units_total:
-            done = p.units_done >= p.units_total
+        elif p.phase == "embed" and p.units_total:   # done once the total is final too
+            done = p.units_done >= p.units_total and not p.units_text().endswith("+")
             line = f"pdftui: embedded {p.units_text()} units{p.embed_note()}"
         elif p.phase == "postings" and p.docs_total:
             done = p.docs_done >= p.docs_total
@@ -242,10 +242,16 @@ class _IndexProgress:
                     " indexed before")
         else:
             return
+        # each phase on its own clock: the embedder plans documents while they are being
+        # extracted, and alternating reports must not reset each other's interval
         now = time.monotonic()
-        if p.phase == self.last_phase and not done and now - self.last_t < PLAIN_PROGRESS_S:
+        last = self.last_at.get(p.phase)
+        if p.phase in self.done or (last is not None and not done
+                                    and now - last < PLAIN_PROGRESS_S):
             return
-        self.last_t, self.last_phase = now, p.phase
+        self.last_at[p.phase] = now
+        if done:
+            self.done.add(p.phase)
         click.echo(line, err=True)
 
 
@@ -751,6 +757,13 @@ def _read_section(lib, doc: str, section: str):
         n = int(section)
         if not 1 <= n <= len(rows):
             raise NotFound(f"no section {n} in {doc} (it has {len(rows)})")
+        numbered = next((r for r in rows if r.title.split()[:1] in ([f"{n}"], [f"{n}."])),
+                        None)
+        if numbered is not None and numbered.id != rows[n - 1].id:
+            # "5" is the 5th section listed; the reader may mean the heading numbered 5
+            click.echo(f"pdftui: --section {n} is number {n} in --sections, "
+                       f"{clean_text(rows[n - 1].title)!r}; the heading numbered {n} is "
+                       f"--section {clean_text(numbered.title)!r}", err=True)
         return lib.section(doc, rows[n - 1].id)
     out = lib.section(doc, section)
     key = " ".join(section.split()).casefold()

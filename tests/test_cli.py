@@ -115,6 +115,22 @@ def test_read_wraps_paragraphs_to_the_width_asked_and_not_when_piped(small_folde
     assert wrapped.stdout.split() == flat.stdout.split()
 
 
+def test_read_section_by_number_says_when_a_heading_has_that_number(small_folder, cache_dir):
+    """Fresh-user finding: ``--section 5`` is the 5th section of ``--sections``, which in
+    a paper whose first entry is not numbered is not the heading numbered 5; the reader got
+    another section without a word. It still prints the listed one and names the other."""
+    name = "arxiv-2005.07143-ecapa-tdnn-speaker-verification.pdf"
+    r = _cli("read", small_folder, name, "--section", "3", "--cache-dir", cache_dir)
+    assert r.returncode == 0, r.stderr
+    assert "2 DNN speaker recognition systems" in r.stdout.splitlines()[0]
+    assert ("--section 3 is number 3 in --sections, '2 DNN speaker recognition systems';"
+            " the heading numbered 3 is --section '3 Proposed ECAPA-TDNN architecture'"
+            ) in " ".join(r.stderr.split())
+    r = _cli("read", small_folder, name, "--section", "3 Proposed", "--cache-dir", cache_dir)
+    assert r.returncode == 0 and "in --sections" not in r.stderr   # a title: no doubt
+    assert "3 Proposed ECAPA-TDNN architecture" in r.stdout.splitlines()[0]
+
+
 def test_index_logs_plain_progress_lines_when_stderr_is_not_a_terminal(small_folder, cache_dir):
     r = _cli("index", small_folder, "--cache-dir", cache_dir, "--no-embed", "--json")
     assert r.returncode == 0, r.stderr
@@ -529,3 +545,29 @@ def test_a_search_before_another_run_indexed_anything_says_so(small_folder, cach
     finally:
         go.touch()
         other.wait(120)
+
+
+def test_the_plain_progress_log_keeps_one_clock_per_phase(capsys):
+    """Fresh-user finding: the log promised a line every 15 s but printed ~45 in the first
+    8 s, among them 34 "embedded 0/NNN+ units" lines: the embedder plans documents while
+    they are extracted, and each switch between the two phases reset the interval. Each
+    phase now keeps its own clock; the last line of a phase comes once, when its total
+    is final."""
+    from pdftui.cli import _IndexProgress
+    from pdftui.index import Progress
+
+    log = _IndexProgress(quiet=False)
+    assert log.plain   # stderr is not a terminal under pytest
+    for n in range(1, 40):
+        log(Progress("extract", docs_total=40, docs_done=n, pages_done=10 * n))
+        log(Progress("embed", docs_total=40, docs_planned=n, units_total=30 * n))
+    log(Progress("extract", docs_total=40, docs_done=40, pages_done=400))
+    log(Progress("embed", docs_total=40, docs_planned=40, units_total=1200, units_done=1200,
+                 docs_done=40))
+    log(Progress("embed", docs_total=40, docs_planned=40, units_total=1200, units_done=1200,
+                 docs_done=40))
+    lines = capsys.readouterr().err.splitlines()
+    assert lines == ["pdftui: extracted 1/40 documents, 10 pages",
+                     "pdftui: embedded 0/30+ units, 0/40 documents done",
+                     "pdftui: extracted 40/40 documents, 400 pages",
+                     "pdftui: embedded 1200/1200 units, 40/40 documents done"]
