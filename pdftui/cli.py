@@ -314,7 +314,7 @@ def _index_readable(cache_dir) -> bool:
 def index(folder, cache_dir, data_dir, model, no_embed, as_json):
     """Index FOLDER (recursively) into the shared cache and print a summary.
 
-    Indexing needs no user data (marks, notes stay where they are); ``--data-dir`` is
+    Indexing needs no user data (marks, notes stay where they are); --data-dir is
     accepted as by the other commands."""
     del data_dir   # accepted so one set of options serves every command
     s = _run_index(folder, cache_dir, model, not no_embed)
@@ -685,10 +685,10 @@ def read(folder, doc, page, section, list_sections, width, cache_dir, data_dir, 
     it from the start of a word or a glob naming one document, as the query's doc:
     field) as plain text.
 
-    Sections are numbered 1, 2, ... in each document (``--sections`` lists them). Code
+    Sections are numbered 1, 2, ... in each document (--sections lists them). Code
     listings, syntax summaries and tables keep their printed lines (in the text and in
-    ``--json``'s "text"; other paragraphs are one line each). Reading needs no user data;
-    ``--data-dir`` is accepted as by the other commands."""
+    --json's "text"; other paragraphs are one line each). Reading needs no user data;
+    --data-dir is accepted as by the other commands."""
     from .library import Library, NotFound
 
     if sum(x is not None and x is not False for x in (page, section, list_sections)) > 1:
