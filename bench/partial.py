@@ -29,7 +29,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import quality  # noqa: E402  (bench/quality.py)
 from pdftui.cache import Cache  # noqa: E402
-from pdftui.search.service import Engine, Options  # noqa: E402
+from options import options  # noqa: E402  (bench/options.py)
+from pdftui.search.service import Engine  # noqa: E402
 
 
 def embedded_docs(docs: list[str], share: float) -> set[str]:
@@ -80,12 +81,7 @@ def main(argv: list[str] | None = None) -> int:
     data = json.loads(Path(args.queries).read_text())
     corpus = args.corpus or str(Path(args.queries).resolve().parents[1] / data["corpus"])
     queries = data["queries"]
-    opts = Options()
-    for kv in args.set:
-        key, _, val = kv.partition("=")
-        cur = getattr(opts, key)
-        setattr(opts, key, type(cur)(val) if not isinstance(cur, bool)
-                else val.lower() in ("1", "true", "yes"))
+    opts = options(args.set)
     modes = args.modes.split(",")
     out: dict = {}
     print(f"{'share':>6} {'embedded':>9}  {'mode':<9}{'docNDCG':>8}{'top3':>7}{'pageNDCG':>9}"

@@ -50,6 +50,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import excerpt as excerpt_bench  # noqa: E402  (bench/excerpt.py)
 import short as short_bench  # noqa: E402  (bench/short.py)
+from options import options  # noqa: E402  (bench/options.py)
 from pdftui.cache import fts_text  # noqa: E402
 from pdftui.search import keyword  # noqa: E402
 from pdftui.search.query import parse  # noqa: E402
@@ -479,16 +480,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.classes:
         wanted = set(args.classes.split(","))
         queries = [q for q in queries if q["class"] in wanted]
-    opts = Options()
+    opts = options(args.set)
     if args.doc_arm is not None:
         opts.doc_arm = args.doc_arm
     if args.title_weight is not None:
         opts.title_weight = args.title_weight
-    for kv in args.set:
-        key, _, val = kv.partition("=")
-        cur = getattr(opts, key)  # AttributeError names a wrong field
-        setattr(opts, key, type(cur)(val) if not isinstance(cur, bool)
-                else val.lower() in ("1", "true", "yes"))
     engine = Engine(corpus, args.cache_dir, options=opts)
     scope = None
     if args.embedded_only:

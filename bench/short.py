@@ -19,8 +19,10 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from pdftui.search.service import Engine, Options  # noqa: E402
+from options import options  # noqa: E402  (bench/options.py)
+from pdftui.search.service import Engine  # noqa: E402
 
 DEFAULT = Path(__file__).resolve().parent / "short_queries.json"
 DEFAULT_QUERIES = Path(__file__).resolve().parents[2] / "shared" / "eval" / "queries.json"
@@ -73,12 +75,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     data = json.loads(Path(args.queries).read_text())
     corpus = args.corpus or str(Path(args.queries).resolve().parents[1] / data["corpus"])
-    opts = Options()
-    for kv in args.set:
-        key, _, val = kv.partition("=")
-        cur = getattr(opts, key)
-        setattr(opts, key, type(cur)(val) if not isinstance(cur, bool)
-                else val.lower() in ("1", "true", "yes"))
+    opts = options(args.set)
     queries = json.loads(Path(args.short).read_text())["queries"]
     eng = Engine(corpus, args.cache_dir, options=opts)
     got = run(eng, queries, args.modes.split(","))
