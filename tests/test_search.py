@@ -997,3 +997,22 @@ def test_a_term_lookup_leaves_the_folder_ranking_to_the_keyword_arm(indexed):
         assert scoped.semantic_confidence > 0.1
     finally:
         e.close()
+
+
+def test_a_word_common_inside_a_chosen_scope_is_still_evidence(indexed):
+    """Fresh-user finding: ``search --mode keyword --doc raft leader`` said "no strong
+    match" over the right pages: inside one document every word it holds is in all the
+    documents searched, so none counted as rare. Within a scope of a few documents every
+    term counts; a query the scope does not hold stays weak."""
+    from pdftui.search.service import Engine
+
+    folder, cache, _service = indexed
+    ecapa = ["arxiv-2005.07143-ecapa-tdnn-speaker-verification.pdf"]
+    e = Engine(folder, cache)
+    try:
+        got = e.search("speaker", mode="keyword", docs=ecapa)
+        assert got.hits and not got.weak and got.coverage["evidence"]["keyword"] == 1.0
+        assert "no strong match" not in (got.coverage.get("note") or "")
+        assert e.search("banana marmalade", mode="keyword", docs=ecapa).weak
+    finally:
+        e.close()

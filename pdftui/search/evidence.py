@@ -61,10 +61,13 @@ class Evidence:
                 "known": r(self.known)}
 
 
-def keyword_strength(ranking: Ranking, docs) -> float:
+def keyword_strength(ranking: Ranking, docs, few: int = 0) -> float:
     """The best row's rare share of the query's idf mass (see the module docstring), in
     [0, 1]; 0.0 when nothing matched. ``docs`` maps the documents searched to contents
-    (or is a :class:`.keyword.Scope` of them)."""
+    (or is a :class:`.keyword.Scope` of them). Within ``few`` documents or fewer (a
+    scope the user chose) a word's share of the documents says nothing of its rarity
+    ("leader" in Raft alone is in every document searched): every term counts, so the
+    signal is the share of the query's idf mass the best row holds."""
     n = len(docs.names) if isinstance(docs, Scope) else len(docs)
     keys = ranking.keys
     if not n or not ranking.terms or not len(ranking.ids):
@@ -73,7 +76,7 @@ def keyword_strength(ranking: Ranking, docs) -> float:
     df = _key_df(ranking, sc).tolist()
     idf = _lucene_idf(n, np.array(df))
     total = math.fsum(idf[keys.index(str(t))] for t in ranking.terms) or 1.0
-    rare = [w if d <= RARE_SHARE * n else 0.0 for w, d in zip(idf, df)]
+    rare = [w if d <= RARE_SHARE * n or n <= few else 0.0 for w, d in zip(idf, df)]
     return float(mask_sums(distinct(ranking.mask), rare).max()) / total
 
 

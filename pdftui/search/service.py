@@ -798,7 +798,7 @@ class Engine:
         ranking = keyword.restrict(ranking, c.res.keep_rows, c.res.drop_rows)
         scope = keyword.Scope.of(ranking, c.by_doc)
         strength = 1.0 if evidence.rare_identifier(ranking, scope) else \
-            evidence.keyword_strength(ranking, scope)
+            evidence.keyword_strength(ranking, scope, o.few_docs)
         fl = keyword.fuse_arrays(ranking, scope, doc_weight=o.doc_weight)
         n = len(fl) if c.mode == "keyword" and self._identifier_query(c.q) else c.depth
         rows = fl.row[:n]
