@@ -1003,7 +1003,9 @@ def test_a_word_common_inside_a_chosen_scope_is_still_evidence(indexed):
     """Fresh-user finding: ``search --mode keyword --doc raft leader`` said "no strong
     match" over the right pages: inside one document every word it holds is in all the
     documents searched, so none counted as rare. Within a scope of a few documents every
-    term counts; a query the scope does not hold stays weak."""
+    term counts; a query the scope does not hold stays weak. A small folder searched whole
+    keeps the rule of rare words (tests/test_cli.py: "the results of the model" is weak
+    over three papers)."""
     from pdftui.search.service import Engine
 
     folder, cache, _service = indexed

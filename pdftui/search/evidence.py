@@ -64,8 +64,8 @@ class Evidence:
 def keyword_strength(ranking: Ranking, docs, few: int = 0) -> float:
     """The best row's rare share of the query's idf mass (see the module docstring), in
     [0, 1]; 0.0 when nothing matched. ``docs`` maps the documents searched to contents
-    (or is a :class:`.keyword.Scope` of them). Within ``few`` documents or fewer (a
-    scope the user chose) a word's share of the documents says nothing of its rarity
+    (or is a :class:`.keyword.Scope` of them). Within ``few`` documents or fewer (pass
+    it for a scope the user narrowed the folder to) a word's share of the documents says nothing of its rarity
     ("leader" in Raft alone is in every document searched): every term counts, so the
     signal is the share of the query's idf mass the best row holds."""
     n = len(docs.names) if isinstance(docs, Scope) else len(docs)

@@ -797,8 +797,10 @@ class Engine:
                                doc_proximity=o.doc_proximity)
         ranking = keyword.restrict(ranking, c.res.keep_rows, c.res.drop_rows)
         scope = keyword.Scope.of(ranking, c.by_doc)
+        # a scope the user narrowed to a few documents (--doc, doc:), not a small folder
+        narrowed = len(c.by_doc) < sum(d.reason is None for d in self._docs)
         strength = 1.0 if evidence.rare_identifier(ranking, scope) else \
-            evidence.keyword_strength(ranking, scope, o.few_docs)
+            evidence.keyword_strength(ranking, scope, o.few_docs if narrowed else 0)
         fl = keyword.fuse_arrays(ranking, scope, doc_weight=o.doc_weight)
         n = len(fl) if c.mode == "keyword" and self._identifier_query(c.q) else c.depth
         rows = fl.row[:n]
