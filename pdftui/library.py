@@ -366,6 +366,12 @@ def read_block_texts(db: sqlite3.Connection, content_id: int, first: int | None 
     return [BlockText(*r) for r in db.execute(sql, args)]
 
 
+def read_furniture(db: sqlite3.Connection, content_id: int) -> Furniture:
+    """The running headers, footers and page numbers of one content
+    (:func:`pdftui.furniture.detect` over all its blocks)."""
+    return detect((b.page, b.ordinal, b.text) for b in read_block_texts(db, content_id))
+
+
 def read_page_blocks(db: sqlite3.Connection, content_id: int, page: int) -> list[str]:
     """The block texts of one page (1-based) in reading order (empty past the last page)."""
     return [b.text for b in read_block_texts(db, content_id, page, page)]
@@ -604,8 +610,7 @@ class Library:
         cid = self.content_id(doc)
         got = self._furniture.get(cid)
         if got is None:
-            got = self._furniture[cid] = detect(
-                (b.page, b.ordinal, b.text) for b in read_block_texts(self.db, cid))
+            got = self._furniture[cid] = read_furniture(self.db, cid)
         return got
 
     def ocr_in(self, cid: int, first: int, last: int) -> bool:

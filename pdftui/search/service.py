@@ -122,11 +122,12 @@ from ..cache import HEAD_UNITS, Cache
 from ..corpus import doc_matches
 from ..document import Section, innermost
 from ..errors import QueryError
-from ..furniture import Furniture, blanked, detect as detect_furniture
+from ..furniture import Furniture, blanked
 from ..ocr import pending_note
 from ..sections import is_summary_title
 from ..library import (PageText, any_ocr, dominant_weights_hash, read_block_texts,
                        read_bracketed_blocks, read_embedding_states, read_file_states,
+                       read_furniture,
                        read_metadata, read_page_blocks, read_pages, read_section_keys,
                        read_sections, read_vocabulary, section_spans)
 from . import (evidence, fusion, keyword, naming, passages, references, restrict,
@@ -1538,8 +1539,7 @@ class Engine:
         (:func:`pdftui.furniture.detect`), cached until the cache changes."""
         got = self._furniture.get(cid)
         if got is None:
-            got = self._furniture[cid] = detect_furniture(
-                (b.page, b.ordinal, b.text) for b in read_block_texts(self.db, cid))
+            got = self._furniture[cid] = read_furniture(self.db, cid)
         return got
 
     def _prose_blocks(self, cid: int, page: int) -> list[str]:
