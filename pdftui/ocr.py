@@ -164,6 +164,12 @@ def compact(d: dict) -> dict:
     return {"blocks": blocks}
 
 
+def has_words(d: dict) -> bool:
+    """Does a compact OCR dict (:func:`compact`) hold a letter or digit?"""
+    return any(ch.isalnum() for b in d.get("blocks", ()) for ln in b.get("lines", ())
+               for s in ln.get("spans", ()) for ch in s.get("text", ""))
+
+
 def encode(d: dict) -> bytes:
     """A compact dict (:func:`compact`) as the bytes the cache keeps (zlib'd JSON)."""
     return zlib.compress(json.dumps(d, ensure_ascii=False).encode("utf-8"), 6)
@@ -355,8 +361,10 @@ class Budget:
     from OCR (``reused`` of them from ``known``); pending, retried by the next index:
     ``missing`` (Tesseract not installed), ``over`` (the budget ran out), ``late`` (the
     wall-clock backstop hit); not retried: ``failed`` (recognition failed or the page
-    needed more than :data:`PAGE_CPU_S` CPU seconds). ``cpu_s``: CPU seconds of the pages
-    recognised now, ``wall_s`` the wall seconds they took.
+    needed more than :data:`PAGE_CPU_S` CPU seconds). ``retried``: pages recognised twice
+    because the first result held no word; ``blank`` those of them without a word the
+    second time too (kept as they are). ``cpu_s``: CPU seconds of the pages recognised
+    now, ``wall_s`` the wall seconds they took.
     """
 
     limit_s: float = DOC_CPU_S
@@ -372,6 +380,8 @@ class Budget:
     over: list[int] = field(default_factory=list)
     late: list[int] = field(default_factory=list)
     failed: list[int] = field(default_factory=list)
+    retried: list[int] = field(default_factory=list)
+    blank: list[int] = field(default_factory=list)
     _ready: dict[int, dict | None] = field(default_factory=dict)
     _ocred: int = 0
 
@@ -420,14 +430,35 @@ class Budget:
             out.append((j + 1, page))
         return out
 
+    def _recognise(self, todo: list[tuple[int, object]], flags: int, cap: float) -> dict:
+        """:func:`recognise_many` of ``todo`` [(number, page)] with a CPU cap of ``cap``
+        seconds a page, keyed by index into ``todo``. A page that came back without a word
+        is recognised once more: its result is cached for good, so a transient empty
+        result must not become the page's text."""
+        t0 = time.monotonic()
+        pages = [p for _n, p in todo]
+        got = recognise_many(pages, flags, cpu_s=cap, parallel=self.parallel,
+                             done=lambda _k: self.beat())
+        empty = [k for k, res in got.items()
+                 if isinstance(res, Recognised) and not has_words(res.page)]
+        if empty:
+            self.retried.extend(todo[k][0] for k in empty)
+            again = recognise_many([pages[k] for k in empty], flags, cpu_s=cap,
+                                   parallel=self.parallel, done=lambda _k: self.beat())
+            for j, k in enumerate(empty):
+                first, res = got[k], again.get(j)
+                if isinstance(res, Recognised):
+                    got[k] = Recognised(res.page, first.cpu_s + res.cpu_s)
+                if not has_words(got[k].page):
+                    self.blank.append(todo[k][0])
+        self.wall_s += time.monotonic() - t0
+        return got
+
     def _run(self, todo: list[tuple[int, object]], flags: int) -> None:
         """Recognise ``todo`` [(number, page)] in parallel; results go to ``_ready``."""
         left = max(1.0, self.limit_s - self.cpu_s + 1)
         cap = min(PAGE_CPU_S, left)
-        t0 = time.monotonic()
-        got = recognise_many([p for _n, p in todo], flags, cpu_s=cap,
-                             parallel=self.parallel, done=lambda _k: self.beat())
-        self.wall_s += time.monotonic() - t0
+        got = self._recognise(todo, flags, cap)
         for k, (number, _page) in enumerate(todo):
             res = got.get(k)
             self._ready[number] = None
@@ -471,6 +502,9 @@ class Budget:
         if self.late:
             out.append(f"OCR ran past {PAGE_WALL_S:g} s on a busy machine: {len(self.late)}"
                        f" page(s) pending for the next index: {pagelist(self.late)}")
+        if self.blank:
+            out.append(f"OCR found no text on {len(self.blank)} scanned page(s), twice:"
+                       f" {pagelist(self.blank)}")
         if self.failed:
             out.append(f"OCR failed on {len(self.failed)} page(s) (recognition error or more"
                        f" than {PAGE_CPU_S:g} CPU s): {pagelist(self.failed)}")

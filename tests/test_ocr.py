@@ -288,3 +288,28 @@ def test_an_extraction_reuses_the_pages_already_recognised():
     assert [p.text for p in full.pages] == [p.text for p in first.pages]
     assert full.ocr_missing == 0 and any("recognised by an earlier index" in n
                                          for n in full.notes)
+
+
+def _blank_scan_case(path: str) -> tuple:
+    """In a worker: extract a one-page PDF whose page is a white scan (an image, no text)."""
+    import pymupdf
+
+    from pdftui.extract import extract_document
+
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    pix = pymupdf.Pixmap(pymupdf.csRGB, pymupdf.IRect(0, 0, 850, 1100), False)
+    pix.set_rect(pix.irect, (255, 255, 255))
+    page.insert_image(page.rect, pixmap=pix)
+    doc.save(path)
+    out = extract_document(path)
+    return out.pages[0].text, sorted(out.ocr_results), out.notes
+
+
+def test_a_scan_recognised_without_a_word_is_recognised_again_and_said(tmp_path):
+    """An OCR result without a word is cached for good, so it is not taken from one try (a
+    transient empty result once left a real scan without text): the page is recognised a
+    second time, and a page blank twice is kept and named in the document's notes."""
+    text, results, notes = _in_worker(_blank_scan_case, str(tmp_path / "blank.pdf"))
+    assert text == "" and results == [1]
+    assert "OCR found no text on 1 scanned page(s), twice: 1" in notes
