@@ -356,7 +356,8 @@ class Budget:
     left pending or failed.
 
     ``known``: ``{page: encoded result}`` recognised by an earlier extraction of the same
-    bytes with the same :data:`SETTINGS` (reused, not recognised again). ``results``: every
+    bytes with the same :data:`SETTINGS` (reused, not recognised again, unless it holds no
+    word). ``results``: every
     page's encoded result (known and new), for the cache. ``done``: pages whose text came
     from OCR (``reused`` of them from ``known``); pending, retried by the next index:
     ``missing`` (Tesseract not installed), ``over`` (the budget ran out), ``late`` (the
@@ -402,7 +403,7 @@ class Budget:
             return None
         if number in self.known:
             got = decode(self.known[number])
-            if got is not None:
+            if got is not None and has_words(got):   # an empty one is tried again
                 self.results[number] = self.known[number]
                 self.reused.append(number)
                 return got

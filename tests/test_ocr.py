@@ -303,13 +303,17 @@ def _blank_scan_case(path: str) -> tuple:
     page.insert_image(page.rect, pixmap=pix)
     doc.save(path)
     out = extract_document(path)
-    return out.pages[0].text, sorted(out.ocr_results), out.notes
+    again = extract_document(path, ocr_known=out.ocr_results)
+    return out.pages[0].text, sorted(out.ocr_results), out.notes, again.notes
 
 
 def test_a_scan_recognised_without_a_word_is_recognised_again_and_said(tmp_path):
     """An OCR result without a word is cached for good, so it is not taken from one try (a
     transient empty result once left a real scan without text): the page is recognised a
-    second time, and a page blank twice is kept and named in the document's notes."""
-    text, results, notes = _in_worker(_blank_scan_case, str(tmp_path / "blank.pdf"))
+    second time, and a page blank twice is kept and named in the document's notes. A later
+    extraction does not reuse an empty result (a cache written before this rule)."""
+    text, results, notes, again = _in_worker(_blank_scan_case, str(tmp_path / "blank.pdf"))
     assert text == "" and results == [1]
     assert "OCR found no text on 1 scanned page(s), twice: 1" in notes
+    assert "OCR found no text on 1 scanned page(s), twice: 1" in again
+    assert not any("earlier index" in n for n in again)
