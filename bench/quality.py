@@ -12,7 +12,8 @@ prints, per query class and overall, page NDCG@10, doc NDCG@10, gold doc in the 
 MRR@10 over the page queries, and section MRR@10 / NDCG@10 over the section queries
 (and over ``section_probes.json``, section queries of our own that nothing was tuned on, and
 ``section_paraphrases.json``, section queries in the reader's own words sharing no content word
-with the section's title, halves a and b reported apart). Side by
+with the section's title, halves a and b reported apart; and ``section_titled.json``, queries
+naming what a section's title states in other forms of its words). Side by
 side it runs the two simple designs of the eval README: "corpus_bm25" (the design the seeds
 warn against), one corpus-wide FTS5 table over every page (built here in a temporary database
 from the cached page text) sorted by raw bm25(), queried with the OR of the query's tokens;
@@ -60,6 +61,7 @@ HERE = Path(__file__).resolve().parent
 DEFAULT_QUERIES = HERE.parents[1] / "shared" / "eval" / "queries.json"
 DEFAULT_SCOPED = HERE / "scoped_queries.json"
 DEFAULT_PROBES = HERE / "section_probes.json"
+DEFAULT_TITLED = HERE / "section_titled.json"
 DEFAULT_PARAPHRASES = HERE / "section_paraphrases.json"
 DEFAULT_PARAPHRASES_2 = HERE / "section_paraphrases_2.json"
 DEFAULT_PARAPHRASES_3 = HERE / "section_paraphrases_3.json"
@@ -505,7 +507,7 @@ def main(argv: list[str] | None = None) -> int:
                                              if m in ("keyword", "semantic", "hybrid")], scope)
     print_weak(cal)
     scoped = excerpts = probes = paraphrases = paraphrases_2 = paraphrases_3 = None
-    excerpts_heldout = short = None
+    excerpts_heldout = short = titled = None
     if not args.no_extras and not args.classes:
         pq = json.loads(Path(args.probes).read_text())["queries"]
         probes = run_probes(engine, pq, args.modes.split(","))
@@ -544,6 +546,15 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"  {mode:<10}" + "".join(
                     f"{r[part]['section_mrr']:>8.3f}{r[part]['section_ndcg']:>8.3f}  "
                     for part in ["all"] + [f"half_{h}" for h in halves] if r.get(part)))
+        tq = json.loads(DEFAULT_TITLED.read_text())["queries"]
+        titled = run_probes(engine, tq, args.modes.split(","))
+        print(f"\nsection titled ({len(tq)} queries of {DEFAULT_TITLED.name}: what a section's "
+              "title states, in other forms of its words): section MRR@10 / NDCG@10, all, "
+              "half a (made from), half b (held out)")
+        for mode, r in titled.items():
+            print(f"  {mode:<10}" + "".join(
+                f"{r[part]['section_mrr']:>8.3f}{r[part]['section_ndcg']:>8.3f}  "
+                for part in ("all", "half_a", "half_b") if r.get(part)))
         sq = json.loads(Path(args.scoped).read_text())["queries"]
         scoped = run_scoped(engine, sq, args.modes.split(","))
         print(f"\nsingle-document search ({len(sq)} queries of {Path(args.scoped).name}, "
@@ -583,7 +594,7 @@ def main(argv: list[str] | None = None) -> int:
         Path(args.json_path).write_text(json.dumps(
             {"options": opts.__dict__, "results": results, "scoped": scoped,
              "probes": probes, "paraphrases": paraphrases,
-             "paraphrases_2": paraphrases_2, "paraphrases_3": paraphrases_3,
+             "paraphrases_2": paraphrases_2, "paraphrases_3": paraphrases_3, "titled": titled,
              "excerpt": excerpts, "excerpt_heldout": excerpts_heldout, "short": short,
              "goals": goal_check(results, scoped, excerpts), "weak": cal},
             indent=1, ensure_ascii=False))

@@ -722,13 +722,37 @@ def test_a_query_naming_a_paper_finds_the_section_by_the_rest_of_it(consensus):
         assert got[0] == (PAXOS, "2.2 Choosing a Value")
         assert any(c.arm.value == "named" for c in res.hits[0].arms)
         assert res.weights.named == 1.0
-        e.options.named_weight = 0.0
+        e.options.named_weight = e.options.title_list = 0.0   # the title list alone lifts it too
         two = [(h.doc, h.section) for h in e.search(q, "hybrid", "section", 5).hits]
         assert two[:2] == [(RAFT, "3 What’s wrong with Paxos?"), (PAXOS, "2.2 Choosing a Value")]
         e.options.named_docs = False
         off = [(h.doc, h.section) for h in e.search(q, "hybrid", "section", 5).hits]
         assert (PAXOS, "2.2 Choosing a Value") not in off[:4]
     finally:
+        e.close()
+
+
+def test_a_section_whose_title_states_the_query_comes_first(consensus):
+    """"how does raft elect a leader": "5.2 Leader election" holds both words the paper's
+    head does not ("raft" is not in its title), so it is on the section-title list and
+    comes first; without that list "5.1 Raft basics" (which says leader and election as
+    often, and reads nearer to the query) came first. A query whose words no title holds
+    together gets no such list ("how does gfs handle master failure")."""
+    from pdftui.search.service import Engine
+
+    e = Engine(*consensus)
+    try:
+        res = e.search("how does raft elect a leader", "hybrid", "section", 5)
+        assert (res.hits[0].doc, res.hits[0].section) == (RAFT, "5.2 Leader election")
+        assert [c.rank for c in res.hits[0].arms if c.arm.value == "title"] == [1]
+        assert res.weights.title == 1.0
+        assert not any(c.arm.value == "title" for h in res.hits[1:] for c in h.arms)
+        e.options.title_list = 0.0
+        res = e.search("how does raft elect a leader", "hybrid", "section", 5)
+        assert (res.hits[0].doc, res.hits[0].section) == (RAFT, "5.1 Raft basics")
+        assert res.weights.title is None
+    finally:
+        e.options.title_list = 1.0
         e.close()
 
 
@@ -767,12 +791,16 @@ def test_a_named_papers_section_comes_first_in_the_whole_corpus(corpus_engine):
         e.options.passage_weight = 0.0        # the named document's list alone suffices
         res = e.search(q, "hybrid", "section", 10)
         assert (res.hits[0].doc, res.hits[0].section) == (PAXOS, "2.2 Choosing a Value")
-        e.options.named_weight = 0.0          # neither: second, as in session 10
+        e.options.named_weight = 0.0          # the section's title states the query
+        res = e.search(q, "hybrid", "section", 10)
+        assert (res.hits[0].doc, res.hits[0].section) == (PAXOS, "2.2 Choosing a Value")
+        e.options.title_list = 0.0            # none of them: second, as in session 10
         res = e.search(q, "hybrid", "section", 10)
         got = [(h.doc, h.section) for h in res.hits[:2]]
         assert got == [(RAFT, "3 What’s wrong with Paxos?"), (PAXOS, "2.2 Choosing a Value")]
     finally:
         e.options.named_weight, e.options.passage_weight = 1.0, 0.1
+        e.options.title_list = 1.0
 
 
 def test_the_section_holding_the_query_in_one_passage_comes_first(corpus_engine):

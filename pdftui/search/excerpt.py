@@ -181,6 +181,12 @@ def matched(block_stems: set[str], terms: Sequence[Term], squashed: str = "") ->
     return out
 
 
+def held_terms(stems: set[str], terms: Sequence[Term], text: str) -> set[int]:
+    """Indexes of the query terms a text holds (:func:`matched`), ``stems`` its stem set
+    (:func:`tokenize_many`)."""
+    return matched(stems, terms, _squash(text))
+
+
 def matched_terms(block_stems: set[str], terms: Sequence[Term]) -> int:
     """How many distinct query terms a block's stems contain (prefix terms by prefix)."""
     return len(matched(block_stems, terms))

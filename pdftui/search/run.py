@@ -40,6 +40,7 @@ class Arm(str, Enum):
     NAMED = "named"              # a section of a document the query names, by its place
     PASSAGE = "passage"          # a section by its best passage, among its document's first
     STAND_IN = "stand_in"        # a document not embedded yet: its keyword rank stands in
+    TITLE = "title"              # a section whose title holds the query's own terms
 
 
 @dataclass(frozen=True)
@@ -183,6 +184,20 @@ def add_stand_in(run: Run, keys: Sequence[Key], pending: Collection[str], weight
         scores[key] = scores.get(key, 0.0) + weight / (k + i)
         _add(ev, key, Contribution(Arm.STAND_IN, i, weight, weight / (k + i), k))
     return run._with(scores, ev)
+
+
+def add_titled(run: Run, keys: Sequence[Key], weight: float, k: int = 60) -> Run:
+    """Sections whose title states the query (``keys``, in ``run``'s order, which must be
+    best first) as one more list: the key at place r gains ``weight / (k + r)``. Returns
+    the run best first (stable)."""
+    if not keys:
+        return run
+    scores = dict(run.scores)
+    ev = dict(run.evidence)
+    for r, key in enumerate(keys, start=1):
+        scores[key] += weight / (k + r)
+        _add(ev, key, Contribution(Arm.TITLE, r, weight, weight / (k + r), k))
+    return _resorted(run, scores, ev)
 
 
 def add_head(run: Run, head: Sequence[tuple[Key, float]], weight: float,
@@ -450,7 +465,8 @@ def listing(keys: Sequence[tuple[Key, float]]) -> Run:
 
 
 __all__ = ["Arm", "Contribution", "Factor", "Key", "Run", "Weights", "add_document_arm",
-           "add_document_order", "add_head", "add_stand_in", "add_subsections", "demote",
+           "add_document_order", "add_head", "add_stand_in", "add_subsections", "add_titled",
+           "demote",
            "gate_keyword", "keep", "listing", "order", "pin", "rrf", "share_places", "single"]
 
 
@@ -476,7 +492,8 @@ class Weights:
     names (:func:`add_named`); ``passages``: the weight, before its share^2, of a
     section's best passage among its document's first hits (:func:`add_passages`);
     ``stand_in``: the weight of the keyword ranks standing in for
-    the semantic arm in documents not embedded yet (:func:`add_stand_in`)."""
+    the semantic arm in documents not embedded yet (:func:`add_stand_in`); ``title``: the
+    weight of the list of sections whose title states the query (:func:`add_titled`)."""
 
     k: int
     keyword: float | None = None
@@ -497,6 +514,7 @@ class Weights:
     named: float | None = None
     passages: float | None = None
     stand_in: float | None = None
+    title: float | None = None
 
     def to_json(self) -> dict:
         """Every field, floats rounded to 6 places."""

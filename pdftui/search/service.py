@@ -73,7 +73,12 @@ Ranking (measured with bench/quality.py; the figures behind each choice are in b
    more query embedding), since a section seldom repeats its paper's name; and the named
    document's sections, in their fused order, are one more list (``named_weight`` x
    share^2 / (k + place), share the head's part of the query's rarity mass, as the head
-   field's). Last, each document's sections among the first ``passage_places`` (10) hits
+   field's). The sections among the first ``title_places`` (30) whose title holds at least
+   half of the query terms their document's head does not, and two of them (or the only
+   one), are one more list in their fused order (``title_list`` 1.0): "5.2 Leader election"
+   for "how does raft elect a leader", a section whose text tells of its matter less
+   densely than the general section beside it (bench/section_titled.json). Last, each
+   document's sections among the first ``passage_places`` (10) hits
    are placed by their best passage (:mod:`.passages`: the share of the query's rarity
    mass two neighbouring blocks hold; a parent lifted by its subsections is read whole)
    and gain ``passage_weight`` (0.1) x share^2 / (k + place): a reader's description of
@@ -133,7 +138,7 @@ from ..library import (PageText, any_ocr, dominant_weights_hash, read_block_text
 from . import (evidence, fusion, keyword, naming, passages, references, restrict,
                section_semantic, suggest)
 from .query import FieldName, Query, parse
-from .excerpt import MAX_CHARS, block_spans, cap, choose
+from .excerpt import MAX_CHARS, block_spans, cap, choose, held_terms
 from . import run
 from .arms import KeywordArm, Ranked, SemanticArm
 from .run import Arm, Contribution, Factor, Key, Run, Weights
@@ -177,6 +182,10 @@ class Options:
     #                                    read against the query without it
     named_weight: float = 1.0          # ... and they are one more list, in their fused
     #                                    order, at this x share^2 / (k + place)
+    title_list: float = 1.0            # hybrid sections: weight of the list of sections whose
+    title_places: int = 30             # title holds the query terms its document's head
+    #                                    does not, among the first this many fused places
+    title_share: float = 0.5           # ... at least this share of them (and two)
     passage_weight: float = 0.1        # hybrid sections: the first ``passage_places`` hits
     passage_places: int = 10           # of a document reordered by their best passage (two
     #                                    blocks): this x share^2 / (k + place by share)
@@ -971,6 +980,11 @@ class Engine:
                                                 o.subsection_min, depth,
                                                 spread=o.subsection_spread), kwl, sml)
             weights = dataclasses.replace(weights, subsections=o.subsection_share)
+        if c.kind == "sections" and o.title_list > 0:
+            titled = self._titled_keys(c, got)
+            if titled:
+                got = run.add_titled(got, titled, o.title_list, o.k)
+                weights = dataclasses.replace(weights, title=o.title_list)
         if c.kind == "sections" and o.passage_weight > 0 and not c.few and kw.ranking:
             # a document's sections among themselves: the one holding the query's rare
             # words together, in a paragraph or two, before those holding them scattered
@@ -978,6 +992,35 @@ class Engine:
             got = run.add_passages(got, shares, o.passage_weight, o.k)
             weights = dataclasses.replace(weights, passages=o.passage_weight)
         return got, weights
+
+    def _titled_keys(self, c: "_Plan", got: Run) -> list[Key]:
+        """The section keys among ``got``'s first ``title_places`` (best first) whose title
+        holds at least ``title_share`` of the query terms its document's head (title,
+        authors) does not hold, and two of them (or the only one): "5.2
+        Leader election" for "how does raft elect a leader", "2.2 Choosing a Value" for
+        "how does paxos choose a value". The section's text and its embedding may tell of
+        the matter less densely than a general section beside it; its title states it."""
+        o = self.options
+        if not c.terms:
+            return []
+        keys = list(got.scores)[:o.title_places]
+        titles = []
+        for doc, sid in keys:
+            cid = c.by_doc.get(doc)
+            sec = next((s for s in self._sections(cid) if s.id == sid), None) \
+                if cid is not None else None
+            titles.append(sec.title if sec is not None else "")
+        stems = keyword.tokenize_many(titles, list(c.terms))
+        cids = {c.by_doc[d] for d, _s in keys if d in c.by_doc}
+        heads = self.head_terms(cids, list(c.terms))
+        out = []
+        for key, title, st in zip(keys, titles, stems):
+            naming = heads.get(c.by_doc.get(key[0]), frozenset())
+            need = {k for k, t in enumerate(c.terms) if str(t) not in naming}
+            least = max(min(len(need), 2), math.ceil(o.title_share * len(need)))
+            if need and len(need & held_terms(st, c.terms, title)) >= least:
+                out.append(key)
+        return out
 
     def _term_lookup(self, c: "_Plan", kw: KeywordArm) -> bool:
         """Is this hybrid page query of a folder a term lookup: at most ``short_terms``

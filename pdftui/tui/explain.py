@@ -19,7 +19,8 @@ if TYPE_CHECKING:
 ARM_NAMES = {"keyword": "keyword", "semantic": "semantic", "section_head": "heading",
              "head": "byline", "document": "document", "subsections": "subsections",
              "document_order": "document place", "named": "named document",
-             "passage": "passage", "stand_in": "keyword for semantic"}
+             "passage": "passage", "stand_in": "keyword for semantic",
+             "title": "section title"}
 
 
 def _num(x: float) -> str:
@@ -88,6 +89,8 @@ def weights_line(weights: Weights | None) -> str:
         parts.append(f"byline {_num(_r(w.head))} × share²")
     if _r(w.named):
         parts.append(f"named document {_num(_r(w.named))} × share²")
+    if _r(w.title):
+        parts.append(f"section title {_num(_r(w.title))}")
     if _r(w.passages):
         parts.append(f"passage {_num(_r(w.passages))} × share² in its document")
     if w.reference is not None and _r(w.reference) < 1.0:
