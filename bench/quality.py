@@ -354,6 +354,24 @@ def run_probes(engine: Engine, queries: list[dict], modes: list[str], k: int = 1
     return out
 
 
+def section_set(engine: Engine, path: str | Path, modes: list[str], name: str,
+                what: str = "") -> dict | None:
+    """:func:`run_probes` over the section queries of ``path`` (None when there is no such
+    file), printed as one line per mode: section MRR@10 / NDCG@10, all, then each half."""
+    if not Path(path).is_file():
+        return None
+    qs = json.loads(Path(path).read_text())["queries"]
+    got = run_probes(engine, qs, modes)
+    halves = sorted({q["half"] for q in qs if "half" in q})
+    print(f"\n{name} ({len(qs)} queries of {Path(path).name}{': ' + what if what else ''}):"
+          " section MRR@10 / NDCG@10, all" + "".join(f", half {h}" for h in halves))
+    for mode, r in got.items():
+        print(f"  {mode:<10}" + "".join(
+            f"{r[part]['section_mrr']:>8.3f}{r[part]['section_ndcg']:>8.3f}  "
+            for part in ["all"] + [f"half_{h}" for h in halves] if r.get(part)))
+    return got
+
+
 def _section_means(per_q: dict[str, dict]) -> dict:
     """``{section_mrr, section_ndcg, n}`` means over section query metrics ({} if none)."""
     n = len(per_q)
@@ -515,46 +533,16 @@ def main(argv: list[str] | None = None) -> int:
               "on): section MRR@10 / NDCG@10")
         for mode, r in probes.items():
             print(f"  {mode:<10}{r['all']['section_mrr']:>8.3f}{r['all']['section_ndcg']:>8.3f}")
-        pp = json.loads(Path(args.paraphrases).read_text())["queries"]
-        paraphrases = run_probes(engine, pp, args.modes.split(","))
-        print(f"\nsection paraphrases ({len(pp)} queries of {Path(args.paraphrases).name}: "
-              "a section in the reader's words, no title word): section MRR@10 / NDCG@10, "
-              "all, half a, half b")
-        for mode, r in paraphrases.items():
-            print(f"  {mode:<10}" + "".join(
-                f"{r[part]['section_mrr']:>8.3f}{r[part]['section_ndcg']:>8.3f}  "
-                for part in ("all", "half_a", "half_b") if r.get(part)))
-        pp2 = json.loads(Path(args.paraphrases_2).read_text())["queries"]
-        paraphrases_2 = run_probes(engine, pp2, args.modes.split(","))
-        halves = sorted({q["half"] for q in pp2})
-        print(f"\nsection paraphrases, second set ({len(pp2)} queries of "
-              f"{Path(args.paraphrases_2).name}): section MRR@10 / NDCG@10, all, halves "
-              + ", ".join(halves))
-        for mode, r in paraphrases_2.items():
-            print(f"  {mode:<10}" + "".join(
-                f"{r[part]['section_mrr']:>8.3f}{r[part]['section_ndcg']:>8.3f}  "
-                for part in ["all"] + [f"half_{h}" for h in halves] if r.get(part)))
-        pp3 = json.loads(Path(args.paraphrases_3).read_text())["queries"] \
-            if Path(args.paraphrases_3).is_file() else []
-        if pp3:
-            paraphrases_3 = run_probes(engine, pp3, args.modes.split(","))
-            halves = sorted({q["half"] for q in pp3})
-            print(f"\nsection paraphrases, third set, held out ({len(pp3)} queries of "
-                  f"{Path(args.paraphrases_3).name}): section MRR@10 / NDCG@10, all, halves "
-                  + ", ".join(halves))
-            for mode, r in paraphrases_3.items():
-                print(f"  {mode:<10}" + "".join(
-                    f"{r[part]['section_mrr']:>8.3f}{r[part]['section_ndcg']:>8.3f}  "
-                    for part in ["all"] + [f"half_{h}" for h in halves] if r.get(part)))
-        tq = json.loads(DEFAULT_TITLED.read_text())["queries"]
-        titled = run_probes(engine, tq, args.modes.split(","))
-        print(f"\nsection titled ({len(tq)} queries of {DEFAULT_TITLED.name}: what a section's "
-              "title states, in other forms of its words): section MRR@10 / NDCG@10, all, "
-              "half a (made from), half b (held out)")
-        for mode, r in titled.items():
-            print(f"  {mode:<10}" + "".join(
-                f"{r[part]['section_mrr']:>8.3f}{r[part]['section_ndcg']:>8.3f}  "
-                for part in ("all", "half_a", "half_b") if r.get(part)))
+        modes = args.modes.split(",")
+        paraphrases = section_set(engine, args.paraphrases, modes, "section paraphrases",
+                                  "a section in the reader's words, no title word")
+        paraphrases_2 = section_set(engine, args.paraphrases_2, modes,
+                                    "section paraphrases, second set")
+        paraphrases_3 = section_set(engine, args.paraphrases_3, modes,
+                                    "section paraphrases, third set, held out")
+        titled = section_set(engine, DEFAULT_TITLED, modes, "section titled",
+                             "what a section's title states, in other forms of its words;"
+                             " half a made from, half b held out")
         sq = json.loads(Path(args.scoped).read_text())["queries"]
         scoped = run_scoped(engine, sq, args.modes.split(","))
         print(f"\nsingle-document search ({len(sq)} queries of {Path(args.scoped).name}, "
