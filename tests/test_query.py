@@ -57,7 +57,8 @@ TABLE = [
     ("TODO: fix", (("TODO:", "fix"), (), (), (), ())),
     ("38.101", (("38.101",), (), (), (), ("38.101",))),
     ("column:term", (("column:term",), (), (), (), ())),
-    ("title:", (("title:",), (), (), (), ())),
+    ("title:", ((), (), (), (), ())),
+    ("doc: attention", (("attention",), (), (), (), ())),
     ("fin*", (("fin*",), (), (), (), ())),
     ("1706.03762", (("1706.03762",), (), (), (), ("1706.03762",))),
     ("arXiv:1706.03762v7", (("arXiv:1706.03762v7",), (), (), (), ("1706.03762v7",))),
@@ -81,6 +82,9 @@ def test_parser_notes_and_text():
     assert q.has_syntax and not parse("plain words").has_syntax
     assert parse("RFC 7231 now").loose == ("now",)
     assert parse_years("2019-2015") == (2015, 2019) and parse_years("20") is None
+    assert parse("doc: attention").notes == (
+        "doc: has no value (write doc:VALUE, no space): left out",)
+    assert parse("?!.,;").semantic_text == "" and parse("注意力").semantic_text == "注意力"
 
 
 TYPING = [
@@ -94,7 +98,8 @@ TYPING = [
     ("author:vas", "author:vas*"), ("author:v", "author:v*"), ('title:"made sim', 'title:"made sim*"'),
     ("section:train", "section:train*"), ("doc:goo", "doc:goo"),
     ("attention title:", "attention"), ("model year:201", "model"),
-    ("model year:2017", "model year:2017"), ("", ""),
+    ("model year:2017", "model year:2017"), ("", ""), ("author:", "author*"),
+    ("year:201", "year*"),
 ]
 
 
@@ -399,6 +404,24 @@ def test_exclusion_only_query_says_so(attention):
     res = service.search_sync("author:vaswani attention -transformer", mode="hybrid")
     note = res.coverage["note"]
     assert "author:vaswani" in note and "excluded" in note and "transformer" in note
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_query_without_a_letter_or_a_field_value_says_so(attention, mode):
+    """Junk is treated alike in every mode: punctuation alone ("?!.,;" gave the semantic
+    arm's nearest pages, "*" nothing) finds nothing and says why; a field without a value
+    ("doc:" searched "doc" as a word) is left out with a note; the parser's notes (a year
+    that is not one) reach the answer."""
+    service, _lib = attention
+    for junk in ("?!.,;", "*", "-("):
+        res = service.search_sync(junk, mode=mode)
+        assert res.hits == [] and res.coverage["note"] == \
+            "the query has no letter or digit: nothing to search for"
+    res = service.search_sync("doc: attention", mode=mode)
+    assert res.hits and "doc: has no value" in res.coverage["note"]
+    assert res.hits[0].doc in (V5, V7)
+    res = service.search_sync("attention year:abc", mode=mode)
+    assert "year:abc is not a year" in res.coverage["note"]
 
 
 def test_author_field_puts_the_authored_papers_first(attention):

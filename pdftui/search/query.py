@@ -82,8 +82,10 @@ class Query:
 
     @property
     def semantic_text(self) -> str:
-        """What the semantic arm embeds: the free text without prefix stars."""
-        return " ".join(w.rstrip("*") for w in self.words + self.phrases).strip()
+        """What the semantic arm embeds: the free text without prefix stars; "" when it
+        holds no letter or digit (punctuation alone has no meaning to embed)."""
+        text = " ".join(w.rstrip("*") for w in self.words + self.phrases).strip()
+        return text if any(ch.isalnum() for ch in text) else ""
 
     @property
     def has_syntax(self) -> bool:
@@ -112,7 +114,8 @@ def as_you_type(text: str) -> str:
       ``author:`` or ``section:`` value too (``author:v`` -> ``author:v*``);
     - an unfinished exclusion (``-tra``, ``-"multi he``) is left out until it is finished:
       excluding every page holding "tra" would empty the list for one keystroke; so is a
-      field without its value yet (``title:``, ``year:201``).
+      field without its value yet (``title:``, ``year:201``; alone, the name runs as it
+      did before its colon: ``author:`` -> ``author*``).
 
     Anything else (a finished word, a space at the end, a ``doc:`` or ``year:`` value) is
     returned as it is. Never raises."""
@@ -137,7 +140,8 @@ def as_you_type(text: str) -> str:
     name, colon, value = last.partition(":")
     if colon and name.lower() in _NAMES and (
             not value or (name.lower() == "year" and parse_years(value) is None)):
-        return text[:cut].rstrip() or text   # "title:", "year:201": not a field yet
+        # "title:", "year:201": not a field yet; alone, the name as typed before the colon
+        return text[:cut].rstrip() or as_you_type(name)
     if colon and name.lower() in _PREFIX_FIELDS:
         return text + "*" if re.fullmatch(r"\w+", value) else text
     if _TYPED_WORD.fullmatch(last) and not last.replace("-", "").isdigit():
@@ -246,7 +250,11 @@ def _parse(raw: str) -> Query:
         m = _FIELD_RE.match(tok)
         name = _NAMES.get(m.group(1).lower()) if m else None
         value = " ".join(m.group(2).split()) if m else ""
-        if name is not None and value:
+        if name is not None and not value:
+            notes.append(f"{name.value}: has no value (write {name.value}:VALUE, no space):"
+                         " left out")
+            continue
+        if name is not None:
             if name == FieldName.YEAR:
                 years = parse_years(value)
                 if years is None:

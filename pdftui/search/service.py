@@ -668,9 +668,11 @@ class Engine:
             coverage["note"] = "no strong match: nearest " + (
                 "pages" if granularity == "page" else "sections") + (
                 "; " + coverage["note"] if coverage.get("note") else "")
-        cut = truncation_note(query, text, lists.terms)
-        if cut:
-            coverage["note"] = f"{coverage['note']}; {cut}" if coverage.get("note") else cut
+        said = list(q.notes) + [truncation_note(query, text, lists.terms)]
+        if text.strip() and not any(ch.isalnum() for ch in text) and not q.fields:
+            said.append("the query has no letter or digit: nothing to search for")
+        for note in filter(None, said):
+            coverage["note"] = f"{coverage['note']}; {note}" if coverage.get("note") else note
         return SearchResult(text, mode, granularity, coverage,
                             (time.perf_counter() - t0) * 1000, hits, sugg,
                             ev.weak or not hits, lists.weights if mode == "hybrid" else None)
