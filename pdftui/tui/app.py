@@ -42,7 +42,7 @@ from ..text import clean_text
 from ..versions import version_groups
 from .actions import (OPENERS, bindings, full_keymap, help_groups, key_label,
                       palette_actions)
-from .compare_view import CompareScreen, hit_key
+from .compare_view import CompareScreen, author_year, hit_key
 from .corpus_pane import CorpusPane, DocList, title_keys
 from .data import LibraryGate
 from .failures import FailureHandler
@@ -1026,9 +1026,11 @@ class PdftuiApp(FailureHandler, TriageMixin, App):
                 self.open_hit(hit)
                 self._reader_from_compare = (hit_key(hit), mode)
 
+        results = self.query_one(ResultsPane)
+        labels = {d: author_year(info) for d, info in results.infos.items()}
         self.push_screen(CompareScreen(self.get_service, query, self.scope, self.granularity,
                                        10, focus_mode or self.mode, self.show_timings,
-                                       start_key, self.query_one(ResultsPane).names), done)
+                                       start_key, results.names, labels), done)
 
     def action_suggestion(self) -> None:
         """Search again with each misspelt word replaced by its first suggestion."""

@@ -15,6 +15,7 @@ compare search cancels an older one, a search of the results list does not.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from rich.text import Text
@@ -54,6 +55,54 @@ def distinctive_name(doc: str) -> str:
            and not all(digit[i + 1:])):
         i += 1
     return "-".join(parts[i:]) or name
+
+
+def author_year(info) -> str:
+    """"Ongaro 2013": a document's first author's surname and year (either alone when the
+    other is unknown; '' when both are): what tells papers apart in a 10-column list, where
+    titles sharing an opening ("In Search of…", "Attention…") cannot."""
+    from .corpus_pane import first_author
+
+    year = getattr(info, "year", None)
+    return " ".join(x for x in (first_author(info), str(year) if year else "") if x)
+
+
+def narrow_names(docs: list[str], labels: dict[str, str], width: int) -> dict[str, str]:
+    """Names of ``docs`` for a narrow list ``width`` columns wide: each one's label
+    (:func:`author_year`); where another document shown has the same label, its surname
+    and the arXiv version its file name carries ("Vaswani v5", "Vaswani v7"), else the
+    telling part of its file name (:func:`distinctive_name`)."""
+    seen: dict[str, set[str]] = {}
+    for d in docs:
+        if labels.get(d):
+            seen.setdefault(labels[d], set()).add(d)
+    out, rest = {}, []
+    for d in docs:
+        label = labels.get(d, "")
+        version = _VERSION_RE.search(d.rsplit("/", 1)[-1])
+        if label and len(seen[label]) == 1:
+            out[d] = fit_label(label, width)
+        elif label and version and " " in label:
+            out[d] = fit(f"{label.rpartition(' ')[0]} {version.group(1)}", width)
+        else:
+            rest.append(d)
+    out.update(unique_names(rest, width, lambda d, w: fit(distinctive_name(d), w)))
+    return out
+
+
+_VERSION_RE = re.compile(r"\d(v\d{1,2})(?![\w])")
+
+
+def fit_label(label: str, width: int) -> str:
+    """An :func:`author_year` label in ``width`` columns: the year as "'13" when the whole
+    does not fit, then the surname cut ("Ongaro 2013" -> "Ongaro '13" -> "Onga… '13")."""
+    if len(label) <= width:
+        return label
+    name, _, year = label.rpartition(" ")
+    if not (name and len(year) == 4 and year.isdigit()):
+        return fit(label, width)
+    tail = f" '{year[2:]}"
+    return fit(name, max(2, width - len(tail))) + tail
 
 
 def fit(name: str, width: int) -> str:
@@ -102,9 +151,11 @@ class CompareScreen(Screen):
 
     def __init__(self, service_factory, query: str, scope, granularity: str = "page",
                  top_k: int = 10, focus_mode: str = "hybrid", show_timings: bool = True,
-                 start_key: tuple | None = None, names: dict[str, str] | None = None) -> None:
+                 start_key: tuple | None = None, names: dict[str, str] | None = None,
+                 labels: dict[str, str] | None = None) -> None:
         super().__init__()
         self.names = names or {}   # doc -> title (file name where titles collide)
+        self.labels = labels or {}   # doc -> "Ongaro 2013" (:func:`author_year`)
         self.service_factory = service_factory
         self.query_text = query
         self.scope = scope
@@ -196,10 +247,12 @@ class CompareScreen(Screen):
             if not narrow:
                 table.add_column("section", width=sec_w, key="section")
                 table.add_column("→hy" if mode != "hybrid" else "kw/sm", width=6, key="move")
-            names = unique_names([h.doc for h in hits], doc_w,
-                                 (lambda d, w: fit(distinctive_name(d), w)) if narrow
-                                 else short_doc)
-            names.update({d: fit(self.names[d], doc_w) for d in names if self.names.get(d)})
+            if narrow:   # a title cut to 10 columns tells little: "Ongaro 2013" does
+                names = narrow_names([h.doc for h in hits], self.labels, doc_w)
+            else:
+                names = unique_names([h.doc for h in hits], doc_w, short_doc)
+                names.update({d: fit(self.names[d], doc_w) for d in names
+                              if self.names.get(d)})
             for h in hits:
                 if mode == "hybrid":
                     kr, sr = h.keyword_rank, h.semantic_rank

@@ -857,6 +857,31 @@ def test_names_of_two_versions_of_one_paper_stay_apart_in_narrow_columns():
         assert "v5" in names[docs[0]] and "v7" in names[docs[1]]
 
 
+def test_narrow_compare_lists_name_papers_by_first_author_and_year():
+    """In the compare view's 10-column lists a title cut to its first words ("In Search…"
+    for every Raft row) told nothing: a paper is named by its first author and year, the
+    year shortened before the name is; two versions of one paper by their arXiv version;
+    a document without metadata by the telling part of its file name."""
+    from types import SimpleNamespace
+
+    from pdftui.tui.compare_view import author_year, fit_label, narrow_names
+
+    raft = SimpleNamespace(authors=("Diego Ongaro", "John Ousterhout"), year=2013)
+    assert author_year(raft) == "Ongaro 2013"
+    assert author_year(SimpleNamespace(authors=(), year=None)) == ""
+    assert author_year(SimpleNamespace(authors=("Leslie Lamport",), year=None)) == "Lamport"
+    assert [fit_label("Ongaro 2013", w) for w in (11, 10, 9)] == \
+        ["Ongaro 2013", "Ongaro '13", "Onga… '13"]
+    raft_pdf = "raft-2014-understandable-consensus-algorithm.pdf"
+    v5, v7 = ("arxiv-1706.03762v5-attention-is-all-you-need.pdf",
+              "arxiv-1706.03762v7-attention-is-all-you-need.pdf")
+    docs = [raft_pdf, v5, v7, "google-2003-file-system.pdf"]
+    names = narrow_names(docs, {raft_pdf: "Ongaro 2013", v5: "Vaswani 2017",
+                                v7: "Vaswani 2017"}, 10)
+    assert names == {raft_pdf: "Ongaro '13", v5: "Vaswani v5", v7: "Vaswani v7",
+                     "google-2003-file-system.pdf": "file-syst…"}
+
+
 def test_bracket_keys_in_page_view_walk_the_sections_in_order(make_app):
     """In a page view `]` jumped to the next section's block, but the header named the
     section at the top of the page (computed before the scroll reached the target) and
