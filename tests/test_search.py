@@ -756,6 +756,28 @@ def test_a_section_whose_title_states_the_query_comes_first(consensus):
         e.close()
 
 
+def test_a_reference_list_section_rarely_wins_a_section_search(consensus):
+    """A References section matches the titles of the works it lists, not the question:
+    "Byzantine fault tolerance" put Paxos' and Raft's reference lists 2nd and 3rd among
+    the sections (fresh-user trial: Spanner's "References" 2nd for a MapReduce question).
+    In hybrid sections a section titled as a reference list keeps ``section_ref_weight``
+    (0.5) of its score, as a factor the hit shows, unless the query asks for citations."""
+    from pdftui.search.service import Engine
+
+    e = Engine(*consensus)
+    try:
+        res = e.search("Byzantine fault tolerance", "hybrid", "section", 5)
+        assert "References" not in [h.section for h in res.hits]
+        cited = e.search("papers cited on Byzantine fault tolerance", "hybrid", "section", 5)
+        assert "References" in [h.section for h in cited.hits[:3]]
+        e.options.section_ref_weight = 1.0
+        off = e.search("Byzantine fault tolerance", "hybrid", "section", 5)
+        assert [h.section for h in off.hits[1:3]] == ["References", "References"]
+    finally:
+        e.options.section_ref_weight = 0.5
+        e.close()
+
+
 CORPUS_CACHE = Path(os.environ.get("PDFTUI_CORPUS_CACHE",
                                    CORPUS.parent.parent / "caches" / "corpus"))
 

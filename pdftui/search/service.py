@@ -91,7 +91,11 @@ Ranking (measured with bench/quality.py; the figures behind each choice are in b
    person wrote, a title finds its paper, before the pages citing them.
 6. reference lists (:mod:`.references`): a page that is mostly bibliography scores
    ``ref_weight`` (0.9) of its hybrid score unless the query asks for
-   citations; it matches names and title words of other works without answering.
+   citations; it matches names and title words of other works without answering. In
+   hybrid sections a section titled as a reference list ("References", "Bibliography")
+   keeps ``section_ref_weight`` (0.5) of its score (bench/README: the section sets do not
+   move from 0.9 to 0.5; the fixture's "Byzantine fault tolerance" listed two reference
+   lists 2nd and 3rd).
 7. arm confidence: hybrid's semantic weight shrinks (by up to ``sem_conf`` = 0.75) when
    the semantic list is flat (its best cosine barely above the 100th) and some page holds
    every rare word of the query: a name or a code the embedding cannot place.
@@ -204,6 +208,7 @@ class Options:
     sem_gap_hi: float = 0.25           # semantic list is no evidence .. full evidence
     head_weight: float = 1.0           # weight of the head-field list (documents whose
     #                                    title / byline holds the query's rare words)
+    section_ref_weight: float = 0.5    # ... of a section titled as one (hybrid sections)
     ref_weight: float = 0.9            # score factor of a reference-list page for a
     #                                    query that does not ask for citations
     proximity: float = 2.0             # keyword arm: a row holding two consecutive query
@@ -958,7 +963,7 @@ class Engine:
             conf if sem.heads is None and sem.gap is not None else None,
             sem.first_unit_weight, w_doc, o.head_weight * kw_w if kw.head else None,
             o.section_head_weight if sem.heads is not None else None,
-            o.ref_weight if c.kind == "pages" else None, c.few,
+            o.ref_weight if c.kind == "pages" else o.section_ref_weight, c.few,
             named=o.named_weight if named else None,
             stand_in=w_stand if c.pending else None)
         if c.kind == "pages" and not c.few:
@@ -1153,6 +1158,11 @@ class Engine:
                 got = self._documents_first(got)
                 if o.arms_agree:
                     got = run.agreed_first(got, "both arms' first document")
+        if c.kind == "sections" and c.mode == "hybrid" and o.section_ref_weight < 1.0 \
+                and not references.citation_query(text):
+            down = self._reference_sections(c, got)
+            if down:
+                got = run.demote(got, down, o.section_ref_weight, "reference list")
         if c.mode != "semantic" and self._identifier_query(q):
             tier = self._identifier_tiers(got, c.terms, c.kind, c.by_doc)
             if tier:
@@ -1376,6 +1386,18 @@ class Engine:
             limit = next((i for i, (_k, s) in enumerate(pairs) if s < floor), len(pairs))
         return {(doc, page) for (doc, page), _s in pairs[:limit]
                 if page in self.reference_pages(self._cid_of(doc))}
+
+    def _reference_sections(self, c: "_Plan", fused: Run) -> set[Key]:
+        """The section keys of ``fused`` titled as a reference list ("References",
+        "Bibliography": :func:`.references.is_references_title`)."""
+        refs: dict[str, set[int]] = {}
+        for doc, _sid in fused.scores:
+            if doc not in refs:
+                cid = c.by_doc.get(doc)
+                refs[doc] = {s.id for s in self._sections(cid)
+                             if references.is_references_title(s.title)} \
+                    if cid is not None else set()
+        return {(doc, sid) for doc, sid in fused.scores if sid in refs[doc]}
 
     def _section_unit_map(self, m: VectorMatrix, cid: int):
         """``(section ids, levels, start pages, segment starts, unit indexes)`` of one
