@@ -448,6 +448,8 @@ class Engine:
         self._sec_index: tuple | None = None
         self._emb_state: tuple | None = None
         self._ref_pages: dict[int, frozenset[int]] = {}
+        self._sec_titles: dict[int, dict[int, str]] = {}   # content -> {section id: title}
+        self._ref_sections: dict[int, frozenset[int]] = {}
         self._furniture: dict[int, Furniture] = {}
         self._heads: dict[int, frozenset[str]] = {}
         self._head_texts: dict[int, str] = {}
@@ -486,6 +488,8 @@ class Engine:
         self._sec_parents = {}
         self._sec_index = None
         self._ref_pages = {}
+        self._sec_titles = {}
+        self._ref_sections = {}
         self._furniture = {}
         self._heads = {}
         self._head_texts = {}
@@ -1011,12 +1015,8 @@ class Engine:
         if not c.terms:
             return []
         keys = list(got.scores)[:o.title_places]
-        titles = []
-        for doc, sid in keys:
-            cid = c.by_doc.get(doc)
-            sec = next((s for s in self._sections(cid) if s.id == sid), None) \
-                if cid is not None else None
-            titles.append(sec.title if sec is not None else "")
+        titles = [self._section_titles_by_id(c.by_doc[doc]).get(sid, "")
+                  if doc in c.by_doc else "" for doc, sid in keys]
         stems = keyword.tokenize_many(titles, list(c.terms))
         cids = {c.by_doc[d] for d, _s in keys if d in c.by_doc}
         heads = self.head_terms(cids, list(c.terms))
@@ -1390,14 +1390,25 @@ class Engine:
     def _reference_sections(self, c: "_Plan", fused: Run) -> set[Key]:
         """The section keys of ``fused`` titled as a reference list ("References",
         "Bibliography": :func:`.references.is_references_title`)."""
-        refs: dict[str, set[int]] = {}
-        for doc, _sid in fused.scores:
-            if doc not in refs:
-                cid = c.by_doc.get(doc)
-                refs[doc] = {s.id for s in self._sections(cid)
-                             if references.is_references_title(s.title)} \
-                    if cid is not None else set()
-        return {(doc, sid) for doc, sid in fused.scores if sid in refs[doc]}
+        return {(doc, sid) for doc, sid in fused.scores
+                if doc in c.by_doc and sid in self._reference_section_ids(c.by_doc[doc])}
+
+    def _section_titles_by_id(self, cid: int) -> dict[int, str]:
+        """``{section id: title}`` of content ``cid``, cached until the cache changes."""
+        got = self._sec_titles.get(cid)
+        if got is None:
+            got = self._sec_titles[cid] = {s.id: s.title for s in self._sections(cid)}
+        return got
+
+    def _reference_section_ids(self, cid: int) -> frozenset[int]:
+        """Ids of content ``cid``'s sections titled as a reference list, cached until the
+        cache changes."""
+        got = self._ref_sections.get(cid)
+        if got is None:
+            got = self._ref_sections[cid] = frozenset(
+                sid for sid, title in self._section_titles_by_id(cid).items()
+                if references.is_references_title(title))
+        return got
 
     def _section_unit_map(self, m: VectorMatrix, cid: int):
         """``(section ids, levels, start pages, segment starts, unit indexes)`` of one
