@@ -723,6 +723,7 @@ def test_a_query_naming_a_paper_finds_the_section_by_the_rest_of_it(consensus):
         assert any(c.arm.value == "named" for c in res.hits[0].arms)
         assert res.weights.named == 1.0
         e.options.named_weight = e.options.title_list = 0.0   # the title list alone lifts it too
+        e.options.named_max = False   # (and its units read without the name only)
         two = [(h.doc, h.section) for h in e.search(q, "hybrid", "section", 5).hits]
         assert two[:2] == [(RAFT, "3 What’s wrong with Paxos?"), (PAXOS, "2.2 Choosing a Value")]
         e.options.named_docs = False
@@ -817,12 +818,43 @@ def test_a_named_papers_section_comes_first_in_the_whole_corpus(corpus_engine):
         res = e.search(q, "hybrid", "section", 10)
         assert (res.hits[0].doc, res.hits[0].section) == (PAXOS, "2.2 Choosing a Value")
         e.options.title_list = 0.0            # none of them: second, as in session 10
+        e.options.named_max = False           # (its units read without the name only)
         res = e.search(q, "hybrid", "section", 10)
         got = [(h.doc, h.section) for h in res.hits[:2]]
         assert got == [(RAFT, "3 What’s wrong with Paxos?"), (PAXOS, "2.2 Choosing a Value")]
     finally:
         e.options.named_weight, e.options.passage_weight = 1.0, 0.1
-        e.options.title_list = 1.0
+        e.options.title_list, e.options.named_max = 1.0, True
+
+
+def test_a_named_papers_sections_stay_in_a_hybrid_section_search(corpus_engine):
+    """Fresh-user trial: "how does mapreduce avoid sending data over the network" listed
+    no MapReduce section in 20 while keyword and semantic search both put "3.4 Locality"
+    first. The paper was named and its sections read against "how does avoid sending over
+    the network" only, a cosine not comparable with the full query's for the other
+    papers. A named paper's units now score the better of the two cosines
+    (``named_max``). A document is named only by a rare query term (held by at most
+    ``name_df`` of the texts): "put" and "slide" in seminar's opening no longer name it
+    for "put two columns ... on one slide", which would lift its sections over beamer's
+    "12.7 Splitting a Frame into Multiple Columns"."""
+    e = corpus_engine
+    mr = "google-2004-mapreduce.pdf"
+    q = "how does mapreduce avoid sending data over the network"
+    cols = "put two columns of content side by side on one slide"
+    beamer = ("texlive-beamer-user-guide.pdf", "12.7 Splitting a Frame into Multiple Columns")
+    try:
+        got = [(h.doc, h.section) for h in e.search(q, "hybrid", "section", 10).hits]
+        assert (mr, "3.4 Locality") in got[:3]
+        first = e.search(cols, "hybrid", "section", 5).hits[0]
+        assert (first.doc, first.section) == beamer
+        e.options.named_max = False
+        got = [(h.doc, h.section) for h in e.search(q, "hybrid", "section", 10).hits]
+        assert (mr, "3.4 Locality") not in got
+        e.options.named_max, e.options.name_df = True, 1.0
+        first = e.search(cols, "hybrid", "section", 5).hits[0]
+        assert first.doc == "texlive-seminar.pdf"
+    finally:
+        e.options.named_max, e.options.name_df = True, 0.1
 
 
 def test_the_section_holding_the_query_in_one_passage_comes_first(corpus_engine):

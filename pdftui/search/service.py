@@ -67,10 +67,13 @@ Ranking (measured with bench/quality.py; the figures behind each choice are in b
    document, so it matches a query about any one part, and the part should come first; a
    section that merely starts early (the second section of a short manual) is a part. A
    document the query names (its head holds at least half of the query's rarity mass, not
-   every term: "paxos" in "how does paxos choose a value") lends its name to each of its
-   sections: their keyword coverage counts the naming terms as held, and their units and
-   head units are read against the query without the naming words (:mod:`.naming`; one
-   more query embedding), since a section seldom repeats its paper's name; and the named
+   every term, and one of those terms is held by at most ``name_df`` of the texts: "paxos"
+   in "how does paxos choose a value") lends its name to each of its sections: their
+   keyword coverage counts the naming terms as held, and their units and head units score
+   the better of their cosines with the query and with the query without the naming words
+   (:mod:`.naming`; one more query embedding), since a section seldom repeats its paper's
+   name, and a cosine with the shorter query alone is lower than the other documents'
+   cosines with the whole query; and the named
    document's sections, in their fused order, are one more list (``named_weight`` x
    share^2 / (k + place), share the head's part of the query's rarity mass, as the head
    field's). The sections among the first ``title_places`` (30) whose title holds at least
@@ -151,6 +154,10 @@ from .semantic import DocRanks, VectorMatrix, release_freed
 MODES = ("hybrid", "keyword", "semantic")
 QUEUED = "queued for indexing"
 GRANULARITIES = ("page", "section")
+#: A query term held by at most this many of the texts searched may name a document,
+#: whatever ``Options.name_df`` allows (a name is held by its own document and by the few
+#: citing it; in a small folder every share is large).
+NAME_MIN_DOCS = 3
 
 
 @dataclass
@@ -186,6 +193,10 @@ class Options:
     #                                    read against the query without it
     named_weight: float = 1.0          # ... and they are one more list, in their fused
     #                                    order, at this x share^2 / (k + place)
+    name_df: float = 0.1               # a document is named by a query term at most this
+    #                                    share of the texts searched hold (or NAME_MIN_DOCS)
+    named_max: bool = True             # named sections' units: the better of the cosines
+    #                                    with and without the naming words
     title_list: float = 1.0            # hybrid sections: weight of the list of sections whose
     title_places: int = 30             # title holds the query terms its document's head
     #                                    does not, among the first this many fused places
@@ -846,14 +857,26 @@ class Engine:
         query's rarity mass})`` of the documents the query names: their head (title,
         byline) holds at least half of the query's rarity mass (the head-field list), but
         not every query term (a head holding them all summarises the document; it does not
-        name it). "paxos" in "how does paxos choose a value" names Paxos Made Simple; its
-        sections' text need not repeat it."""
+        name it), and one of the terms it holds is a name: at most ``name_df`` of the texts
+        searched hold it (or ``NAME_MIN_DOCS``). "paxos" in "how does paxos choose a
+        value" names Paxos Made Simple; its sections' text need not repeat it. "put" and
+        "slide" in seminar's opening do not name it for "put two columns side by side on
+        one slide": most texts say "put", 14 of 105 "slide"."""
         listed = self._head_list(ranking, c.by_doc, c.terms)
         if not listed:
             return {}, {}
         heads = self.head_terms({c.by_doc[d] for (d, _p), _s in listed}, c.terms)
         every = {str(t) for t in c.terms}
         named = {cid: held for cid, held in heads.items() if held and not every <= held}
+        if self.options.name_df < 1:
+            # a name is a word few of the texts searched hold ("mapreduce", "paxos"; not
+            # "put" or "slide" of seminar's byline, nor "data" of MapReduce's title)
+            most = max(NAME_MIN_DOCS, self.options.name_df * len(c.by_doc))
+            held_df = (ranking.doc_tfm > 0).sum(axis=0).tolist() \
+                if len(ranking.doc_content) else [0] * len(ranking.keys)
+            rare = {k for k, d in zip(ranking.keys, held_df) if d <= most}
+            names = {t for held in named.values() for t in held if t in rare}
+            named = {cid: held for cid, held in named.items() if held & names}
         return named, {d: share for (d, _p), share in listed if c.by_doc[d] in named}
 
     def semantic_arm(self, c: "_Plan", kw: KeywordArm, coverage: dict,
@@ -1520,7 +1543,8 @@ class Engine:
                 sims = sims.copy()
                 for cids, q2 in alt:
                     rows = np.flatnonzero(np.isin(m.unit_content, cids))
-                    sims[rows] = m.similarities_of(q2, rows)
+                    got = m.similarities_of(q2, rows)
+                    sims[rows] = np.maximum(sims[rows], got) if o.named_max else got
             units = section_semantic.unit_list(su, sims, scope, _rows_ok(res, su.sid))
         final = units
         if o.section_head_weight > 0:
@@ -1582,7 +1606,8 @@ class Engine:
             return sims
         rows = keep[sel]
         out = np.array(sims, dtype=np.float32, copy=True)
-        out[sel] = m.similarities_of(q, rows, heads=True)
+        got = m.similarities_of(q, rows, heads=True)
+        out[sel] = np.maximum(out[sel], got) if self.options.named_max else got
         return out
 
     def _section_head_ids(self, m: VectorMatrix) -> np.ndarray:
