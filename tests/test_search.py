@@ -779,6 +779,42 @@ def test_a_reference_list_section_rarely_wins_a_section_search(consensus):
         e.close()
 
 
+def test_related_work_yields_to_the_section_a_question_describes(consensus):
+    """A "Related Work" section names the paper's subject beside every other system's:
+    "how does raft handle cluster membership changes" listed Raft's "10 Related work"
+    2nd, before "5.1 Raft basics". In hybrid sections such a section keeps
+    ``section_related_weight`` (0.75) of its score, shown as a factor, unless the query
+    is a term lookup ("viewstamped replication": the related work tells of it) or asks
+    about other work ("compare")."""
+    from pdftui.search import references
+    from pdftui.search.service import Engine
+
+    assert references.is_related_title("10 Related work")
+    assert references.is_related_title("2. Prior Work")
+    assert not references.is_related_title("5.1 Raft basics")
+    assert not references.is_related_title("Work stealing")
+    assert references.related_query("how does raft compare with viewstamped replication")
+    assert not references.related_query("how does raft handle cluster membership changes")
+    e = Engine(*consensus)
+    q = "how does raft handle cluster membership changes"
+    try:
+        res = e.search(q, "hybrid", "section", 40)
+        assert [h.section for h in res.hits[:2]] == ["6 Cluster membership changes",
+                                                     "5.1 Raft basics"]
+        rel = next(h for h in res.hits if h.section == "10 Related work")
+        assert [(f.name, f.factor) for f in rel.factors] == [("related work", 0.75)]
+        for other in ("viewstamped replication",
+                      "how does raft compare with viewstamped replication"):
+            got = [h.section for h in e.search(other, "hybrid", "section", 5).hits]
+            assert got[1] == "10 Related work"
+        e.options.section_related_weight = 1.0
+        res = e.search(q, "hybrid", "section", 10)
+        assert [h.section for h in res.hits[:2]] == ["6 Cluster membership changes",
+                                                     "10 Related work"]
+    finally:
+        e.close()
+
+
 CORPUS_CACHE = Path(os.environ.get("PDFTUI_CORPUS_CACHE",
                                    CORPUS.parent.parent / "caches" / "corpus"))
 

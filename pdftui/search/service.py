@@ -98,7 +98,13 @@ Ranking (measured with bench/quality.py; the figures behind each choice are in b
    hybrid sections a section titled as a reference list ("References", "Bibliography")
    keeps ``section_ref_weight`` (0.5) of its score (bench/README: the section sets do not
    move from 0.9 to 0.5; the fixture's "Byzantine fault tolerance" listed two reference
-   lists 2nd and 3rd).
+   lists 2nd and 3rd). A section titled as a survey of other work ("7 Related Work")
+   keeps ``section_related_weight`` (0.75) unless the query asks about other work
+   (:func:`.references.related_query`: "prior", "compared", "versus") or is a term
+   lookup of at most ``short_terms`` terms ("viewstamped replication"): it names the
+   paper's subject beside every other system's without telling how the paper does it
+   ("how does mapreduce avoid sending data over the network": "3.4 Locality", not "7
+   Related Work").
 7. arm confidence: hybrid's semantic weight shrinks (by up to ``sem_conf`` = 0.75) when
    the semantic list is flat (its best cosine barely above the 100th) and some page holds
    every rare word of the query: a name or a code the embedding cannot place.
@@ -219,6 +225,8 @@ class Options:
     sem_gap_hi: float = 0.25           # semantic list is no evidence .. full evidence
     head_weight: float = 1.0           # weight of the head-field list (documents whose
     #                                    title / byline holds the query's rare words)
+    section_related_weight: float = 0.75  # ... of one titled "Related Work" (not for a
+    #                                    term lookup of at most ``short_terms`` terms)
     section_ref_weight: float = 0.5    # ... of a section titled as one (hybrid sections)
     ref_weight: float = 0.9            # score factor of a reference-list page for a
     #                                    query that does not ask for citations
@@ -1164,8 +1172,9 @@ class Engine:
     def _finish(self, c: "_Plan", got: Run, text: str, coverage: dict) -> Run:
         """After fusion: reference pages demoted (hybrid pages), then in a folder the
         documents' own order and the first places shared among documents
-        (:meth:`_documents_first`), rare identifiers first, a fields-only query's listing,
-        and nothing the restriction excludes."""
+        (:meth:`_documents_first`); in hybrid sections reference lists and (but for a term
+        lookup) related work demoted; rare identifiers first, a fields-only query's
+        listing, and nothing the restriction excludes."""
         q, res, o = c.q, c.res, self.options
         if c.kind == "pages" and c.mode == "hybrid":
             # the arms' own lists (their rank columns and single-arm modes) stay as ranked;
@@ -1186,6 +1195,15 @@ class Engine:
             down = self._reference_sections(c, got)
             if down:
                 got = run.demote(got, down, o.section_ref_weight, "reference list")
+        if c.kind == "sections" and c.mode == "hybrid" and o.section_related_weight < 1.0 \
+                and len(c.terms) > o.short_terms and not references.related_query(text):
+            # a description of a method or a question about a paper's own way, not a term
+            # lookup ("viewstamped replication": the related work tells of it)
+            down = {(doc, sid) for doc, sid in got.scores if doc in c.by_doc and
+                    references.is_related_title(
+                        self._section_titles_by_id(c.by_doc[doc]).get(sid, ""))}
+            if down:
+                got = run.demote(got, down, o.section_related_weight, "related work")
         if c.mode != "semantic" and self._identifier_query(q):
             tier = self._identifier_tiers(got, c.terms, c.kind, c.by_doc)
             if tier:
