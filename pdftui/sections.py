@@ -43,6 +43,7 @@ PATH_SEP = " > "
 _SUMMARY_TITLE = re.compile(
     r"(?i)\b(abstract|introduction|overview|summary|preface|foreword|motivation|background|"
     r"contents|synopsis|einleitung|zusammenfassung|vorwort|überblick)\b")
+_NUMBER_PREFIX = re.compile(r"^\W*((\d+|[A-Z]|[IVXLC]+)([.:]\d+)*[.:)]?\s+)?")
 FRONT_MATTER = "(front matter)"
 #: Points of slack when matching an outline destination ``y`` to a block's top edge.
 #: LaTeX/hyperref anchors sit a few points above the heading's glyphs (baselineskip).
@@ -58,11 +59,19 @@ LAST_LINE = 6.0
 
 def is_summary_title(title: str | None) -> bool:
     """Is a section title one of a part that summarises its document ("Abstract",
-    "1 Introduction", "Overview", "Preface")? A section of the document's opening with such a
+    "1 Introduction", "Overview", "Preface", "Executive summary": the word opens the title,
+    after its number, or is one of its two words)? A section of the document's opening with such a
     title, or the opening's first section, is demoted in section search
     (``Options.opening_weight``); a section that merely starts early (the second section of
     a short manual) is not."""
-    return bool(_SUMMARY_TITLE.search(title or ""))
+    words = _NUMBER_PREFIX.sub("", title or "").split()
+    if not words:
+        return False
+    # the word opens the title ("Introduction and Motivation") or is one of its two
+    # ("Executive summary"); not a word deep in another title ("2.1 Basic commands for
+    # adding LaTeX stuff to the page background")
+    return bool(_SUMMARY_TITLE.match(words[0])) or (
+        len(words) <= 2 and bool(_SUMMARY_TITLE.search(" ".join(words))))
 
 
 def _block_matches_title(block_text: str, title_sq: str, strict: bool = False) -> bool:

@@ -41,6 +41,7 @@ class Arm(str, Enum):
     PASSAGE = "passage"          # a section by its best passage, among its document's first
     STAND_IN = "stand_in"        # a document not embedded yet: its keyword rank stands in
     TITLE = "title"              # a section whose title holds the query's own terms
+    PHRASE = "phrase"            # a term lookup's pages holding its words as a phrase
 
 
 @dataclass(frozen=True)
@@ -184,6 +185,20 @@ def add_stand_in(run: Run, keys: Sequence[Key], pending: Collection[str], weight
         scores[key] = scores.get(key, 0.0) + weight / (k + i)
         _add(ev, key, Contribution(Arm.STAND_IN, i, weight, weight / (k + i), k))
     return run._with(scores, ev)
+
+
+def add_phrase(run: Run, keys: Sequence[Key], weight: float, k: int = 60) -> Run:
+    """The pages holding a term lookup's words as a phrase (``keys``, best first: their
+    keyword order) as one more list: the key at place r gains ``weight / (k + r)``; a key
+    no other arm listed joins the run. Returns the run best first (stable)."""
+    if not keys:
+        return run
+    scores = dict(run.scores)
+    ev = dict(run.evidence)
+    for r, key in enumerate(keys, start=1):
+        scores[key] = scores.get(key, 0.0) + weight / (k + r)
+        _add(ev, key, Contribution(Arm.PHRASE, r, weight, weight / (k + r), k))
+    return _resorted(run, scores, ev)
 
 
 def add_titled(run: Run, keys: Sequence[Key], weight: float, k: int = 60) -> Run:
@@ -493,7 +508,9 @@ class Weights:
     section's best passage among its document's first hits (:func:`add_passages`);
     ``stand_in``: the weight of the keyword ranks standing in for
     the semantic arm in documents not embedded yet (:func:`add_stand_in`); ``title``: the
-    weight of the list of sections whose title states the query (:func:`add_titled`)."""
+    weight of the list of sections whose title states the query (:func:`add_titled`);
+    ``phrase``: the weight of a term lookup's pages holding it as a phrase
+    (:func:`add_phrase`)."""
 
     k: int
     keyword: float | None = None
@@ -515,6 +532,7 @@ class Weights:
     passages: float | None = None
     stand_in: float | None = None
     title: float | None = None
+    phrase: float | None = None
 
     def to_json(self) -> dict:
         """Every field, floats rounded to 6 places."""

@@ -42,7 +42,11 @@ Ranking (measured with bench/quality.py; the figures behind each choice are in b
    and abstract for a paper) and adds ``w / (60 + document rank)`` to each of the
    document's pages, w = 0.5 x (1 - the query's keyword coverage): it speaks for described
    queries, whose words no page holds, and falls silent for queries in the documents' own
-   words (the reference system adds such an arm at a fixed 0.25).
+   words (the reference system adds such an arm at a fixed 0.25). A term lookup (at most
+   ``short_terms`` words, one page holding them all: "label smoothing") keeps
+   ``short_sem`` of its semantic weight, and the keyword arm's pages holding its words as
+   a phrase, adjacent and in order, are one more list (``phrase_list`` / (k + place)):
+   the pages that say "label smoothing" before gnuplot's pages of labels and smoothing.
 4. sections: the semantic section arm has two lists, sections by their best unit (above,
    weight 2) and by their head unit (the first unit of the section's own text, embedded
    from its heading; weight 1); its shown rank is their weighted RRF. Hybrid SECTION
@@ -242,6 +246,8 @@ class Options:
     short_terms: int = 3               # hybrid pages of a folder, a term lookup (a query
     short_sem: float = 0.1             # of at most this many terms that some page holds
     #                                    all of: "frame skipping"): semantic weight x this
+    phrase_list: float = 0.5           # a term lookup's pages holding it as a phrase are
+    #                                    one more list, at this weight / (k + place)
     stand_in: bool = True              # hybrid, documents not embedded yet: their keyword
     #                                    ranks stand in for the semantic arm (run.add_stand_in)
     first_docs: int = 4                # hybrid pages: the first ``first_places`` hits hold
@@ -979,6 +985,11 @@ class Engine:
             got = run.gate_keyword(got, kwl, kw.coverage[: c.depth], kw_w, o.gate_power, o.k)
         if c.pending:
             got = run.add_stand_in(got, kwl, c.pending, w_stand, o.k)
+        phrased = o.phrase_list > 0 and len(c.terms) > 1 and self._term_lookup(c, kw)
+        if phrased:
+            # "label smoothing": the pages saying it, not gnuplot's labels and smoothing
+            phrased = self._phrase_keys(c, kw)
+            got = run.add_phrase(got, phrased, o.phrase_list, o.k)
         if kw.head:
             got = run.add_head(got, kw.head, o.head_weight * kw_w, fusion.K)
         named = kw.named_share if c.kind == "sections" and o.named_weight > 0 else {}
@@ -1000,7 +1011,8 @@ class Engine:
             o.section_head_weight if sem.heads is not None else None,
             o.ref_weight if c.kind == "pages" else o.section_ref_weight, c.few,
             named=o.named_weight if named else None,
-            stand_in=w_stand if c.pending else None)
+            stand_in=w_stand if c.pending else None,
+            phrase=o.phrase_list if phrased else None)
         if c.kind == "pages" and not c.few:
             weights = dataclasses.replace(
                 weights, document_order=o.doc_order_weight or None,
@@ -1034,6 +1046,16 @@ class Engine:
             got = run.add_passages(got, shares, o.passage_weight, o.k)
             weights = dataclasses.replace(weights, passages=o.passage_weight)
         return got, weights
+
+    def _phrase_keys(self, c: "_Plan", kw: KeywordArm) -> list[Key]:
+        """The keyword arm's pages (in its order) holding the query's words adjacent and in
+        order (:meth:`.keyword.KeywordIndex.phrase_rows`)."""
+        text = " ".join(c.q.loose) if c.q.loose else c.q.text
+        rows = self.kw.phrase_rows("pages", text)
+        if not rows:
+            return []
+        held = self.kw.page_keys(rows)
+        return [(d, p) for d, p in kw.keys if (c.by_doc.get(d), p) in held]
 
     def _titled_keys(self, c: "_Plan", got: Run) -> list[Key]:
         """The section keys among ``got``'s first ``title_places`` (best first) whose title

@@ -20,7 +20,7 @@ ARM_NAMES = {"keyword": "keyword", "semantic": "semantic", "section_head": "head
              "head": "byline", "document": "document", "subsections": "subsections",
              "document_order": "document place", "named": "named document",
              "passage": "passage", "stand_in": "keyword for semantic",
-             "title": "section title"}
+             "title": "section title", "phrase": "phrase"}
 
 
 def _num(x: float) -> str:
@@ -93,6 +93,8 @@ def weights_line(weights: Weights | None) -> str:
         parts.append(f"section title {_num(_r(w.title))}")
     if _r(w.passages):
         parts.append(f"passage {_num(_r(w.passages))} × share² in its document")
+    if _r(w.phrase):
+        parts.append(f"phrase {_num(_r(w.phrase))}")
     if w.reference is not None and _r(w.reference) < 1.0:
         parts.append(f"reference lists ×{_num(_r(w.reference))}")
     line = f"hybrid = Σ w/({w.k}+rank): " + " · ".join(parts)
