@@ -799,18 +799,21 @@ def test_related_work_yields_to_the_section_a_question_describes(consensus):
     q = "how does raft handle cluster membership changes"
     try:
         res = e.search(q, "hybrid", "section", 40)
-        assert [h.section for h in res.hits[:2]] == ["6 Cluster membership changes",
-                                                     "5.1 Raft basics"]
-        rel = next(h for h in res.hits if h.section == "10 Related work")
+        got = [h.section for h in res.hits]
+        assert got[0] == "6 Cluster membership changes"
+        assert got.index("10 Related work") >= 3
+        rel = res.hits[got.index("10 Related work")]
         assert [(f.name, f.factor) for f in rel.factors] == [("related work", 0.75)]
         for other in ("viewstamped replication",
                       "how does raft compare with viewstamped replication"):
-            got = [h.section for h in e.search(other, "hybrid", "section", 5).hits]
-            assert got[1] == "10 Related work"
+            hits = e.search(other, "hybrid", "section", 5).hits
+            rel = next(h for h in hits[:3] if h.section == "10 Related work")
+            assert not rel.factors
         e.options.section_related_weight = 1.0
         res = e.search(q, "hybrid", "section", 10)
-        assert [h.section for h in res.hits[:2]] == ["6 Cluster membership changes",
-                                                     "10 Related work"]
+        got = [h.section for h in res.hits]
+        assert got[0] == "6 Cluster membership changes"
+        assert got.index("10 Related work") in (1, 2)
     finally:
         e.close()
 

@@ -985,11 +985,10 @@ class Engine:
             got = run.gate_keyword(got, kwl, kw.coverage[: c.depth], kw_w, o.gate_power, o.k)
         if c.pending:
             got = run.add_stand_in(got, kwl, c.pending, w_stand, o.k)
-        phrased = o.phrase_list > 0 and len(c.terms) > 1 and self._term_lookup(c, kw)
-        if phrased:
-            # "label smoothing": the pages saying it, not gnuplot's labels and smoothing
-            phrased = self._phrase_keys(c, kw)
-            got = run.add_phrase(got, phrased, o.phrase_list, o.k)
+        # "label smoothing": the pages saying it, not gnuplot's labels and smoothing
+        phrased = self._phrase_keys(c, kw) if o.phrase_list > 0 and len(c.terms) > 1 \
+            and self._term_lookup(c, kw) else []
+        got = run.add_phrase(got, phrased, o.phrase_list, o.k)
         if kw.head:
             got = run.add_head(got, kw.head, o.head_weight * kw_w, fusion.K)
         named = kw.named_share if c.kind == "sections" and o.named_weight > 0 else {}
