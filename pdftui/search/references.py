@@ -76,8 +76,7 @@ def citation_query(text: str) -> bool:
     """Does the query ask for citations or references ("papers citing Lamport", "et al.",
     "bibliography of ...", a year)? Such queries keep reference-list pages at full
     weight."""
-    words = set(re.findall(r"[a-z]+", text.lower()))
-    return bool(words & _CITATION_WORDS) or "et al" in text.lower() or bool(
+    return bool(_words(text) & _CITATION_WORDS) or "et al" in text.lower() or bool(
         _YEAR_RE.search(text))
 
 
@@ -95,4 +94,9 @@ def is_related_title(title: str) -> bool:
 
 def related_query(text: str) -> bool:
     """Does the query ask about other or earlier work ("related work on ...")?"""
-    return bool(set(re.findall(r"[a-z]+", text.lower())) & _RELATED_WORDS)
+    return bool(_words(text) & _RELATED_WORDS)
+
+
+def _words(text: str) -> set[str]:
+    """The lower-case letter runs of ``text``."""
+    return set(re.findall(r"[a-z]+", text.lower()))

@@ -474,7 +474,8 @@ class Engine:
         self._emb_state: tuple | None = None
         self._ref_pages: dict[int, frozenset[int]] = {}
         self._sec_titles: dict[int, dict[int, str]] = {}   # content -> {section id: title}
-        self._ref_sections: dict[int, frozenset[int]] = {}
+        # (content, title kind) -> ids of its sections so titled (reference lists, related work)
+        self._kind_sections: dict[tuple, frozenset[int]] = {}
         self._furniture: dict[int, Furniture] = {}
         self._heads: dict[int, frozenset[str]] = {}
         self._head_texts: dict[int, str] = {}
@@ -514,7 +515,7 @@ class Engine:
         self._sec_index = None
         self._ref_pages = {}
         self._sec_titles = {}
-        self._ref_sections = {}
+        self._kind_sections = {}
         self._furniture = {}
         self._heads = {}
         self._head_texts = {}
@@ -886,9 +887,7 @@ class Engine:
             # a name is a word few of the texts searched hold ("mapreduce", "paxos"; not
             # "put" or "slide" of seminar's byline, nor "data" of MapReduce's title)
             most = max(NAME_MIN_DOCS, self.options.name_df * len(c.by_doc))
-            held_df = (ranking.doc_tfm > 0).sum(axis=0).tolist() \
-                if len(ranking.doc_content) else [0] * len(ranking.keys)
-            rare = {k for k, d in zip(ranking.keys, held_df) if d <= most}
+            rare = {k for k, d in _held_df(ranking).items() if d <= most}
             names = {t for held in named.values() for t in held if t in rare}
             named = {cid: held for cid, held in named.items() if held & names}
         return named, {d: share for (d, _p), share in listed if c.by_doc[d] in named}
@@ -1213,16 +1212,14 @@ class Engine:
                     got = run.agreed_first(got, "both arms' first document")
         if c.kind == "sections" and c.mode == "hybrid" and o.section_ref_weight < 1.0 \
                 and not references.citation_query(text):
-            down = self._reference_sections(c, got)
+            down = self._sections_titled(c, got, references.is_references_title)
             if down:
                 got = run.demote(got, down, o.section_ref_weight, "reference list")
         if c.kind == "sections" and c.mode == "hybrid" and o.section_related_weight < 1.0 \
                 and len(c.terms) > o.short_terms and not references.related_query(text):
             # a description of a method or a question about a paper's own way, not a term
             # lookup ("viewstamped replication": the related work tells of it)
-            down = {(doc, sid) for doc, sid in got.scores if doc in c.by_doc and
-                    references.is_related_title(
-                        self._section_titles_by_id(c.by_doc[doc]).get(sid, ""))}
+            down = self._sections_titled(c, got, references.is_related_title)
             if down:
                 got = run.demote(got, down, o.section_related_weight, "related work")
         if c.mode != "semantic" and self._identifier_query(q):
@@ -1390,10 +1387,7 @@ class Engine:
         n = len(by_doc)
         keys = [str(t) for t in terms]
         df = dict.fromkeys(keys, 0)
-        # each content of the scope holding the term once (the ranking holds only them)
-        held_df = (ranking.doc_tfm > 0).sum(axis=0).tolist() if len(ranking.doc_content) \
-            else [0] * len(ranking.keys)
-        for k, d in zip(ranking.keys, held_df):
+        for k, d in _held_df(ranking).items():
             if d:
                 df[k] = d
         idf = {t: math.log1p((n - d + 0.5) / (d + 0.5)) for t, d in df.items()}
@@ -1449,11 +1443,13 @@ class Engine:
         return {(doc, page) for (doc, page), _s in pairs[:limit]
                 if page in self.reference_pages(self._cid_of(doc))}
 
-    def _reference_sections(self, c: "_Plan", fused: Run) -> set[Key]:
-        """The section keys of ``fused`` titled as a reference list ("References",
-        "Bibliography": :func:`.references.is_references_title`)."""
+    def _sections_titled(self, c: "_Plan", fused: Run,
+                         is_kind: Callable[[str], bool]) -> set[Key]:
+        """The section keys of ``fused`` whose title is of a kind (``is_kind``:
+        :func:`.references.is_references_title` for "References" and "Bibliography",
+        :func:`.references.is_related_title` for "Related Work")."""
         return {(doc, sid) for doc, sid in fused.scores
-                if doc in c.by_doc and sid in self._reference_section_ids(c.by_doc[doc])}
+                if doc in c.by_doc and sid in self._titled_ids(c.by_doc[doc], is_kind)}
 
     def _section_titles_by_id(self, cid: int) -> dict[int, str]:
         """``{section id: title}`` of content ``cid``, cached until the cache changes."""
@@ -1462,14 +1458,14 @@ class Engine:
             got = self._sec_titles[cid] = {s.id: s.title for s in self._sections(cid)}
         return got
 
-    def _reference_section_ids(self, cid: int) -> frozenset[int]:
-        """Ids of content ``cid``'s sections titled as a reference list, cached until the
-        cache changes."""
-        got = self._ref_sections.get(cid)
+    def _titled_ids(self, cid: int, is_kind: Callable[[str], bool]) -> frozenset[int]:
+        """Ids of content ``cid``'s sections whose title ``is_kind`` accepts, cached per
+        kind until the cache changes."""
+        got = self._kind_sections.get((cid, is_kind))
         if got is None:
-            got = self._ref_sections[cid] = frozenset(
+            got = self._kind_sections[(cid, is_kind)] = frozenset(
                 sid for sid, title in self._section_titles_by_id(cid).items()
-                if references.is_references_title(title))
+                if is_kind(title))
         return got
 
     def _section_unit_map(self, m: VectorMatrix, cid: int):
@@ -1823,6 +1819,14 @@ class Engine:
             return self._cid_of(doc)
         except KeyError:
             return None
+
+
+def _held_df(ranking) -> dict[str, int]:
+    """``{term key: the contents of the scope holding it}`` (each content once: the ranking
+    holds only the contents searched)."""
+    if not len(ranking.doc_content):
+        return dict.fromkeys(ranking.keys, 0)
+    return dict(zip(ranking.keys, (ranking.doc_tfm > 0).sum(axis=0).tolist()))
 
 
 HEAD_CHARS = 1200
