@@ -13,7 +13,8 @@ MRR@10 over the page queries, and section MRR@10 / NDCG@10 over the section quer
 (and over ``section_probes.json``, section queries of our own that nothing was tuned on, and
 ``section_paraphrases.json``, section queries in the reader's own words sharing no content word
 with the section's title, halves a and b reported apart; and ``section_titled.json``, queries
-naming what a section's title states in other forms of its words). Side by
+naming what a section's title states in other forms of its words; ``section_named.json``,
+held out, queries naming their paper by a word of its title). Side by
 side it runs the two simple designs of the eval README: "corpus_bm25" (the design the seeds
 warn against), one corpus-wide FTS5 table over every page (built here in a temporary database
 from the cached page text) sorted by raw bm25(), queried with the OR of the query's tokens;
@@ -62,6 +63,7 @@ DEFAULT_QUERIES = HERE.parents[1] / "shared" / "eval" / "queries.json"
 DEFAULT_SCOPED = HERE / "scoped_queries.json"
 DEFAULT_PROBES = HERE / "section_probes.json"
 DEFAULT_TITLED = HERE / "section_titled.json"
+DEFAULT_NAMED = HERE / "section_named.json"
 DEFAULT_PARAPHRASES = HERE / "section_paraphrases.json"
 DEFAULT_PARAPHRASES_2 = HERE / "section_paraphrases_2.json"
 DEFAULT_PARAPHRASES_3 = HERE / "section_paraphrases_3.json"
@@ -525,7 +527,7 @@ def main(argv: list[str] | None = None) -> int:
                                              if m in ("keyword", "semantic", "hybrid")], scope)
     print_weak(cal)
     scoped = excerpts = probes = paraphrases = paraphrases_2 = paraphrases_3 = None
-    excerpts_heldout = short = titled = None
+    excerpts_heldout = short = titled = named = None
     if not args.no_extras and not args.classes:
         pq = json.loads(Path(args.probes).read_text())["queries"]
         probes = run_probes(engine, pq, args.modes.split(","))
@@ -543,6 +545,9 @@ def main(argv: list[str] | None = None) -> int:
         titled = section_set(engine, DEFAULT_TITLED, modes, "section titled",
                              "what a section's title states, in other forms of its words;"
                              " half a made from, half b held out")
+        named = section_set(engine, DEFAULT_NAMED, modes, "section named, held out",
+                            "the paper named by a word of its title, the section in other"
+                            " words")
         sq = json.loads(Path(args.scoped).read_text())["queries"]
         scoped = run_scoped(engine, sq, args.modes.split(","))
         print(f"\nsingle-document search ({len(sq)} queries of {Path(args.scoped).name}, "
@@ -583,7 +588,7 @@ def main(argv: list[str] | None = None) -> int:
             {"options": opts.__dict__, "results": results, "scoped": scoped,
              "probes": probes, "paraphrases": paraphrases,
              "paraphrases_2": paraphrases_2, "paraphrases_3": paraphrases_3, "titled": titled,
-             "excerpt": excerpts, "excerpt_heldout": excerpts_heldout, "short": short,
+             "named": named, "excerpt": excerpts, "excerpt_heldout": excerpts_heldout, "short": short,
              "goals": goal_check(results, scoped, excerpts), "weak": cal},
             indent=1, ensure_ascii=False))
     engine.close()

@@ -11,6 +11,7 @@ import pytest
 
 from pdftui.index import index_folder
 from pdftui.search import SearchService
+from pdftui.search.run import Arm
 
 from .conftest import CORPUS, REPO, SMALL_DOCS, copy_docs
 from .invariants import assert_well_ranked
@@ -894,6 +895,28 @@ def test_a_named_papers_sections_stay_in_a_hybrid_section_search(corpus_engine):
         assert first.doc == "texlive-seminar.pdf"
     finally:
         e.options.named_max, e.options.name_df = True, 0.1
+
+
+def test_a_paper_named_by_a_word_other_papers_say_too(corpus_engine):
+    """"which data sources and sampling proportions was LLaMA trained on": "llama" is held
+    by 9 of 105 texts, rare enough to name LLaMA, but its other words are rarer still, so
+    LLaMA's head holds under half of the query's rarity mass. LLaMA was not named, its
+    sections' cosines were read against the whole query (with the name, "2.1 Pre-training
+    Data" has a lower cosine than LLaMA's instruction-finetuning and bias sections, without
+    it the highest), and "2.1" was not in the first four. A head holding ``name_share``
+    (0.2) of the mass names its document now."""
+    e = corpus_engine
+    q = "which data sources and sampling proportions was LLaMA trained on"
+    want = ("arxiv-2302.13971-llama.pdf", "2.1 Pre-training Data")
+    try:
+        first = e.search(q, "hybrid", "section", 4).hits[0]
+        assert (first.doc, first.section) == want
+        assert Arm.NAMED in {a.arm for a in first.arms}
+        e.options.name_share = 0.5
+        got = [(h.doc, h.section) for h in e.search(q, "hybrid", "section", 4).hits]
+        assert want not in got
+    finally:
+        e.options.name_share = 0.2
 
 
 def test_the_section_holding_the_query_in_one_passage_comes_first(corpus_engine):

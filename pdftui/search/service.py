@@ -70,12 +70,13 @@ Ranking (measured with bench/quality.py; the figures behind each choice are in b
    :func:`pdftui.sections.is_summary_title`): such a section tells of every part of the
    document, so it matches a query about any one part, and the part should come first; a
    section that merely starts early (the second section of a short manual) is a part. A
-   document the query names (its head holds at least half of the query's rarity mass, not
-   every term, and one of those terms is held by at most ``name_df`` of the texts: "paxos"
-   in "how does paxos choose a value") lends its name to each of its sections: their
-   keyword coverage counts the naming terms as held, and their units and head units score
-   the better of their cosines with the query and with the query without the naming words
-   (:mod:`.naming`; one more query embedding), since a section seldom repeats its paper's
+   document the query names (its head holds at least ``name_share`` (0.2) of the query's
+   rarity mass, not every term, and one of those terms is held by at most ``name_df`` of
+   the texts: "paxos" in "how does paxos choose a value", "llama" in "what corpora and
+   mixture proportions LLaMA was pretrained on") lends its name to each of its sections:
+   their keyword coverage counts the naming terms as held, and their units and head units
+   score the better of their cosines with the query and with the query without the naming
+   words (:mod:`.naming`; one more query embedding), since a section seldom repeats its paper's
    name, and a cosine with the shorter query alone is lower than the other documents'
    cosines with the whole query; and the named
    document's sections, in their fused order, are one more list (``named_weight`` x
@@ -205,6 +206,8 @@ class Options:
     #                                    order, at this x share^2 / (k + place)
     name_df: float = 0.1               # a document is named by a query term at most this
     #                                    share of the texts searched hold (or NAME_MIN_DOCS)
+    name_share: float = 0.2            # ... whose head holds at least this share of the
+    #                                    query's rarity mass (the head-field list: 0.5)
     named_max: bool = True             # named sections' units: the better of the cosines
     #                                    with and without the naming words
     title_list: float = 1.0            # hybrid sections: weight of the list of sections whose
@@ -870,14 +873,16 @@ class Engine:
                ) -> tuple[dict[int, frozenset[str]], dict[str, float]]:
         """``({content: the query terms its head holds}, {doc: its head's share of the
         query's rarity mass})`` of the documents the query names: their head (title,
-        byline) holds at least half of the query's rarity mass (the head-field list), but
+        byline) holds at least ``name_share`` of the query's rarity mass, but
         not every query term (a head holding them all summarises the document; it does not
         name it), and one of the terms it holds is a name: at most ``name_df`` of the texts
         searched hold it (or ``NAME_MIN_DOCS``). "paxos" in "how does paxos choose a
-        value" names Paxos Made Simple; its sections' text need not repeat it. "put" and
+        value" names Paxos Made Simple; its sections' text need not repeat it. "llama"
+        names LLaMA in "what corpora and mixture proportions LLaMA was pretrained on"
+        though its four other words are rarer: 9 of 105 texts say "llama". "put" and
         "slide" in seminar's opening do not name it for "put two columns side by side on
         one slide": most texts say "put", 14 of 105 "slide"."""
-        listed = self._head_list(ranking, c.by_doc, c.terms)
+        listed = self._head_list(ranking, c.by_doc, c.terms, self.options.name_share)
         if not listed:
             return {}, {}
         heads = self.head_terms({c.by_doc[d] for (d, _p), _s in listed}, c.terms)
@@ -1377,10 +1382,12 @@ class Engine:
         return np.array([per.get(cid, np.uint64(0)) for cid in ranking.content.tolist()],
                         dtype=np.uint64)
 
-    def _head_list(self, ranking, by_doc: dict[str, int], terms: list) -> list:
-        """The head-field list: page 1 of each document whose head holds at least half of
-        the query's rarity mass, best first by that share (idf over the documents in
-        scope, as :func:`.keyword.query_coverage`), as ``[((doc, 1), share)]``."""
+    def _head_list(self, ranking, by_doc: dict[str, int], terms: list,
+                   least: float = 0.5) -> list:
+        """The head-field list: page 1 of each document whose head holds at least
+        ``least`` (a share, 0 to 1) of the query's rarity mass, best first by that share
+        (idf over the documents in scope, as :func:`.keyword.query_coverage`), as
+        ``[((doc, 1), share)]``."""
         heads = self.head_terms(set(by_doc.values()), terms)
         if not heads:
             return []
@@ -1397,7 +1404,7 @@ class Engine:
             held = heads.get(c)
             if held:
                 share = math.fsum(idf[t] for t in sorted(held)) / total
-                if share >= 0.5:
+                if share >= least:
                     scored.append((-share, c, d))
         scored.sort()
         return [((d, 1), -ns) for ns, _c, d in scored]
