@@ -401,8 +401,11 @@ def _shell_quote(text: str) -> str:
 @click.option("--wait-embed", is_flag=True,
               help="Embed every document before searching (default: search at once with "
                    "what is embedded and say how much that covers).")
+@click.option("--width", type=click.IntRange(min=40), default=None,
+              help="Width of the results table in columns (default: the terminal's "
+                   "width; 80 when the output is not a terminal).")
 def search(folder, query, mode, granularity, top_k, doc_globs, cache_dir, data_dir, model,
-           as_json, wait_embed):
+           as_json, wait_embed, width):
     """Search FOLDER for QUERY (use - to read one query per line from stdin).
 
     The text index is brought up to date first; embedding the rest of a large folder
@@ -461,7 +464,8 @@ def search(folder, query, mode, granularity, top_k, doc_globs, cache_dir, data_d
             if note:   # once, after an error that would say it again
                 click.echo(f"pdftui: {note}", err=True)
                 note = ""
-            _print_result(result, folds, "--doc " + ", ".join(doc_globs) if doc_globs else "")
+            _print_result(result, folds, "--doc " + ", ".join(doc_globs) if doc_globs else "",
+                          width)
     finally:
         close = getattr(service, "close", None)
         if close:
@@ -603,17 +607,17 @@ def _shorten(s: str, n: int, pattern=None) -> str:
     return s[: cut if cut > n // 2 else n] + " …"
 
 
-def _print_result(result, folds: list, scope: str = "") -> None:
+def _print_result(result, folds: list, scope: str = "", width: int | None = None) -> None:
     """The text answer: the coverage head (``scope``: the ``--doc`` options, named after
     the count they narrowed), notes and suggestions, then a table of one row per fold of
     ``folds`` (:func:`_search_folded`), in rank order: the hits of versions of one paper
     found at one place share a row that names the versions ("versions v7 v5"), rows
-    numbered as the TUI numbers them."""
+    numbered as the TUI numbers them. ``width``: columns (None: the terminal's)."""
     from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
-    console = Console(highlight=False)
+    console = Console(highlight=False, width=width)
     data = result.to_json()
     from .tui.render import field_note_removed, fit_parts, searched_parts   # rich only
 
