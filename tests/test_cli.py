@@ -86,6 +86,21 @@ def test_search_without_hits_says_so(small_folder, cache_dir):
     assert r.returncode == 0 and "no hits" in r.stdout
 
 
+def test_search_width_sets_the_tables_columns(small_folder, cache_dir):
+    """A fresh user had no way to widen the table but COLUMNS: ``--width`` sets it, and a
+    pipe (not a terminal) gets 80 columns without it (terminal cells: an excerpt's
+    combining accents take none)."""
+    from rich.cells import cell_len
+
+    args = ("search", small_folder, "dark matter", "--cache-dir", cache_dir, "--mode",
+            "keyword")
+    for width, env in ((None, {"COLUMNS": ""}), (120, None), (60, None)):
+        r = _cli(*args, *(["--width", width] if width else []), env=env)
+        assert r.returncode == 0, r.stderr
+        widest = max(cell_len(line) for line in r.stdout.splitlines())
+        assert widest == (width or 80), (width, widest)
+
+
 def test_search_empty_query_is_a_usage_error(small_folder, cache_dir):
     r = _cli("search", small_folder, "  ", "--cache-dir", cache_dir)
     assert r.returncode == 2 and "QUERY is empty" in r.stderr and not r.stdout
