@@ -104,7 +104,19 @@ _CAPTION_BARE = re.compile(r"^(?:fig(?:ure)?|table|tab|algorithm)\.?\s*[0-9]+[a-
 _TOC_LINE = re.compile(r"(?:\.\s?){4,}\s*\d+\s*$|\D\s+\d{1,4}\s*$")
 _URL_EMAIL = re.compile(r"@|https?:|www\.|\.com\b|\.org\b|\.edu\b|doi\s*:", re.I)
 _SUBSET = re.compile(r"^[A-Z]{6}\+")
+#: the arXiv stamp printed sideways in a preprint's margin ("arXiv:2302.13971v1 [cs.CL] 27 Feb
+#: 2023"), not a heading
+_ARXIV_STAMP = re.compile(r"^arxiv:\s*\S", re.I)
+#: a word of three letters or more (CJK ideographs count as letters)
+_WORD3 = re.compile(r"[^\W\d_]{3,}")
 _BOLD_NAME = re.compile(r"bold|black|heavy|demi|semibold|medi|[-.,]b$|[-.,]bd|^cmbx|^cmb\d|bx\d", re.I)
+
+
+def is_arxiv_stamp(text: str) -> bool:
+    """Whether ``text`` is the arXiv stamp printed sideways in a preprint's margin
+    ("arXiv:2302.13971v1 [cs.CL] 27 Feb 2023"): set large, but neither a heading nor
+    the title."""
+    return bool(_ARXIV_STAMP.match(text.strip()))
 
 
 def numbering(text: str) -> tuple[str, int]:
@@ -410,6 +422,13 @@ def _reject_reason(r: _Row, key: str, h: float, rep: _Repeats) -> str:
         return "caption"
     if _URL_EMAIL.search(t):
         return "url/email"
+    if is_arxiv_stamp(t):
+        return "arXiv stamp"
+    if len(t.split()) >= 2 and not _WORD3.search(body_t) and not label[:1].isdigit():
+        # "R s a", "G T A A C A G", "P R F1 P R F1": a figure's axis or panel letters, a
+        # table's column heads (a manual's "cd" or "if" is a heading, an arabic-numbered
+        # "5 To do's" too)
+        return "figure or table letters"
     if key and len(rep.band.get(key, ())) >= rep.rep_min and _in_band(r, h):
         return "running header/footer"
     if key and len(rep.anywhere[key]) >= max(rep.rep_min, 0.5 * rep.n_pages) \
@@ -602,13 +621,22 @@ def drop_out_of_sequence(found: list[tuple[_Row, str, int]]) -> list[tuple[_Row,
     dropped when N follows P directly (:func:`follows`, no gap) and L does not fit between
     them (P -> L or L -> N fails even allowing ``SEQUENCE_GAP``): a figure label
     "4 Master" found between "3.1" and "3.2" goes, "3.1.1" between them stays
-    (bench/sections.py measures it). With at least four numbered headings, unnumbered ones between two consecutive
-    numbers go too (``UNNUMBERED_BETWEEN``); those before the first number (Abstract) or
-    after the last (References), and letter/roman labels, are left alone.
+    (bench/sections.py measures it). The first numbered candidate goes when the next two
+    follow each other and it does not lead into them ("21 return state action", a
+    figure's labels on page 1, before "1 Introduction", "2 Preliminaries"). With at least
+    four numbered headings, unnumbered ones between two consecutive numbers go too
+    (``UNNUMBERED_BETWEEN``); those before the first number (Abstract) or after the last
+    (References), and letter/roman labels, are left alone.
     """
     numbered = [(i, _parts(label)) for i, (_r, label, depth) in enumerate(found) if depth]
     numbered = [(i, p) for i, p in numbered if p is not None]
     drop: set[int] = set()
+    if len(numbered) >= 3:
+        # the first: "21 return state action" (a figure's labels on page 1) before "1
+        # Introduction", "2 Preliminaries"
+        (i, first), (_, p), (_, n) = numbered[:3]
+        if follows(p, n) and not follows(first, p, SEQUENCE_GAP):
+            drop.add(i)
     for j in range(1, len(numbered) - 1):
         (_, p), (i, cur), (_, n) = numbered[j - 1], numbered[j], numbered[j + 1]
         if follows(p, n) and not (follows(p, cur, SEQUENCE_GAP)

@@ -24,6 +24,7 @@ from difflib import SequenceMatcher
 from pdftui.document import Block, Extraction, OutlineEntry, Page, Section, innermost
 from pdftui.headings import (
     detect_headings,
+    is_arxiv_stamp,
     is_number_only,
     normalise_title,
     squash_title,
@@ -205,14 +206,16 @@ def split_at_heading(page: Page, b: int, title: str) -> bool:
 
 
 def _front_matter_title(pages: list[Page], upto_page: int) -> str:
-    """The largest-font short line of the first page before the first heading."""
+    """The largest-font short line of the first page before the first heading (not the
+    arXiv stamp in the margin)."""
     for page in pages[:1]:
         if page.number > upto_page:
             break
         best: tuple[float, str] | None = None
         for ln in page.lines[:40]:
             t = ln.text.strip()
-            if 3 <= len(t) <= 150 and sum(c.isalpha() for c in t) >= 3:
+            if 3 <= len(t) <= 150 and sum(c.isalpha() for c in t) >= 3 \
+                    and not is_arxiv_stamp(t):
                 if best is None or ln.size > best[0] + 0.5:
                     best = (ln.size, t)
         if best is not None:

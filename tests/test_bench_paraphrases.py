@@ -123,3 +123,23 @@ def test_the_third_set_is_held_out_over_documents_the_others_leave_alone():
                 assert not _stems(q["query"]) & _stems(s["title"]), (q["id"], s["title"])
             if CORPUS.is_dir():
                 assert (CORPUS / s["doc"]).is_file(), q["id"]
+
+
+NAMED = REPO / "bench" / "section_named.json"
+
+
+def test_named_queries_name_their_paper_by_a_word_of_its_title():
+    """bench/section_named.json: each query holds a stem of its paper's title (the name a
+    reader types, "LLaMA", "ZeRO"), its gold sections are in corpus documents, and no
+    query id repeats another set's."""
+    queries = json.loads(NAMED.read_text())["queries"]
+    assert len(queries) == 24
+    titles = {"arxiv-1810.04805-bert.pdf": "BERT", "amazon-2007-dynamo.pdf": "Dynamo",
+              "arxiv-2302.13971-llama.pdf": "LLaMA", "google-2004-mapreduce.pdf": "MapReduce"}
+    for q in queries:
+        assert q["id"].startswith("byname-")
+        for s in q["sections"]:
+            assert (CORPUS / s["doc"]).is_file(), s["doc"]
+        doc = q["sections"][0]["doc"]
+        if doc in titles:
+            assert _stems(titles[doc]) <= _stems(q["query"]), q["id"]

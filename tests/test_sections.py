@@ -284,6 +284,28 @@ def test_figure_label_out_of_numbering_is_not_a_heading():
     assert "4. MASTER OPERATION" in titles
 
 
+def test_figure_letters_arxiv_stamps_and_a_stray_first_number_are_not_headings():
+    """Fresh-user trial: Decision Transformer (no outline) listed Figure 1's labels "R s a"
+    and "21 return state action" as sections of page 1, and "21 return state action" came
+    2nd for a question about its method; Big Bird listed "G T A A C A G"; LLaMA's first
+    section was titled by the arXiv stamp in its margin. Letters without a word of three,
+    the stamp, and a first number that does not lead into the next two are not headings;
+    a manual's one-word "cd" or a numbered "5 To do's" still are."""
+    dt = [e.title for e in detect_headings(
+        load(CORPUS / "arxiv-2106.01345-decision-transformer.pdf").pages)]
+    assert "R s a" not in dt and "21 return state action" not in dt
+    assert "1 Introduction" in dt and "3 Method" in dt
+    bird = [e.title for e in detect_headings(load(CORPUS / "arxiv-2007.14062-big-bird.pdf").pages)]
+    assert "G T A A C A G" not in bird and "2 BIGBIRD Architecture" in bird
+    llama = load(CORPUS / "arxiv-2302.13971-llama.pdf")
+    titles = [e.title for e in detect_headings(llama.pages)]
+    assert not any(t.lower().startswith("arxiv:") for t in titles)
+    assert "2.1 Pre-training Data" in titles
+    # the front matter is titled by the paper's title, not by the stamp set larger
+    first = sections_for(llama)[0]
+    assert first.title == "LLaMA: Open and Efficient Foundation Language Models"
+
+
 def test_figure_box_labels_between_numbered_headings_are_not_sections():
     """Raft (no outline) prints Figure 2's boxes "State", "RequestVote RPC" and "Rules
     for Servers" in bold between "5 The Raft consensus algorithm" and "5.1 Raft basics";
