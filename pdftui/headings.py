@@ -407,6 +407,10 @@ def _numbered_styles(rows: list[_Row]) -> tuple[Counter[tuple], Counter[tuple]]:
     return style_rows, style_num
 
 
+#: the reject reason of a row whose text recurs on its page (a table cell, a figure label)
+REPEATED_ON_PAGE = "repeated on the page (table cell, label)"
+
+
 def _reject_reason(r: _Row, key: str, h: float, rep: _Repeats) -> str:
     """Why row ``r`` (its repeat key ``key``, on a page ``h`` points high) is never a
     heading in this corpus, or '' when it may be one."""
@@ -441,7 +445,7 @@ def _reject_reason(r: _Row, key: str, h: float, rep: _Repeats) -> str:
     if len(t.split()) >= 2 and _TOC_LINE.search(t) and _TOC_LINE.search(body_t):
         return "table-of-contents line"
     if rep.page_dups[(r.page, key or t)] > 1:
-        return "repeated on the page (table cell, label)"
+        return REPEATED_ON_PAGE
     return ""
 
 
@@ -558,7 +562,9 @@ def _score(feats: list[float]) -> float:
 
 
 def _assign_levels(found: list[tuple[_Row, str, int]]) -> list[int]:
-    """Levels from numbering depth; unnumbered headings take the level most often seen
+    """Levels from numbering: one more than the number of the label's ancestors found
+    before it ("3.1" is level 2 under a found "3", level 1 when "3" was missed, so it is
+    not filed under "2 Related Work"); unnumbered headings take the level most often seen
     with numbered headings of the same style (face, size, bold), else a rank by size."""
     style_depths: dict[tuple, Counter[int]] = defaultdict(Counter)
     for r, label, depth in found:
@@ -567,9 +573,12 @@ def _assign_levels(found: list[tuple[_Row, str, int]]) -> list[int]:
     mapped = {k: c.most_common(1)[0][0] for k, c in style_depths.items()}
     unmapped_sizes = sorted({r.size for r, _, d in found if not d}, reverse=True)
     levels: list[int] = []
+    seen: set[str] = set()
     for r, label, depth in found:
         if depth:
-            levels.append(depth)
+            parts = label.split(".")
+            levels.append(1 + sum(".".join(parts[:k]) in seen for k in range(1, len(parts))))
+            seen.add(label)
             continue
         key = (r.font, r.size, r.bold_frac >= 0.8)
         if key in mapped:
@@ -707,7 +716,9 @@ def detect_headings(pages: list[Page]) -> list[OutlineEntry]:
     rule (caption, running header/footer, page number, digits/math, url/email, author
     list, > 200 chars) are dropped; the rest are kept when the logistic score
     ``sigmoid(BIAS + WEIGHTS . feats) >= THRESHOLD``; then the numbering is checked:
-    near misses that fill a numbering gap are kept (:func:`rescue_in_sequence`) and
+    near misses that fill a numbering gap are kept (:func:`rescue_in_sequence`; a
+    numbered row whose text recurs on its page is one when it scores at least
+    ``RESCUE_MIN_SCORE``: "3 BERT" above Figure 1's box "BERT") and
     headings that break it are dropped (:func:`drop_out_of_sequence`). A kept row directly followed by a
     same-style row of the same block (a wrapped heading) absorbs it. Levels come from
     numbering depth, else from the style's rank. ``y`` is the row's top in points.
@@ -719,6 +730,10 @@ def detect_headings(pages: list[Page]) -> list[OutlineEntry]:
     for r in rows:
         if r.rejected:
             prev_kept = None
+            if r.rejected == REPEATED_ON_PAGE and numbering(r.text)[0][:1].isdigit() \
+                    and _score(r.feats) >= RESCUE_MIN_SCORE:
+                # "3 BERT" over Figure 1's box "BERT": kept if its number fills the gap
+                near.append((r, *numbering(r.text)))
             continue
         if prev_kept is not None and _wraps(prev_kept, r):
             prev_kept.text = f"{prev_kept.text} {r.text}"

@@ -306,6 +306,29 @@ def test_figure_letters_arxiv_stamps_and_a_stray_first_number_are_not_headings()
     assert first.title == "LLaMA: Open and Efficient Foundation Language Models"
 
 
+def test_a_numbered_heading_named_like_a_figure_label_on_its_page_is_a_heading():
+    """Fresh-user trial: BERT (no outline) listed "2 Related Work > 3.1 Pre-training BERT":
+    "3 BERT" was dropped as repeated on its page, where Figure 1 labels a box "BERT"
+    (Fastformer's "3 Fastformer" alike). A numbered row is compared with its number."""
+    for name, parent, child in (("arxiv-1810.04805-bert.pdf", "3 BERT", "3.1 Pre-training BERT"),
+                                ("arxiv-2108.09084-fastformer.pdf", "3 Fastformer",
+                                 "3.1 Architecture")):
+        secs = sections_for(load(CORPUS / name))
+        assert by_title(secs, child).path == f"{parent} > {child}"
+
+
+def test_a_subsection_whose_parent_was_missed_is_not_filed_under_another():
+    """"3.1" after "2 Related Work" with "3" missed is a top-level section, not a part of
+    Related Work; "3.1.1" under it is one level down; a found parent nests as before."""
+    from types import SimpleNamespace
+
+    from pdftui.headings import _assign_levels
+    row = SimpleNamespace(font="F", size=10.0, bold_frac=1.0)
+    found = [(row, "2", 1), (row, "2.1", 2), (row, "3.1", 2), (row, "3.1.1", 3),
+             (row, "4", 1), (row, "4.1", 2)]
+    assert _assign_levels(found) == [1, 2, 1, 2, 1, 2]
+
+
 def test_figure_box_labels_between_numbered_headings_are_not_sections():
     """Raft (no outline) prints Figure 2's boxes "State", "RequestVote RPC" and "Rules
     for Servers" in bold between "5 The Raft consensus algorithm" and "5.1 Raft basics";
