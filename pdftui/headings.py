@@ -634,8 +634,10 @@ def drop_out_of_sequence(found: list[tuple[_Row, str, int]]) -> list[tuple[_Row,
     follow each other and it does not lead into them ("21 return state action", a
     figure's labels on page 1, before "1 Introduction", "2 Preliminaries"). With at least
     four numbered headings, unnumbered ones between two consecutive numbers go too
-    (``UNNUMBERED_BETWEEN``); those before the first number (Abstract) or after the last
-    (References), and letter/roman labels, are left alone.
+    (``UNNUMBERED_BETWEEN``), and so do those before the first number that open with a
+    lowercase letter (a figure's labels on page 1, a title's second line); the others
+    before the first number (Abstract) or after the last (References), and letter/roman
+    labels, are left alone.
     """
     numbered = [(i, _parts(label)) for i, (_r, label, depth) in enumerate(found) if depth]
     numbered = [(i, p) for i, p in numbered if p is not None]
@@ -656,6 +658,10 @@ def drop_out_of_sequence(found: list[tuple[_Row, str, int]]) -> list[tuple[_Row,
             (a, p), (b, n) = numbered[j], numbered[j + 1]
             if b - a > 1 and follows(p, n):
                 drop.update(k for k in range(a + 1, b) if not found[k][2])
+        # before a numbered document's first number a heading opens with a capital
+        # ("Abstract"): "causal transformer", "linear decoder" on page 1 label a figure
+        drop.update(k for k in range(numbered[0][0])
+                    if not found[k][2] and found[k][0].text.strip()[:1].islower())
     return [f for i, f in enumerate(found) if i not in drop]
 
 

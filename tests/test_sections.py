@@ -289,11 +289,13 @@ def test_figure_letters_arxiv_stamps_and_a_stray_first_number_are_not_headings()
     and "21 return state action" as sections of page 1, and "21 return state action" came
     2nd for a question about its method; Big Bird listed "G T A A C A G"; LLaMA's first
     section was titled by the arXiv stamp in its margin. Letters without a word of three,
-    the stamp, and a first number that does not lead into the next two are not headings;
-    a manual's one-word "cd" or a numbered "5 To do's" still are."""
+    the stamp, a first number that does not lead into the next two, and lowercase rows
+    before the first number ("causal transformer") are not headings; a manual's one-word
+    "cd" or a numbered "5 To do's" still are."""
     dt = [e.title for e in detect_headings(
         load(CORPUS / "arxiv-2106.01345-decision-transformer.pdf").pages)]
     assert "R s a" not in dt and "21 return state action" not in dt
+    assert "causal transformer" not in dt and "linear decoder" not in dt
     assert "1 Introduction" in dt and "3 Method" in dt
     bird = [e.title for e in detect_headings(load(CORPUS / "arxiv-2007.14062-big-bird.pdf").pages)]
     assert "G T A A C A G" not in bird and "2 BIGBIRD Architecture" in bird
