@@ -297,7 +297,8 @@ def test_figure_letters_arxiv_stamps_and_a_stray_first_number_are_not_headings()
     assert "R s a" not in dt and "21 return state action" not in dt
     assert "causal transformer" not in dt and "linear decoder" not in dt
     assert "1 Introduction" in dt and "3 Method" in dt
-    bird = [e.title for e in detect_headings(load(CORPUS / "arxiv-2007.14062-big-bird.pdf").pages)]
+    bird = [e.title for e in
+            detect_headings(load(CORPUS / "arxiv-2007.14062-big-bird.pdf").pages)]
     assert "G T A A C A G" not in bird and "2 BIGBIRD Architecture" in bird
     llama = load(CORPUS / "arxiv-2302.13971-llama.pdf")
     titles = [e.title for e in detect_headings(llama.pages)]
@@ -312,9 +313,9 @@ def test_a_numbered_heading_named_like_a_figure_label_on_its_page_is_a_heading()
     """Fresh-user trial: BERT (no outline) listed "2 Related Work > 3.1 Pre-training BERT":
     "3 BERT" was dropped as repeated on its page, where Figure 1 labels a box "BERT"
     (Fastformer's "3 Fastformer" alike). A numbered row is compared with its number."""
-    for name, parent, child in (("arxiv-1810.04805-bert.pdf", "3 BERT", "3.1 Pre-training BERT"),
-                                ("arxiv-2108.09084-fastformer.pdf", "3 Fastformer",
-                                 "3.1 Architecture")):
+    for name, parent, child in (
+            ("arxiv-1810.04805-bert.pdf", "3 BERT", "3.1 Pre-training BERT"),
+            ("arxiv-2108.09084-fastformer.pdf", "3 Fastformer", "3.1 Architecture")):
         secs = sections_for(load(CORPUS / name))
         assert by_title(secs, child).path == f"{parent} > {child}"
 
