@@ -74,14 +74,15 @@ SCHEMA_VERSION = 8  # 2: sections.own_chars; 3: metadata; 4: pages.ocr, contents
 #   5: identifiers and words; 6: ocr_pages; 7: pages_ocr (partial index of OCR'd pages);
 #   8: postings (per-row term counts of both FTS tables)
 #: Bump when extraction output changes: contents extracted by an older version are redone.
-EXTRACTOR_VERSION = 22  # 7, 9, 10: numbering; 8: floats; 11, 12: heading column; 13: number block;
+EXTRACTOR_VERSION = 23  # 7, 9, 10: numbering; 8: floats; 11, 12: heading column; 13: number block;
 #   14: page labels built by pdftui (bounded), hashes of the bytes extracted; 15: annotations;
 #   16: OCR of scanned pages; 17: ruled table rows as records, numbered OCR headings;
 #   18: bookmarks sharing a point or pointing at no block placed by their titles;
 #   19: an unlisted "References" heading over a reference list starts a section;
 #   20: arXiv stamps, figure letters and a stray first number are not headings;
 #   21: a numbered heading repeated on its page as a label fills its numbering gap;
-#   22: no lowercase unnumbered heading before a numbered document's first number
+#   22: no lowercase unnumbered heading before a numbered document's first number;
+#   23: no unnumbered heading between consecutive appendix numbers (A.1 -> A.2)
 #: ``units.page`` of a section's head unit (``units.ordinal`` = ``sections.ordinal``): the
 #: first embedding unit of the section's own text, from its heading. Page units are >= 1.
 SECTION_HEAD_PAGE = 0

@@ -602,6 +602,16 @@ def _parts(label: str) -> tuple[int, ...] | None:
         return None
 
 
+def _lettered(label: str) -> tuple[int, ...] | None:
+    """``"B.2"`` -> ``(2, 2)`` (an appendix letter as its place in the alphabet); None for
+    arabic or roman labels."""
+    head, _, rest = label.partition(".")
+    if len(head) != 1 or not "A" <= head <= "Z":
+        return None
+    tail = _parts(rest) if rest else ()
+    return None if tail is None else (ord(head) - ord("A") + 1, *tail)
+
+
 def follows(prev: tuple[int, ...], nxt: tuple[int, ...], gap: int = 1) -> bool:
     """True when section number ``nxt`` can come right after ``prev`` in a document:
     its first child (``3.1`` -> ``3.1.1``), its next sibling (``3.1`` -> ``3.2``) or the
@@ -634,10 +644,10 @@ def drop_out_of_sequence(found: list[tuple[_Row, str, int]]) -> list[tuple[_Row,
     follow each other and it does not lead into them ("21 return state action", a
     figure's labels on page 1, before "1 Introduction", "2 Preliminaries"). With at least
     four numbered headings, unnumbered ones between two consecutive numbers go too
-    (``UNNUMBERED_BETWEEN``), and so do those before the first number that open with a
-    lowercase letter (a figure's labels on page 1, a title's second line); the others
-    before the first number (Abstract) or after the last (References), and letter/roman
-    labels, are left alone.
+    (``UNNUMBERED_BETWEEN``; appendix numbers as well, "A.1" -> "A.2"), and so do those
+    before the first number that open with a lowercase letter (a figure's labels on page
+    1, a title's second line); the others before the first number (Abstract) or after
+    the last (References), and letter and roman labels themselves, are left alone.
     """
     numbered = [(i, _parts(label)) for i, (_r, label, depth) in enumerate(found) if depth]
     numbered = [(i, p) for i, p in numbered if p is not None]
@@ -654,10 +664,15 @@ def drop_out_of_sequence(found: list[tuple[_Row, str, int]]) -> list[tuple[_Row,
                                   and follows(cur, n, SEQUENCE_GAP)):
             drop.add(i)
     if UNNUMBERED_BETWEEN and len(numbered) >= 4:
-        for j in range(len(numbered) - 1):
-            (a, p), (b, n) = numbered[j], numbered[j + 1]
-            if b - a > 1 and follows(p, n):
-                drop.update(k for k in range(a + 1, b) if not found[k][2])
+        # appendices too: "A.1" -> "A.2" as (1, 1) -> (1, 2) (DeBERTa's table cell
+        # "SuperGLUE" between them, Big Bird's run-in "Encoder" between "B.2" and "B.2.1")
+        lettered = [(i, _lettered(label)) for i, (_r, label, depth) in enumerate(found)
+                    if depth]
+        for seq in (numbered, [(i, p) for i, p in lettered if p is not None]):
+            for j in range(len(seq) - 1):
+                (a, p), (b, n) = seq[j], seq[j + 1]
+                if b - a > 1 and follows(p, n):
+                    drop.update(k for k in range(a + 1, b) if not found[k][2])
         # before a numbered document's first number a heading opens with a capital
         # ("Abstract"): "causal transformer", "linear decoder" on page 1 label a figure
         drop.update(k for k in range(numbered[0][0])

@@ -919,6 +919,16 @@ def test_a_paper_named_by_a_word_other_papers_say_too(corpus_engine):
         e.options.name_share = 0.2
 
 
+def test_a_section_whose_own_text_is_its_heading_shows_its_subsections_text(corpus_engine):
+    """Fresh-user trial: ZeRO's "4.2 Insights and Overview: ZeRO-R" (its text is all in
+    4.2.1-4.2.3) was listed with its heading alone as the excerpt."""
+    e = corpus_engine
+    res = e.search("ZeRO-R insights and overview", "hybrid", "section", 10,
+                   docs=["arxiv-1910.02054-zero-memory-optimizations.pdf"])
+    hit = next(h for h in res.hits if h.section == "4.2 Insights and Overview: ZeRO-R")
+    assert len(hit.excerpt) > 200 and "Activation Memory" in hit.excerpt
+
+
 def test_the_section_holding_the_query_in_one_passage_comes_first(corpus_engine):
     """A query in the reader's words (bench/section_paraphrases.json, para-012): LLaMA's
     "3 Main results" holds "zero-shot", "few-shot", GPT-3, Chinchilla and PaLM together

@@ -320,6 +320,21 @@ def test_a_numbered_heading_named_like_a_figure_label_on_its_page_is_a_heading()
         assert by_title(secs, child).path == f"{parent} > {child}"
 
 
+def test_run_in_heads_between_consecutive_appendix_numbers_are_not_sections():
+    """Fresh-user trial: Big Bird's appendix filed "B.2.1 Layer 1 ..." under "Induction
+    Setup", a bold run-in head of B.2 (with "Encoder" and "Decoder"), and "A.2.2" under a
+    maths symbol "GE"; DeBERTa's table cell "SuperGLUE" sat between "A.1" and "A.2".
+    Between two consecutive appendix numbers an unnumbered row is no heading."""
+    secs = sections_for(load(CORPUS / "arxiv-2007.14062-big-bird.pdf"))
+    titles = {s.title for s in secs}
+    assert not {"Encoder", "Decoder", "Induction Setup", "GE"} & titles
+    assert by_title(secs, "B.2.1 Layer 1: Simulate Transition Function").path == (
+        "B Turing Completeness > B.2 Details of the Simulation > "
+        "B.2.1 Layer 1: Simulate Transition Function")
+    deberta = {s.title for s in sections_for(load(CORPUS / "arxiv-2006.03654-deberta.pdf"))}
+    assert "SuperGLUE" not in deberta and "A.2 PRE-TRAINING DATASET" in deberta
+
+
 def test_a_subsection_whose_parent_was_missed_is_not_filed_under_another():
     """"3.1" after "2 Related Work" with "3" missed is a top-level section, not a part of
     Related Work; "3.1.1" under it is one level down; a found parent nests as before."""

@@ -1788,10 +1788,20 @@ class Engine:
                    self.section_path_at(cid, page, max(bi, 0)),
                    ocr=any_ocr(self.db, cid, page, page), cosine=cosine)
 
+    def _section_blocks(self, cid: int, span) -> list[str]:
+        """The texts of content ``cid``'s blocks inside ``span`` (a :class:`Section` or
+        its own span), running headers and footers left out, at most 400 read."""
+        furniture = self.furniture(cid)
+        return [b.text for b in read_block_texts(self.db, cid, span.start_page,
+                                                 span.end_page, limit=400)
+                if span.contains(b.page, b.ordinal) and (b.page, b.ordinal) not in furniture]
+
     def _section_hit(self, ranked: Ranked, key: Key, rank: int, score: float,
                      kw_rank: int | None, sem_rank: int | None) -> Hit | None:
         """One section hit, its excerpt from the section's own text (up to its first
-        subsection), which is what ranked it; None when the section is gone."""
+        subsection), which is what ranked it, or from its subsections' when its own text
+        is its heading alone ("4.2 Insights and Overview: ZeRO-R" over 4.2.1-4.2.3); None
+        when the section is gone."""
         doc, sid = key
         cid = self._cid_of(doc)
         secs = self._sections(cid)
@@ -1801,11 +1811,9 @@ class Engine:
         sec = secs[k]
         sp = sec.start_page
         own = sec.own_span(secs[k + 1] if k + 1 < len(secs) else None)
-        blocks = []
-        furniture = self.furniture(cid)
-        for b in read_block_texts(self.db, cid, sp, own.end_page, limit=400):
-            if own.contains(b.page, b.ordinal) and (b.page, b.ordinal) not in furniture:
-                blocks.append(b.text)
+        blocks = self._section_blocks(cid, own)
+        if len(blocks) <= 1 and own is not sec:
+            blocks = self._section_blocks(cid, sec)
         _bi, excerpt = choose(blocks, ranked.terms, phrases=ranked.query.phrases,
                               head=self._head_text(cid))
         got = read_pages(self.db, cid, [sp]).get(sp)
