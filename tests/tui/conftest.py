@@ -126,8 +126,9 @@ def make_app(tui_index, service):
     return make
 
 
-async def wait_for(pilot, cond, timeout: float = 15.0, what: str = "condition") -> None:
-    """Pause the pilot until ``cond()`` is true (fails after ``timeout`` seconds)."""
+async def wait_for(pilot, cond, timeout: float = 30.0, what: str = "condition") -> None:
+    """Pause the pilot until ``cond()`` is true (fails after ``timeout`` seconds: a wait,
+    not a timing; a section search at load 5 on two cores took over 15 s)."""
     loop = asyncio.get_running_loop()
     end = loop.time() + timeout
     while not cond():
