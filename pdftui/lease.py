@@ -26,7 +26,8 @@ import time
 import uuid
 from collections.abc import Callable
 
-from .cache import Cache, LeaseRow
+from .store.database import Cache
+from .store.leases import LeaseRow
 
 #: Seconds between heartbeats of the holder.
 HEARTBEAT_S = 2.0

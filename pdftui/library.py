@@ -15,7 +15,7 @@ import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .cache import Cache
+from .store.database import Cache
 from .errors import NotFound
 from .furniture import Furniture, detect
 from .document import Metadata, Section, innermost, last_page

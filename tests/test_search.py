@@ -1155,7 +1155,7 @@ def test_a_document_not_embedded_yet_is_not_outranked_for_lack_of_vectors(indexe
     semantic arm lists at the top whatever they say, come first)."""
     import shutil
 
-    from pdftui.cache import Cache
+    from pdftui.store.database import Cache
     from pdftui.search.run import Arm
     from pdftui.search.service import Engine, Options
 

@@ -141,7 +141,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..cache import HEAD_UNITS, Cache
+from ..cache import HEAD_UNITS
+from ..store import text_index
+from ..store.database import Cache
 from ..corpus import doc_matches
 from ..document import Section, innermost
 from ..errors import QueryError
@@ -461,7 +463,7 @@ class Engine:
         self.model_name = model
         self.model_id = resolve_model_name(model)
         self.options = options or Options()
-        self.kw = keyword.KeywordIndex(self.db)
+        self.kw = text_index.KeywordIndex(self.db)
         self._matrix: VectorMatrix | None = None
         self._matrix_version: int | None = None
         self._embedder = None
@@ -1300,7 +1302,7 @@ class Engine:
         own: set[str] = set()
         holding: set[str] = set()
         for t in idents:
-            rows = self.kw._term_rows(kind, t)
+            rows = self.kw.term_rows(kind, t)
             keys = self.kw.page_keys(r for r, _c, _n in rows) if kind == "pages" else \
                 self.kw.section_keys(r for r, _c, _n in rows)
             cids = {c for c, _p in keys}
