@@ -1103,7 +1103,7 @@ def test_a_term_lookups_pages_holding_it_as_a_phrase_are_one_more_list(consensus
     it says the phrase; a longer question gets no such list."""
     import re
 
-    from pdftui.library import read_pages
+    from pdftui.store.reader import read_pages
     from pdftui.search.service import Engine
 
     e = Engine(*consensus)

@@ -150,11 +150,11 @@ from ..errors import QueryError
 from ..furniture import Furniture, blanked
 from ..ocr import pending_note
 from ..sections import is_summary_title
-from ..library import (PageText, any_ocr, dominant_weights_hash, read_block_texts,
-                       read_bracketed_blocks, read_embedding_states, read_file_states,
-                       read_furniture,
-                       read_metadata, read_page_blocks, read_pages, read_section_keys,
-                       read_sections, read_vocabulary, section_spans)
+from ..library import read_furniture, read_metadata, read_page_blocks
+from ..store.reader import (PageText, any_ocr, dominant_weights_hash, read_block_texts,
+                            read_bracketed_blocks, read_embedding_states, read_file_states,
+                            read_pages, read_section_keys, read_sections, read_vocabulary,
+                            section_spans)
 from . import (evidence, fusion, keyword, naming, passages, references, restrict,
                section_semantic, suggest)
 from .query import FieldName, Query, parse
