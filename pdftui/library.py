@@ -172,10 +172,10 @@ _NUMBERING_RE = re.compile(
 
 
 class AuthorNames(Sequence[str]):
-    """The names of a stored JSON list (:func:`pdftui.store.reader.parse_authors`), parsed when first read: the
-    document list of a large folder is shown long before any row's authors are (one JSON
-    parse per document was a tenth of the list's query at 10,000 documents). Compares
-    equal to the tuple of its names."""
+    """The names of a stored JSON list (:func:`pdftui.store.reader.parse_authors`), parsed
+    when first read: the document list of a large folder is shown long before any row's
+    authors are (one JSON parse per document was a tenth of the list's query at 10,000
+    documents). Compares equal to the tuple of its names."""
 
     __slots__ = ("_raw", "_names")
 

@@ -71,8 +71,8 @@ def build(rows: list[tuple[int, str, str]]) -> list[tuple[str, bytes]]:
     """The postings of one content's rows, ``[(term, packed RECORD array)]`` by term.
 
     ``rows`` are ``(row id, title, text)`` exactly as inserted into the FTS table (already
-    :func:`pdftui.store.tokenizer.fts_text`; pages pass ``""`` as the title). Each array is sorted by
-    code. Raises ``ValueError`` for a row id outside ``0 .. MAX_ROW``.
+    :func:`pdftui.store.tokenizer.fts_text`; pages pass ``""`` as the title; :func:`fts_rows`).
+    Each array is sorted by code. Raises ``ValueError`` for a row id outside ``0 .. MAX_ROW``.
     """
     if not rows:
         return []

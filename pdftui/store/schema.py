@@ -18,7 +18,7 @@ Layout (``SCHEMA_VERSION`` is kept in ``PRAGMA user_version``):
   re-extraction (an extractor upgrade, pages pending after a spent budget) OCRs only the
   pages not recognised yet.
 - ``postings``: per granularity (``kind``: pages 0, sections 1), term and content, the rows
-  holding the term with their counts, a packed array (:mod:`pdftui.postings`): what the
+  holding the term with their counts, a packed array (:mod:`pdftui.store.postings`): what the
   keyword arm reads instead of every occurrence in the fts5vocab instance tables.
 - ``blocks``: paragraph-sized text blocks with bounding boxes (points), for excerpts.
 - ``outline``: the validated outline; ``sections`` + ``sections_fts``: sections (outline or
@@ -40,7 +40,7 @@ Layout (``SCHEMA_VERSION`` is kept in ``PRAGMA user_version``):
 - ``leases``: who is embedding for a model right now, with a heartbeat and the progress it
   published (:mod:`pdftui.lease`), so a second process follows instead of embedding again.
 
-BM25 statistics are per document: :mod:`pdftui.search.keyword` reads each term's rows and
+BM25 statistics are per document: :mod:`pdftui.store.text_index` reads each term's rows and
 counts from ``postings`` and scores each document's pages with that document's own
 page count, document frequencies and average page length (``pages.n_tokens``), so adding or
 removing unrelated PDFs never changes a document's internal page ranking.
