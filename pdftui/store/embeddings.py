@@ -20,7 +20,9 @@ class EmbeddingStore:
 
     db: sqlite3.Connection
 
-    def write(self) -> ContextManager[sqlite3.Connection]:   # provided by Cache
+    def write(self) -> ContextManager[sqlite3.Connection]:
+        """A write transaction: :meth:`pdftui.store.database.Cache.write` (the class this
+        is a part of)."""
         raise NotImplementedError
 
     def embedding_state(self, content_id: int, model_id: str) -> tuple[str, int, int] | None:

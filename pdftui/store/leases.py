@@ -35,7 +35,9 @@ class LeaseStore:
 
     db: sqlite3.Connection
 
-    def write(self) -> ContextManager[sqlite3.Connection]:   # provided by Cache
+    def write(self) -> ContextManager[sqlite3.Connection]:
+        """A write transaction: :meth:`pdftui.store.database.Cache.write` (the class this
+        is a part of)."""
         raise NotImplementedError
 
     def take_lease(self, mine: LeaseRow, is_free: Callable[[LeaseRow], bool]) -> LeaseRow | None:

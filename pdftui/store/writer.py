@@ -42,6 +42,7 @@ class _Previous:
 
     @classmethod
     def of(cls, db: sqlite3.Connection, content_id: int) -> _Previous:
+        """What content ``content_id`` holds now (before it is replaced)."""
         return cls(
             dict(db.execute("SELECT number, text FROM pages WHERE content_id=?",
                             (content_id,))),
@@ -140,7 +141,9 @@ class ContentWriter:
     db: sqlite3.Connection
     dir: Path
 
-    def write(self) -> ContextManager[sqlite3.Connection]:   # provided by Cache
+    def write(self) -> ContextManager[sqlite3.Connection]:
+        """A write transaction: :meth:`pdftui.store.database.Cache.write` (the class this
+        is a part of)."""
         raise NotImplementedError
 
     # -- derived rows ---------------------------------------------------------------------
