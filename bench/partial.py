@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import quality  # noqa: E402  (bench/quality.py)
-from pdftui.cache import Cache  # noqa: E402
+from pdftui.store.database import Cache  # noqa: E402
 from options import options  # noqa: E402  (bench/options.py)
 from pdftui.search.service import Engine  # noqa: E402
 

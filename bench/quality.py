@@ -53,7 +53,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import excerpt as excerpt_bench  # noqa: E402  (bench/excerpt.py)
 import short as short_bench  # noqa: E402  (bench/short.py)
 from options import options  # noqa: E402  (bench/options.py)
-from pdftui.cache import fts_text  # noqa: E402
+from pdftui.store.tokenizer import fts_text  # noqa: E402
 from pdftui.search import keyword  # noqa: E402
 from pdftui.search.query import parse  # noqa: E402
 from pdftui.search.service import Engine, Options  # noqa: E402

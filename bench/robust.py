@@ -580,7 +580,7 @@ def bench_replace_race(tmp: Path, timeout: float) -> Row:
 def _poisoned_repair(tmp: Path, race: dict, row: Row, timeout: float) -> None:
     """A cache poisoned by an older pdftui (the replacement's text under the copy's hash):
     indexing the copy must repair it."""
-    from pdftui.cache import Cache
+    from pdftui.store.database import Cache
     from pdftui.corpus import sha256_file
     from pdftui.extract import extract_document
 

@@ -107,7 +107,8 @@ def drop_pages(k: int, page_count: int) -> list[int]:
 
 def build(src: Path, dst: Path, start: int, stop: int) -> float:
     """Add replicas ``start`` .. ``stop - 1`` to the cache in ``dst``; returns seconds."""
-    from pdftui.cache import Cache, replicate_content
+    from pdftui.store.database import Cache
+    from pdftui.store.replicate import replicate_content
 
     t0 = time.monotonic()
     sources = _sources(src)
@@ -230,10 +231,13 @@ def _export(rev: str, into: Path) -> str:
 
 
 def _schema(code: Path) -> int:
-    """``SCHEMA_VERSION`` of the ``pdftui/cache.py`` under ``code``."""
-    for line in (code / "pdftui" / "cache.py").read_text().splitlines():
-        if line.startswith("SCHEMA_VERSION"):
-            return int(line.split("=")[1].split("#")[0])
+    """``SCHEMA_VERSION`` of the code under ``code`` (``pdftui/store/schema.py``, or
+    ``pdftui/cache.py`` in code older than the store package)."""
+    for name in ("store/schema.py", "cache.py"):
+        path = code / "pdftui" / name
+        for line in path.read_text().splitlines() if path.is_file() else []:
+            if line.startswith("SCHEMA_VERSION"):
+                return int(line.split("=")[1].split("#")[0])
     raise ValueError(f"no SCHEMA_VERSION in {code}")
 
 

@@ -22,7 +22,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from pdftui.cache import SECTION_HEAD_PAGE  # noqa: E402
-from pdftui.library import read_embedding_states, read_units  # noqa: E402
+from pdftui.store.reader import read_embedding_states, read_units  # noqa: E402
 from pdftui.search.service import Engine  # noqa: E402
 
 HERE = Path(__file__).resolve().parent

@@ -261,7 +261,7 @@ def _run_index(folder, cache_dir, model, embed, quiet=False, reading=False):
     ``reading``: the caller only reads (search, read, docs, export): when the cache cannot
     be written (read-only location, full disk) but holds an index, print a one-line
     warning and return None, so the caller answers from the index as it is."""
-    from .cache import CacheError
+    from .errors import CacheError
     from .corpus import FolderError
     from .index import index_folder
 
@@ -295,7 +295,8 @@ def _run_index(folder, cache_dir, model, embed, quiet=False, reading=False):
 
 def _index_readable(cache_dir) -> bool:
     """True when the cache location holds an index that can be read (if not written)."""
-    from .cache import Cache, CacheError
+    from .errors import CacheError
+    from .store.database import Cache
 
     try:
         Cache(cache_dir, read_only_ok=True).close()

@@ -28,7 +28,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from .cache import EXTRACTOR_VERSION, HEAD_UNITS, SECTION_HEAD_CHARS, SECTION_HEAD_PAGE, Cache
+from .cache import EXTRACTOR_VERSION, HEAD_UNITS, SECTION_HEAD_CHARS, SECTION_HEAD_PAGE
 from .corpus import (FileChanging, FoundFile, ReadFile, check_folder, discover, read_file,
                      sha256_file, sniff, still_same)
 from . import ocr
@@ -36,6 +36,7 @@ from .document import Extraction
 from .embed import DEFAULT_PLAN, PLAN_1, UnitPlan
 from .errors import CacheError
 from .lease import Lease, embed_lease_name, index_lease_name
+from .store.database import Cache
 
 #: Units per embedding batch (and per committed transaction).
 EMBED_BATCH = 16

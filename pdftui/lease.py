@@ -12,8 +12,8 @@ An index run of a folder also holds ``index:<folder>`` (:func:`index_lease_name`
 runs, publishing (documents extracted, documents to extract); nobody waits for that one, it
 only lets a search say "an index is in progress" (:func:`live_holder`).
 
-The lease's SQL lives in the store (:meth:`pdftui.cache.Cache.take_lease` and friends);
-this module holds the policy: who is live, the heartbeat thread, the waiting.
+The lease's SQL lives in the store (:meth:`pdftui.store.leases.LeaseStore.take_lease` and
+friends); this module holds the policy: who is live, the heartbeat thread, the waiting.
 """
 
 from __future__ import annotations
@@ -26,7 +26,8 @@ import time
 import uuid
 from collections.abc import Callable
 
-from .cache import Cache, LeaseRow
+from .store.database import Cache
+from .store.leases import LeaseRow
 
 #: Seconds between heartbeats of the holder.
 HEARTBEAT_S = 2.0
@@ -92,7 +93,7 @@ class Lease:
 
     ``take()`` returns None when the lease is ours (then a daemon thread beats every
     :data:`HEARTBEAT_S` seconds, publishing ``progress()`` = (units done, units total)),
-    else the live holder's :class:`~pdftui.cache.LeaseRow`. ``held`` turns False when a
+    else the live holder's :class:`~pdftui.store.leases.LeaseRow`. ``held`` turns False when a
     heartbeat finds the lease taken over. ``release()`` gives it up (idempotent). Each
     thread that calls these uses its own connection (SQLite connections are per thread).
     """

@@ -52,7 +52,7 @@ def doc_state(db: sqlite3.Connection, root: str, doc: str) -> tuple[str, int | N
 
 def fts_pages(db: sqlite3.Connection, cid: int, word: str) -> list[int]:
     """Pages of content ``cid`` whose FTS entry matches ``word`` as a phrase."""
-    from pdftui.cache import fts_text
+    from pdftui.store.tokenizer import fts_text
 
     phrase = '"' + fts_text(word).replace('"', '""') + '"'
     return [r[0] for r in db.execute(
@@ -582,11 +582,12 @@ def holds(text: str, what: str) -> bool:
     with two adjacent words closed up) as the index matches it? Judged by SQLite itself:
     an FTS5 phrase query (the index's tokenizer) against an in-memory table holding
     ``text`` alone, not by the code under test."""
-    from pdftui.cache import _TOKENIZER, fts_text
+    from pdftui.store.schema import TOKENIZER
+    from pdftui.store.tokenizer import fts_text
 
     db = sqlite3.connect(":memory:")
     try:
-        db.execute(f"CREATE VIRTUAL TABLE t USING fts5(x, tokenize='{_TOKENIZER}')")
+        db.execute(f"CREATE VIRTUAL TABLE t USING fts5(x, tokenize='{TOKENIZER}')")
         db.execute("INSERT INTO t VALUES(?)", (fts_text(text),))
         words = re.findall(r"[^\W_]+", what.rstrip("*"))
         star = " *" if what.endswith("*") else ""

@@ -15,8 +15,10 @@ import time
 from pathlib import Path
 
 
-from pdftui.cache import SCHEMA_VERSION, Cache, fts_text
 from pdftui.index import index_folder
+from pdftui.store.database import Cache
+from pdftui.store.schema import SCHEMA_VERSION
+from pdftui.store.tokenizer import fts_text
 
 from .conftest import SMALL_DOCS, TRICKY, copy_docs, corpus_pdf, shared_file
 
@@ -211,21 +213,21 @@ def test_extraction_timeout_skips_only_that_document(tmp_path, cache_dir, monkey
 def test_extractor_upgrade_keeps_embeddings_of_unchanged_pages(tmp_path, cache_dir, monkeypatch):
     """Re-extraction after an EXTRACTOR_VERSION bump replaces text rows but keeps the
     vectors of pages whose text is the same, so nothing is re-embedded."""
-    import pdftui.cache as cache_mod
+    import pdftui.store.writer as writer_mod
     import pdftui.index as index_mod
 
     folder = copy_docs(tmp_path / "docs", SMALL_DOCS[:1])
     first = index_folder(folder, cache_dir)
     assert first.units > 0 and first.embedding_pending == 0
-    monkeypatch.setattr(cache_mod, "EXTRACTOR_VERSION", cache_mod.EXTRACTOR_VERSION + 1)
-    monkeypatch.setattr(index_mod, "EXTRACTOR_VERSION", cache_mod.EXTRACTOR_VERSION)
+    monkeypatch.setattr(writer_mod, "EXTRACTOR_VERSION", writer_mod.EXTRACTOR_VERSION + 1)
+    monkeypatch.setattr(index_mod, "EXTRACTOR_VERSION", writer_mod.EXTRACTOR_VERSION)
     again = index_folder(folder, cache_dir)
     assert again.indexed == 1 and again.units == 0 and again.embedding_pending == 0
     db = sqlite3.connect(cache_dir / "index.sqlite3")
     version, = db.execute("SELECT extractor_version FROM contents").fetchone()
     n_units, = db.execute("SELECT count(*) FROM units").fetchone()
     db.close()
-    assert version == cache_mod.EXTRACTOR_VERSION and n_units == first.units
+    assert version == writer_mod.EXTRACTOR_VERSION and n_units == first.units
 
 
 def test_index_runs_when_stderr_has_no_file_descriptor(small_folder, cache_dir, monkeypatch):

@@ -7,10 +7,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pdftui.cache import Cache
+from pdftui.store.database import Cache
 from pdftui.document import Block, Extraction, Page
 from pdftui.search import keyword
-from pdftui.search.keyword import KeywordIndex, Term, parse_query
+from pdftui.search.keyword import Term, parse_query
+from pdftui.store.text_index import KeywordIndex
 
 from .conftest import TRICKY, shared_file
 

@@ -13,7 +13,8 @@ import subprocess
 import sys
 import time
 
-from pdftui.cache import Cache, LeaseRow
+from pdftui.store.database import Cache
+from pdftui.store.leases import LeaseRow
 from pdftui.embed import resolve_model_name
 from pdftui.index import index_folder
 from pdftui.lease import Lease, embed_lease_name, is_live

@@ -78,7 +78,7 @@ def test_index_stores_metadata_and_docs_json_reads_it(tmp_path):
         assert (d.year, d.arxiv_id, d.doi) == (2020, "2005.07143", "")
         assert d.to_json()["authors"][0] == "Brecht Desplanques"
         assert lib.metadata(d.doc).year == 2020
-        from pdftui.library import stored_metadata
+        from pdftui.store.reader import stored_metadata
 
         assert stored_metadata(lib.db, [d.content_id])[d.content_id].arxiv_id == "2005.07143"
     finally:

@@ -8,10 +8,13 @@ import sqlite3
 import numpy as np
 import pytest
 
-from pdftui import postings
-from pdftui.cache import Cache, fts_text, replicate_content
+from pdftui.store import postings
+from pdftui.store.database import Cache
+from pdftui.store.replicate import replicate_content
+from pdftui.store.tokenizer import fts_text
 from pdftui.index import index_folder
-from pdftui.search.keyword import KeywordIndex, parse_query
+from pdftui.search.keyword import parse_query
+from pdftui.store.text_index import KeywordIndex
 
 from .conftest import SHARED, SMALL_DOCS, copy_docs, shared_file
 

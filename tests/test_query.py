@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pdftui.cache import Cache
+from pdftui.store.database import Cache
 from pdftui.identifiers import identifiers_in, normalize
 from pdftui.index import index_folder
 from pdftui.library import Library

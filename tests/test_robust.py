@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from pdftui.cache import Cache, CacheError
+from pdftui.errors import CacheError
+from pdftui.store.database import Cache
 from pdftui.index import index_folder
 
 from . import builders, harness

@@ -13,7 +13,7 @@ import sqlite3
 
 import pytest
 
-from pdftui.cache import Cache
+from pdftui.store.database import Cache
 from pdftui.corpus import sha256_file
 from pdftui.extract import extract_document
 from pdftui.index import index_folder

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import sqlite3
 
-from pdftui.cache import Cache, replicate_content
+from pdftui.store.database import Cache
+from pdftui.store.replicate import replicate_content
 from pdftui.index import index_folder
 from pdftui.search.service import SearchService
 

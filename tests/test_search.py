@@ -1103,7 +1103,7 @@ def test_a_term_lookups_pages_holding_it_as_a_phrase_are_one_more_list(consensus
     it says the phrase; a longer question gets no such list."""
     import re
 
-    from pdftui.library import read_pages
+    from pdftui.store.reader import read_pages
     from pdftui.search.service import Engine
 
     e = Engine(*consensus)
@@ -1155,7 +1155,7 @@ def test_a_document_not_embedded_yet_is_not_outranked_for_lack_of_vectors(indexe
     semantic arm lists at the top whatever they say, come first)."""
     import shutil
 
-    from pdftui.cache import Cache
+    from pdftui.store.database import Cache
     from pdftui.search.run import Arm
     from pdftui.search.service import Engine, Options
 

@@ -53,7 +53,7 @@ import unicodedata
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
-from ..cache import _CJK_RE
+from ..store.tokenizer import CJK_RE as _CJK_RE
 from ..identifiers import identifiers_in
 from .query import phrase_regex
 from .keyword import Term, tokenize_many

@@ -25,7 +25,8 @@ from dataclasses import dataclass, field
 
 from ..doc_pattern import doc_pattern_matches
 from ..library import DocumentMeta
-from .keyword import KeywordIndex, parse_query, tokenize
+from ..store.protocols import TextIndex
+from .keyword import parse_query, tokenize
 from .query import Field, FieldName, Query
 
 @dataclass
@@ -156,7 +157,7 @@ def admit_docs(query: Query, docs: dict[str, int], meta: dict[int, DocumentMeta]
     return [d for _s, _c, d in sorted(scored)]
 
 
-def build(query: Query, kw: KeywordIndex, kind: str, section_spans) -> Restriction:
+def build(query: Query, kw: TextIndex, kind: str, section_spans) -> Restriction:
     """The row restriction of a query for one granularity (``kind`` "pages" or
     "sections"). ``section_spans(ids)`` gives ``[(id, content, start page, last page)]``
     of sections (for ``section:`` in page search)."""

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..cache import HEAD_UNITS, SECTION_HEAD_PAGE
-from ..library import read_embedding_states, read_units
+from ..store.reader import read_embedding_states, read_units
 from .quantized import Int8Matrix, offset, quantize
 
 PAGE_CODE = 1_000_000

@@ -141,18 +141,20 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..cache import HEAD_UNITS, Cache
+from ..cache import HEAD_UNITS
+from ..store import text_index
+from ..store.database import Cache
 from ..corpus import doc_matches
 from ..document import Section, innermost
 from ..errors import QueryError
 from ..furniture import Furniture, blanked
 from ..ocr import pending_note
 from ..sections import is_summary_title
-from ..library import (PageText, any_ocr, dominant_weights_hash, read_block_texts,
-                       read_bracketed_blocks, read_embedding_states, read_file_states,
-                       read_furniture,
-                       read_metadata, read_page_blocks, read_pages, read_section_keys,
-                       read_sections, read_vocabulary, section_spans)
+from ..library import read_furniture, read_metadata, read_page_blocks
+from ..store.reader import (PageText, any_ocr, dominant_weights_hash, read_block_texts,
+                            read_bracketed_blocks, read_embedding_states, read_file_states,
+                            read_pages, read_section_keys, read_sections, read_vocabulary,
+                            section_spans)
 from . import (evidence, fusion, keyword, naming, passages, references, restrict,
                section_semantic, suggest)
 from .query import FieldName, Query, parse
@@ -461,7 +463,7 @@ class Engine:
         self.model_name = model
         self.model_id = resolve_model_name(model)
         self.options = options or Options()
-        self.kw = keyword.KeywordIndex(self.db)
+        self.kw = text_index.KeywordIndex(self.db)
         self._matrix: VectorMatrix | None = None
         self._matrix_version: int | None = None
         self._embedder = None
@@ -1300,7 +1302,7 @@ class Engine:
         own: set[str] = set()
         holding: set[str] = set()
         for t in idents:
-            rows = self.kw._term_rows(kind, t)
+            rows = self.kw.term_rows(kind, t)
             keys = self.kw.page_keys(r for r, _c, _n in rows) if kind == "pages" else \
                 self.kw.section_keys(r for r, _c, _n in rows)
             cids = {c for c, _p in keys}

@@ -16,8 +16,9 @@ computes it) *and* by its path (root folder + ``doc``, the path relative to the 
   brings the record's hash and path up to date, so a rename followed later by an edit
   still finds it.
 
-Concurrency: WAL journal, a 60 s busy timeout, every write one short ``BEGIN IMMEDIATE``
-transaction that changes only the field it is about (a mark never overwrites a note, a
+Concurrency (the file's SQL is :mod:`pdftui.store.user_data`): WAL journal, a 60 s busy
+timeout, every write one short ``BEGIN IMMEDIATE`` transaction that changes only the field
+it is about (a mark never overwrites a note, a
 clip is an insert), so two processes marking at once lose nothing. The schema version is
 ``PRAGMA user_version``; a file that cannot be read (damaged, not a database, made by a
 newer pdftui, unreadable) raises :class:`TriageStoreError` with a one-line message and is
@@ -28,59 +29,18 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
-import threading
 import time
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from ..errors import TriageStoreError
 
-SCHEMA_VERSION = 1
+from ..errors import TriageStoreError
+from ..store.user_data import UserDataFile
+
 DB_NAME = "triage.sqlite3"
-BUSY_TIMEOUT_MS = 60_000
 #: Queries kept per folder in the history (the oldest are dropped).
 HISTORY_LIMIT = 200
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS records(
-    id INTEGER PRIMARY KEY,
-    sha256 TEXT NOT NULL DEFAULT '',
-    root TEXT NOT NULL,
-    doc TEXT NOT NULL,
-    mark TEXT NOT NULL DEFAULT 'none',
-    note TEXT NOT NULL DEFAULT '',
-    created_at REAL NOT NULL,
-    updated_at REAL NOT NULL
-);
-CREATE INDEX IF NOT EXISTS records_sha ON records(sha256);
-CREATE INDEX IF NOT EXISTS records_path ON records(root, doc);
-CREATE TABLE IF NOT EXISTS clips(
-    id INTEGER PRIMARY KEY,
-    record_id INTEGER NOT NULL,
-    page INTEGER NOT NULL,
-    page_label TEXT NOT NULL DEFAULT '',
-    section TEXT NOT NULL DEFAULT '',
-    text TEXT NOT NULL,
-    created_at REAL NOT NULL
-);
-CREATE INDEX IF NOT EXISTS clips_record ON clips(record_id);
-CREATE TABLE IF NOT EXISTS sessions(
-    root TEXT PRIMARY KEY,
-    state TEXT NOT NULL,
-    updated_at REAL NOT NULL
-);
-CREATE TABLE IF NOT EXISTS history(
-    id INTEGER PRIMARY KEY,
-    root TEXT NOT NULL,
-    query TEXT NOT NULL,
-    at REAL NOT NULL
-);
-CREATE INDEX IF NOT EXISTS history_root ON history(root, id);
-"""
-
 
 class Mark(StrEnum):
     """A document's triage state. The value is what the CLI and ``--json`` use."""
@@ -213,23 +173,6 @@ class Session:
                    data["export_path"] if isinstance(data.get("export_path"), str) else "")
 
 
-def _begin_immediate(db: sqlite3.Connection, path: Path) -> None:
-    """BEGIN IMMEDIATE, retrying an early SQLITE_BUSY until the busy timeout; any other
-    failure is a :class:`TriageStoreError`."""
-    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
-    while True:
-        try:
-            db.execute("BEGIN IMMEDIATE")
-            return
-        except sqlite3.OperationalError as exc:
-            busy = "locked" in str(exc) or "busy" in str(exc)
-            if not busy or time.monotonic() > deadline:
-                raise TriageStoreError(f"cannot write the user data file {path}: {exc}") from exc
-            time.sleep(0.05)
-        except sqlite3.Error as exc:
-            raise TriageStoreError(f"cannot write the user data file {path}: {exc}") from exc
-
-
 def _int(v, default: int) -> int:
     return v if isinstance(v, int) and not isinstance(v, bool) else default
 
@@ -257,64 +200,12 @@ class TriageStore:
     def __init__(self, data_dir: str | os.PathLike | None = None):
         self.dir = Path(data_dir).expanduser() if data_dir else default_data_dir()
         self.path = self.dir / DB_NAME
-        self._lock = threading.RLock()
-        try:
-            if self.dir.exists() and not self.dir.is_dir():
-                raise TriageStoreError(f"user data location {self.dir} is a file, not a folder")
-            if not self.dir.is_dir():
-                self.dir.mkdir(parents=True, exist_ok=True, mode=0o700)
-            if self.path.exists() and not os.access(self.path, os.R_OK):
-                raise TriageStoreError(f"cannot read the user data file {self.path} "
-                                       "(permission denied); it was left as it is")
-            self.db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000,
-                                      isolation_level=None, check_same_thread=False)
-        except OSError as exc:
-            raise TriageStoreError(f"cannot use the user data folder {self.dir}: "
-                                   f"{exc.strerror or exc}") from exc
-        except sqlite3.Error as exc:
-            raise TriageStoreError(f"cannot open the user data file {self.path}: {exc}") from exc
-        try:
-            self._open()
-        except BaseException:
-            self.db.close()
-            raise
-
-    def _open(self) -> None:
-        """Check the file is ours and readable before anything writes to it, then migrate."""
-        try:
-            self.db.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
-            version = self.db.execute("PRAGMA user_version").fetchone()[0]
-            tables = {r[0] for r in self.db.execute(
-                "SELECT name FROM sqlite_master WHERE type='table'")}
-        except sqlite3.Error as exc:
-            raise TriageStoreError(f"cannot read the user data file {self.path} ({exc}); "
-                                   "it was left as it is") from exc
-        if version > SCHEMA_VERSION:
-            raise TriageStoreError(f"the user data file {self.path} was written by a newer "
-                                   f"pdftui (schema {version}); it was left as it is")
-        if version == 0 and tables:
-            raise TriageStoreError(f"{self.path} is not a pdftui user data file; "
-                                   "it was left as it is")
-        try:
-            self.db.execute("PRAGMA journal_mode=WAL")
-            self.db.execute("PRAGMA synchronous=NORMAL")
-            if version < SCHEMA_VERSION:
-                with self._write() as db:
-                    if db.execute("PRAGMA user_version").fetchone()[0] < SCHEMA_VERSION:
-                        for stmt in (s.strip() for s in _SCHEMA.split(";\n")):
-                            if stmt:
-                                db.execute(stmt)
-                        db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
-        except sqlite3.Error as exc:
-            raise TriageStoreError(f"cannot use the user data file {self.path}: {exc}") from exc
+        self._file = UserDataFile(self.dir, self.path)
+        self._lock = self._file.lock
 
     def close(self) -> None:
         """Close the connection (idempotent)."""
-        with self._lock:
-            try:
-                self.db.close()
-            except sqlite3.Error:
-                pass
+        self._file.close()
 
     def __enter__(self) -> "TriageStore":
         return self
@@ -322,36 +213,13 @@ class TriageStore:
     def __exit__(self, *exc) -> None:
         self.close()
 
-    @contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
-        """One ``BEGIN IMMEDIATE`` transaction under the lock; re-entrant; a storage error
-        becomes :class:`TriageStoreError`."""
-        with self._lock:
-            if self.db.in_transaction:
-                yield self.db
-                return
-            _begin_immediate(self.db, self.path)
-            try:
-                yield self.db
-                self.db.execute("COMMIT")
-            except BaseException as exc:
-                if self.db.in_transaction:
-                    self.db.execute("ROLLBACK")
-                if isinstance(exc, sqlite3.Error):
-                    raise TriageStoreError(f"cannot write the user data file {self.path}: "
-                                           f"{exc}") from exc
-                raise
-
     # -- finding a record ----------------------------------------------------------------
     def _by_hash(self, key: DocKey, exclude: set[int] = frozenset()) -> tuple | None:
         """The record with this content hash: the one at this path first, then one with
         this file name, then the most recently changed."""
         if not key.sha256:
             return None
-        for row in self.db.execute(
-                "SELECT id, sha256, root, doc FROM records WHERE sha256=? ORDER BY"
-                " (root=? AND doc=?) DESC, (doc=?) DESC, updated_at DESC, id DESC",
-                (key.sha256, key.root, key.doc, key.doc)):
+        for row in self._file.records_by_hash(key.sha256, key.root, key.doc):
             if row[0] not in exclude:
                 return row
         return None
@@ -360,16 +228,14 @@ class TriageStore:
         """The content hashes and the ``(root, doc)`` paths of every record."""
         hashes: set[str] = set()
         paths: set[tuple[str, str]] = set()
-        for sha, root, doc in self.db.execute("SELECT sha256, root, doc FROM records"):
+        for sha, root, doc in self._file.record_keys():
             hashes.add(sha)
             paths.add((root, doc))
         return hashes, paths
 
     def _by_path(self, key: DocKey, exclude: set[int] = frozenset()) -> tuple | None:
         """The most recently changed record at this path."""
-        for row in self.db.execute(
-                "SELECT id, sha256, root, doc FROM records WHERE root=? AND doc=?"
-                " ORDER BY updated_at DESC, id DESC", (key.root, key.doc)):
+        for row in self._file.records_at(key.root, key.doc):
             if row[0] not in exclude:
                 return row
         return None
@@ -377,26 +243,20 @@ class TriageStore:
     def _find(self, key: DocKey) -> tuple | None:
         return self._by_hash(key) or self._by_path(key)
 
-    def _record_for_write(self, db: sqlite3.Connection, key: DocKey) -> int:
+    def _record_for_write(self, key: DocKey) -> int:
         """The record id for ``key`` (inside a write transaction), created when missing,
         its hash and path brought up to date."""
         now = time.time()
         row = self._find(key)
         if row is None:
-            return db.execute(
-                "INSERT INTO records(sha256, root, doc, created_at, updated_at)"
-                " VALUES(?,?,?,?,?)", (key.sha256, key.root, key.doc, now, now)).lastrowid
-        sha = key.sha256 or row[1]
-        db.execute("UPDATE records SET sha256=?, root=?, doc=?, updated_at=? WHERE id=?",
-                   (sha, key.root, key.doc, now, row[0]))
+            return self._file.insert_record(key.sha256, key.root, key.doc, now)
+        self._file.touch_record(row[0], key.sha256 or row[1], key.root, key.doc, now)
         return row[0]
 
     def _load(self, record_id: int) -> DocTriage:
-        mark, note, updated = self.db.execute(
-            "SELECT mark, note, updated_at FROM records WHERE id=?", (record_id,)).fetchone()
-        clips = [Clip(t, p, lab, sec, cid, at) for cid, p, lab, sec, t, at in self.db.execute(
-            "SELECT id, page, page_label, section, text, created_at FROM clips"
-            " WHERE record_id=? ORDER BY created_at, id", (record_id,))]
+        mark, note, updated = self._file.record(record_id)
+        clips = [Clip(t, p, lab, sec, cid, at)
+                 for cid, p, lab, sec, t, at in self._file.clips(record_id)]
         try:
             m = Mark(mark)
         except ValueError:
@@ -414,8 +274,7 @@ class TriageStore:
         """SQLite's ``PRAGMA data_version`` on this connection: it changes when another
         connection (another pdftui process, a CLI ``mark``) commits to the file, and not
         for this connection's own writes. Cheap: no table is read."""
-        with self._lock:
-            return self.db.execute("PRAGMA data_version").fetchone()[0]
+        return self._file.data_version()
 
     def lookup(self, root: str | os.PathLike, docs: Iterable[tuple[str, str]]
                ) -> dict[str, DocTriage]:
@@ -459,22 +318,17 @@ class TriageStore:
         if not stale:
             return
         try:
-            with self._write() as db:
-                db.executemany("UPDATE records SET sha256=?, root=?, doc=? WHERE id=?",
-                               [(k.sha256 or row[1], k.root, k.doc, row[0])
-                                for k, row in stale])
+            with self._file.write():
+                self._file.move_records([(k.sha256 or row[1], k.root, k.doc, row[0])
+                                         for k, row in stale])
         except TriageStoreError:
             pass
 
     def marked(self, mark: Mark | None = None) -> list[tuple[DocKey, DocTriage]]:
         """Every record with something in it (``mark`` given: only that mark), as the key
         it was last seen under, most recently changed first."""
-        sql = "SELECT id, root, doc, sha256 FROM records"
-        args: tuple = ()
-        if mark is not None:
-            sql, args = sql + " WHERE mark=?", (mark.value,)
         with self._lock:
-            rows = self.db.execute(sql + " ORDER BY updated_at DESC, id DESC", args).fetchall()
+            rows = self._file.records(None if mark is None else mark.value)
             out = [(DocKey(r, d, s), self._load(i)) for i, r, d, s in rows]
         return [(k, t) for k, t in out if not t.empty]
 
@@ -482,16 +336,16 @@ class TriageStore:
     def set_mark(self, key: DocKey, mark: Mark) -> DocTriage:
         """Set the document's mark (``Mark.NONE`` clears it); returns its triage.
         Raises :class:`TriageStoreError` when the file cannot be written."""
-        with self._write() as db:
-            rid = self._record_for_write(db, key)
-            db.execute("UPDATE records SET mark=? WHERE id=?", (Mark(mark).value, rid))
+        with self._file.write():
+            rid = self._record_for_write(key)
+            self._file.set_mark(rid, Mark(mark).value)
             return self._load(rid)
 
     def set_note(self, key: DocKey, note: str) -> DocTriage:
         """Replace the document's note ('' clears it); returns its triage."""
-        with self._write() as db:
-            rid = self._record_for_write(db, key)
-            db.execute("UPDATE records SET note=? WHERE id=?", (note, rid))
+        with self._file.write():
+            rid = self._record_for_write(key)
+            self._file.set_note(rid, note)
             return self._load(rid)
 
     def add_clip(self, key: DocKey, clip: Clip) -> Clip:
@@ -500,45 +354,36 @@ class TriageStore:
         if clip.page < 1:
             raise ValueError(f"a clip's page is 1-based, got {clip.page}")
         now = time.time()
-        with self._write() as db:
-            rid = self._record_for_write(db, key)
-            cid = db.execute(
-                "INSERT INTO clips(record_id, page, page_label, section, text, created_at)"
-                " VALUES(?,?,?,?,?,?)",
-                (rid, clip.page, clip.page_label, clip.section, clip.text, now)).lastrowid
+        with self._file.write():
+            rid = self._record_for_write(key)
+            cid = self._file.insert_clip(rid, clip.page, clip.page_label, clip.section,
+                                         clip.text, now)
         return Clip(clip.text, clip.page, clip.page_label, clip.section, cid, now)
 
     def delete_clip(self, key: DocKey, clip_id: int) -> bool:
         """Delete one clip of the document; False when it has no clip ``clip_id``."""
-        with self._write() as db:
+        with self._file.write():
             row = self._find(key)
             if row is None:
                 return False
-            return db.execute("DELETE FROM clips WHERE id=? AND record_id=?",
-                              (clip_id, row[0])).rowcount > 0
+            return self._file.delete_clip(row[0], clip_id)
 
     # -- sessions and history ------------------------------------------------------------
     def session(self, root: str | os.PathLike) -> Session | None:
         """The last session saved for the folder, or None."""
-        with self._lock:
-            row = self.db.execute("SELECT state FROM sessions WHERE root=?",
-                                  (os.path.realpath(os.fspath(root)),)).fetchone()
-        if row is None:
+        state = self._file.session_state(os.path.realpath(os.fspath(root)))
+        if state is None:
             return None
         try:
-            data = json.loads(row[0])
+            data = json.loads(state)
         except ValueError:
             return None
         return Session.from_json(data) if isinstance(data, dict) else None
 
     def save_session(self, root: str | os.PathLike, session: Session) -> None:
         """Save the folder's session (replacing the previous one)."""
-        with self._write() as db:
-            db.execute(
-                "INSERT INTO sessions(root, state, updated_at) VALUES(?,?,?)"
-                " ON CONFLICT(root) DO UPDATE SET state=excluded.state,"
-                " updated_at=excluded.updated_at",
-                (os.path.realpath(os.fspath(root)), json.dumps(session.to_json()), time.time()))
+        self._file.save_session(os.path.realpath(os.fspath(root)),
+                                json.dumps(session.to_json()))
 
     def add_history(self, root: str | os.PathLike, query: str) -> None:
         """Append a query to the folder's history (a repeat moves to the end; blank queries
@@ -546,18 +391,8 @@ class TriageStore:
         query = query.strip()
         if not query:
             return
-        root = os.path.realpath(os.fspath(root))
-        with self._write() as db:
-            db.execute("DELETE FROM history WHERE root=? AND query=?", (root, query))
-            db.execute("INSERT INTO history(root, query, at) VALUES(?,?,?)",
-                       (root, query, time.time()))
-            db.execute("DELETE FROM history WHERE root=? AND id NOT IN (SELECT id FROM"
-                       " history WHERE root=? ORDER BY id DESC LIMIT ?)",
-                       (root, root, HISTORY_LIMIT))
+        self._file.add_history(os.path.realpath(os.fspath(root)), query, HISTORY_LIMIT)
 
     def history(self, root: str | os.PathLike, limit: int = 50) -> list[str]:
         """The folder's queries, newest first, at most ``limit``."""
-        with self._lock:
-            return [q for (q,) in self.db.execute(
-                "SELECT query FROM history WHERE root=? ORDER BY id DESC LIMIT ?",
-                (os.path.realpath(os.fspath(root)), limit))]
+        return self._file.history(os.path.realpath(os.fspath(root)), limit)

@@ -23,6 +23,9 @@ import threading
 
 import numpy as np
 
+from .schema import TOKENIZER
+from .tokenizer import fts_text
+
 #: One posting: ``code`` (row id * 2 + title flag) and ``tf``, little-endian uint32 each.
 RECORD = np.dtype([("code", "<u4"), ("tf", "<u4")])
 #: ``postings.kind`` of page rows (``pages_fts``) and of section rows (``sections_fts``).
@@ -30,13 +33,25 @@ PAGES, SECTIONS = 0, 1
 #: The largest row id a code can hold (``code`` is a uint32).
 MAX_ROW = (1 << 31) - 1
 
-_TOKENIZER = "porter unicode61 remove_diacritics 2"
 _local = threading.local()
 
 
 def kind_of(granularity: str) -> int:
     """``postings.kind`` of a keyword granularity ("pages" or "sections")."""
     return PAGES if granularity == "pages" else SECTIONS
+
+
+def fts_rows(db: sqlite3.Connection, kind: int, where: str, args: tuple
+             ) -> list[tuple[int, str, str]]:
+    """``[(row id, title, text)]`` of the page (``kind`` :data:`PAGES`) or section rows
+    ``where`` selects, as their FTS rows index them (:func:`fts_text`; a section's own
+    text; pages have no title: ``""``): what :func:`build` and :func:`offsets` take."""
+    if kind == PAGES:
+        return [(pid, "", fts_text(text)) for pid, text in db.execute(
+            f"SELECT id, text FROM pages WHERE {where}", args)]
+    return [(sid, fts_text(title), fts_text(text if own < 0 else text[:own]))
+            for sid, title, text, own in db.execute(
+                f"SELECT id, title, text, own_chars FROM sections WHERE {where}", args)]
 
 
 def _stage() -> sqlite3.Connection:
@@ -46,7 +61,7 @@ def _stage() -> sqlite3.Connection:
     if db is None:
         db = sqlite3.connect(":memory:", isolation_level=None)
         db.execute("CREATE VIRTUAL TABLE s USING fts5(title, text, content='',"
-                   f" tokenize='{_TOKENIZER}')")
+                   f" tokenize='{TOKENIZER}')")
         db.execute("CREATE VIRTUAL TABLE sv USING fts5vocab(s, 'instance')")
         _local.db = db
     return db
@@ -56,8 +71,8 @@ def build(rows: list[tuple[int, str, str]]) -> list[tuple[str, bytes]]:
     """The postings of one content's rows, ``[(term, packed RECORD array)]`` by term.
 
     ``rows`` are ``(row id, title, text)`` exactly as inserted into the FTS table (already
-    :func:`pdftui.cache.fts_text`; pages pass ``""`` as the title). Each array is sorted by
-    code. Raises ``ValueError`` for a row id outside ``0 .. MAX_ROW``.
+    :func:`pdftui.store.tokenizer.fts_text`; pages pass ``""`` as the title; :func:`fts_rows`).
+    Each array is sorted by code. Raises ``ValueError`` for a row id outside ``0 .. MAX_ROW``.
     """
     if not rows:
         return []

@@ -1,0 +1,281 @@
+"""The user-data file's SQL: marks, notes, clipped passages, sessions and query history
+(:mod:`pdftui.triage.store` holds the rules: how a document's record is found, what a
+session holds).
+
+One SQLite file (``triage.sqlite3``); WAL journal, a 60 s busy timeout, every write one
+short ``BEGIN IMMEDIATE`` transaction. The schema version is ``PRAGMA user_version``; a
+file that cannot be read (damaged, not a database, made by a newer pdftui, unreadable)
+raises :class:`TriageStoreError` with a one-line message and is never written, moved or
+replaced. A record row is ``(id, sha256, root, doc)``; times are seconds since the epoch.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from ..errors import TriageStoreError
+
+SCHEMA_VERSION = 1
+BUSY_TIMEOUT_MS = 60_000
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS records(
+    id INTEGER PRIMARY KEY,
+    sha256 TEXT NOT NULL DEFAULT '',
+    root TEXT NOT NULL,
+    doc TEXT NOT NULL,
+    mark TEXT NOT NULL DEFAULT 'none',
+    note TEXT NOT NULL DEFAULT '',
+    created_at REAL NOT NULL,
+    updated_at REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS records_sha ON records(sha256);
+CREATE INDEX IF NOT EXISTS records_path ON records(root, doc);
+CREATE TABLE IF NOT EXISTS clips(
+    id INTEGER PRIMARY KEY,
+    record_id INTEGER NOT NULL,
+    page INTEGER NOT NULL,
+    page_label TEXT NOT NULL DEFAULT '',
+    section TEXT NOT NULL DEFAULT '',
+    text TEXT NOT NULL,
+    created_at REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS clips_record ON clips(record_id);
+CREATE TABLE IF NOT EXISTS sessions(
+    root TEXT PRIMARY KEY,
+    state TEXT NOT NULL,
+    updated_at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS history(
+    id INTEGER PRIMARY KEY,
+    root TEXT NOT NULL,
+    query TEXT NOT NULL,
+    at REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS history_root ON history(root, id);
+"""
+
+
+def _begin_immediate(db: sqlite3.Connection, path: Path) -> None:
+    """BEGIN IMMEDIATE, retrying an early SQLITE_BUSY until the busy timeout; any other
+    failure is a :class:`TriageStoreError`."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    while True:
+        try:
+            db.execute("BEGIN IMMEDIATE")
+            return
+        except sqlite3.OperationalError as exc:
+            busy = "locked" in str(exc) or "busy" in str(exc)
+            if not busy or time.monotonic() > deadline:
+                raise TriageStoreError(f"cannot write the user data file {path}: {exc}") from exc
+            time.sleep(0.05)
+        except sqlite3.Error as exc:
+            raise TriageStoreError(f"cannot write the user data file {path}: {exc}") from exc
+
+
+class UserDataFile:
+    """One connection to the user-data file ``path`` in folder ``folder``, guarded by
+    ``lock`` (re-entrant), so it may be shared by threads. Raises :class:`TriageStoreError`
+    when the file cannot be read or the folder cannot be made."""
+
+    def __init__(self, folder: Path, path: Path):
+        self.dir, self.path = folder, path
+        self.lock = threading.RLock()
+        try:
+            if self.dir.exists() and not self.dir.is_dir():
+                raise TriageStoreError(f"user data location {self.dir} is a file, not a folder")
+            if not self.dir.is_dir():
+                self.dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+            if self.path.exists() and not os.access(self.path, os.R_OK):
+                raise TriageStoreError(f"cannot read the user data file {self.path} "
+                                       "(permission denied); it was left as it is")
+            self.db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000,
+                                      isolation_level=None, check_same_thread=False)
+        except OSError as exc:
+            raise TriageStoreError(f"cannot use the user data folder {self.dir}: "
+                                   f"{exc.strerror or exc}") from exc
+        except sqlite3.Error as exc:
+            raise TriageStoreError(f"cannot open the user data file {self.path}: {exc}") from exc
+        try:
+            self._open()
+        except BaseException:
+            self.db.close()
+            raise
+
+    def _open(self) -> None:
+        """Check the file is ours and readable before anything writes to it, then migrate."""
+        try:
+            self.db.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+            version = self.db.execute("PRAGMA user_version").fetchone()[0]
+            tables = {r[0] for r in self.db.execute(
+                "SELECT name FROM sqlite_master WHERE type='table'")}
+        except sqlite3.Error as exc:
+            raise TriageStoreError(f"cannot read the user data file {self.path} ({exc}); "
+                                   "it was left as it is") from exc
+        if version > SCHEMA_VERSION:
+            raise TriageStoreError(f"the user data file {self.path} was written by a newer "
+                                   f"pdftui (schema {version}); it was left as it is")
+        if version == 0 and tables:
+            raise TriageStoreError(f"{self.path} is not a pdftui user data file; "
+                                   "it was left as it is")
+        try:
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=NORMAL")
+            if version < SCHEMA_VERSION:
+                with self.write() as db:
+                    if db.execute("PRAGMA user_version").fetchone()[0] < SCHEMA_VERSION:
+                        for stmt in (s.strip() for s in _SCHEMA.split(";\n")):
+                            if stmt:
+                                db.execute(stmt)
+                        db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+        except sqlite3.Error as exc:
+            raise TriageStoreError(f"cannot use the user data file {self.path}: {exc}") from exc
+
+    def close(self) -> None:
+        """Close the connection (idempotent)."""
+        with self.lock:
+            try:
+                self.db.close()
+            except sqlite3.Error:
+                pass
+
+    @contextmanager
+    def write(self) -> Iterator[sqlite3.Connection]:
+        """One ``BEGIN IMMEDIATE`` transaction under the lock; re-entrant; a storage error
+        becomes :class:`TriageStoreError`."""
+        with self.lock:
+            if self.db.in_transaction:
+                yield self.db
+                return
+            _begin_immediate(self.db, self.path)
+            try:
+                yield self.db
+                self.db.execute("COMMIT")
+            except BaseException as exc:
+                if self.db.in_transaction:
+                    self.db.execute("ROLLBACK")
+                if isinstance(exc, sqlite3.Error):
+                    raise TriageStoreError(f"cannot write the user data file {self.path}: "
+                                           f"{exc}") from exc
+                raise
+
+    def data_version(self) -> int:
+        """SQLite's ``PRAGMA data_version``: changes when another connection commits."""
+        with self.lock:
+            return self.db.execute("PRAGMA data_version").fetchone()[0]
+
+    # -- records ---------------------------------------------------------------------------
+    def records_by_hash(self, sha256: str, root: str, doc: str) -> Iterator[tuple]:
+        """Record rows with this content hash: the one at ``(root, doc)`` first, then those
+        with this ``doc``, then the most recently changed."""
+        return self.db.execute(
+            "SELECT id, sha256, root, doc FROM records WHERE sha256=? ORDER BY"
+            " (root=? AND doc=?) DESC, (doc=?) DESC, updated_at DESC, id DESC",
+            (sha256, root, doc, doc))
+
+    def records_at(self, root: str, doc: str) -> Iterator[tuple]:
+        """Record rows at this path, the most recently changed first."""
+        return self.db.execute(
+            "SELECT id, sha256, root, doc FROM records WHERE root=? AND doc=?"
+            " ORDER BY updated_at DESC, id DESC", (root, doc))
+
+    def record_keys(self) -> Iterator[tuple[str, str, str]]:
+        """``(sha256, root, doc)`` of every record."""
+        return self.db.execute("SELECT sha256, root, doc FROM records")
+
+    def records(self, mark: str | None = None) -> list[tuple[int, str, str, str]]:
+        """``(id, root, doc, sha256)`` of every record (``mark`` given: with that mark
+        value), most recently changed first."""
+        sql = "SELECT id, root, doc, sha256 FROM records"
+        args: tuple = ()
+        if mark is not None:
+            sql, args = sql + " WHERE mark=?", (mark,)
+        return self.db.execute(sql + " ORDER BY updated_at DESC, id DESC", args).fetchall()
+
+    def insert_record(self, sha256: str, root: str, doc: str, now: float) -> int:
+        """A new empty record (in a write transaction); returns its id."""
+        return self.db.execute(
+            "INSERT INTO records(sha256, root, doc, created_at, updated_at)"
+            " VALUES(?,?,?,?,?)", (sha256, root, doc, now, now)).lastrowid
+
+    def touch_record(self, record_id: int, sha256: str, root: str, doc: str,
+                     now: float) -> None:
+        """Set a record's hash, path and change time (in a write transaction)."""
+        self.db.execute("UPDATE records SET sha256=?, root=?, doc=?, updated_at=? WHERE id=?",
+                        (sha256, root, doc, now, record_id))
+
+    def move_records(self, rows: list[tuple[str, str, str, int]]) -> None:
+        """Set ``(sha256, root, doc)`` of each record ``id`` of ``rows`` (in a write
+        transaction), leaving its change time."""
+        self.db.executemany("UPDATE records SET sha256=?, root=?, doc=? WHERE id=?", rows)
+
+    def record(self, record_id: int) -> tuple[str, str, float]:
+        """``(mark value, note, updated_at)`` of a record."""
+        return self.db.execute(
+            "SELECT mark, note, updated_at FROM records WHERE id=?", (record_id,)).fetchone()
+
+    def clips(self, record_id: int) -> list[tuple[int, int, str, str, str, float]]:
+        """``(id, page, page label, section, text, created_at)`` of a record's clips,
+        oldest first."""
+        return self.db.execute(
+            "SELECT id, page, page_label, section, text, created_at FROM clips"
+            " WHERE record_id=? ORDER BY created_at, id", (record_id,)).fetchall()
+
+    def set_mark(self, record_id: int, mark: str) -> None:
+        """Set a record's mark value (in a write transaction)."""
+        self.db.execute("UPDATE records SET mark=? WHERE id=?", (mark, record_id))
+
+    def set_note(self, record_id: int, note: str) -> None:
+        """Set a record's note (in a write transaction)."""
+        self.db.execute("UPDATE records SET note=? WHERE id=?", (note, record_id))
+
+    def insert_clip(self, record_id: int, page: int, page_label: str, section: str,
+                    text: str, now: float) -> int:
+        """Add a clip to a record (in a write transaction; ``page`` 1-based); its id."""
+        return self.db.execute(
+            "INSERT INTO clips(record_id, page, page_label, section, text, created_at)"
+            " VALUES(?,?,?,?,?,?)", (record_id, page, page_label, section, text, now)).lastrowid
+
+    def delete_clip(self, record_id: int, clip_id: int) -> bool:
+        """Delete one clip of a record (in a write transaction); False when none."""
+        return self.db.execute("DELETE FROM clips WHERE id=? AND record_id=?",
+                               (clip_id, record_id)).rowcount > 0
+
+    # -- sessions and history --------------------------------------------------------------
+    def session_state(self, root: str) -> str | None:
+        """The saved session of folder ``root`` (its JSON text), or None."""
+        with self.lock:
+            row = self.db.execute("SELECT state FROM sessions WHERE root=?",
+                                  (root,)).fetchone()
+        return None if row is None else row[0]
+
+    def save_session(self, root: str, state: str) -> None:
+        """Save folder ``root``'s session (JSON text), replacing the previous one."""
+        with self.write() as db:
+            db.execute(
+                "INSERT INTO sessions(root, state, updated_at) VALUES(?,?,?)"
+                " ON CONFLICT(root) DO UPDATE SET state=excluded.state,"
+                " updated_at=excluded.updated_at", (root, state, time.time()))
+
+    def add_history(self, root: str, query: str, limit: int) -> None:
+        """Append ``query`` to folder ``root``'s history (a repeat moves to the end), then
+        keep only its newest ``limit`` queries."""
+        with self.write() as db:
+            db.execute("DELETE FROM history WHERE root=? AND query=?", (root, query))
+            db.execute("INSERT INTO history(root, query, at) VALUES(?,?,?)",
+                       (root, query, time.time()))
+            db.execute("DELETE FROM history WHERE root=? AND id NOT IN (SELECT id FROM"
+                       " history WHERE root=? ORDER BY id DESC LIMIT ?)", (root, root, limit))
+
+    def history(self, root: str, limit: int) -> list[str]:
+        """Folder ``root``'s queries, newest first, at most ``limit``."""
+        with self.lock:
+            return [q for (q,) in self.db.execute(
+                "SELECT query FROM history WHERE root=? ORDER BY id DESC LIMIT ?",
+                (root, limit))]
