@@ -51,7 +51,9 @@ from .help_screen import HelpScreen
 from .messages import (DocumentsLoaded, DocumentVersions, FolderChanged, FolderPresence, HitHighlighted,
                        IndexFinished, IndexProgress, OpenDocument, OpenHit, PaneFocused,
                        ScopeChanged, SearchDone, SearchRequest, SessionLoaded)
-from .reader_pane import ReaderBody, ReaderPane, ReadRequest
+from .read_view import ReadRequest
+from .reader_pane import ReaderPane
+from .reader_widgets import ReaderBody
 from .results_pane import HitTable, ResultsPane
 from .triage_ui import TriageMixin
 

@@ -309,7 +309,8 @@ class TriageMixin:
     def current_session(self):
         """The session to save now (:class:`pdftui.triage.store.Session`)."""
         from ..triage.store import ReaderPosition, Session
-        from .reader_pane import ReaderBody, ReaderPane
+        from .reader_pane import ReaderPane
+        from .reader_widgets import ReaderBody
 
         reader = self.query_one(ReaderPane).view
         position = None

@@ -15,7 +15,10 @@ from pdftui.tui.app import PdftuiApp
 from pdftui.tui.compare_view import CompareScreen
 from pdftui.tui.corpus_pane import CorpusPane, DocList
 from pdftui.tui.help_screen import HelpScreen
-from pdftui.tui.reader_pane import GoToPageScreen, ReaderBody, ReaderPane, ReadRequest
+from pdftui.tui.goto_page import GoToPageScreen
+from pdftui.tui.read_view import ReadRequest
+from pdftui.tui.reader_pane import ReaderPane
+from pdftui.tui.reader_widgets import ReaderBody
 from pdftui.tui.results_pane import HitTable, ResultsPane, short_doc
 
 from ..conftest import TRICKY, shared_file

@@ -10,7 +10,8 @@ from pdftui.tui.corpus_pane import (CorpusPane, DocList, doc_columns, sort_docum
 from pdftui.search.service import Hit, SearchResult
 from pdftui.tui.hit_rows import flat_rows, grouped_rows
 from pdftui.versions import version_groups
-from pdftui.tui.reader_pane import ReaderBody, ReaderPane, TocList
+from pdftui.tui.reader_pane import ReaderPane
+from pdftui.tui.reader_widgets import ReaderBody, TocList
 from pdftui.tui.results_pane import HitTable, ResultsPane, leaf_first
 
 from .conftest import reader_ready, search, settle, wait_for
@@ -396,7 +397,7 @@ def test_a_heading_stands_on_its_own_line_above_its_paragraph(tmp_path):
     page view and in the section view."""
     from pdftui.index import index_folder
     from pdftui.tui.app import PdftuiApp
-    from pdftui.tui.reader_pane import ReadRequest
+    from pdftui.tui.read_view import ReadRequest
 
     from ..conftest import copy_docs
 
@@ -528,7 +529,7 @@ def test_an_excerpt_that_runs_into_the_next_paragraph_targets_the_one_it_starts_
     excerpt ends the Logscale section and runs on into "Macros"; no paragraph held its
     opening, so the reader marked the paragraph with the most query words (Loadpath,
     at the top of the page) and the answer was a screen further down."""
-    from pdftui.tui.reader_pane import find_target
+    from pdftui.tui.read_view import find_target
     from pdftui.tui.render import terms_pattern
 
     paragraphs = ["Loadpath",

@@ -304,7 +304,7 @@ def test_keys_typed_right_after_f_a_g_land_in_the_field_they_open(make_app):
 
     from pdftui.tui.corpus_pane import DocList
     from pdftui.tui.note_editor import NoteScreen
-    from pdftui.tui.reader_pane import GoToPageScreen
+    from pdftui.tui.goto_page import GoToPageScreen
 
     async def go():
         app = make_app()
@@ -423,7 +423,8 @@ def test_brackets_and_esc_bracket_are_keys_never_key_names_typed(make_app):
     assert [k.key for k in keys] == ["escape", "left_square_bracket"]
 
     async def go():
-        from pdftui.tui.reader_pane import ReaderBody, ReaderPane
+        from pdftui.tui.reader_pane import ReaderPane
+        from pdftui.tui.reader_widgets import ReaderBody
 
         app = make_app()
         async with app.run_test(size=(80, 24)) as pilot:

@@ -50,7 +50,8 @@ def test_folder_deleted_then_recreated(tmp_path):
 
 def test_reader_centres_the_match_inside_a_very_long_paragraph(tmp_path):
     from pdftui.index import index_folder
-    from pdftui.tui.reader_pane import ReaderBody, ReaderPane
+    from pdftui.tui.reader_pane import ReaderPane
+    from pdftui.tui.reader_widgets import ReaderBody
     from pdftui.tui.results_pane import ResultsPane
 
     from ..builders import LONG_BLOCK_WORD, build_long_block

@@ -14,7 +14,8 @@ from pdftui.tui.app import PdftuiApp
 from pdftui.tui.corpus_pane import CorpusPane, DocList
 from pdftui.tui.dialogs import ExportScreen
 from pdftui.tui.note_editor import NoteScreen
-from pdftui.tui.reader_pane import ReaderBody, ReaderPane
+from pdftui.tui.reader_pane import ReaderPane
+from pdftui.tui.reader_widgets import ReaderBody
 from pdftui.tui.results_pane import HitTable, ResultsPane
 
 from ..conftest import CORPUS, shared_file
@@ -691,7 +692,7 @@ def test_a_clip_takes_the_paragraph_not_the_heading_or_labels_above_it(make_app,
     """A section opened from a sections hit starts with its heading; a page can start with
     a figure's labels. `y` took that first block ("2.2 Choosing a Value", "60": a trial
     user's clips); it takes the first paragraph of at least 8 words from there."""
-    from pdftui.tui.reader_pane import prose_from
+    from pdftui.tui.read_view import prose_from
 
     blocks = ["2.2 Choosing a Value", "60", "GFS master",
               "The simplest way to choose a value is to have a single acceptor agent."]
