@@ -13,6 +13,8 @@ becomes one error notification titled "<what> failed", the words of
 
 from __future__ import annotations
 
+from operator import attrgetter
+
 from textual.worker import Worker, WorkerState
 
 from ..errors import user_message
@@ -30,7 +32,8 @@ class FailureHandler:
     """Mixin for a Textual node that starts workers (see the module docstring)."""
 
     #: ``{worker group: method name}``; the method is called as ``method(worker, error)``
-    #: instead of the notification.
+    #: instead of the notification (a dotted name reaches an attribute's method:
+    #: ``"triage.load_failed"``).
     FAILURE_HANDLERS: dict[str, str] = {}
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
@@ -40,7 +43,7 @@ class FailureHandler:
         worker, error = event.worker, event.worker.error
         method = self.FAILURE_HANDLERS.get(worker.group)
         if method is not None:
-            getattr(self, method)(worker, error)
+            attrgetter(method)(self)(worker, error)
         else:
             self.report_failure(failure_title(worker), error)
 

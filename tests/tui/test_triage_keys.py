@@ -54,7 +54,7 @@ def test_mark_keys_from_results_documents_and_reader(make_app, tui_index, data_d
             table = app.query_one(HitTable)
             hit = app.query_one(ResultsPane).current_hit()
             await pilot.press("plus")
-            await wait_for(pilot, lambda: app.marks().get(hit.doc) == "keep", what="keep")
+            await wait_for(pilot, lambda: app.main_screen.triage.marks().get(hit.doc) == "keep", what="keep")
             # the mark column of the results shows it
             col = list(table.columns).index("mark")
             assert table.get_cell_at((table.cursor_row, col)).plain == "+"
@@ -65,23 +65,23 @@ def test_mark_keys_from_results_documents_and_reader(make_app, tui_index, data_d
             await wait_for(pilot, lambda: reader.view is not None
                            and app.query_one(ReaderBody).has_focus, what="reader")
             await pilot.press("r")
-            await wait_for(pilot, lambda: app.marks().get(hit.doc) == "to-read")
-            app.show_pane("corpus")
+            await wait_for(pilot, lambda: app.main_screen.triage.marks().get(hit.doc) == "to-read")
+            app.main_screen.show_pane("corpus")
             lst = app.query_one(DocList)
             await wait_for(pilot, lambda: lst.has_focus, what="documents")
             doc = app.query_one(CorpusPane).current_doc()
             await pilot.press("minus")
-            await wait_for(pilot, lambda: app.marks().get(doc) == "skip")
+            await wait_for(pilot, lambda: app.main_screen.triage.marks().get(doc) == "skip")
             prompt = lst.get_option_at_index(lst.highlighted).prompt.plain
             assert prompt[2] == "-"
             await pilot.press("u")
-            await wait_for(pilot, lambda: doc not in app.marks())
+            await wait_for(pilot, lambda: doc not in app.main_screen.triage.marks())
             # filter by mark and sort by mark in the documents pane
             await pilot.press("M")   # keep only
             corpus = app.query_one(CorpusPane)
             await wait_for(pilot, lambda: corpus.mark_filter == "keep")
             shown = {lst.get_option_at_index(i).id for i in range(lst.option_count)}
-            assert shown == {d for d, m in app.marks().items() if m == "keep"}
+            assert shown == {d for d, m in app.main_screen.triage.marks().items() if m == "keep"}
     run(go())
 
 
@@ -100,9 +100,9 @@ def test_note_clip_and_the_keymap(make_app, tui_index, data_dir):
             await pilot.pause(0.2)
             doc, text, page, section = reader.current_paragraph()
             await pilot.press("y")
-            await wait_for(pilot, lambda: app.triage.get(doc) and app.triage[doc].clips,
+            await wait_for(pilot, lambda: app.main_screen.triage.by_doc.get(doc) and app.main_screen.triage.by_doc[doc].clips,
                            what="clip stored")
-            clip = app.triage[doc].clips[0]
+            clip = app.main_screen.triage.by_doc[doc].clips[0]
             assert clip.page == page and clip.text == text and clip.section == section
             # "a" is remapped: it types into the box; Ctrl+N opens the note
             await pilot.press("ctrl+n")
@@ -111,7 +111,7 @@ def test_note_clip_and_the_keymap(make_app, tui_index, data_dir):
             assert text[:30] in str(clips.get_option_at_index(0).prompt)
             await pilot.press(*"worth a re-read")
             await pilot.press("escape")
-            await wait_for(pilot, lambda: app.triage[doc].note == "worth a re-read",
+            await wait_for(pilot, lambda: app.main_screen.triage.by_doc[doc].note == "worth a re-read",
                            what="note saved")
             saved = stored(data_dir, folder, doc)
             assert saved.note == "worth a re-read" and len(saved.clips) == 1
@@ -139,7 +139,7 @@ def test_a_clip_is_deleted_from_the_note_editor_and_can_be_kept_again(make_app, 
         async with app.run_test(size=(100, 30)) as pilot:
             await settle(pilot)
             await search(pilot, "scaled dot-product attention")
-            assert app.current_document()[0] == ATTENTION
+            assert app.main_screen.triage.current_document()[0] == ATTENTION
             await pilot.press("a")
             await wait_for(pilot, lambda: isinstance(app.screen, NoteScreen), what="editor")
             await pilot.press("tab")
@@ -154,7 +154,7 @@ def test_a_clip_is_deleted_from_the_note_editor_and_can_be_kept_again(make_app, 
             assert "deleted" not in str(clips.get_option_at_index(1).prompt)
             assert len(stored(data_dir, folder, ATTENTION).clips) == 2   # not before closing
             await pilot.press("escape")
-            await wait_for(pilot, lambda: [c.id for c in app.triage[ATTENTION].clips]
+            await wait_for(pilot, lambda: [c.id for c in app.main_screen.triage.by_doc[ATTENTION].clips]
                            == [second.id], what="the clip deleted")
             assert any("1 clip deleted" in n.message for n in app._notifications)
     run(go())
@@ -176,8 +176,8 @@ def test_open_without_a_display_copies_path_and_page(make_app, tui_index, monkey
             hit = app.query_one(ResultsPane).current_hit()
             await pilot.press("o")
             await wait_for(pilot, lambda: getattr(app, "last_clipboard", ""), what="clipboard")
-            assert app.last_clipboard == f"{folder / hit.doc}#page={hit.page}"
-            assert app.clipboard == app.last_clipboard
+            assert app.main_screen.triage.last_clipboard == f"{folder / hit.doc}#page={hit.page}"
+            assert app.clipboard == app.main_screen.triage.last_clipboard
             # one notification, naming the path once (it said it twice)
             said = [n.message for n in app._notifications if hit.doc in n.message]
             assert len(said) == 1 and said[0].count(hit.doc) == 1, said
@@ -193,7 +193,7 @@ def test_query_history_and_resume(make_app, data_dir):
             await search(pilot, "euler fonts")
             await search(pilot, "attention heads")
             await pilot.press("s", "p")      # semantic, sections
-            await wait_for(pilot, lambda: app.shown_key == app.search_key())
+            await wait_for(pilot, lambda: app.main_screen.shown_key == app.main_screen.search_key())
             await pilot.press("enter")
             reader = app.query_one(ReaderPane)
             await wait_for(pilot, lambda: reader.view is not None)
@@ -204,11 +204,11 @@ def test_query_history_and_resume(make_app, data_dir):
         async with again.run_test(size=(100, 30)) as pilot:
             await settle(pilot)
             reader = again.query_one(ReaderPane)
-            await wait_for(pilot, lambda: again.search_key().query == "attention heads"
+            await wait_for(pilot, lambda: again.main_screen.search_key().query == "attention heads"
                            and reader.view is not None, what="session restored")
-            assert (again.mode, again.granularity) == ("semantic", "section")
+            assert (again.main_screen.mode, again.main_screen.granularity) == ("semantic", "section")
             assert (reader.view.request.doc, reader.view.page) == (doc, page)
-            await wait_for(pilot, lambda: again.shown_key == again.search_key())
+            await wait_for(pilot, lambda: again.main_screen.shown_key == again.main_screen.search_key())
             # Up / Down in the box walk the history
             box = again.query_one("#query")
             again.action_focus_search()
@@ -249,11 +249,11 @@ def test_data_dir_reaches_the_tui(tui_index, tmp_path, monkeypatch, how):
     async def go():
         async with app.run_test(size=(100, 30)) as pilot:
             await settle(pilot)
-            app.show_pane("corpus")
+            app.main_screen.show_pane("corpus")
             await wait_for(pilot, lambda: app.query_one(DocList).has_focus, what="documents")
             doc = app.query_one(CorpusPane).current_doc()
             await pilot.press("plus")
-            await wait_for(pilot, lambda: app.marks().get(doc) == "keep", what="keep")
+            await wait_for(pilot, lambda: app.main_screen.triage.marks().get(doc) == "keep", what="keep")
             await pilot.press("ctrl+q")
         return doc
 
@@ -299,7 +299,7 @@ def test_done_when_scenario_keyboard_only(papers, data_dir, tmp_path, monkeypatc
             await settle(pilot)
             await pilot.press("escape", "k")        # keyword mode (nothing is embedded)
             await pilot.press("slash", *"the", "enter")
-            await wait_for(pilot, lambda: app.shown_key == app.search_key(), what="hits")
+            await wait_for(pilot, lambda: app.main_screen.shown_key == app.main_screen.search_key(), what="hits")
             await pilot.press("d")                  # one row per document
             results = app.query_one(ResultsPane)
             for n in range(5):
@@ -319,8 +319,8 @@ def test_done_when_scenario_keyboard_only(papers, data_dir, tmp_path, monkeypatc
                                and reader.view.request.doc == row.doc
                                and app.query_one(ReaderBody).has_focus, what="reader")
                 await pilot.press("y")               # clip a passage
-                await wait_for(pilot, lambda: app.triage.get(row.doc) is not None
-                               and app.triage[row.doc].clips, what="clip")
+                await wait_for(pilot, lambda: app.main_screen.triage.by_doc.get(row.doc) is not None
+                               and app.main_screen.triage.by_doc[row.doc].clips, what="clip")
                 await pilot.press("escape")          # back to the results
                 await wait_for(pilot, lambda: app.query_one(HitTable).has_focus)
                 if n == 4:
@@ -332,7 +332,7 @@ def test_done_when_scenario_keyboard_only(papers, data_dir, tmp_path, monkeypatc
                 while results.current_row().kind != "doc":
                     assert table.cursor_row < table.row_count - 1, "fewer than 5 documents"
                     await pilot.press("down")
-            await wait_for(pilot, lambda: all(app.triage[d].note for d in kept),
+            await wait_for(pilot, lambda: all(app.main_screen.triage.by_doc[d].note for d in kept),
                            what="notes saved")
             await pilot.press("q")
         assert not app.is_running
@@ -342,13 +342,13 @@ def test_done_when_scenario_keyboard_only(papers, data_dir, tmp_path, monkeypatc
         app = make()
         async with app.run_test(size=(100, 30)) as pilot:
             await settle(pilot)
-            await wait_for(pilot, lambda: app.search_key().query == "the"
-                           and app.shown_key == app.search_key(), what="query restored")
-            assert app.mode == "keyword"
-            await wait_for(pilot, lambda: sorted(d for d, m in app.marks().items()
+            await wait_for(pilot, lambda: app.main_screen.search_key().query == "the"
+                           and app.main_screen.shown_key == app.main_screen.search_key(), what="query restored")
+            assert app.main_screen.mode == "keyword"
+            await wait_for(pilot, lambda: sorted(d for d, m in app.main_screen.triage.marks().items()
                                                  if m == "keep") == sorted(kept))
             for doc in kept:
-                t = app.triage[doc]
+                t = app.main_screen.triage.by_doc[doc]
                 assert t.note.startswith("note on ") and t.clips and t.clips[0].page >= 1
             reader = app.query_one(ReaderPane)
             await wait_for(pilot, lambda: reader.view is not None
@@ -401,14 +401,14 @@ def test_star_scopes_the_search_to_marked_documents(make_app, tui_index, data_di
             results = app.query_one(ResultsPane)
             for want in ({ATTENTION}, {"texlive-euler.pdf"}):
                 await pilot.press("asterisk")
-                await wait_for(pilot, lambda: set(app.scope) == want
-                               and app.shown_key == app.search_key()
+                await wait_for(pilot, lambda: set(app.main_screen.scope) == want
+                               and app.main_screen.shown_key == app.main_screen.search_key()
                                and results.result is not None
                                and results.result.coverage["total"] == 1,
                                what=f"scope {want}")
                 assert {h.doc for h in results.hits} == want
             await pilot.press("asterisk")
-            await wait_for(pilot, lambda: app.scope == () and app.shown_key == app.search_key()
+            await wait_for(pilot, lambda: app.main_screen.scope == () and app.main_screen.shown_key == app.main_screen.search_key()
                            and results.result.coverage["total"] == 4, what="whole folder")
     run(go())
 
@@ -425,7 +425,7 @@ def test_sort_key_orders_the_documents(make_app, tui_index, data_dir):
             await settle(pilot)
             await pilot.press("escape")
             lst = app.query_one(DocList)
-            await wait_for(pilot, lambda: lst.has_focus and app.marks(), what="documents")
+            await wait_for(pilot, lambda: lst.has_focus and app.main_screen.triage.marks(), what="documents")
             corpus = app.query_one(CorpusPane)
 
             def shown() -> list[str]:
@@ -438,7 +438,7 @@ def test_sort_key_orders_the_documents(make_app, tui_index, data_dir):
             assert titles == sorted(titles)
             await pilot.press("S", "S")
             assert corpus.sort == "year"
-            years = {d.doc: d.year for d in app.documents}
+            years = {d.doc: d.year for d in app.main_screen.folder.documents}
             dated = [years[d] for d in shown() if years.get(d)]
             assert dated == sorted(dated, reverse=True) and len(dated) >= 3
             await pilot.press("S")
@@ -475,7 +475,7 @@ def test_open_in_viewer_never_blocks_and_shows_a_failing_viewer(make_app, tmp_pa
             try:
                 # the viewer still runs, and keys are handled
                 await pilot.press("s")
-                await wait_for(pilot, lambda: app.mode == "semantic", what="mode key")
+                await wait_for(pilot, lambda: app.main_screen.mode == "semantic", what="mode key")
                 os.kill(pid, 0)   # still running: nothing waited for it
                 assert args.read_text().strip() == \
                     f"{app.root}/{hit.doc}|{hit.page}"
@@ -545,7 +545,7 @@ def test_export_dialog_offers_the_documents_folder_then_the_last_export(make_app
             await pilot.pause()
             assert path.value == str(out)   # a file typed is kept when the format changes
             await pilot.press("enter")
-            await wait_for(pilot, lambda: out.exists() and app.last_export == str(out),
+            await wait_for(pilot, lambda: out.exists() and app.main_screen.triage.last_export == str(out),
                            what="the export written")
             await pilot.press("ctrl+q")
 
@@ -553,7 +553,7 @@ def test_export_dialog_offers_the_documents_folder_then_the_last_export(make_app
         app = make_app()
         async with app.run_test(size=(80, 24)) as pilot:
             await settle(pilot)
-            await wait_for(pilot, lambda: app.last_export == str(out), what="session")
+            await wait_for(pilot, lambda: app.main_screen.triage.last_export == str(out), what="session")
             await pilot.press("escape", "e")
             await wait_for(pilot, lambda: isinstance(app.screen, ExportScreen))
             assert app.screen.query_one("#export-path").value == str(out)
@@ -575,10 +575,10 @@ def test_a_note_needs_something_to_attach_to(make_app, data_dir):
         async with app.run_test(size=(80, 24)) as pilot:
             await settle(pilot)
             await search(pilot, "attention")
-            app.show_pane("reader")            # nothing open in the reader
+            app.main_screen.show_pane("reader")            # nothing open in the reader
             await pilot.pause(0.1)
             assert app.query_one(ReaderPane).view is None
-            assert app._current_pane() == "reader"
+            assert app.main_screen.current_pane() == "reader"
             await pilot.press("a")
             await pilot.pause(0.2)
             assert not isinstance(app.screen, NoteScreen)
@@ -586,8 +586,8 @@ def test_a_note_needs_something_to_attach_to(make_app, data_dir):
             assert any("select a hit or a document, or open a page" in m for m in said), said
             await pilot.press("plus")          # nor is a mark set on an unseen hit
             await pilot.pause(0.2)
-            assert not app.marks()
-            app.show_pane("results")
+            assert not app.main_screen.triage.marks()
+            app.main_screen.show_pane("results")
             await wait_for(pilot, lambda: isinstance(app.focused, HitTable), what="results")
             await pilot.press("a")
             await wait_for(pilot, lambda: isinstance(app.screen, NoteScreen), what="editor")
@@ -623,9 +623,9 @@ def test_export_dialog_offers_all_documents_and_says_enter_and_esc(make_app, tmp
             path.focus()
             await pilot.press("enter")
             await wait_for(pilot, lambda: out.exists(), what="the export written")
-            assert len(app.documents) == 4
+            assert len(app.main_screen.folder.documents) == 4
             rows = out.read_text(encoding="utf-8").strip().splitlines()
-            assert len(rows) == 1 + len(app.documents), rows
+            assert len(rows) == 1 + len(app.main_screen.folder.documents), rows
     run(go())
 
 
@@ -668,14 +668,14 @@ def test_marks_and_notes_made_by_another_process_show_up(make_app, tui_index, da
         app = make_app()
         async with app.run_test(size=(80, 24)) as pilot:
             await settle(pilot)
-            await wait_for(pilot, lambda: app._triage_version is not None, what="first poll")
-            assert not app.marks()
+            await wait_for(pilot, lambda: app.main_screen.triage.triage_version is not None, what="first poll")
+            assert not app.main_screen.triage.marks()
             with TriageStore(data_dir) as other:         # the second TUI
                 other.set_mark(DocKey.of(folder, ATTENTION), Mark.KEEP)
                 other.set_note(DocKey.of(folder, ATTENTION), "seen elsewhere")
-            await wait_for(pilot, lambda: app.marks().get(ATTENTION) == "keep",
+            await wait_for(pilot, lambda: app.main_screen.triage.marks().get(ATTENTION) == "keep",
                            timeout=10, what="the other process's mark")
-            assert app.triage[ATTENTION].note == "seen elsewhere"
+            assert app.main_screen.triage.by_doc[ATTENTION].note == "seen elsewhere"
             lst = app.query_one(DocList)
             await wait_for(pilot, lambda: "+" in str(lst.get_option_at_index(
                 next(i for i in range(lst.option_count)
@@ -683,7 +683,7 @@ def test_marks_and_notes_made_by_another_process_show_up(make_app, tui_index, da
                 what="the mark in the documents list")
             with TriageStore(data_dir) as other:
                 other.set_mark(DocKey.of(folder, ATTENTION), Mark.NONE)
-            await wait_for(pilot, lambda: ATTENTION not in app.marks(), timeout=10,
+            await wait_for(pilot, lambda: ATTENTION not in app.main_screen.triage.marks(), timeout=10,
                            what="the mark cleared elsewhere")
     run(go())
 
