@@ -21,11 +21,10 @@ from typing import TYPE_CHECKING
 from textual import events
 from textual.app import App, SystemCommand
 from textual.screen import Screen
-from textual.worker import WorkerState
 
-from ..errors import user_message
 from ..text import clean_text
-from .actions import bindings, full_keymap, help_groups, key_label, palette_actions
+from .actions import (bindings, full_keymap, help_groups, key_label, keymap_from_env,
+                      palette_actions)
 from .corpus_pane import CorpusPane, DocList
 from .data import LibraryGate
 from .dialogs import ConfirmQuitScreen
@@ -43,15 +42,6 @@ if TYPE_CHECKING:
 
 #: Seconds of quiet typing before a search-as-you-type runs.
 DEBOUNCE_S = 0.25
-
-
-def _keymap_from_env() -> dict[str, str]:
-    out = {}
-    for item in os.environ.get("PDFTUI_KEYMAP", "").split(","):
-        if "=" in item:
-            k, v = item.split("=", 1)
-            out[k.strip()] = v.strip()
-    return out
 
 
 class PdftuiApp(App):
@@ -94,7 +84,7 @@ class PdftuiApp(App):
         self.gate = LibraryGate(self.root, cache_dir)
         self.debounce = debounce
         self.data_dir = data_dir
-        self._keymap = full_keymap({**_keymap_from_env(), **(keymap or {})})
+        self._keymap = full_keymap({**keymap_from_env(), **(keymap or {})})
         self.keys = KeyRouter(self)
         self._main_screen: MainScreen | None = None   # made when the app starts
         self.sub_title = clean_text(Path(self.root).name)
@@ -261,26 +251,9 @@ class PdftuiApp(App):
         self.call_after_refresh(self.run_action, action.action, target)
 
     # -- quitting -------------------------------------------------------------------------
-    def unsaved_work(self) -> list[str]:
-        """What quitting now would lose or interrupt, one phrase each (empty: nothing, so
-        ``q`` quits without asking)."""
-        out = []
-        main = self.main_screen
-        if main.folder.indexing:
-            out.append("indexing is running (it resumes next time)")
-        gate = main.triage.triage_gate
-        if gate.error is not None:
-            out.append("marks, notes and this session cannot be saved: "
-                       + clean_text(user_message(gate.error))[:120])
-        busy = [w for w in self.workers if w.group in ("triage", "export")
-                and w.state in (WorkerState.PENDING, WorkerState.RUNNING)]
-        if busy:
-            out.append("a mark, note or export is still being written")
-        return out
-
     async def action_request_quit(self) -> None:
         """``q``: quit, asking first when something would be lost (Ctrl+Q never asks)."""
-        lost = self.unsaved_work()
+        lost = self.main_screen.unsaved_work()
         if not lost:
             await self.action_quit()
             return

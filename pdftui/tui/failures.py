@@ -4,8 +4,8 @@ Workers (search, index, reader loads, page images, marks and notes, export, the 
 do not catch and stringify their exceptions: they raise, Textual moves the worker to
 ``WorkerState.ERROR`` (every worker is started with ``exit_on_error=False``, so the app
 never quits on one) and posts ``Worker.StateChanged`` to the node that started it.
-:class:`FailureHandler`, mixed into the app and the widgets that start workers, is that
-node's only handler: a group named in ``FAILURE_HANDLERS`` gets its own reaction (the
+:class:`FailureHandler`, mixed into the main screen and the widgets that start workers, is
+that node's only handler: a group named in ``FAILURE_HANDLERS`` gets its own reaction (the
 search shows it in the results pane, the reader ignores a stale load); every other failure
 becomes one error notification titled "<what> failed", the words of
 :func:`pdftui.errors.user_message` as its message (control characters stripped).

@@ -30,9 +30,10 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Input, Static
 from textual.widgets.input import Selection
-from textual.worker import Worker
+from textual.worker import Worker, WorkerState
 
 from ..errors import user_message
+from ..text import clean_text
 from .compare_view import CompareScreen, author_year, hit_key
 from .corpus_pane import CorpusPane
 from .failures import FailureHandler
@@ -406,6 +407,22 @@ class MainScreen(FailureHandler, Screen):
         self.query_one("#status", Static).update(status_text(
             folder.documents, folder.docs_loaded, folder.index_status, self.scope,
             self.scope_mark, titles, self.app.size.width))
+
+    def unsaved_work(self) -> list[str]:
+        """What quitting now would lose or interrupt, one phrase each (empty: nothing, so
+        ``q`` quits without asking)."""
+        out = []
+        if self.folder.indexing:
+            out.append("indexing is running (it resumes next time)")
+        gate = self.triage.triage_gate
+        if gate.error is not None:
+            out.append("marks, notes and this session cannot be saved: "
+                       + clean_text(user_message(gate.error))[:120])
+        busy = [w for w in self.app.workers if w.group in ("triage", "export")
+                and w.state in (WorkerState.PENDING, WorkerState.RUNNING)]
+        if busy:
+            out.append("a mark, note or export is still being written")
+        return out
 
     # -- views ----------------------------------------------------------------------------
     @property

@@ -1,8 +1,8 @@
-"""Messages that carry work results from workers and panes to the app.
+"""Messages that carry work results from workers and panes to the main screen.
 
 They are dataclasses (Textual's :class:`~textual.message.Message` calls ``__post_init__``),
 so a message is built like a record. Thread workers never touch widgets: they post one of
-these and the app routes it. :class:`IndexProgress` can replace an older, not yet handled
+these and the main screen routes it. :class:`IndexProgress` can replace an older, not yet handled
 :class:`IndexProgress`, so a burst of progress reports costs one repaint (toolong's habit).
 """
 

@@ -109,21 +109,22 @@ def test_mode_keys_switch_modes(make_app):
     async def go():
         app = make_app()
         async with app.run_test(size=(120, 40)) as pilot:
+            main = app.main_screen
             await settle(pilot)
             await search(pilot, "euler fonts")
             results = app.query_one(ResultsPane)
             for key, mode in (("k", "keyword"), ("s", "semantic"), ("h", "hybrid"),
                               ("1", "keyword"), ("2", "semantic"), ("3", "hybrid")):
                 await pilot.press(key)
-                await wait_for(pilot, lambda: app.main_screen.shown_key == app.main_screen.search_key()
+                await wait_for(pilot, lambda: main.shown_key == main.search_key()
                                and results.result.mode == mode, what=mode)
-                assert app.main_screen.mode == mode
+                assert main.mode == mode
                 if mode == "keyword":
                     assert all(h.semantic_rank is None for h in results.result.hits)
                     assert "semantic" not in str(app.query_one("#coverage").render())
             # Esc in the results never moves into the search box (the next key would
             # edit the query): keys still act
-            query = app.main_screen.search_key().query
+            query = main.search_key().query
             await pilot.press("escape")
             await pilot.pause()
             assert isinstance(app.focused, HitTable)
@@ -141,7 +142,7 @@ def test_mode_keys_switch_modes(make_app):
             reader = await reader_ready(pilot, lambda r: r.view.request.kind == "section")
             assert reader.view.section_id == hit.section_id
             await pilot.press("escape")
-            assert app.main_screen.search_key().query == query
+            assert main.search_key().query == query
     run(go())
 
 
@@ -239,6 +240,7 @@ def test_scope_to_one_document_and_clear(make_app):
     async def go():
         app = make_app()
         async with app.run_test(size=(160, 48)) as pilot:
+            main = app.main_screen
             await settle(pilot)
             await search(pilot, "the")
             assert len({h.doc for h in app.query_one(ResultsPane).hits}) > 1
@@ -249,26 +251,26 @@ def test_scope_to_one_document_and_clear(make_app):
             for _ in range(docs.index("texlive-euler.pdf")):
                 await pilot.press("down")
             await pilot.press("O")
-            await wait_for(pilot, lambda: app.main_screen.scope == ("texlive-euler.pdf",)
-                           and app.main_screen.shown_key == app.main_screen.search_key(), what="scoped result")
+            await wait_for(pilot, lambda: main.scope == ("texlive-euler.pdf",)
+                           and main.shown_key == main.search_key(), what="scoped result")
             data = app.query_one(ResultsPane).result
             assert {h.doc for h in data.hits} == {"texlive-euler.pdf"}
             assert data.coverage["total"] == 1
             assert "scope" in str(app.query_one("#status").render())
             # space adds a second document
             await pilot.press("up", "space")
-            await wait_for(pilot, lambda: len(app.main_screen.scope) == 2 and
-                           app.main_screen.shown_key == app.main_screen.search_key())
+            await wait_for(pilot, lambda: len(main.scope) == 2 and
+                           main.shown_key == main.search_key())
             await pilot.press("x")
-            await wait_for(pilot, lambda: app.main_screen.scope == () and app.main_screen.shown_key == app.main_screen.search_key())
+            await wait_for(pilot, lambda: main.scope == () and main.shown_key == main.search_key())
             assert app.query_one(ResultsPane).result.coverage["total"] == 4
             # x clears the scope from the results pane too
             await pilot.press("O")
-            await wait_for(pilot, lambda: len(app.main_screen.scope) == 1)
+            await wait_for(pilot, lambda: len(main.scope) == 1)
             await pilot.press("tab")  # documents -> results
             await wait_for(pilot, lambda: app.query_one(HitTable).has_focus, what="results")
             await pilot.press("x")
-            await wait_for(pilot, lambda: app.main_screen.scope == ())
+            await wait_for(pilot, lambda: main.scope == ())
             await pilot.press("shift+tab")
             await wait_for(pilot, lambda: lst.has_focus, what="document list focus")
             # the filter narrows the list
@@ -411,6 +413,7 @@ def test_narrow_shows_one_pane_wide_shows_three(make_app):
     async def go():
         app = make_app()
         async with app.run_test(size=(80, 24)) as pilot:
+            main = app.main_screen
             await settle(pilot)
             panes = {n: app.query_one(f"#{n}") for n in ("corpus", "results", "reader")}
             shown = lambda: {n for n, p in panes.items() if p.display and p.region.width}  # noqa: E731
@@ -423,10 +426,10 @@ def test_narrow_shows_one_pane_wide_shows_three(make_app):
             await pilot.press("tab")  # -> documents (never into the search box)
             await pilot.pause()
             assert shown() == {"corpus"} and app.query_one(DocList).has_focus
-            query = app.main_screen.search_key().query
+            query = main.search_key().query
             await pilot.press("tab", "tab", "tab")   # documents -> results -> reader -> documents
             await pilot.pause()
-            assert shown() == {"corpus"} and app.main_screen.search_key().query == query
+            assert shown() == {"corpus"} and main.search_key().query == query
             await pilot.press("escape")
             await pilot.pause()
             assert shown() == {"results"}
@@ -585,7 +588,8 @@ def test_stale_result_is_never_shown(make_app):
             await settle(pilot)
             data = await search(pilot, "euler")
             app.main_screen.post_message(SearchDone(SearchRequest("zorblax", "hybrid", "page"),
-                                        SearchResult("zorblax", "hybrid", "page", {}, 0.0)))
+                                                    SearchResult("zorblax", "hybrid", "page",
+                                                                 {}, 0.0)))
             await pilot.pause(0.1)
             assert app.query_one(ResultsPane).result is data
             # typing fast: only the last query's result lands
@@ -638,14 +642,15 @@ def test_watch_picks_up_new_and_deleted_pdfs(tmp_path, service):
     async def go():
         app = PdftuiApp(folder, cache_dir=tmp_path / "cache", watch=True, show_timings=False)
         async with app.run_test(size=(80, 24)) as pilot:
-            await wait_for(pilot, lambda: len(app.main_screen.folder.documents) == 1 and not app.main_screen.folder.indexing,
-                           timeout=60, what="first index")
+            main = app.main_screen
+            await wait_for(pilot, lambda: len(main.folder.documents) == 1
+                           and not main.folder.indexing, timeout=60, what="first index")
             await pilot.pause(0.3)  # let the watcher start
             shutil.copy(folder / "first.pdf", folder / "second.pdf")
-            await wait_for(pilot, lambda: len(app.main_screen.folder.documents) == 2, timeout=30,
+            await wait_for(pilot, lambda: len(main.folder.documents) == 2, timeout=30,
                            what="new PDF picked up")
             (folder / "first.pdf").unlink()
-            await wait_for(pilot, lambda: [d.doc for d in app.main_screen.folder.documents] == ["second.pdf"],
+            await wait_for(pilot, lambda: [d.doc for d in main.folder.documents] == ["second.pdf"],
                            timeout=30, what="deleted PDF dropped")
     run(go())
 
@@ -765,9 +770,10 @@ def test_long_status_line_ends_in_an_ellipsis_at_80_columns(make_app):
     async def go():
         app = make_app()
         async with app.run_test(size=(80, 24)) as pilot:
+            main = app.main_screen
             await settle(pilot)
-            app.main_screen.scope = (ATTENTION, "arxiv-0908.0054-ultralight-bosonic-dark-matter-cmb.pdf")
-            app.main_screen.update_status()
+            main.scope = (ATTENTION, "arxiv-0908.0054-ultralight-bosonic-dark-matter-cmb.pdf")
+            main.update_status()
             await pilot.pause()
             line = app.query_one("#status").render_line(0).text.rstrip()
             # the names are cut, the hint stays on screen
@@ -1093,6 +1099,7 @@ def test_a_new_query_starts_at_its_first_hit(make_app):
     async def go():
         app = make_app()
         async with app.run_test(size=(80, 24)) as pilot:
+            main = app.main_screen
             await settle(pilot)
             await search(pilot, "attention")
             table = app.query_one(HitTable)
@@ -1102,8 +1109,8 @@ def test_a_new_query_starts_at_its_first_hit(make_app):
             assert table.cursor_row == 2
             await pilot.press("slash", *"byzantine generals", "enter")   # "/" selects the old
             await wait_for(pilot, lambda: app.query_one("#query").value == "byzantine generals"
-                           and app.main_screen.shown_key is not None and app.main_screen.shown_key == app.main_screen.search_key()
-                           and not app.main_screen.last_typing, what="new results")
+                           and main.shown_key is not None and main.shown_key == main.search_key()
+                           and not main.last_typing, what="new results")
             await pilot.pause()
             results = app.query_one(ResultsPane)
             assert table.cursor_row == 0 and results.current_hit() == results.hits[0]

@@ -134,6 +134,7 @@ def test_group_by_document_and_more_hits(make_app):
     async def go():
         app = make_app()
         async with app.run_test(size=(120, 40)) as pilot:
+            main = app.main_screen
             await settle(pilot)
             data = await search(pilot, "the")
             assert len(data.hits) == 20
@@ -156,7 +157,7 @@ def test_group_by_document_and_more_hits(make_app):
             # m: twenty more
             await pilot.press("m")
             await wait_for(pilot, lambda: len(results.hits) > 20
-                           and app.main_screen.shown_key == app.main_screen.search_key(), what="more hits")
+                           and main.shown_key == main.search_key(), what="more hits")
             assert len(results.hits) <= 40 and table.row_count == len(results.hits)
     run(go())
 

@@ -45,17 +45,18 @@ def test_a_40_character_burst_after_slash_lands_in_the_box(make_app):
     async def go():
         app = make_app()
         async with app.run_test(size=(80, 24)) as pilot:
+            main = app.main_screen
             await results_focused(pilot)
             box = app.query_one("#query")
             box.value = ""
-            mode = app.main_screen.mode
+            mode = main.mode
             burst(app, "/" + BURST)
             await wait_for(pilot, lambda: len(box.value) >= len(BURST), timeout=10,
                            what="the burst in the box")
             await pilot.pause(0.2)
             assert box.value == BURST
-            assert app.main_screen.mode == mode   # the "s", "h", "k" of the burst were text, not modes
-            assert app.screen is app.main_screen   # nor "c" (compare) nor "q" (quit)
+            assert main.mode == mode   # the "s", "h", "k" of the burst were text, not modes
+            assert app.screen is main   # nor "c" (compare) nor "q" (quit)
     run(go())
 
 
@@ -74,6 +75,7 @@ def test_editing_keys_in_a_burst_run_in_order(make_app):
     async def go():
         app = make_app()
         async with app.run_test(size=(80, 24)) as pilot:
+            main = app.main_screen
             await results_focused(pilot)
             box = app.query_one("#query")
             send_keys(app, ["slash", "ctrl+u", *"abc"])
@@ -87,7 +89,7 @@ def test_editing_keys_in_a_burst_run_in_order(make_app):
             assert box.value == "xdef"
             # Esc leaves the box at once: the "k" queued after it is the keyword mode
             send_keys(app, ["slash", *"abc", "escape", "k"])
-            await wait_for(pilot, lambda: app.main_screen.mode == "keyword", timeout=5, what="keyword")
+            await wait_for(pilot, lambda: main.mode == "keyword", timeout=5, what="keyword")
             assert box.value == "abc" and isinstance(app.focused, HitTable)
     run(go())
 
@@ -245,21 +247,22 @@ def test_a_query_typed_while_the_last_session_loads_is_kept(make_app, tui_index,
         gate.acquire()   # the user data answers late (a slow disk, a busy writer)
         try:
             async with app.run_test(size=(80, 24)) as pilot:
+                main = app.main_screen
                 await pilot.pause()
                 box = app.query_one("#query")
                 burst(app, "attention heads")
                 await wait_for(pilot, lambda: box.value == "attention heads", what="typed")
                 await pilot.press("enter")
-                await wait_for(pilot, lambda: app.main_screen.shown_key is not None
-                               and app.main_screen.shown_key.query == "attention heads", what="typed query")
+                await wait_for(pilot, lambda: main.shown_key is not None
+                               and main.shown_key.query == "attention heads", what="typed query")
                 gate.release()
                 gate = None
-                await wait_for(pilot, lambda: app.main_screen.triage.session_restored, what="session read")
+                await wait_for(pilot, lambda: main.triage.session_restored, what="session read")
                 await pilot.pause(0.2)
                 assert box.value == "attention heads"
-                assert app.main_screen.search_key().query == "attention heads" and app.main_screen.mode == "hybrid"
+                assert main.search_key().query == "attention heads" and main.mode == "hybrid"
                 # the history came back, the query typed meanwhile the newest
-                assert app.main_screen.triage.history[:2] == ["attention heads", "euler fonts"]
+                assert main.triage.history[:2] == ["attention heads", "euler fonts"]
         finally:
             if gate is not None:
                 gate.release()
@@ -286,10 +289,11 @@ def test_reopening_a_session_puts_the_results_cursor_on_the_hit_read(make_app):
             await pilot.press("ctrl+q")
         app = make_app()
         async with app.run_test(size=(80, 24)) as pilot:
+            main = app.main_screen
             await settle(pilot)
             results = app.query_one(ResultsPane)
-            await wait_for(pilot, lambda: app.main_screen.shown_key is not None
-                           and app.main_screen.shown_key.query == "attention", what="restored results")
+            await wait_for(pilot, lambda: main.shown_key is not None
+                           and main.shown_key.query == "attention", what="restored results")
             await pilot.pause(0.2)
             now = results.current_hit()
             assert (now.doc, now.page) == (hit.doc, hit.page)
@@ -464,9 +468,10 @@ def test_an_unknown_escape_sequence_in_typed_text_is_dropped_whole(make_app):
     async def go():
         app = make_app()
         async with app.run_test(size=(80, 24)) as pilot:
+            main = app.main_screen
             await settle(pilot)
             box = app.query_one("#query")
-            assert app.focused is box and app.main_screen.mode == "hybrid"
+            assert app.focused is box and main.mode == "hybrid"
             for event in parsed(typed):
                 event.set_sender(app)
                 app._driver.send_message(event)
@@ -474,13 +479,13 @@ def test_an_unknown_escape_sequence_in_typed_text_is_dropped_whole(make_app):
             await wait_for(pilot, lambda: box.value == "xpaxos", timeout=5,
                            what=f"xpaxos, not {box.value!r}")
             await pilot.pause(0.2)
-            assert app.main_screen.mode == "hybrid" and app.focused is box
+            assert main.mode == "hybrid" and app.focused is box
             assert box.value == "xpaxos"
             # the mode keys still work where they are keys
             send_keys(app, ["escape", "2"])
-            await wait_for(pilot, lambda: app.main_screen.mode == "semantic", timeout=5, what="semantic")
+            await wait_for(pilot, lambda: main.mode == "semantic", timeout=5, what="semantic")
             send_keys(app, ["h"])
-            await wait_for(pilot, lambda: app.main_screen.mode == "hybrid", timeout=5, what="hybrid")
+            await wait_for(pilot, lambda: main.mode == "hybrid", timeout=5, what="hybrid")
     run(go())
 
 
@@ -493,21 +498,22 @@ def test_text_typed_after_an_opener_that_opens_nothing_runs_no_command(make_app)
     async def go():
         app = make_app()
         async with app.run_test(size=(100, 30)) as pilot:
+            main = app.main_screen
             await results_focused(pilot)
-            app.main_screen.show_pane("reader")
-            await wait_for(pilot, lambda: app.main_screen.current_pane() == "reader", what="reader")
+            main.show_pane("reader")
+            await wait_for(pilot, lambda: main.current_pane() == "reader", what="reader")
             assert app.query_one("#reader").view is None
-            before = (app.main_screen.mode, app.main_screen.granularity, dict(app.main_screen.triage.marks()))
+            before = (main.mode, main.granularity, dict(main.triage.marks()))
             burst(app, "a2 pink")
             await wait_for(pilot, lambda: any("opened no text field: the 6 keys" in n.message
                                               for n in app._notifications), what="the hint")
-            assert (app.main_screen.mode, app.main_screen.granularity, dict(app.main_screen.triage.marks())) == before
-            assert app.screen is app.main_screen and app.query_one("#query").value == \
+            assert (main.mode, main.granularity, dict(main.triage.marks())) == before
+            assert app.screen is main and app.query_one("#query").value == \
                 "attention"
             burst(app, "g2")
             await wait_for(pilot, lambda: any("opened no text field: the 1 key" in n.message
                                               for n in app._notifications), what="g's hint")
-            assert app.main_screen.mode == before[0]
+            assert main.mode == before[0]
             await pilot.press("2")   # on its own, a command as always
-            await wait_for(pilot, lambda: app.main_screen.mode == "semantic", what="semantic mode")
+            await wait_for(pilot, lambda: main.mode == "semantic", what="semantic mode")
     run(go())
