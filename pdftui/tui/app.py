@@ -26,7 +26,7 @@ from ..text import clean_text
 from .actions import (bindings, full_keymap, help_groups, key_label, keymap_from_env,
                       palette_actions)
 from .corpus_pane import CorpusPane, DocList
-from .data import LibraryGate
+from .data import LibraryGate, TriageGate
 from .dialogs import ConfirmQuitScreen
 from .help_screen import HelpScreen
 from .key_router import KeyRouter
@@ -83,7 +83,7 @@ class PdftuiApp(App):
         self._service_lock = asyncio.Lock()
         self.gate = LibraryGate(self.root, cache_dir)
         self.debounce = debounce
-        self.data_dir = data_dir
+        self.triage_gate = TriageGate(data_dir)   # the user data (marks, notes, session)
         self._keymap = full_keymap({**keymap_from_env(), **(keymap or {})})
         self.keys = KeyRouter(self)
         self._main_screen: MainScreen | None = None   # made when the app starts
@@ -91,7 +91,7 @@ class PdftuiApp(App):
 
     def get_default_screen(self) -> MainScreen:
         """The main screen, the bottom of the screen stack."""
-        self._main_screen = MainScreen(self.data_dir)
+        self._main_screen = MainScreen(self.triage_gate)
         return self._main_screen
 
     def on_mount(self) -> None:

@@ -17,7 +17,6 @@ keys are bound on the app (:mod:`.actions`), whose actions call this screen's me
 
 from __future__ import annotations
 
-import os
 import re
 from typing import TYPE_CHECKING
 
@@ -54,6 +53,7 @@ if TYPE_CHECKING:
     from ..search.service import Hit
     from ..triage.store import Session
     from .app import PdftuiApp
+    from .data import TriageGate
 
 PANES = ("search", "corpus", "results", "reader")
 TAB_PANES = ("corpus", "results", "reader")
@@ -81,7 +81,7 @@ class QueryInput(Input):
 class MainScreen(FailureHandler, Screen):
     """The panes, the search box and the status line of the app (its default screen).
 
-    ``data_dir``: the user data (marks, notes, session), see :class:`~.data.TriageGate`.
+    ``triage_gate``: the user data (marks, notes, session), see :class:`~.data.TriageGate`.
     """
 
     app: PdftuiApp
@@ -94,9 +94,9 @@ class MainScreen(FailureHandler, Screen):
                         "triage-load": "triage.load_failed",
                         "session-load": "triage.session_load_failed"}
 
-    def __init__(self, data_dir: str | os.PathLike | None = None) -> None:
+    def __init__(self, triage_gate: TriageGate) -> None:
         super().__init__()
-        self.triage = TriageController(self, data_dir)
+        self.triage = TriageController(self, triage_gate)
         self.folder = FolderSync(self)
         self.scope_mark: str | None = None   # "keep" / "to-read": the scope follows marks
         self.pane_pending: str | None = None   # see show_pane

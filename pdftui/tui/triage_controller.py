@@ -26,6 +26,7 @@ from .messages import SessionLoaded, TriageChanged
 
 if TYPE_CHECKING:
     from ..triage.store import DocKey, DocTriage, Session, TriageStore
+    from .data import TriageGate
     from .dialogs import ExportRequest
     from .main_screen import MainScreen
 
@@ -46,14 +47,12 @@ NEEDS_DOCUMENT = "select a hit or a document, or open a page in the reader first
 
 class TriageController:
     """Marks, notes, clips, export, viewer, session and history for the main screen
-    ``screen``; ``data_dir``: the user data (None: the default, see
-    :class:`~.data.TriageGate`)."""
+    ``screen``; ``triage_gate``: the user data store's gate (:class:`~.data.TriageGate`,
+    the app's)."""
 
-    def __init__(self, screen: MainScreen, data_dir: str | os.PathLike | None) -> None:
-        from .data import TriageGate
-
+    def __init__(self, screen: MainScreen, triage_gate: TriageGate) -> None:
         self.screen = screen
-        self.triage_gate = TriageGate(data_dir)
+        self.triage_gate = triage_gate
         self.by_doc: dict[str, DocTriage] = {}   # doc -> its mark, note and clips
         self.history: list[str] = []         # newest first
         self._history_pos = -1

@@ -243,7 +243,7 @@ def test_a_query_typed_while_the_last_session_loads_is_kept(make_app, tui_index,
 
     async def go():
         app = make_app()
-        gate = app.main_screen.triage.triage_gate._lock
+        gate = app.triage_gate._lock
         gate.acquire()   # the user data answers late (a slow disk, a busy writer)
         try:
             async with app.run_test(size=(80, 24)) as pilot:

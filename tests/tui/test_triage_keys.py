@@ -178,7 +178,7 @@ def test_open_without_a_display_copies_path_and_page(make_app, tui_index, monkey
             await search(pilot, "multi-head attention")
             hit = app.query_one(ResultsPane).current_hit()
             await pilot.press("o")
-            await wait_for(pilot, lambda: getattr(app, "last_clipboard", ""), what="clipboard")
+            await wait_for(pilot, lambda: app.main_screen.triage.last_clipboard, what="clipboard")
             assert app.main_screen.triage.last_clipboard == f"{folder / hit.doc}#page={hit.page}"
             assert app.clipboard == app.main_screen.triage.last_clipboard
             # one notification, naming the path once (it said it twice)
@@ -367,7 +367,7 @@ def test_done_when_scenario_keyboard_only(papers, data_dir, tmp_path, monkeypatc
                 if fmt_keys:
                     await pilot.press("enter", *fmt_keys, "enter")   # open the list, pick
                 await pilot.press("tab", "tab", "enter")            # to the file box, go
-                await wait_for(pilot, lambda: getattr(app, "last_export", "").endswith(ext),
+                await wait_for(pilot, lambda: app.main_screen.triage.last_export.endswith(ext),
                                timeout=30, what=f"{ext} export")
             await pilot.press("ctrl+q")
         md = (folder / "papers-reading-list.md").read_text()   # beside the documents
