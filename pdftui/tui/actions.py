@@ -14,6 +14,7 @@ This module imports only Textual's binding and key helpers, never a pane.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -263,8 +264,18 @@ def full_keymap(keymap: Mapping[str, str]) -> dict[str, str]:
     return out
 
 
+def keymap_from_env() -> dict[str, str]:
+    """The keymap of env ``PDFTUI_KEYMAP`` ("mode.keyword=K,help=f1": action id -> keys)."""
+    out = {}
+    for item in os.environ.get("PDFTUI_KEYMAP", "").split(","):
+        if "=" in item:
+            k, v = item.split("=", 1)
+            out[k.strip()] = v.strip()
+    return out
+
+
 #: Actions whose key opens a text field (the documents filter, the note, go to page, the
-#: export dialog): the keys typed right after it belong to that field (App._route_key).
+#: export dialog): the keys typed right after it belong to that field (:mod:`.key_router`).
 OPENERS = frozenset({"corpus.filter", "note", "reader.goto", "export"})
 
 

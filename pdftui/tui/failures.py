@@ -4,14 +4,16 @@ Workers (search, index, reader loads, page images, marks and notes, export, the 
 do not catch and stringify their exceptions: they raise, Textual moves the worker to
 ``WorkerState.ERROR`` (every worker is started with ``exit_on_error=False``, so the app
 never quits on one) and posts ``Worker.StateChanged`` to the node that started it.
-:class:`FailureHandler`, mixed into the app and the widgets that start workers, is that
-node's only handler: a group named in ``FAILURE_HANDLERS`` gets its own reaction (the
+:class:`FailureHandler`, mixed into the main screen and the widgets that start workers, is
+that node's only handler: a group named in ``FAILURE_HANDLERS`` gets its own reaction (the
 search shows it in the results pane, the reader ignores a stale load); every other failure
 becomes one error notification titled "<what> failed", the words of
 :func:`pdftui.errors.user_message` as its message (control characters stripped).
 """
 
 from __future__ import annotations
+
+from operator import attrgetter
 
 from textual.worker import Worker, WorkerState
 
@@ -30,7 +32,8 @@ class FailureHandler:
     """Mixin for a Textual node that starts workers (see the module docstring)."""
 
     #: ``{worker group: method name}``; the method is called as ``method(worker, error)``
-    #: instead of the notification.
+    #: instead of the notification (a dotted name reaches an attribute's method:
+    #: ``"triage.load_failed"``).
     FAILURE_HANDLERS: dict[str, str] = {}
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
@@ -40,7 +43,7 @@ class FailureHandler:
         worker, error = event.worker, event.worker.error
         method = self.FAILURE_HANDLERS.get(worker.group)
         if method is not None:
-            getattr(self, method)(worker, error)
+            attrgetter(method)(self)(worker, error)
         else:
             self.report_failure(failure_title(worker), error)
 

@@ -1,21 +1,24 @@
-"""Messages that carry work results from workers and panes to the app.
+"""Messages that carry work results from workers and panes to the main screen.
 
 They are dataclasses (Textual's :class:`~textual.message.Message` calls ``__post_init__``),
 so a message is built like a record. Thread workers never touch widgets: they post one of
-these and the app routes it. :class:`IndexProgress` can replace an older, not yet handled
+these and the main screen routes it. :class:`IndexProgress` can replace an older, not yet handled
 :class:`IndexProgress`, so a burst of progress reports costs one repaint (toolong's habit).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from textual.message import Message
 
 if TYPE_CHECKING:   # the service, the indexer (and numpy) load when used, not with the UI
     from ..index import IndexSummary, Progress
+    from ..library import DocumentInfo
     from ..search.service import Hit, SearchResult
+    from ..triage.store import DocTriage, Session
+    from ..versions import VersionGroups
 
 
 @dataclass
@@ -47,17 +50,17 @@ class DocumentsLoaded(Message):
     the name shown for each (``title_keys``) and their version groups
     (``pdftui.versions.version_groups``) when the loader computed them off the UI thread."""
 
-    documents: list = field(default_factory=list)
-    names: dict | None = None
-    versions: dict | None = None
+    documents: list[DocumentInfo] = field(default_factory=list)
+    names: dict[str, str] | None = None
+    versions: VersionGroups | None = None
 
 
 @dataclass
 class DocumentVersions(Message):
     """The version groups (``pdftui.versions.version_groups``) of a document list just loaded."""
 
-    documents: list = field(default_factory=list)
-    versions: dict = field(default_factory=dict)
+    documents: list[DocumentInfo] = field(default_factory=list)
+    versions: VersionGroups = field(default_factory=dict)
 
 
 @dataclass
@@ -142,7 +145,7 @@ class TriageChanged(Message):
     ``message`` is said in a notification."""
 
     doc: str
-    triage: Any
+    triage: DocTriage
     message: str = ""
 
 
@@ -150,5 +153,5 @@ class TriageChanged(Message):
 class SessionLoaded(Message):
     """The folder's last session (``Session`` or None) and its query history (newest first)."""
 
-    session: Any
+    session: Session | None
     history: list[str] = field(default_factory=list)

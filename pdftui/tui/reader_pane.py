@@ -9,425 +9,47 @@ the previous/next section; ``v`` toggles between the page and the whole enclosin
 (app bindings) go to the next/previous hit in this document.
 
 All cache reads run in a thread worker (:class:`~pdftui.tui.data.LibraryGate`); the worker
-posts :class:`ReaderPane.Loaded` and only the UI thread touches widgets.
+posts :class:`ReaderPane.Loaded` and only the UI thread touches widgets. What is read
+(:mod:`.read_view`), the pane's widgets (:mod:`.reader_widgets`) and the go-to-page dialog
+(:mod:`.goto_page`) are modules of their own.
 """
 
 from __future__ import annotations
 
-import bisect
 import os
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from rich.text import Text
-from textual import events, on, work
+from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, Vertical
 from textual.message import Message
-from textual.screen import ModalScreen
 from textual.widget import Widget
-from textual.widgets import Input, Label, OptionList, Static
+from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from ..document import Section, innermost
-from ..furniture import tidy
+from ..document import innermost
 from ..headings import split_heading
-from ..preformat import keep_lines, paragraph_positions
 from ..text import clean_text
-from .actions import bindings
 from .failures import FailureHandler
+from .goto_page import GoToPageScreen, label_of, page_for
 from .messages import PaneFocused
-from .page_view import PageShot, PageView
+from .page_view import PageShot
+from .read_view import ReadRequest, ReadView, heading_starts, load_view, prose_from
+from .reader_widgets import ReaderBody, ReaderImage, TocList, toc_prompt
 from .results_pane import short_section
-from .render import count_matches, highlight, literal, page_ref
+from .render import highlight, literal, page_ref
 
 if TYPE_CHECKING:
     from ..search.service import Hit
 
 
-def _collapse(s: str) -> str:
-    return " ".join(clean_text(s).split())
-
-
-def find_target(paragraphs: list[str], excerpt: str = "",
-                pattern: re.Pattern[str] | None = None) -> int | None:
-    """Index of the paragraph that holds ``excerpt`` (a hit's block; an excerpt that runs
-    on into the next paragraph: the one it starts in), else of the first paragraph with
-    the most query matches, else None."""
-    key = _collapse(excerpt).strip().strip("…").strip()   # a centred excerpt opens with …
-    if key:
-        probe = key[:80]
-        flat = [_collapse(p) for p in paragraphs]
-        for i, p in enumerate(flat):
-            if p.startswith(probe):
-                return i
-        for i, p in enumerate(flat):
-            if probe in p:
-                return i
-        # the excerpt crosses a paragraph break: find it in the text read on
-        joined, starts, at = [], [], 0
-        for p in flat:
-            starts.append(at)
-            joined.append(p)
-            at += len(p) + 1
-        found = " ".join(joined).find(probe)
-        if found >= 0:
-            return bisect.bisect_right(starts, found) - 1
-    if pattern is not None:
-        counts = [count_matches(p, pattern) for p in paragraphs]
-        if counts and max(counts) > 0:
-            return counts.index(max(counts))
-    return None
-
-
-def heading_starts(view: "ReadView") -> dict[int, str]:
-    """Paragraph index -> the title of the section that begins at that paragraph (its
-    start block), for the paragraphs of ``view`` whose (page, block) is known."""
-    starts = {(s.start_page, s.start_block): s.title or "" for s in view.sections}
-    if view.request.kind == "section":
-        positions = view.para_pos or []
-    else:
-        positions = [(view.page, b) for b in range(len(view.paragraphs))]
-    return {i: starts[pos] for i, pos in enumerate(positions) if pos in starts}
-
-
-@dataclass
-class ReadRequest:
-    """What to show: a page (``kind="page"``) or a section (``kind="section"``)."""
-
-    doc: str
-    kind: str = "page"
-    page: int = 1
-    excerpt: str = ""
-    section_id: int | None = None
-    block: int | None = None
-    scroll: str = "target"  # "target", "top", "bottom", "before" (see ``before``) or
-    #                          "offset" (``offset`` lines from the top: a resumed session)
-    before: int | None = None  # section id: end the screen where this subsection starts
-    offset: int = 0
-
-
-@dataclass
-class ReadView:
-    """A loaded page or section, ready to render."""
-
-    request: ReadRequest
-    title: str
-    pages: int
-    page: int
-    label: str
-    start_page: int
-    end_page: int
-    paragraphs: list[str]
-    target: int | None
-    section_path: str = ""
-    section_id: int | None = None
-    sections: list[Section] = field(default_factory=list)  # in document order, no text
-    note: str = ""
-    stop: int | None = None  # paragraph where ``request.before`` starts (None: not found)
-    para_pos: list[tuple[int, int]] | None = None  # section view: (page, block) of each
-    home_section: tuple[int | None, str] = (None, "")  # (id, path) of the target's section
-    ocr: bool = False  # some of the text shown was recognised by OCR from a scan
-    target_box: tuple[int, tuple[float, float, float, float]] | None = None  # (page, rect)
-    labels: list[str] = field(default_factory=list)  # printed page labels, page 1 first
-
-    def __post_init__(self) -> None:
-        self.home_section = (self.section_id, self.section_path)
-
-
-def load_view(lib, req: ReadRequest, pattern: re.Pattern[str] | None) -> ReadView:
-    """Read what ``req`` asks for from a :class:`pdftui.library.Library` (worker thread):
-    its section (a section request whose section is found), else its page."""
-    doc = req.doc
-    pages = lib.page_count(doc)
-    page = max(1, min(req.page, pages or 1))
-    note = ""
-    if req.kind == "section":
-        sec = _requested_section(lib, req, page, pattern)
-        if sec is not None:
-            return _section_view(lib, req, sec, pages, page, pattern)
-        note = "no section holds this page; showing the page"
-        req = replace(req, kind="page")
-    return _page_view(lib, req, pages, page, pattern, note)
-
-
-def _requested_section(lib, req: ReadRequest, page: int, pattern: re.Pattern[str] | None):
-    """The section ``req`` names (by id), else the one holding its target block on
-    ``page``; None when no section holds it."""
-    if req.section_id is not None:
-        return lib.section(req.doc, req.section_id)
-    block = req.block
-    if block is None:
-        blocks = [b[4] for b in lib.blocks(req.doc, page)]
-        block = find_target(blocks, req.excerpt, pattern) or 0
-    return lib.section_at(req.doc, page, block)
-
-
-def _section_view(lib, req: ReadRequest, sec, pages: int, page: int,
-                  pattern: re.Pattern[str] | None) -> ReadView:
-    """The view of section ``sec``: its paragraphs, the target paragraph (the block the
-    page view was on, else the excerpt's), where a subsection's text begins
-    (``req.before``) and the target's box on its page."""
-    doc = req.doc
-    sections = lib.sections(doc)
-    paragraphs = [p for p in sec.text.split("\n\n") if p.strip()] or [sec.text]
-    para_pos = paragraph_positions(lib, doc, sec.section_id, sections, len(paragraphs))
-    paragraphs = keep_lines(lib, doc, paragraphs, para_pos)
-    if para_pos:   # without running heads and page numbers, a cut paragraph joined
-        paragraphs, para_pos = tidy(paragraphs, para_pos, lib.furniture(doc))
-    target = None
-    if req.block is not None and para_pos and (req.page, req.block) in para_pos:
-        target = para_pos.index((req.page, req.block))  # where the page view was
-    if target is None:
-        target = find_target(paragraphs, req.excerpt, pattern)
-    stop = None
-    if req.before is not None:
-        # the subsection's heading paragraph, after the parent's own text
-        child = lib.section(doc, req.before).text.split("\n\n")[0].strip()
-        stop = next((k for k in range(1, len(paragraphs))
-                     if paragraphs[k].strip() == child), None)
-    box = None
-    if para_pos and target is not None and 0 <= target < len(para_pos):
-        bpage, bno = para_pos[target]
-        rows = lib.blocks(doc, bpage)
-        box = (bpage, tuple(rows[bno][:4])) if bno < len(rows) else None
-    return ReadView(req, lib.title(doc), pages, page, lib.page_label(doc, page),
-                    sec.start_page, sec.end_page, paragraphs, target, sec.path,
-                    sec.section_id, sections, stop=stop, para_pos=para_pos,
-                    ocr=sec.ocr, target_box=box, labels=lib.page_labels(doc))
-
-
-def _page_view(lib, req: ReadRequest, pages: int, page: int,
-               pattern: re.Pattern[str] | None, note: str) -> ReadView:
-    """The view of ``page``: its blocks (its text's paragraphs when it has none), the
-    target block (``req.block``, else the excerpt's) and the section holding it."""
-    doc = req.doc
-    rows = lib.blocks(doc, page)
-    blocks = [b[4] for b in rows]
-    paragraphs = blocks or [p for p in lib.page(doc, page).text.split("\n\n") if p.strip()]
-    target = req.block if req.block is not None and req.block < len(paragraphs) else \
-        find_target(paragraphs, req.excerpt, pattern)
-    if blocks:
-        paragraphs = keep_lines(lib, doc, paragraphs, [(page, b) for b in range(len(blocks))])
-    sec = lib.section_at(doc, page, target or 0)
-    box = (page, tuple(rows[target][:4])) if rows and target is not None \
-        and 0 <= target < len(rows) else None
-    return ReadView(req, lib.title(doc), pages, page, lib.page_label(doc, page), page, page,
-                    paragraphs, target, sec.path if sec else "",
-                    sec.section_id if sec else None, lib.sections(doc), note,
-                    ocr=lib.ocr_in(lib.content_id(doc), page, page),
-                    target_box=box, labels=lib.page_labels(doc))
-
-
-def label_of(labels: list[str], page: int) -> str:
-    """The printed label of ``page`` (1-based) in ``labels`` ('' when unknown)."""
-    return labels[page - 1] if 0 < page <= len(labels) else ""
-
-
-def page_for(text: str, pages: int, labels: list[str]) -> int | None:
-    """The page (1-based) that ``text`` typed into "go to page" names: digits are the
-    page number (the first number of "38 (34)"), a value in parentheses ("(34)") or any
-    other value ("xii", "A-3") a printed label (case ignored); None when no page has it
-    or the number is out of 1..``pages``."""
-    text = text.strip()
-    if text.isdigit():
-        return int(text) if 1 <= int(text) <= pages else None
-    if len(text) > 2 and text[0] == "(" and text[-1] == ")":
-        text = text[1:-1].strip()
-    key = text.casefold()
-    return next((n for n, lab in enumerate(labels, 1) if key and lab.casefold() == key), None)
-
-
-class GoToPageScreen(ModalScreen[str | None]):
-    """Ask for a page: its number or its printed label (Enter jumps, Esc cancels)."""
-
-    BINDINGS = bindings("goto")
-
-    def __init__(self, pages: int, current: int, label: str = "",
-                 labelled: bool = False) -> None:
-        super().__init__()
-        self.pages = pages
-        self.current = current
-        self.label = label
-        self.labelled = labelled
-
-    def compose(self) -> ComposeResult:
-        with Vertical(id="goto-box"):
-            for line in self.prompt_lines():
-                yield Label(line, classes="goto-line")
-            yield Input(placeholder=str(self.current), id="goto-input")
-            yield Label("Enter jumps · Esc cancels", classes="goto-hint")
-
-    def prompt_lines(self) -> list[str]:
-        """The prompt, in lines that fit the box at 80 columns (50 columns or less)."""
-        lines = [f"Go to page 1-{self.pages} (now {page_ref(self.current, self.label)}):"]
-        if self.labelled:
-            lines.append("a number, or a printed label as (34) or xii")
-        return lines
-
-    @on(Input.Submitted)
-    def _submit(self, event: Input.Submitted) -> None:
-        event.stop()
-        self.dismiss(event.value.strip() or None)
-
-    def action_cancel(self) -> None:
-        """Close without jumping."""
-        self.dismiss(None)
-
-
-def toc_prompt(section: Section, label: str = "") -> Text:
-    """A table-of-contents line: the title indented by its level, then its page."""
-    level = max(0, int(section.level or 1) - 1)
-    out = Text("  " * min(level, 6), no_wrap=True, overflow="ellipsis")
-    out.append_text(literal(section.title or "(untitled)",
-                            style="bold" if level == 0 else ""))
-    out.append(f"  {page_ref(section.start_page, label)}", style="dim")
-    return out
-
 
 #: What the reader says while nothing is open (true before a query too: no hit yet).
 NOTHING_OPEN = ("Nothing open: Enter reads the document (or hit) under the cursor; "
                 "/ searches.")
-
-#: Keys the contents list keeps for itself (moving through it, Enter reads the entry).
-_LIST_KEYS = frozenset({"up", "down", "pageup", "pagedown", "home", "end", "enter"})
-
-
-class TocList(OptionList):
-    """The document's table of contents (outline or detected sections); Enter reads the
-    highlighted section, Esc goes back to the text, ``t`` hides the list.
-
-    The reader's other keys (← → [ ] v i g y ...) work here as in the text, so none of
-    them falls through to the search box; ↑ ↓ PgUp PgDn Home End move through the list.
-    """
-
-    BINDINGS = [Binding("escape", "leave", "Text", id="toc.leave")] + [
-        b for b in bindings("reader") if not set(b.key.split(",")) & _LIST_KEYS]
-
-    @property
-    def reader(self) -> "ReaderPane | None":
-        """The reader pane holding this list."""
-        return next((a for a in self.ancestors if isinstance(a, ReaderPane)), None)
-
-    def action_pane(self, name: str) -> None:
-        """Run the reader pane's action ``name``."""
-        if self.reader is not None:
-            getattr(self.reader, f"action_{name}")()
-
-    def action_leave(self) -> None:
-        """Back to the text, the list stays shown."""
-        if self.reader is not None:
-            self.reader.focus_main()
-
-
-class ReaderBody(VerticalScroll, can_focus=True):
-    """The scrolling text of the reader, holding the reader's keys."""
-
-    BINDINGS = bindings("reader")
-
-    def action_pane(self, name: str) -> None:
-        """Run the reader pane's action ``name``."""
-        self.user_moved()
-        getattr(self.reader, f"action_{name}")()
-
-    @property
-    def reader(self) -> "ReaderPane | None":
-        """The reader pane holding this body."""
-        return next((a for a in self.ancestors if isinstance(a, ReaderPane)), None)
-
-    def on_resize(self, _event: events.Resize) -> None:
-        if self.reader is not None:
-            self.reader.keep_placed()
-
-    def user_moved(self) -> None:
-        """The reader scrolled the text: a later resize keeps the position, not the match."""
-        if self.reader is not None:
-            self.reader.forget_placed()
-
-    # the handlers below only note the move (Textual runs Widget's own handler too)
-    def on_mouse_scroll_down(self, _event: events.MouseScrollDown) -> None:
-        self.user_moved()
-
-    def on_mouse_scroll_up(self, _event: events.MouseScrollUp) -> None:
-        self.user_moved()
-
-    def on_scroll_to(self, _message) -> None:
-        self.user_moved()
-
-    def on_scroll_up(self, _message) -> None:
-        self.user_moved()
-
-    def on_scroll_down(self, _message) -> None:
-        self.user_moved()
-
-    def action_scroll_up(self) -> None:
-        self.user_moved()
-        super().action_scroll_up()
-
-    def action_scroll_down(self) -> None:
-        self.user_moved()
-        super().action_scroll_down()
-
-    def action_scroll_home(self) -> None:
-        self.user_moved()
-        super().action_scroll_home()
-
-    def action_scroll_end(self) -> None:
-        self.user_moved()
-        super().action_scroll_end()
-
-    def action_page_up(self) -> None:
-        self.user_moved()
-        super().action_page_up()
-
-    def action_page_down(self) -> None:
-        self.user_moved()
-        super().action_page_down()
-
-    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
-        super().watch_scroll_y(old_value, new_value)
-        if round(old_value) != round(new_value) and self.reader is not None:
-            self.reader.follow_scroll()
-
-    def top_paragraph(self) -> int:
-        """Index of the first paragraph visible at the top (0 when none)."""
-        y = self.scroll_y
-        for i, w in enumerate(self.query(".para")):
-            if w.virtual_region.bottom > y:
-                return i
-        return 0
-
-
-class ReaderImage(PageView):
-    """The image view of the reader, holding the reader's keys (pages, sections, ``i``)
-    and its own (zoom, pan)."""
-
-    BINDINGS = bindings("reader") + bindings("image")
-
-    def action_pane(self, name: str) -> None:
-        """Run the reader pane's action ``name``."""
-        pane = next((a for a in self.ancestors if isinstance(a, ReaderPane)), None)
-        if pane is not None:
-            getattr(pane, f"action_{name}")()
-
-
-#: A block of fewer words is a heading, a figure's label or an axis tick, not a passage a
-#: clip should take; and how many blocks on a clip looks for the paragraph after it.
-CLIP_MIN_WORDS = 8
-CLIP_LOOKAHEAD = 12
-
-
-def prose_from(paragraphs: list[str], index: int) -> int:
-    """``index``, or the first block after it (within :data:`CLIP_LOOKAHEAD`) holding at
-    least :data:`CLIP_MIN_WORDS` words when ``paragraphs[index]`` is shorter: a heading
-    ("2.2 Choosing a Value") or a figure's labels ("GFS master", "60") at the top of the
-    screen clip the paragraph that follows them. ``index`` itself when none is longer."""
-    for j in range(index, min(len(paragraphs), index + CLIP_LOOKAHEAD)):
-        if len(paragraphs[j].split()) >= CLIP_MIN_WORDS:
-            return j
-    return index
 
 
 class ReaderPane(FailureHandler, Vertical):

@@ -139,8 +139,8 @@ async def wait_for(pilot, cond, timeout: float = 30.0, what: str = "condition") 
 
 async def settle(pilot) -> None:
     """Wait until the app is idle: documents loaded, background indexing finished."""
-    app = pilot.app
-    await wait_for(pilot, lambda: app.documents and not app._indexing, what="startup")
+    folder = pilot.app.main_screen.folder
+    await wait_for(pilot, lambda: folder.documents and not folder.indexing, what="startup")
     await pilot.pause()
 
 
@@ -157,8 +157,9 @@ async def search(pilot, text: str, submit: bool = True) -> dict:
     if submit:
         await pilot.press("enter")
     results = app.query_one(ResultsPane)
-    await wait_for(pilot, lambda: app.shown_key is not None
-                   and app.shown_key == app.search_key(), what=f"results for {text!r}")
+    main = app.main_screen
+    await wait_for(pilot, lambda: main.shown_key is not None
+                   and main.shown_key == main.search_key(), what=f"results for {text!r}")
     await pilot.pause()
     return results.result
 

@@ -15,7 +15,10 @@ from pdftui.tui.app import PdftuiApp
 from pdftui.tui.compare_view import CompareScreen
 from pdftui.tui.corpus_pane import CorpusPane, DocList
 from pdftui.tui.help_screen import HelpScreen
-from pdftui.tui.reader_pane import GoToPageScreen, ReaderBody, ReaderPane, ReadRequest
+from pdftui.tui.goto_page import GoToPageScreen
+from pdftui.tui.read_view import ReadRequest
+from pdftui.tui.reader_pane import ReaderPane
+from pdftui.tui.reader_widgets import ReaderBody
 from pdftui.tui.results_pane import HitTable, ResultsPane, short_doc
 
 from ..conftest import TRICKY, shared_file
@@ -40,7 +43,7 @@ async def attention_reader(pilot):
     reader = pilot.app.query_one(ReaderPane)
     reader.request(ReadRequest(ATTENTION, "section", 1))
     reader = await reader_ready(pilot)
-    pilot.app.show_pane("reader")
+    pilot.app.main_screen.show_pane("reader")
     return reader
 
 
@@ -106,21 +109,22 @@ def test_mode_keys_switch_modes(make_app):
     async def go():
         app = make_app()
         async with app.run_test(size=(120, 40)) as pilot:
+            main = app.main_screen
             await settle(pilot)
             await search(pilot, "euler fonts")
             results = app.query_one(ResultsPane)
             for key, mode in (("k", "keyword"), ("s", "semantic"), ("h", "hybrid"),
                               ("1", "keyword"), ("2", "semantic"), ("3", "hybrid")):
                 await pilot.press(key)
-                await wait_for(pilot, lambda: app.shown_key == app.search_key()
+                await wait_for(pilot, lambda: main.shown_key == main.search_key()
                                and results.result.mode == mode, what=mode)
-                assert app.mode == mode
+                assert main.mode == mode
                 if mode == "keyword":
                     assert all(h.semantic_rank is None for h in results.result.hits)
                     assert "semantic" not in str(app.query_one("#coverage").render())
             # Esc in the results never moves into the search box (the next key would
             # edit the query): keys still act
-            query = app.search_key().query
+            query = main.search_key().query
             await pilot.press("escape")
             await pilot.pause()
             assert isinstance(app.focused, HitTable)
@@ -138,7 +142,7 @@ def test_mode_keys_switch_modes(make_app):
             reader = await reader_ready(pilot, lambda r: r.view.request.kind == "section")
             assert reader.view.section_id == hit.section_id
             await pilot.press("escape")
-            assert app.search_key().query == query
+            assert main.search_key().query == query
     run(go())
 
 
@@ -154,7 +158,7 @@ def test_reader_pages_sections_and_back(make_app):
             hit = app.query_one(ResultsPane).current_hit()
             await pilot.press("enter")
             reader = await reader_ready(pilot)
-            assert app.view == "reader" and isinstance(app.focused, ReaderBody)
+            assert app.main_screen.view == "reader" and isinstance(app.focused, ReaderBody)
             v = reader.view
             assert (v.request.doc, v.page) == (hit.doc, hit.page)
             assert v.target is not None  # the hit block is marked and scrolled to
@@ -203,7 +207,7 @@ def test_reader_pages_sections_and_back(make_app):
             row = table.cursor_row
             await pilot.press("escape")
             await pilot.pause()
-            assert app.view == "results" and isinstance(app.focused, HitTable)
+            assert app.main_screen.view == "results" and isinstance(app.focused, HitTable)
             assert table.cursor_row == row
     run(go())
 
@@ -236,6 +240,7 @@ def test_scope_to_one_document_and_clear(make_app):
     async def go():
         app = make_app()
         async with app.run_test(size=(160, 48)) as pilot:
+            main = app.main_screen
             await settle(pilot)
             await search(pilot, "the")
             assert len({h.doc for h in app.query_one(ResultsPane).hits}) > 1
@@ -246,26 +251,26 @@ def test_scope_to_one_document_and_clear(make_app):
             for _ in range(docs.index("texlive-euler.pdf")):
                 await pilot.press("down")
             await pilot.press("O")
-            await wait_for(pilot, lambda: app.scope == ("texlive-euler.pdf",)
-                           and app.shown_key == app.search_key(), what="scoped result")
+            await wait_for(pilot, lambda: main.scope == ("texlive-euler.pdf",)
+                           and main.shown_key == main.search_key(), what="scoped result")
             data = app.query_one(ResultsPane).result
             assert {h.doc for h in data.hits} == {"texlive-euler.pdf"}
             assert data.coverage["total"] == 1
             assert "scope" in str(app.query_one("#status").render())
             # space adds a second document
             await pilot.press("up", "space")
-            await wait_for(pilot, lambda: len(app.scope) == 2 and
-                           app.shown_key == app.search_key())
+            await wait_for(pilot, lambda: len(main.scope) == 2 and
+                           main.shown_key == main.search_key())
             await pilot.press("x")
-            await wait_for(pilot, lambda: app.scope == () and app.shown_key == app.search_key())
+            await wait_for(pilot, lambda: main.scope == () and main.shown_key == main.search_key())
             assert app.query_one(ResultsPane).result.coverage["total"] == 4
             # x clears the scope from the results pane too
             await pilot.press("O")
-            await wait_for(pilot, lambda: len(app.scope) == 1)
+            await wait_for(pilot, lambda: len(main.scope) == 1)
             await pilot.press("tab")  # documents -> results
             await wait_for(pilot, lambda: app.query_one(HitTable).has_focus, what="results")
             await pilot.press("x")
-            await wait_for(pilot, lambda: app.scope == ())
+            await wait_for(pilot, lambda: main.scope == ())
             await pilot.press("shift+tab")
             await wait_for(pilot, lambda: lst.has_focus, what="document list focus")
             # the filter narrows the list
@@ -316,7 +321,7 @@ def test_compare_view(make_app):
             assert hit is not None and (hit.doc, hit.page) == opened
             await pilot.press("escape")
             await wait_for(pilot, lambda: app.screen is app.main_screen)
-            assert app.view == "results"
+            assert app.main_screen.view == "results"
             await pilot.press("c")
             await wait_for(pilot, lambda: isinstance(app.screen, CompareScreen))
             await pilot.press("escape")
@@ -329,7 +334,7 @@ def test_markup_in_pdf_is_shown_literally(make_app):
         app = make_app()
         async with app.run_test(size=(120, 40)) as pilot:
             await settle(pilot)
-            names = [d.doc for d in app.documents]
+            names = [d.doc for d in app.main_screen.folder.documents]
             assert MARKUP_DOC in names
             data = await search(pilot, "zorblax")
             assert data.hits and data.hits[0].doc == MARKUP_DOC
@@ -408,6 +413,7 @@ def test_narrow_shows_one_pane_wide_shows_three(make_app):
     async def go():
         app = make_app()
         async with app.run_test(size=(80, 24)) as pilot:
+            main = app.main_screen
             await settle(pilot)
             panes = {n: app.query_one(f"#{n}") for n in ("corpus", "results", "reader")}
             shown = lambda: {n for n, p in panes.items() if p.display and p.region.width}  # noqa: E731
@@ -420,10 +426,10 @@ def test_narrow_shows_one_pane_wide_shows_three(make_app):
             await pilot.press("tab")  # -> documents (never into the search box)
             await pilot.pause()
             assert shown() == {"corpus"} and app.query_one(DocList).has_focus
-            query = app.search_key().query
+            query = main.search_key().query
             await pilot.press("tab", "tab", "tab")   # documents -> results -> reader -> documents
             await pilot.pause()
-            assert shown() == {"corpus"} and app.search_key().query == query
+            assert shown() == {"corpus"} and main.search_key().query == query
             await pilot.press("escape")
             await pilot.pause()
             assert shown() == {"results"}
@@ -442,18 +448,18 @@ def test_a_burst_of_tabs_moves_one_pane_per_tab(make_app):
         async with app.run_test(size=(80, 24)) as pilot:
             await settle(pilot)
             await search(pilot, "euler")
-            app.show_pane("corpus")
+            app.main_screen.show_pane("corpus")
             await pilot.pause()
             assert app.query_one(DocList).has_focus
             for _ in range(3):   # no refresh between them
                 app.action_pane(1)
-            assert app._current_pane() == "corpus"
+            assert app.main_screen.current_pane() == "corpus"
             await pilot.pause()
-            assert app.query_one(DocList).has_focus and app.view == "corpus"
+            assert app.query_one(DocList).has_focus and app.main_screen.view == "corpus"
             for _ in range(2):
                 app.action_pane(1)
             await pilot.pause()
-            assert app._current_pane() == "reader" and app.view == "reader"
+            assert app.main_screen.current_pane() == "reader" and app.main_screen.view == "reader"
             app.action_pane(1)       # queued, then "/" before the refresh: the box keeps it
             app.action_focus_search()
             await pilot.pause()
@@ -495,9 +501,9 @@ def test_keymap_remaps_a_binding(make_app):
             await settle(pilot)
             await pilot.press("escape", "k")
             # "k" is no command any more: it does nothing (a hint says so)
-            assert app.mode == "hybrid" and app.query_one("#query").value == ""
+            assert app.main_screen.mode == "hybrid" and app.query_one("#query").value == ""
             await pilot.press("escape", "K")
-            assert app.mode == "keyword"
+            assert app.main_screen.mode == "keyword"
             # a key the results pane repeats for its footer is remapped there too
             await search(pilot, "euler")
             await wait_for(pilot, lambda: app.query_one(HitTable).has_focus, what="results")
@@ -542,7 +548,7 @@ def test_palette_lists_the_documents_actions_and_quit_once(make_app):
             commands["Documents: filter the list"][0].callback()
             await wait_for(pilot, lambda: app.focused is not None
                            and app.focused.id == "corpus-filter", what="filter box")
-            assert app.view == "corpus"
+            assert app.main_screen.view == "corpus"
     run(go())
 
 
@@ -581,8 +587,9 @@ def test_stale_result_is_never_shown(make_app):
         async with app.run_test(size=(120, 40)) as pilot:
             await settle(pilot)
             data = await search(pilot, "euler")
-            app.post_message(SearchDone(SearchRequest("zorblax", "hybrid", "page"),
-                                        SearchResult("zorblax", "hybrid", "page", {}, 0.0)))
+            app.main_screen.post_message(SearchDone(SearchRequest("zorblax", "hybrid", "page"),
+                                                    SearchResult("zorblax", "hybrid", "page",
+                                                                 {}, 0.0)))
             await pilot.pause(0.1)
             assert app.query_one(ResultsPane).result is data
             # typing fast: only the last query's result lands
@@ -591,7 +598,7 @@ def test_stale_result_is_never_shown(make_app):
             box.value = ""
             await pilot.press(*"boson", "backspace", "backspace", "backspace", "backspace",
                               "backspace", *"euler fonts")
-            await wait_for(pilot, lambda: app.shown_key == app.search_key())
+            await wait_for(pilot, lambda: app.main_screen.shown_key == app.main_screen.search_key())
             # typing: the unfinished last word is a prefix
             assert app.query_one(ResultsPane).result.query == "euler fonts*"
     run(go())
@@ -635,14 +642,15 @@ def test_watch_picks_up_new_and_deleted_pdfs(tmp_path, service):
     async def go():
         app = PdftuiApp(folder, cache_dir=tmp_path / "cache", watch=True, show_timings=False)
         async with app.run_test(size=(80, 24)) as pilot:
-            await wait_for(pilot, lambda: len(app.documents) == 1 and not app._indexing,
-                           timeout=60, what="first index")
+            main = app.main_screen
+            await wait_for(pilot, lambda: len(main.folder.documents) == 1
+                           and not main.folder.indexing, timeout=60, what="first index")
             await pilot.pause(0.3)  # let the watcher start
             shutil.copy(folder / "first.pdf", folder / "second.pdf")
-            await wait_for(pilot, lambda: len(app.documents) == 2, timeout=30,
+            await wait_for(pilot, lambda: len(main.folder.documents) == 2, timeout=30,
                            what="new PDF picked up")
             (folder / "first.pdf").unlink()
-            await wait_for(pilot, lambda: [d.doc for d in app.documents] == ["second.pdf"],
+            await wait_for(pilot, lambda: [d.doc for d in main.folder.documents] == ["second.pdf"],
                            timeout=30, what="deleted PDF dropped")
     run(go())
 
@@ -762,9 +770,10 @@ def test_long_status_line_ends_in_an_ellipsis_at_80_columns(make_app):
     async def go():
         app = make_app()
         async with app.run_test(size=(80, 24)) as pilot:
+            main = app.main_screen
             await settle(pilot)
-            app.scope = (ATTENTION, "arxiv-0908.0054-ultralight-bosonic-dark-matter-cmb.pdf")
-            app._update_status()
+            main.scope = (ATTENTION, "arxiv-0908.0054-ultralight-bosonic-dark-matter-cmb.pdf")
+            main.update_status()
             await pilot.pause()
             line = app.query_one("#status").render_line(0).text.rstrip()
             # the names are cut, the hint stays on screen
@@ -977,7 +986,7 @@ def test_the_mode_asked_for_shows_while_semantic_loads(make_app):
             data = await search(pilot, "euler")
             assert NOTHING_OPEN.startswith("Nothing open")
             quick = dataclasses.replace(data, mode="keyword")
-            app.post_message(SearchDone(app.search_key(), quick, True))
+            app.main_screen.post_message(SearchDone(app.main_screen.search_key(), quick, True))
             results = app.query_one(ResultsPane)
             await wait_for(pilot, lambda: results.result is quick, what="provisional hits")
             assert results.border_title == "Results · hybrid (semantic loading) · page"
@@ -1090,6 +1099,7 @@ def test_a_new_query_starts_at_its_first_hit(make_app):
     async def go():
         app = make_app()
         async with app.run_test(size=(80, 24)) as pilot:
+            main = app.main_screen
             await settle(pilot)
             await search(pilot, "attention")
             table = app.query_one(HitTable)
@@ -1099,8 +1109,8 @@ def test_a_new_query_starts_at_its_first_hit(make_app):
             assert table.cursor_row == 2
             await pilot.press("slash", *"byzantine generals", "enter")   # "/" selects the old
             await wait_for(pilot, lambda: app.query_one("#query").value == "byzantine generals"
-                           and app.shown_key is not None and app.shown_key == app.search_key()
-                           and not app._last_typing, what="new results")
+                           and main.shown_key is not None and main.shown_key == main.search_key()
+                           and not main.last_typing, what="new results")
             await pilot.pause()
             results = app.query_one(ResultsPane)
             assert table.cursor_row == 0 and results.current_hit() == results.hits[0]
@@ -1171,16 +1181,16 @@ def test_the_status_says_what_indexing_does_and_clears_when_done(make_app, tui_i
         async with app.run_test(size=(80, 24)) as pilot:
             await settle(pilot)
             assert "scanning" not in status(app) and "checking" not in status(app)
-            app._indexing = True
+            app.main_screen.folder.indexing = True
             for p, said in ((Progress("scan"), "scanning folder"),
                             (Progress("check", docs_total=4), "checking 4 PDFs"),
                             (Progress("verify"), "checking embeddings")):
-                app.post_message(IndexProgress(p))
+                app.main_screen.post_message(IndexProgress(p))
                 await wait_for(pilot, lambda: said in status(app), what=said)
-            app.post_message(IndexProgress(Progress("done")))
+            app.main_screen.post_message(IndexProgress(Progress("done")))
             await wait_for(pilot, lambda: "checking" not in status(app), what="cleared")
             assert "scanning" not in status(app)
-            app._indexing = False
+            app.main_screen.folder.indexing = False
     run(go())
 
 

@@ -10,7 +10,8 @@ from pdftui.tui.corpus_pane import (CorpusPane, DocList, doc_columns, sort_docum
 from pdftui.search.service import Hit, SearchResult
 from pdftui.tui.hit_rows import flat_rows, grouped_rows
 from pdftui.versions import version_groups
-from pdftui.tui.reader_pane import ReaderBody, ReaderPane, TocList
+from pdftui.tui.reader_pane import ReaderPane
+from pdftui.tui.reader_widgets import ReaderBody, TocList
 from pdftui.tui.results_pane import HitTable, ResultsPane, leaf_first
 
 from .conftest import reader_ready, search, settle, wait_for
@@ -48,7 +49,7 @@ def test_the_folder_comes_first_at_every_size(make_app):
                 box = app.query_one("#query")
                 box.focus()
                 box.value = ""
-                await wait_for(pilot, lambda: app.folder_first, what="folder again")
+                await wait_for(pilot, lambda: app.main_screen.folder_first, what="folder again")
                 # quitting with the box empty: the next visit (same data dir) starts with
                 # the folder again, not with the last query run
                 await pilot.press("ctrl+q")
@@ -133,6 +134,7 @@ def test_group_by_document_and_more_hits(make_app):
     async def go():
         app = make_app()
         async with app.run_test(size=(120, 40)) as pilot:
+            main = app.main_screen
             await settle(pilot)
             data = await search(pilot, "the")
             assert len(data.hits) == 20
@@ -155,7 +157,7 @@ def test_group_by_document_and_more_hits(make_app):
             # m: twenty more
             await pilot.press("m")
             await wait_for(pilot, lambda: len(results.hits) > 20
-                           and app.shown_key == app.search_key(), what="more hits")
+                           and main.shown_key == main.search_key(), what="more hits")
             assert len(results.hits) <= 40 and table.row_count == len(results.hits)
     run(go())
 
@@ -247,12 +249,12 @@ def test_the_scope_line_names_titles_and_keeps_its_hint_at_80_columns(make_app):
             for _ in range(docs.index(ATTENTION)):
                 await pilot.press("down")
             await pilot.press("O")
-            await wait_for(pilot, lambda: app.scope == (ATTENTION,), what="scope")
+            await wait_for(pilot, lambda: app.main_screen.scope == (ATTENTION,), what="scope")
             line = str(app.query_one("#status").render())
             assert "scope: Attention Is All You Need  (x clears)" in line
             for _ in range(2):
                 await pilot.press("up", "space")
-            await wait_for(pilot, lambda: len(app.scope) == 3, what="three in scope")
+            await wait_for(pilot, lambda: len(app.main_screen.scope) == 3, what="three in scope")
             line = str(app.query_one("#status").render()).rstrip()
             assert line.endswith("+1  (x clears)") and len(line) <= 78, line
     run(go())
@@ -289,7 +291,7 @@ def test_reader_keys_in_the_contents_are_reader_commands(make_app):
             await wait_for(pilot, lambda: reader.view.page == 2, what="page 2")
             await pilot.press("i")                         # the page image
             await wait_for(pilot, lambda: reader.has_class("-image"), what="image")
-            assert box.value == "" and not box.has_focus and app.shown_key is None
+            assert box.value == "" and not box.has_focus and app.main_screen.shown_key is None
             await pilot.press("i")                         # back to the text
             await wait_for(pilot, lambda: not reader.has_class("-image"))
             # t with the list shown but not focused hides it; t again shows and focuses it
@@ -304,7 +306,7 @@ def test_reader_keys_in_the_contents_are_reader_commands(make_app):
             await pilot.press("right_square_bracket", "g")
             await wait_for(pilot, lambda: len(app.screen_stack) > 1, what="go-to box")
             await pilot.press("escape")
-            assert box.value == "" and app.shown_key is None
+            assert box.value == "" and app.main_screen.shown_key is None
             # Enter on an entry reads that section whole
             if not toc.has_focus:
                 await pilot.press("t", "t")
@@ -396,7 +398,7 @@ def test_a_heading_stands_on_its_own_line_above_its_paragraph(tmp_path):
     page view and in the section view."""
     from pdftui.index import index_folder
     from pdftui.tui.app import PdftuiApp
-    from pdftui.tui.reader_pane import ReadRequest
+    from pdftui.tui.read_view import ReadRequest
 
     from ..conftest import copy_docs
 
@@ -411,7 +413,7 @@ def test_a_heading_stands_on_its_own_line_above_its_paragraph(tmp_path):
         app = PdftuiApp(folder, cache_dir=tmp_path / "cache", index=False, watch=False,
                         show_timings=False)
         async with app.run_test(size=(80, 24)) as pilot:
-            await wait_for(pilot, lambda: app.documents, what="documents")
+            await wait_for(pilot, lambda: app.main_screen.folder.documents, what="documents")
             reader = app.query_one(ReaderPane)
             reader.request(ReadRequest(gfs, "page", 3, scroll="top"))
             await reader_ready(pilot, lambda r: r.view.page == 3)
@@ -528,7 +530,7 @@ def test_an_excerpt_that_runs_into_the_next_paragraph_targets_the_one_it_starts_
     excerpt ends the Logscale section and runs on into "Macros"; no paragraph held its
     opening, so the reader marked the paragraph with the most query words (Loadpath,
     at the top of the page) and the answer was a screen further down."""
-    from pdftui.tui.reader_pane import find_target
+    from pdftui.tui.read_view import find_target
     from pdftui.tui.render import terms_pattern
 
     paragraphs = ["Loadpath",
@@ -590,7 +592,7 @@ def test_a_long_document_list_is_virtual_and_keeps_every_key(make_app, monkeypat
             await settle(pilot)
             pane = app.query_one(CorpusPane)
             lst = pane.query_one(DocList)
-            real = next(d for d in app.documents if d.doc == ATTENTION)
+            real = next(d for d in app.main_screen.folder.documents if d.doc == ATTENTION)
             many = [DocumentInfo(f"lib/paper-{i:05d}.pdf", f"Paper number {i}", 10, "indexed")
                     for i in range(2500)] + [real]
             made.clear()
@@ -625,7 +627,7 @@ def test_a_long_document_list_is_virtual_and_keeps_every_key(make_app, monkeypat
             reader = await reader_ready(pilot, lambda r: r.view.request.doc == ATTENTION)
             assert reader.view.page == 1
             # back to the documents: the cursor stayed; the filter narrows the list
-            app.show_pane("corpus")
+            app.main_screen.show_pane("corpus")
             await wait_for(pilot, lambda: lst.has_focus, what="documents again")
             assert lst.highlighted == len(many) - 1
             await pilot.press("f", *"paper-0012")   # paper-00120 .. 00129
@@ -636,14 +638,14 @@ def test_a_long_document_list_is_virtual_and_keeps_every_key(make_app, monkeypat
             assert "10 of 2501 shown" in str(pane.border_title)
             await pilot.press("down")                 # the box -> the list
             await pilot.press("down", "space")
-            await wait_for(pilot, lambda: app.scope == ("lib/paper-00121.pdf",),
+            await wait_for(pilot, lambda: app.main_screen.scope == ("lib/paper-00121.pdf",),
                            what="the scope")
             assert lst.get_option_at_index(1).prompt.plain.startswith("●")
             await pilot.press("down", "O")
-            await wait_for(pilot, lambda: app.scope == ("lib/paper-00122.pdf",),
+            await wait_for(pilot, lambda: app.main_screen.scope == ("lib/paper-00122.pdf",),
                            what="only this one")
             await pilot.press("x")
-            await wait_for(pilot, lambda: app.scope == (), what="scope cleared")
+            await wait_for(pilot, lambda: app.main_screen.scope == (), what="scope cleared")
             # a click on a row opens it
             filt = pane.query_one("#corpus-filter")
             filt.value = "attention"

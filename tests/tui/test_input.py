@@ -45,17 +45,18 @@ def test_a_40_character_burst_after_slash_lands_in_the_box(make_app):
     async def go():
         app = make_app()
         async with app.run_test(size=(80, 24)) as pilot:
+            main = app.main_screen
             await results_focused(pilot)
             box = app.query_one("#query")
             box.value = ""
-            mode = app.mode
+            mode = main.mode
             burst(app, "/" + BURST)
             await wait_for(pilot, lambda: len(box.value) >= len(BURST), timeout=10,
                            what="the burst in the box")
             await pilot.pause(0.2)
             assert box.value == BURST
-            assert app.mode == mode   # the "s", "h", "k" of the burst were text, not modes
-            assert app.screen is app.main_screen   # nor "c" (compare) nor "q" (quit)
+            assert main.mode == mode   # the "s", "h", "k" of the burst were text, not modes
+            assert app.screen is main   # nor "c" (compare) nor "q" (quit)
     run(go())
 
 
@@ -74,6 +75,7 @@ def test_editing_keys_in_a_burst_run_in_order(make_app):
     async def go():
         app = make_app()
         async with app.run_test(size=(80, 24)) as pilot:
+            main = app.main_screen
             await results_focused(pilot)
             box = app.query_one("#query")
             send_keys(app, ["slash", "ctrl+u", *"abc"])
@@ -87,7 +89,7 @@ def test_editing_keys_in_a_burst_run_in_order(make_app):
             assert box.value == "xdef"
             # Esc leaves the box at once: the "k" queued after it is the keyword mode
             send_keys(app, ["slash", *"abc", "escape", "k"])
-            await wait_for(pilot, lambda: app.mode == "keyword", timeout=5, what="keyword")
+            await wait_for(pilot, lambda: main.mode == "keyword", timeout=5, what="keyword")
             assert box.value == "abc" and isinstance(app.focused, HitTable)
     run(go())
 
@@ -110,7 +112,7 @@ def test_a_printable_key_that_is_no_command_is_said_not_typed(make_app):
             # a command key outside the box stays a command
             await pilot.press("k")
             await pilot.pause()
-            assert app.mode == "keyword" and box.value == "attention"
+            assert app.main_screen.mode == "keyword" and box.value == "attention"
     run(go())
 
 
@@ -142,7 +144,7 @@ def test_enter_in_the_empty_box_goes_to_the_documents(make_app):
             await pilot.press("enter")
             await wait_for(pilot, lambda: isinstance(app.focused, DocList),
                            what="the documents focused")
-            assert app.view == "corpus"
+            assert app.main_screen.view == "corpus"
     run(go())
 
 
@@ -151,13 +153,13 @@ def test_q_asks_while_indexing_and_ctrl_q_never_asks(make_app):
         app = make_app()
         async with app.run_test(size=(80, 24)) as pilot:
             await results_focused(pilot)
-            app._indexing = True          # as while a first index runs
+            app.main_screen.folder.indexing = True          # as while a first index runs
             await pilot.press("q")
             await wait_for(pilot, lambda: isinstance(app.screen, ConfirmQuitScreen))
             await pilot.press("n")
             await wait_for(pilot, lambda: app.screen is app.main_screen)
             assert app.is_running
-            app._indexing = False
+            app.main_screen.folder.indexing = False
             await pilot.press("ctrl+q")
             await pilot.pause()
         assert not app.is_running
@@ -213,16 +215,16 @@ def test_the_footer_offers_the_other_granularity(make_app):
             await results_focused(pilot)
             assert footer_p(app) == "Sections"
             await pilot.press("p")
-            await wait_for(pilot, lambda: app.granularity == "section")
+            await wait_for(pilot, lambda: app.main_screen.granularity == "section")
             await pilot.pause()
             assert footer_p(app) == "Pages"
             await pilot.press("p")
-            await wait_for(pilot, lambda: app.granularity == "page")
+            await wait_for(pilot, lambda: app.main_screen.granularity == "page")
         app = make_app(keymap={"granularity": "G"})
         async with app.run_test(size=(80, 24)) as pilot:
             await results_focused(pilot)
             await pilot.press("G")
-            await wait_for(pilot, lambda: app.granularity == "section")
+            await wait_for(pilot, lambda: app.main_screen.granularity == "section")
             await pilot.pause()
             assert footer_p(app, "G") == "Pages" and footer_p(app) == ""
     run(go())
@@ -245,21 +247,22 @@ def test_a_query_typed_while_the_last_session_loads_is_kept(make_app, tui_index,
         gate.acquire()   # the user data answers late (a slow disk, a busy writer)
         try:
             async with app.run_test(size=(80, 24)) as pilot:
+                main = app.main_screen
                 await pilot.pause()
                 box = app.query_one("#query")
                 burst(app, "attention heads")
                 await wait_for(pilot, lambda: box.value == "attention heads", what="typed")
                 await pilot.press("enter")
-                await wait_for(pilot, lambda: app.shown_key is not None
-                               and app.shown_key.query == "attention heads", what="typed query")
+                await wait_for(pilot, lambda: main.shown_key is not None
+                               and main.shown_key.query == "attention heads", what="typed query")
                 gate.release()
                 gate = None
-                await wait_for(pilot, lambda: app._session_restored, what="session read")
+                await wait_for(pilot, lambda: main.triage.session_restored, what="session read")
                 await pilot.pause(0.2)
                 assert box.value == "attention heads"
-                assert app.search_key().query == "attention heads" and app.mode == "hybrid"
+                assert main.search_key().query == "attention heads" and main.mode == "hybrid"
                 # the history came back, the query typed meanwhile the newest
-                assert app.history[:2] == ["attention heads", "euler fonts"]
+                assert main.triage.history[:2] == ["attention heads", "euler fonts"]
         finally:
             if gate is not None:
                 gate.release()
@@ -286,10 +289,11 @@ def test_reopening_a_session_puts_the_results_cursor_on_the_hit_read(make_app):
             await pilot.press("ctrl+q")
         app = make_app()
         async with app.run_test(size=(80, 24)) as pilot:
+            main = app.main_screen
             await settle(pilot)
             results = app.query_one(ResultsPane)
-            await wait_for(pilot, lambda: app.shown_key is not None
-                           and app.shown_key.query == "attention", what="restored results")
+            await wait_for(pilot, lambda: main.shown_key is not None
+                           and main.shown_key.query == "attention", what="restored results")
             await pilot.pause(0.2)
             now = results.current_hit()
             assert (now.doc, now.page) == (hit.doc, hit.page)
@@ -304,7 +308,7 @@ def test_keys_typed_right_after_f_a_g_land_in_the_field_they_open(make_app):
 
     from pdftui.tui.corpus_pane import DocList
     from pdftui.tui.note_editor import NoteScreen
-    from pdftui.tui.reader_pane import GoToPageScreen
+    from pdftui.tui.goto_page import GoToPageScreen
 
     async def go():
         app = make_app()
@@ -312,7 +316,7 @@ def test_keys_typed_right_after_f_a_g_land_in_the_field_they_open(make_app):
             await results_focused(pilot)
             from pdftui.tui.corpus_pane import CorpusPane
             marks_before = dict(app.query_one(CorpusPane).marks)
-            app.show_pane("corpus")
+            app.main_screen.show_pane("corpus")
             await wait_for(pilot, lambda: isinstance(app.focused, DocList), what="documents")
             burst(app, "fraft")
             flt = app.query_one("#corpus-filter", Input)
@@ -321,7 +325,7 @@ def test_keys_typed_right_after_f_a_g_land_in_the_field_they_open(make_app):
             await pilot.pause(0.2)
             assert not isinstance(app.screen, NoteScreen)
             assert app.query_one(CorpusPane).marks == marks_before   # no "r" mark
-            app.show_pane("results")
+            app.main_screen.show_pane("results")
             await wait_for(pilot, lambda: isinstance(app.focused, HitTable), what="results")
             burst(app, 'aread 3 first "x"')
             await wait_for(pilot, lambda: isinstance(app.screen, NoteScreen)
@@ -423,7 +427,8 @@ def test_brackets_and_esc_bracket_are_keys_never_key_names_typed(make_app):
     assert [k.key for k in keys] == ["escape", "left_square_bracket"]
 
     async def go():
-        from pdftui.tui.reader_pane import ReaderBody, ReaderPane
+        from pdftui.tui.reader_pane import ReaderPane
+        from pdftui.tui.reader_widgets import ReaderBody
 
         app = make_app()
         async with app.run_test(size=(80, 24)) as pilot:
@@ -463,9 +468,10 @@ def test_an_unknown_escape_sequence_in_typed_text_is_dropped_whole(make_app):
     async def go():
         app = make_app()
         async with app.run_test(size=(80, 24)) as pilot:
+            main = app.main_screen
             await settle(pilot)
             box = app.query_one("#query")
-            assert app.focused is box and app.mode == "hybrid"
+            assert app.focused is box and main.mode == "hybrid"
             for event in parsed(typed):
                 event.set_sender(app)
                 app._driver.send_message(event)
@@ -473,13 +479,13 @@ def test_an_unknown_escape_sequence_in_typed_text_is_dropped_whole(make_app):
             await wait_for(pilot, lambda: box.value == "xpaxos", timeout=5,
                            what=f"xpaxos, not {box.value!r}")
             await pilot.pause(0.2)
-            assert app.mode == "hybrid" and app.focused is box
+            assert main.mode == "hybrid" and app.focused is box
             assert box.value == "xpaxos"
             # the mode keys still work where they are keys
             send_keys(app, ["escape", "2"])
-            await wait_for(pilot, lambda: app.mode == "semantic", timeout=5, what="semantic")
+            await wait_for(pilot, lambda: main.mode == "semantic", timeout=5, what="semantic")
             send_keys(app, ["h"])
-            await wait_for(pilot, lambda: app.mode == "hybrid", timeout=5, what="hybrid")
+            await wait_for(pilot, lambda: main.mode == "hybrid", timeout=5, what="hybrid")
     run(go())
 
 
@@ -492,21 +498,22 @@ def test_text_typed_after_an_opener_that_opens_nothing_runs_no_command(make_app)
     async def go():
         app = make_app()
         async with app.run_test(size=(100, 30)) as pilot:
+            main = app.main_screen
             await results_focused(pilot)
-            app.show_pane("reader")
-            await wait_for(pilot, lambda: app._current_pane() == "reader", what="reader")
+            main.show_pane("reader")
+            await wait_for(pilot, lambda: main.current_pane() == "reader", what="reader")
             assert app.query_one("#reader").view is None
-            before = (app.mode, app.granularity, dict(app.marks()))
+            before = (main.mode, main.granularity, dict(main.triage.marks()))
             burst(app, "a2 pink")
             await wait_for(pilot, lambda: any("opened no text field: the 6 keys" in n.message
                                               for n in app._notifications), what="the hint")
-            assert (app.mode, app.granularity, dict(app.marks())) == before
-            assert app.screen is app.main_screen and app.query_one("#query").value == \
+            assert (main.mode, main.granularity, dict(main.triage.marks())) == before
+            assert app.screen is main and app.query_one("#query").value == \
                 "attention"
             burst(app, "g2")
             await wait_for(pilot, lambda: any("opened no text field: the 1 key" in n.message
                                               for n in app._notifications), what="g's hint")
-            assert app.mode == before[0]
+            assert main.mode == before[0]
             await pilot.press("2")   # on its own, a command as always
-            await wait_for(pilot, lambda: app.mode == "semantic", what="semantic mode")
+            await wait_for(pilot, lambda: main.mode == "semantic", what="semantic mode")
     run(go())

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 
 from pdftui.tui.page_view import PageView
-from pdftui.tui.reader_pane import ReaderBody
+from pdftui.tui.reader_widgets import ReaderBody
 from pdftui.tui.results_pane import ResultsPane
 
 from .conftest import reader_ready, search, settle, wait_for

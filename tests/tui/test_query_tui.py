@@ -56,13 +56,14 @@ def test_f2_searches_the_suggested_spelling(make_app):
     async def go():
         app = make_app()
         async with app.run_test(size=(120, 40)) as pilot:
+            main = app.main_screen
             await settle(pilot)
             data = await search(pilot, "dropuot rate")
             assert data.suggestions["dropuot"][0] == "dropout"
             assert any("did you mean: dropuot -> dropout" in ln for ln in coverage_lines(app))
             await pilot.press("f2")
-            await wait_for(pilot, lambda: app.shown_key is not None
-                           and app.shown_key.query == "dropout rate", what="the suggestion")
+            await wait_for(pilot, lambda: main.shown_key is not None
+                           and main.shown_key.query == "dropout rate", what="the suggestion")
             assert app.query_one("#query").value == "dropout rate"
             assert app.query_one(ResultsPane).result.suggestions == {}
     run(go())
@@ -83,7 +84,7 @@ def test_typing_matches_the_last_word_as_a_prefix_and_keeps_the_list(make_app):
             # while a new search runs the old list stays on screen (no flicker)
             pane = app.query_one(ResultsPane)
             before = pane.result
-            app.run_search(typing=True)
+            app.main_screen.run_search(typing=True)
             assert pane.result is before and pane.hits == before.hits
     run(go())
 
@@ -121,6 +122,7 @@ def test_the_coverage_line_says_what_a_field_or_a_scope_searched(make_app):
     async def go():
         app = make_app()
         async with app.run_test(size=(120, 40)) as pilot:
+            main = app.main_screen
             await settle(pilot)
             data = await search(pilot, "attention doc:attention")
             assert {h.doc for h in data.hits} == {
@@ -129,9 +131,9 @@ def test_the_coverage_line_says_what_a_field_or_a_scope_searched(make_app):
             assert lines[0].startswith("searched 1 of 4 · doc:attention · semantic 1 of 1"), \
                 lines
             assert not any("doc:attention: 1 of 4 documents" in ln for ln in lines), lines
-            app.post_message(ScopeChanged(("texlive-euler.pdf", MARKUP)))
-            await wait_for(pilot, lambda: len(app.scope) == 2 and app.shown_key is not None
-                           and app.shown_key == app.search_key(), what="scoped result")
+            main.post_message(ScopeChanged(("texlive-euler.pdf", MARKUP)))
+            await wait_for(pilot, lambda: len(main.scope) == 2 and main.shown_key is not None
+                           and main.shown_key == main.search_key(), what="scoped result")
             await search(pilot, "the")
             line = next(ln for ln in coverage_lines(app) if ln.startswith("searched"))
             assert line.startswith("searched 2 of 2 · scope: 2 documents"), line

@@ -24,8 +24,9 @@ def test_folder_deleted_then_recreated(tmp_path):
         app = PdftuiApp(folder, cache_dir=tmp_path / "cache", watch=True, show_timings=False,
                         debounce=0.05)
         async with app.run_test(size=(100, 30)) as pilot:
-            await wait_for(pilot, lambda: len(app.documents) == 1 and not app._indexing,
-                           timeout=60, what="first index")
+            main = app.main_screen
+            await wait_for(pilot, lambda: len(main.folder.documents) == 1
+                           and not main.folder.indexing, timeout=60, what="first index")
             await pilot.pause(0.5)   # the watcher starts
             data = await search(pilot, "zorblax")
             assert data.hits
@@ -40,8 +41,8 @@ def test_folder_deleted_then_recreated(tmp_path):
             assert "nothing was searched" in data.coverage["note"]
             folder.mkdir()
             make_markup_pdf(folder / "again.pdf")
-            await wait_for(pilot, lambda: [d.doc for d in app.documents] == ["again.pdf"]
-                           and not app._indexing, timeout=60, what="the folder re-indexed")
+            await wait_for(pilot, lambda: [d.doc for d in main.folder.documents] == ["again.pdf"]
+                           and not main.folder.indexing, timeout=60, what="the folder re-indexed")
             assert "folder gone" not in _status(app)
             data = await search(pilot, "zorblax again")
             assert {h.doc for h in data.hits} == {"again.pdf"}
@@ -50,7 +51,8 @@ def test_folder_deleted_then_recreated(tmp_path):
 
 def test_reader_centres_the_match_inside_a_very_long_paragraph(tmp_path):
     from pdftui.index import index_folder
-    from pdftui.tui.reader_pane import ReaderBody, ReaderPane
+    from pdftui.tui.reader_pane import ReaderPane
+    from pdftui.tui.reader_widgets import ReaderBody
     from pdftui.tui.results_pane import ResultsPane
 
     from ..builders import LONG_BLOCK_WORD, build_long_block
@@ -63,11 +65,12 @@ def test_reader_centres_the_match_inside_a_very_long_paragraph(tmp_path):
         app = PdftuiApp(folder, cache_dir=tmp_path / "cache", watch=False, index=False,
                         show_timings=False, debounce=0.05)
         async with app.run_test(size=(100, 30)) as pilot:
-            await wait_for(pilot, lambda: app.documents, timeout=30, what="documents")
+            main = app.main_screen
+            await wait_for(pilot, lambda: main.folder.documents, timeout=30, what="documents")
             app.action_mode("keyword")
             data = await search(pilot, LONG_BLOCK_WORD)
             assert LONG_BLOCK_WORD in data.hits[0].excerpt
-            app.open_hit(app.query_one(ResultsPane).hits[0])
+            main.open_hit(app.query_one(ResultsPane).hits[0])
             reader = app.query_one(ReaderPane)
             body = reader.query_one(ReaderBody)
             await wait_for(pilot, lambda: reader.view is not None and body.scroll_y > 0,
@@ -104,10 +107,11 @@ def test_a_failed_index_run_says_why_in_the_status_line(tmp_path):
         app = PdftuiApp(folder, cache_dir=tmp_path / "cache", watch=False, show_timings=False,
                         debounce=0.05)
         async with app.run_test(size=(120, 30)) as pilot:
-            await wait_for(pilot, lambda: app.documents and not app._indexing, timeout=60,
-                           what="first index")
-            app.post_message(IndexFinished(error="the int8 embedding model needs 'onnx'\n"
-                                                 "Traceback (most recent call last)"))
+            main = app.main_screen
+            await wait_for(pilot, lambda: main.folder.documents and not main.folder.indexing,
+                           timeout=60, what="first index")
+            main.post_message(IndexFinished(error="the int8 embedding model needs 'onnx'\n"
+                                            "Traceback (most recent call last)"))
             await pilot.pause(0.3)
             status = _status(app)
             assert "indexing failed: the int8 embedding model needs 'onnx'" in status

@@ -67,7 +67,8 @@ async def _documents(pilot):
     await settle(pilot)
     await pilot.press("escape")          # leave the box: the documents list
     lst = pilot.app.query_one(DocList)
-    await wait_for(pilot, lambda: lst.has_focus and pilot.app.marks(), what="marks")
+    triage = pilot.app.main_screen.triage
+    await wait_for(pilot, lambda: lst.has_focus and triage.marks(), what="marks")
     await pilot.pause(0.1)
 
 

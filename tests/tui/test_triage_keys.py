@@ -14,7 +14,8 @@ from pdftui.tui.app import PdftuiApp
 from pdftui.tui.corpus_pane import CorpusPane, DocList
 from pdftui.tui.dialogs import ExportScreen
 from pdftui.tui.note_editor import NoteScreen
-from pdftui.tui.reader_pane import ReaderBody, ReaderPane
+from pdftui.tui.reader_pane import ReaderPane
+from pdftui.tui.reader_widgets import ReaderBody
 from pdftui.tui.results_pane import HitTable, ResultsPane
 
 from ..conftest import CORPUS, shared_file
@@ -48,12 +49,13 @@ def test_mark_keys_from_results_documents_and_reader(make_app, tui_index, data_d
     async def go():
         app = make_app()
         async with app.run_test(size=(120, 40)) as pilot:
+            main = app.main_screen
             await settle(pilot)
             await search(pilot, "multi-head attention")
             table = app.query_one(HitTable)
             hit = app.query_one(ResultsPane).current_hit()
             await pilot.press("plus")
-            await wait_for(pilot, lambda: app.marks().get(hit.doc) == "keep", what="keep")
+            await wait_for(pilot, lambda: main.triage.marks().get(hit.doc) == "keep", what="keep")
             # the mark column of the results shows it
             col = list(table.columns).index("mark")
             assert table.get_cell_at((table.cursor_row, col)).plain == "+"
@@ -64,23 +66,23 @@ def test_mark_keys_from_results_documents_and_reader(make_app, tui_index, data_d
             await wait_for(pilot, lambda: reader.view is not None
                            and app.query_one(ReaderBody).has_focus, what="reader")
             await pilot.press("r")
-            await wait_for(pilot, lambda: app.marks().get(hit.doc) == "to-read")
-            app.show_pane("corpus")
+            await wait_for(pilot, lambda: main.triage.marks().get(hit.doc) == "to-read")
+            main.show_pane("corpus")
             lst = app.query_one(DocList)
             await wait_for(pilot, lambda: lst.has_focus, what="documents")
             doc = app.query_one(CorpusPane).current_doc()
             await pilot.press("minus")
-            await wait_for(pilot, lambda: app.marks().get(doc) == "skip")
+            await wait_for(pilot, lambda: main.triage.marks().get(doc) == "skip")
             prompt = lst.get_option_at_index(lst.highlighted).prompt.plain
             assert prompt[2] == "-"
             await pilot.press("u")
-            await wait_for(pilot, lambda: doc not in app.marks())
+            await wait_for(pilot, lambda: doc not in main.triage.marks())
             # filter by mark and sort by mark in the documents pane
             await pilot.press("M")   # keep only
             corpus = app.query_one(CorpusPane)
             await wait_for(pilot, lambda: corpus.mark_filter == "keep")
             shown = {lst.get_option_at_index(i).id for i in range(lst.option_count)}
-            assert shown == {d for d, m in app.marks().items() if m == "keep"}
+            assert shown == {d for d, m in main.triage.marks().items() if m == "keep"}
     run(go())
 
 
@@ -90,6 +92,7 @@ def test_note_clip_and_the_keymap(make_app, tui_index, data_dir):
     async def go():
         app = make_app(keymap={"note": "ctrl+n"})
         async with app.run_test(size=(100, 30)) as pilot:
+            main = app.main_screen
             await settle(pilot)
             await search(pilot, "scaled dot-product attention")
             await pilot.press("enter")
@@ -99,9 +102,9 @@ def test_note_clip_and_the_keymap(make_app, tui_index, data_dir):
             await pilot.pause(0.2)
             doc, text, page, section = reader.current_paragraph()
             await pilot.press("y")
-            await wait_for(pilot, lambda: app.triage.get(doc) and app.triage[doc].clips,
-                           what="clip stored")
-            clip = app.triage[doc].clips[0]
+            await wait_for(pilot, lambda: main.triage.by_doc.get(doc)
+                           and main.triage.by_doc[doc].clips, what="clip stored")
+            clip = main.triage.by_doc[doc].clips[0]
             assert clip.page == page and clip.text == text and clip.section == section
             # "a" is remapped: it types into the box; Ctrl+N opens the note
             await pilot.press("ctrl+n")
@@ -110,7 +113,7 @@ def test_note_clip_and_the_keymap(make_app, tui_index, data_dir):
             assert text[:30] in str(clips.get_option_at_index(0).prompt)
             await pilot.press(*"worth a re-read")
             await pilot.press("escape")
-            await wait_for(pilot, lambda: app.triage[doc].note == "worth a re-read",
+            await wait_for(pilot, lambda: main.triage.by_doc[doc].note == "worth a re-read",
                            what="note saved")
             saved = stored(data_dir, folder, doc)
             assert saved.note == "worth a re-read" and len(saved.clips) == 1
@@ -136,9 +139,10 @@ def test_a_clip_is_deleted_from_the_note_editor_and_can_be_kept_again(make_app, 
     async def go():
         app = make_app()
         async with app.run_test(size=(100, 30)) as pilot:
+            main = app.main_screen
             await settle(pilot)
             await search(pilot, "scaled dot-product attention")
-            assert app.current_document()[0] == ATTENTION
+            assert main.triage.current_document()[0] == ATTENTION
             await pilot.press("a")
             await wait_for(pilot, lambda: isinstance(app.screen, NoteScreen), what="editor")
             await pilot.press("tab")
@@ -153,7 +157,7 @@ def test_a_clip_is_deleted_from_the_note_editor_and_can_be_kept_again(make_app, 
             assert "deleted" not in str(clips.get_option_at_index(1).prompt)
             assert len(stored(data_dir, folder, ATTENTION).clips) == 2   # not before closing
             await pilot.press("escape")
-            await wait_for(pilot, lambda: [c.id for c in app.triage[ATTENTION].clips]
+            await wait_for(pilot, lambda: [c.id for c in main.triage.by_doc[ATTENTION].clips]
                            == [second.id], what="the clip deleted")
             assert any("1 clip deleted" in n.message for n in app._notifications)
     run(go())
@@ -174,9 +178,9 @@ def test_open_without_a_display_copies_path_and_page(make_app, tui_index, monkey
             await search(pilot, "multi-head attention")
             hit = app.query_one(ResultsPane).current_hit()
             await pilot.press("o")
-            await wait_for(pilot, lambda: getattr(app, "last_clipboard", ""), what="clipboard")
-            assert app.last_clipboard == f"{folder / hit.doc}#page={hit.page}"
-            assert app.clipboard == app.last_clipboard
+            await wait_for(pilot, lambda: app.main_screen.triage.last_clipboard, what="clipboard")
+            assert app.main_screen.triage.last_clipboard == f"{folder / hit.doc}#page={hit.page}"
+            assert app.clipboard == app.main_screen.triage.last_clipboard
             # one notification, naming the path once (it said it twice)
             said = [n.message for n in app._notifications if hit.doc in n.message]
             assert len(said) == 1 and said[0].count(hit.doc) == 1, said
@@ -192,7 +196,7 @@ def test_query_history_and_resume(make_app, data_dir):
             await search(pilot, "euler fonts")
             await search(pilot, "attention heads")
             await pilot.press("s", "p")      # semantic, sections
-            await wait_for(pilot, lambda: app.shown_key == app.search_key())
+            await wait_for(pilot, lambda: app.main_screen.shown_key == app.main_screen.search_key())
             await pilot.press("enter")
             reader = app.query_one(ReaderPane)
             await wait_for(pilot, lambda: reader.view is not None)
@@ -201,13 +205,14 @@ def test_query_history_and_resume(make_app, data_dir):
         assert not app.is_running
         again = make_app()
         async with again.run_test(size=(100, 30)) as pilot:
+            again_main = again.main_screen
             await settle(pilot)
             reader = again.query_one(ReaderPane)
-            await wait_for(pilot, lambda: again.search_key().query == "attention heads"
+            await wait_for(pilot, lambda: again_main.search_key().query == "attention heads"
                            and reader.view is not None, what="session restored")
-            assert (again.mode, again.granularity) == ("semantic", "section")
+            assert (again_main.mode, again_main.granularity) == ("semantic", "section")
             assert (reader.view.request.doc, reader.view.page) == (doc, page)
-            await wait_for(pilot, lambda: again.shown_key == again.search_key())
+            await wait_for(pilot, lambda: again_main.shown_key == again_main.search_key())
             # Up / Down in the box walk the history
             box = again.query_one("#query")
             again.action_focus_search()
@@ -247,12 +252,13 @@ def test_data_dir_reaches_the_tui(tui_index, tmp_path, monkeypatch, how):
 
     async def go():
         async with app.run_test(size=(100, 30)) as pilot:
+            main = app.main_screen
             await settle(pilot)
-            app.show_pane("corpus")
+            main.show_pane("corpus")
             await wait_for(pilot, lambda: app.query_one(DocList).has_focus, what="documents")
             doc = app.query_one(CorpusPane).current_doc()
             await pilot.press("plus")
-            await wait_for(pilot, lambda: app.marks().get(doc) == "keep", what="keep")
+            await wait_for(pilot, lambda: main.triage.marks().get(doc) == "keep", what="keep")
             await pilot.press("ctrl+q")
         return doc
 
@@ -295,10 +301,11 @@ def test_done_when_scenario_keyboard_only(papers, data_dir, tmp_path, monkeypatc
         app = make()
         kept = []
         async with app.run_test(size=(100, 30)) as pilot:
+            main = app.main_screen
             await settle(pilot)
             await pilot.press("escape", "k")        # keyword mode (nothing is embedded)
             await pilot.press("slash", *"the", "enter")
-            await wait_for(pilot, lambda: app.shown_key == app.search_key(), what="hits")
+            await wait_for(pilot, lambda: main.shown_key == main.search_key(), what="hits")
             await pilot.press("d")                  # one row per document
             results = app.query_one(ResultsPane)
             for n in range(5):
@@ -308,7 +315,7 @@ def test_done_when_scenario_keyboard_only(papers, data_dir, tmp_path, monkeypatc
                 kept.append(row.doc)
                 await pilot.press("plus")            # keep
                 await pilot.press("a", *f"note on {row.doc[:14]}", "escape")   # a note
-                await wait_for(pilot, lambda: app.screen is app.main_screen)
+                await wait_for(pilot, lambda: app.screen is main)
                 await pilot.press("down")
                 while results.current_row().kind != "hit":
                     await pilot.press("down")
@@ -318,8 +325,8 @@ def test_done_when_scenario_keyboard_only(papers, data_dir, tmp_path, monkeypatc
                                and reader.view.request.doc == row.doc
                                and app.query_one(ReaderBody).has_focus, what="reader")
                 await pilot.press("y")               # clip a passage
-                await wait_for(pilot, lambda: app.triage.get(row.doc) is not None
-                               and app.triage[row.doc].clips, what="clip")
+                await wait_for(pilot, lambda: main.triage.by_doc.get(row.doc) is not None
+                               and main.triage.by_doc[row.doc].clips, what="clip")
                 await pilot.press("escape")          # back to the results
                 await wait_for(pilot, lambda: app.query_one(HitTable).has_focus)
                 if n == 4:
@@ -331,7 +338,7 @@ def test_done_when_scenario_keyboard_only(papers, data_dir, tmp_path, monkeypatc
                 while results.current_row().kind != "doc":
                     assert table.cursor_row < table.row_count - 1, "fewer than 5 documents"
                     await pilot.press("down")
-            await wait_for(pilot, lambda: all(app.triage[d].note for d in kept),
+            await wait_for(pilot, lambda: all(main.triage.by_doc[d].note for d in kept),
                            what="notes saved")
             await pilot.press("q")
         assert not app.is_running
@@ -340,14 +347,15 @@ def test_done_when_scenario_keyboard_only(papers, data_dir, tmp_path, monkeypatc
     async def second_visit(kept: list[str]) -> None:
         app = make()
         async with app.run_test(size=(100, 30)) as pilot:
+            main = app.main_screen
             await settle(pilot)
-            await wait_for(pilot, lambda: app.search_key().query == "the"
-                           and app.shown_key == app.search_key(), what="query restored")
-            assert app.mode == "keyword"
-            await wait_for(pilot, lambda: sorted(d for d, m in app.marks().items()
+            await wait_for(pilot, lambda: main.search_key().query == "the"
+                           and main.shown_key == main.search_key(), what="query restored")
+            assert main.mode == "keyword"
+            await wait_for(pilot, lambda: sorted(d for d, m in main.triage.marks().items()
                                                  if m == "keep") == sorted(kept))
             for doc in kept:
-                t = app.triage[doc]
+                t = main.triage.by_doc[doc]
                 assert t.note.startswith("note on ") and t.clips and t.clips[0].page >= 1
             reader = app.query_one(ReaderPane)
             await wait_for(pilot, lambda: reader.view is not None
@@ -359,7 +367,7 @@ def test_done_when_scenario_keyboard_only(papers, data_dir, tmp_path, monkeypatc
                 if fmt_keys:
                     await pilot.press("enter", *fmt_keys, "enter")   # open the list, pick
                 await pilot.press("tab", "tab", "enter")            # to the file box, go
-                await wait_for(pilot, lambda: getattr(app, "last_export", "").endswith(ext),
+                await wait_for(pilot, lambda: app.main_screen.triage.last_export.endswith(ext),
                                timeout=30, what=f"{ext} export")
             await pilot.press("ctrl+q")
         md = (folder / "papers-reading-list.md").read_text()   # beside the documents
@@ -394,20 +402,21 @@ def test_star_scopes_the_search_to_marked_documents(make_app, tui_index, data_di
     async def go():
         app = make_app()
         async with app.run_test(size=(120, 36)) as pilot:
+            main = app.main_screen
             await settle(pilot)
             data = await search(pilot, "the")
             assert len({h.doc for h in data.hits}) > 2
             results = app.query_one(ResultsPane)
             for want in ({ATTENTION}, {"texlive-euler.pdf"}):
                 await pilot.press("asterisk")
-                await wait_for(pilot, lambda: set(app.scope) == want
-                               and app.shown_key == app.search_key()
+                await wait_for(pilot, lambda: set(main.scope) == want
+                               and main.shown_key == main.search_key()
                                and results.result is not None
                                and results.result.coverage["total"] == 1,
                                what=f"scope {want}")
                 assert {h.doc for h in results.hits} == want
             await pilot.press("asterisk")
-            await wait_for(pilot, lambda: app.scope == () and app.shown_key == app.search_key()
+            await wait_for(pilot, lambda: main.scope == () and main.shown_key == main.search_key()
                            and results.result.coverage["total"] == 4, what="whole folder")
     run(go())
 
@@ -421,10 +430,11 @@ def test_sort_key_orders_the_documents(make_app, tui_index, data_dir):
     async def go():
         app = make_app()
         async with app.run_test(size=(120, 36)) as pilot:
+            main = app.main_screen
             await settle(pilot)
             await pilot.press("escape")
             lst = app.query_one(DocList)
-            await wait_for(pilot, lambda: lst.has_focus and app.marks(), what="documents")
+            await wait_for(pilot, lambda: lst.has_focus and main.triage.marks(), what="documents")
             corpus = app.query_one(CorpusPane)
 
             def shown() -> list[str]:
@@ -437,7 +447,7 @@ def test_sort_key_orders_the_documents(make_app, tui_index, data_dir):
             assert titles == sorted(titles)
             await pilot.press("S", "S")
             assert corpus.sort == "year"
-            years = {d.doc: d.year for d in app.documents}
+            years = {d.doc: d.year for d in main.folder.documents}
             dated = [years[d] for d in shown() if years.get(d)]
             assert dated == sorted(dated, reverse=True) and len(dated) >= 3
             await pilot.press("S")
@@ -474,7 +484,7 @@ def test_open_in_viewer_never_blocks_and_shows_a_failing_viewer(make_app, tmp_pa
             try:
                 # the viewer still runs, and keys are handled
                 await pilot.press("s")
-                await wait_for(pilot, lambda: app.mode == "semantic", what="mode key")
+                await wait_for(pilot, lambda: app.main_screen.mode == "semantic", what="mode key")
                 os.kill(pid, 0)   # still running: nothing waited for it
                 assert args.read_text().strip() == \
                     f"{app.root}/{hit.doc}|{hit.page}"
@@ -527,6 +537,7 @@ def test_export_dialog_offers_the_documents_folder_then_the_last_export(make_app
     async def first() -> None:
         app = make_app()
         async with app.run_test(size=(80, 24)) as pilot:
+            main = app.main_screen
             await settle(pilot)
             await pilot.press("escape", "e")
             await wait_for(pilot, lambda: isinstance(app.screen, ExportScreen))
@@ -544,15 +555,16 @@ def test_export_dialog_offers_the_documents_folder_then_the_last_export(make_app
             await pilot.pause()
             assert path.value == str(out)   # a file typed is kept when the format changes
             await pilot.press("enter")
-            await wait_for(pilot, lambda: out.exists() and app.last_export == str(out),
+            await wait_for(pilot, lambda: out.exists() and main.triage.last_export == str(out),
                            what="the export written")
             await pilot.press("ctrl+q")
 
     async def second() -> None:
         app = make_app()
         async with app.run_test(size=(80, 24)) as pilot:
+            main = app.main_screen
             await settle(pilot)
-            await wait_for(pilot, lambda: app.last_export == str(out), what="session")
+            await wait_for(pilot, lambda: main.triage.last_export == str(out), what="session")
             await pilot.press("escape", "e")
             await wait_for(pilot, lambda: isinstance(app.screen, ExportScreen))
             assert app.screen.query_one("#export-path").value == str(out)
@@ -574,10 +586,10 @@ def test_a_note_needs_something_to_attach_to(make_app, data_dir):
         async with app.run_test(size=(80, 24)) as pilot:
             await settle(pilot)
             await search(pilot, "attention")
-            app.show_pane("reader")            # nothing open in the reader
+            app.main_screen.show_pane("reader")            # nothing open in the reader
             await pilot.pause(0.1)
             assert app.query_one(ReaderPane).view is None
-            assert app._current_pane() == "reader"
+            assert app.main_screen.current_pane() == "reader"
             await pilot.press("a")
             await pilot.pause(0.2)
             assert not isinstance(app.screen, NoteScreen)
@@ -585,8 +597,8 @@ def test_a_note_needs_something_to_attach_to(make_app, data_dir):
             assert any("select a hit or a document, or open a page" in m for m in said), said
             await pilot.press("plus")          # nor is a mark set on an unseen hit
             await pilot.pause(0.2)
-            assert not app.marks()
-            app.show_pane("results")
+            assert not app.main_screen.triage.marks()
+            app.main_screen.show_pane("results")
             await wait_for(pilot, lambda: isinstance(app.focused, HitTable), what="results")
             await pilot.press("a")
             await wait_for(pilot, lambda: isinstance(app.screen, NoteScreen), what="editor")
@@ -622,9 +634,9 @@ def test_export_dialog_offers_all_documents_and_says_enter_and_esc(make_app, tmp
             path.focus()
             await pilot.press("enter")
             await wait_for(pilot, lambda: out.exists(), what="the export written")
-            assert len(app.documents) == 4
+            assert len(app.main_screen.folder.documents) == 4
             rows = out.read_text(encoding="utf-8").strip().splitlines()
-            assert len(rows) == 1 + len(app.documents), rows
+            assert len(rows) == 1 + len(app.main_screen.folder.documents), rows
     run(go())
 
 
@@ -666,15 +678,16 @@ def test_marks_and_notes_made_by_another_process_show_up(make_app, tui_index, da
     async def go():
         app = make_app()
         async with app.run_test(size=(80, 24)) as pilot:
+            main = app.main_screen
             await settle(pilot)
-            await wait_for(pilot, lambda: app._triage_version is not None, what="first poll")
-            assert not app.marks()
+            await wait_for(pilot, lambda: main.triage.triage_version is not None, what="first poll")
+            assert not main.triage.marks()
             with TriageStore(data_dir) as other:         # the second TUI
                 other.set_mark(DocKey.of(folder, ATTENTION), Mark.KEEP)
                 other.set_note(DocKey.of(folder, ATTENTION), "seen elsewhere")
-            await wait_for(pilot, lambda: app.marks().get(ATTENTION) == "keep",
+            await wait_for(pilot, lambda: main.triage.marks().get(ATTENTION) == "keep",
                            timeout=10, what="the other process's mark")
-            assert app.triage[ATTENTION].note == "seen elsewhere"
+            assert main.triage.by_doc[ATTENTION].note == "seen elsewhere"
             lst = app.query_one(DocList)
             await wait_for(pilot, lambda: "+" in str(lst.get_option_at_index(
                 next(i for i in range(lst.option_count)
@@ -682,7 +695,7 @@ def test_marks_and_notes_made_by_another_process_show_up(make_app, tui_index, da
                 what="the mark in the documents list")
             with TriageStore(data_dir) as other:
                 other.set_mark(DocKey.of(folder, ATTENTION), Mark.NONE)
-            await wait_for(pilot, lambda: ATTENTION not in app.marks(), timeout=10,
+            await wait_for(pilot, lambda: ATTENTION not in main.triage.marks(), timeout=10,
                            what="the mark cleared elsewhere")
     run(go())
 
@@ -691,7 +704,7 @@ def test_a_clip_takes_the_paragraph_not_the_heading_or_labels_above_it(make_app,
     """A section opened from a sections hit starts with its heading; a page can start with
     a figure's labels. `y` took that first block ("2.2 Choosing a Value", "60": a trial
     user's clips); it takes the first paragraph of at least 8 words from there."""
-    from pdftui.tui.reader_pane import prose_from
+    from pdftui.tui.read_view import prose_from
 
     blocks = ["2.2 Choosing a Value", "60", "GFS master",
               "The simplest way to choose a value is to have a single acceptor agent."]

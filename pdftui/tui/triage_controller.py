@@ -1,8 +1,9 @@
-"""The app's triage side: marks, notes, clips, export, open in the viewer, the last session
+"""The main screen's triage side: marks, notes, clips, export, open in the viewer, the last session
 and the query history (the user data of :mod:`pdftui.triage.store`).
 
-:class:`TriageMixin` is mixed into :class:`~pdftui.tui.app.PdftuiApp`. Every store call
-runs on one dedicated thread (:meth:`TriageMixin.triage_call`), in the order the keys were
+:class:`TriageController` is held by :class:`~pdftui.tui.main_screen.MainScreen` (its
+workers run there); the app's triage keys call it. Every store call
+runs on one dedicated thread (:meth:`TriageController.triage_call`), in the order the keys were
 pressed, so "+" then "-" always ends as skip; the UI thread never touches SQLite. A user
 data file that cannot be read is reported once; the app goes on without marks and says
 so when quitting would lose something.
@@ -12,11 +13,24 @@ from __future__ import annotations
 
 import asyncio
 import os
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar
+
+from textual.timer import Timer
+from textual.worker import Worker
 
 from ..text import clean_text
 from .messages import SessionLoaded, TriageChanged
+
+if TYPE_CHECKING:
+    from ..triage.store import DocKey, DocTriage, Session, TriageStore
+    from .data import TriageGate
+    from .dialogs import ExportRequest
+    from .main_screen import MainScreen
+
+T = TypeVar("T")
 
 #: Seconds of quiet before the session (query, mode, scope, reader) is saved.
 SESSION_SAVE_S = 1.0
@@ -31,97 +45,110 @@ MARK_WORDS = {"keep": "keep", "to-read": "to read", "skip": "skip", "none": "no 
 NEEDS_DOCUMENT = "select a hit or a document, or open a page in the reader first"
 
 
-class TriageMixin:
-    """Marks, notes, clips, export, viewer, session and history for the app."""
+class TriageController:
+    """Marks, notes, clips, export, viewer, session and history for the main screen
+    ``screen``; ``triage_gate``: the user data store's gate (:class:`~.data.TriageGate`,
+    the app's)."""
 
-    def _init_triage(self, data_dir) -> None:
-        from .data import TriageGate
-
-        self.triage_gate = TriageGate(data_dir)
-        self.triage: dict = {}               # doc -> DocTriage
+    def __init__(self, screen: MainScreen, triage_gate: TriageGate) -> None:
+        self.screen = screen
+        self.triage_gate = triage_gate
+        self.by_doc: dict[str, DocTriage] = {}   # doc -> its mark, note and clips
         self.history: list[str] = []         # newest first
         self._history_pos = -1
         self._history_draft = ""
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pdftui-triage")
-        self._session_timer = None
-        self._restoring = False
-        self._session_restored = False
-        self._user_acted = False   # a key was pressed before the last session came back
-        self._triage_version: int | None = None   # the store's data_version last seen
+        self._session_timer: Timer | None = None
+        self.restoring = False   # the last session is being put back (nothing to save)
+        self.session_restored = False
+        self.user_acted = False   # a key was pressed before the last session came back
+        self._reported = False   # reading the user data failed and was said
+        self.triage_version: int | None = None   # the store's data_version last seen
         self.last_export = ""   # the file last exported to (kept in the session)
+        self.last_clipboard = ""   # what "open in viewer" copied with no display
+
+    @property
+    def root(self) -> str:
+        """The folder (its real path)."""
+        return self.screen.app.root
+
+    def _run(self, work, **kw) -> Worker:
+        """Run the coroutine ``work`` as a worker of the screen (errors: its
+        :class:`~.failures.FailureHandler`)."""
+        return self.screen.run_worker(work, exit_on_error=False, **kw)
 
     # -- the store, on its own thread ------------------------------------------------------
-    async def triage_call(self, fn):
+    async def triage_call(self, fn: Callable[[TriageStore], T]) -> T:
         """``fn(store)`` on the triage thread (FIFO); raises what the store raises."""
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._pool, lambda: self.triage_gate.run(fn))
 
-    def _doc_key(self, doc: str):
+    def _doc_key(self, doc: str) -> DocKey:
         from ..triage.store import DocKey
 
-        info = next((d for d in self.documents if d.doc == doc), None)
+        info = next((d for d in self.screen.folder.documents if d.doc == doc), None)
         return DocKey.of(self.root, doc, getattr(info, "sha256", "") if info else "")
 
-    def _triage_load_failed(self, worker, error: BaseException) -> None:
+    def load_failed(self, worker: Worker, error: BaseException) -> None:
         """Marks and notes cannot be read: said once, the app goes on without them."""
-        if not getattr(self, "_triage_reported", False):
-            self._triage_reported = True
-            self.report_failure("Reading marks and notes failed", error)
+        if not self._reported:
+            self._reported = True
+            self.screen.report_failure("Reading marks and notes failed", error)
 
-    def _session_load_failed(self, worker, error: BaseException) -> None:
+    def session_load_failed(self, worker: Worker, error: BaseException) -> None:
         """The last session cannot be read: said (once for the user data), the app starts
         afresh."""
-        self._triage_reported = True
-        self.report_failure("Reading the last session failed", error)
+        self._reported = True
+        self.screen.report_failure("Reading the last session failed", error)
 
     def load_triage(self) -> None:
         """Read the marks, notes and clips of the folder's documents (after a documents
         load)."""
-        self.run_worker(self._load_triage, group="triage-load", exclusive=True,
-                        exit_on_error=False)
+        self._run(self._load_triage, group="triage-load", exclusive=True)
 
     async def _load_triage(self) -> None:
-        docs = [(d.doc, getattr(d, "sha256", "")) for d in self.documents]
+        docs = [(d.doc, getattr(d, "sha256", "")) for d in self.screen.folder.documents]
         triage = await self.triage_call(lambda s: s.lookup(self.root, docs))
-        self.triage = triage
+        self.by_doc = triage
         self._show_marks()
 
     def watch_triage(self) -> None:
         """Reload the marks, notes and clips when another process changes them: every
         :data:`TRIAGE_POLL_S` seconds the store's data version is read on the triage
         thread (never the UI thread); a change reloads them (:meth:`load_triage`)."""
-        self.set_interval(TRIAGE_POLL_S, self._poll_triage)
+        self.screen.set_interval(TRIAGE_POLL_S, self._poll_triage)
 
     async def _poll_triage(self) -> None:
-        if not self.documents:
+        if not self.screen.folder.documents:
             return
         try:
             version = await self.triage_call(lambda s: s.data_version())
         except Exception:  # noqa: BLE001 - an unusable store is reported by its own calls
             return
-        if self._triage_version is not None and version != self._triage_version:
+        if self.triage_version is not None and version != self.triage_version:
             self.load_triage()
-        self._triage_version = version
+        self.triage_version = version
 
     def marks(self) -> dict[str, str]:
         """doc -> mark value, for the documents that have one."""
-        return {doc: t.mark.value for doc, t in self.triage.items() if t.mark.value != "none"}
+        return {doc: t.mark.value for doc, t in self.by_doc.items() if t.mark.value != "none"}
 
     def _show_marks(self) -> None:
         from .corpus_pane import CorpusPane
         from .results_pane import ResultsPane
 
         marks = self.marks()
-        self.query_one(CorpusPane).set_marks(marks)
-        self.query_one(ResultsPane).set_marks(marks)
-        if getattr(self, "scope_mark", None):
-            self._apply_mark_scope()
+        self.screen.query_one(CorpusPane).set_marks(marks)
+        self.screen.query_one(ResultsPane).set_marks(marks)
+        if self.screen.scope_mark:
+            self.screen.apply_mark_scope()
 
-    def on_triage_changed(self, event: TriageChanged) -> None:
-        self.triage[event.doc] = event.triage
+    def changed(self, event: TriageChanged) -> None:
+        """A mark, note or clip was stored: shown, and said."""
+        self.by_doc[event.doc] = event.triage
         self._show_marks()
         if event.message:
-            self.notify(event.message, timeout=2.5)
+            self.screen.notify(event.message, timeout=2.5)
 
     # -- which document ---------------------------------------------------------------------
     def current_document(self) -> tuple[str, int] | None:
@@ -134,14 +161,15 @@ class TriageMixin:
         from .reader_pane import ReaderPane
         from .results_pane import ResultsPane
 
-        pane = self._current_pane()
-        reader = self.query_one(ReaderPane).view
+        screen = self.screen
+        pane = screen.current_pane()
+        reader = screen.query_one(ReaderPane).view
         if pane == "reader":
             return (reader.request.doc, reader.page) if reader is not None else None
         if pane == "corpus":
-            doc = self.query_one(CorpusPane).current_doc()
+            doc = screen.query_one(CorpusPane).current_doc()
             return (doc, 1) if doc else None
-        hit = self.query_one(ResultsPane).current_hit()
+        hit = screen.query_one(ResultsPane).current_hit()
         if hit is not None:
             return hit.doc, hit.page or 1
         if reader is not None and pane != "results":
@@ -149,47 +177,46 @@ class TriageMixin:
         return None
 
     def _title(self, doc: str) -> str:
-        info = next((d for d in self.documents if d.doc == doc), None)
+        info = next((d for d in self.screen.folder.documents if d.doc == doc), None)
         return clean_text((info.title if info else "") or doc)
 
     # -- marks, notes, clips ------------------------------------------------------------------
-    def action_mark(self, value: str) -> None:
+    def mark(self, value: str) -> None:
         """Mark the current document keep / to-read / skip, or clear its mark."""
         cur = self.current_document()
         if cur is None:
-            self.notify(f"Nothing to mark here: {NEEDS_DOCUMENT}.", timeout=3)
+            self.screen.notify(f"Nothing to mark here: {NEEDS_DOCUMENT}.", timeout=3)
             return
-        self.run_worker(self._mark(cur[0], value), name="Marking", group="triage",
-                        exit_on_error=False)
+        self._run(self._mark(cur[0], value), name="Marking", group="triage")
 
     async def _mark(self, doc: str, value: str) -> None:
         from ..triage.store import Mark
 
         key = self._doc_key(doc)
         triage = await self.triage_call(lambda s: s.set_mark(key, Mark(value)))
-        self.post_message(TriageChanged(doc, triage,
-                                        f"{MARK_WORDS[value]}: {self._title(doc)[:60]}"))
+        self.screen.post_message(TriageChanged(
+            doc, triage, f"{MARK_WORDS[value]}: {self._title(doc)[:60]}"))
 
-    def action_note(self) -> None:
+    def note(self) -> None:
         """Edit the current document's note (its clipped passages shown below)."""
         from .note_editor import NoteScreen
 
         cur = self.current_document()
         if cur is None:
-            self.notify(f"Nothing to attach a note to: {NEEDS_DOCUMENT}.", timeout=3)
+            self.screen.notify(f"Nothing to attach a note to: {NEEDS_DOCUMENT}.", timeout=3)
             return
         doc = cur[0]
-        old = self.triage.get(doc)
+        old = self.by_doc.get(doc)
         note = old.note if old else ""
 
         def done(edit) -> None:
             if edit is not None and (edit.text != note or edit.deleted):
-                self.run_worker(self._save_note(doc, edit.text if edit.text != note
-                                                else None, edit.deleted),
-                                name="Saving the note", group="triage", exit_on_error=False)
+                self._run(self._save_note(doc, edit.text if edit.text != note else None,
+                                          edit.deleted),
+                          name="Saving the note", group="triage")
 
-        self.push_screen(NoteScreen(self._title(doc), note, list(old.clips) if old else []),
-                         done)
+        self.screen.app.push_screen(
+            NoteScreen(self._title(doc), note, list(old.clips) if old else []), done)
 
     async def _save_note(self, doc: str, text: str | None, deleted: tuple[int, ...] = ()
                          ) -> None:
@@ -205,53 +232,52 @@ class TriageMixin:
         said = ["note saved"] if text is not None else []
         if gone:
             said.append(f"{gone} clip{'s' if gone != 1 else ''} deleted")
-        self.post_message(TriageChanged(doc, triage, ", ".join(said)))
+        self.screen.post_message(TriageChanged(doc, triage, ", ".join(said)))
 
-    def action_clip(self) -> None:
+    def clip(self) -> None:
         """In the reader: clip the paragraph in focus, with its page and section, into the
         document's notes."""
         from .reader_pane import ReaderPane
 
-        reader = self.query_one(ReaderPane)
+        reader = self.screen.query_one(ReaderPane)
         para = reader.current_paragraph()
         if para is None:
-            self.notify("Open a page in the reader to clip from it.", timeout=2)
+            self.screen.notify("Open a page in the reader to clip from it.", timeout=2)
             return
-        self.run_worker(self._clip(*para), name="Clipping", group="triage",
-                        exit_on_error=False)
+        self._run(self._clip(*para), name="Clipping", group="triage")
 
     async def _clip(self, doc: str, text: str, page: int, section: str) -> None:
         from ..triage.store import Clip
 
-        label = await asyncio.to_thread(self.gate.run, lambda lib: lib.page_label(doc, page))
+        label = await asyncio.to_thread(self.screen.app.gate.run,
+                                        lambda lib: lib.page_label(doc, page))
         key = self._doc_key(doc)
         clip = Clip(text, page, label or "", section)
         await self.triage_call(lambda s: s.add_clip(key, clip))
         triage = await self.triage_call(lambda s: s.get(key))
         first = " ".join(text.split())[:50]
-        self.post_message(TriageChanged(doc, triage,
-                                        f"clipped {clip.page_ref}: “{first}…” into the notes"))
+        self.screen.post_message(TriageChanged(
+            doc, triage, f"clipped {clip.page_ref}: “{first}…” into the notes"))
 
     # -- export ----------------------------------------------------------------------------
-    def action_export(self) -> None:
+    def export(self) -> None:
         """Export the marked documents, or all of them (a dialog picks format, which
         documents and file)."""
         from .dialogs import ExportScreen, export_dir
 
-        def done(req) -> None:
+        def done(req: ExportRequest | None) -> None:
             if req is not None:
-                self.run_worker(self._export(req), name="Export", group="export",
-                                exit_on_error=False)
+                self._run(self._export(req), name="Export", group="export")
 
-        self.push_screen(ExportScreen(Path(self.root).name,
-                                      where=export_dir(self.root, self.last_export),
-                                      last_export=self.last_export), done)
+        self.screen.app.push_screen(ExportScreen(Path(self.root).name,
+                                                 where=export_dir(self.root, self.last_export),
+                                                 last_export=self.last_export), done)
 
-    async def _export(self, req) -> None:
+    async def _export(self, req: ExportRequest) -> None:
         def work() -> int:
             from ..triage.export import export_folder
 
-            text, n = export_folder(self.root, req.fmt, req.marked, self.cache_dir,
+            text, n = export_folder(self.root, req.fmt, req.marked, self.screen.app.cache_dir,
                                     self.triage_gate.data_dir)
             tmp = req.path + ".part"
             with open(tmp, "w", encoding="utf-8", newline="") as f:
@@ -262,19 +288,18 @@ class TriageMixin:
         n = await asyncio.to_thread(work)
         self.last_export = req.path   # offered next time, also after a restart
         self.schedule_session_save()
-        self.notify(f"{n} document{'s' if n != 1 else ''} written to {clean_text(req.path)}",
-                    title="Exported", timeout=8)
+        self.screen.notify(f"{n} document{'s' if n != 1 else ''} written to "
+                           f"{clean_text(req.path)}", title="Exported", timeout=8)
 
     # -- the viewer --------------------------------------------------------------------------
-    def action_open_viewer(self) -> None:
+    def open_viewer(self) -> None:
         """Open the current hit's (or the reader's) page in the user's PDF viewer; with no
         display, copy ``path#page=N`` to the clipboard (OSC 52) and show it."""
         cur = self.current_document()
         if cur is None:
-            self.notify("No page here to open.", timeout=2)
+            self.screen.notify("No page here to open.", timeout=2)
             return
-        self.run_worker(self._open_viewer(*cur), name="Opening the viewer", group="viewer",
-                        exit_on_error=False)
+        self._run(self._open_viewer(*cur), name="Opening the viewer", group="viewer")
 
     async def _open_viewer(self, doc: str, page: int) -> None:
         from ..triage.viewer import open_at_page
@@ -282,64 +307,66 @@ class TriageMixin:
         path = os.path.join(self.root, doc)
         # a bad $PDFTUI_VIEWER raises ViewerError: FailureHandler says so
         launch = await asyncio.to_thread(open_at_page, path, page)
+        notify = self.screen.notify
         if not launch.started:
             if launch.clipboard:
-                self.copy_to_clipboard(launch.clipboard)
+                self.screen.app.copy_to_clipboard(launch.clipboard)
                 self.last_clipboard = launch.clipboard
                 # the message names what was copied: one notification says it once
-                self.notify(clean_text(launch.message), title="No display", timeout=8)
+                notify(clean_text(launch.message), title="No display", timeout=8)
             else:
-                self.notify(clean_text(launch.message), severity="warning", timeout=6)
+                notify(clean_text(launch.message), severity="warning", timeout=6)
             return
-        self.notify(clean_text(launch.message), timeout=3)
+        notify(clean_text(launch.message), timeout=3)
         error = await asyncio.to_thread(launch.error)
         if error:
-            self.notify(clean_text(error), title="Viewer failed", severity="error", timeout=8)
+            notify(clean_text(error), title="Viewer failed", severity="error", timeout=8)
 
     # -- session and history -------------------------------------------------------------------
     def load_session(self) -> None:
         """Read the folder's last session and query history (at start)."""
-        self.run_worker(self._load_session(), group="session-load", exit_on_error=False)
+        self._run(self._load_session(), group="session-load")
 
     async def _load_session(self) -> None:
         session = await self.triage_call(lambda s: s.session(self.root))
         history = await self.triage_call(lambda s: s.history(self.root, 200))
-        self.post_message(SessionLoaded(session, history))
+        self.screen.post_message(SessionLoaded(session, history))
 
-    def current_session(self):
+    def current_session(self) -> Session:
         """The session to save now (:class:`pdftui.triage.store.Session`)."""
         from ..triage.store import ReaderPosition, Session
-        from .reader_pane import ReaderBody, ReaderPane
+        from .reader_pane import ReaderPane
+        from .reader_widgets import ReaderBody
 
-        reader = self.query_one(ReaderPane).view
+        screen = self.screen
+        reader = screen.query_one(ReaderPane).view
         position = None
         if reader is not None:
             section = reader.section_id if reader.request.kind == "section" else None
             position = ReaderPosition(reader.request.doc, reader.page, section,
                                       reader.request.kind,
-                                      int(self.query_one(ReaderBody).scroll_y))
-        scope = (f"mark:{self.scope_mark}",) if getattr(self, "scope_mark", None) \
-            else tuple(self.scope)
-        return Session(self.query_one("#query").value.strip(), self.mode, self.granularity,
-                       scope, position, self.last_export)
+                                      int(screen.query_one(ReaderBody).scroll_y))
+        scope = (f"mark:{screen.scope_mark}",) if screen.scope_mark else tuple(screen.scope)
+        return Session(screen.query_one("#query").value.strip(), screen.mode,
+                       screen.granularity, scope, position, self.last_export)
 
     def schedule_session_save(self) -> None:
         """Save the session after :data:`SESSION_SAVE_S` of quiet."""
-        if self._restoring or not self._session_restored:
+        if self.restoring or not self.session_restored:
             return
         if self._session_timer is not None:
             self._session_timer.stop()
-        self._session_timer = self.set_timer(SESSION_SAVE_S, self._save_session_now)
+        self._session_timer = self.screen.set_timer(SESSION_SAVE_S, self._save_session_now)
 
     def _save_session_now(self) -> None:
         self._session_timer = None
-        if self._exit or not self.screen_stack:
+        app = self.screen.app
+        if app._exit or not app.screen_stack:
             return   # closing: action_quit saves the last state
         session = self.current_session()
-        self.run_worker(self._save_session(session), group="session", exclusive=True,
-                        exit_on_error=False)
+        self._run(self._save_session(session), group="session", exclusive=True)
 
-    async def _save_session(self, session) -> bool:
+    async def _save_session(self, session: Session) -> bool:
         try:
             await self.triage_call(lambda s: s.save_session(self.root, session))
         except Exception:  # noqa: BLE001 - said when quitting (unsaved_work)
@@ -351,7 +378,7 @@ class TriageMixin:
         if self._session_timer is not None:
             self._session_timer.stop()
             self._session_timer = None
-        if self._session_restored and self.screen_stack:
+        if self.session_restored and self.screen.app.screen_stack:
             await self._save_session(self.current_session())
 
     def remember_query(self, query: str) -> None:
@@ -361,7 +388,7 @@ class TriageMixin:
             return
         self.history = [query] + [q for q in self.history if q != query]
         self._history_pos = -1
-        self.run_worker(self._add_history(query), group="triage", exit_on_error=False)
+        self._run(self._add_history(query), group="triage")
 
     async def _add_history(self, query: str) -> None:
         try:
@@ -369,10 +396,10 @@ class TriageMixin:
         except Exception:  # noqa: BLE001 - the in-memory history still works
             pass
 
-    def action_history(self, delta: int) -> None:
+    def step_history(self, delta: int) -> None:
         """Up (+1: older) / Down (-1: newer) in the search box walk the folder's queries;
         below the newest, the text being typed comes back."""
-        box = self.query_one("#query")
+        box = self.screen.query_one("#query")
         if not self.history:
             return
         if self._history_pos == -1:
@@ -384,6 +411,7 @@ class TriageMixin:
         box.value = self._history_draft if pos == -1 else self.history[pos]
         box.cursor_position = len(box.value)
 
-    def _close_triage(self) -> None:
+    def close(self) -> None:
+        """Wait for the store calls queued, then close the store (on the app's unmount)."""
         self._pool.shutdown(wait=True)
         self.triage_gate.close()

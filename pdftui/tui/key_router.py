@@ -1,0 +1,143 @@
+"""The key router: every key the app reads is routed here first, so that no key of a burst
+is lost or reordered.
+
+Textual forwards each key to the widget focused *when the app reads it*, and a key the
+widget does not take itself (Ctrl+U, Backspace, Esc: bindings) is run only when it has
+bubbled back up to the app, after the printable keys read since: "/", a query and Ctrl+U
+quickly cleared the query typed after it. So on the main screen every key meant for the
+search box is handled here, in the order read: "/" focuses the box at once, printable keys
+are typed into it, and the box's bindings (then the app's) run at once. Outside the box a
+printable key is a command of the focused pane or nothing (a hint says so): never typed
+into the box, never both. A key that opens a text field (:data:`~.actions.OPENERS`) holds
+the keys read after it until the field has the focus, then types them there.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from textual import events
+from textual.widgets import Input, TextArea
+
+from ..text import clean_text
+from .actions import OPENERS
+
+if TYPE_CHECKING:
+    from .app import PdftuiApp
+
+
+class KeyRouter:
+    """Routes the keys of ``app`` (see the module docstring); the app calls :meth:`route`
+    for each key it reads before Textual forwards it."""
+
+    def __init__(self, app: PdftuiApp) -> None:
+        self.app = app
+        self._key_buffer: list[events.Key] | None = None   # see route, _flush_keys
+        self._opener_key = ""   # the last opener's key, for _flush_keys's hint
+
+    async def route(self, event: events.Key) -> bool:
+        """True when ``event`` was handled here (Textual must not forward it)."""
+        app = self.app
+        if self._key_buffer is not None:   # a field opened by an earlier key: held for it
+            self._key_buffer.append(event)
+            event.stop()
+            return True
+        if not app.screen_stack:
+            return False
+        main = app.main_screen
+        if app.screen is not main:   # a dialog: its fields keep the order too
+            focused = app.focused
+            return await self._field_key(focused, event) if isinstance(focused, Input) \
+                else False
+        main.focus_pending_pane()
+        focused = app.focused
+        box = main.query_one("#query", Input)
+        if focused is box:
+            return await self._box_key(box, event)
+        if isinstance(focused, Input):      # the documents filter
+            return await self._field_key(focused, event)
+        if isinstance(focused, TextArea):
+            return False
+        return await self._pane_key(event)
+
+    async def _pane_key(self, event: events.Key) -> bool:
+        """A key of a pane of the main screen (the focus outside the text fields)."""
+        app = self.app
+        active = app.screen.active_bindings
+        keys = [event.key, *event.aliases]
+        bound = next((active[k] for k in keys if k in active), None)
+        if bound is not None and bound.binding.id == "search.focus" and bound.enabled:
+            app.main_screen.focus_box()
+            return True
+        if bound is not None and bound.enabled and bound.binding.id in OPENERS:
+            # f, a, g, e open a field (a filter box, a dialog) that takes the focus only
+            # later: the keys read until then are held and typed into it, in order
+            event.stop()
+            self._key_buffer = []
+            self._opener_key = event.character or event.key
+            await app.run_action(bound.binding.action, bound.node)
+            app.call_after_refresh(self._flush_keys)
+            return True
+        if bound is None and event.is_printable:
+            # no command of this pane: said, not typed into the box (that replaced the
+            # query, and a word typed outside the box ran half of its letters as commands)
+            app.notify(f"{clean_text(event.character or '')!r} is no key here · / search"
+                       " · ? keys", timeout=2)
+            event.stop()
+            return True
+        return False
+
+    async def _flush_keys(self, tries: int = 10) -> None:
+        """Type the keys held since an opener (:data:`OPENERS`) into the text field it
+        opened, once one has the focus (after up to ``tries`` refreshes). When no text
+        field took it (the opener had nothing to act on: "a" with nothing to attach a note
+        to, "g" with no page; or its dialog starts on a list), the other keys run where
+        the focus is, but the printable ones are dropped with a hint: they were typed as
+        text and never run as commands ("a2 pink" switched the mode and the
+        granularity)."""
+        app = self.app
+        if not isinstance(app.focused, (Input, TextArea)) and tries:
+            app.call_after_refresh(self._flush_keys, tries - 1)
+            return
+        held, self._key_buffer = self._key_buffer or [], None
+        dropped = 0
+        for event in held:
+            focused = app.focused
+            if isinstance(focused, Input):
+                await self._field_key(focused, event)
+            elif isinstance(focused, TextArea) and (event.is_printable
+                                                    or event.key == "enter"):
+                focused.insert("\n" if event.key == "enter" else event.character)
+            elif event.is_printable:
+                dropped += 1
+            elif not await app._check_bindings(event.key, priority=True):
+                await app._check_bindings(event.key)
+        if dropped:
+            app.notify(f"{self._opener_key!r} opened no text field: the {dropped} "
+                       f"key{'s' if dropped != 1 else ''} typed after it ran no command.",
+                       timeout=3)
+
+    async def _field_key(self, field: Input, event: events.Key) -> bool:
+        """Handle a key of a focused text field here, in the order keys arrive: a
+        printable key is typed (as Textual's Input does), any other runs the field's
+        bindings, then its screen's and the app's, at once."""
+        if event.is_printable:
+            selection = field.selection
+            if selection.is_empty:
+                field.insert_text_at_cursor(event.character)
+            else:
+                field.replace(event.character, *selection)
+            event.stop()
+            return True
+        return await self.app._check_bindings(event.key, priority=True) or \
+            await self.app._check_bindings(event.key)
+
+    async def _box_key(self, box: Input, event: events.Key) -> bool:
+        """Handle a key of the focused search box here, in the order keys arrive."""
+        if not box.value and event.character in ("?", "/"):
+            # no query starts with them: in the empty box (the first screen) "?" is the
+            # help and "/" (the search key) is already where it leads
+            if event.character == "?":
+                self.app.action_help()
+            return True
+        return await self._field_key(box, event)

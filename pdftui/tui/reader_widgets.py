@@ -1,0 +1,164 @@
+"""The reader pane's widgets: its scrolling text (:class:`ReaderBody`), the image of the
+page (:class:`ReaderImage`) and the table of contents beside the text (:class:`TocList`).
+Each holds the reader's keys and runs them on the :class:`~.reader_pane.ReaderPane` that
+holds it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+from textual import events
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.widget import Widget
+from textual.widgets import OptionList
+
+from ..document import Section
+from .actions import bindings
+from .page_view import PageView
+from .render import literal, page_ref
+
+if TYPE_CHECKING:
+    from .reader_pane import ReaderPane
+
+
+def reader_of(node: Widget) -> ReaderPane | None:
+    """The reader pane holding ``node`` (None outside one)."""
+    from .reader_pane import ReaderPane   # the pane imports this module
+
+    return next((a for a in node.ancestors if isinstance(a, ReaderPane)), None)
+
+
+def toc_prompt(section: Section, label: str = "") -> Text:
+    """A table-of-contents line: the title indented by its level, then its page."""
+    level = max(0, int(section.level or 1) - 1)
+    out = Text("  " * min(level, 6), no_wrap=True, overflow="ellipsis")
+    out.append_text(literal(section.title or "(untitled)",
+                            style="bold" if level == 0 else ""))
+    out.append(f"  {page_ref(section.start_page, label)}", style="dim")
+    return out
+
+
+
+#: Keys the contents list keeps for itself (moving through it, Enter reads the entry).
+_LIST_KEYS = frozenset({"up", "down", "pageup", "pagedown", "home", "end", "enter"})
+
+
+class TocList(OptionList):
+    """The document's table of contents (outline or detected sections); Enter reads the
+    highlighted section, Esc goes back to the text, ``t`` hides the list.
+
+    The reader's other keys (← → [ ] v i g y ...) work here as in the text, so none of
+    them falls through to the search box; ↑ ↓ PgUp PgDn Home End move through the list.
+    """
+
+    BINDINGS = [Binding("escape", "leave", "Text", id="toc.leave")] + [
+        b for b in bindings("reader") if not set(b.key.split(",")) & _LIST_KEYS]
+
+    @property
+    def reader(self) -> ReaderPane | None:
+        """The reader pane holding this list."""
+        return reader_of(self)
+
+    def action_pane(self, name: str) -> None:
+        """Run the reader pane's action ``name``."""
+        if self.reader is not None:
+            getattr(self.reader, f"action_{name}")()
+
+    def action_leave(self) -> None:
+        """Back to the text, the list stays shown."""
+        if self.reader is not None:
+            self.reader.focus_main()
+
+
+class ReaderBody(VerticalScroll, can_focus=True):
+    """The scrolling text of the reader, holding the reader's keys."""
+
+    BINDINGS = bindings("reader")
+
+    def action_pane(self, name: str) -> None:
+        """Run the reader pane's action ``name``."""
+        self.user_moved()
+        getattr(self.reader, f"action_{name}")()
+
+    @property
+    def reader(self) -> ReaderPane | None:
+        """The reader pane holding this body."""
+        return reader_of(self)
+
+    def on_resize(self, _event: events.Resize) -> None:
+        if self.reader is not None:
+            self.reader.keep_placed()
+
+    def user_moved(self) -> None:
+        """The reader scrolled the text: a later resize keeps the position, not the match."""
+        if self.reader is not None:
+            self.reader.forget_placed()
+
+    # the handlers below only note the move (Textual runs Widget's own handler too)
+    def on_mouse_scroll_down(self, _event: events.MouseScrollDown) -> None:
+        self.user_moved()
+
+    def on_mouse_scroll_up(self, _event: events.MouseScrollUp) -> None:
+        self.user_moved()
+
+    def on_scroll_to(self, _message) -> None:
+        self.user_moved()
+
+    def on_scroll_up(self, _message) -> None:
+        self.user_moved()
+
+    def on_scroll_down(self, _message) -> None:
+        self.user_moved()
+
+    def action_scroll_up(self) -> None:
+        self.user_moved()
+        super().action_scroll_up()
+
+    def action_scroll_down(self) -> None:
+        self.user_moved()
+        super().action_scroll_down()
+
+    def action_scroll_home(self) -> None:
+        self.user_moved()
+        super().action_scroll_home()
+
+    def action_scroll_end(self) -> None:
+        self.user_moved()
+        super().action_scroll_end()
+
+    def action_page_up(self) -> None:
+        self.user_moved()
+        super().action_page_up()
+
+    def action_page_down(self) -> None:
+        self.user_moved()
+        super().action_page_down()
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        if round(old_value) != round(new_value) and self.reader is not None:
+            self.reader.follow_scroll()
+
+    def top_paragraph(self) -> int:
+        """Index of the first paragraph visible at the top (0 when none)."""
+        y = self.scroll_y
+        for i, w in enumerate(self.query(".para")):
+            if w.virtual_region.bottom > y:
+                return i
+        return 0
+
+
+class ReaderImage(PageView):
+    """The image view of the reader, holding the reader's keys (pages, sections, ``i``)
+    and its own (zoom, pan)."""
+
+    BINDINGS = bindings("reader") + bindings("image")
+
+    def action_pane(self, name: str) -> None:
+        """Run the reader pane's action ``name``."""
+        pane = reader_of(self)
+        if pane is not None:
+            getattr(pane, f"action_{name}")()
