@@ -245,7 +245,7 @@ def test_the_index_progress_bar_fits_80_columns():
     from rich.console import Console
 
     from pdftui.cli import _IndexProgress
-    from pdftui.index import Progress
+    from pdftui.index.report import Progress
 
     out = io.StringIO()
     console = Console(file=out, width=80, force_terminal=True, color_system=None)
@@ -569,7 +569,7 @@ def test_the_plain_progress_log_keeps_one_clock_per_phase(capsys):
     phase now keeps its own clock; the last line of a phase comes once, when its total
     is final."""
     from pdftui.cli import _IndexProgress
-    from pdftui.index import Progress
+    from pdftui.index.report import Progress
 
     log = _IndexProgress(quiet=False)
     assert log.plain   # stderr is not a terminal under pytest
