@@ -194,6 +194,7 @@ class EmbedThread(threading.Thread):
                                              self.units_before + self.units_total))
 
     def put(self, content_id: int) -> None:
+        """Queue a content (its id in the cache) to embed; once while it waits."""
         if content_id not in self._queued:
             self._queued.add(content_id)
             self.q.put(content_id)
@@ -203,9 +204,12 @@ class EmbedThread(threading.Thread):
         self.expected += n
 
     def finish(self) -> None:
+        """No more contents will come: the thread ends once the queued ones are embedded."""
         self.q.put(None)
 
     def run(self) -> None:
+        """Plan and embed the queued contents until :meth:`finish` and all are embedded,
+        or until cancelled; an error ends the run and is kept in ``error``."""
         lower_thread_priority(self.pipeline.nice)
         cache = Cache(self.cache_dir)
         work = _EmbedQueue(self.pipeline.heads_first)
