@@ -63,7 +63,8 @@ def run_index(folder: Path, cache: Path, which: str) -> dict:
     """One ``index_folder`` run (``which``: "new", "earlier" or one of
     :data:`EXTRA_PATHS`) into ``cache``."""
     from pdftui.embed import PLAN_1, PLAN_2, PLAN_3
-    from pdftui.index import EARLIER, EmbedPipeline, index_folder
+    from pdftui.index import index_folder
+    from pdftui.index.embedding import EARLIER, EmbedPipeline
 
     marks: dict[str, float] = {}
     lock = threading.Lock()

@@ -9,7 +9,8 @@ import pytest
 
 from pdftui.index import index_folder
 from pdftui.search import keyword
-from pdftui.search.excerpt import choose, grow, weighted_len
+from pdftui.search.excerpt import choose
+from pdftui.search.page_passages import grow, weighted_len
 from pdftui.search.keyword import Term
 from pdftui.search.service import Engine
 

@@ -244,12 +244,12 @@ def test_the_index_progress_bar_fits_80_columns():
 
     from rich.console import Console
 
-    from pdftui.cli import _IndexProgress
-    from pdftui.index import Progress
+    from pdftui.cli.indexing import IndexProgress
+    from pdftui.index.report import Progress
 
     out = io.StringIO()
     console = Console(file=out, width=80, force_terminal=True, color_system=None)
-    report = _IndexProgress(False, console=console)
+    report = IndexProgress(False, console=console)
     report.bar.start()
     report(Progress("extract", docs_total=1000, docs_done=312, pages_done=12345,
                     current="a-very-long-folder-name/" + "x" * 80 + ".pdf"))
@@ -322,7 +322,7 @@ def test_a_long_excerpt_is_shown_from_the_sentence_that_matched():
     """Fresh-user finding: the search table cut ResNet's "3.4 Implementation" excerpt at
     320 characters, "... The standard …", one sentence before "We adopt batch
     normalization (BN) right after each convolution": no query word was shown."""
-    from pdftui.cli import _shorten
+    from pdftui.cli.output import shorten
     from pdftui.tui.render import terms_pattern
 
     text = ("Our implementation for ImageNet follows the practice in [21, 41]. The image is "
@@ -332,10 +332,10 @@ def test_a_long_excerpt_is_shown_from_the_sentence_that_matched():
             "augmentation in [21] is used. We adopt batch normalization (BN) [16] right "
             "after each convolution and before activation, following [16]. We initialize "
             "the weights as in [13] and train all plain/residual nets from scratch.")
-    got = _shorten(text, 320, terms_pattern("batch normalization placement in ResNet"))
+    got = shorten(text, 320, terms_pattern("batch normalization placement in ResNet"))
     assert got.startswith("… We adopt batch normalization") and len(got) <= 330
-    assert _shorten(text, 320).startswith("Our implementation")   # no query: the start
-    near = _shorten(text, 320, terms_pattern("ImageNet crop"))    # matched early: as before
+    assert shorten(text, 320).startswith("Our implementation")   # no query: the start
+    near = shorten(text, 320, terms_pattern("ImageNet crop"))    # matched early: as before
     assert near.startswith("Our implementation") and near.endswith(" …")
 
 
@@ -568,10 +568,10 @@ def test_the_plain_progress_log_keeps_one_clock_per_phase(capsys):
     they are extracted, and each switch between the two phases reset the interval. Each
     phase now keeps its own clock; the last line of a phase comes once, when its total
     is final."""
-    from pdftui.cli import _IndexProgress
-    from pdftui.index import Progress
+    from pdftui.cli.indexing import IndexProgress
+    from pdftui.index.report import Progress
 
-    log = _IndexProgress(quiet=False)
+    log = IndexProgress(quiet=False)
     assert log.plain   # stderr is not a terminal under pytest
     for n in range(1, 40):
         log(Progress("extract", docs_total=40, docs_done=n, pages_done=10 * n))

@@ -265,7 +265,7 @@ def test_streams_give_the_vectors_of_one_run_at_a_time(embedder: Embedder,
 
 
 def test_index_embeds_with_one_stream_per_core() -> None:
-    from pdftui.index import EARLIER, EmbedPipeline, embed_streams
+    from pdftui.index.embedding import EARLIER, EmbedPipeline, embed_streams
 
     assert embed_streams(EmbedPipeline(streams=3)) == 3
     assert embed_streams(EARLIER) == 1
@@ -291,7 +291,7 @@ def test_embedding_thread_lowers_only_its_own_priority() -> None:
     theirs."""
     import threading
 
-    from pdftui.index import EARLIER, EmbedPipeline, lower_thread_priority
+    from pdftui.index.embedding import EARLIER, EmbedPipeline, lower_thread_priority
 
     main_before = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
     seen: dict[str, int] = {}

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from pdftui.search.excerpt import EXTRA_WEIGHT, MIN_CHARS, choose, grow
+from pdftui.search.excerpt import EXTRA_WEIGHT, choose
+from pdftui.search.page_passages import MIN_CHARS, grow
 from pdftui.search import excerpt
 from pdftui.search.keyword import parse_query
 
@@ -29,7 +30,8 @@ import functools  # noqa: E402
 
 from pdftui.extract import extract_document  # noqa: E402
 from pdftui.sections import sections_for  # noqa: E402
-from pdftui.search.excerpt import continues, kind_weight, passages, table_groups  # noqa: E402
+from pdftui.search.page_passages import (continues, kind_weight, passages,  # noqa: E402
+                                         table_groups)
 
 from .conftest import CORPUS, shared_file  # noqa: E402
 
@@ -202,8 +204,8 @@ def test_a_paragraph_about_what_a_figure_shows_yields_to_the_one_stating_the_thi
 
 
 # -- issue 18, session 10: the block that answers -------------------------------------------
-from pdftui.search.excerpt import (FRONT_CHARS, _aside_numbers, block_spans,  # noqa: E402
-                                   heading_at, joined)
+from pdftui.search.excerpt import FRONT_CHARS, _aside_numbers, block_spans  # noqa: E402
+from pdftui.search.page_passages import heading_at, joined  # noqa: E402
 from pdftui.search.service import head_text  # noqa: E402
 
 
@@ -338,7 +340,7 @@ def test_a_term_only_the_reference_list_holds_counts_as_a_reference_entry():
     Conclusion, the terms of its cited titles counting as prose. A term only reference
     entries of a passage hold now counts REFERENCE_WEIGHT, and a block of entries (or
     the list's heading with its first entries) is a reference entry whatever its length."""
-    from pdftui.search.excerpt import is_reference
+    from pdftui.search.page_passages import is_reference
     blocks, starts = _page("bmc-2010-dvt-prophylaxis-trauma-review.pdf", 2)
     first = next(b for b in blocks if b.startswith("References"))
     assert is_reference(first) and len(first) >= 600
@@ -457,7 +459,7 @@ def test_a_paragraph_broken_by_a_footnote_at_the_column_end_is_joined():
     """Caduceus p. 3: "... Gu & Dao (2023) introduce" closes the left column above its
     footnote ("2The acronym SSM ..."), and "a selective SSM that enables dependence of the
     parameters ... on the input" opens the right one: one passage, the footnote left out."""
-    from pdftui.search.excerpt import footnote_like
+    from pdftui.search.page_passages import footnote_like
     blocks, starts = _page("arxiv-2403.03234-caduceus-dna-sequence-modeling.pdf", 3)
     intro = next(j for j, b in enumerate(blocks) if b.startswith("Selection Mechanisms"))
     note, rest = intro + 1, intro + 2
@@ -472,7 +474,7 @@ def test_a_paragraph_broken_by_a_footnote_at_the_column_end_is_joined():
 
 
 # -- issue 18, session 13: kinds of blocks a passage is grown from ----------------------------
-from pdftui.search.excerpt import lead_block  # noqa: E402
+from pdftui.search.page_passages import lead_block  # noqa: E402
 
 
 def test_the_ticks_of_a_figure_grown_into_its_caption_weigh_as_the_caption():

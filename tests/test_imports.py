@@ -20,7 +20,7 @@ def core_modules() -> list[str]:
     """Every module of the package outside ``pdftui.tui`` (walked, so new modules count)."""
     names = []
     for info in pkgutil.walk_packages(pdftui.__path__, prefix="pdftui."):
-        if info.name.startswith("pdftui.tui") or info.name == "pdftui.cli":
+        if info.name.startswith(("pdftui.tui", "pdftui.cli.")) or info.name == "pdftui.cli":
             continue
         names.append(info.name)
     return sorted(names)

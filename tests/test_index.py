@@ -199,7 +199,7 @@ def test_two_concurrent_indexers(small_folder, cache_dir):
 def test_extraction_timeout_skips_only_that_document(tmp_path, cache_dir, monkeypatch):
     """A document that overruns the per-document budget is skipped with its reason, its
     worker is killed, and the other documents are still indexed."""
-    import pdftui.index as index_mod
+    import pdftui.index.extraction as index_mod
 
     folder = copy_docs(tmp_path / "docs", SMALL_DOCS[:1])
     shutil.copy(shared_file(TRICKY / "real" / "many-pages-lwarp-manual-1370pages.pdf"),
@@ -351,7 +351,7 @@ def test_extractor_upgrade_keeps_section_heads_whose_ordinal_moved(tmp_path, cac
 def test_fast_pipeline_embeds_openings_first_and_switching_plans_re_embeds(tmp_path,
                                                                             cache_dir):
     from pdftui.embed import PLAN_2, Embedder
-    from pdftui.index import EmbedPipeline
+    from pdftui.index.embedding import EmbedPipeline
 
     folder = copy_docs(tmp_path / "two", SMALL_DOCS[:2])
     reports = []
@@ -397,7 +397,7 @@ def test_two_fresh_indexes_give_identical_vectors_whatever_the_batches(tmp_path)
     or one first and the others later with other batch sizes (other run-mates for every
     unit), stores the same bytes for every unit (the int8 copy quantizes activations per
     onnxruntime run, so shared runs made two fresh indexes differ)."""
-    from pdftui.index import EmbedPipeline
+    from pdftui.index.embedding import EmbedPipeline
 
     docs = SMALL_DOCS[:3]
     together = copy_docs(tmp_path / "together", docs)
@@ -469,7 +469,7 @@ def test_progress_says_when_the_unit_total_is_still_growing_and_fits_a_status_li
     1,429 (a document's units are counted when its turn comes), and the TUI's status
     ("embedding 192/1429 units, 3/8 documents done, ETA 15 s, following the embedder of
     pid 1234 on host") was cut at 80 columns."""
-    from pdftui.index import Progress
+    from pdftui.index.report import Progress
 
     early = Progress("embed", docs_total=6, docs_planned=1, units_total=30)
     assert early.units_text() == "0/30+"

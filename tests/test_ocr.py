@@ -13,7 +13,8 @@ from concurrent.futures import ProcessPoolExecutor
 import pytest
 
 from pdftui import ocr
-from pdftui.index import DOC_TIMEOUT_S, index_folder
+from pdftui.index import index_folder
+from pdftui.index.extraction import DOC_TIMEOUT_S
 from pdftui.library import Library
 from pdftui.search.service import Engine
 from pdftui.tui.corpus_pane import status_text
@@ -207,7 +208,7 @@ def _heartbeat_case(beat: str) -> tuple:
 def test_each_ocrd_page_beats_the_heartbeat(tmp_path):
     """The indexer's document timeout counts from the last heartbeat, so a long scan that
     makes progress page by page is never killed as hung (index._idle_s)."""
-    from pdftui.index import _idle_s
+    from pdftui.index.extraction import _idle_s
 
     beat = tmp_path / "beat"
     recognised, done, beaten, results, cpu_s = _in_worker(_heartbeat_case, str(beat))

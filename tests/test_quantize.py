@@ -13,7 +13,7 @@ import pytest
 
 from pdftui.embed import DEFAULT_WEIGHTS_SHA256, Embedder, quantize
 from pdftui.embed.embedder import length_runs
-from pdftui.index import _EmbedQueue
+from pdftui.index.embedding import _EmbedQueue
 
 from .conftest import CORPUS, shared_file
 

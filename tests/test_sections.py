@@ -11,7 +11,8 @@ import pytest
 
 from pdftui.document import Extraction, OutlineEntry, Section, innermost
 from pdftui.extract import extract_document
-from pdftui.headings import detect_headings, follows, numbering, titles_match
+from pdftui.heading_sequence import follows
+from pdftui.headings import detect_headings, numbering, titles_match
 from pdftui.sections import build_sections, section_path_at, sections_for
 
 from .conftest import CORPUS, SMALL_DOCS, TRICKY, needs_shared, shared_file  # noqa: E402
@@ -340,11 +341,11 @@ def test_a_subsection_whose_parent_was_missed_is_not_filed_under_another():
     Related Work; "3.1.1" under it is one level down; a found parent nests as before."""
     from types import SimpleNamespace
 
-    from pdftui.headings import _assign_levels
+    from pdftui.heading_sequence import assign_levels
     row = SimpleNamespace(font="F", size=10.0, bold_frac=1.0)
     found = [(row, "2", 1), (row, "2.1", 2), (row, "3.1", 2), (row, "3.1.1", 3),
              (row, "4", 1), (row, "4.1", 2)]
-    assert _assign_levels(found) == [1, 2, 1, 2, 1, 2]
+    assert assign_levels(found) == [1, 2, 1, 2, 1, 2]
 
 
 def test_figure_box_labels_between_numbered_headings_are_not_sections():

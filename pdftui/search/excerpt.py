@@ -5,10 +5,10 @@ index's own tokenizer (:func:`pdftui.search.keyword.tokenize_many`), so "holds t
 means exactly what the keyword arm matched (porter stems, prefixes, CJK unigrams, and a
 closed compound such as ``frameskip`` written open or hyphenated: ``frame-skipping``).
 
-A page is cut into *passages* (:func:`passages`): each block, grown to ``MIN_CHARS`` with
-its neighbours when it is a heading or a label (:func:`grow`; the short tail of a paragraph
-grows back into it, not on across the next heading: :func:`heading_at`), joined with the
-blocks carrying on its last sentence over a column break or an inline formula
+A page is cut into *passages* (:func:`.page_passages.passages`): each block, grown to
+``MIN_CHARS`` with its neighbours when it is a heading or a label (:func:`grow`; the short
+tail of a paragraph grows back into it, not on across the next heading: :func:`heading_at`),
+joined with the blocks carrying on its last sentence over a column break or an inline formula
 (:func:`joined`), run on into the paragraphs after it in its section while shorter than
 ``PASSAGE_CHARS`` (:func:`extended`: a short lead-in with the paragraph that explains it)
 and joined with the block that continues its sentence across a page break; and each table
@@ -46,82 +46,39 @@ summaries in information retrieval" (SIGIR 1998).
 
 from __future__ import annotations
 
-import functools
 import math
 import re
-import unicodedata
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass
 
-from ..store.tokenizer import CJK_RE as _CJK_RE
 from ..identifiers import identifiers_in
 from .query import phrase_regex
 from .keyword import Term, tokenize_many
+from .page_passages import (MIN_CHARS, REFERENCE_WEIGHT, Passage, is_reference, kind_weight,
+                            lead_block, passage_text, passages, weighted_len)
 
-MIN_CHARS = 80
 MAX_CHARS = 2000
-#: A passage shorter than this is extended with the paragraphs after it in its section
-#: (:func:`extended`): about eight lines of an 80-column pane.
-PASSAGE_CHARS = 600
 #: Share of a term's weight that a passage earns when only the paragraphs it was run on
 #: into hold the term (a passage must not win by gathering its neighbours' words).
 EXTRA_WEIGHT = 0.5
-#: A CJK character counts as this many characters towards :data:`MIN_CHARS`: one carries
-#: about a word (a 12-character Chinese sentence is a paragraph, not a heading).
-CJK_WEIGHT = 4
 #: Share of its page rarity a query term keeps when the document's head (title, authors)
 #: holds it: the words naming the document found the document, not the passage.
 HEAD_WEIGHT = 0.5
 #: A first page whose best passage holds under this share of the query's terms shows its
 #: abstract: a query describing the paper in other words than its own (:func:`choose`).
 SPARSE_SHARE = 1 / 3
-
-
-def weighted_len(text: str) -> int:
-    """Length of ``text`` (stripped) with each CJK character counted :data:`CJK_WEIGHT` times."""
-    text = text.strip()
-    return len(text) + (CJK_WEIGHT - 1) * len(_CJK_RE.findall(text))
 #: Characters shown before the match when a long block's excerpt is centred on it (short,
 #: so that a display cut to a few lines still shows the match).
 LEAD_CHARS = 120
 #: A match this near the start of a long passage is shown with the passage's opening (a
 #: heading, the sentence introducing a list): six lines of an 80-column excerpt box.
 FRONT_CHARS = 480
-TABLE_CHARS = 300
-"""Longest block still read as part of a table (a row, a header or a cell group)."""
 
-_CAPTION_RE = re.compile(r"^\s*(fig(ure)?|table|tab)\.?\s*[A-Z]?\d+(\.\d+)*\s*[.:|]", re.I)
-_NUMBERED_HEAD_RE = re.compile(r"^\s*([A-Z]|\d{1,2})(\.\d{1,2})+\.?\s+[A-Z]")
-_FIGURE_TALK_RE = re.compile(r"^\s*fig(ure)?\.?\s*[A-Z]?\d+[a-z]?\s+(shows|illustrates|"
-                             r"presents|depicts|gives|plots|compares|sketches)\b", re.I)
-_TABLE_CAPTION_RE = re.compile(r"^\s*(table|tab)\.?\s*[A-Z]?\d+", re.I)
-_XREF_RE = re.compile(r"^\W*((for|a|an|more)\b[^.(]{0,60}?\b)?(?<!\()(see|cf\.|refer to)\b"
-                      r"[^.]{0,80}?"
-                      r"\b(p\.|pp\.|page|pages|section|sec\.|§|chapter|appendix|figure|fig\.|"
-                      r"table)\s*[A-Z]?\d", re.I)
-_REFERENCE_RE = re.compile(r"^\s*(\[\d{1,3}\]|\d{1,3}\.)\s+\S.{0,200}?(\(|, )(19|20)\d\d[a-z]?"
-                           r"\b", re.S)
-_SENTENCE_END = tuple(".!?:;)]}\"'”’")
 _ABSTRACT_RE = re.compile(r"^\W*abstract\b", re.I)
 _INTRO_RE = re.compile(r"^\W*(\d+\.?\s*)?introduction\b", re.I)
 _STATEMENT_RE = re.compile(r"\b(in this (paper|work|article|report|chapter|section)|we (propose|"
                            r"present|introduce|address|describe|show that))\b", re.I)
 _ASIDE_RE = re.compile(r"^\W*(\d+(\.\d+)*\.?\s*)?(related work|references|bibliography|"
                        r"acknowledg|background)", re.I)
-
-
-@dataclass(frozen=True)
-class Passage:
-    """Blocks of a page shown as one excerpt: ``seed`` is the block it was grown from (a
-    table's caption), ``members`` the block indexes it holds, in display order; ``kind``
-    is "text" or "table"."""
-
-    seed: int
-    members: tuple[int, ...]
-    kind: str = "text"
-    extra: tuple[int, ...] = ()
-    """The members added by :func:`extended` (shown, and scored, but a passage holding
-    the match without them wins a tie)."""
 
 
 def cap(text: str, limit: int = MAX_CHARS, around: int | None = None) -> str:
@@ -218,295 +175,6 @@ def _capped(text: str, terms: Sequence[Term], rx: Sequence[re.Pattern] = ()) -> 
     found = [m.start() for r in rx if (m := r.search(text))]
     return cap(text, around=min(found) if found else match_offset(text, terms))
 
-
-def grow(blocks: Sequence[str], i: int, min_chars: int = MIN_CHARS) -> str:
-    """Block ``i``'s text, joined with the blocks after it (then before it: at the end
-    of the page, or at a heading over another paragraph when block ``i`` is not a
-    heading itself, :func:`heading_at`) until it holds ``min_chars`` characters (a CJK
-    one counts :data:`CJK_WEIGHT` times): a match in a heading, a one-letter line or a
-    caption is shown with the paragraph it belongs to, not alone; the tail of a code
-    example with the text introducing it, not with the next section's."""
-    return " ".join(blocks[j].strip() for j in _grown(blocks, i, min_chars))
-
-
-def _grown(blocks: Sequence[str], i: int, min_chars: int = MIN_CHARS,
-           lens: Sequence[int] | None = None, heads: Collection[int] | None = None
-           ) -> list[int]:
-    """The block indexes :func:`grow` joins; ``lens`` (:func:`weighted_len`) and
-    ``heads`` (the blocks :func:`heading_at` holds for) when already known."""
-    lens = lens if lens is not None else [weighted_len(b) for b in blocks]
-    members = [i]
-    size = lens[i]
-    j = i + 1
-    own_head = heading_like(blocks[i])
-    while size < min_chars and j < len(blocks):
-        if not own_head and (j in heads if heads is not None else heading_at(blocks, j)):
-            break   # the tail of a paragraph is not shown with the next heading's text
-        if lens[j]:
-            members.append(j)
-            size += lens[j] + 1
-        j += 1
-    j = i - 1
-    while size < min_chars and j >= 0:
-        if lens[j]:
-            members.insert(0, j)
-            size += lens[j] + 1
-        j -= 1
-    return members
-
-
-_HEADING_RE = re.compile(r"^([A-Z]|\d{1,2})?(\.\d{1,2})*\.?\s*[A-Z][^.!?:;=<>{}\\]*$")
-
-
-def heading_like(text: str) -> bool:
-    """True for a block that reads as a heading: a short line (under :data:`MIN_CHARS`)
-    of words opening with a capital (after an optional section number), without
-    sentence punctuation, code or math ("Quasi-likelihood models", "4.2 Worker
-    Failure")."""
-    t = " ".join(text.split())
-    return (3 <= len(t) < MIN_CHARS and not t.endswith(_SENTENCE_END)
-            and bool(_HEADING_RE.match(t)) and sum(c.isalpha() for c in t) >= 0.6 * len(t))
-
-
-def heading_at(blocks: Sequence[str], j: int) -> bool:
-    """True when block ``j`` is :func:`heading_like` and the block after it opens a
-    paragraph (a capital letter, at least :data:`MIN_CHARS` characters): a heading over
-    its text, not a line of output or a label inside a display."""
-    if not heading_like(blocks[j]) or j + 1 >= len(blocks):
-        return False
-    nxt = blocks[j + 1].strip()
-    return len(nxt) >= MIN_CHARS and nxt[:1].isupper()
-
-
-def continues(a: str, b: str) -> bool:
-    """True when block ``b`` carries on the sentence block ``a`` breaks off (a column or
-    page break inside a paragraph): ``a`` ends without closing punctuation, or with a
-    hyphen, and ``b`` starts with a lower-case letter; or ``a`` ends with a colon (``b`` is
-    the example, list or display it introduces)."""
-    a, b = a.rstrip(), b.lstrip()
-    if len(a) < MIN_CHARS or not b:
-        return False
-    if a.endswith(":"):
-        return True   # an example, a list or a display follows
-    return (not a.endswith(_SENTENCE_END) or a.endswith("-")) and b[0].islower()
-
-
-#: Longest block skipped over between a sentence and its continuation (:func:`joined`):
-#: an inline formula or symbol the extractor set apart ("∂LN(yk)"); CJK weighted.
-FRAGMENT_CHARS = 40
-
-
-def _carries_on(a: str, b: str) -> bool:
-    """True when ``b`` carries on the sentence ``a`` breaks off: ``a`` (a paragraph, at
-    least :data:`MIN_CHARS` long) ends without closing punctuation, or with a hyphen, and
-    ``b`` starts with a lower-case letter, or a math symbol before one ("∂yk into
-    ...")."""
-    a, b = a.rstrip(), b.lstrip()
-    if len(a) < MIN_CHARS or not b or (a.endswith(_SENTENCE_END) and not a.endswith("-")):
-        return False
-    return b[0].islower() or (unicodedata.category(b[0]) == "Sm" and b[1:2].islower())
-
-
-def joined(blocks: Sequence[str], members: list[int], halt: Collection[int] = ()
-           ) -> list[int]:
-    """``members`` with the blocks that carry on their last sentence appended
-    (:func:`_carries_on`), over at most two short fragments between them (an inline
-    formula, :data:`FRAGMENT_CHARS`) and at most two footnotes (:func:`footnote_like`,
-    left out of the passage), repeatedly: a paragraph the extractor split at a column
-    break, around a formula or at the footnotes closing a column is one passage, its
-    words its own (not run-on words at :data:`EXTRA_WEIGHT`). Not across a block in
-    ``halt`` (:func:`stops`)."""
-    out = list(members)
-    while True:
-        last, j = out[-1], out[-1] + 1
-        skipped: list[int] = []
-        notes = 0
-        while (j < len(blocks) and j not in halt
-               and not _carries_on(blocks[last], blocks[j])):
-            if notes < 2 and footnote_like(blocks[j]):
-                notes += 1
-            elif len(skipped) < 2 and weighted_len(blocks[j]) < FRAGMENT_CHARS:
-                skipped.append(j)
-            else:
-                break
-            j += 1
-        if j >= len(blocks) or j in halt or not _carries_on(blocks[last], blocks[j]):
-            return out
-        out += skipped + [j]
-
-
-#: Longest block read as a footnote (:func:`footnote_like`).
-FOOTNOTE_CHARS = 600
-_FOOTNOTE_RE = re.compile(r"^\s*(\d{1,2}(?=[A-Z][a-z])|[∗*†‡§¶])")
-
-
-def footnote_like(text: str) -> bool:
-    """True for a footnote: a block under :data:`FOOTNOTE_CHARS` opening with its mark, a
-    number set against its first word or a symbol ("5Thus, in this paper ...", "∗Equal
-    contribution.")."""
-    t = text.strip()
-    return len(t) <= FOOTNOTE_CHARS and bool(_FOOTNOTE_RE.match(t))
-
-
-def _tabular(text: str) -> bool:
-    """A table row, header or cell group: short, and either mostly numbers or a few words."""
-    t = text.strip()
-    if not t or len(t) > TABLE_CHARS or _CAPTION_RE.match(t):
-        return False
-    toks = t.split()
-    digits = sum(1 for w in toks if any(c.isdigit() for c in w))
-    return digits >= 0.3 * len(toks) or (len(t) < 60 and not t.endswith("."))
-
-
-def table_groups(blocks: Sequence[str]) -> list[Passage]:
-    """One passage per table caption ("Table 3. ...") with the run of table-like blocks
-    next to it (before it when there is one, else after it), caption first."""
-    out = []
-    for i, b in enumerate(blocks):
-        if not _TABLE_CAPTION_RE.match(b.strip()):
-            continue
-        run = []
-        j = i - 1
-        while j >= 0 and _tabular(blocks[j]):
-            run.insert(0, j)
-            j -= 1
-        if not run:
-            j = i + 1
-            while j < len(blocks) and _tabular(blocks[j]):
-                run.append(j)
-                j += 1
-        if run:
-            out.append(Passage(i, (i, *run), "table"))
-    return out
-
-
-REFERENCE_WEIGHT = 0.4
-_REFERENCES_HEAD_RE = re.compile(r"^\W*(\d+\.?\s*)?(references|bibliography)\s+"
-                                 r"(\[\d{1,3}\]|\d{1,3}\.)\s", re.I)
-_YEAR_RE = re.compile(r"\b(19|20)\d\d[a-z]?\b")
-
-
-def is_reference(text: str) -> bool:
-    """True for a reference-list entry ("[12] A. Vaswani ... 2017"), a run of entries the
-    extractor kept as one block (an entry opening it and a year every 300 characters),
-    or the list's heading with its first entries ("References 1. Kudsk KA ...")."""
-    t = text.strip()
-    if _REFERENCES_HEAD_RE.match(t):
-        return True
-    if not _REFERENCE_RE.match(t):
-        return False
-    return len(t) < 600 or len(_YEAR_RE.findall(t)) * 300 >= len(t)
-
-
-def kind_weight(text: str) -> float:
-    """How likely a block of this kind answers a query: 1 for prose; 0.6 for a figure or
-    table caption alone and for a short block that is a pointer elsewhere ("For an example
-    see ... p. 144"); 0.9 for a paragraph opening with what a figure shows ("Figure 1
-    shows an example of ..."), which describes the picture rather than the thing (a
-    paragraph on a table's values is not: it states the results); 0.4 for a
-    reference-list entry."""
-    t = text.strip()
-    if is_reference(t):
-        return REFERENCE_WEIGHT
-    if _CAPTION_RE.match(t):
-        return 0.6
-    if _FIGURE_TALK_RE.match(t):
-        return 0.9
-    if len(t) < 400 and _XREF_RE.search(t):
-        return 0.6
-    return 1.0
-
-
-def lead_block(p: Passage, blocks: Sequence[str]) -> int:
-    """The block whose kind (:func:`kind_weight`) is the passage ``p``'s: its seed, unless
-    the seed is a fragment of no kind of its own (under :data:`MIN_CHARS`, not a heading
-    over a paragraph, not a caption: an axis tick "0.4", a panel label, a piece of a
-    display formula) grown into the blocks after it; then its first own member of
-    :data:`MIN_CHARS` or more. The ticks of a figure grown into its caption are the
-    caption, weighed as one, not prose."""
-    seed = blocks[p.seed]
-    if weighted_len(seed) >= MIN_CHARS or heading_at(blocks, p.seed) or kind_weight(seed) < 1:
-        return p.seed
-    return next((j for j in p.members if j not in p.extra and j < len(blocks)
-                 and weighted_len(blocks[j]) >= MIN_CHARS), p.seed)
-
-
-def stops(blocks: Sequence[str], section_starts: Collection[int] = ()) -> set[int]:
-    """Indexes of the blocks a passage is not run on into (:func:`extended`): where a
-    section starts (``section_starts``), a figure or table caption, and a block opening
-    with a dotted section number ("2.5 Chunk Size ...", "C.2 Editing actions"), a heading
-    the page's sections may miss."""
-    return set(section_starts) | {j for j, b in enumerate(blocks)
-                                  if _CAPTION_RE.match(b) or _NUMBERED_HEAD_RE.match(b)}
-
-
-def extended(blocks: Sequence[str], members: list[int], halt: Collection[int] = (),
-             size: int = PASSAGE_CHARS, lens: Sequence[int] | None = None) -> list[int]:
-    """``members`` (a grown block run) with the blocks after it appended until it holds
-    ``size`` characters (CJK weighted): a short paragraph is shown with the one that
-    follows it in its section (a heading's one-line lead-in with the paragraph that
-    explains it, a question with its answer). It stops before a block in ``halt``
-    (:func:`stops`). ``lens``: :func:`weighted_len` of each block, if already known."""
-    lens = lens if lens is not None else [weighted_len(b) for b in blocks]
-    have = sum(lens[j] + 1 for j in members)
-    out = list(members)
-    j = out[-1] + 1
-    while have < size and j < len(blocks) and j not in halt:
-        if lens[j]:
-            out.append(j)
-            have += lens[j] + 1
-        j += 1
-    return out
-
-
-def passages(blocks: Sequence[str], next_blocks: Sequence[str] = (),
-             section_starts: Collection[int] = ()) -> list[Passage]:
-    """The candidate passages of a page (see the module docstring); a member index
-    ``len(blocks) + k`` is ``next_blocks[k]`` (the next page's first blocks, joined when
-    the page's last paragraph continues there). ``section_starts``: indexes of the blocks
-    where a section starts (a passage is not extended across them: :func:`extended`)."""
-    out = []
-    n = len(blocks)
-    allb = list(blocks) + list(next_blocks)
-    lens = [weighted_len(b) for b in blocks]
-    halt = stops(blocks, section_starts)
-    heads = {j for j in range(n) if heading_at(blocks, j)}
-    last_text = _last_text(blocks) if next_blocks else -1
-    tables = table_groups(blocks)
-    # a table's rows are shown as the table (caption, header, rows), not as a text passage
-    # grown from a row into the caption and run on into the prose after it (a heading
-    # the table's run took in, "5 SOURCE ATTRIBUTION", still opens its section)
-    rows = {j for t in tables for j in t.members if j != t.seed} - heads - set(section_starts)
-    for i in range(n):
-        if not lens[i] or i in rows:
-            continue
-        core = joined(blocks, _grown(blocks, i, lens=lens, heads=heads), halt)
-        members = extended(blocks, core, halt, lens=lens)
-        last = members[-1]
-        nxt = last + 1
-        if next_blocks and last == last_text:
-            # after it only footnotes, page numbers: the next page's first paragraph
-            nxt = n + next((k for k, b in enumerate(next_blocks[:3])
-                            if continues(blocks[last], b)), 0)
-        if nxt < len(allb) and members[-1] >= i and continues(allb[last], allb[nxt]):
-            members = members + [nxt]
-        out.append(Passage(i, tuple(members), extra=tuple(j for j in members
-                                                          if j not in core and j < n)))
-    return out + tables
-
-
-def _last_text(blocks: Sequence[str]) -> int:
-    """Index of the page's last block that is not a page number, running footer or
-    footnote."""
-    for j in range(len(blocks) - 1, -1, -1):
-        if weighted_len(blocks[j]) >= MIN_CHARS and not footnote_like(blocks[j]):
-            return j
-    return len(blocks) - 1
-
-
-def passage_text(p: Passage, blocks: Sequence[str]) -> str:
-    """The passage's blocks joined by spaces (a hyphen at a line break is kept)."""
-    return " ".join(blocks[j].strip() for j in p.members if blocks[j].strip())
 
 
 def defining(cands: Sequence[Passage], blocks: Sequence[str],
@@ -707,25 +375,66 @@ def choose(blocks: Sequence[str], terms: Sequence[Term],
     """
     if not any(b.strip() for b in blocks):
         return -1, ""
-    allb = list(blocks) + list(next_blocks)
-    under = section_of(len(blocks), section_titles or {})
-    titles = sorted(set(under))
-    held, w, titled = _block_terms(blocks, next_blocks, terms, stems, head, titles)
-    in_title = {t: got for t, got in zip(titles, titled)}
-    rx = [re.compile(x, re.IGNORECASE) for x in map(phrase_regex, phrases) if x]
+    page = _PageScores(blocks, next_blocks, terms, stems, phrases, head, section_titles)
     cands = passages(blocks, next_blocks, section_starts)
+    page.cites = {p: cited_terms(p, blocks, page.held) for p in cands if p.kind == "table"}
+    if page.rx and not any(page.has(p) for p in cands):
+        # the phrase runs across two blocks no passage joins (a column break): show both
+        allb = page.allb
+        cands += [Passage(j, (j, j + 1)) for j in range(min(len(blocks), len(allb) - 1))
+                  if any(r.search(allb[j].strip() + " " + allb[j + 1].strip())
+                         for r in page.rx)]
+    best = None
+    if not any(page.has(p) or page.score(p) > 0 for p in cands):
+        best = _meaning_only(page, cands, section_starts, section_titles, unit_span,
+                             page_text, len(next_blocks))
+    if best is None and not cands:
+        return -1, ""
+    if best is None:
+        best = _best_scoring(page, cands, terms)
+    return best.seed, _capped(passage_text(best, page.allb), terms, page.rx)
 
-    cites = {p: cited_terms(p, blocks, held) for p in cands if p.kind == "table"}
 
-    refs = {j for j in range(len(blocks)) if is_reference(blocks[j])}
+class _PageScores:
+    """How the passages of one page score against the query, for :func:`choose`: the
+    query terms each block holds (``held``), each term's rarity on the page (``w``), the
+    terms the prose citing each table holds (``cites``, set once the passages are
+    cut), the reference-list entries (``refs``), the required phrases (``rx``, compiled)
+    and, per section title, the rarity of the query terms it holds and how deeply it is
+    numbered (``rank``)."""
 
-    # per section title: the rarity of the query terms it holds, and how deeply it is
-    # numbered ("4.1 PagedAttention" 2, "4 Method" 1)
-    rank = {t: (round(math.fsum(w[k] for k in sorted(in_title[t])), 9),
-                len(_number(t).split(".")) if _number(t) else 0) for t in titles}
+    def __init__(self, blocks: Sequence[str], next_blocks: Sequence[str],
+                 terms: Sequence[Term], stems: Sequence[set[str]] | None,
+                 phrases: Sequence[str], head: str,
+                 section_titles: Mapping[int, str] | None) -> None:
+        self.blocks = blocks
+        self.allb = list(blocks) + list(next_blocks)
+        self.under = section_of(len(blocks), section_titles or {})
+        titles = sorted(set(self.under))
+        self.held, self.w, titled = _block_terms(blocks, next_blocks, terms, stems, head,
+                                                 titles)
+        in_title = {t: got for t, got in zip(titles, titled)}
+        self.rx = [re.compile(x, re.IGNORECASE) for x in map(phrase_regex, phrases) if x]
+        self.cites: dict[Passage, set[int]] = {}
+        self.refs = {j for j in range(len(blocks)) if is_reference(blocks[j])}
+        # per section title: the rarity of the query terms it holds, and how deeply it is
+        # numbered ("4.1 PagedAttention" 2, "4 Method" 1)
+        self.rank = {t: (round(math.fsum(self.w[k] for k in sorted(in_title[t])), 9),
+                         len(_number(t).split(".")) if _number(t) else 0) for t in titles}
+        self._scores: dict[Passage, float] = {}
 
-    @functools.cache
-    def score(p: Passage) -> float:
+    def score(self, p: Passage) -> float:
+        """The passage's score: the rarity of the query terms its own blocks (and, for a
+        table, the prose citing it) hold, :data:`REFERENCE_WEIGHT` of it for a term only
+        its reference entries hold, plus :data:`EXTRA_WEIGHT` of the rarity of those only
+        its run-on blocks hold; times :func:`kind_weight` of its lead block (not for a
+        table). Computed once per passage."""
+        if p not in self._scores:
+            self._scores[p] = self._score(p)
+        return self._scores[p]
+
+    def _score(self, p: Passage) -> float:
+        held, w, refs, cites = self.held, self.w, self.refs, self.cites
         own = [j for j in p.members if j not in p.extra]
         got = set().union(*(held[j] for j in own), cites.get(p, ()))
         more = set().union(*(held[j] for j in p.extra)) - got
@@ -735,44 +444,53 @@ def choose(blocks: Sequence[str], terms: Sequence[Term],
         s = math.fsum(w[k] * (1.0 if k in cited or p.seed in refs else REFERENCE_WEIGHT)
                       for k in sorted(got)) + EXTRA_WEIGHT * math.fsum(
             w[k] for k in sorted(more))
-        return s if p.kind == "table" else s * kind_weight(blocks[lead_block(p, blocks)])
+        return s if p.kind == "table" else s * kind_weight(
+            self.blocks[lead_block(p, self.blocks)])
 
-    def has(p: Passage) -> bool:
-        return any(r.search(passage_text(p, allb)) for r in rx) if rx else False
+    def has(self, p: Passage) -> bool:
+        """True when the passage holds one of the query's required phrases."""
+        return any(r.search(passage_text(p, self.allb)) for r in self.rx) if self.rx \
+            else False
 
-    def key(p: Passage) -> tuple:
+    def key(self, p: Passage) -> tuple:
+        """The passage's sort key, best last: a required phrase, then the score."""
         # equal scores: a passage in a section whose title names the query's terms ("5.1.3
         # Master Replication"), then in the deeper section (the subsection defining the
         # thing, not its parent's lead-in introducing it), a table whole (not a row grown
         # into its caption), then the earlier passage, which holds the later one's lead-in
         # (a heading, the line introducing a display) or states the thing first
-        return (has(p), round(score(p), 9), *rank[under[p.seed]], p.kind == "table", -p.seed)
+        return (self.has(p), round(self.score(p), 9), *self.rank[self.under[p.seed]],
+                p.kind == "table", -p.seed)
 
-    if rx and not any(has(p) for p in cands):
-        # the phrase runs across two blocks no passage joins (a column break): show both
-        cands += [Passage(j, (j, j + 1)) for j in range(min(len(blocks), len(allb) - 1))
-                  if any(r.search(allb[j].strip() + " " + allb[j + 1].strip()) for r in rx)]
-    best = None
-    if not any(has(p) or score(p) > 0 for p in cands):
-        # a page found by meaning only: what it states (else what lies under the best
-        # embedding unit), not a passage picked by position
-        spans = block_spans(page_text, blocks) if page_text is not None else None
-        under_unit = unit_block(spans, unit_span) if spans and unit_span is not None else None
-        best = defining(cands, blocks, section_starts, (section_titles or {}).get(-1, ""),
-                        unit_block=under_unit, titles=section_titles)
-        if best is None and unit_span is not None and page_text is not None:
-            best = _unit_passage(cands, spans, len(next_blocks),
-                                 unit_span, has, key)
-    if best is None and not cands:
-        return -1, ""
-    if best is None:
-        best = max(cands, key=key)
-        got = set().union(*(held[j] for j in best.members if j not in best.extra))
-        if not has(best) and len(got) < SPARSE_SHARE * len(terms):
-            # a query in other words than the paper's: the abstract, not the paragraph
-            # sharing one or two of its words
-            best = defining(cands, blocks, abstract_only=True) or best
-    return best.seed, _capped(passage_text(best, allb), terms, rx)
+
+def _meaning_only(page: _PageScores, cands: list[Passage], section_starts: Collection[int],
+                  section_titles: Mapping[int, str] | None,
+                  unit_span: tuple[int, int] | None, page_text: str | None,
+                  n_next: int) -> Passage | None:
+    """The excerpt of a page no passage of which holds a query term or phrase (found by
+    meaning only): what it states (:func:`defining`), else what lies under the best
+    embedding unit (``unit_span``, a char range of ``page_text``; :func:`_unit_passage`),
+    not a passage picked by position; None when neither is known."""
+    blocks = page.blocks
+    spans = block_spans(page_text, blocks) if page_text is not None else None
+    under_unit = unit_block(spans, unit_span) if spans and unit_span is not None else None
+    best = defining(cands, blocks, section_starts, (section_titles or {}).get(-1, ""),
+                    unit_block=under_unit, titles=section_titles)
+    if best is None and unit_span is not None and page_text is not None:
+        best = _unit_passage(cands, spans, n_next, unit_span, page.has, page.key)
+    return best
+
+
+def _best_scoring(page: _PageScores, cands: list[Passage], terms: Sequence[Term]) -> Passage:
+    """The passage of ``cands`` that ranks first (:meth:`_PageScores.key`), unless it holds
+    no required phrase and under :data:`SPARSE_SHARE` of the query's terms: a query in
+    other words than the paper's shows the abstract, not the paragraph sharing one or two
+    of its words (when the page has one)."""
+    best = max(cands, key=page.key)
+    got = set().union(*(page.held[j] for j in best.members if j not in best.extra))
+    if not page.has(best) and len(got) < SPARSE_SHARE * len(terms):
+        best = defining(cands, page.blocks, abstract_only=True) or best
+    return best
 
 
 def section_of(n: int, titles: Mapping[int, str]) -> list[str]:

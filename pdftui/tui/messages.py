@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from textual.message import Message
 
 if TYPE_CHECKING:   # the service, the indexer (and numpy) load when used, not with the UI
-    from ..index import IndexSummary, Progress
+    from ..index.report import IndexSummary, Progress
     from ..library import DocumentInfo
     from ..search.service import Hit, SearchResult
     from ..triage.store import DocTriage, Session

@@ -1163,7 +1163,8 @@ def test_the_status_says_what_indexing_does_and_clears_when_done(make_app, tui_i
     """Fresh-user finding: "scanning folder…" stayed ~30 s after the scan (a few ms):
     the run was comparing the PDFs with the cache and checking embeddings, and said
     nothing of it. Each step says what it does; "done" clears the status at once."""
-    from pdftui.index import Progress, index_folder
+    from pdftui.index import index_folder
+    from pdftui.index.report import Progress
     from pdftui.tui.messages import IndexProgress
 
     folder, cache = tui_index

@@ -1,0 +1,178 @@
+"""``pdftui index``, and the index run every command starts with: progress on stderr (a
+bar on a terminal, a line per phase now and then on a log), a summary at the end."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import sys
+import threading
+import time
+
+import click
+
+from ..text import clean_text
+from .options import cache_opt, data_opt, model_opt
+from .output import dumps, fail, json_error
+
+
+PLAIN_PROGRESS_S = 15.0
+"""Seconds between progress lines when stderr is not a terminal."""
+
+
+class IndexProgress:
+    """Indexing progress on stderr, called with each :class:`pdftui.index.Progress`: a rich
+    progress bar on a terminal; on a log or a pipe one line per phase every
+    ``PLAIN_PROGRESS_S`` seconds (and when a phase completes); nothing when ``quiet``."""
+
+    #: Columns of a bar line besides the bar and the current document's name.
+    FIXED_COLUMNS = 60
+
+    def __init__(self, quiet: bool, console=None) -> None:
+        from rich.console import Console
+        from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
+                                   TimeElapsedColumn)
+
+        console = console or Console(stderr=True)
+        show = console.is_terminal and not quiet
+        # an 80-column terminal holds the whole line: a short bar, the name cut to fit
+        self.room = max(0, console.width - self.FIXED_COLUMNS)
+        self.bar = Progress(TextColumn("{task.description}"),
+                            BarColumn(bar_width=max(6, min(40, console.width - 66))),
+                            MofNCompleteColumn(), TextColumn("{task.fields[extra]}"),
+                            TimeElapsedColumn(), console=console, transient=False,
+                            disable=not show)
+        self.plain = not show and not quiet
+        self.tasks: dict[str, int] = {}
+        self.last_at: dict[str, float] = {}   # phase -> when its last line was logged
+        self.done: set[str] = set()            # phases whose last line was logged
+
+    def __call__(self, p) -> None:
+        if self.plain:
+            self._log_line(p)
+        elif p.phase == "postings":
+            if "postings" not in self.tasks:
+                self.tasks["postings"] = self.bar.add_task("postings", total=p.docs_total,
+                                                           extra="")
+            self.bar.update(self.tasks["postings"], completed=p.docs_done,
+                            extra="keyword index of documents indexed before")
+        elif p.phase == "extract":
+            if "extract" not in self.tasks:
+                self.tasks["extract"] = self.bar.add_task("documents", total=p.docs_total,
+                                                          extra="")
+            name = clean_text(p.current)[-self.room:] if self.room else ""
+            self.bar.update(self.tasks["extract"], completed=p.docs_done,
+                            extra=f"{p.pages_done} pages  {name}")
+        elif p.phase == "embed":
+            if "embed" not in self.tasks:
+                self.tasks["embed"] = self.bar.add_task("units", total=p.units_total,
+                                                        completed=p.units_done, extra="")
+            note = p.embed_note().lstrip(" ,").replace(" documents done", " docs")
+            self.bar.update(self.tasks["embed"], completed=p.units_done, total=p.units_total,
+                            extra=note)
+
+    def _log_line(self, p) -> None:
+        if p.phase == "extract" and p.docs_total:
+            done = p.docs_done >= p.docs_total
+            line = (f"pdftui: extracted {p.docs_done}/{p.docs_total} documents, "
+                    f"{p.pages_done} pages")
+        elif p.phase == "embed" and p.units_total:   # done once the total is final too
+            done = p.units_done >= p.units_total and not p.units_text().endswith("+")
+            line = f"pdftui: embedded {p.units_text()} units{p.embed_note()}"
+        elif p.phase == "postings" and p.docs_total:
+            done = p.docs_done >= p.docs_total
+            line = (f"pdftui: keyword postings of {p.docs_done}/{p.docs_total} documents"
+                    " indexed before")
+        else:
+            return
+        # each phase on its own clock: the embedder plans documents while they are being
+        # extracted, and alternating reports must not reset each other's interval
+        now = time.monotonic()
+        last = self.last_at.get(p.phase)
+        if p.phase in self.done or (last is not None and not done
+                                    and now - last < PLAIN_PROGRESS_S):
+            return
+        self.last_at[p.phase] = now
+        if done:
+            self.done.add(p.phase)
+        click.echo(line, err=True)
+
+
+def run_index(folder, cache_dir, model, embed, quiet=False, reading=False):
+    """Index with progress on stderr (:class:`IndexProgress`); returns the summary.
+
+    ``reading``: the caller only reads (search, read, docs, export): when the cache cannot
+    be written (read-only location, full disk) but holds an index, print a one-line
+    warning and return None, so the caller answers from the index as it is."""
+    from ..errors import CacheError
+    from ..corpus import FolderError
+    from ..index import index_folder
+
+    cancel = threading.Event()
+    report = IndexProgress(quiet)
+    try:
+        with report.bar:
+            return index_folder(folder, cache_dir, model, embed=embed, progress=report,
+                                cancel=cancel)
+    except FolderError as exc:
+        fail(str(exc), 2, exc.kind)
+    except CacheError as exc:
+        if reading and _index_readable(cache_dir):
+            click.echo(f"pdftui: warning: the index cannot be updated ({clean_text(str(exc))});"
+                       " answering from it as it is", err=True)
+            return None
+        fail(str(exc), 2, exc.kind)
+    except sqlite3.Error as exc:  # a damaged or unusable cache file: one line, no traceback
+        fail(f"cannot use the cache: {exc}", 2, "cache")
+    except KeyboardInterrupt:
+        cancel.set()
+        click.echo("pdftui: interrupted; what was indexed is kept and the next run resumes",
+                   err=True)
+        json_error("interrupted", "interrupted while indexing")
+        sys.stdout.flush()
+        sys.stderr.flush()
+        # Every write is already committed; skip interpreter teardown, where onnxruntime's
+        # thread pool aborts ("terminate called without an active exception").
+        os._exit(130)
+
+
+def _index_readable(cache_dir) -> bool:
+    """True when the cache location holds an index that can be read (if not written)."""
+    from ..errors import CacheError
+    from ..store.database import Cache
+
+    try:
+        Cache(cache_dir, read_only_ok=True).close()
+    except CacheError:
+        return False
+    return True
+
+
+@click.command()
+@click.argument("folder", type=click.Path(), default=".")
+@cache_opt
+@data_opt
+@model_opt
+@click.option("--no-embed", is_flag=True, help="Skip embeddings (keyword search only).")
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object.")
+def index(folder, cache_dir, data_dir, model, no_embed, as_json):
+    """Index FOLDER (recursively) into the shared cache and print a summary.
+
+    Indexing needs no user data (marks, notes stay where they are); --data-dir is
+    accepted as by the other commands."""
+    del data_dir   # accepted so one set of options serves every command
+    s = run_index(folder, cache_dir, model, not no_embed)
+    if as_json:
+        click.echo(dumps(s.to_json()))
+        return
+    kept = f" ({s.units_kept} kept from before)" if s.units_kept else ""
+    click.echo(f"{s.documents} documents: {s.indexed} indexed, {s.unchanged} unchanged, "
+               f"{len(s.skipped)} skipped, {s.removed} removed · {s.pages} pages extracted · "
+               f"{s.units} units embedded{kept} · {s.elapsed_s:.1f} s")
+    for sk in s.skipped:
+        click.echo(f"  skipped {clean_text(sk['doc'])}: {sk['reason']}")
+    for note in s.notes:
+        click.echo(f"  note {clean_text(note['doc'])}: {clean_text(note['note'])}")
+    if s.embedding_pending:
+        click.echo(f"  {s.embedding_pending} documents still need embeddings "
+                   "(run again to finish)")

@@ -1,0 +1,275 @@
+"""The triage commands: ``docs`` (the documents with their marks), ``mark`` (a mark and a
+note), ``clips`` (clipped passages: list, delete) and ``export`` (a reading list as
+Markdown, BibTeX, CSV or JSON)."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+import click
+
+from ..text import clean_text
+from .documents import folder_documents, named_doc, triage_store
+from .indexing import run_index
+from .options import cache_opt, data_opt
+from .output import dumps, fail, shorten
+
+
+def _first_author(authors) -> str:
+    if not authors:
+        return ""
+    surname = authors[0].split()[-1]
+    return surname + (" et al." if len(authors) > 2 else
+                      f" & {authors[1].split()[-1]}" if len(authors) == 2 else "")
+
+
+@click.command()
+@click.argument("folder", type=click.Path(), default=".")
+@cache_opt
+@data_opt
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def docs(folder, cache_dir, data_dir, as_json):
+    """List the documents of FOLDER: mark, year, pages, file name, title, first authors,
+    arXiv id or DOI, note, and the status of those not fully indexed."""
+    from collections import Counter
+
+    from rich.console import Console
+    from rich.table import Table
+
+    _root, rows = folder_documents(folder, cache_dir, data_dir)
+    if as_json:
+        out = [{**d.to_json(), "mark": t.mark.value, "note": t.note} for d, t in rows]
+        click.echo(dumps({"documents": out}))
+        return
+    table = Table(expand=True, show_edge=False, pad_edge=False)
+    for col, kw in (("mark", {"width": 7, "no_wrap": True}), ("year", {"width": 4}),
+                    ("pages", {"justify": "right", "width": 5}),
+                    ("document · title, authors, ids · note · status", {"ratio": 1,
+                                                                        "overflow": "fold"})):
+        table.add_column(col, **kw)
+    for d, t in rows:
+        table.add_row("" if t.mark.value == "none" else t.mark.value, str(d.year or ""),
+                      str(d.pages) if d.pages else "", _doc_cell(d, t.note))
+    Console(highlight=False).print(table)
+    marks = Counter(t.mark.value for _d, t in rows if t.mark.value != "none")
+    problems = sum(1 for d, _t in rows if d.status != "indexed")
+    click.echo(f"{len(rows)} documents"
+               + "".join(f" · {n} {m}" for m, n in sorted(marks.items()))
+               + (f" · {problems} not fully indexed (see status)" if problems else ""))
+
+
+def _doc_cell(d, note: str):
+    """The ``docs`` table's document cell: the file name whole (the name ``read`` and
+    ``mark`` take; folded, never cut), the title with the first authors and the arXiv id
+    or DOI, the note, and the status when the document is not simply indexed."""
+    from rich.text import Text
+
+    cell = Text(clean_text(d.doc), style="bold")
+    about = [clean_text(d.title)] if d.title and d.title != d.doc else []
+    about += [clean_text(x) for x in (_first_author(d.authors),
+                                      f"arXiv {d.arxiv_id}" if d.arxiv_id else "",
+                                      f"doi {d.doi}" if d.doi else "") if x]
+    if about:
+        cell.append("\n" + " · ".join(about))
+    if note:
+        cell.append("\nnote: " + shorten(clean_text(note), 160), style="italic")
+    if d.status != "indexed":
+        reason = f" ({d.reason})" if d.reason and d.reason != d.status else ""
+        cell.append(clean_text(f"\nstatus: {d.status}{reason}"), style="bold")
+    return cell
+
+
+def _doc_key(folder, cache_dir, pattern: str):
+    """``(doc, DocKey)`` of the one document of FOLDER that ``pattern`` names (the index
+    brought up to date first, quietly); exits with the resolver's message otherwise."""
+    from ..library import Library
+    from ..triage.store import DocKey
+
+    run_index(folder, cache_dir, None, False, quiet=True, reading=True)
+    lib = Library(folder, cache_dir)
+    try:
+        infos = {d.doc: d for d in lib.documents()}
+        root = lib.root
+    finally:
+        lib.close()
+    doc = named_doc(folder, list(infos), pattern)
+    return doc, DocKey(root, doc, infos[doc].sha256)
+
+
+@click.command()
+@click.argument("folder", type=click.Path())
+@click.argument("doc")
+@click.argument("mark", type=click.Choice(["keep", "to-read", "skip", "none"]))
+@click.option("--note", default=None, help="Replace the document's note ('' clears it).")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the document's triage as one JSON object.")
+@cache_opt
+@data_opt
+def mark(folder, doc, mark, note, as_json, cache_dir, data_dir):
+    """Mark DOC of FOLDER keep, to-read, skip or none (and set its note)."""
+    from ..triage.store import Mark, TriageStoreError
+
+    doc, key = _doc_key(folder, cache_dir, doc)
+    store = triage_store(data_dir)
+    try:
+        t = store.set_mark(key, Mark(mark))
+        if note is not None:
+            t = store.set_note(key, note)
+    except TriageStoreError as exc:
+        fail(str(exc), 1, exc.kind)
+    finally:
+        store.close()
+    if as_json:
+        click.echo(json.dumps({"doc": doc, "mark": t.mark.value, "note": t.note,
+                               "clips": len(t.clips)}, ensure_ascii=False))
+        return
+    click.echo(clean_text(f"{doc}: {t.mark.value}" + (f" · note: {shorten(t.note, 60)}"
+                                                         if t.note else "")))
+
+
+@click.command()
+@click.argument("folder", type=click.Path())
+@click.argument("doc", required=False)
+@click.option("--delete", "numbers", type=click.IntRange(min=1), multiple=True,
+              help="Delete clip N of DOC (its number in the list; repeatable); asks first.")
+@click.option("--yes", is_flag=True, help="With --delete: delete without asking.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the clips (and those deleted) as one JSON object.")
+@cache_opt
+@data_opt
+def clips(folder, doc, numbers, yes, as_json, cache_dir, data_dir):
+    """List the passages clipped from DOC of FOLDER (numbered 1, 2, ...), or delete some
+    with --delete N (asked first, shown with their text; --yes skips the question).
+    Without DOC: the clips of every document of FOLDER, under its name."""
+    from ..triage.store import TriageStoreError
+
+    if doc is None:
+        if numbers:
+            fail("--delete needs DOC, the document whose clips to delete "
+                 "(`pdftui clips FOLDER` lists them under each document's name)")
+        _all_clips(folder, cache_dir, data_dir, as_json)
+        return
+    doc, key = _doc_key(folder, cache_dir, doc)
+    store = triage_store(data_dir)
+    try:
+        have = list(store.get(key).clips)
+        chosen = _clips_to_delete(have, numbers, yes, as_json)
+        for clip in chosen:
+            store.delete_clip(key, clip.id)
+        left = list(store.get(key).clips) if chosen else have
+    except TriageStoreError as exc:
+        fail(str(exc), 1, exc.kind)
+    finally:
+        store.close()
+    if as_json:
+        click.echo(dumps({"doc": doc, "clips": [_clip_json(n, c) for n, c in
+                                                enumerate(left, 1)],
+                          "deleted": [_clip_json(None, c) for c in chosen]}))
+        return
+    for clip in chosen:
+        click.echo(clean_text(f"deleted {clip.page_ref}: {shorten(clip.text, 60)}"), err=True)
+    if not left:
+        click.echo(clean_text(f"{doc}: no clips"))
+    _print_clips(left)
+
+
+def _print_clips(clips: list) -> None:
+    """The clips numbered 1, 2, ... (the numbers ``--delete`` takes): "  1  p. 2 ·
+    section", then the text on one line (about 300 characters)."""
+    for n, clip in enumerate(clips, 1):
+        where = clip.page_ref + (f" · {clip.section}" if clip.section else "")
+        click.echo(clean_text(f"{n:>3}  {where}"))
+        click.echo("     " + clean_text(shorten(" ".join(clip.text.split()), 300)))
+
+
+def _all_clips(folder, cache_dir, data_dir, as_json: bool) -> None:
+    """``clips FOLDER``: each document with clips, in the folder's order, its name then
+    its clips as ``clips FOLDER DOC`` numbers them; a last line counts them. ``--json``:
+    ``{"documents": [{"doc", "clips": [...]}]}`` (documents without clips left out)."""
+    _root, rows = folder_documents(folder, cache_dir, data_dir)
+    have = [(d.doc, list(t.clips)) for d, t in rows if t.clips]
+    if as_json:
+        click.echo(dumps({"documents": [
+            {"doc": doc, "clips": [_clip_json(n, c) for n, c in enumerate(cs, 1)]}
+            for doc, cs in have]}))
+        return
+    if not have:
+        click.echo(clean_text(f"no clips in {folder}"))
+        return
+    for k, (doc, cs) in enumerate(have):
+        if k:
+            click.echo()
+        click.echo(clean_text(f"{doc} · {len(cs)} clip{'s' if len(cs) != 1 else ''}"))
+        _print_clips(cs)
+    total = sum(len(cs) for _doc, cs in have)
+    click.echo(f"\n{total} clip{'s' if total != 1 else ''} in {len(have)} "
+               f"document{'s' if len(have) != 1 else ''}")
+
+
+def _clip_json(number, clip) -> dict:
+    """One clip for ``clips --json`` (``number`` 1-based in the list; None once deleted)."""
+    out = {"text": clip.text, "page": clip.page, "page_label": clip.page_label,
+           "section": clip.section}
+    return {"number": number, **out} if number is not None else out
+
+
+def _clips_to_delete(have: list, numbers, yes: bool, as_json: bool) -> list:
+    """The clips ``--delete`` names (numbers 1-based in ``have``), once the user agreed:
+    asked on a terminal unless ``yes``; elsewhere (a script, ``--json``) only with
+    ``--yes``. Exits with a message on a number out of range or a no."""
+    if not numbers:
+        return []
+    bad = [n for n in numbers if n > len(have)]
+    if bad:
+        fail(f"no clip {bad[0]}: the document has {len(have)} (list them without --delete)",
+             2, "not_found")
+    chosen = [have[n - 1] for n in sorted(set(numbers))]
+    if yes:
+        return chosen
+    if as_json or not sys.stdin.isatty():
+        fail("--delete asks before deleting: add --yes to delete without asking", 2, "usage")
+    for clip in chosen:
+        click.echo(clean_text(f"  {clip.page_ref}: {shorten(clip.text, 70)}"), err=True)
+    if not click.confirm(f"Delete {len(chosen)} clip{'s' if len(chosen) != 1 else ''}?",
+                         default=False, err=True):
+        fail("nothing deleted", 1, "cancelled")
+    return chosen
+
+
+@click.command()
+@click.argument("folder", type=click.Path(), default=".")
+@click.option("--marked", type=click.Choice(["keep", "to-read", "skip", "any", "all"]),
+              default="any", show_default=True,
+              help="Which documents: one mark, any mark, note or clip, or all of them.")
+@click.option("--format", "fmt", type=click.Choice(["markdown", "bibtex", "csv", "json"]),
+              default="markdown", show_default=True)
+@click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
+              help="Write to FILE (default: standard output).")
+@cache_opt
+@data_opt
+def export(folder, marked, fmt, output, cache_dir, data_dir):
+    """Export FOLDER's marked documents: a Markdown reading list (notes and clipped
+    passages with their pages), BibTeX, CSV or JSON."""
+    from ..triage.export import ExportFormat, citekeys, items_for, render, select
+
+    root, rows = folder_documents(folder, cache_dir, data_dir)
+    every = items_for(root, [d for d, _t in rows], {d.doc: t for d, t in rows})
+    items = select(every, marked)
+    if not items:
+        click.echo(f"pdftui: no documents marked {marked} in {folder}"
+                   + (" (mark some with `pdftui mark`, or use --marked all)"
+                      if marked == "any" else ""), err=True)
+    text = render(items, ExportFormat(fmt), f"Reading list: {os.path.basename(root) or root}",
+                  citekeys(every))
+    if output is None:
+        click.echo(text, nl=False)
+        return
+    try:
+        with open(output, "w", encoding="utf-8", newline="") as fh:
+            fh.write(text)
+    except OSError as exc:
+        fail(f"cannot write {output}: {exc.strerror or exc}", 1, "io")
+    click.echo(f"pdftui: wrote {len(items)} document{'s' if len(items) != 1 else ''} "
+               f"as {fmt} to {clean_text(output)}", err=True)

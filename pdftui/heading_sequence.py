@@ -1,0 +1,183 @@
+"""The numbering of detected headings: which numbered candidates fit the document's
+sequence, and each heading's level.
+
+The heading detector (:func:`pdftui.headings.detect_headings`) keeps candidate rows by
+their look; here the numbers of the kept ones are checked against each other: a near miss
+whose number fills a gap comes back (:func:`rescue_in_sequence`), a number that breaks an
+otherwise consistent sequence goes (:func:`drop_out_of_sequence`), and levels come from
+the numbering depth, else from the style (:func:`assign_levels`).
+
+A candidate is a ``(row, label, depth)`` triple: the detector's row (page, order in the
+page, text, font, size, bold share), its numbering label ("3.2", "A.1", "" when
+unnumbered) and depth (the label's dotted components, 0 when unnumbered).
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections import Counter, defaultdict
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pdftui.headings import _Row
+
+__all__ = [
+    "RESCUE_MIN_SCORE",
+    "SEQUENCE_GAP",
+    "UNNUMBERED_BETWEEN",
+    "assign_levels",
+    "drop_out_of_sequence",
+    "follows",
+    "rescue_in_sequence",
+]
+
+
+def assign_levels(found: list[tuple[_Row, str, int]]) -> list[int]:
+    """Levels from numbering: one more than the number of the label's ancestors found
+    before it ("3.1" is level 2 under a found "3", level 1 when "3" was missed, so it is
+    not filed under "2 Related Work"); unnumbered headings take the level most often seen
+    with numbered headings of the same style (face, size, bold), else a rank by size."""
+    style_depths: dict[tuple, Counter[int]] = defaultdict(Counter)
+    for r, label, depth in found:
+        if depth:
+            style_depths[(r.font, r.size, r.bold_frac >= 0.8)][depth] += 1
+    mapped = {k: c.most_common(1)[0][0] for k, c in style_depths.items()}
+    unmapped_sizes = sorted({r.size for r, _, d in found if not d}, reverse=True)
+    levels: list[int] = []
+    seen: set[str] = set()
+    for r, label, depth in found:
+        if depth:
+            parts = label.split(".")
+            levels.append(1 + sum(".".join(parts[:k]) in seen for k in range(1, len(parts))))
+            seen.add(label)
+            continue
+        key = (r.font, r.size, r.bold_frac >= 0.8)
+        if key in mapped:
+            levels.append(mapped[key])
+        elif mapped:
+            nearest = min(mapped, key=lambda k: (abs(k[1] - r.size), k[2] != key[2]))
+            lvl = mapped[nearest]
+            if r.size > max(k[1] for k in mapped) + 0.5:
+                lvl = 1
+            levels.append(lvl)
+        else:
+            levels.append(min(6, 1 + unmapped_sizes.index(r.size)))
+    return levels
+
+
+def _parts(label: str) -> tuple[int, ...] | None:
+    """``"3.2"`` -> ``(3, 2)``; None for letter or roman labels."""
+    try:
+        return tuple(int(x) for x in label.split("."))
+    except ValueError:
+        return None
+
+
+def _lettered(label: str) -> tuple[int, ...] | None:
+    """``"B.2"`` -> ``(2, 2)`` (an appendix letter as its place in the alphabet); None for
+    arabic or roman labels."""
+    head, _, rest = label.partition(".")
+    if len(head) != 1 or not "A" <= head <= "Z":
+        return None
+    tail = _parts(rest) if rest else ()
+    return None if tail is None else (ord(head) - ord("A") + 1, *tail)
+
+
+def follows(prev: tuple[int, ...], nxt: tuple[int, ...], gap: int = 1) -> bool:
+    """True when section number ``nxt`` can come right after ``prev`` in a document:
+    its first child (``3.1`` -> ``3.1.1``), its next sibling (``3.1`` -> ``3.2``) or the
+    next sibling of an ancestor (``3.1`` -> ``4``). ``gap`` > 1 also allows up to
+    ``gap - 1`` numbers skipped at the last level (headings the detector missed)."""
+    if len(nxt) == len(prev) + 1:
+        return nxt[:-1] == prev and 1 <= nxt[-1] <= gap
+    if len(nxt) > len(prev) or not nxt:
+        return False
+    d = len(nxt)
+    return nxt[:-1] == prev[: d - 1] and 1 <= nxt[-1] - prev[d - 1] <= gap
+
+
+SEQUENCE_GAP = 4
+#: Drop unnumbered headings found between two consecutive numbers (5 -> 5.1): in a
+#: numbered document these are figure-box labels ("State", "RequestVote RPC" in Raft) or
+#: run-in paragraph heads (bench/sections.py measures what it costs in recall).
+UNNUMBERED_BETWEEN = True
+"""Numbers a heading may skip and still fit its neighbours (see drop_out_of_sequence)."""
+
+
+def drop_out_of_sequence(found: list[tuple[_Row, str, int]]) -> list[tuple[_Row, str, int]]:
+    """Drop numbered candidates that break an otherwise consistent numbering.
+
+    Over the arabic-numbered headings in document order, a candidate L between P and N is
+    dropped when N follows P directly (:func:`follows`, no gap) and L does not fit between
+    them (P -> L or L -> N fails even allowing ``SEQUENCE_GAP``): a figure label
+    "4 Master" found between "3.1" and "3.2" goes, "3.1.1" between them stays
+    (bench/sections.py measures it). The first numbered candidate goes when the next two
+    follow each other and it does not lead into them ("21 return state action", a
+    figure's labels on page 1, before "1 Introduction", "2 Preliminaries"). With at least
+    four numbered headings, unnumbered ones between two consecutive numbers go too
+    (``UNNUMBERED_BETWEEN``; appendix numbers as well, "A.1" -> "A.2"), and so do those
+    before the first number that open with a lowercase letter (a figure's labels on page
+    1, a title's second line); the others before the first number (Abstract) or after
+    the last (References), and letter and roman labels themselves, are left alone.
+    """
+    numbered = [(i, _parts(label)) for i, (_r, label, depth) in enumerate(found) if depth]
+    numbered = [(i, p) for i, p in numbered if p is not None]
+    drop: set[int] = set()
+    if len(numbered) >= 3:
+        # the first: "21 return state action" (a figure's labels on page 1) before "1
+        # Introduction", "2 Preliminaries"
+        (i, first), (_, p), (_, n) = numbered[:3]
+        if follows(p, n) and not follows(first, p, SEQUENCE_GAP):
+            drop.add(i)
+    for j in range(1, len(numbered) - 1):
+        (_, p), (i, cur), (_, n) = numbered[j - 1], numbered[j], numbered[j + 1]
+        if follows(p, n) and not (follows(p, cur, SEQUENCE_GAP)
+                                  and follows(cur, n, SEQUENCE_GAP)):
+            drop.add(i)
+    if UNNUMBERED_BETWEEN and len(numbered) >= 4:
+        # appendices too: "A.1" -> "A.2" as (1, 1) -> (1, 2) (DeBERTa's table cell
+        # "SuperGLUE" between them, Big Bird's run-in "Encoder" between "B.2" and "B.2.1")
+        lettered = [(i, _lettered(label)) for i, (_r, label, depth) in enumerate(found)
+                    if depth]
+        for seq in (numbered, [(i, p) for i, p in lettered if p is not None]):
+            for j in range(len(seq) - 1):
+                (a, p), (b, n) = seq[j], seq[j + 1]
+                if b - a > 1 and follows(p, n):
+                    drop.update(k for k in range(a + 1, b) if not found[k][2])
+        # before a numbered document's first number a heading opens with a capital
+        # ("Abstract"): "causal transformer", "linear decoder" on page 1 label a figure
+        drop.update(k for k in range(numbered[0][0])
+                    if not found[k][2] and found[k][0].text.strip()[:1].islower())
+    return [f for i, f in enumerate(found) if i not in drop]
+
+
+RESCUE_MIN_SCORE = 0.7
+"""A numbered row scoring at least this (under ``pdftui.headings.THRESHOLD``) is kept when
+its number is exactly the one missing between its kept neighbours (see
+:func:`rescue_in_sequence`)."""
+
+
+def rescue_in_sequence(found: list[tuple[_Row, str, int]],
+                       near: list[tuple[_Row, str, int]]) -> list[tuple[_Row, str, int]]:
+    """Add the near misses whose number fills the gap between the kept numbered headings
+    around them: "3 ATTENTION WITH LINEAR BIASES" (score .8996) between "2.2" and "4" is
+    kept because 2.2 -> 3 -> 4 follows (:func:`follows`, no gap) where 2.2 -> 4 does not.
+    Rows are ordered by (page, row order)."""
+    if not near:
+        return found
+    pos = lambda f: (f[0].page, f[0].order)  # noqa: E731
+    out = list(found)
+    numbered = sorted(((pos(f), _parts(f[1])) for f in found if f[2] and _parts(f[1])),
+                      key=lambda x: x[0])
+    keys = [k for k, _ in numbered]
+    for cand in near:
+        cur = _parts(cand[1])
+        if cur is None:
+            continue
+        i = bisect.bisect_left(keys, pos(cand))
+        if 0 < i < len(numbered):
+            p, n = numbered[i - 1][1], numbered[i][1]
+            if follows(p, cur) and follows(cur, n) and not follows(p, n):
+                out.append(cand)
+    out.sort(key=pos)
+    return out

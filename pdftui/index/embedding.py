@@ -1,0 +1,366 @@
+"""Embedding the units of an index run: a background thread (:class:`EmbedThread`) that
+plans each extracted content's embedding units and embeds them in batches, each committed
+in its own transaction, so an interrupted run resumes where it stopped; and how it works
+(:class:`EmbedPipeline`: int8 or fp32, single-unit runs, streams, the openings first).
+
+While another process holds the cache's embedding lease this thread follows it (reports
+its progress) instead of embedding the same units. Counts are embedding units; times are
+seconds.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import sys
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..cache import HEAD_UNITS, SECTION_HEAD_CHARS, SECTION_HEAD_PAGE
+from ..store.database import Cache
+from ..embed import DEFAULT_PLAN, PLAN_1, UnitPlan
+from ..lease import Lease, embed_lease_name
+from .report import Progress, ProgressFn
+
+#: Units per embedding batch (and per committed transaction).
+EMBED_BATCH = 16
+#: Seconds between looks at the embedding lease while another process holds it.
+FOLLOW_POLL_S = 1.0
+
+
+def section_head_text(embedder, title: str, text: str, own_chars: int,
+                      plan: UnitPlan = PLAN_1) -> str:
+    """The text of a section's head unit: the first embedding unit (up to
+    ``plan.head_tokens`` tokens) of the section's own text, from its heading; the title
+    when that is empty. ``own_chars`` as in ``sections.own_chars`` (-1 = the whole text)."""
+    own = text if own_chars < 0 else text[:own_chars]
+    first = embedder.units(own[:SECTION_HEAD_CHARS], plan, max_tokens=plan.head_tokens)
+    return next(iter(first), "") or title
+
+
+@dataclass(frozen=True, slots=True)
+class EmbedPipeline:
+    """How the embedding thread works. The default is the product's way; :data:`EARLIER`
+    (fp32, texts in their order, small batches, no openings first) is kept so
+    bench/index.py compares the two in one run (and the default with other unit plans).
+
+    ``int8``: run the default model as its int8 copy (None: env ``PDFTUI_EMBED_INT8``,
+    else on); ``sort``: onnxruntime runs of similar token length; ``single``: each unit its
+    own onnxruntime run, so its vector depends on its text alone (the int8 copy quantizes
+    activations per run, and which units share a batch depends on the order the
+    extraction workers finish in: two fresh indexes differed); ``batch_units``: units
+    per embed call and committed transaction; ``heads_first``: every document's first
+    ``HEAD_UNITS`` page units (its opening: the document-level arm's head vector) before any
+    document's other units, so documents become semantically searchable early; ``plan``:
+    the unit plan (:class:`pdftui.embed.units.UnitPlan`, part of the embeddings' identity);
+    ``threads``: onnxruntime's intra-op threads (None: its default, one per core);
+    ``streams``: single-unit runs at once, each on one thread (None: one per core the
+    process may use, :func:`embed_streams`); ``nice``: how much the embedding thread (and
+    the stream threads it starts, which inherit it) lowers its own scheduling priority
+    (Linux: a nice value per thread), so that extraction, whose text keyword search needs
+    first, and the TUI or a searching process win the cores when they compete; alone on
+    the machine the embedding runs as fast (0: unchanged).
+    """
+
+    int8: bool | None = None
+    sort: bool = True
+    single: bool = True
+    batch_units: int = 64
+    heads_first: bool = True
+    plan: UnitPlan = DEFAULT_PLAN
+    threads: int | None = 1
+    streams: int | None = None
+    nice: int = 10
+
+
+EARLIER = EmbedPipeline(int8=False, sort=False, single=False, batch_units=EMBED_BATCH,
+                        heads_first=False, plan=PLAN_1, threads=None, streams=1, nice=0)
+
+
+def lower_thread_priority(amount: int) -> bool:
+    """Add ``amount`` to the calling thread's nice value (Linux, where it is per thread;
+    threads it starts afterwards inherit it). Returns False where that is not possible
+    (other systems, where it would apply to the whole process, or when refused)."""
+    if amount <= 0 or not sys.platform.startswith("linux"):
+        return False
+    try:
+        tid = threading.get_native_id()
+        os.setpriority(os.PRIO_PROCESS, tid, min(19, os.getpriority(os.PRIO_PROCESS, tid)
+                                                  + amount))
+    except (AttributeError, OSError):
+        return False
+    return True
+
+
+def embed_streams(pipeline: EmbedPipeline) -> int:
+    """How many runs ``pipeline`` embeds at once: its ``streams``, else the cores this
+    process may run on (``os.sched_getaffinity``, else ``os.cpu_count()``), at most 8."""
+    if pipeline.streams is not None:
+        return max(1, pipeline.streams)
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    return max(1, min(8, cores))
+
+
+class _EmbedQueue:
+    """Units waiting to be embedded, as ``(content_id, stamp, unit)`` items: with
+    ``heads_first``, every content's opening units before any content's other units."""
+
+    def __init__(self, heads_first: bool):
+        self.heads_first = heads_first
+        self.heads: deque = deque()
+        self.rest: deque = deque()
+        self.dead: set[tuple[int, float]] = set()   # contents changed since planned
+
+    def __len__(self) -> int:
+        return len(self.heads) + len(self.rest)
+
+    def add(self, cid: int, stamp: float, todo: list) -> None:
+        items = [(cid, stamp, t) for t in todo]
+        if self.heads_first:
+            opening = [it for it in items if it[2][0] != SECTION_HEAD_PAGE][:HEAD_UNITS]
+            self.heads.extend(opening)
+            keep = set(map(id, opening))
+            items = [it for it in items if id(it) not in keep]
+        self.rest.extend(items)
+
+    def take(self, n: int) -> list:
+        out: list = []
+        for q in (self.heads, self.rest):
+            while q and len(out) < n:
+                it = q.popleft()
+                if (it[0], it[1]) not in self.dead:
+                    out.append(it)
+        return out
+
+
+class _Rate:
+    """Embedding speed and time left. The ETA divides the units left, plus the units the
+    contents not planned yet will bring (at the mean units per planned content), by the
+    units per second since the first batch; it converges as both estimates firm up."""
+
+    def __init__(self) -> None:
+        self.t0: float | None = None
+        self.done = 0
+
+    def update(self, units: int) -> None:
+        if self.t0 is None:
+            self.t0 = time.monotonic()
+            return   # the first batch includes the model load: not counted
+        self.done += units
+
+    def eta(self, left: int, planned: int, expected: int, units_planned: int) -> float | None:
+        if self.t0 is None or self.done <= 0:
+            return None
+        rate = self.done / max(time.monotonic() - self.t0, 1e-6)
+        unplanned = max(0, expected - planned)
+        if planned:
+            left += unplanned * units_planned / planned
+        return left / rate
+
+
+class EmbedThread(threading.Thread):
+    """Embeds contents' units in length-sorted batches, each batch its own transaction."""
+
+    def __init__(self, cache_dir, embedder, report: ProgressFn, cancel: threading.Event,
+                 pipeline: EmbedPipeline = EmbedPipeline()):
+        super().__init__(name="pdftui-embed", daemon=True)
+        self.cache_dir = cache_dir
+        self.embedder = embedder
+        self.report = report
+        self.cancel = cancel
+        self.pipeline = pipeline
+        self.q: queue.Queue[int | None] = queue.Queue()
+        self.units_done = 0      # embedded by this run
+        self.units_total = 0     # to embed in this run
+        self.units_before = 0    # already embedded (by an earlier run or another process)
+        self.error: str | None = None
+        self.expected = 0        # contents this run may embed (queued or being extracted)
+        self.planned = 0         # contents planned so far
+        self.all_planned = False  # the end-of-queue mark was seen: the unit total is final
+        self.docs_ready = 0      # planned contents whose units are all embedded
+        self._queued: set[int] = set()
+        self._left: dict[int, int] = {}   # units still to embed per planned content
+        self._rate = _Rate()
+        self.followed_s = 0.0    # seconds spent following another process's lease
+        self.followed: str = ""  # whom ("pid 1234 on host")
+        self.lease = Lease(cache_dir, embed_lease_name(embedder.model_id),
+                           progress=lambda: (self.units_before + self.units_done,
+                                             self.units_before + self.units_total))
+
+    def put(self, content_id: int) -> None:
+        """Queue a content (its id in the cache) to embed; once while it waits."""
+        if content_id not in self._queued:
+            self._queued.add(content_id)
+            self.q.put(content_id)
+
+    def expect(self, n: int) -> None:
+        """``n`` more contents may come (documents still to extract), for the ETA."""
+        self.expected += n
+
+    def finish(self) -> None:
+        """No more contents will come: the thread ends once the queued ones are embedded."""
+        self.q.put(None)
+
+    def run(self) -> None:
+        """Plan and embed the queued contents until :meth:`finish` and all are embedded,
+        or until cancelled; an error ends the run and is kept in ``error``."""
+        lower_thread_priority(self.pipeline.nice)
+        cache = Cache(self.cache_dir)
+        work = _EmbedQueue(self.pipeline.heads_first)
+        finished = False
+        try:
+            while not self.cancel.is_set():
+                finished = self._plan_queued(cache, work, block=not work and not finished) \
+                    or finished
+                if not work:
+                    if finished:
+                        break
+                    continue
+                if not self._hold_lease(cache):
+                    break
+                batch = self._still_missing(cache, work.take(self.pipeline.batch_units))
+                if batch:
+                    self._embed_batch(cache, work, batch)
+        except Exception as exc:  # noqa: BLE001 - reported in the summary, never a crash
+            self.error = f"{type(exc).__name__}: {exc}"
+        finally:
+            try:
+                self.lease.release(cache)
+            except Exception:  # noqa: BLE001 - an expired lease is taken over anyway
+                pass
+            cache.close()
+
+    def _plan_queued(self, cache: Cache, work: _EmbedQueue, block: bool) -> bool:
+        """Plan every content queued so far (tokenising is cheap), so the unit total is
+        known early; block for one only when there is nothing to embed. True once the
+        end-of-queue mark was seen."""
+        finished = False
+        while True:
+            try:
+                cid = self.q.get() if block and not finished else self.q.get_nowait()
+            except queue.Empty:
+                break
+            block = False
+            if cid is None:
+                finished = self.all_planned = True
+                continue
+            self._queued.discard(cid)   # a replaced content may reuse the id
+            stamp = cache.content_stamp(cid)
+            todo = self._plan(cache, cid) if stamp is not None else []
+            self.planned += 1
+            if todo:
+                work.add(cid, stamp, todo)
+                self._left[cid] = len(todo)
+            else:
+                self.docs_ready += 1
+            self._report()
+        return finished
+
+    def _hold_lease(self, cache: Cache) -> bool:
+        """Hold the cache's embedding lease; while another live process holds it, report
+        its progress (``Progress.following``) and wait. False when cancelled meanwhile."""
+        if self.lease.held and self.lease.still_held(cache):
+            return True
+        t0 = time.monotonic()
+        waited = False
+        try:
+            while not self.cancel.is_set():
+                other = self.lease.take(cache)
+                if other is None:
+                    return True
+                waited = True
+                self.followed = f"pid {other.pid} on {other.host}"
+                self.report(Progress("embed", units_total=other.units_total,
+                                     units_done=other.units_done, following=self.followed))
+                self.cancel.wait(FOLLOW_POLL_S)
+            return False
+        finally:
+            if waited:
+                self.followed_s += time.monotonic() - t0
+
+    def _still_missing(self, cache: Cache, batch: list) -> list:
+        """``batch`` ((content id, stamp, unit) items) without the units stored meanwhile
+        (by the process we followed); the counts move them to "already embedded"."""
+        if not batch or not self.followed:
+            return batch
+        have = set()
+        for cid in {it[0] for it in batch}:
+            have |= {(cid, p, o) for p, o in cache.unit_keys(cid, self.embedder.model_id)}
+        left = [it for it in batch if (it[0], it[2][0], it[2][1]) not in have]
+        gone = len(batch) - len(left)
+        self.units_total -= gone
+        self.units_before += gone
+        return left
+
+    def _report(self) -> None:
+        left = self.units_total - self.units_done
+        eta = self._rate.eta(left, self.planned, self.expected,
+                             self.units_total + self.units_before)
+        self.report(Progress("embed", units_total=self.units_before + self.units_total,
+                             units_done=self.units_before + self.units_done,
+                             docs_total=max(self.expected, self.planned),
+                             docs_done=self.docs_ready, eta_s=eta,
+                             docs_planned=max(self.expected, self.planned)
+                             if self.all_planned else self.planned))
+
+    def _embed_batch(self, cache: Cache, work: _EmbedQueue, batch: list) -> None:
+        """Embed one batch of ``(content_id, stamp, unit)`` items and commit it in one
+        transaction; the units of a content that changed or went away since it was planned
+        (``stamp`` = its ``indexed_at``: a re-extracted content may get the same id) are
+        dropped, and so are its remaining items."""
+        emb = self.embedder
+        model_id = emb.model_id
+        vecs = emb.embed([it[2][4] for it in batch], sort=self.pipeline.sort,
+                         single=self.pipeline.single)
+        vecs = vecs.astype(np.float32, copy=False)
+        dead = cache.store_units(
+            model_id, [(it[0], it[1], it[2], v.tobytes()) for it, v in zip(batch, vecs)],
+            keep=lambda: self.lease.still_held(cache))
+        if dead is None:
+            return  # taken over (we were suspended or too slow to beat): it embeds them
+        work.dead |= dead
+        for it in batch:
+            left = self._left.get(it[0])
+            if left is not None:
+                self._left[it[0]] = left - 1
+                if left == 1:
+                    self.docs_ready += 1
+        self.units_done += len(batch)
+        self._rate.update(len(batch))
+        self._report()
+
+    def _plan(self, cache: Cache, cid: int) -> list[tuple[int, int, int, int, str]]:
+        """The units of one content still to embed: ``(page, ordinal, start, end, text)``."""
+        emb = self.embedder
+        plan = self.pipeline.plan
+        model_id, whash = emb.model_id, plan.identity(emb.weights_hash)
+        state = cache.embedding_state(cid, model_id)
+        if state and state[0] != whash:
+            cache.drop_embeddings(cid, model_id)
+            state = None
+        if state and state[2] >= state[1] and not cache.heads_missing(cid, model_id):
+            return []
+        todo: list[tuple[int, int, int, int, str]] = []
+        for number, text in cache.page_texts(cid):
+            for i, (start, end) in enumerate(emb.unit_spans(text, plan)):
+                todo.append((number, i, start, end, text[start:end]))
+        # one head unit per section: the first unit of its own text, from its heading
+        # (page 0 marks them; the semantic section arm ranks sections by it)
+        for ordinal, title, text, own in cache.section_texts(cid):
+            first = section_head_text(emb, title, text, own, plan)
+            if first.strip():
+                todo.append((SECTION_HEAD_PAGE, ordinal, 0, len(first), first))
+        have = cache.unit_keys(cid, model_id)
+        if not cache.plan_embeddings(cid, model_id, whash, len(todo), len(have)):
+            return []
+        todo = [t for t in todo if (t[0], t[1]) not in have]
+        self.units_before += len(have)
+        self.units_total += len(todo)
+        return todo
