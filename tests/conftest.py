@@ -8,8 +8,8 @@ whole carry ``pytestmark = needs_shared(...)``. The core suite also runs on PDFs
 
 Tiers (markers registered in pyproject.toml): ``slow`` tests run only when asked for
 (``-m slow``); ``corpus`` tests index real corpus PDFs, load the embedding model or drive
-the TUI (see :data:`CORPUS_MODULES` and :data:`CORPUS_FIXTURES`; a test may also carry
-``@pytest.mark.corpus`` itself). The inner loop runs the rest::
+the TUI (:data:`CORPUS_MODULES`, :data:`CORPUS_FIXTURES`, :data:`CORPUS_TESTS`; a test may
+also carry ``@pytest.mark.corpus`` itself). The inner loop runs the rest::
 
     pytest -m "not corpus" -n 2
 
@@ -88,28 +88,40 @@ def copy_docs(dest: Path, names: list[str]) -> Path:
 #: model, run the CLI on indexed folders or drive the TUI: every test in them is ``corpus``.
 CORPUS_MODULES = frozenset({
     "test_cli.py", "test_index.py", "test_lease.py", "test_ocr.py", "test_tricky.py",
-    "test_search.py", "test_query.py", "test_robust.py", "test_robust_second.py",
-    "test_triage_cli.py", "test_triage_store.py", "test_library.py", "test_scale.py",
-    "test_scope_cache.py", "test_quantize.py", "test_quantized.py", "test_made.py",
-    "test_embed.py", "test_cjk.py", "test_furniture.py", "test_postings.py",
-    "test_title.py", "test_metadata.py", "test_doc_pattern.py", "test_passages.py",
-    "test_suggest.py", "test_invariants.py", "test_versions.py", "test_viewer.py",
-    "test_page_image.py", "tui",
+    "test_search.py", "test_robust.py", "test_robust_second.py", "test_triage_cli.py",
+    "test_triage_store.py", "test_library.py", "test_scale.py", "test_scope_cache.py",
+    "test_quantize.py", "test_quantized.py", "test_made.py", "test_embed.py", "test_cjk.py",
+    "test_furniture.py", "test_postings.py", "tui",
 })
 
-#: Fixtures that index real PDFs or load the model: a test using one is ``corpus``.
-CORPUS_FIXTURES = frozenset({"small_folder", "small_indexed", "made_folder", "tui_index",
-                             "service", "make_app", "tricky_cache"})
+#: Fixtures that index real PDFs or load the model: a test using one (itself or through
+#: another fixture) is ``corpus``; the last ones are module fixtures of mixed modules.
+CORPUS_FIXTURES = frozenset({"small_folder", "small_index", "small_indexed", "made_folder",
+                             "tui_index", "service", "make_app", "tricky_cache",
+                             "attention"})
+
+#: Tests of the other modules that index real PDFs themselves ("module::test").
+CORPUS_TESTS = frozenset({
+    "test_doc_pattern.py::test_search_doc_raft_leaves_the_draft_out_and_every_command_agrees",
+    "test_excerpt.py::test_the_search_service_passes_the_page_s_section_titles",
+    "test_metadata.py::test_index_stores_metadata_and_docs_json_reads_it",
+    "test_tables.py::test_a_row_is_found_and_its_excerpt_is_the_row",
+    "test_title.py::test_an_older_cache_reads_titles_again_without_re_extracting",
+})
 
 
+@pytest.hookimpl(tryfirst=True)   # before ``-m`` selects by the marks
 def pytest_collection_modifyitems(config, items):
-    """Mark the ``corpus`` tests (:data:`CORPUS_MODULES`, :data:`CORPUS_FIXTURES`), and leave
-    the ``slow`` ones out unless the ``-m`` expression names ``slow``."""
+    """Mark the ``corpus`` tests (:data:`CORPUS_MODULES`, :data:`CORPUS_FIXTURES`,
+    :data:`CORPUS_TESTS`), and leave the ``slow`` ones out unless the ``-m`` expression
+    names ``slow``."""
     wants_slow = "slow" in (config.getoption("markexpr") or "")
     keep, slow = [], []
     for item in items:
         rel = Path(str(item.path)).relative_to(HERE).parts
-        if rel[0] in CORPUS_MODULES or CORPUS_FIXTURES & set(item.fixturenames):
+        name = f"{rel[-1]}::{getattr(item, 'originalname', item.name)}"
+        if (rel[0] in CORPUS_MODULES or name in CORPUS_TESTS
+                or CORPUS_FIXTURES & set(item.fixturenames)):
             item.add_marker(pytest.mark.corpus)
         (keep if wants_slow or not item.get_closest_marker("slow") else slow).append(item)
     if slow:
