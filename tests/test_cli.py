@@ -17,9 +17,10 @@ def _cli(*args, input=None, env=None):
                           env={**os.environ, **env} if env else None)
 
 
-def test_search_answers_at_once_with_what_is_embedded(small_folder, cache_dir):
+def test_search_answers_at_once_with_what_is_embedded(small_indexed):
     """Nothing embedded yet: a hybrid search does not stop to embed the folder, it answers
     from the keyword arm and says the semantic arm covered 0 documents."""
+    small_folder, cache_dir = small_indexed
     index_folder(small_folder, cache_dir, embed=False)
     r = _cli("search", small_folder, "dark matter", "--cache-dir", cache_dir, "--json")
     assert r.returncode == 0, r.stderr
@@ -31,13 +32,15 @@ def test_search_answers_at_once_with_what_is_embedded(small_folder, cache_dir):
     db.close()
 
 
-def test_search_doc_glob_that_matches_nothing_is_an_error(small_folder, cache_dir):
+def test_search_doc_glob_that_matches_nothing_is_an_error(small_indexed):
+    small_folder, cache_dir = small_indexed
     r = _cli("search", small_folder, "dark matter", "--cache-dir", cache_dir,
              "--mode", "keyword", "--doc", "nosuch*")
     assert r.returncode == 2 and "--doc: no indexed document matches 'nosuch*'" in r.stderr
 
 
-def test_search_doc_takes_paths_as_a_shell_gives_them_and_ignores_case(small_folder, cache_dir):
+def test_search_doc_takes_paths_as_a_shell_gives_them_and_ignores_case(small_indexed):
+    small_folder, cache_dir = small_indexed
     name = "arxiv-0908.0054-ultralight-bosonic-dark-matter-cmb.pdf"
     for doc in (str(small_folder / name), f"./{name}", "ARXIV-0908*"):
         r = _cli("search", small_folder, "dark matter", "--cache-dir", cache_dir,
@@ -49,7 +52,8 @@ def test_search_doc_takes_paths_as_a_shell_gives_them_and_ignores_case(small_fol
     assert r.returncode == 2 and f"did you mean '{name}'" in r.stderr
 
 
-def test_search_stdin_json_lines_one_object_per_line(small_folder, cache_dir):
+def test_search_stdin_json_lines_one_object_per_line(small_indexed):
+    small_folder, cache_dir = small_indexed
     lines = ["dark matter", "", '"don\'t" AND (', "[/]", "NEAR(rock roll)"]
     r = _cli("search", small_folder, "-", "--cache-dir", cache_dir, "--mode", "keyword",
              "--json", input="\n".join(lines) + "\n")
@@ -66,9 +70,10 @@ def test_search_stdin_json_lines_one_object_per_line(small_folder, cache_dir):
                if "ultralight" in h["doc"])
 
 
-def test_search_repeated_doc_scopes_to_all_of_them(small_folder, cache_dir):
+def test_search_repeated_doc_scopes_to_all_of_them(small_indexed):
     """--doc is repeatable (it used to keep only the last one); a part of a name scopes
     to the documents whose path holds it, as the query's doc: field does."""
+    small_folder, cache_dir = small_indexed
     r = _cli("search", small_folder, "the", "--cache-dir", cache_dir, "--mode", "keyword",
              "--doc", "arxiv-0908*", "--doc", "debian-*", "--json")
     assert r.returncode == 0, r.stderr
@@ -80,16 +85,18 @@ def test_search_repeated_doc_scopes_to_all_of_them(small_folder, cache_dir):
     assert r.returncode == 0 and json.loads(r.stdout)["coverage"]["total"] == 1
 
 
-def test_search_without_hits_says_so(small_folder, cache_dir):
+def test_search_without_hits_says_so(small_indexed):
+    small_folder, cache_dir = small_indexed
     r = _cli("search", small_folder, "xyzzyqwertyfoo", "--cache-dir", cache_dir,
              "--mode", "keyword")
     assert r.returncode == 0 and "no hits" in r.stdout
 
 
-def test_search_width_sets_the_tables_columns(small_folder, cache_dir):
+def test_search_width_sets_the_tables_columns(small_indexed):
     """A fresh user had no way to widen the table but COLUMNS: ``--width`` sets it, and a
     pipe (not a terminal) gets 80 columns without it (terminal cells: an excerpt's
     combining accents take none)."""
+    small_folder, cache_dir = small_indexed
     from rich.cells import cell_len
 
     args = ("search", small_folder, "dark matter", "--cache-dir", cache_dir, "--mode",
@@ -101,12 +108,14 @@ def test_search_width_sets_the_tables_columns(small_folder, cache_dir):
         assert widest == (width or 80), (width, widest)
 
 
-def test_search_empty_query_is_a_usage_error(small_folder, cache_dir):
+def test_search_empty_query_is_a_usage_error(small_indexed):
+    small_folder, cache_dir = small_indexed
     r = _cli("search", small_folder, "  ", "--cache-dir", cache_dir)
     assert r.returncode == 2 and "QUERY is empty" in r.stderr and not r.stdout
 
 
-def test_read_rejects_page_zero_and_two_targets(small_folder, cache_dir):
+def test_read_rejects_page_zero_and_two_targets(small_indexed):
+    small_folder, cache_dir = small_indexed
     name = "arxiv-2005.07143-ecapa-tdnn-speaker-verification.pdf"
     r = _cli("read", small_folder, name, "--page", "0", "--cache-dir", cache_dir)
     assert r.returncode == 2 and "--page" in r.stderr
@@ -115,10 +124,11 @@ def test_read_rejects_page_zero_and_two_targets(small_folder, cache_dir):
     assert r.returncode == 2 and "use one of --page, --section and --sections" in r.stderr
 
 
-def test_read_wraps_paragraphs_to_the_width_asked_and_not_when_piped(small_folder, cache_dir):
+def test_read_wraps_paragraphs_to_the_width_asked_and_not_when_piped(small_indexed):
     """Fresh-user finding: ``read`` printed each paragraph as one line, wider than the
     terminal. ``--width`` wraps at spaces; piped output (no terminal) stays one line per
     paragraph, and the words are the same either way."""
+    small_folder, cache_dir = small_indexed
     name = "arxiv-2005.07143-ecapa-tdnn-speaker-verification.pdf"
     flat = _cli("read", small_folder, name, "--page", "2", "--cache-dir", cache_dir)
     wrapped = _cli("read", small_folder, name, "--page", "2", "--width", "60",
@@ -130,10 +140,11 @@ def test_read_wraps_paragraphs_to_the_width_asked_and_not_when_piped(small_folde
     assert wrapped.stdout.split() == flat.stdout.split()
 
 
-def test_read_section_by_number_says_when_a_heading_has_that_number(small_folder, cache_dir):
+def test_read_section_by_number_says_when_a_heading_has_that_number(small_indexed):
     """Fresh-user finding: ``--section 5`` is the 5th section of ``--sections``, which in
     a paper whose first entry is not numbered is not the heading numbered 5; the reader got
     another section without a word. It still prints the listed one and names the other."""
+    small_folder, cache_dir = small_indexed
     name = "arxiv-2005.07143-ecapa-tdnn-speaker-verification.pdf"
     r = _cli("read", small_folder, name, "--section", "3", "--cache-dir", cache_dir)
     assert r.returncode == 0, r.stderr
@@ -165,7 +176,8 @@ def test_index_accepts_data_dir_as_every_command_does(small_folder, cache_dir, t
     assert "--data-dir" in r.stdout and "needs no user data" in " ".join(r.stdout.split())
 
 
-def test_read_takes_paths_and_globs_and_says_when_a_title_is_ambiguous(small_folder, cache_dir):
+def test_read_takes_paths_and_globs_and_says_when_a_title_is_ambiguous(small_indexed):
+    small_folder, cache_dir = small_indexed
     name = "arxiv-0908.0054-ultralight-bosonic-dark-matter-cmb.pdf"
     for doc in (str(small_folder / name), "arxiv-0908*"):
         r = _cli("read", small_folder, doc, "--cache-dir", cache_dir, "--json")
@@ -183,16 +195,18 @@ def test_search_in_a_folder_without_pdfs_is_an_error(tmp_path, cache_dir):
     assert r.returncode == 2 and "no PDF files" in r.stderr
 
 
-def test_search_stdin_tables_name_their_query(small_folder, cache_dir):
+def test_search_stdin_tables_name_their_query(small_indexed):
+    small_folder, cache_dir = small_indexed
     r = _cli("search", small_folder, "-", "--cache-dir", cache_dir, "--mode", "keyword",
              input="dark matter\nspeaker\n")
     assert r.returncode == 0, r.stderr
     assert r.stdout.index("query: dark matter") < r.stdout.index("query: speaker")
 
 
-def test_a_weak_answer_says_so_once(small_folder, cache_dir):
+def test_a_weak_answer_says_so_once(small_indexed):
     """The human output of a weak answer has one "no strong match" line (the coverage
     note), not the note and a second line saying the same."""
+    small_folder, cache_dir = small_indexed
     index_folder(small_folder, cache_dir, embed=False)
     q = "the results of the model"   # only words every document uses: weak, with hits
     d = json.loads(_cli("search", small_folder, q, "--mode", "keyword", "--cache-dir",
@@ -263,12 +277,12 @@ def test_the_index_progress_bar_fits_80_columns():
     assert "x" * 10 + ".pdf" in text   # the name's end, cut to the room left
 
 
-def test_every_json_command_answers_an_error_with_one_json_object(small_folder, cache_dir,
-                                                                  tmp_path):
+def test_every_json_command_answers_an_error_with_one_json_object(small_indexed, tmp_path):
     """Fresh-user finding: with --json an error left stdout empty (the message went to
     stderr only). Each command given --json (and export --format json) now prints one
     JSON object ``{"error": {"kind", "message"}}`` on stdout, exits non-zero, and still
     says the message on stderr."""
+    small_folder, cache_dir = small_indexed
     index_folder(small_folder, cache_dir, embed=False)
     ecapa = "arxiv-2005.07143-ecapa-tdnn-speaker-verification.pdf"
     broken_cache = tmp_path / "broken-cache"
@@ -309,8 +323,9 @@ def test_every_json_command_answers_an_error_with_one_json_object(small_folder, 
     assert r.returncode == 2 and r.stdout == "" and "nosuch.pdf" in r.stderr
 
 
-def test_python_dash_m_pdftui_is_the_command(small_folder, cache_dir):
+def test_python_dash_m_pdftui_is_the_command(small_indexed):
     """``python -m pdftui`` said "No module named pdftui.__main__"."""
+    small_folder, cache_dir = small_indexed
     r = subprocess.run([sys.executable, "-m", "pdftui", "read", str(small_folder), "ecapa",
                         "--cache-dir", str(cache_dir), "--json"],
                        capture_output=True, text=True, timeout=300)
@@ -432,9 +447,10 @@ def test_search_head_and_file_names_keep_whole_at_80_columns(tmp_path):
     assert long_name in cells and "…" not in cells.split("p.1")[0], lines
 
 
-def test_search_table_names_the_doc_scope(small_folder, cache_dir):
+def test_search_table_names_the_doc_scope(small_indexed):
     """The text head said "searched 2 of 2" after --doc without naming the scope that made
     the 2 (a query's doc: field is named); it names the --doc options now."""
+    small_folder, cache_dir = small_indexed
     r = _cli("search", small_folder, "the", "--cache-dir", cache_dir, "--mode", "keyword",
              "--doc", "arxiv-0908*", "--doc", "debian-*")
     assert r.returncode == 0, r.stderr
@@ -442,11 +458,11 @@ def test_search_table_names_the_doc_scope(small_folder, cache_dir):
     assert any("searched 2 of 2 · --doc arxiv-0908*, debian-*" in line for line in head), head
 
 
-def test_a_query_starting_with_a_dash_is_told_to_go_after_the_end_of_options(small_folder,
-                                                                            cache_dir):
+def test_a_query_starting_with_a_dash_is_told_to_go_after_the_end_of_options(small_indexed):
     """Fresh-user finding: ``pdftui search FOLDER "-foo bar"`` (a query excluding "foo")
     said only click's "No such option: -f". The error now says how to pass it: after
     ``--``; a mistyped option keeps click's error, and the query after -- is searched."""
+    small_folder, cache_dir = small_indexed
     for query in ("-refcard dark matter", "-attention"):
         r = _cli("search", small_folder, query, "--cache-dir", cache_dir)
         assert r.returncode == 2, r.stderr

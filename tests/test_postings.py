@@ -16,7 +16,7 @@ from pdftui.index import index_folder
 from pdftui.search.keyword import parse_query
 from pdftui.store.text_index import KeywordIndex
 
-from .conftest import SHARED, SMALL_DOCS, copy_docs, shared_file
+from .conftest import SHARED, SMALL_DOCS, shared_file
 
 #: Queries beyond the graded ones: prefixes, compounds, phrases' words, CJK, identifiers.
 SYNTAX = ["fin*", "attent*", "verif*", "feedforward", "speakerverification", "dark matter",
@@ -46,12 +46,9 @@ def _differences(db: sqlite3.Connection, queries: list[str]) -> list[tuple[str, 
     return out
 
 
-@pytest.fixture(scope="module")
-def indexed(tmp_path_factory):
-    base = tmp_path_factory.mktemp("postings")
-    folder = copy_docs(base / "papers", SMALL_DOCS)
-    index_folder(folder, base / "cache", embed=False)
-    return folder, base / "cache"
+@pytest.fixture
+def indexed(small_indexed):
+    return small_indexed
 
 
 def test_postings_rank_every_query_as_the_instance_table_did(indexed):

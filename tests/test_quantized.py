@@ -7,20 +7,16 @@ import sqlite3
 import numpy as np
 import pytest
 
-from pdftui.index import index_folder
 from pdftui.search.quantized import Int8Matrix, quantize
 from pdftui.search.semantic import VectorMatrix
 from pdftui.search.service import Engine
 
-from .conftest import SMALL_DOCS, copy_docs
+from .conftest import SMALL_DOCS, shared_index
 
 
 @pytest.fixture(scope="module")
 def one_paper(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("quantized")
-    folder = copy_docs(tmp / "papers", SMALL_DOCS[:1])
-    index_folder(folder, tmp / "cache")
-    return folder, tmp / "cache"
+    return shared_index(tmp_path_factory, "quantized", SMALL_DOCS[:1])
 
 
 def _matrix(folder, cache) -> VectorMatrix:

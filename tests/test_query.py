@@ -11,14 +11,13 @@ from hypothesis import strategies as st
 
 from pdftui.store.database import Cache
 from pdftui.identifiers import identifiers_in, normalize
-from pdftui.index import index_folder
 from pdftui.library import Library
 from pdftui.search import SearchService
 from pdftui.search.keyword import parse_query
 from pdftui.search.query import (Field, FieldName, Query, as_you_type, parse, parse_years,
                                  phrase_regex)
 
-from .conftest import copy_docs
+from .conftest import shared_index
 from .harness import holds
 from .invariants import assert_well_parsed, assert_well_ranked
 from .test_keyword import add, hostile_queries
@@ -190,10 +189,7 @@ def test_schema_v2_cache_gains_identifiers_from_cached_text(tmp_path):
 @pytest.fixture(scope="module")
 def attention(tmp_path_factory):
     """Both Attention papers, the ECAPA-TDNN paper and the dark-matter paper, embedded."""
-    base = tmp_path_factory.mktemp("query")
-    folder = copy_docs(base / "papers", [V5, V7, ECAPA, CMB])
-    cache = base / "cache"
-    index_folder(folder, cache_dir=cache)
+    folder, cache = shared_index(tmp_path_factory, "query", [V5, V7, ECAPA, CMB])
     service = SearchService(folder, cache_dir=cache)
     lib = Library(folder, cache)
     yield service, lib

@@ -13,7 +13,7 @@ from pdftui.index import index_folder
 from pdftui.search import SearchService
 from pdftui.search.run import Arm
 
-from .conftest import CORPUS, REPO, SMALL_DOCS, copy_docs
+from .conftest import CORPUS, REPO, SMALL_DOCS, copy_docs, shared_index
 from .invariants import assert_well_ranked
 
 HIT_KEYS = {"rank", "doc", "page", "page_label", "score", "keyword_rank", "semantic_rank",
@@ -22,11 +22,8 @@ HIT_KEYS = {"rank", "doc", "page", "page_label", "score", "keyword_rank", "seman
 
 @pytest.fixture(scope="module")
 def indexed(tmp_path_factory):
-    base = tmp_path_factory.mktemp("search")
-    folder = copy_docs(base / "papers", SMALL_DOCS)
-    (folder / "broken.pdf").write_bytes(b"this is not a pdf at all")
-    cache = base / "cache"
-    index_folder(folder, cache_dir=cache)
+    folder, cache = shared_index(tmp_path_factory, "search", SMALL_DOCS, prepare=lambda f: (
+        f / "broken.pdf").write_bytes(b"this is not a pdf at all"))
     service = SearchService(folder, cache_dir=cache)
     yield folder, cache, service
     service.close()
@@ -606,10 +603,7 @@ GFS = "google-2003-file-system.pdf"
 
 @pytest.fixture(scope="module")
 def gfs(tmp_path_factory):
-    base = tmp_path_factory.mktemp("gfs")
-    folder = copy_docs(base / "papers", SMALL_DOCS + [GFS])
-    index_folder(folder, cache_dir=base / "cache")
-    return folder, base / "cache"
+    return shared_index(tmp_path_factory, "gfs", SMALL_DOCS + [GFS])
 
 
 def test_a_section_whose_matter_is_in_its_subsections_follows_them(gfs):
@@ -695,10 +689,7 @@ RAFT = "raft-2014-understandable-consensus-algorithm.pdf"
 
 @pytest.fixture(scope="module")
 def consensus(tmp_path_factory):
-    base = tmp_path_factory.mktemp("consensus")
-    folder = copy_docs(base / "papers", SMALL_DOCS + [PAXOS, RAFT])
-    index_folder(folder, cache_dir=base / "cache")
-    return folder, base / "cache"
+    return shared_index(tmp_path_factory, "consensus", SMALL_DOCS + [PAXOS, RAFT])
 
 
 def test_a_query_naming_a_paper_finds_the_section_by_the_rest_of_it(consensus):
@@ -1024,10 +1015,7 @@ FLOAT = "texlive-float.pdf"
 
 @pytest.fixture(scope="module")
 def manual(tmp_path_factory):
-    base = tmp_path_factory.mktemp("manual")
-    folder = copy_docs(base / "papers", SMALL_DOCS + [FLOAT])
-    index_folder(folder, cache_dir=base / "cache")
-    return folder, base / "cache"
+    return shared_index(tmp_path_factory, "manual", SMALL_DOCS + [FLOAT])
 
 
 def test_a_section_that_starts_early_is_not_demoted_as_the_opening(manual):
