@@ -3,7 +3,7 @@ field, typed as its default (a bool from 1 / true / yes)."""
 
 from __future__ import annotations
 
-from pdftui.search.service import Options
+from pdftui.search.config import Options
 
 
 def options(sets: list[str]) -> Options:

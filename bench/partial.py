@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import quality  # noqa: E402  (bench/quality.py)
 from pdftui.cache import Cache  # noqa: E402
 from options import options  # noqa: E402  (bench/options.py)
-from pdftui.search.service import Engine  # noqa: E402
+from pdftui.search.engine import Engine  # noqa: E402
 
 
 def embedded_docs(docs: list[str], share: float) -> set[str]:

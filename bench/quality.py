@@ -56,7 +56,8 @@ from options import options  # noqa: E402  (bench/options.py)
 from pdftui.cache import fts_text  # noqa: E402
 from pdftui.search import keyword  # noqa: E402
 from pdftui.search.query import parse  # noqa: E402
-from pdftui.search.service import Engine, Options  # noqa: E402
+from pdftui.search.config import Options  # noqa: E402
+from pdftui.search.engine import Engine  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_QUERIES = HERE.parents[1] / "shared" / "eval" / "queries.json"

@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from options import options  # noqa: E402  (bench/options.py)
-from pdftui.search.service import Engine  # noqa: E402
+from pdftui.search.engine import Engine  # noqa: E402
 
 DEFAULT = Path(__file__).resolve().parent / "short_queries.json"
 DEFAULT_QUERIES = Path(__file__).resolve().parents[2] / "shared" / "eval" / "queries.json"

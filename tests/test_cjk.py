@@ -11,7 +11,7 @@ from pdftui.index import index_folder
 from pdftui.search import keyword
 from pdftui.search.excerpt import choose, grow, weighted_len
 from pdftui.search.keyword import Term
-from pdftui.search.service import Engine
+from pdftui.search.engine import Engine
 
 from .conftest import CORPUS, TRICKY
 

@@ -15,7 +15,7 @@ import pytest
 from pdftui import ocr
 from pdftui.index import DOC_TIMEOUT_S, index_folder
 from pdftui.library import Library
-from pdftui.search.service import Engine
+from pdftui.search.engine import Engine
 from pdftui.tui.corpus_pane import status_text
 
 from .conftest import TRICKY

@@ -10,7 +10,7 @@ import pytest
 from pdftui.index import index_folder
 from pdftui.search.quantized import Int8Matrix, quantize
 from pdftui.search.semantic import VectorMatrix
-from pdftui.search.service import Engine
+from pdftui.search.engine import Engine
 
 from .conftest import SMALL_DOCS, copy_docs
 

@@ -278,7 +278,7 @@ def test_hybrid_folder_pages_carry_their_documents_semantic_context(indexed):
     a few documents (one scope) keep the page's own score."""
     import numpy as np
 
-    from pdftui.search.service import Engine
+    from pdftui.search.engine import Engine
 
     folder, cache, _service = indexed
     e = Engine(folder, cache)
@@ -318,7 +318,7 @@ def test_adaptive_first_unit_weight_follows_query_coverage(indexed):
     """Hybrid weights the page head more for a query whose rare words no page holds
     (a described query) than for one in the documents' own words; the weight stays in
     [adapt_lo, adapt_hi] and semantic-only search uses adapt_lo."""
-    from pdftui.search.service import Engine
+    from pdftui.search.engine import Engine
 
     folder, cache, _service = indexed
     e = Engine(folder, cache)
@@ -385,7 +385,7 @@ def test_section_head_units_are_one_matrix_scored_in_one_product(indexed):
     import numpy as np
 
     from pdftui.search.semantic import VectorMatrix
-    from pdftui.search.service import Engine
+    from pdftui.search.engine import Engine
 
     folder, cache, _service = indexed
     engine = Engine(folder, cache)
@@ -403,7 +403,7 @@ def test_section_head_units_are_one_matrix_scored_in_one_product(indexed):
         assert list(m.section_ordinal[rows]) == list(c.section_ordinals)
         held = np.vstack([m.section_matrix[i] for i in np.flatnonzero(rows)])
         assert np.allclose(sims[rows], held @ q, atol=1e-5)
-    sids = engine._section_head_ids(m)
+    sids = engine.view.section_head_ids(m)
     want = dict(((c, o), i) for c, o, i in db.execute(
         "SELECT content_id, ordinal, id FROM sections"))
     db.close()
@@ -445,7 +445,7 @@ def test_hybrid_says_when_no_document_holds_a_query_word(indexed):
 def test_hybrid_top_k_beyond_the_fusion_depth_gets_as_many_hits(indexed):
     """Hybrid fuses the first ``Options.depth`` keys of each arm; a longer top_k used to
     return fewer hits than asked (165 of 1000 on the corpus) while the other modes gave all."""
-    from pdftui.search.service import Engine
+    from pdftui.search.engine import Engine
 
     folder, cache, _service = indexed
     e = Engine(folder, cache)
@@ -577,7 +577,9 @@ def test_one_document_scope_drops_the_cross_document_signals(indexed):
 
 
 def test_a_flat_semantic_list_weighs_less_when_the_keyword_arm_holds_every_word():
-    from pdftui.search.service import Options, semantic_confidence, semantic_gap
+    from pdftui.search.config import Options
+    from pdftui.search.recipe import semantic_confidence
+    from pdftui.search.semantic_arm import semantic_gap
 
     ranked = [(1, p, 0.30 - 0.0001 * p, 0) for p in range(1, 201)]
     assert abs(semantic_gap(ranked) - 0.0099) < 1e-6
@@ -590,7 +592,7 @@ def test_a_flat_semantic_list_weighs_less_when_the_keyword_arm_holds_every_word(
 
 def test_the_head_field_is_the_byline_before_the_abstract():
     from pdftui.extract import extract_document
-    from pdftui.search.service import head_text
+    from pdftui.search.head_field import head_text
 
     from .conftest import CORPUS, shared_file
 
@@ -623,7 +625,7 @@ def test_a_section_whose_matter_is_in_its_subsections_follows_them(gfs):
     places), so the parent passes the subsection that matched best and leads; a query
     about one subsection (recovery time, read and write rates) still finds it first, the
     parent next to it (issue 18: sections described in the reader's words)."""
-    from pdftui.search.service import Engine
+    from pdftui.search.engine import Engine
 
     q = ("measured cluster behaviour: storage used, read and write rates, master load and"
          " how long recovery takes")
@@ -710,7 +712,7 @@ def test_a_query_naming_a_paper_finds_the_section_by_the_rest_of_it(consensus):
     with Paxos?" (which says the name); without naming at all the name's cosine and the
     keyword gate kept it out of the first four."""
     from pdftui.search import naming
-    from pdftui.search.service import Engine
+    from pdftui.search.engine import Engine
 
     q = "how does paxos choose a value"
     assert naming.without_names(q, frozenset({"paxo"})) == "how does choose a value"
@@ -740,7 +742,7 @@ def test_a_section_whose_title_states_the_query_comes_first(consensus):
     comes first; without that list "5.1 Raft basics" (which says leader and election as
     often, and reads nearer to the query) came first. A query whose words no title holds
     together gets no such list ("how does gfs handle master failure")."""
-    from pdftui.search.service import Engine
+    from pdftui.search.engine import Engine
 
     e = Engine(*consensus)
     try:
@@ -764,7 +766,7 @@ def test_a_reference_list_section_rarely_wins_a_section_search(consensus):
     the sections (fresh-user trial: Spanner's "References" 2nd for a MapReduce question).
     In hybrid sections a section titled as a reference list keeps ``section_ref_weight``
     (0.5) of its score, as a factor the hit shows, unless the query asks for citations."""
-    from pdftui.search.service import Engine
+    from pdftui.search.engine import Engine
 
     e = Engine(*consensus)
     try:
@@ -788,7 +790,7 @@ def test_related_work_yields_to_the_section_a_question_describes(consensus):
     is a term lookup ("viewstamped replication": the related work tells of it) or asks
     about other work ("compare")."""
     from pdftui.search import references
-    from pdftui.search.service import Engine
+    from pdftui.search.engine import Engine
 
     assert references.is_related_title("10 Related work")
     assert references.is_related_title("2. Prior Work")
@@ -827,7 +829,7 @@ CORPUS_CACHE = Path(os.environ.get("PDFTUI_CORPUS_CACHE",
 def corpus_engine():
     """The search service over the whole indexed corpus (105 PDFs; the benches' cache,
     read only), or skip when this machine has none."""
-    from pdftui.search.service import Engine
+    from pdftui.search.engine import Engine
 
     if not (CORPUS_CACHE / "index.sqlite3").is_file() or not CORPUS.is_dir():
         pytest.skip("no indexed corpus cache")
@@ -958,7 +960,7 @@ def test_a_papers_opening_yields_to_the_section_a_query_describes(consensus):
     is "9.1 Understandability". Sections starting in the paper's opening (the text of its
     first four units) score 0.75 of their fused score, so the section comes first; at 1.0
     the introduction did, the abstract second."""
-    from pdftui.search.service import Engine
+    from pdftui.search.engine import Engine
 
     q = "a user study with students showing the algorithm is easier to learn than paxos"
     e = Engine(*consensus)
@@ -981,7 +983,7 @@ def test_a_page_holding_query_words_next_to_each_other_ranks_first(gfs):
     document-local BM25 alone p. 3 was 11th of the paper's pages and third in hybrid (issue
     18, a question a new user asked); term proximity (consecutive query terms within 3
     tokens) puts it first in hybrid and above p. 11 in the keyword arm."""
-    from pdftui.search.service import Engine
+    from pdftui.search.engine import Engine
 
     q = "why does GFS use 64 MB chunks"
     e = Engine(*gfs)
@@ -999,7 +1001,7 @@ def test_a_page_holding_query_words_next_to_each_other_ranks_first(gfs):
 def test_a_scope_naming_a_document_exactly_admits_it_alone(tmp_path):
     """A scope of exact names (the TUI's marked documents, `--doc` resolved) names those
     documents only: "paper[1].pdf" as a glob also matches "paper1.pdf" and let it in."""
-    from pdftui.search.service import Engine
+    from pdftui.search.engine import Engine
 
     from .pdfs import make_bridges
 
@@ -1037,7 +1039,7 @@ def test_a_section_that_starts_early_is_not_demoted_as_the_opening(manual):
     0.75 demotion put it 6th among the manual's own sections. Only the opening's first
     section and sections titled as summaries (Abstract, Introduction, Overview, ...) are
     demoted now (:func:`pdftui.sections.is_summary_title`)."""
-    from pdftui.search.service import Engine
+    from pdftui.search.engine import Engine
 
     q = ("defining your own kind of figure-like environment, such as program listings, "
          "with its own caption name and list file")
@@ -1079,7 +1081,7 @@ def test_documents_holding_the_query_as_a_phrase_come_before_scattered_words(tmp
     the whole document; each consecutive query pair found within 3 tokens counts as one
     more term (its tf: the pages holding it), so Attention's page comes first; without
     the pair it was fourth, after three pages of the other two."""
-    from pdftui.search.service import Engine
+    from pdftui.search.engine import Engine
 
     attention = "arxiv-1706.03762v7-attention-is-all-you-need.pdf"
     folder = copy_docs(tmp_path / "papers", [
@@ -1104,7 +1106,7 @@ def test_a_term_lookups_pages_holding_it_as_a_phrase_are_one_more_list(consensus
     import re
 
     from pdftui.library import read_pages
-    from pdftui.search.service import Engine
+    from pdftui.search.engine import Engine
 
     e = Engine(*consensus)
     try:
@@ -1113,7 +1115,7 @@ def test_a_term_lookups_pages_holding_it_as_a_phrase_are_one_more_list(consensus
         listed = [h for h in res.hits if any(a.arm.value == "phrase" for a in h.arms)]
         assert len(listed) >= 3
         for h in listed:
-            text = read_pages(e.db, e._cid_of(h.doc), [h.page])[h.page].text
+            text = read_pages(e.db, e.view.cid_of(h.doc), [h.page])[h.page].text
             assert re.search(r"state\s+machine", text, re.I), (h.doc, h.page)
         long = e.search("how does the replicated state machine apply commands", "hybrid",
                         "page", 10)
@@ -1157,7 +1159,8 @@ def test_a_document_not_embedded_yet_is_not_outranked_for_lack_of_vectors(indexe
 
     from pdftui.cache import Cache
     from pdftui.search.run import Arm
-    from pdftui.search.service import Engine, Options
+    from pdftui.search.config import Options
+    from pdftui.search.engine import Engine
 
     folder, cache, _service = indexed
     shutil.copytree(cache, tmp_path / "c")
@@ -1189,7 +1192,7 @@ def test_a_term_lookup_leaves_the_folder_ranking_to_the_keyword_arm(indexed):
     """A query of at most three terms that one page holds all of ("equal error rate") is a
     term lookup: the semantic weight is x ``short_sem`` (.1) in a folder; a longer query,
     one no page holds whole, and a scope of a few documents keep it."""
-    from pdftui.search.service import Engine
+    from pdftui.search.engine import Engine
 
     folder, cache, _service = indexed
     e = Engine(folder, cache)
@@ -1216,7 +1219,7 @@ def test_a_word_common_inside_a_chosen_scope_is_still_evidence(indexed):
     term counts; a query the scope does not hold stays weak. A small folder searched whole
     keeps the rule of rare words (tests/test_cli.py: "the results of the model" is weak
     over three papers)."""
-    from pdftui.search.service import Engine
+    from pdftui.search.engine import Engine
 
     folder, cache, _service = indexed
     ecapa = ["arxiv-2005.07143-ecapa-tdnn-speaker-verification.pdf"]

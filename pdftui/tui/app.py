@@ -56,7 +56,7 @@ from .results_pane import HitTable, ResultsPane
 from .triage_ui import TriageMixin
 
 if TYPE_CHECKING:
-    from ..search.service import Hit
+    from ..search.hits import Hit
 
 MODES = ("keyword", "semantic", "hybrid")
 PANES = ("search", "corpus", "results", "reader")

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from ..search.run import Weights
-    from ..search.service import Hit
+    from ..search.hits import Hit
 
 ARM_NAMES = {"keyword": "keyword", "semantic": "semantic", "section_head": "heading",
              "head": "byline", "document": "document", "subsections": "subsections",

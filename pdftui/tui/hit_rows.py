@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from ..versions import VersionGroups, fold_versions
 
 if TYPE_CHECKING:
-    from ..search.service import Hit
+    from ..search.hits import Hit
 
 #: Hits shown beneath a document in the grouped view until it is expanded.
 BEST_PAGES = 3

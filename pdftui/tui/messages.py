@@ -15,7 +15,7 @@ from textual.message import Message
 
 if TYPE_CHECKING:   # the service, the indexer (and numpy) load when used, not with the UI
     from ..index import IndexSummary, Progress
-    from ..search.service import Hit, SearchResult
+    from ..search.hits import Hit, SearchResult
 
 
 @dataclass

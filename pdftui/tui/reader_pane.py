@@ -44,7 +44,7 @@ from .results_pane import short_section
 from .render import count_matches, highlight, literal, page_ref
 
 if TYPE_CHECKING:
-    from ..search.service import Hit
+    from ..search.hits import Hit
 
 
 def _collapse(s: str) -> str:

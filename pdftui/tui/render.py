@@ -16,7 +16,7 @@ from rich.text import Text
 from ..text import clean_text
 
 if TYPE_CHECKING:
-    from ..search.service import SearchResult
+    from ..search.hits import SearchResult
 
 #: Style of a query term inside shown text (reverse works without colour too).
 TERM_STYLE = "bold reverse"

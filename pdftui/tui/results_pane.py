@@ -28,7 +28,7 @@ from .messages import HitHighlighted, OpenHit, PaneFocused
 from .render import coverage_line, highlight, literal, page_ref, terms_pattern
 
 if TYPE_CHECKING:
-    from ..search.service import Hit, SearchResult
+    from ..search.hits import Hit, SearchResult
 
 #: Fixed column widths: rank, mark, page, kw, sem, score (document and section share the
 #: rest); the score column goes below :data:`SCORE_MIN_WIDTH` columns.
