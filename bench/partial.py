@@ -89,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
     for share in [float(s) for s in args.shares.split(",")]:
         dst = Path(args.work) / f"share-{share:.2f}"
         n_emb, n = partial_cache(Path(args.cache_dir), dst, corpus, share)
-        eng = Engine(corpus, dst, options=opts)
+        eng = Engine(corpus, dst, config=opts)
         t0 = time.perf_counter()
         res = quality.run(eng, queries, modes, baseline=False)
         eng.close()

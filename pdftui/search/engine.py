@@ -21,7 +21,7 @@ from ..library import dominant_weights_hash, read_metadata, section_spans
 from . import coverage as cov
 from . import evidence, keyword, recipe, restrict, suggest
 from .arms import KeywordArm, Ranked, SemanticArm
-from .config import Options
+from .config import RankingConfig
 from .corpus_view import CorpusView, FolderDoc, Lookups, read_view
 from .hits import Hit, HitMaker, SearchResult
 from .keyword_arm import keyword_arm
@@ -49,7 +49,7 @@ class Engine:
     whole when it changes."""
 
     def __init__(self, root: str | os.PathLike, cache_dir: str | os.PathLike | None = None,
-                 model: str | None = None, options: Options | None = None):
+                 model: str | None = None, config: RankingConfig | None = None):
         from ..embed import resolve_model_name
 
         self.root = os.path.realpath(os.fspath(root))
@@ -57,7 +57,7 @@ class Engine:
         self.db = self.cache.db
         self.model_name = model
         self.model_id = resolve_model_name(model)
-        self.options = options or Options()
+        self.config = config or RankingConfig()
         self.kw = keyword.KeywordIndex(self.db)
         self._matrix: VectorMatrix | None = None
         self._matrix_version: int | None = None
@@ -186,12 +186,12 @@ class Engine:
     def _evidence(self, mode: str, lists: Ranked, q: Query, hits: list[Hit]
                   ) -> evidence.Evidence:
         """The verdict on the arms' evidence (:func:`.evidence.judge`)."""
-        o = self.options
+        o = self.config
         ev = evidence.judge(lists.keyword.strength if mode != "semantic" else None,
                             lists.semantic.best if mode != "keyword" else None,
                             evidence.known_share(q, self.kw),
-                            o.weak_keyword_alone if mode == "keyword" else o.weak_keyword,
-                            o.weak_semantic, o.weak_known)
+                            o.evidence.keyword_alone if mode == "keyword" else o.evidence.keyword,
+                            o.evidence.semantic, o.evidence.known)
         if not q.text.strip() and q.fields:   # only fields: the documents they matched
             ev = evidence.Evidence(ev.keyword, ev.semantic, not hits, ev.known)
         return ev
@@ -207,7 +207,7 @@ class Engine:
             fixed = re.sub(rf"(?<!\w){re.escape(word)}(?!\w)", alts[0], fixed,
                            flags=re.IGNORECASE)
         got = self.rank(fixed, "keyword", granularity, searchable, {})
-        return got.keyword.strength >= self.options.weak_keyword
+        return got.keyword.strength >= self.config.evidence.keyword
 
     def suggestions(self, q: Query, searchable: list[FolderDoc]
                     ) -> tuple[dict[str, list[str]], list[str]]:
@@ -245,10 +245,10 @@ class Engine:
              q: Query | None = None) -> Ranked:
         """One query ranked (:class:`.arms.Ranked`): the keyword arm, the semantic arm,
         their signals and the recipe of the mode and granularity (:mod:`.recipe`). Hybrid
-        fuses the first ``max(Options.depth, top_k)`` keys of each arm, so a long
+        fuses the first ``max(RankingConfig.depth, top_k)`` keys of each arm, so a long
         ``top_k`` gets as many hits as the other modes. Notes for the user go into
         ``coverage``."""
-        o = self.options
+        o = self.config
         view = self.view if self.view is not None else self.refresh()
         kind = "pages" if granularity == "page" else "sections"
         q = q if q is not None else parse(text)
@@ -256,7 +256,7 @@ class Engine:
             if q.has_syntax else restrict.Restriction()
         c = make_plan(q, query_terms(q, self.kw), res, kind, mode, searchable,
                       view.lookups(searchable), o.few_docs, o.depth, top_k)
-        if mode == "hybrid" and o.stand_in:
+        if mode == "hybrid" and o.semantic.stand_in:
             c.pending = frozenset(coverage.get("embedding", ())) & c.by_doc.keys()
         kw = keyword_arm(c, self.kw, view, o) if mode != "semantic" and c.terms \
             else KeywordArm()
@@ -267,9 +267,9 @@ class Engine:
         sig = gather(c, kw, text, self.kw, view, o)
         weights = Weights(o.k)
         if mode == "keyword":
-            got = recipe.single_arm(Arm.KEYWORD, kw, sem, sig)
+            got = recipe.single_arm(Arm.KEYWORD, kw, sem, sig, o)
         elif mode == "semantic":
-            got = recipe.single_arm(Arm.SEMANTIC, kw, sem, sig)
+            got = recipe.single_arm(Arm.SEMANTIC, kw, sem, sig, o)
         elif kind == "pages":
             got, weights = recipe.hybrid_pages(kw, sem, sig, o, c.depth)
         else:
@@ -290,7 +290,7 @@ class Engine:
             coverage["note"] = f"semantic search unavailable: {exc}"
             return SemanticArm()
         check()
-        return semantic_arm(c, kw, m, qv, self.embed_query, self.view, self.options)
+        return semantic_arm(c, kw, m, qv, self.embed_query, self.view, self.config)
 
     def hits(self, ranked: Ranked, granularity: str, top_k: int) -> list[Hit]:
         """The first ``top_k`` keys of the ranked run as hits (:class:`.hits.HitMaker`)."""

@@ -30,10 +30,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-import numpy as np
-
-from . import keyword
-from .keyword import Ranking, Scope, _key_df, _lucene_idf, distinct, mask_sums
+from . import bm25, keyword
+from .keyword import Ranking, Scope, _key_df, distinct, mask_sums
 
 RARE_SHARE = 0.5
 KEYWORD_MIN = 0.8
@@ -75,7 +73,7 @@ def keyword_strength(ranking: Ranking, docs, few: int = 0) -> float:
         return 0.0
     sc = docs if isinstance(docs, Scope) else Scope.of(ranking, docs)
     df = _key_df(ranking, sc).tolist()
-    idf = _lucene_idf(n, np.array(df))
+    idf = bm25.idfs(n, df)
     total = math.fsum(idf[keys.index(str(t))] for t in ranking.terms) or 1.0
     rare = [w if d <= RARE_SHARE * n or n <= few else 0.0 for w, d in zip(idf, df)]
     return float(mask_sums(distinct(ranking.mask), rare).max()) / total

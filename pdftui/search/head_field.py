@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from . import keyword
+from . import bm25, keyword
 
 HEAD_CHARS = 1200
 _HEAD_END = re.compile(r"^\s*(\d+\.?\s*)?(abstract|introduction|summary|contents)\b", re.I)
@@ -123,7 +123,7 @@ def head_list(ranking, by_doc: dict[str, int], terms: list, heads: HeadIndex,
     for k, d in held_df(ranking).items():
         if d:
             df[k] = d
-    idf = {t: math.log1p((n - d + 0.5) / (d + 0.5)) for t, d in df.items()}
+    idf = {t: bm25.idf(n, d) for t, d in df.items()}
     total = math.fsum(idf[t] for t in keys) or 1.0
     scored = []
     for d, c in by_doc.items():

@@ -15,14 +15,14 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Collection, Sequence
 
-from . import fusion, run
+from . import run
 from .arms import KeywordArm, SemanticArm
-from .config import Options
+from .config import RankingConfig
 from .run import Arm, Key, Run, Weights
 from .signals import Signals
 
 
-def semantic_confidence(gap: float | None, keyword_coverage: float, o: Options) -> float:
+def semantic_confidence(gap: float | None, keyword_coverage: float, o: RankingConfig) -> float:
     """Multiplier of the semantic weight in hybrid fusion: 1 - sem_conf x (keyword
     evidence) x (1 - semantic evidence). Keyword evidence = the best page's share of
     the query's rarity mass (1: some page holds every rare word); semantic evidence =
@@ -34,11 +34,11 @@ def semantic_confidence(gap: float | None, keyword_coverage: float, o: Options) 
     score-distribution ones (Cronen-Townsend et al., "Predicting query performance",
     SIGIR 2002; Shtok et al., "Predicting query performance by query-drift
     estimation", TOIS 2012)."""
-    if gap is None or o.sem_conf <= 0:
+    if gap is None or o.semantic.conf_loss <= 0:
         return 1.0
-    span = max(o.sem_gap_hi - o.sem_gap_lo, 1e-9)
-    sem_ev = min(1.0, max(0.0, (gap - o.sem_gap_lo) / span))
-    return 1.0 - o.sem_conf * keyword_coverage * (1.0 - sem_ev)
+    span = max(o.semantic.gap_hi - o.semantic.gap_lo, 1e-9)
+    sem_ev = min(1.0, max(0.0, (gap - o.semantic.gap_lo) / span))
+    return 1.0 - o.semantic.conf_loss * keyword_coverage * (1.0 - sem_ev)
 
 
 def embedded(pending: Collection[str], keys: Sequence[Key]) -> Sequence[Key]:
@@ -74,160 +74,160 @@ class _Fused:
     kw_w: float
 
 
-def _fuse(kw: KeywordArm, sem: SemanticArm, sig: Signals, o: Options, depth: int,
+def _fuse(kw: KeywordArm, sem: SemanticArm, sig: Signals, o: RankingConfig, depth: int,
           kw_w: float) -> _Fused:
     """Weighted RRF of the arms' first ``depth`` keys (the section head list too when the
     arm has one), the keyword coverage gate, the stand-in and the phrase list."""
     kwl, sml = kw.keys[:depth], embedded(sig.pending, sem.keys[:depth])
     conf = semantic_confidence(sem.gap, kw.best_coverage, o)
     if sig.term_lookup:
-        conf *= o.short_sem
+        conf *= o.pages.short_semantic
     if sem.heads is not None:
         got = run.rrf([(Arm.KEYWORD, kwl, kw_w),
-                       (Arm.SEMANTIC, embedded(sig.pending, sem.units), o.sem_weight),
+                       (Arm.SEMANTIC, embedded(sig.pending, sem.units), o.semantic.weight),
                        (Arm.SECTION_HEAD, embedded(sig.pending, sem.heads),
-                        o.section_head_weight)], k=o.k)
-        w_stand = o.sem_weight + o.section_head_weight
+                        o.sections.head_weight)], k=o.k)
+        w_stand = o.semantic.weight + o.sections.head_weight
     else:
-        got = run.rrf([(Arm.KEYWORD, kwl, kw_w), (Arm.SEMANTIC, sml, o.sem_weight * conf)],
+        got = run.rrf([(Arm.KEYWORD, kwl, kw_w), (Arm.SEMANTIC, sml, o.semantic.weight * conf)],
                       k=o.k)
-        w_stand = o.sem_weight * conf
+        w_stand = o.semantic.weight * conf
     gated = bool(kw.coverage) and not sig.few
     if gated:
-        got = run.gate_keyword(got, kwl, kw.coverage[:depth], kw_w, o.gate_power, o.k)
+        got = run.gate_keyword(got, kwl, kw.coverage[:depth], kw_w, o.keyword.coverage_power, o.k)
     if sig.pending:
         got = run.add_stand_in(got, kwl, sig.pending, w_stand, o.k)
     # "label smoothing": the pages saying it, not gnuplot's labels and smoothing
-    got = run.add_phrase(got, sig.phrase, o.phrase_list, o.k)
+    got = run.add_phrase(got, sig.phrase, o.pages.phrase, o.k)
     return _Fused(got, kwl, sml, conf, w_stand, gated, kw_w)
 
 
-def _weights(f: _Fused, kw: KeywordArm, sem: SemanticArm, sig: Signals, o: Options,
+def _weights(f: _Fused, kw: KeywordArm, sem: SemanticArm, sig: Signals, o: RankingConfig,
              kind: str, w_doc: float | None, named: bool) -> Weights:
     """The weights in force after the arms' fusion (:class:`.run.Weights`)."""
     return Weights(
-        o.k, f.kw_w, o.gate_power if f.gated else None,
-        o.sem_weight if sem.heads is not None else o.sem_weight * f.conf,
+        o.k, f.kw_w, o.keyword.coverage_power if f.gated else None,
+        o.semantic.weight if sem.heads is not None else o.semantic.weight * f.conf,
         f.conf if sem.heads is None and sem.gap is not None else None,
-        sem.first_unit_weight, w_doc, o.head_weight * f.kw_w if kw.head else None,
-        o.section_head_weight if sem.heads is not None else None,
-        o.ref_weight if kind == "pages" else o.section_ref_weight, sig.few,
-        named=o.named_weight if named else None,
+        sem.first_unit_weight, w_doc, o.pages.head * f.kw_w if kw.head else None,
+        o.sections.head_weight if sem.heads is not None else None,
+        o.pages.reference if kind == "pages" else o.sections.reference, sig.few,
+        named=o.sections.named if named else None,
         stand_in=f.w_stand if sig.pending else None,
-        phrase=o.phrase_list if sig.phrase else None)
+        phrase=o.pages.phrase if sig.phrase else None)
 
 
-def hybrid_pages(kw: KeywordArm, sem: SemanticArm, sig: Signals, o: Options,
+def hybrid_pages(kw: KeywordArm, sem: SemanticArm, sig: Signals, o: RankingConfig,
                  depth: int) -> tuple[Run, Weights]:
     """Hybrid page search: the arms' first ``depth`` keys fused (:func:`_fuse`), the head
     field, the document arm, the order; then reference-list pages demoted and, in a
     folder, the documents' own order, the first places shared among documents and the
     arms' agreed first document; the common finish (:func:`finish`)."""
-    f = _fuse(kw, sem, sig, o, depth, o.kw_weight)
+    f = _fuse(kw, sem, sig, o, depth, o.pages.keyword_weight)
     got = f.got
     if kw.head:
-        got = run.add_head(got, kw.head, o.head_weight * f.kw_w, fusion.K)
+        got = run.add_head(got, kw.head, o.pages.head * f.kw_w, o.k)
     w_doc = None
     if sem.doc_rank:
         # like the adaptive page score: the document's head counts the more,
         # the less of the query's rarity mass any page holds
-        w_doc = o.doc_arm * (1.0 - kw.best_coverage)
+        w_doc = o.pages.document * (1.0 - kw.best_coverage)
         got = run.add_document_arm(got, doc_ranks(sig.pending, f.kwl, sem.doc_rank.get),
-                                   w_doc, fusion.K)
+                                   w_doc, o.k)
     weights = _weights(f, kw, sem, sig, o, "pages", w_doc, False)
     if not sig.few:
         weights = dataclasses.replace(
-            weights, document_order=o.doc_order_weight or None,
-            document_order_k=o.doc_order_k if o.doc_order_weight else None,
-            first_documents=o.first_docs or None,
-            first_places=o.first_places if o.first_docs else None)
+            weights, document_order=o.pages.document_order or None,
+            document_order_k=o.pages.document_order_k if o.pages.document_order else None,
+            first_documents=o.pages.first_documents or None,
+            first_places=o.pages.first_places if o.pages.first_documents else None)
     got = run.order(got, f.kwl, f.sml)
     # the arms' own lists (their rank columns and single-arm modes) stay as ranked;
     # only the first top_k are shown: when nothing re-sorts or filters the list
     # after this, pages that cannot reach them are not looked at
-    reorder = not sig.few and (o.doc_order_weight > 0 or o.first_docs > 0)
+    reorder = not sig.few and (o.pages.document_order > 0 or o.pages.first_documents > 0)
     last = not sig.restricted and not sig.identifier and sig.has_text and not reorder
     down = reference_keys(got, sig, o, sig.top_k if sig.top_k > 0 and last else None)
     if down:
-        got = run.demote(got, down, o.ref_weight, "reference list")
+        got = run.demote(got, down, o.pages.reference, "reference list")
     if not sig.few:
         got = documents_first(got, o)
-        if o.arms_agree:
+        if o.pages.arms_agree:
             got = run.agreed_first(got, "both arms' first document")
     return finish(got, sig), weights
 
 
-def hybrid_sections(kw: KeywordArm, sem: SemanticArm, sig: Signals, o: Options,
+def hybrid_sections(kw: KeywordArm, sem: SemanticArm, sig: Signals, o: RankingConfig,
                     depth: int) -> tuple[Run, Weights]:
     """Hybrid section search: the arms' first ``depth`` keys fused (:func:`_fuse`), a
     named document's sections, the order; the opening's demotion, the subsections' lift,
     the titled list, the best passages (:func:`_section_steps`); then reference lists and
     (but for a term lookup) related work demoted; the common finish (:func:`finish`)."""
-    f = _fuse(kw, sem, sig, o, depth, o.section_kw_weight)
+    f = _fuse(kw, sem, sig, o, depth, o.sections.keyword_weight)
     got = f.got
     if kw.head:
-        got = run.add_head(got, kw.head, o.head_weight * f.kw_w, fusion.K)
-    named = kw.named_share if o.named_weight > 0 else {}
+        got = run.add_head(got, kw.head, o.pages.head * f.kw_w, o.k)
+    named = kw.named_share if o.sections.named > 0 else {}
     if named:
         # the name says which document, the rest of the query which of its sections
-        got = run.add_named(run.order(got, f.kwl, f.sml), named, o.named_weight, o.k)
+        got = run.add_named(run.order(got, f.kwl, f.sml), named, o.sections.named, o.k)
     weights = _weights(f, kw, sem, sig, o, "sections", None, bool(named))
     got = run.order(got, f.kwl, f.sml)
     got, weights = _section_steps(got, f, kw, sem, sig, o, weights)
-    if o.section_ref_weight < 1.0 and not sig.citation_query:
+    if o.sections.reference < 1.0 and not sig.citation_query:
         down = {key for key in got.scores if sig.reference_section(key)}
         if down:
-            got = run.demote(got, down, o.section_ref_weight, "reference list")
-    if o.section_related_weight < 1.0 and sig.n_terms > o.short_terms \
+            got = run.demote(got, down, o.sections.reference, "reference list")
+    if o.sections.related < 1.0 and sig.n_terms > o.short_terms \
             and not sig.related_query:
         # a description of a method or a question about a paper's own way, not a term
         # lookup ("viewstamped replication": the related work tells of it)
         down = {key for key in got.scores if sig.related_section(key)}
         if down:
-            got = run.demote(got, down, o.section_related_weight, "related work")
+            got = run.demote(got, down, o.sections.related, "related work")
     return finish(got, sig), weights
 
 
 def _section_steps(got: Run, f: _Fused, kw: KeywordArm, sem: SemanticArm, sig: Signals,
-                   o: Options, weights: Weights) -> tuple[Run, Weights]:
+                   o: RankingConfig, weights: Weights) -> tuple[Run, Weights]:
     """Hybrid sections after fusion: the opening's demotion, the subsections' lift, the
     list of sections whose title states the query, and the best passages."""
-    if o.opening_weight != 1.0 and not sig.few:
+    if o.sections.opening_weight != 1.0 and not sig.few:
         # a document's opening (abstract, introduction) tells of every part of it, so
         # it matches a query about any one part: the part itself should come first
         got = run.demote(got, [key for key in got.scores if sig.opening(key)],
-                         o.opening_weight, "opening")
+                         o.sections.opening_weight, "opening")
     # among a few documents' sections a parent's subsections fill any list's first
     # places: the places looked at are a share of the sections searched
     n_sec = len(sem.sections) if sem.sections is not None else 0
-    depth = min(o.subsection_depth, int(n_sec * o.subsection_scope))
-    if o.subsection_share > 0 and not sig.few and depth >= o.subsection_min:
-        got = run.order(run.add_subsections(got, sig.parent_of, o.subsection_share,
-                                            o.subsection_min, depth,
-                                            spread=o.subsection_spread), f.kwl, f.sml)
-        weights = dataclasses.replace(weights, subsections=o.subsection_share)
-    if o.title_list > 0:
-        titled = sig.titled(list(got.scores)[:o.title_places])
+    depth = min(o.sections.subsection_depth, int(n_sec * o.sections.subsection_scope))
+    if o.sections.subsection_share > 0 and not sig.few and depth >= o.sections.subsection_min:
+        got = run.order(run.add_subsections(got, sig.parent_of, o.sections.subsection_share,
+                                            o.sections.subsection_min, depth,
+                                            spread=o.sections.subsection_spread), f.kwl, f.sml)
+        weights = dataclasses.replace(weights, subsections=o.sections.subsection_share)
+    if o.sections.title > 0:
+        titled = sig.titled(list(got.scores)[:o.sections.title_places])
         if titled:
-            got = run.add_titled(got, titled, o.title_list, o.k)
-            weights = dataclasses.replace(weights, title=o.title_list)
-    if o.passage_weight > 0 and not sig.few and kw.ranking:
+            got = run.add_titled(got, titled, o.sections.title, o.k)
+            weights = dataclasses.replace(weights, title=o.sections.title)
+    if o.sections.passages > 0 and not sig.few and kw.ranking:
         # a document's sections among themselves: the one holding the query's rare
         # words together, in a paragraph or two, before those holding them scattered
-        shares = sig.passage_shares(got, o.passage_places)
-        got = run.add_passages(got, shares, o.passage_weight, o.k)
-        weights = dataclasses.replace(weights, passages=o.passage_weight)
+        shares = sig.passage_shares(got, o.sections.passage_places)
+        got = run.add_passages(got, shares, o.sections.passages, o.k)
+        weights = dataclasses.replace(weights, passages=o.sections.passages)
     return got, weights
 
 
-def reference_keys(fused: Run, sig: Signals, o: Options, shown: int | None = None
+def reference_keys(fused: Run, sig: Signals, o: RankingConfig, shown: int | None = None
                    ) -> set[Key] | None:
     """The reference-list pages of ``fused`` (best first) whose score is to be
     multiplied by ``ref_weight``; None when the query asks for citations (or the factor
     is 1). With ``shown``, only the pages that could be among the first ``shown``
     afterwards are looked at: a page scoring under ``ref_weight`` x the shown-th score
     stays below every one of the first ``shown``, whichever pages are demoted."""
-    w = o.ref_weight
+    w = o.pages.reference
     if w >= 1.0 or not len(fused) or sig.citation_query:
         return None
     pairs = fused.pairs()
@@ -238,25 +238,26 @@ def reference_keys(fused: Run, sig: Signals, o: Options, shown: int | None = Non
     return {key for key, _s in pairs[:limit] if sig.reference_page(key)}
 
 
-def documents_first(got: Run, o: Options) -> Run:
+def documents_first(got: Run, o: RankingConfig) -> Run:
     """Hybrid pages of a folder, after the reference-page demotion: the documents'
     own order (by their best page) added as an RRF list, then the first
     ``first_places`` hits made to hold the best page of each of the first
     ``first_docs`` documents (:func:`.run.add_document_order`,
     :func:`.run.share_places`)."""
-    if o.doc_order_weight > 0:
-        got = run.add_document_order(got, o.doc_order_weight, o.doc_order_k)
-    if o.first_docs > 0:
-        got = run.share_places(got, o.first_docs, o.first_places,
-                               f"first {o.first_places} hold {o.first_docs} documents")
+    if o.pages.document_order > 0:
+        got = run.add_document_order(got, o.pages.document_order, o.pages.document_order_k)
+    if o.pages.first_documents > 0:
+        got = run.share_places(got, o.pages.first_documents, o.pages.first_places,
+                               f"first {o.pages.first_places} hold {o.pages.first_documents} documents")
     return got
 
 
-def single_arm(arm: Arm, kw: KeywordArm, sem: SemanticArm, sig: Signals) -> Run:
+def single_arm(arm: Arm, kw: KeywordArm, sem: SemanticArm, sig: Signals,
+               o: RankingConfig) -> Run:
     """Keyword or semantic mode: the arm's own list (keyword scores; semantic ranks as
-    ``1 / (K + rank)``), then the common finish (:func:`finish`)."""
-    got = run.single(Arm.KEYWORD, kw.keys, kw.scores) if arm is Arm.KEYWORD else \
-        run.single(Arm.SEMANTIC, sem.keys, k=fusion.K)
+    ``1 / (k + rank)``), then the common finish (:func:`finish`)."""
+    got = run.single(Arm.KEYWORD, kw.keys, kw.scores, k=o.k) if arm is Arm.KEYWORD else \
+        run.single(Arm.SEMANTIC, sem.keys, k=o.k)
     return finish(got, sig)
 
 

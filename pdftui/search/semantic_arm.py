@@ -9,14 +9,14 @@ import numpy as np
 
 from . import naming, restrict, section_semantic
 from .arms import KeywordArm, SemanticArm
-from .config import Options
+from .config import RankingConfig
 from .corpus_view import CorpusView
 from .plan import Plan
 from .semantic import DocRanks, VectorMatrix
 
 
 def semantic_arm(c: Plan, kw: KeywordArm, m: VectorMatrix, qv: np.ndarray,
-                 embed: Callable[[str], np.ndarray], view: CorpusView, o: Options
+                 embed: Callable[[str], np.ndarray], view: CorpusView, o: RankingConfig
                  ) -> SemanticArm:
     """Pages by cosine (``(1 - A) x best unit + A x first unit``, A from the keyword
     arm's best coverage; hybrid pages of a folder plus ``sem_doc_weight`` x the best
@@ -28,9 +28,9 @@ def semantic_arm(c: Plan, kw: KeywordArm, m: VectorMatrix, qv: np.ndarray,
     # vocabulary-mismatched query), the more the page's head counts;
     # inside one document a page head is no better than its body
     qc = kw.best_coverage if c.mode == "hybrid" and not c.few else 1.0
-    a = o.adapt_lo + (o.adapt_hi - o.adapt_lo) * (1.0 - qc)
+    a = o.semantic.adapt_lo + (o.semantic.adapt_hi - o.semantic.adapt_lo) * (1.0 - qc)
     # hybrid pages of a folder: a page's document context (its best unit) counts too
-    dw = o.sem_doc_weight if c.mode == "hybrid" and c.kind == "pages" and not c.few \
+    dw = o.semantic.doc_context if c.mode == "hybrid" and c.kind == "pages" and not c.few \
         else 0.0
     ranked = m.rank_pages(qv, c.contents, round(a, 4), dw)   # A to 4 places, as measured
     if c.res.active and len(ranked):
@@ -47,7 +47,7 @@ def semantic_arm(c: Plan, kw: KeywordArm, m: VectorMatrix, qv: np.ndarray,
     else:
         alt = unnamed_queries(c, kw.named, embed) if kw.named else []
         section_lists(m, qv, view, docs_of, c.res, c.depth, arm, o, alt)
-    if o.doc_arm > 0 and c.kind == "pages" and not c.few:
+    if o.pages.document > 0 and c.kind == "pages" and not c.few:
         # contents whose head vector comes from an excluded page are left out
         bad = {cid for cid, p in c.res.drop_pages if p in m.head_pages(cid)}
         arm.doc_rank = DocRanks(m.doc_ranks(qv, c.contents, bad), c.by_doc)
@@ -83,7 +83,7 @@ def unnamed_queries(c: Plan, named: dict[int, frozenset[str]],
 
 
 def section_lists(m: VectorMatrix, qv: np.ndarray, view: CorpusView, docs_of: dict,
-                  res: restrict.Restriction, depth: int, arm: SemanticArm, o: Options,
+                  res: restrict.Restriction, depth: int, arm: SemanticArm, o: RankingConfig,
                   alt=()) -> None:
     """Fill ``arm`` with the semantic section arm: it has two lists, units inside the
     section and the section's head unit; hybrid fuses both (``arm.units``,
@@ -104,21 +104,21 @@ def section_lists(m: VectorMatrix, qv: np.ndarray, view: CorpusView, docs_of: di
             for cids, q2 in alt:
                 rows = np.flatnonzero(np.isin(m.unit_content, cids))
                 got = m.similarities_of(q2, rows)
-                sims[rows] = np.maximum(sims[rows], got) if o.named_max else got
+                sims[rows] = np.maximum(sims[rows], got) if o.sections.named_max else got
         units = section_semantic.unit_list(su, sims, scope, rows_ok(res, su.sid))
     final = units
-    if o.section_head_weight > 0:
+    if o.sections.head_weight > 0:
         cont, ordinal, sid, sims = section_head_scores(m, qv, scope, view)
         for cids, q2 in alt:
             sims = rescore_heads(m, q2, cids, sims, scope, view.section_head_ids(m),
-                                 o.named_max)
+                                 o.sections.named_max)
         ok = rows_ok(res, sid)
         if ok is not None:
             cont, ordinal, sid, sims = cont[ok], ordinal[ok], sid[ok], sims[ok]
         heads = section_semantic.head_list(cont, ordinal, sid, sims, scope)
         arm.units = units.keys(scope.names, depth)
         arm.heads = heads.keys(scope.names, depth)
-        final = section_semantic.rrf(units, heads, o.sem_weight, o.section_head_weight, o.k)
+        final = section_semantic.rrf(units, heads, o.semantic.weight, o.sections.head_weight, o.k)
     arm.sections, arm.scope = final, scope
     arm.keys = final.keys(scope.names, depth)
 

@@ -23,7 +23,7 @@ import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
-from .config import Options
+from .config import RankingConfig
 from .engine import Engine
 from .hits import SearchResult
 
@@ -36,11 +36,11 @@ class SearchService:
     """Async search over one folder's cached index; see the module docstring."""
 
     def __init__(self, root: str | os.PathLike, cache_dir: str | os.PathLike | None = None,
-                 model: str | None = None, options: Options | None = None):
+                 model: str | None = None, config: RankingConfig | None = None):
         self.root = os.path.realpath(os.fspath(root))
         self.cache_dir = cache_dir
         self.model = model
-        self.options = options
+        self.config = config
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pdftui-search")
         self._engine: Engine | None = None
         self._gens: dict[str, int] = {}   # caller -> its newest call's number
@@ -48,7 +48,7 @@ class SearchService:
 
     def _get_engine(self) -> Engine:
         if self._engine is None:
-            self._engine = Engine(self.root, self.cache_dir, self.model, self.options)
+            self._engine = Engine(self.root, self.cache_dir, self.model, self.config)
         return self._engine
 
     def _current(self, caller: str, gen: int) -> bool:

@@ -15,9 +15,10 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from . import fusion, keyword, passages, references, restrict
+from . import keyword, passages, references, restrict
+from .fusion import rrf_score
 from .arms import KeywordArm, SemanticArm
-from .config import Options
+from .config import RankingConfig
 from .corpus_view import CorpusView, FolderDoc
 from .excerpt import held_terms
 from .plan import Plan, identifier_query
@@ -90,17 +91,17 @@ class Signals:
 
 
 def gather(c: Plan, kw: KeywordArm, text: str, kwi: keyword.KeywordIndex,
-           view: CorpusView, o: Options) -> Signals:
+           view: CorpusView, o: RankingConfig) -> Signals:
     """The signals of one query (``text`` as searched) planned as ``c``, whose keyword arm
     is ``kw``, over the keyword index ``kwi`` and the corpus view ``view``."""
     q, res, by_doc = c.q, c.res, c.by_doc
     lookup = term_lookup(c, kw, o)
-    phrase = phrase_keys(c, kw, kwi) if c.mode == "hybrid" and o.phrase_list > 0 and \
+    phrase = phrase_keys(c, kw, kwi) if c.mode == "hybrid" and o.pages.phrase > 0 and \
         len(c.terms) > 1 and lookup else []
     ident = identifier_query(q)
     tiers = identifier_tiers(kwi, c.terms, c.kind, by_doc) \
         if c.mode != "semantic" and ident else None
-    listing = field_listing(view, c.kind, c.searchable, res) \
+    listing = field_listing(view, c.kind, c.searchable, res, o.k) \
         if not q.text.strip() and q.fields else None
 
     def titled_as(is_kind: Callable[[str], bool]) -> Callable[[Key], bool]:
@@ -110,7 +111,7 @@ def gather(c: Plan, kw: KeywordArm, text: str, kwi: keyword.KeywordIndex,
     def parent_of(key: Key) -> Key | None:
         cid = by_doc.get(key[0])
         got = view.parents(cid).get(key[1]) if cid is not None else None
-        return (key[0], got[0]) if got is not None and got[1] >= o.subsection_level \
+        return (key[0], got[0]) if got is not None and got[1] >= o.sections.subsection_level \
             else None
 
     return Signals(
@@ -122,13 +123,13 @@ def gather(c: Plan, kw: KeywordArm, text: str, kwi: keyword.KeywordIndex,
         related_section=titled_as(references.is_related_title),
         opening=lambda key: key[1] in view.opening(by_doc.get(key[0])),
         parent_of=parent_of,
-        titled=lambda keys: titled_keys(c, keys, view, o.title_share),
+        titled=lambda keys: titled_keys(c, keys, view, o.sections.title_share),
         passage_shares=lambda got, n: passage_shares(c, kw, got, n, view),
         keep=(lambda k: k[0] in by_doc and res.key_ok(by_doc[k[0]], c.kind, k[1]))
         if res.active else None)
 
 
-def term_lookup(c: Plan, kw: KeywordArm, o: Options) -> bool:
+def term_lookup(c: Plan, kw: KeywordArm, o: RankingConfig) -> bool:
     """Is this hybrid page query of a folder a term lookup: at most ``short_terms``
     terms ("frame skipping", "vector clocks"), every one of them on one page? The
     embedding of two or three words is a weak reading of them (MiniLM puts "frame
@@ -136,7 +137,7 @@ def term_lookup(c: Plan, kw: KeywordArm, o: Options) -> bool:
     while the page holding the term is the answer (bench/short.py). Inside a few
     documents the semantic neighbours are the document's own pages: not one."""
     return c.kind == "pages" and not c.few and 0 < len(c.terms) <= o.short_terms \
-        and kw.best_coverage >= 0.999
+        and kw.best_coverage >= o.pages.lookup_coverage
 
 
 def phrase_keys(c: Plan, kw: KeywordArm, kwi: keyword.KeywordIndex) -> list[Key]:
@@ -265,10 +266,11 @@ def identifier_tiers(kwi: keyword.KeywordIndex, terms: list[keyword.Term], kind:
 
 
 def field_listing(view: CorpusView, kind: str, searchable: list[FolderDoc],
-                  res: restrict.Restriction) -> list:
+                  res: restrict.Restriction, k: int) -> list:
     """Hits of a query made only of fields: each admitted document's first page (or
     the pages opening its matching sections), in field-match order; for section
-    search its matching sections, else its first section."""
+    search its matching sections, else its first section; each scores
+    ``1 / (k + its document's place)``."""
     out = []
     for rank, d in enumerate(searchable, start=1):
         secs = view.sections(d.content_id)
@@ -282,5 +284,5 @@ def field_listing(view: CorpusView, kind: str, searchable: list[FolderDoc],
             keys = [(d.doc, 1)]
         if kind == "pages":
             keys = [k for k in keys if res.page_ok(d.content_id, k[1])]
-        out.extend((k, 1.0 / (fusion.K + rank)) for k in keys)
+        out.extend((k, rrf_score(rank, k)) for k in keys)
     return out
