@@ -7,6 +7,7 @@ from . import keyword
 from .arms import KeywordArm, SemanticArm
 from .corpus_view import QUEUED, FolderDoc
 from .plan import Plan
+from .modes import Granularity, Mode
 from .query import FieldName
 
 #: The coverage note of a search whose folder no longer exists.
@@ -50,16 +51,16 @@ def truncation_note(query: object, text: str, terms: list) -> str:
 
 def arm_notes(c: Plan, kw: KeywordArm, sem: SemanticArm, coverage: dict) -> None:
     """What the user should know about the arms' lists, into ``coverage["note"]``."""
-    q, res, kind = c.q, c.res, c.kind
+    q, res, kind = c.q, c.res, c.granularity
     if res.keep_rows is not None and not res.keep_rows:
         what = " and ".join(f'"{p}"' for p in q.phrases) or \
             " ".join(str(f) for f in q.fields if f.name == FieldName.SECTION)
-        coverage.setdefault("note", f"no {kind[:-1]} holds {what}")
+        coverage.setdefault("note", f"no {kind} holds {what}")
     if res.excluded or q.excluded:
         coverage["excluded"] = {"terms": list(q.excluded), "rows": res.excluded}
         # said even when another note came first (fields, a phrase no page holds)
-        add_note(coverage, f"excluded {res.excluded} {kind} holding " + ", ".join(q.excluded))
-    if c.mode == "hybrid" and q.semantic_text and not kw.keys and sem.keys:
+        add_note(coverage, f"excluded {res.excluded} {kind.rows} holding " + ", ".join(q.excluded))
+    if c.mode is Mode.HYBRID and q.semantic_text and not kw.keys and sem.keys:
         coverage.setdefault("note", "no document holds a query word: semantic hits only")
     if c.terms and keyword.only_stopwords(c.terms):
         words = ", ".join(t.text for t in c.terms[:3])
@@ -68,13 +69,12 @@ def arm_notes(c: Plan, kw: KeywordArm, sem: SemanticArm, coverage: dict) -> None
 
 
 def query_notes(coverage: dict, q, query: object, text: str, terms: list,
-                weak: bool, has_hits: bool, granularity: str) -> None:
+                weak: bool, has_hits: bool, granularity: Granularity) -> None:
     """The notes of the whole search, after the hits: a weak answer's ("no strong match:
     nearest pages", before any other note), the query parser's, the truncation's, and
     one for a query with no letter or digit."""
     if weak and has_hits:
-        coverage["note"] = "no strong match: nearest " + (
-            "pages" if granularity == "page" else "sections") + (
+        coverage["note"] = "no strong match: nearest " + granularity.rows + (
             "; " + coverage["note"] if coverage.get("note") else "")
     said = list(q.notes) + [truncation_note(query, text, terms)]
     if text.strip() and not any(ch.isalnum() for ch in text) and not q.fields:

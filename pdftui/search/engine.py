@@ -25,6 +25,7 @@ from .config import RankingConfig
 from .corpus_view import CorpusView, FolderDoc, Lookups, read_view
 from .hits import Hit, HitMaker, SearchResult
 from .keyword_arm import keyword_arm
+from .modes import Granularity, Mode
 from .plan import make_plan, query_terms
 from .query import FieldName, Query, parse
 from .run import Arm, Weights
@@ -32,8 +33,8 @@ from .semantic import VectorMatrix
 from .semantic_arm import semantic_arm
 from .signals import gather
 
-MODES = ("hybrid", "keyword", "semantic")
-GRANULARITIES = ("page", "section")
+MODES = tuple(Mode)
+GRANULARITIES = tuple(Granularity)
 
 #: onnxruntime intra-op threads of the query embedder (:meth:`Engine.embed_query`); the
 #: vectors equal the default thread pool's, bit for bit (tests/test_embed.py).
@@ -153,6 +154,7 @@ class Engine:
             raise QueryError(f"mode must be one of {', '.join(MODES)}")
         if granularity not in GRANULARITIES:
             raise QueryError(f"granularity must be one of {', '.join(GRANULARITIES)}")
+        mode, granularity = Mode(mode), Granularity(granularity)
         text = keyword.clean_query(query)
         top_k = max(1, int(top_k))
         view = self.refresh()
@@ -163,13 +165,13 @@ class Engine:
                             note=f"{cov.FOLDER_GONE}: nothing was searched")
             return SearchResult(text, mode, granularity, coverage,
                                 (time.perf_counter() - t0) * 1000, [])
-        coverage = self.coverage(scope, mode != "keyword")
+        coverage = self.coverage(scope, mode is not Mode.KEYWORD)
         q = parse(text)
         searchable = self._admit(q, view.searchable(scope), coverage)
         lists = self.rank(text, mode, granularity, searchable, coverage, check, top_k, q)
         check()
         hits = self.hits(lists, granularity, top_k)
-        sugg, unknown = self.suggestions(q, searchable) if mode != "semantic" else ({}, [])
+        sugg, unknown = self.suggestions(q, searchable) if mode is not Mode.SEMANTIC else ({}, [])
         if unknown and not lists.keyword.keys and set(unknown) == set(sugg) and \
                 self._typo_fixes(text, sugg, granularity, searchable):
             words = ", ".join(f"{w!r} (did you mean {v[0]!r}?)" for w, v in sugg.items())
@@ -181,22 +183,23 @@ class Engine:
                         granularity)
         return SearchResult(text, mode, granularity, coverage,
                             (time.perf_counter() - t0) * 1000, hits, sugg,
-                            ev.weak or not hits, lists.weights if mode == "hybrid" else None)
+                            ev.weak or not hits, lists.weights if mode is Mode.HYBRID else None)
 
-    def _evidence(self, mode: str, lists: Ranked, q: Query, hits: list[Hit]
+    def _evidence(self, mode: Mode, lists: Ranked, q: Query, hits: list[Hit]
                   ) -> evidence.Evidence:
         """The verdict on the arms' evidence (:func:`.evidence.judge`)."""
         o = self.config
-        ev = evidence.judge(lists.keyword.strength if mode != "semantic" else None,
-                            lists.semantic.best if mode != "keyword" else None,
+        ev = evidence.judge(lists.keyword.strength if mode is not Mode.SEMANTIC else None,
+                            lists.semantic.best if mode is not Mode.KEYWORD else None,
                             evidence.known_share(q, self.kw),
-                            o.evidence.keyword_alone if mode == "keyword" else o.evidence.keyword,
+                            o.evidence.keyword_alone if mode is Mode.KEYWORD
+                            else o.evidence.keyword,
                             o.evidence.semantic, o.evidence.known)
         if not q.text.strip() and q.fields:   # only fields: the documents they matched
             ev = evidence.Evidence(ev.keyword, ev.semantic, not hits, ev.known)
         return ev
 
-    def _typo_fixes(self, text: str, sugg: dict[str, list[str]], granularity: str,
+    def _typo_fixes(self, text: str, sugg: dict[str, list[str]], granularity: Granularity,
                     searchable: list[FolderDoc]) -> bool:
         """Would the query find a strong keyword answer (evidence >= ``weak_keyword``)
         with each unknown word replaced by its first suggestion? Only then is "a typo"
@@ -206,7 +209,7 @@ class Engine:
         for word, alts in sugg.items():
             fixed = re.sub(rf"(?<!\w){re.escape(word)}(?!\w)", alts[0], fixed,
                            flags=re.IGNORECASE)
-        got = self.rank(fixed, "keyword", granularity, searchable, {})
+        got = self.rank(fixed, Mode.KEYWORD, granularity, searchable, {})
         return got.keyword.strength >= self.config.evidence.keyword
 
     def suggestions(self, q: Query, searchable: list[FolderDoc]
@@ -240,7 +243,7 @@ class Engine:
         coverage.setdefault("note", f"{names}: {len(kept)} of {len(searchable)} documents")
         return kept
 
-    def rank(self, text: str, mode: str, granularity: str, searchable: list[FolderDoc],
+    def rank(self, text: str, mode: Mode | str, granularity: Granularity | str, searchable: list[FolderDoc],
              coverage: dict, check=lambda: None, top_k: int = 0,
              q: Query | None = None) -> Ranked:
         """One query ranked (:class:`.arms.Ranked`): the keyword arm, the semantic arm,
@@ -250,27 +253,27 @@ class Engine:
         ``coverage``."""
         o = self.config
         view = self.view if self.view is not None else self.refresh()
-        kind = "pages" if granularity == "page" else "sections"
+        mode, granularity = Mode(mode), Granularity(granularity)
         q = q if q is not None else parse(text)
-        res = restrict.build(q, self.kw, kind, lambda ids: section_spans(self.db, ids)) \
+        res = restrict.build(q, self.kw, granularity.rows, lambda ids: section_spans(self.db, ids)) \
             if q.has_syntax else restrict.Restriction()
-        c = make_plan(q, query_terms(q, self.kw), res, kind, mode, searchable,
+        c = make_plan(q, query_terms(q, self.kw), res, granularity, mode, searchable,
                       view.lookups(searchable), o.few_docs, o.depth, top_k)
-        if mode == "hybrid" and o.semantic.stand_in:
+        if mode is Mode.HYBRID and o.semantic.stand_in:
             c.pending = frozenset(coverage.get("embedding", ())) & c.by_doc.keys()
-        kw = keyword_arm(c, self.kw, view, o) if mode != "semantic" and c.terms \
+        kw = keyword_arm(c, self.kw, view, o) if mode is not Mode.SEMANTIC and c.terms \
             else KeywordArm()
         check()
         sem = self._semantic(c, kw, coverage, check) \
-            if mode != "keyword" and c.q.semantic_text else SemanticArm()
+            if mode is not Mode.KEYWORD and c.q.semantic_text else SemanticArm()
         cov.arm_notes(c, kw, sem, coverage)
         sig = gather(c, kw, text, self.kw, view, o)
         weights = Weights(o.k)
-        if mode == "keyword":
+        if mode is Mode.KEYWORD:
             got = recipe.single_arm(Arm.KEYWORD, kw, sem, sig, o)
-        elif mode == "semantic":
+        elif mode is Mode.SEMANTIC:
             got = recipe.single_arm(Arm.SEMANTIC, kw, sem, sig, o)
-        elif kind == "pages":
+        elif granularity is Granularity.PAGE:
             got, weights = recipe.hybrid_pages(kw, sem, sig, o, c.depth)
         else:
             got, weights = recipe.hybrid_sections(kw, sem, sig, o, c.depth)
@@ -292,6 +295,6 @@ class Engine:
         check()
         return semantic_arm(c, kw, m, qv, self.embed_query, self.view, self.config)
 
-    def hits(self, ranked: Ranked, granularity: str, top_k: int) -> list[Hit]:
+    def hits(self, ranked: Ranked, granularity: Granularity, top_k: int) -> list[Hit]:
         """The first ``top_k`` keys of the ranked run as hits (:class:`.hits.HitMaker`)."""
         return HitMaker(self.view, self.kw, self._matrix).hits(ranked, granularity, top_k)

@@ -13,6 +13,7 @@ from . import keyword
 from .arms import KeywordArm, Ranked, SemanticArm
 from .corpus_view import CorpusView
 from .excerpt import MAX_CHARS, cap, choose
+from .modes import Granularity, Mode
 from .run import Contribution, Factor, Key, Weights
 from .semantic import VectorMatrix
 
@@ -69,8 +70,8 @@ class SearchResult:
     run (e.g. the model is unavailable)."""
 
     query: str
-    mode: str
-    granularity: str
+    mode: Mode
+    granularity: Granularity
     coverage: dict
     elapsed_ms: float
     hits: list[Hit] = field(default_factory=list)
@@ -101,7 +102,7 @@ class HitMaker:
                  m: VectorMatrix | None):
         self.view, self.kw, self._matrix, self.db = view, kwi, m, view.db
 
-    def _keyword_ranks(self, kw: KeywordArm, kind: str, top: list) -> dict[Key, int]:
+    def _keyword_ranks(self, kw: KeywordArm, granularity: Granularity, top: list) -> dict[Key, int]:
         """``{key: keyword rank}`` (1-based, in the whole stage-1 list) of the keys fed to
         fusion and of each shown key beyond them."""
         kr = {k: i for i, k in enumerate(kw.keys, start=1)}
@@ -113,7 +114,8 @@ class HitMaker:
                 continue
             at = np.flatnonzero(fl.doc == fl.names.index(doc))
             rows = fl.row[at]
-            second = self.kw.numbers(kind, ranking.pos[rows]) if kind == "pages" else \
+            second = self.kw.numbers(granularity.rows, ranking.pos[rows]) \
+                if granularity is Granularity.PAGE else \
                 ranking.ids[rows]
             hit = at[second == key]
             if len(hit):
@@ -151,14 +153,13 @@ class HitMaker:
             sr[(d, page)] = before + docs_of[cid].index(d) + 1
         return sr
 
-    def hits(self, ranked: Ranked, granularity: str, top_k: int) -> list[Hit]:
+    def hits(self, ranked: Ranked, granularity: Granularity, top_k: int) -> list[Hit]:
         """The first ``top_k`` keys of the fused run as hits: each arm's rank (beyond
         the part fed to fusion too), the arms' contributions, excerpts and paths."""
         top = ranked.run.pairs(top_k)
-        kind = "pages" if granularity == "page" else "sections"
-        kr = self._keyword_ranks(ranked.keyword, kind, top)
+        kr = self._keyword_ranks(ranked.keyword, granularity, top)
         sr = self._semantic_ranks(ranked.semantic, top)
-        make = self._page_hit if granularity == "page" else self._section_hit
+        make = self._page_hit if granularity is Granularity.PAGE else self._section_hit
         hits: list[Hit] = []
         for rank, (key, score) in enumerate(top, start=1):
             h = make(ranked, key, rank, score, kr.get(key), sr.get(key))

@@ -9,6 +9,7 @@ from .arms import KeywordArm
 from .config import RankingConfig
 from .corpus_view import CorpusView
 from .head_field import head_list, head_masks, held_df
+from .modes import Granularity, Mode
 from .plan import Plan, identifier_query
 
 #: A query term held by at most this many of the texts searched may name a document,
@@ -23,7 +24,8 @@ def keyword_arm(c: Plan, kw: keyword.KeywordIndex, view: CorpusView, o: RankingC
     fuse_arrays`), the first ``depth`` keys (all of them for an identifier query in
     keyword mode, which re-sorts the whole list), each key's coverage of the query's
     rarity mass, the keyword evidence and the head-field list."""
-    ranking = kw.rank(c.terms, c.contents, c.kind, title_weight=o.keyword.title_weight,
+    ranking = kw.rank(c.terms, c.contents, c.granularity.rows,
+                      title_weight=o.keyword.title_weight,
                       proximity=o.keyword.proximity, window=o.keyword.proximity_window,
                       doc_proximity=o.keyword.doc_proximity)
     ranking = keyword.restrict(ranking, c.res.keep_rows, c.res.drop_rows)
@@ -33,20 +35,21 @@ def keyword_arm(c: Plan, kw: keyword.KeywordIndex, view: CorpusView, o: RankingC
     strength = 1.0 if evidence.rare_identifier(ranking, scope) else \
         evidence.keyword_strength(ranking, scope, o.few_docs if narrowed else 0)
     fl = keyword.fuse_arrays(ranking, scope, doc_weight=o.keyword.doc_weight)
-    n = len(fl) if c.mode == "keyword" and identifier_query(c.q) else c.depth
+    n = len(fl) if c.mode is Mode.KEYWORD and identifier_query(c.q) else c.depth
     rows = fl.row[:n]
     names = [fl.names[i] for i in fl.doc[:n].tolist()]
-    second = kw.numbers(c.kind, ranking.pos[rows]) if c.kind == "pages" else \
+    second = kw.numbers(c.granularity.rows, ranking.pos[rows]) \
+        if c.granularity is Granularity.PAGE else \
         ranking.ids[rows]
     # computed for sections too: the adaptive semantic page score reads it
     named, shares = named_documents(ranking, c, view, o) \
-        if c.kind == "sections" and o.sections.named_docs and not c.few else ({}, {})
+        if c.granularity is Granularity.SECTION and o.sections.named_docs and not c.few else ({}, {})
     extra = head_masks(ranking, named) if named else None
     cov = keyword.row_coverage(ranking, scope, extra)
     head = [x for x in head_list(ranking, c.by_doc, c.terms, view.heads,
                                   o.pages.head_share)
             if c.res.page_ok(c.by_doc[x[0][0]], x[0][1])] \
-        if c.kind == "pages" and o.pages.head > 0 and not c.few else []
+        if c.granularity is Granularity.PAGE and o.pages.head > 0 and not c.few else []
     return KeywordArm(list(zip(names, second.tolist())), fl.score[:n].tolist(),
                       cov[rows].tolist(), float(cov.max()) if len(fl) else 0.0,
                       strength, fl, ranking, head, named, shares)

@@ -11,13 +11,14 @@ from dataclasses import dataclass
 
 from . import keyword, restrict
 from .corpus_view import FolderDoc, Lookups
+from .modes import Granularity, Mode
 from .query import Query
 
 
 @dataclass
 class Plan:
     """One query's plan: the parsed query ``q``, its keyword ``terms``, its restriction
-    ``res``, ``kind`` "pages" or "sections", the ``mode``, the documents searched
+    ``res``, the ``granularity``, the ``mode``, the documents searched
     (``searchable``, ``by_doc`` {doc: content}, ``contents``, ``docs_of`` {content:
     [doc]}), whether they are a few searched as one (``few``), the arm list ``depth`` fed
     to fusion, the hits shown (``top_k``) and the searched documents not embedded yet
@@ -26,8 +27,8 @@ class Plan:
     q: Query
     terms: list
     res: restrict.Restriction
-    kind: str
-    mode: str
+    granularity: Granularity
+    mode: Mode
     searchable: list[FolderDoc]
     by_doc: dict[str, int]
     contents: set[int]
@@ -38,14 +39,15 @@ class Plan:
     pending: frozenset[str] = frozenset()
 
 
-def make_plan(q: Query, terms: list, res: restrict.Restriction, kind: str, mode: str,
+def make_plan(q: Query, terms: list, res: restrict.Restriction, granularity: Granularity,
+              mode: Mode,
               searchable: list[FolderDoc], lookups: Lookups, few_docs: int, depth: int,
               top_k: int) -> Plan:
     """The plan of one query over ``searchable`` (its ``lookups``); a scope of at most
     ``few_docs`` documents is searched as one (inside one or a few documents the
     cross-document signals, document arm, head field, document-frequency coverage and
     page heads, say nothing); arms feed fusion their first ``max(depth, top_k)`` keys."""
-    return Plan(q, terms, res, kind, mode, searchable, lookups.by_doc, lookups.contents,
+    return Plan(q, terms, res, granularity, mode, searchable, lookups.by_doc, lookups.contents,
                 len(lookups.by_doc) <= few_docs, max(depth, top_k), top_k, lookups.docs_of)
 
 

@@ -22,7 +22,8 @@ from .run import Arm, Key, Run, Weights
 from .signals import Signals
 
 
-def semantic_confidence(gap: float | None, keyword_coverage: float, o: RankingConfig) -> float:
+def semantic_confidence(gap: float | None, best_rarity_share: float, o: RankingConfig
+                        ) -> float:
     """Multiplier of the semantic weight in hybrid fusion: 1 - sem_conf x (keyword
     evidence) x (1 - semantic evidence). Keyword evidence = the best page's share of
     the query's rarity mass (1: some page holds every rare word); semantic evidence =
@@ -38,7 +39,7 @@ def semantic_confidence(gap: float | None, keyword_coverage: float, o: RankingCo
         return 1.0
     span = max(o.semantic.gap_hi - o.semantic.gap_lo, 1e-9)
     sem_ev = min(1.0, max(0.0, (gap - o.semantic.gap_lo) / span))
-    return 1.0 - o.semantic.conf_loss * keyword_coverage * (1.0 - sem_ev)
+    return 1.0 - o.semantic.conf_loss * best_rarity_share * (1.0 - sem_ev)
 
 
 def embedded(pending: Collection[str], keys: Sequence[Key]) -> Sequence[Key]:
@@ -61,7 +62,7 @@ def doc_ranks(pending: Collection[str], kwl: Sequence[Key],
 
 @dataclasses.dataclass(frozen=True)
 class _Fused:
-    """The arms fused, before the kind's own steps: the run, the keyword and semantic
+    """The arms fused, before the granularity's own steps: the run, the keyword and semantic
     lists fed to it, the semantic confidence, the stand-in's weight, whether the coverage
     gate ran, and the keyword weight."""
 
@@ -79,7 +80,7 @@ def _fuse(kw: KeywordArm, sem: SemanticArm, sig: Signals, o: RankingConfig, dept
     """Weighted RRF of the arms' first ``depth`` keys (the section head list too when the
     arm has one), the keyword coverage gate, the stand-in and the phrase list."""
     kwl, sml = kw.keys[:depth], embedded(sig.pending, sem.keys[:depth])
-    conf = semantic_confidence(sem.gap, kw.best_coverage, o)
+    conf = semantic_confidence(sem.gap, kw.best_rarity_share, o)
     if sig.term_lookup:
         conf *= o.pages.short_semantic
     if sem.heads is not None:
@@ -92,9 +93,10 @@ def _fuse(kw: KeywordArm, sem: SemanticArm, sig: Signals, o: RankingConfig, dept
         got = run.rrf([(Arm.KEYWORD, kwl, kw_w), (Arm.SEMANTIC, sml, o.semantic.weight * conf)],
                       k=o.k)
         w_stand = o.semantic.weight * conf
-    gated = bool(kw.coverage) and not sig.few
+    gated = bool(kw.rarity_share) and not sig.few
     if gated:
-        got = run.gate_keyword(got, kwl, kw.coverage[:depth], kw_w, o.keyword.coverage_power, o.k)
+        got = run.gate_keyword(got, kwl, kw.rarity_share[:depth], kw_w,
+                               o.keyword.coverage_power, o.k)
     if sig.pending:
         got = run.add_stand_in(got, kwl, sig.pending, w_stand, o.k)
     # "label smoothing": the pages saying it, not gnuplot's labels and smoothing
@@ -103,7 +105,7 @@ def _fuse(kw: KeywordArm, sem: SemanticArm, sig: Signals, o: RankingConfig, dept
 
 
 def _weights(f: _Fused, kw: KeywordArm, sem: SemanticArm, sig: Signals, o: RankingConfig,
-             kind: str, w_doc: float | None, named: bool) -> Weights:
+             pages: bool, w_doc: float | None, named: bool) -> Weights:
     """The weights in force after the arms' fusion (:class:`.run.Weights`)."""
     return Weights(
         o.k, f.kw_w, o.keyword.coverage_power if f.gated else None,
@@ -111,7 +113,7 @@ def _weights(f: _Fused, kw: KeywordArm, sem: SemanticArm, sig: Signals, o: Ranki
         f.conf if sem.heads is None and sem.gap is not None else None,
         sem.first_unit_weight, w_doc, o.pages.head * f.kw_w if kw.head else None,
         o.sections.head_weight if sem.heads is not None else None,
-        o.pages.reference if kind == "pages" else o.sections.reference, sig.few,
+        o.pages.reference if pages else o.sections.reference, sig.few,
         named=o.sections.named if named else None,
         stand_in=f.w_stand if sig.pending else None,
         phrase=o.pages.phrase if sig.phrase else None)
@@ -131,10 +133,10 @@ def hybrid_pages(kw: KeywordArm, sem: SemanticArm, sig: Signals, o: RankingConfi
     if sem.doc_rank:
         # like the adaptive page score: the document's head counts the more,
         # the less of the query's rarity mass any page holds
-        w_doc = o.pages.document * (1.0 - kw.best_coverage)
+        w_doc = o.pages.document * (1.0 - kw.best_rarity_share)
         got = run.add_document_arm(got, doc_ranks(sig.pending, f.kwl, sem.doc_rank.get),
                                    w_doc, o.k)
-    weights = _weights(f, kw, sem, sig, o, "pages", w_doc, False)
+    weights = _weights(f, kw, sem, sig, o, True, w_doc, False)
     if not sig.few:
         weights = dataclasses.replace(
             weights, document_order=o.pages.document_order or None,
@@ -171,7 +173,7 @@ def hybrid_sections(kw: KeywordArm, sem: SemanticArm, sig: Signals, o: RankingCo
     if named:
         # the name says which document, the rest of the query which of its sections
         got = run.add_named(run.order(got, f.kwl, f.sml), named, o.sections.named, o.k)
-    weights = _weights(f, kw, sem, sig, o, "sections", None, bool(named))
+    weights = _weights(f, kw, sem, sig, o, False, None, bool(named))
     got = run.order(got, f.kwl, f.sml)
     got, weights = _section_steps(got, f, kw, sem, sig, o, weights)
     if o.sections.reference < 1.0 and not sig.citation_query:

@@ -11,6 +11,7 @@ from . import naming, restrict, section_semantic
 from .arms import KeywordArm, SemanticArm
 from .config import RankingConfig
 from .corpus_view import CorpusView
+from .modes import Granularity, Mode
 from .plan import Plan
 from .semantic import DocRanks, VectorMatrix
 
@@ -27,10 +28,10 @@ def semantic_arm(c: Plan, kw: KeywordArm, m: VectorMatrix, qv: np.ndarray,
     # the less of the query's rarity mass any page holds (a described,
     # vocabulary-mismatched query), the more the page's head counts;
     # inside one document a page head is no better than its body
-    qc = kw.best_coverage if c.mode == "hybrid" and not c.few else 1.0
+    qc = kw.best_rarity_share if c.mode is Mode.HYBRID and not c.few else 1.0
     a = o.semantic.adapt_lo + (o.semantic.adapt_hi - o.semantic.adapt_lo) * (1.0 - qc)
     # hybrid pages of a folder: a page's document context (its best unit) counts too
-    dw = o.semantic.doc_context if c.mode == "hybrid" and c.kind == "pages" and not c.few \
+    dw = o.semantic.doc_context if c.mode is Mode.HYBRID and c.granularity is Granularity.PAGE and not c.few \
         else 0.0
     ranked = m.rank_pages(qv, c.contents, round(a, 4), dw)   # A to 4 places, as measured
     if c.res.active and len(ranked):
@@ -38,7 +39,7 @@ def semantic_arm(c: Plan, kw: KeywordArm, m: VectorMatrix, qv: np.ndarray,
     # the best cosine of any unit on a page searched (and admitted)
     arm = SemanticArm(first_unit_weight=a, gap=semantic_gap(ranked),
                       best=ranked.best_cosine(), docs_of=docs_of)
-    if c.kind == "pages":
+    if c.granularity is Granularity.PAGE:
         # hybrid fuses the first ``depth`` pages only; ranks and best units of shown
         # hits beyond them are looked up when the hits are made
         arm.pages, arm.cut = ranked, c.depth < len(ranked)
@@ -47,7 +48,7 @@ def semantic_arm(c: Plan, kw: KeywordArm, m: VectorMatrix, qv: np.ndarray,
     else:
         alt = unnamed_queries(c, kw.named, embed) if kw.named else []
         section_lists(m, qv, view, docs_of, c.res, c.depth, arm, o, alt)
-    if o.pages.document > 0 and c.kind == "pages" and not c.few:
+    if o.pages.document > 0 and c.granularity is Granularity.PAGE and not c.few:
         # contents whose head vector comes from an excluded page are left out
         bad = {cid for cid, p in c.res.drop_pages if p in m.head_pages(cid)}
         arm.doc_rank = DocRanks(m.doc_ranks(qv, c.contents, bad), c.by_doc)

@@ -17,10 +17,11 @@ from dataclasses import dataclass
 
 from . import keyword, passages, references, restrict
 from .fusion import rrf_score
-from .arms import KeywordArm, SemanticArm
+from .arms import KeywordArm
 from .config import RankingConfig
 from .corpus_view import CorpusView, FolderDoc
 from .excerpt import held_terms
+from .modes import Granularity, Mode
 from .plan import Plan, identifier_query
 from .run import Arm, Key, Run
 from .section_units import block_ranges
@@ -94,14 +95,14 @@ def gather(c: Plan, kw: KeywordArm, text: str, kwi: keyword.KeywordIndex,
            view: CorpusView, o: RankingConfig) -> Signals:
     """The signals of one query (``text`` as searched) planned as ``c``, whose keyword arm
     is ``kw``, over the keyword index ``kwi`` and the corpus view ``view``."""
-    q, res, by_doc = c.q, c.res, c.by_doc
+    q, res, by_doc, rows = c.q, c.res, c.by_doc, c.granularity.rows
     lookup = term_lookup(c, kw, o)
-    phrase = phrase_keys(c, kw, kwi) if c.mode == "hybrid" and o.pages.phrase > 0 and \
+    phrase = phrase_keys(c, kw, kwi) if c.mode is Mode.HYBRID and o.pages.phrase > 0 and \
         len(c.terms) > 1 and lookup else []
     ident = identifier_query(q)
-    tiers = identifier_tiers(kwi, c.terms, c.kind, by_doc) \
-        if c.mode != "semantic" and ident else None
-    listing = field_listing(view, c.kind, c.searchable, res, o.k) \
+    tiers = identifier_tiers(kwi, c.terms, c.granularity, by_doc) \
+        if c.mode is not Mode.SEMANTIC and ident else None
+    listing = field_listing(view, c.granularity, c.searchable, res, o.k) \
         if not q.text.strip() and q.fields else None
 
     def titled_as(is_kind: Callable[[str], bool]) -> Callable[[Key], bool]:
@@ -125,7 +126,7 @@ def gather(c: Plan, kw: KeywordArm, text: str, kwi: keyword.KeywordIndex,
         parent_of=parent_of,
         titled=lambda keys: titled_keys(c, keys, view, o.sections.title_share),
         passage_shares=lambda got, n: passage_shares(c, kw, got, n, view),
-        keep=(lambda k: k[0] in by_doc and res.key_ok(by_doc[k[0]], c.kind, k[1]))
+        keep=(lambda k: k[0] in by_doc and res.key_ok(by_doc[k[0]], rows, k[1]))
         if res.active else None)
 
 
@@ -136,8 +137,8 @@ def term_lookup(c: Plan, kw: KeywordArm, o: RankingConfig) -> bool:
     skipping" near beamer's slide frames, "vector clocks" near Einstein's clocks),
     while the page holding the term is the answer (bench/short.py). Inside a few
     documents the semantic neighbours are the document's own pages: not one."""
-    return c.kind == "pages" and not c.few and 0 < len(c.terms) <= o.short_terms \
-        and kw.best_coverage >= o.pages.lookup_coverage
+    return c.granularity is Granularity.PAGE and not c.few and 0 < len(c.terms) <= o.short_terms \
+        and kw.best_rarity_share >= o.pages.lookup_coverage
 
 
 def phrase_keys(c: Plan, kw: KeywordArm, kwi: keyword.KeywordIndex) -> list[Key]:
@@ -235,7 +236,8 @@ def passage_shares(c: Plan, kw: KeywordArm, got: Run, n: int, view: CorpusView
     return {(doc, sid): held.get((c.by_doc.get(doc), sid), 0.0) for doc, sid in keys}
 
 
-def identifier_tiers(kwi: keyword.KeywordIndex, terms: list[keyword.Term], kind: str,
+def identifier_tiers(kwi: keyword.KeywordIndex, terms: list[keyword.Term],
+                     granularity: Granularity,
                      by_doc: dict[str, int]) -> dict[str, int] | None:
     """Hits of a rare identifier first: when an identifier term of the query is held
     by at most ``max(5, 10%)`` of the documents searched, the documents holding it
@@ -250,8 +252,8 @@ def identifier_tiers(kwi: keyword.KeywordIndex, terms: list[keyword.Term], kind:
     own: set[str] = set()
     holding: set[str] = set()
     for t in idents:
-        rows = kwi._term_rows(kind, t)
-        keys = kwi.page_keys(r for r, _c, _n in rows) if kind == "pages" else \
+        rows = kwi._term_rows(granularity.rows, t)
+        keys = kwi.page_keys(r for r, _c, _n in rows) if granularity is Granularity.PAGE else \
             kwi.section_keys(r for r, _c, _n in rows)
         cids = {c for c, _p in keys}
         docs = {d for d, c in by_doc.items() if c in cids}
@@ -265,7 +267,7 @@ def identifier_tiers(kwi: keyword.KeywordIndex, terms: list[keyword.Term], kind:
     return {d: 0 if d in own else 1 for d in holding}
 
 
-def field_listing(view: CorpusView, kind: str, searchable: list[FolderDoc],
+def field_listing(view: CorpusView, granularity: Granularity, searchable: list[FolderDoc],
                   res: restrict.Restriction, k: int) -> list:
     """Hits of a query made only of fields: each admitted document's first page (or
     the pages opening its matching sections), in field-match order; for section
@@ -274,7 +276,7 @@ def field_listing(view: CorpusView, kind: str, searchable: list[FolderDoc],
     out = []
     for rank, d in enumerate(searchable, start=1):
         secs = view.sections(d.content_id)
-        if kind == "sections":
+        if granularity is Granularity.SECTION:
             keys = [(d.doc, s.id) for s in secs if res.row_ok(s.id)]
             if res.keep_rows is None:
                 keys = keys[:1]
@@ -282,7 +284,7 @@ def field_listing(view: CorpusView, kind: str, searchable: list[FolderDoc],
             keys = sorted((d.doc, p) for c, p in res.keep_pages if c == d.content_id)
         else:
             keys = [(d.doc, 1)]
-        if kind == "pages":
+        if granularity is Granularity.PAGE:
             keys = [k for k in keys if res.page_ok(d.content_id, k[1])]
         out.extend((k, rrf_score(rank, k)) for k in keys)
     return out
