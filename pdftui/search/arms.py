@@ -2,7 +2,8 @@
 
 :class:`KeywordArm` is the stage-1 keyword list (per-document BM25 ranks fused across
 documents, :func:`.keyword.fuse_arrays`) with each key's share of the query's rarity
-mass (``rarity_share``) and the head-field list; :class:`SemanticArm` the semantic list (pages by cosine, or
+mass (``rarity_share``) and the head-field list; :class:`SemanticArm` the semantic list
+(pages by cosine, or
 sections by their units and head units) with the document-level arm's ranks;
 :class:`Ranked` one query's arms, the fused :class:`.run.Run` and the weights in force.
 """

@@ -243,7 +243,8 @@ class Engine:
         coverage.setdefault("note", f"{names}: {len(kept)} of {len(searchable)} documents")
         return kept
 
-    def rank(self, text: str, mode: Mode | str, granularity: Granularity | str, searchable: list[FolderDoc],
+    def rank(self, text: str, mode: Mode | str, granularity: Granularity | str,
+             searchable: list[FolderDoc],
              coverage: dict, check=lambda: None, top_k: int = 0,
              q: Query | None = None) -> Ranked:
         """One query ranked (:class:`.arms.Ranked`): the keyword arm, the semantic arm,
@@ -255,7 +256,8 @@ class Engine:
         view = self.view if self.view is not None else self.refresh()
         mode, granularity = Mode(mode), Granularity(granularity)
         q = q if q is not None else parse(text)
-        res = restrict.build(q, self.kw, granularity.rows, lambda ids: section_spans(self.db, ids)) \
+        res = restrict.build(q, self.kw, granularity.rows,
+                             lambda ids: section_spans(self.db, ids)) \
             if q.has_syntax else restrict.Restriction()
         c = make_plan(q, query_terms(q, self.kw), res, granularity, mode, searchable,
                       view.lookups(searchable), o.few_docs, o.depth, top_k)

@@ -102,7 +102,8 @@ class HitMaker:
                  m: VectorMatrix | None):
         self.view, self.kw, self._matrix, self.db = view, kwi, m, view.db
 
-    def _keyword_ranks(self, kw: KeywordArm, granularity: Granularity, top: list) -> dict[Key, int]:
+    def _keyword_ranks(self, kw: KeywordArm, granularity: Granularity, top: list
+                       ) -> dict[Key, int]:
         """``{key: keyword rank}`` (1-based, in the whole stage-1 list) of the keys fed to
         fusion and of each shown key beyond them."""
         kr = {k: i for i, k in enumerate(kw.keys, start=1)}

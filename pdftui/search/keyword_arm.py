@@ -43,7 +43,8 @@ def keyword_arm(c: Plan, kw: keyword.KeywordIndex, view: CorpusView, o: RankingC
         ranking.ids[rows]
     # computed for sections too: the adaptive semantic page score reads it
     named, shares = named_documents(ranking, c, view, o) \
-        if c.granularity is Granularity.SECTION and o.sections.named_docs and not c.few else ({}, {})
+        if c.granularity is Granularity.SECTION and o.sections.named_docs and not c.few \
+        else ({}, {})
     extra = head_masks(ranking, named) if named else None
     cov = keyword.row_coverage(ranking, scope, extra)
     head = [x for x in head_list(ranking, c.by_doc, c.terms, view.heads,

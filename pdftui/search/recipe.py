@@ -250,7 +250,8 @@ def documents_first(got: Run, o: RankingConfig) -> Run:
         got = run.add_document_order(got, o.pages.document_order, o.pages.document_order_k)
     if o.pages.first_documents > 0:
         got = run.share_places(got, o.pages.first_documents, o.pages.first_places,
-                               f"first {o.pages.first_places} hold {o.pages.first_documents} documents")
+                               f"first {o.pages.first_places} hold "
+                               f"{o.pages.first_documents} documents")
     return got
 
 

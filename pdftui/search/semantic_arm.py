@@ -31,8 +31,8 @@ def semantic_arm(c: Plan, kw: KeywordArm, m: VectorMatrix, qv: np.ndarray,
     qc = kw.best_rarity_share if c.mode is Mode.HYBRID and not c.few else 1.0
     a = o.semantic.adapt_lo + (o.semantic.adapt_hi - o.semantic.adapt_lo) * (1.0 - qc)
     # hybrid pages of a folder: a page's document context (its best unit) counts too
-    dw = o.semantic.doc_context if c.mode is Mode.HYBRID and c.granularity is Granularity.PAGE and not c.few \
-        else 0.0
+    dw = o.semantic.doc_context \
+        if c.mode is Mode.HYBRID and c.granularity is Granularity.PAGE and not c.few else 0.0
     ranked = m.rank_pages(qv, c.contents, round(a, 4), dw)   # A to 4 places, as measured
     if c.res.active and len(ranked):
         ranked = ranked.restrict(c.res.page_mask(m.page_content, m.page_number))
