@@ -24,11 +24,11 @@ from .signals import Signals
 
 def semantic_confidence(gap: float | None, best_rarity_share: float, o: RankingConfig
                         ) -> float:
-    """Multiplier of the semantic weight in hybrid fusion: 1 - sem_conf x (keyword
+    """Multiplier of the semantic weight in hybrid fusion: 1 - ``semantic.conf_loss`` x (keyword
     evidence) x (1 - semantic evidence). Keyword evidence = the best page's share of
     the query's rarity mass (1: some page holds every rare word); semantic evidence =
     how far the best cosine stands above the 100th (:func:`.semantic_arm.semantic_gap`),
-    0 at ``sem_gap_lo`` .. 1 at ``sem_gap_hi``. A name or a code that the keyword arm
+    0 at ``semantic.gap_lo`` .. 1 at ``semantic.gap_hi``. A name or a code that the keyword arm
     finds and the embedding cannot tell from noise ("Ghemawat": a flat list of unrelated
     pages) leaves the keyword arm in charge; a described query keeps the semantic
     arm whatever its spread. A query-performance predictor in the spirit of the
@@ -225,9 +225,9 @@ def _section_steps(got: Run, f: _Fused, kw: KeywordArm, sem: SemanticArm, sig: S
 def reference_keys(fused: Run, sig: Signals, o: RankingConfig, shown: int | None = None
                    ) -> set[Key] | None:
     """The reference-list pages of ``fused`` (best first) whose score is to be
-    multiplied by ``ref_weight``; None when the query asks for citations (or the factor
+    multiplied by ``pages.reference``; None when the query asks for citations (or the factor
     is 1). With ``shown``, only the pages that could be among the first ``shown``
-    afterwards are looked at: a page scoring under ``ref_weight`` x the shown-th score
+    afterwards are looked at: a page scoring under ``pages.reference`` x the shown-th score
     stays below every one of the first ``shown``, whichever pages are demoted."""
     w = o.pages.reference
     if w >= 1.0 or not len(fused) or sig.citation_query:
@@ -244,7 +244,7 @@ def documents_first(got: Run, o: RankingConfig) -> Run:
     """Hybrid pages of a folder, after the reference-page demotion: the documents'
     own order (by their best page) added as an RRF list, then the first
     ``first_places`` hits made to hold the best page of each of the first
-    ``first_docs`` documents (:func:`.run.add_document_order`,
+    ``pages.first_documents`` documents (:func:`.run.add_document_order`,
     :func:`.run.share_places`)."""
     if o.pages.document_order > 0:
         got = run.add_document_order(got, o.pages.document_order, o.pages.document_order_k)

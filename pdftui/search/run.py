@@ -500,10 +500,10 @@ class Weights:
     ``keyword``: the keyword list's RRF weight before the coverage gate, which scales each
     keyword contribution by the key's coverage ** ``coverage_power``; ``semantic``: the
     semantic list's weight after ``semantic_confidence`` (its multiplier: 1 unless the
-    semantic list is flat and some page holds every rare word, times ``short_sem`` for a
+    semantic list is flat and some page holds every rare word, times ``pages.short_semantic`` for a
     term lookup of a few words one page holds); ``first_unit_weight``: the
     page-head share A of a page's cosine; ``document``: the document-level arm's weight
-    (``doc_arm`` x (1 - the best keyword coverage)); ``head``: the head field's weight
+    (``pages.document`` x (1 - the best keyword coverage)); ``head``: the head field's weight
     before its share^2; ``section_head``: the section head list's weight; ``reference``:
     the factor of a reference-list page; ``few``: the scope was searched as one document
     set (no gate, document arm, head field or page-head blend); ``subsections``: the

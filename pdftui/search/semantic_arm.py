@@ -20,7 +20,7 @@ def semantic_arm(c: Plan, kw: KeywordArm, m: VectorMatrix, qv: np.ndarray,
                  embed: Callable[[str], np.ndarray], view: CorpusView, o: RankingConfig
                  ) -> SemanticArm:
     """Pages by cosine (``(1 - A) x best unit + A x first unit``, A from the keyword
-    arm's best coverage; hybrid pages of a folder plus ``sem_doc_weight`` x the best
+    arm's best coverage; hybrid pages of a folder plus ``semantic.doc_context`` x the best
     unit of the page's document), or sections by their units and head units; the
     document-level arm's ranks. ``qv`` is the query vector, ``embed`` embeds the query
     without a document's name (:func:`unnamed_queries`)."""
