@@ -403,7 +403,7 @@ def test_section_head_units_are_one_matrix_scored_in_one_product(indexed):
         assert list(m.section_ordinal[rows]) == list(c.section_ordinals)
         held = np.vstack([m.section_matrix[i] for i in np.flatnonzero(rows)])
         assert np.allclose(sims[rows], held @ q, atol=1e-5)
-    sids = engine.view.section_head_ids(m)
+    sids = engine.refresh().section_head_ids(m)
     want = dict(((c, o), i) for c, o, i in db.execute(
         "SELECT content_id, ordinal, id FROM sections"))
     db.close()

@@ -285,6 +285,6 @@ def field_listing(view: CorpusView, granularity: Granularity, searchable: list[F
         else:
             keys = [(d.doc, 1)]
         if granularity is Granularity.PAGE:
-            keys = [k for k in keys if res.page_ok(d.content_id, k[1])]
-        out.extend((k, rrf_score(rank, k)) for k in keys)
+            keys = [key for key in keys if res.page_ok(d.content_id, key[1])]
+        out.extend((key, rrf_score(rank, k)) for key in keys)
     return out
