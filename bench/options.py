@@ -1,18 +1,27 @@
-"""``--set FIELD=VALUE`` for the bench scripts: any :class:`pdftui.search.service.Options`
-field, typed as its default (a bool from 1 / true / yes)."""
+"""``--set PATH=VALUE`` for the bench scripts: any setting of
+:class:`pdftui.search.config.RankingConfig` by its dotted path (``k``,
+``sections.opening_weight``), typed as its default (a bool from 1 / true / yes)."""
 
 from __future__ import annotations
 
-from pdftui.search.service import Options
+from pdftui.search.config import RankingConfig
 
 
-def options(sets: list[str]) -> Options:
-    """The default options with each ``FIELD=VALUE`` of ``sets`` applied; AttributeError
-    names a field that does not exist."""
-    opts = Options()
+def options(sets: list[str]) -> RankingConfig:
+    """The default configuration with each ``PATH=VALUE`` of ``sets`` applied;
+    AttributeError names a setting that does not exist."""
+    config = RankingConfig()
+    changes = {}
     for kv in sets:
         key, _, val = kv.partition("=")
-        cur = getattr(opts, key)
-        setattr(opts, key, type(cur)(val) if not isinstance(cur, bool)
-                else val.lower() in ("1", "true", "yes"))
-    return opts
+        cur = config.get(key)
+        changes[key] = type(cur)(val) if not isinstance(cur, bool) \
+            else val.lower() in ("1", "true", "yes")
+    return config.updated(changes)
+
+
+def changed(config: RankingConfig) -> dict:
+    """``{dotted path: value}`` of the settings of ``config`` that differ from the
+    defaults."""
+    default = RankingConfig().flat()
+    return {k: v for k, v in config.flat().items() if default[k] != v}

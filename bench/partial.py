@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import quality  # noqa: E402  (bench/quality.py)
 from pdftui.store.database import Cache  # noqa: E402
 from options import options  # noqa: E402  (bench/options.py)
-from pdftui.search.service import Engine  # noqa: E402
+from pdftui.search.engine import Engine  # noqa: E402
 
 
 def embedded_docs(docs: list[str], share: float) -> set[str]:
@@ -89,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
     for share in [float(s) for s in args.shares.split(",")]:
         dst = Path(args.work) / f"share-{share:.2f}"
         n_emb, n = partial_cache(Path(args.cache_dir), dst, corpus, share)
-        eng = Engine(corpus, dst, options=opts)
+        eng = Engine(corpus, dst, config=opts)
         t0 = time.perf_counter()
         res = quality.run(eng, queries, modes, baseline=False)
         eng.close()

@@ -5,7 +5,7 @@ Usage::
     PDFTUI_CACHE_DIR=/work/cache-bench python bench/quality.py [--corpus DIR]
         [--queries FILE] [--modes keyword,semantic,hybrid] [--json PATH]
         [--doc-arm W] [--title-weight W]
-        [--set FIELD=VALUE ...]   (any pdftui.search.service.Options field)
+        [--set PATH=VALUE ...]   (any pdftui.search.config.RankingConfig setting, e.g. k, sections.opening_weight)
 
 The corpus must already be indexed into the cache (``pdftui index``). For every mode it
 prints, per query class and overall, page NDCG@10, doc NDCG@10, gold doc in the top 3 and
@@ -52,11 +52,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import excerpt as excerpt_bench  # noqa: E402  (bench/excerpt.py)
 import short as short_bench  # noqa: E402  (bench/short.py)
-from options import options  # noqa: E402  (bench/options.py)
+from options import changed as changed_options, options  # noqa: E402  (bench/options.py)
 from pdftui.store.tokenizer import fts_text  # noqa: E402
 from pdftui.search import keyword  # noqa: E402
 from pdftui.search.query import parse  # noqa: E402
-from pdftui.search.service import Engine, Options  # noqa: E402
+from pdftui.search.engine import Engine  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_QUERIES = HERE.parents[1] / "shared" / "eval" / "queries.json"
@@ -488,7 +488,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--doc-arm", type=float, default=None)
     ap.add_argument("--title-weight", type=float, default=None)
     ap.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE",
-                    help="set any Options field (repeatable), e.g. --set doc_weight=2")
+                    help="set any RankingConfig setting by its dotted path (repeatable), "
+                    "e.g. --set keyword.doc_weight=2")
     args = ap.parse_args(argv)
 
     if not Path(args.queries).is_file():
@@ -502,12 +503,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.classes:
         wanted = set(args.classes.split(","))
         queries = [q for q in queries if q["class"] in wanted]
-    opts = options(args.set)
-    if args.doc_arm is not None:
-        opts.doc_arm = args.doc_arm
-    if args.title_weight is not None:
-        opts.title_weight = args.title_weight
-    engine = Engine(corpus, args.cache_dir, options=opts)
+    opts = options(args.set
+                   + ([f"pages.document={args.doc_arm}"] if args.doc_arm is not None else [])
+                   + ([f"keyword.title_weight={args.title_weight}"]
+                      if args.title_weight is not None else []))
+    engine = Engine(corpus, args.cache_dir, config=opts)
     scope = None
     if args.embedded_only:
         engine.refresh()
@@ -576,7 +576,7 @@ def main(argv: list[str] | None = None) -> int:
     print()
     for line in goal_check(results, scoped, excerpts):
         print(line)
-    changed = {k: v for k, v in opts.__dict__.items() if getattr(Options(), k) != v}
+    changed = changed_options(opts)
     print(f"{len(queries)} queries of {args.queries}: the development set these settings "
           f"were tuned on; options: {changed or 'defaults'} ({time.perf_counter() - t0:.1f} s)")
     if args.per_query:
@@ -585,7 +585,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(mode, qid, {k: round(v, 3) for k, v in m.items() if k != "class"})
     if args.json_path:
         Path(args.json_path).write_text(json.dumps(
-            {"options": opts.__dict__, "results": results, "scoped": scoped,
+            {"options": opts.flat(), "results": results, "scoped": scoped,
              "probes": probes, "paraphrases": paraphrases,
              "paraphrases_2": paraphrases_2, "paraphrases_3": paraphrases_3, "titled": titled,
              "named": named, "excerpt": excerpts, "excerpt_heldout": excerpts_heldout, "short": short,

@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from options import options  # noqa: E402  (bench/options.py)
-from pdftui.search.service import Engine  # noqa: E402
+from pdftui.search.engine import Engine  # noqa: E402
 
 DEFAULT = Path(__file__).resolve().parent / "short_queries.json"
 DEFAULT_QUERIES = Path(__file__).resolve().parents[2] / "shared" / "eval" / "queries.json"
@@ -77,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
     corpus = args.corpus or str(Path(args.queries).resolve().parents[1] / data["corpus"])
     opts = options(args.set)
     queries = json.loads(Path(args.short).read_text())["queries"]
-    eng = Engine(corpus, args.cache_dir, options=opts)
+    eng = Engine(corpus, args.cache_dir, config=opts)
     got = run(eng, queries, args.modes.split(","))
     eng.close()
     print(f"short term queries ({len(queries)}): MRR@10 / top-3 document, all, half a, half b")

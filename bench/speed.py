@@ -30,7 +30,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from pdftui.search import keyword  # noqa: E402
-from pdftui.search.service import Engine  # noqa: E402
+from pdftui.search.engine import Engine  # noqa: E402
 
 DEFAULT_QUERIES = Path(__file__).resolve().parents[2] / "shared" / "eval" / "queries.json"
 

@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from pdftui.cache import SECTION_HEAD_PAGE  # noqa: E402
 from pdftui.store.reader import read_embedding_states, read_units  # noqa: E402
-from pdftui.search.service import Engine  # noqa: E402
+from pdftui.search.engine import Engine  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_FOLDER = HERE.parents[1] / "shared" / "corpus"

@@ -16,7 +16,7 @@ from .headings import strip_number
 from .text import clean_text
 
 if TYPE_CHECKING:
-    from .search.service import Hit
+    from .search.hits import Hit
 
 #: "arxiv-1706.03762v5-…" -> ("1706.03762", "5"); old style "quant-ph-9508027v2" too.
 _ARXIV_RE = re.compile(r"(\d{4}\.\d{4,5}|[a-z-]+[-/]\d{7})v(\d+)", re.IGNORECASE)

@@ -12,7 +12,7 @@ from pdftui.search import keyword
 from pdftui.search.excerpt import choose
 from pdftui.search.page_passages import grow, weighted_len
 from pdftui.search.keyword import Term
-from pdftui.search.service import Engine
+from pdftui.search.engine import Engine
 
 from .conftest import CORPUS, TRICKY
 

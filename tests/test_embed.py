@@ -276,7 +276,7 @@ def test_index_embeds_with_one_stream_per_core() -> None:
 def test_one_thread_query_vectors_equal_the_thread_pools(embedder: Embedder) -> None:
     """The search service embeds queries on one onnxruntime thread (no pool whose workers
     busy-wait between queries): its vectors are the default pool's, bit for bit."""
-    from pdftui.search.service import QUERY_THREADS
+    from pdftui.search.engine import QUERY_THREADS
 
     one = Embedder(None, embedder.cache_dir, threads=QUERY_THREADS)
     assert one._ensure_model().model.model.get_session_options().intra_op_num_threads == 1

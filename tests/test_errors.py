@@ -27,7 +27,7 @@ def test_user_message_names_only_unforeseen_errors():
 
 
 def test_a_bad_mode_is_a_query_error(tmp_path):
-    from pdftui.search.service import Engine
+    from pdftui.search.engine import Engine
 
     engine = Engine(tmp_path, cache_dir=tmp_path / "cache")
     try:

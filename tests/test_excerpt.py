@@ -206,7 +206,7 @@ def test_a_paragraph_about_what_a_figure_shows_yields_to_the_one_stating_the_thi
 # -- issue 18, session 10: the block that answers -------------------------------------------
 from pdftui.search.excerpt import FRONT_CHARS, _aside_numbers, block_spans  # noqa: E402
 from pdftui.search.page_passages import heading_at, joined  # noqa: E402
-from pdftui.search.service import head_text  # noqa: E402
+from pdftui.search.head_field import head_text  # noqa: E402
 
 
 def _head(name: str) -> str:

@@ -7,7 +7,7 @@ from pdftui.furniture import Furniture, blanked, detect, page_number, tidy
 from pdftui.index import index_folder
 from pdftui.library import Library
 from pdftui.preformat import kept_text
-from pdftui.search.service import Engine
+from pdftui.search.engine import Engine
 
 from .conftest import copy_docs
 

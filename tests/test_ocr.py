@@ -16,7 +16,7 @@ from pdftui import ocr
 from pdftui.index import index_folder
 from pdftui.index.extraction import DOC_TIMEOUT_S
 from pdftui.library import Library
-from pdftui.search.service import Engine
+from pdftui.search.engine import Engine
 from pdftui.tui.corpus_pane import status_text
 
 from .conftest import TRICKY

@@ -9,7 +9,7 @@ import pytest
 
 from pdftui.search.quantized import Int8Matrix, quantize
 from pdftui.search.semantic import VectorMatrix
-from pdftui.search.service import Engine
+from pdftui.search.engine import Engine
 
 from .conftest import SMALL_DOCS, shared_index
 

@@ -81,13 +81,13 @@ def test_section_index_keeps_no_sections_of_contents_not_shown(tmp_path):
     try:
         eng = svc._get_engine()
         got = eng.search("dark matter halo", "semantic", "section", top_k=1)
-        hit_cids = {eng._cid_of(h.doc) for h in got.hits}
-        assert len(eng._sec_units) == 4          # every content's units mapped
-        assert set(eng._sections_cache) <= hit_cids and len(hit_cids) == 1
-        eng._version = None                      # start over, every content's sections
+        hit_cids = {eng.view.cid_of(h.doc) for h in got.hits}
+        assert len(eng.view.memo.unit_maps) == 4   # every content's units mapped
+        assert set(eng.view.memo.sections) <= hit_cids and len(hit_cids) == 1
+        eng.view = None                            # start over, every content's sections
         eng.refresh()                            # cached before the arm runs
-        for cid in {eng._cid_of(d.doc) for d in eng._docs}:
-            eng._sections(cid)
+        for cid in {eng.view.cid_of(d.doc) for d in eng._docs}:
+            eng.view.sections(cid)
         again = eng.search("dark matter halo", "semantic", "section", top_k=1)
         assert [h.to_json() for h in again.hits] == [h.to_json() for h in got.hits]
     finally:

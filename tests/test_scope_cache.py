@@ -6,7 +6,7 @@ from __future__ import annotations
 import shutil
 
 from pdftui.index import index_folder
-from pdftui.search.service import Engine
+from pdftui.search.engine import Engine
 
 from .conftest import SMALL_DOCS, copy_docs, corpus_pdf
 
@@ -19,14 +19,14 @@ def test_coverage_and_scope_are_reused_until_a_re_index_changes_them(tmp_path):
     try:
         first = engine.search("dark matter", "keyword")
         assert first.coverage["total"] == first.coverage["searched"] == 1
-        scope = engine._scope(None)
-        searchable = engine._searchable(scope)
-        view = engine._view(searchable)
+        scope = engine.view.scope(None)
+        searchable = engine.view.searchable(scope)
+        view = engine.view.lookups(searchable)
         engine.search("cosmic microwave background", "keyword")
         # the same cache version: the same objects, no per-document rebuild
-        assert engine._scope(None) is scope and engine._searchable(scope) is searchable
-        assert engine._view(searchable) is view
-        assert engine._scope(["*dark*"]) is engine._scope(["*dark*"])
+        assert engine.view.scope(None) is scope and engine.view.searchable(scope) is searchable
+        assert engine.view.lookups(searchable) is view
+        assert engine.view.scope(["*dark*"]) is engine.view.scope(["*dark*"])
         # each result gets its own coverage dict: a query's note is not the next one's
         a, b = engine.coverage(scope, True), engine.coverage(scope, True)
         a["note"] = "mine"
@@ -36,8 +36,8 @@ def test_coverage_and_scope_are_reused_until_a_re_index_changes_them(tmp_path):
         index_folder(folder, cache, embed=False)
         again = engine.search("dark matter", "keyword")
         assert again.coverage["total"] == again.coverage["searched"] == 2
-        assert engine._scope(None) is not scope
-        assert set(engine._view(engine._searchable(engine._scope(None))).by_doc) == \
+        assert engine.view.scope(None) is not scope
+        assert set(engine.view.lookups(engine.view.searchable(engine.view.scope(None))).by_doc) == \
             set(SMALL_DOCS[:2])
         assert sorted(again.coverage["embedding"]) == sorted(SMALL_DOCS[:2])
         # the document removed: gone from the coverage at once

@@ -61,12 +61,12 @@ def test_each_hybrid_hit_explains_its_score_by_the_arms(indexed):
 
     _folder, _cache, service = indexed
     e = _engine(service)
-    saved = e.options.few_docs
-    e.options.few_docs = 0   # three documents searched as a folder: every arm runs
+    saved = e.config
+    e.config = e.config.updated({"few_docs": 0})   # three documents searched as a folder: every arm runs
     try:
         res = e.search("speaker embedding margin", "hybrid", "page", 10)
     finally:
-        e.options.few_docs = saved
+        e.config = saved
     w = res.to_json()["fusion"]
     assert w["k"] == 60 and w["keyword"] == 1.0 and w["coverage_power"] == 2.0
     # the document arm ran, at doc_arm (0.5) x (1 - the best keyword coverage)
@@ -275,11 +275,11 @@ def test_hybrid_folder_pages_carry_their_documents_semantic_context(indexed):
     a few documents (one scope) keep the page's own score."""
     import numpy as np
 
-    from pdftui.search.service import Engine
+    from pdftui.search.engine import Engine
 
     folder, cache, _service = indexed
     e = Engine(folder, cache)
-    e.options.few_docs = 0
+    e.config = e.config.updated({"few_docs": 0})
     try:
         e.refresh()
         docs = [d for d in e._docs if d.reason is None]
@@ -289,7 +289,7 @@ def test_hybrid_folder_pages_carry_their_documents_semantic_context(indexed):
         m = e.matrix()
         plain = m.rank_pages(e.embed_query(q), {d.content_id for d in docs},
                              round(hyb.first_unit_weight, 4))
-        assert e.options.sem_doc_weight == 0.25
+        assert e.config.semantic.doc_context == 0.25
         doc_best = {}
         for c, best in zip(m.page_content.tolist(), hyb.pages.best_sims.tolist()):
             doc_best[c] = max(doc_best.get(c, -1.0), best)
@@ -302,7 +302,7 @@ def test_hybrid_folder_pages_carry_their_documents_semantic_context(indexed):
         assert np.allclose(sem.pages.score[live], m.rank_pages(
             e.embed_query(q), {d.content_id for d in docs},
             round(sem.first_unit_weight, 4)).score[live])
-        e.options.few_docs = 3
+        e.config = e.config.updated({"few_docs": 3})
         few = e.rank(q, "hybrid", "page", docs, {}).semantic
         assert np.allclose(few.pages.score[live], m.rank_pages(
             e.embed_query(q), {d.content_id for d in docs},
@@ -315,15 +315,15 @@ def test_adaptive_first_unit_weight_follows_query_coverage(indexed):
     """Hybrid weights the page head more for a query whose rare words no page holds
     (a described query) than for one in the documents' own words; the weight stays in
     [adapt_lo, adapt_hi] and semantic-only search uses adapt_lo."""
-    from pdftui.search.service import Engine
+    from pdftui.search.engine import Engine
 
     folder, cache, _service = indexed
     e = Engine(folder, cache)
-    e.options.few_docs = 0   # three documents, searched as a folder (not as a scope)
+    e.config = e.config.updated({"few_docs": 0})   # three documents, searched as a folder (not as a scope)
     try:
         e.refresh()
         docs = [d for d in e._docs if d.reason is None]
-        lo, hi = e.options.adapt_lo, e.options.adapt_hi
+        lo, hi = e.config.semantic.adapt_lo, e.config.semantic.adapt_hi
         own = e.rank("squeeze excitation Res2Blocks", "hybrid", "page", docs, {})
         described = e.rank("a listener telling people apart by their voices in noisy rooms",
                            "hybrid", "page", docs, {})
@@ -334,7 +334,7 @@ def test_adaptive_first_unit_weight_follows_query_coverage(indexed):
     assert lo <= fw(own) < fw(described) <= hi
     assert fw(sem) == lo
     # the document-level arm follows the same signal: silent for the documents' own words
-    w = e.options.doc_arm
+    w = e.config.pages.document
     assert 0 <= own.weights.document < described.weights.document <= w
     assert sorted(described.semantic.doc_rank.values()) == list(range(1, len(docs) + 1))
 
@@ -382,7 +382,7 @@ def test_section_head_units_are_one_matrix_scored_in_one_product(indexed):
     import numpy as np
 
     from pdftui.search.semantic import VectorMatrix
-    from pdftui.search.service import Engine
+    from pdftui.search.engine import Engine
 
     folder, cache, _service = indexed
     engine = Engine(folder, cache)
@@ -400,7 +400,7 @@ def test_section_head_units_are_one_matrix_scored_in_one_product(indexed):
         assert list(m.section_ordinal[rows]) == list(c.section_ordinals)
         held = np.vstack([m.section_matrix[i] for i in np.flatnonzero(rows)])
         assert np.allclose(sims[rows], held @ q, atol=1e-5)
-    sids = engine._section_head_ids(m)
+    sids = engine.refresh().section_head_ids(m)
     want = dict(((c, o), i) for c, o, i in db.execute(
         "SELECT content_id, ordinal, id FROM sections"))
     db.close()
@@ -440,14 +440,14 @@ def test_hybrid_says_when_no_document_holds_a_query_word(indexed):
 
 
 def test_hybrid_top_k_beyond_the_fusion_depth_gets_as_many_hits(indexed):
-    """Hybrid fuses the first ``Options.depth`` keys of each arm; a longer top_k used to
+    """Hybrid fuses the first ``RankingConfig.depth`` keys of each arm; a longer top_k used to
     return fewer hits than asked (165 of 1000 on the corpus) while the other modes gave all."""
-    from pdftui.search.service import Engine
+    from pdftui.search.engine import Engine
 
     folder, cache, _service = indexed
     e = Engine(folder, cache)
     try:
-        e.options.depth = 5
+        e.config = e.config.updated({"depth": 5})
         sem = e.search("speaker embeddings", "semantic", "page", 40)
         hyb = e.search("speaker embeddings", "hybrid", "page", 40)
     finally:
@@ -521,14 +521,14 @@ def test_hybrid_pages_follow_their_documents_order_and_share_the_first_places(in
 
     _folder, _cache, service = indexed
     e = _engine(service)
-    saved = e.options.few_docs, e.options.first_places, e.options.first_docs
-    e.options.few_docs, e.options.first_places, e.options.first_docs = 0, 4, 3
+    saved = e.config
+    e.config = e.config.updated({"few_docs": 0, "pages.first_places": 4, "pages.first_documents": 3})
     try:
         res = e.search("results table", "hybrid", "page", 10)
-        e.options.first_docs = 0
+        e.config = e.config.updated({"pages.first_documents": 0})
         plain = e.search("results table", "hybrid", "page", 10)
     finally:
-        e.options.few_docs, e.options.first_places, e.options.first_docs = saved
+        e.config = saved
     assert res.weights.document_order == 0.18 and res.weights.first_documents == 3
     # without the rule the first four hits come from two documents only
     assert len({h.doc for h in plain.hits[:4]}) == 2
@@ -562,24 +562,26 @@ def test_one_document_scope_drops_the_cross_document_signals(indexed):
     cov = e.coverage(one, True)
     lists = e.rank("speaker embedding margin", "hybrid", "page", one, cov)
     assert lists.few and lists.semantic.doc_rank is None and not lists.keyword.head
-    saved = e.options.few_docs
-    e.options.few_docs = 0
+    saved = e.config
+    e.config = e.config.updated({"few_docs": 0})
     try:
         searchable = [d for d in e._docs if d.reason is None]
         lists = e.rank("speaker embedding margin", "hybrid", "page", searchable,
                        e.coverage(searchable, True))
         assert not lists.few and lists.semantic.doc_rank
     finally:
-        e.options.few_docs = saved
+        e.config = saved
 
 
 def test_a_flat_semantic_list_weighs_less_when_the_keyword_arm_holds_every_word():
-    from pdftui.search.service import Options, semantic_confidence, semantic_gap
+    from pdftui.search.config import RankingConfig
+    from pdftui.search.recipe import semantic_confidence
+    from pdftui.search.semantic_arm import semantic_gap
 
     ranked = [(1, p, 0.30 - 0.0001 * p, 0) for p in range(1, 201)]
     assert abs(semantic_gap(ranked) - 0.0099) < 1e-6
-    o = Options()
-    assert semantic_confidence(0.02, 1.0, o) == 1.0 - o.sem_conf
+    o = RankingConfig()
+    assert semantic_confidence(0.02, 1.0, o) == 1.0 - o.semantic.conf_loss
     assert semantic_confidence(0.02, 0.0, o) == 1.0
     assert semantic_confidence(0.4, 1.0, o) == 1.0
     assert semantic_confidence(None, 1.0, o) == 1.0
@@ -587,7 +589,7 @@ def test_a_flat_semantic_list_weighs_less_when_the_keyword_arm_holds_every_word(
 
 def test_the_head_field_is_the_byline_before_the_abstract():
     from pdftui.extract import extract_document
-    from pdftui.search.service import head_text
+    from pdftui.search.head_field import head_text
 
     from .conftest import CORPUS, shared_file
 
@@ -617,7 +619,7 @@ def test_a_section_whose_matter_is_in_its_subsections_follows_them(gfs):
     places), so the parent passes the subsection that matched best and leads; a query
     about one subsection (recovery time, read and write rates) still finds it first, the
     parent next to it (issue 18: sections described in the reader's words)."""
-    from pdftui.search.service import Engine
+    from pdftui.search.engine import Engine
 
     q = ("measured cluster behaviour: storage used, read and write rates, master load and"
          " how long recovery takes")
@@ -628,7 +630,7 @@ def test_a_section_whose_matter_is_in_its_subsections_follows_them(gfs):
         assert shown[0] == "6.2.3 Read and Write Rates"
         assert shown.index("6.2 Real World Clusters") > 1   # 1 % of 115 sections: no places
         assert small.to_json()["fusion"]["subsections"] is None
-        e.options.subsection_scope = 0.25
+        e.config = e.config.updated({"sections.subsection_scope": 0.25})
         res = e.search(q, "hybrid", "section", 5)
         assert [h.section for h in res.hits[:2]] == ["6.2 Real World Clusters",
                                                      "6.2.3 Read and Write Rates"]
@@ -641,10 +643,10 @@ def test_a_section_whose_matter_is_in_its_subsections_follows_them(gfs):
                                "6.2.3 Read and Write Rates")):
             got = e.search(one_part, "hybrid", "section", 5)
             assert [h.section for h in got.hits[:2]] == [sub, "6.2 Real World Clusters"]
-        e.options.subsection_spread = 0.0   # the rule off: below its best subsection
+        e.config = e.config.updated({"sections.subsection_spread": 0.0})   # the rule off: below its best subsection
         assert [h.section for h in e.search(q, "hybrid", "section", 5).hits[:2]] == [
             "6.2.3 Read and Write Rates", "6.2 Real World Clusters"]
-        e.options.subsection_spread = 0.55
+        e.config = e.config.updated({"sections.subsection_spread": 0.55})
         gc = e.search("how GFS lazily reclaims space from deleted files", "hybrid",
                       "section", 3)
         assert gc.hits[0].section == "4.4 Garbage Collection"   # its own text answers
@@ -701,7 +703,7 @@ def test_a_query_naming_a_paper_finds_the_section_by_the_rest_of_it(consensus):
     with Paxos?" (which says the name); without naming at all the name's cosine and the
     keyword gate kept it out of the first four."""
     from pdftui.search import naming
-    from pdftui.search.service import Engine
+    from pdftui.search.engine import Engine
 
     q = "how does paxos choose a value"
     assert naming.without_names(q, frozenset({"paxo"})) == "how does choose a value"
@@ -714,11 +716,11 @@ def test_a_query_naming_a_paper_finds_the_section_by_the_rest_of_it(consensus):
         assert got[0] == (PAXOS, "2.2 Choosing a Value")
         assert any(c.arm.value == "named" for c in res.hits[0].arms)
         assert res.weights.named == 1.0
-        e.options.named_weight = e.options.title_list = 0.0   # the title list alone lifts it too
-        e.options.named_max = False   # (and its units read without the name only)
+        e.config = e.config.updated({"sections.named": 0.0, "sections.title": 0.0})   # the title list alone lifts it too
+        e.config = e.config.updated({"sections.named_max": False})   # (and its units read without the name only)
         two = [(h.doc, h.section) for h in e.search(q, "hybrid", "section", 5).hits]
         assert two[:2] == [(RAFT, "3 What’s wrong with Paxos?"), (PAXOS, "2.2 Choosing a Value")]
-        e.options.named_docs = False
+        e.config = e.config.updated({"sections.named_docs": False})
         off = [(h.doc, h.section) for h in e.search(q, "hybrid", "section", 5).hits]
         assert (PAXOS, "2.2 Choosing a Value") not in off[:4]
     finally:
@@ -731,7 +733,7 @@ def test_a_section_whose_title_states_the_query_comes_first(consensus):
     comes first; without that list "5.1 Raft basics" (which says leader and election as
     often, and reads nearer to the query) came first. A query whose words no title holds
     together gets no such list ("how does gfs handle master failure")."""
-    from pdftui.search.service import Engine
+    from pdftui.search.engine import Engine
 
     e = Engine(*consensus)
     try:
@@ -740,12 +742,12 @@ def test_a_section_whose_title_states_the_query_comes_first(consensus):
         assert [c.rank for c in res.hits[0].arms if c.arm.value == "title"] == [1]
         assert res.weights.title == 1.0
         assert not any(c.arm.value == "title" for h in res.hits[1:] for c in h.arms)
-        e.options.title_list = 0.0
+        e.config = e.config.updated({"sections.title": 0.0})
         res = e.search("how does raft elect a leader", "hybrid", "section", 5)
         assert (res.hits[0].doc, res.hits[0].section) == (RAFT, "5.1 Raft basics")
         assert res.weights.title is None
     finally:
-        e.options.title_list = 1.0
+        e.config = e.config.updated({"sections.title": 1.0})
         e.close()
 
 
@@ -755,7 +757,7 @@ def test_a_reference_list_section_rarely_wins_a_section_search(consensus):
     the sections (fresh-user trial: Spanner's "References" 2nd for a MapReduce question).
     In hybrid sections a section titled as a reference list keeps ``section_ref_weight``
     (0.5) of its score, as a factor the hit shows, unless the query asks for citations."""
-    from pdftui.search.service import Engine
+    from pdftui.search.engine import Engine
 
     e = Engine(*consensus)
     try:
@@ -763,11 +765,11 @@ def test_a_reference_list_section_rarely_wins_a_section_search(consensus):
         assert "References" not in [h.section for h in res.hits]
         cited = e.search("papers cited on Byzantine fault tolerance", "hybrid", "section", 5)
         assert "References" in [h.section for h in cited.hits[:3]]
-        e.options.section_ref_weight = 1.0
+        e.config = e.config.updated({"sections.reference": 1.0})
         off = e.search("Byzantine fault tolerance", "hybrid", "section", 5)
         assert [h.section for h in off.hits[1:3]] == ["References", "References"]
     finally:
-        e.options.section_ref_weight = 0.5
+        e.config = e.config.updated({"sections.reference": 0.5})
         e.close()
 
 
@@ -779,7 +781,7 @@ def test_related_work_yields_to_the_section_a_question_describes(consensus):
     is a term lookup ("viewstamped replication": the related work tells of it) or asks
     about other work ("compare")."""
     from pdftui.search import references
-    from pdftui.search.service import Engine
+    from pdftui.search.engine import Engine
 
     assert references.is_related_title("10 Related work")
     assert references.is_related_title("2. Prior Work")
@@ -801,7 +803,7 @@ def test_related_work_yields_to_the_section_a_question_describes(consensus):
             hits = e.search(other, "hybrid", "section", 5).hits
             rel = next(h for h in hits[:3] if h.section == "10 Related work")
             assert not rel.factors
-        e.options.section_related_weight = 1.0
+        e.config = e.config.updated({"sections.related": 1.0})
         res = e.search(q, "hybrid", "section", 10)
         got = [h.section for h in res.hits]
         assert got[0] == "6 Cluster membership changes"
@@ -818,7 +820,7 @@ CORPUS_CACHE = Path(os.environ.get("PDFTUI_CORPUS_CACHE",
 def corpus_engine():
     """The search service over the whole indexed corpus (105 PDFs; the benches' cache,
     read only), or skip when this machine has none."""
-    from pdftui.search.service import Engine
+    from pdftui.search.engine import Engine
 
     if not (CORPUS_CACHE / "index.sqlite3").is_file() or not CORPUS.is_dir():
         pytest.skip("no indexed corpus cache")
@@ -842,20 +844,20 @@ def test_a_named_papers_section_comes_first_in_the_whole_corpus(corpus_engine):
     assert res.weights.named == 1.0
     q = "how does paxos choose a value"
     try:
-        e.options.passage_weight = 0.0        # the named document's list alone suffices
+        e.config = e.config.updated({"sections.passages": 0.0})        # the named document's list alone suffices
         res = e.search(q, "hybrid", "section", 10)
         assert (res.hits[0].doc, res.hits[0].section) == (PAXOS, "2.2 Choosing a Value")
-        e.options.named_weight = 0.0          # the section's title states the query
+        e.config = e.config.updated({"sections.named": 0.0})          # the section's title states the query
         res = e.search(q, "hybrid", "section", 10)
         assert (res.hits[0].doc, res.hits[0].section) == (PAXOS, "2.2 Choosing a Value")
-        e.options.title_list = 0.0            # none of them: second, as in session 10
-        e.options.named_max = False           # (its units read without the name only)
+        e.config = e.config.updated({"sections.title": 0.0})            # none of them: second, as in session 10
+        e.config = e.config.updated({"sections.named_max": False})           # (its units read without the name only)
         res = e.search(q, "hybrid", "section", 10)
         got = [(h.doc, h.section) for h in res.hits[:2]]
         assert got == [(RAFT, "3 What’s wrong with Paxos?"), (PAXOS, "2.2 Choosing a Value")]
     finally:
-        e.options.named_weight, e.options.passage_weight = 1.0, 0.1
-        e.options.title_list, e.options.named_max = 1.0, True
+        e.config = e.config.updated({"sections.named": 1.0, "sections.passages": 0.1})
+        e.config = e.config.updated({"sections.title": 1.0, "sections.named_max": True})
 
 
 def test_a_named_papers_sections_stay_in_a_hybrid_section_search(corpus_engine):
@@ -878,14 +880,14 @@ def test_a_named_papers_sections_stay_in_a_hybrid_section_search(corpus_engine):
         assert (mr, "3.4 Locality") in got[:3]
         first = e.search(cols, "hybrid", "section", 5).hits[0]
         assert (first.doc, first.section) == beamer
-        e.options.named_max = False
+        e.config = e.config.updated({"sections.named_max": False})
         got = [(h.doc, h.section) for h in e.search(q, "hybrid", "section", 10).hits]
         assert (mr, "3.4 Locality") not in got
-        e.options.named_max, e.options.name_df = True, 1.0
+        e.config = e.config.updated({"sections.named_max": True, "sections.name_df": 1.0})
         first = e.search(cols, "hybrid", "section", 5).hits[0]
         assert first.doc == "texlive-seminar.pdf"
     finally:
-        e.options.named_max, e.options.name_df = True, 0.1
+        e.config = e.config.updated({"sections.named_max": True, "sections.name_df": 0.1})
 
 
 def test_a_paper_named_by_a_word_other_papers_say_too(corpus_engine):
@@ -903,11 +905,11 @@ def test_a_paper_named_by_a_word_other_papers_say_too(corpus_engine):
         first = e.search(q, "hybrid", "section", 4).hits[0]
         assert (first.doc, first.section) == want
         assert Arm.NAMED in {a.arm for a in first.arms}
-        e.options.name_share = 0.5
+        e.config = e.config.updated({"sections.name_share": 0.5})
         got = [(h.doc, h.section) for h in e.search(q, "hybrid", "section", 4).hits]
         assert want not in got
     finally:
-        e.options.name_share = 0.2
+        e.config = e.config.updated({"sections.name_share": 0.2})
 
 
 def test_a_section_whose_own_text_is_its_heading_shows_its_subsections_text(corpus_engine):
@@ -936,12 +938,12 @@ def test_the_section_holding_the_query_in_one_passage_comes_first(corpus_engine)
     assert (res.hits[0].doc, res.hits[0].section) == (llama, "3 Main results")
     assert [c.rank for c in res.hits[0].arms if c.arm.value == "passage"] == [3]
     assert res.weights.passages == 0.1
-    e.options.passage_weight, e.options.proximity = 0.0, 0.0
+    e.config = e.config.updated({"sections.passages": 0.0, "keyword.proximity": 0.0})
     try:
         off = [(h.doc, h.section) for h in e.search(q, "hybrid", "section", 10).hits]
         assert off.index((llama, "3 Main results")) == 1
     finally:
-        e.options.passage_weight, e.options.proximity = 0.1, 2.0
+        e.config = e.config.updated({"sections.passages": 0.1, "keyword.proximity": 2.0})
 
 
 def test_a_papers_opening_yields_to_the_section_a_query_describes(consensus):
@@ -949,7 +951,7 @@ def test_a_papers_opening_yields_to_the_section_a_query_describes(consensus):
     is "9.1 Understandability". Sections starting in the paper's opening (the text of its
     first four units) score 0.75 of their fused score, so the section comes first; at 1.0
     the introduction did, the abstract second."""
-    from pdftui.search.service import Engine
+    from pdftui.search.engine import Engine
 
     q = "a user study with students showing the algorithm is easier to learn than paxos"
     e = Engine(*consensus)
@@ -959,7 +961,7 @@ def test_a_papers_opening_yields_to_the_section_a_query_describes(consensus):
         intro = next(h for h in res.hits if h.section == "1 Introduction")
         assert [f.name for f in intro.factors] == ["opening"]
         assert all(not h.factors for h in res.hits if h.section == "9.1 Understandability")
-        e.options.opening_weight = 1.0
+        e.config = e.config.updated({"sections.opening_weight": 1.0})
         flat = [h.section for h in e.search(q, "hybrid", "section", 5).hits]
         assert flat[:2] == ["1 Introduction", "Abstract"]
     finally:
@@ -972,7 +974,7 @@ def test_a_page_holding_query_words_next_to_each_other_ranks_first(gfs):
     document-local BM25 alone p. 3 was 11th of the paper's pages and third in hybrid (issue
     18, a question a new user asked); term proximity (consecutive query terms within 3
     tokens) puts it first in hybrid and above p. 11 in the keyword arm."""
-    from pdftui.search.service import Engine
+    from pdftui.search.engine import Engine
 
     q = "why does GFS use 64 MB chunks"
     e = Engine(*gfs)
@@ -980,7 +982,7 @@ def test_a_page_holding_query_words_next_to_each_other_ranks_first(gfs):
         pages = [h.page for h in e.search(q, "keyword", "page", 20, docs=[GFS]).hits]
         assert pages.index(3) < pages.index(11)
         assert e.search(q, "hybrid", "page", 5).hits[0].page == 3
-        e.options.proximity = 0.0
+        e.config = e.config.updated({"keyword.proximity": 0.0})
         pages = [h.page for h in e.search(q, "keyword", "page", 20, docs=[GFS]).hits]
         assert pages.index(3) > pages.index(11)
     finally:
@@ -990,7 +992,7 @@ def test_a_page_holding_query_words_next_to_each_other_ranks_first(gfs):
 def test_a_scope_naming_a_document_exactly_admits_it_alone(tmp_path):
     """A scope of exact names (the TUI's marked documents, `--doc` resolved) names those
     documents only: "paper[1].pdf" as a glob also matches "paper1.pdf" and let it in."""
-    from pdftui.search.service import Engine
+    from pdftui.search.engine import Engine
 
     from .pdfs import make_bridges
 
@@ -1025,7 +1027,7 @@ def test_a_section_that_starts_early_is_not_demoted_as_the_opening(manual):
     0.75 demotion put it 6th among the manual's own sections. Only the opening's first
     section and sections titled as summaries (Abstract, Introduction, Overview, ...) are
     demoted now (:func:`pdftui.sections.is_summary_title`)."""
-    from pdftui.search.service import Engine
+    from pdftui.search.engine import Engine
 
     q = ("defining your own kind of figure-like environment, such as program listings, "
          "with its own caption name and list file")
@@ -1067,7 +1069,7 @@ def test_documents_holding_the_query_as_a_phrase_come_before_scattered_words(tmp
     the whole document; each consecutive query pair found within 3 tokens counts as one
     more term (its tf: the pages holding it), so Attention's page comes first; without
     the pair it was fourth, after three pages of the other two."""
-    from pdftui.search.service import Engine
+    from pdftui.search.engine import Engine
 
     attention = "arxiv-1706.03762v7-attention-is-all-you-need.pdf"
     folder = copy_docs(tmp_path / "papers", [
@@ -1078,7 +1080,7 @@ def test_documents_holding_the_query_as_a_phrase_come_before_scattered_words(tmp
     try:
         hits = e.search("label smoothing", "keyword", "page", 5).hits
         assert (hits[0].doc, hits[0].page) == (attention, 8)
-        e.options.doc_proximity = 0.0
+        e.config = e.config.updated({"keyword.doc_proximity": 0.0})
         hits = e.search("label smoothing", "keyword", "page", 5).hits
         assert [h.doc for h in hits].index(attention) == 3
     finally:
@@ -1092,7 +1094,7 @@ def test_a_term_lookups_pages_holding_it_as_a_phrase_are_one_more_list(consensus
     import re
 
     from pdftui.store.reader import read_pages
-    from pdftui.search.service import Engine
+    from pdftui.search.engine import Engine
 
     e = Engine(*consensus)
     try:
@@ -1101,12 +1103,12 @@ def test_a_term_lookups_pages_holding_it_as_a_phrase_are_one_more_list(consensus
         listed = [h for h in res.hits if any(a.arm.value == "phrase" for a in h.arms)]
         assert len(listed) >= 3
         for h in listed:
-            text = read_pages(e.db, e._cid_of(h.doc), [h.page])[h.page].text
+            text = read_pages(e.db, e.view.cid_of(h.doc), [h.page])[h.page].text
             assert re.search(r"state\s+machine", text, re.I), (h.doc, h.page)
         long = e.search("how does the replicated state machine apply commands", "hybrid",
                         "page", 10)
         assert long.weights.phrase is None
-        e.options.phrase_list = 0.0
+        e.config = e.config.updated({"pages.phrase": 0.0})
         off = e.search("state machine", "hybrid", "page", 10)
         assert off.weights.phrase is None
         assert not any(a.arm.value == "phrase" for h in off.hits for a in h.arms)
@@ -1127,13 +1129,13 @@ def test_a_term_lookup_shows_the_pages_saying_it_first_in_the_corpus(corpus_engi
         assert [h.doc for h in hits] == [dynamo] * 5
         first = e.search("frame skipping", "hybrid", "page", 5).hits[0]
         assert (first.doc, first.page) == (atari, 6)
-        e.options.phrase_list = 0.0
+        e.config = e.config.updated({"pages.phrase": 0.0})
         hits = e.search("consistent hashing", "hybrid", "page", 5).hits
         assert hits[1].doc != dynamo
         first = e.search("frame skipping", "hybrid", "page", 5).hits[0]
         assert first.doc != atari
     finally:
-        e.options.phrase_list = 0.5
+        e.config = e.config.updated({"pages.phrase": 0.5})
 
 
 def test_a_document_not_embedded_yet_is_not_outranked_for_lack_of_vectors(indexed, tmp_path):
@@ -1145,7 +1147,8 @@ def test_a_document_not_embedded_yet_is_not_outranked_for_lack_of_vectors(indexe
 
     from pdftui.store.database import Cache
     from pdftui.search.run import Arm
-    from pdftui.search.service import Engine, Options
+    from pdftui.search.config import RankingConfig
+    from pdftui.search.engine import Engine
 
     folder, cache, _service = indexed
     shutil.copytree(cache, tmp_path / "c")
@@ -1160,7 +1163,7 @@ def test_a_document_not_embedded_yet_is_not_outranked_for_lack_of_vectors(indexe
     q = "speaker verification equal error rate of the TDNN"
     firsts = {}
     for on in (True, False):
-        e = Engine(folder, tmp_path / "c", options=Options(stand_in=on))
+        e = Engine(folder, tmp_path / "c", config=RankingConfig().updated({"semantic.stand_in": on}))
         try:
             res = e.search(q, mode="hybrid")
         finally:
@@ -1177,20 +1180,20 @@ def test_a_term_lookup_leaves_the_folder_ranking_to_the_keyword_arm(indexed):
     """A query of at most three terms that one page holds all of ("equal error rate") is a
     term lookup: the semantic weight is x ``short_sem`` (.1) in a folder; a longer query,
     one no page holds whole, and a scope of a few documents keep it."""
-    from pdftui.search.service import Engine
+    from pdftui.search.engine import Engine
 
     folder, cache, _service = indexed
     e = Engine(folder, cache)
     try:
-        e.options.few_docs = 0   # the three papers as a folder
+        e.config = e.config.updated({"few_docs": 0})   # the three papers as a folder
         lookup = e.search("equal error rate", mode="hybrid").weights
         longer = e.search("equal error rate of speaker verification", mode="hybrid").weights
-        assert e.options.short_terms == 3 and e.options.short_sem == 0.1
+        assert e.config.short_terms == 3 and e.config.pages.short_semantic == 0.1
         assert lookup.semantic == pytest.approx(2.0 * lookup.semantic_confidence)
         assert lookup.semantic_confidence <= 0.1 < longer.semantic_confidence
         absent = e.search("equal error marmalade", mode="hybrid").weights   # no page has all
         assert absent.semantic_confidence > 0.1
-        e.options.few_docs = 3
+        e.config = e.config.updated({"few_docs": 3})
         scoped = e.search("equal error rate", mode="hybrid").weights
         assert scoped.semantic_confidence > 0.1
     finally:
@@ -1204,7 +1207,7 @@ def test_a_word_common_inside_a_chosen_scope_is_still_evidence(indexed):
     term counts; a query the scope does not hold stays weak. A small folder searched whole
     keeps the rule of rare words (tests/test_cli.py: "the results of the model" is weak
     over three papers)."""
-    from pdftui.search.service import Engine
+    from pdftui.search.engine import Engine
 
     folder, cache, _service = indexed
     ecapa = ["arxiv-2005.07143-ecapa-tdnn-speaker-verification.pdf"]

@@ -10,7 +10,7 @@ import pytest
 from pdftui import tables
 from pdftui.extract import extract_document
 from pdftui.index import index_folder
-from pdftui.search.service import Engine
+from pdftui.search.engine import Engine
 
 from .conftest import CORPUS, TRICKY
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from pdftui.search.service import Hit
+from pdftui.search.hits import Hit
 from pdftui.versions import fold_versions, other_versions, version_groups
 
 V5 = "arxiv-1706.03762v5-attention.pdf"

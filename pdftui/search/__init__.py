@@ -5,6 +5,7 @@ Public API: :class:`SearchService` (async ``search`` and blocking ``search_sync`
 fastembed.
 """
 
-from .service import Hit, SearchResult, SearchService
+from .hits import Hit, SearchResult
+from .service import SearchService
 
 __all__ = ["Hit", "SearchResult", "SearchService"]

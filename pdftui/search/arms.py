@@ -1,8 +1,9 @@
 """What each arm of one search found, as typed values (the search service fills them).
 
 :class:`KeywordArm` is the stage-1 keyword list (per-document BM25 ranks fused across
-documents, :func:`.keyword.fuse_arrays`) with each key's coverage of the query's rarity
-mass and the head-field list; :class:`SemanticArm` the semantic list (pages by cosine, or
+documents, :func:`.keyword.fuse_arrays`) with each key's share of the query's rarity
+mass (``rarity_share``) and the head-field list; :class:`SemanticArm` the semantic list
+(pages by cosine, or
 sections by their units and head units) with the document-level arm's ranks;
 :class:`Ranked` one query's arms, the fused :class:`.run.Run` and the weights in force.
 """
@@ -23,8 +24,8 @@ if TYPE_CHECKING:   # types only: nothing here runs numpy or SQLite
 @dataclass
 class KeywordArm:
     """``keys`` best first (the first ``depth``, or all for an identifier query in
-    keyword mode) with their stage-1 ``scores`` and ``coverage`` (share of the query's
-    rarity mass, in [0, 1]); ``best_coverage`` over every row; ``strength`` the keyword
+    keyword mode) with their stage-1 ``scores`` and ``rarity_share`` (share of the query's
+    rarity mass, in [0, 1]); ``best_rarity_share`` over every row; ``strength`` the keyword
     evidence (:func:`.evidence.keyword_strength`); ``fused`` / ``ranking`` the whole
     stage-1 list (ranks of shown hits beyond ``keys``); ``head`` the head-field list
     ``[((doc, 1), share)]``; ``named`` (section search) ``{content: query terms}`` of the
@@ -33,8 +34,8 @@ class KeywordArm:
 
     keys: list[Key] = field(default_factory=list)
     scores: list[float] = field(default_factory=list)
-    coverage: list[float] = field(default_factory=list)
-    best_coverage: float = 0.0
+    rarity_share: list[float] = field(default_factory=list)
+    best_rarity_share: float = 0.0
     strength: float = 0.0
     fused: "keyword.Fused | None" = None
     ranking: "keyword.Ranking | None" = None

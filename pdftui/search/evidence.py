@@ -30,9 +30,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-import numpy as np
-
-from .keyword import Ranking, Scope, _key_df, _lucene_idf, distinct, mask_sums
+from . import bm25, keyword
+from .keyword import Ranking, Scope, _key_df, distinct, mask_sums
 
 RARE_SHARE = 0.5
 KEYWORD_MIN = 0.8
@@ -74,7 +73,7 @@ def keyword_strength(ranking: Ranking, docs, few: int = 0) -> float:
         return 0.0
     sc = docs if isinstance(docs, Scope) else Scope.of(ranking, docs)
     df = _key_df(ranking, sc).tolist()
-    idf = _lucene_idf(n, np.array(df))
+    idf = bm25.idfs(n, df)
     total = math.fsum(idf[keys.index(str(t))] for t in ranking.terms) or 1.0
     rare = [w if d <= RARE_SHARE * n or n <= few else 0.0 for w, d in zip(idf, df)]
     return float(mask_sums(distinct(ranking.mask), rare).max()) / total
@@ -104,3 +103,18 @@ def judge(keyword: float | None, semantic: float | None, known: float = 1.0,
         (keyword is not None and keyword >= keyword_min) or
         (semantic is not None and semantic >= semantic_min))
     return Evidence(keyword, semantic, not strong, known)
+
+
+def known_share(q, kw) -> float:
+    """The share of the query's content words (letters, not common function words)
+    whose stem some page holds; identifiers count when some page holds them; 1.0 for
+    a query without such words. ``q`` a parsed :class:`.query.Query`, ``kw`` the
+    :class:`.keyword.KeywordIndex`."""
+    toks = [t for w in q.loose + q.phrases for t in keyword.tokenize(w, stem=False)
+            if t.isalpha() and t not in keyword.STOPWORDS]
+    n = len(toks) + len(q.identifiers)
+    if not n:
+        return 1.0
+    known = sum(1 for t in toks if (s := keyword.tokenize(t)) and kw.has_stem(s[0]))
+    known += sum(1 for i in q.identifiers if kw.has_ident(i))
+    return known / n

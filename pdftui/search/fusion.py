@@ -45,7 +45,7 @@ def rrf(lists: Sequence[Sequence[T]], k: int = K,
             if item in seen:
                 continue
             seen.add(item)
-            scores[item] = scores.get(item, 0.0) + w / (k + i)
+            scores[item] = scores.get(item, 0.0) + rrf_score(i, k, w)
     return scores
 
 
@@ -111,4 +111,4 @@ def fuse_per_document(per_doc: Mapping[Hashable, Sequence[T]],
             entries.append((rank, tuple(-x for x in dtb_t), tuple(-x for x in itb_t), pos,
                             item))
     entries.sort(key=lambda e: e[:4])
-    return [(e[4], 1.0 / (k + e[0])) for e in entries]
+    return [(e[4], rrf_score(e[0], k)) for e in entries]

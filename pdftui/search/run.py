@@ -23,6 +23,8 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 
+from .fusion import K, rrf_score
+
 Key = tuple[str, int]
 """``(doc, page)`` (page search) or ``(doc, section id)`` (section search)."""
 
@@ -55,7 +57,7 @@ class Contribution:
     rank: int
     weight: float
     score: float
-    k: int = 60
+    k: int = K
 
     def to_json(self) -> dict:
         """``{"arm", "rank", "weight", "score", "k"}`` (floats rounded to 6 places)."""
@@ -109,7 +111,7 @@ def _add(evidence: dict, key: Key, c: Contribution) -> None:
 
 
 def single(arm: Arm, keys: Sequence[Key], scores: Sequence[float] | None = None,
-           k: int = 60) -> Run:
+           k: int = K) -> Run:
     """The run of one arm alone (keyword or semantic mode): ``keys`` best first with
     ``scores`` (default ``1 / (k + rank)``); each key's contribution is its score."""
     out: dict[Key, float] = {}
@@ -117,13 +119,13 @@ def single(arm: Arm, keys: Sequence[Key], scores: Sequence[float] | None = None,
     for i, key in enumerate(keys, start=1):
         if key in out:
             continue
-        s = scores[i - 1] if scores is not None else 1.0 / (k + i)
+        s = scores[i - 1] if scores is not None else rrf_score(i, k)
         out[key] = s
-        ev[key] = (Contribution(arm, i, 1.0, s),)
+        ev[key] = (Contribution(arm, i, 1.0, s, k),)
     return Run(out, ev)
 
 
-def rrf(lists: Sequence[tuple[Arm, Sequence[Key], float]], k: int = 60) -> Run:
+def rrf(lists: Sequence[tuple[Arm, Sequence[Key], float]], k: int = K) -> Run:
     """Weighted RRF of ``[(arm, keys best first, weight)]``: each key scores the sum over
     the lists holding it of ``weight / (k + rank)`` (a key repeated in one list counts at
     its first place). Keys in the order first met, list by list."""
@@ -135,14 +137,14 @@ def rrf(lists: Sequence[tuple[Arm, Sequence[Key], float]], k: int = 60) -> Run:
             if key in seen:
                 continue
             seen.add(key)
-            s = w / (k + i)
+            s = rrf_score(i, k, w)
             scores[key] = scores.get(key, 0.0) + s
-            _add(ev, key, Contribution(arm, i, w, s))
+            _add(ev, key, Contribution(arm, i, w, s, k))
     return Run(scores, ev)
 
 
 def gate_keyword(run: Run, keys: Sequence[Key], coverage: Sequence[float], weight: float,
-                 power: float, k: int = 60) -> Run:
+                 power: float, k: int = K) -> Run:
     """The keyword coverage gate: each keyword contribution ``weight / (k + rank)`` of
     ``run`` is scaled by ``coverage ** power``, coverage being that key's share of the
     query's rarity mass (:func:`.keyword.row_coverage`): a page matching only the common
@@ -156,14 +158,14 @@ def gate_keyword(run: Run, keys: Sequence[Key], coverage: Sequence[float], weigh
             continue
         seen.add(key)
         g = c ** power
-        scores[key] -= weight * (1.0 - g) / (k + i)
-        ev[key] = tuple(Contribution(x.arm, x.rank, weight * g, weight * g / (k + i))
+        scores[key] -= rrf_score(i, k, weight * (1.0 - g))
+        ev[key] = tuple(Contribution(x.arm, x.rank, weight * g, rrf_score(i, k, weight * g), k)
                         if x.arm is Arm.KEYWORD else x for x in ev.get(key, ()))
     return run._with(scores, ev)
 
 
 def add_stand_in(run: Run, keys: Sequence[Key], pending: Collection[str], weight: float,
-                 k: int = 60) -> Run:
+                 k: int = K) -> Run:
     """Stand in for the semantic arm where it cannot speak: each key of the keyword list
     ``keys`` (best first) whose document is ``pending`` (not embedded yet, so absent from
     the semantic list) gains ``weight / (k + its keyword rank)``, ungated like the semantic
@@ -182,12 +184,13 @@ def add_stand_in(run: Run, keys: Sequence[Key], pending: Collection[str], weight
         if key in seen or key[0] not in pending:
             continue
         seen.add(key)
-        scores[key] = scores.get(key, 0.0) + weight / (k + i)
-        _add(ev, key, Contribution(Arm.STAND_IN, i, weight, weight / (k + i), k))
+        s = rrf_score(i, k, weight)
+        scores[key] = scores.get(key, 0.0) + s
+        _add(ev, key, Contribution(Arm.STAND_IN, i, weight, s, k))
     return run._with(scores, ev)
 
 
-def add_phrase(run: Run, keys: Sequence[Key], weight: float, k: int = 60) -> Run:
+def add_phrase(run: Run, keys: Sequence[Key], weight: float, k: int = K) -> Run:
     """The pages holding a term lookup's words as a phrase (``keys``, best first: their
     keyword order) as one more list: the key at place r gains ``weight / (k + r)``; a key
     no other arm listed joins the run. Returns the run best first (stable)."""
@@ -196,12 +199,13 @@ def add_phrase(run: Run, keys: Sequence[Key], weight: float, k: int = 60) -> Run
     scores = dict(run.scores)
     ev = dict(run.evidence)
     for r, key in enumerate(keys, start=1):
-        scores[key] = scores.get(key, 0.0) + weight / (k + r)
-        _add(ev, key, Contribution(Arm.PHRASE, r, weight, weight / (k + r), k))
+        s = rrf_score(r, k, weight)
+        scores[key] = scores.get(key, 0.0) + s
+        _add(ev, key, Contribution(Arm.PHRASE, r, weight, s, k))
     return _resorted(run, scores, ev)
 
 
-def add_titled(run: Run, keys: Sequence[Key], weight: float, k: int = 60) -> Run:
+def add_titled(run: Run, keys: Sequence[Key], weight: float, k: int = K) -> Run:
     """Sections whose title states the query (``keys``, in ``run``'s order, which must be
     best first) as one more list: the key at place r gains ``weight / (k + r)``. Returns
     the run best first (stable)."""
@@ -210,13 +214,14 @@ def add_titled(run: Run, keys: Sequence[Key], weight: float, k: int = 60) -> Run
     scores = dict(run.scores)
     ev = dict(run.evidence)
     for r, key in enumerate(keys, start=1):
-        scores[key] += weight / (k + r)
-        _add(ev, key, Contribution(Arm.TITLE, r, weight, weight / (k + r), k))
+        s = rrf_score(r, k, weight)
+        scores[key] += s
+        _add(ev, key, Contribution(Arm.TITLE, r, weight, s, k))
     return _resorted(run, scores, ev)
 
 
 def add_head(run: Run, head: Sequence[tuple[Key, float]], weight: float,
-             k: int = 60) -> Run:
+             k: int = K) -> Run:
     """Add the head-field list ``[(key, share)]`` (best first): ``weight x share^2 /
     (k + rank)`` per listed key (a head holding all the query's rare words counts fully);
     a key no other arm listed joins the run."""
@@ -224,12 +229,13 @@ def add_head(run: Run, head: Sequence[tuple[Key, float]], weight: float,
     ev = dict(run.evidence)
     for i, (key, share) in enumerate(head, start=1):
         w = weight * share * share
-        scores[key] = scores.get(key, 0.0) + w / (k + i)
-        _add(ev, key, Contribution(Arm.HEAD, i, w, w / (k + i)))
+        s = rrf_score(i, k, w)
+        scores[key] = scores.get(key, 0.0) + s
+        _add(ev, key, Contribution(Arm.HEAD, i, w, s, k))
     return run._with(scores, ev)
 
 
-def add_named(run: Run, shares: Mapping[str, float], weight: float, k: int = 60) -> Run:
+def add_named(run: Run, shares: Mapping[str, float], weight: float, k: int = K) -> Run:
     """Sections of the documents a query names (``{doc: share}``, the share of the query's
     rarity mass the document's head holds, as the head field's): each named document's
     keys, in ``run``'s order (which must be best first), are one list of their own, a key
@@ -247,12 +253,13 @@ def add_named(run: Run, shares: Mapping[str, float], weight: float, k: int = 60)
             continue
         r = place[key[0]] = place.get(key[0], 0) + 1
         w = weight * share * share
-        scores[key] += w / (k + r)
-        _add(ev, key, Contribution(Arm.NAMED, r, w, w / (k + r), k))
+        s = rrf_score(r, k, w)
+        scores[key] += s
+        _add(ev, key, Contribution(Arm.NAMED, r, w, s, k))
     return _resorted(run, scores, ev)
 
 
-def add_passages(run: Run, shares: Mapping[Key, float], weight: float, k: int = 60) -> Run:
+def add_passages(run: Run, shares: Mapping[Key, float], weight: float, k: int = K) -> Run:
     """Reorder each document's listed sections by their best passage: ``shares`` ``{key:
     share of the query's rarity mass its best passage holds}`` (the first hits of ``run``,
     :func:`.passages.best_share`); the keys of one document (two or more listed) are
@@ -273,14 +280,14 @@ def add_passages(run: Run, shares: Mapping[Key, float], weight: float, k: int = 
             share = shares[key]
             if share <= 0:
                 continue
-            s = weight * share * share / (k + r)
+            s = rrf_score(r, k, weight * share * share)
             scores[key] += s * math.prod(f.factor for f in run.factors.get(key, ()))
             _add(ev, key, Contribution(Arm.PASSAGE, r, weight * share * share, s, k))
     return _resorted(run, scores, ev)
 
 
 def add_document_arm(run: Run, rank_of: Callable[[str], int | None], weight: float,
-                     k: int = 60) -> Run:
+                     k: int = K) -> Run:
     """Add the document-level arm: ``weight / (k + the document's rank)`` to every key of
     ``run`` whose document ``rank_of`` ranks (it only adds to keys another arm listed)."""
     scores = dict(run.scores)
@@ -288,8 +295,9 @@ def add_document_arm(run: Run, rank_of: Callable[[str], int | None], weight: flo
     for key in scores:
         r = rank_of(key[0])
         if r:
-            scores[key] += weight / (k + r)
-            _add(ev, key, Contribution(Arm.DOCUMENT, r, weight, weight / (k + r)))
+            s = rrf_score(r, k, weight)
+            scores[key] += s
+            _add(ev, key, Contribution(Arm.DOCUMENT, r, weight, s, k))
     return run._with(scores, ev)
 
 
@@ -401,7 +409,7 @@ def add_document_order(run: Run, weight: float, k: int) -> Run:
     ev = dict(run.evidence)
     for key in scores:
         r = place[key[0]]
-        s = weight / (k + r)
+        s = rrf_score(r, k, weight)
         scores[key] += s * math.prod(f.factor for f in run.factors.get(key, ()))
         _add(ev, key, Contribution(Arm.DOCUMENT_ORDER, r, weight, s, k))
     return _resorted(run, scores, ev)
@@ -492,10 +500,10 @@ class Weights:
     ``keyword``: the keyword list's RRF weight before the coverage gate, which scales each
     keyword contribution by the key's coverage ** ``coverage_power``; ``semantic``: the
     semantic list's weight after ``semantic_confidence`` (its multiplier: 1 unless the
-    semantic list is flat and some page holds every rare word, times ``short_sem`` for a
+    semantic list is flat and some page holds every rare word, times ``pages.short_semantic`` for a
     term lookup of a few words one page holds); ``first_unit_weight``: the
     page-head share A of a page's cosine; ``document``: the document-level arm's weight
-    (``doc_arm`` x (1 - the best keyword coverage)); ``head``: the head field's weight
+    (``pages.document`` x (1 - the best keyword coverage)); ``head``: the head field's weight
     before its share^2; ``section_head``: the section head list's weight; ``reference``:
     the factor of a reference-list page; ``few``: the scope was searched as one document
     set (no gate, document arm, head field or page-head blend); ``subsections``: the

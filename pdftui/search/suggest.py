@@ -15,9 +15,12 @@ similar length at once with numpy (one dynamic-programming row per query charact
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+
+from . import keyword
 
 MAX_DISTANCE = 2
 EDIT_COST = 0.01
@@ -102,3 +105,28 @@ def suggest(word: str, vocab: Vocabulary, n: int = MAX_SUGGESTIONS,
           -int(d[i]), vocab.words[near[i]]) for i in ok),
         key=lambda x: (-x[0], -x[1], x[2]))
     return [s[2] for s in scored[:n]]
+
+
+def query_suggestions(q, kw, vocabulary: Callable[[], Vocabulary]
+                      ) -> tuple[dict[str, list[str]], list[str]]:
+    """``({word: [closest indexed words]}, [unknown words])``: the words of the parsed
+    query ``q`` (3+ letters, not a prefix, not a common function word) whose stem no page
+    of the keyword index ``kw`` holds, and the suggestions found for them in
+    ``vocabulary()`` (called only when some word is unknown)."""
+    out: dict[str, list[str]] = {}
+    unknown: list[str] = []
+    for w in q.loose + q.phrases:
+        if w.endswith("*"):
+            continue
+        for tok in keyword.tokenize(w, stem=False):
+            if tok in unknown or len(tok) < MIN_LEN or not tok.isalpha() \
+                    or tok in keyword.STOPWORDS:
+                continue
+            stems = keyword.tokenize(tok)
+            if not stems or kw.has_stem(stems[0]):
+                continue
+            unknown.append(tok)
+            got = suggest(tok, vocabulary())
+            if got:
+                out[tok] = got
+    return out, unknown

@@ -31,7 +31,7 @@ from .render import coverage_line, highlight, literal, terms_pattern, unique_nam
 from .results_pane import hit_section, hit_where, leaf_first, short_doc
 
 if TYPE_CHECKING:
-    from ..search.service import Hit, SearchResult
+    from ..search.hits import Hit, SearchResult
 
 MODES = ("keyword", "semantic", "hybrid")
 

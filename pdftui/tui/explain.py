@@ -4,7 +4,7 @@ Reads the hit's ``arms`` (each arm's rank, weight in force and contribution
 ``weight / (k + rank)``), its ``factors`` (reference-page demotion, identifier pin, a place
 among the first hits kept for another document) and the search's weights in force
 (:class:`pdftui.search.run.Weights`), all from the typed
-:class:`~pdftui.search.service.SearchResult`; plain strings, no markup (callers wrap them in
+:class:`~pdftui.search.hits.SearchResult`; plain strings, no markup (callers wrap them in
 ``Text``). Numbers are rounded to 6 places first, as the JSON answer gives them.
 """
 
@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from ..search.run import Weights
-    from ..search.service import Hit
+    from ..search.hits import Hit
 
 ARM_NAMES = {"keyword": "keyword", "semantic": "semantic", "section_head": "heading",
              "head": "byline", "document": "document", "subsections": "subsections",

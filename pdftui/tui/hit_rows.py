@@ -3,7 +3,7 @@ near-duplicate versions of one paper (arXiv v5 / v7, two copies of one title) co
 
 Which documents are versions of one paper and which hits fold together is
 :mod:`pdftui.versions` (shared with ``pdftui search``); this module lays those out as the
-results pane's rows. Pure functions over the hits (:class:`pdftui.search.service.Hit`)
+results pane's rows. Pure functions over the hits (:class:`pdftui.search.hits.Hit`)
 (no Textual), so the results pane only draws what :func:`flat_rows` /
 :func:`grouped_rows` return.
 """
@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from ..versions import VersionGroups, fold_versions
 
 if TYPE_CHECKING:
-    from ..search.service import Hit
+    from ..search.hits import Hit
 
 #: Hits shown beneath a document in the grouped view until it is expanded.
 BEST_PAGES = 3

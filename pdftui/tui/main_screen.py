@@ -50,7 +50,7 @@ from .triage_controller import TriageController
 if TYPE_CHECKING:
     from textual.events import Blur
 
-    from ..search.service import Hit
+    from ..search.hits import Hit
     from ..triage.store import Session
     from .app import PdftuiApp
     from .data import TriageGate

@@ -16,7 +16,7 @@ from textual.message import Message
 if TYPE_CHECKING:   # the service, the indexer (and numpy) load when used, not with the UI
     from ..index.report import IndexSummary, Progress
     from ..library import DocumentInfo
-    from ..search.service import Hit, SearchResult
+    from ..search.hits import Hit, SearchResult
     from ..triage.store import DocTriage, Session
     from ..versions import VersionGroups
 

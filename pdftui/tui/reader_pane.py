@@ -43,7 +43,7 @@ from .results_pane import short_section
 from .render import highlight, literal, page_ref
 
 if TYPE_CHECKING:
-    from ..search.service import Hit
+    from ..search.hits import Hit
 
 
 

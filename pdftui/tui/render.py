@@ -16,7 +16,7 @@ from rich.text import Text
 from ..text import clean_text
 
 if TYPE_CHECKING:
-    from ..search.service import SearchResult
+    from ..search.hits import SearchResult
 
 #: Style of a query term inside shown text (reverse works without colour too).
 TERM_STYLE = "bold reverse"
@@ -84,7 +84,7 @@ def page_ref(page: int | None, label: str | None) -> str:
 def searched_parts(coverage: dict, mode: str, scope: str = "") -> list[str]:
     """["searched 4 of 105", "doc:attention", "semantic 4 of 4"] (then "scope: marked keep"
     after the field when ``scope`` is given): the documents a search
-    covered, from its ``coverage`` (:meth:`pdftui.search.service.Engine.coverage`, tolerant
+    covered, from its ``coverage`` (:meth:`pdftui.search.engine.Engine.coverage`, tolerant
     of keys missing). A query field (``doc:``, ``year:``...) narrows "searched" to the
     documents it admitted and is named; ``scope`` ("scope: marked keep") names a scope
     the caller chose, whose size is already the total. Semantic coverage inside a field
@@ -141,7 +141,7 @@ def field_note_removed(note: str, coverage: dict) -> str:
 
 def coverage_line(result: SearchResult, show_timings: bool = True, scope: str = "") -> str:
     """"searched 98 of 105 · semantic 60 of 105 · 2 skipped · hybrid · 12 ms" from a
-    :class:`~pdftui.search.service.SearchResult` (tolerant of coverage keys missing); the
+    :class:`~pdftui.search.hits.SearchResult` (tolerant of coverage keys missing); the
     first part is :func:`searched_text` (a query field or ``scope`` named); a note ("no
     document holds a query word: semantic hits only") follows on a second line."""
     cov = result.coverage or {}

@@ -4,7 +4,7 @@ Columns: fused rank, document, page (with its printed label), section path, keyw
 semantic rank, score (the fused score; in semantic mode the page's cosine). The detail
 of a hybrid hit says what each arm added to its score (:mod:`.explain`). The coverage line sits above the table; the highlighted hit's
 excerpt is shown in full below it, with the query's words highlighted. It shows a typed
-:class:`~pdftui.search.service.SearchResult` and posts its :class:`~pdftui.search.service.Hit`
+:class:`~pdftui.search.hits.SearchResult` and posts its :class:`~pdftui.search.hits.Hit`
 objects.
 """
 
@@ -28,7 +28,7 @@ from .messages import HitHighlighted, OpenHit, PaneFocused
 from .render import coverage_line, highlight, literal, page_ref, terms_pattern
 
 if TYPE_CHECKING:
-    from ..search.service import Hit, SearchResult
+    from ..search.hits import Hit, SearchResult
 
 #: Fixed column widths: rank, mark, page, kw, sem, score (document and section share the
 #: rest); the score column goes below :data:`SCORE_MIN_WIDTH` columns.

@@ -579,7 +579,7 @@ def test_keymap_remap_shows_in_help_and_palette(make_app):
 
 
 def test_stale_result_is_never_shown(make_app):
-    from pdftui.search.service import SearchResult
+    from pdftui.search.hits import SearchResult
     from pdftui.tui.messages import SearchDone, SearchRequest
 
     async def go():
@@ -1046,7 +1046,7 @@ def test_compare_view_explains_the_fusion_and_fills_the_screen(make_app):
 
 
 def test_rank_parts_name_ranks_beyond_the_rows_shown():
-    from pdftui.search.service import Hit
+    from pdftui.search.hits import Hit
     from pdftui.tui.compare_view import rank_parts
 
     hy = Hit(2, "a.pdf", 1, "1", 0.03, 14, None, "")
@@ -1058,7 +1058,7 @@ def test_rank_parts_name_ranks_beyond_the_rows_shown():
 
 def test_explain_lines_from_real_search_json():
     from pdftui.search.run import Arm, Contribution, Factor, Weights
-    from pdftui.search.service import Hit
+    from pdftui.search.hits import Hit
     from pdftui.tui.explain import arms_line, weights_line
 
     arms = (Contribution(Arm.KEYWORD, 3, 0.25, 0.25 / 63),

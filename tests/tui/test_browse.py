@@ -7,7 +7,7 @@ from types import SimpleNamespace
 
 from pdftui.tui.corpus_pane import (CorpusPane, DocList, doc_columns, sort_documents,
                                     title_keys)
-from pdftui.search.service import Hit, SearchResult
+from pdftui.search.hits import Hit, SearchResult
 from pdftui.tui.hit_rows import flat_rows, grouped_rows
 from pdftui.versions import version_groups
 from pdftui.tui.reader_pane import ReaderPane

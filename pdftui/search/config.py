@@ -1,0 +1,239 @@
+"""The ranking configuration: every constant the search uses, each fixed by measurement
+(bench/quality.py; the figures are in bench/README.md), in one frozen
+:class:`RankingConfig` nested per stage. RRF contributions are ``weight / (k + rank)``,
+ranks 1-based; weights, shares and thresholds are plain numbers.
+
+:meth:`RankingConfig.updated` returns a copy with fields changed by dotted path
+(``{"sections.opening_weight": 0.7}``), as ``bench/quality.py --set`` passes them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import evidence, fusion, keyword
+
+
+@dataclass(frozen=True)
+class KeywordConfig:
+    """The keyword arm (stage 1: per-document BM25 ranks fused across documents)."""
+
+    #: Section BM25: weight of a title occurrence.
+    title_weight: float = keyword.TITLE_WEIGHT
+    #: Stage 1: weight of the document list (BM25 over documents as units) next to the
+    #: page ranks.
+    doc_weight: float = 1.0
+    #: A row holding two consecutive query terms within ``proximity_window`` tokens gains
+    #: this x idf.
+    proximity: float = 2.0
+    #: Tokens within which two consecutive query terms count as near (``proximity``).
+    proximity_window: int = 3
+    #: Documents are compared by BM25 with each near pair as one more term (its tf: the
+    #: rows holding it) x this.
+    doc_proximity: float = 0.5
+    #: Hybrid: each keyword contribution x the key's coverage (share of the query's rarity
+    #: mass) ** this: the keyword coverage gate.
+    coverage_power: float = 2.0
+
+
+@dataclass(frozen=True)
+class SemanticConfig:
+    """The semantic arm and its place in hybrid fusion."""
+
+    #: Hybrid: semantic list weight (pages; section units).
+    weight: float = 2.0
+    #: Page cosine: first-unit weight A at query coverage 1 ...
+    adapt_lo: float = 0.1
+    #: ... and at query coverage 0 (linear between).
+    adapt_hi: float = 0.7
+    #: Hybrid pages of a folder: a page's cosine plus this x its document's best unit
+    #: cosine.
+    doc_context: float = 0.25
+    #: Hybrid: semantic weight lost when the semantic list is flat and some page holds
+    #: every rare word.
+    conf_loss: float = 0.75
+    #: Flatness: the cosine gap top-1 .. 100th at which the semantic list is no
+    #: evidence ...
+    gap_lo: float = 0.10
+    #: ... and full evidence.
+    gap_hi: float = 0.25
+    #: Hybrid, documents not embedded yet: their keyword ranks stand in for the semantic
+    #: arm (:func:`.run.add_stand_in`).
+    stand_in: bool = True
+
+
+@dataclass(frozen=True)
+class PagesConfig:
+    """Hybrid page search: the lists fused besides the two arms, and the finish."""
+
+    #: Keyword list weight.
+    keyword_weight: float = 1.0
+    #: Document-level head-vector arm, x (1 - the query's best keyword coverage).
+    document: float = 0.5
+    #: Weight of the head-field list (documents whose title / byline holds the query's
+    #: rare words), before its share^2.
+    head: float = 1.0
+    #: A document enters the head-field list when its head holds at least this share of
+    #: the query's rarity mass.
+    head_share: float = 0.5
+    #: Score factor of a reference-list page for a query that does not ask for citations.
+    reference: float = 0.9
+    #: A folder's pages: the document both arms rank first leads (:func:`.run.agreed_first`).
+    arms_agree: bool = True
+    #: The documents in order of their best page as one more RRF list, at this weight ...
+    document_order: float = 0.18
+    #: ... over this RRF constant: the first document's pages gain weight / (k + 1).
+    document_order_k: int = 10
+    #: A term lookup (see ``RankingConfig.short_terms``): semantic weight x this.
+    short_semantic: float = 0.1
+    #: A term lookup's query terms must all be on one page: its best coverage at least
+    #: this.
+    lookup_coverage: float = 0.999
+    #: A term lookup's pages holding it as a phrase are one more list, at this weight.
+    phrase: float = 0.5
+    #: The first ``first_places`` hits hold the best page of the first this many documents.
+    first_documents: int = 4
+    #: See ``first_documents``.
+    first_places: int = 10
+
+
+@dataclass(frozen=True)
+class SectionsConfig:
+    """Hybrid section search: the lists fused besides the two arms, and the finish."""
+
+    #: Keyword list weight.
+    keyword_weight: float = 1.0
+    #: Section head unit list weight.
+    head_weight: float = 1.0
+    #: A section collects this x the sum of its 3 best subsections' scores ...
+    subsection_share: float = 0.2
+    #: ... when at least this many of them are among the first ``subsection_depth`` hits ...
+    subsection_min: int = 3
+    #: ... (the places looked at, at most) ...
+    subsection_depth: int = 30
+    #: ... and it is at least this deep (not a chapter) ...
+    subsection_level: int = 2
+    #: ... and passes its best one when that leads the next two by at most this share of
+    #: the score range of the places looked at (evidence spread out).
+    subsection_spread: float = 0.55
+    #: The places looked at: at most this share of the sections searched (3,753 in the
+    #: corpus: 30).
+    subsection_scope: float = 0.01
+    #: Score factor of a section starting in its document's opening (its first
+    #: HEAD_UNITS units: title, abstract, introduction's start) that is its first section
+    #: or titled as a summary.
+    opening_weight: float = 0.75
+    #: Sections of a document the query names: its name counts as held (coverage), and
+    #: their cosines are read against the query without it.
+    named_docs: bool = True
+    #: ... and they are one more list, in their fused order, at this x share^2 / (k + place).
+    named: float = 1.0
+    #: A document is named by a query term at most this share of the texts searched hold
+    #: (or ``keyword_arm.NAME_MIN_DOCS``) ...
+    name_df: float = 0.1
+    #: ... whose head holds at least this share of the query's rarity mass.
+    name_share: float = 0.2
+    #: Named sections' units: the better of the cosines with and without the naming words.
+    named_max: bool = True
+    #: Weight of the list of sections whose title holds the query terms its document's
+    #: head does not ...
+    title: float = 1.0
+    #: ... among the first this many fused places ...
+    title_places: int = 30
+    #: ... at least this share of them (and two).
+    title_share: float = 0.5
+    #: The first ``passage_places`` hits of a document reordered by their best passage
+    #: (two blocks): this x share^2 / (k + place by share).
+    passages: float = 0.1
+    #: See ``passages``.
+    passage_places: int = 10
+    #: Score factor of a section titled "Related Work" (not for a term lookup).
+    related: float = 0.75
+    #: Score factor of a section titled as a reference list.
+    reference: float = 0.5
+
+
+@dataclass(frozen=True)
+class EvidenceConfig:
+    """The weak-answer verdict (:func:`.evidence.judge`)."""
+
+    #: Weak answer: keyword evidence under this ...
+    keyword: float = evidence.KEYWORD_MIN
+    #: ... and semantic evidence under this ...
+    semantic: float = evidence.SEMANTIC_MIN
+    #: ... or fewer query words in the index than this share.
+    known: float = evidence.KNOWN_MIN
+    #: Keyword mode's own keyword threshold.
+    keyword_alone: float = evidence.KEYWORD_ALONE_MIN
+
+
+@dataclass(frozen=True)
+class RankingConfig:
+    """Every ranking constant, per stage."""
+
+    #: Stage-2 RRF constant (every list fused after stage 1).
+    k: int = fusion.K
+    #: Arm list depth fed to stage-2 fusion.
+    depth: int = 100
+    #: A scope of at most this many documents is searched as one: no document-level arm,
+    #: no head field, no coverage gate, no page-head blend.
+    few_docs: int = 3
+    #: A term lookup is a query of at most this many terms some page holds all of
+    #: ("frame skipping"); related work is not demoted for one.
+    short_terms: int = 3
+    #: The keyword arm.
+    keyword: KeywordConfig = field(default_factory=KeywordConfig)
+    #: The semantic arm.
+    semantic: SemanticConfig = field(default_factory=SemanticConfig)
+    #: Hybrid page search.
+    pages: PagesConfig = field(default_factory=PagesConfig)
+    #: Hybrid section search.
+    sections: SectionsConfig = field(default_factory=SectionsConfig)
+    #: The weak-answer verdict.
+    evidence: EvidenceConfig = field(default_factory=EvidenceConfig)
+
+    def updated(self, changes: Mapping[str, Any]) -> "RankingConfig":
+        """A copy with each ``{dotted path: value}`` of ``changes`` set ("k",
+        "sections.opening_weight"); AttributeError names a path that does not exist."""
+        out = self
+        for path, value in changes.items():
+            out = _replace(out, path.split("."), value)
+        return out
+
+    def get(self, path: str) -> Any:
+        """The value at a dotted path (AttributeError when it does not exist)."""
+        got: Any = self
+        for part in path.split("."):
+            if not dataclasses.is_dataclass(got) or part not in _names(got):
+                raise AttributeError(f"no ranking setting {path!r}")
+            got = getattr(got, part)
+        return got
+
+    def flat(self) -> dict[str, Any]:
+        """``{dotted path: value}`` of every setting, in declaration order."""
+        return dict(_walk(self, ""))
+
+
+def _names(obj) -> set[str]:
+    return {f.name for f in dataclasses.fields(obj)}
+
+
+def _replace(obj, parts: list[str], value):
+    if not dataclasses.is_dataclass(obj) or parts[0] not in _names(obj):
+        raise AttributeError(f"no ranking setting {'.'.join(parts)!r}")
+    if len(parts) == 1:
+        return dataclasses.replace(obj, **{parts[0]: value})
+    return dataclasses.replace(obj, **{parts[0]: _replace(getattr(obj, parts[0]),
+                                                          parts[1:], value)})
+
+
+def _walk(obj, prefix: str) -> Iterator[tuple[str, Any]]:
+    for f in dataclasses.fields(obj):
+        v = getattr(obj, f.name)
+        if dataclasses.is_dataclass(v):
+            yield from _walk(v, f"{prefix}{f.name}.")
+        else:
+            yield f"{prefix}{f.name}", v
