@@ -58,7 +58,8 @@ async def shoot(folder, cache_dir, out: Path, name: str, size, steps, text: bool
 
     app = PdftuiApp(folder, cache_dir=cache_dir, watch=False, show_timings=False)
     async with app.run_test(size=size) as pilot:
-        await until(pilot, lambda: app.documents and not app._indexing)
+        folder = app.main_screen.folder
+        await until(pilot, lambda: folder.documents and not folder.indexing)
         await steps(pilot)
         await pilot.pause(0.2)
         app.save_screenshot(f"{name}.svg", str(out))
@@ -70,7 +71,7 @@ async def shoot(folder, cache_dir, out: Path, name: str, size, steps, text: bool
 async def typed(pilot) -> None:
     app = pilot.app
     await pilot.press(*QUERY, "enter")
-    await until(pilot, lambda: app.shown_key == app.search_key())
+    await until(pilot, lambda: app.main_screen.shown_key == app.main_screen.search_key())
 
 
 async def reader(pilot) -> None:
