@@ -195,7 +195,7 @@ def child_paint(cache: Path) -> dict:
         app = PdftuiApp(_root(cache), cache, index=False, watch=False)
         async with app.run_test(size=(160, 48)) as pilot:
             lst = app.query_one(CorpusPane).query_one(DocList)   # an OptionList before
-            while not (app.main_screen.folder.documents and lst.option_count):     # the virtual list
+            while not (app.main_screen.folder.documents and lst.option_count):  # virtual list
                 await pilot.pause(0.005)
                 if time.monotonic() - t0 > 120:
                     break
@@ -203,8 +203,8 @@ def child_paint(cache: Path) -> dict:
             shown, shown_cpu = time.monotonic() - t0, time.process_time() - c0
             await pilot.pause()    # then until the process is idle (up to 1 s more)
             paint, paint_cpu = time.monotonic() - t0, time.process_time() - c0
-            docs = app.main_screen.folder.documents
-            while lst.option_count < len(docs) and time.monotonic() - t0 < 300:
+            folder = app.main_screen.folder
+            while lst.option_count < len(folder.documents) and time.monotonic() - t0 < 300:
                 await pilot.pause(0.01)
             return shown, paint, time.monotonic() - t0, shown_cpu, paint_cpu
 
