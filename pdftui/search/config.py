@@ -1,5 +1,5 @@
 """The ranking configuration: every constant the search uses, each fixed by measurement
-(bench/quality.py; the figures are in bench/README.md), in one frozen
+(bench/quality.py; what each is worth: docs/ranking.md), in one frozen
 :class:`RankingConfig` nested per stage. RRF contributions are ``weight / (k + rank)``,
 ranks 1-based; weights, shares and thresholds are plain numbers.
 

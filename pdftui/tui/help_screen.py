@@ -11,12 +11,24 @@ from textual.widgets import Static
 
 from .actions import bindings
 
-INTRO = (
-    "Each hit shows its fused rank (#), keyword rank (kw) and semantic rank (sem). Hybrid "
-    "is weighted rank fusion, a sum of w/(60+rank): keyword x coverage², semantic x2, a "
-    "document arm, reference lists x0.9; the hit detail and compare show each share. "
-    "Semantic mode scores by cosine."
-)
+_POWERS = {1.0: "", 2.0: "²", 3.0: "³"}
+
+
+def intro() -> str:
+    """The help's first paragraph, its weights read from the ranking configuration
+    (:class:`pdftui.search.config.RankingConfig`, imported here so the UI loads it only
+    when the help opens)."""
+    from ..search.config import RankingConfig
+
+    c = RankingConfig()
+    power = _POWERS.get(c.keyword.coverage_power, f"^{c.keyword.coverage_power:g}")
+    return (
+        "Each hit shows its fused rank (#), keyword rank (kw) and semantic rank (sem). Hybrid "
+        f"is weighted rank fusion, a sum of w/({c.k}+rank): keyword x coverage{power}, "
+        f"semantic x{c.semantic.weight:g}, a document arm, reference lists "
+        f"x{c.pages.reference:g}; the hit detail and compare show each share. "
+        "Semantic mode scores by cosine."
+    )
 
 
 class HelpScreen(ModalScreen[None]):
@@ -40,7 +52,7 @@ class HelpScreen(ModalScreen[None]):
         with VerticalScroll(id="help-box") as box:
             box.border_title = "pdftui keys"
             box.border_subtitle = "Esc closes"
-            yield Static(Text(INTRO), id="help-intro")
+            yield Static(Text(intro()), id="help-intro")
             yield Static(table, id="help-keys")
 
     def on_mount(self) -> None:
