@@ -10,9 +10,10 @@ compounds and phrases need, come from the ``pages_fts_instance`` /
 matches every indexed term in ``['fin', 'fio')``, counted as one term, as FTS5 does.
 
 Scoring is Okapi BM25 (Robertson & Spärck Jones; Robertson & Zaragoza, "The Probabilistic
-Relevance Framework: BM25 and Beyond", 2009) in the exact form of SQLite FTS5's ``bm25()``::
+Relevance Framework: BM25 and Beyond", 2009) in the form of SQLite FTS5's ``bm25()`` with
+Lucene's always-positive idf (:mod:`pdftui.search.bm25`)::
 
-    idf(t)   = ln((N - df + 0.5) / (df + 0.5)), replaced by 1e-6 when <= 0
+    idf(t)   = ln(1 + (N - df + 0.5) / (df + 0.5))
     score(p) = sum_t idf(t) * tf * (k1 + 1) / (tf + k1 * (1 - b + b * dl / avgdl))
 
 with k1 = 1.2, b = 0.75, and DOCUMENT-LOCAL statistics: N = the document's pages, df = its
@@ -567,23 +568,23 @@ def _rarity(masks: np.ndarray, n_keys: int) -> tuple[np.ndarray, list[float]]:
     return mask_sums(masks, w), w
 
 
-def doc_order_array(ranking: Ranking, docs, signal: str = "bm25") -> np.ndarray:
-    """Indexes (into the scope's names) of the documents that matched, best first by
-    ``signal`` (see :func:`doc_order`)."""
+def doc_order_array(ranking: Ranking, docs) -> np.ndarray:
+    """Indexes (into the scope's names) of the documents that matched, best first (see
+    :func:`doc_order`)."""
     sc = _scope(ranking, docs)
     hit = np.flatnonzero(sc.row >= 0)
     if not len(hit):
         return hit
     cov, _w = _rarity(ranking.doc_mask[sc.row[hit]], len(ranking.keys))
-    sig = cov if signal == "coverage" else doc_bm25_array(ranking, sc)[hit]
+    sig = doc_bm25_array(ranking, sc)[hit]
     return hit[np.lexsort((hit, sc.content[hit], -cov, -sig))]
 
 
-def doc_order(ranking: Ranking, docs: dict[str, int], signal: str = "bm25") -> list[str]:
-    """Documents that matched, best first by ``signal``: "bm25" (:func:`doc_bm25`) or
-    "coverage" (:func:`fusion.rarity_coverage`); ties by coverage, then content id."""
+def doc_order(ranking: Ranking, docs: dict[str, int]) -> list[str]:
+    """Documents that matched, best first by :func:`doc_bm25`; ties by
+    :func:`fusion.rarity_coverage`, then content id."""
     names = list(docs)
-    return [names[i] for i in doc_order_array(ranking, docs, signal).tolist()]
+    return [names[i] for i in doc_order_array(ranking, docs).tolist()]
 
 
 @dataclass
@@ -601,8 +602,7 @@ class Fused:
 
 
 def fuse_arrays(ranking: Ranking, docs, tiebreak: str = "page_coverage",
-                scheme: str = "doc_rrf", doc_signal: str = "bm25", doc_weight: float = 1.0,
-                doc_k: int = fusion.K) -> Fused:
+                doc_weight: float = 1.0, doc_k: int = fusion.K) -> Fused:
     """:func:`fuse` as a :class:`Fused` (no Python object per row)."""
     sc = _scope(ranking, docs)
     hit = np.flatnonzero(sc.row >= 0)
@@ -625,41 +625,34 @@ def fuse_arrays(ranking: Ranking, docs, tiebreak: str = "page_coverage",
     tb = {"doc_coverage": (dcov, pc), "page_coverage": (pc, dcov),
           "doc_then_bm25": (dcov, ranking.score[row])}.get(tiebreak, (np.zeros(len(row)),))
     seq = np.arange(len(row))
-    if scheme == "doc_rrf":
-        drank = np.zeros(len(sc.names), dtype=np.int64)
-        drank[doc_order_array(ranking, sc, doc_signal)] = np.arange(1, len(hit) + 1)
-        score = 1.0 / (fusion.K + rank) + doc_weight / (doc_k + drank[doc])
-        keys = (seq,) + tuple(-t for t in reversed(tb)) + (-score,)
-    else:
-        score = 1.0 / (fusion.K + rank)
-        keys = (seq,) + tuple(-t for t in reversed(tb)) + (rank,)
+    drank = np.zeros(len(sc.names), dtype=np.int64)
+    drank[doc_order_array(ranking, sc)] = np.arange(1, len(hit) + 1)
+    score = 1.0 / (fusion.K + rank) + doc_weight / (doc_k + drank[doc])
+    keys = (seq,) + tuple(-t for t in reversed(tb)) + (-score,)
     o = np.lexsort(keys)
     return Fused(sc.names, doc[o], row[o], score[o])
 
 
 def fuse(ranking: Ranking, docs: dict[str, int], tiebreak: str = "page_coverage",
-         scheme: str = "doc_rrf", doc_signal: str = "bm25", doc_weight: float = 1.0,
-         doc_k: int = fusion.K) -> list[tuple[tuple[str, int], float]]:
+         doc_weight: float = 1.0, doc_k: int = fusion.K
+         ) -> list[tuple[tuple[str, int], float]]:
     """Stage 1: one cross-corpus list of ``((doc, row id), rrf score)`` best first.
 
     ``docs`` maps each document in scope to its content id (two documents with the same
-    bytes both appear). Each row scores ``1/(60 + its rank inside its own document)``; ties
-    in a rank band are broken by ``tiebreak``:
+    bytes both appear). Two lists are fused (two-list RRF): each row scores ``1/(60 + its
+    rank inside its own document) + doc_weight/(doc_k + its document's rank)``, documents
+    ranked by :func:`doc_bm25` (:func:`doc_order`), which lets a strong document's second
+    page outrank a weak document's best one. Equal scores are ordered by ``tiebreak``:
 
     - "doc_coverage": the document's rarity-weighted coverage (:func:`fusion.rarity_coverage`
       over documents matched), then the row's own BM25-free coverage;
     - "page_coverage": the row's own rarity-weighted coverage, then the document's;
+    - "doc_then_bm25": the document's coverage, then the row's BM25 score;
     - "none": content order only (for measurement).
-    Remaining ties go by content id (insertion order in the cache), never by path.
-
-    ``scheme`` "doc_rrf" (the default, the product's) adds a document-level list:
-    documents ordered by ``doc_signal`` ("bm25": :func:`doc_bm25`, the default; or
-    "coverage"), each row scoring ``1/(60 + rank in its document) + doc_weight/(doc_k + its
-    document's rank)`` (two-list RRF), which lets a strong document's second page outrank a
-    weak document's best one; "band" keeps the rank bands alone. The defaults are what
-    the search service uses. The search service reads :func:`fuse_arrays` (the same list as
-    arrays).
+    Remaining ties go by content id (insertion order in the cache), never by path. The
+    defaults are what the search service uses, which reads :func:`fuse_arrays` (the same
+    list as arrays).
     """
-    f = fuse_arrays(ranking, docs, tiebreak, scheme, doc_signal, doc_weight, doc_k)
+    f = fuse_arrays(ranking, docs, tiebreak, doc_weight, doc_k)
     ids = ranking.ids[f.row].tolist()
     return [((f.names[d], r), s) for d, r, s in zip(f.doc.tolist(), ids, f.score.tolist())]
