@@ -47,7 +47,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..store.tokenizer import CJK_RE as _CJK_RE, tokens, tokens_many
-from . import fusion
+from . import bm25, fusion
 
 K1 = 1.2
 B = 0.75
@@ -429,10 +429,6 @@ def _scope(ranking: Ranking, docs) -> Scope:
     return docs if isinstance(docs, Scope) else Scope.of(ranking, docs)
 
 
-def _lucene_idf(n: int, df: np.ndarray) -> list[float]:
-    return [math.log1p((n - d + 0.5) / (d + 0.5)) for d in df.tolist()]
-
-
 def _key_df(ranking: Ranking, sc: Scope) -> np.ndarray:
     """Per distinct query term: the documents in scope (by name) whose content holds it."""
     found = sc.row[sc.row >= 0]
@@ -469,7 +465,7 @@ def doc_bm25_array(ranking: Ranking, docs, k1: float = K1, b: float = B) -> np.n
         if len(ranking.length) else np.zeros(n)
     lens = np.where((sc.content >= 0) & (sc.content < len(ranking.length)), lens, 0.0)
     avgdl = (float(np.cumsum(lens)[-1]) / n) or 1.0   # cumsum: the order sum() adds in
-    idf = np.array(_lucene_idf(n, _key_df(ranking, sc)))
+    idf = np.array(bm25.idfs(n, _key_df(ranking, sc).tolist()))
     hit = np.flatnonzero(sc.row >= 0)
     if not len(hit):
         return out
@@ -478,7 +474,7 @@ def doc_bm25_array(ranking: Ranking, docs, k1: float = K1, b: float = B) -> np.n
     if ranking.pair_weight > 0 and ranking.doc_pair_tf.shape[1]:
         pair_tf = ranking.doc_pair_tf[sc.row[hit]]
         held = ranking.doc_pair_tf[sc.row[sc.row >= 0]] > 0
-        pair_idf = ranking.pair_weight * np.array(_lucene_idf(n, held.sum(axis=0)))
+        pair_idf = ranking.pair_weight * np.array(bm25.idfs(n, held.sum(axis=0).tolist()))
         tf = np.concatenate([tf, pair_tf], axis=1)
         idf = np.concatenate([idf, pair_idf])
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -512,7 +508,7 @@ def row_coverage(ranking: Ranking, docs, extra: np.ndarray | None = None) -> np.
     n = len(sc.names)
     if not n or not ranking.terms:
         return np.zeros(len(ranking.ids))
-    idf = _lucene_idf(n, _key_df(ranking, sc))
+    idf = bm25.idfs(n, _key_df(ranking, sc).tolist())
     keys = ranking.keys
     total = math.fsum(idf[keys.index(str(t))] for t in ranking.terms) or 1.0
     mask = ranking.mask if extra is None else ranking.mask | extra
@@ -525,7 +521,7 @@ def term_weights(ranking: Ranking, docs) -> dict[str, float]:
     sc = _scope(ranking, docs)
     if not len(sc.names) or not ranking.keys:
         return {}
-    return dict(zip(ranking.keys, _lucene_idf(len(sc.names), _key_df(ranking, sc))))
+    return dict(zip(ranking.keys, bm25.idfs(len(sc.names), _key_df(ranking, sc).tolist())))
 
 
 def query_coverage(ranking: Ranking, docs: dict[str, int], doc_share: float = 0.0
@@ -547,7 +543,7 @@ def query_coverage(ranking: Ranking, docs: dict[str, int], doc_share: float = 0.
     out = dict(zip(ranking.ids.tolist(), row_coverage(ranking, docs).tolist()))
     if doc_share > 0:
         sc = _scope(ranking, docs)
-        idf = _lucene_idf(len(docs), _key_df(ranking, sc))
+        idf = bm25.idfs(len(docs), _key_df(ranking, sc).tolist())
         total = math.fsum(idf[ranking.keys.index(str(t))] for t in ranking.terms) or 1.0
         for j, (a, b) in enumerate(zip(ranking.doc_start.tolist(), ranking.doc_end.tolist())):
             held = int(ranking.doc_mask[j])

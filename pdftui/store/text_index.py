@@ -21,6 +21,7 @@ import numpy as np
 from ..search.keyword import (B, K1, MAX_TERMS, TITLE_WEIGHT, _CJK_RUN_RE, Ranking, Term,
                               _count_matrix, _row_sums, distinct, member, parse_query,
                               tokenize)
+from ..search import bm25
 from . import postings
 from .tokenizer import fts_text, prefix_upper
 
@@ -493,7 +494,7 @@ class KeywordIndex:
         ucont = np.flatnonzero(dfc)
         df = dfc[ucont].astype(np.float64)
         n_doc = unit.n_of[ucont]
-        w_idf = np.log1p((n_doc - df + 0.5) / (df + 0.5))
+        w_idf = bm25.idf_array(n_doc, df)
         w_of = np.zeros(size)
         w_of[ucont] = w_idf
         if idf_of is not None:
