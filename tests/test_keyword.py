@@ -185,12 +185,12 @@ def test_doc_bm25_over_documents_as_units(cache):
     assert alone.per_doc[a] == r.per_doc[a]
 
 
-def test_query_coverage_is_the_share_of_rarity_mass(cache):
+def test_query_rarity_share_is_the_share_of_rarity_mass(cache):
     a = add(cache, "a", DOC_A)
     b = add(cache, "b", DOC_B)
     idx = KeywordIndex(cache.db)
     r = idx.rank(parse_query("attention weather zyzzyva"), None, "pages", "or")
-    cov = keyword.query_coverage(r, {"a.pdf": a, "b.pdf": b})
+    cov = keyword.query_rarity_share(r, {"a.pdf": a, "b.pdf": b})
     idf = {t: math.log(1 + (2 - df + 0.5) / (df + 0.5))
            for t, df in (("attent", 2), ("weather", 1), ("zyzzyva", 0))}
     total = sum(idf.values())

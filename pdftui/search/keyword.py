@@ -28,7 +28,7 @@ its pages are BM25 plus a proximity term, still with document-local statistics o
 
 Across documents nothing above is compared. Documents are compared by :func:`doc_bm25`
 (the same BM25 with each document as one unit and the folder's documents as the
-collection, query pairs found close together counting as terms of their own) and rows by :func:`query_coverage` (their share of the query's idf mass); both
+collection, query pairs found close together counting as terms of their own) and rows by :func:`query_rarity_share` (their share of the query's idf mass); both
 use one set of statistics for every document in scope. With ``KeywordIndex.decompound`` a
 closed compound in the query (``feedforward``) also matches its open or hyphenated form
 (``feed-forward``) as an adjacent pair (:meth:`KeywordIndex._split_rows`).
@@ -500,8 +500,8 @@ def doc_bm25(ranking: Ranking, docs: dict[str, int], k1: float = K1, b: float = 
     return {d: float(v) for d, v in zip(docs, got.tolist()) if not math.isnan(v)}
 
 
-def row_coverage(ranking: Ranking, docs, extra: np.ndarray | None = None) -> np.ndarray:
-    """:func:`query_coverage` (``doc_share`` 0) as a float64 array over the ranking's rows;
+def row_rarity_share(ranking: Ranking, docs, extra: np.ndarray | None = None) -> np.ndarray:
+    """:func:`query_rarity_share` (``doc_share`` 0) as a float64 array over the ranking's rows;
     ``extra`` (uint64 per row, bits as ``Ranking.mask``) adds terms a row counts as
     holding besides its own."""
     sc = _scope(ranking, docs)
@@ -517,14 +517,14 @@ def row_coverage(ranking: Ranking, docs, extra: np.ndarray | None = None) -> np.
 
 def term_weights(ranking: Ranking, docs) -> dict[str, float]:
     """``{str(term): idf}`` of the ranking's query terms: the rarity weights of
-    :func:`row_coverage` (idf over the documents in scope), {} without documents."""
+    :func:`row_rarity_share` (idf over the documents in scope), {} without documents."""
     sc = _scope(ranking, docs)
     if not len(sc.names) or not ranking.keys:
         return {}
     return dict(zip(ranking.keys, bm25.idfs(len(sc.names), _key_df(ranking, sc).tolist())))
 
 
-def query_coverage(ranking: Ranking, docs: dict[str, int], doc_share: float = 0.0
+def query_rarity_share(ranking: Ranking, docs: dict[str, int], doc_share: float = 0.0
                    ) -> dict[int, float]:
     """Each matched row's share of the query's rarity mass: ``sum of idf(t) over the query
     terms the row contains / sum of idf(t) over all query terms``, in [0, 1].
@@ -535,12 +535,12 @@ def query_coverage(ranking: Ranking, docs: dict[str, int], doc_share: float = 0.
     This is a post-retrieval query-performance signal (how much of the query the keyword
     arm could match at all), used to weight the keyword arm's contribution in hybrid
     fusion; it compares rows by which query words they hold, never by BM25 scores.
-    ``{row id: share}``; the search service reads :func:`row_coverage` (the same, as an
+    ``{row id: share}``; the search service reads :func:`row_rarity_share` (the same, as an
     array over the rows).
     """
     if not len(docs) or not ranking.terms:
         return {}
-    out = dict(zip(ranking.ids.tolist(), row_coverage(ranking, docs).tolist()))
+    out = dict(zip(ranking.ids.tolist(), row_rarity_share(ranking, docs).tolist()))
     if doc_share > 0:
         sc = _scope(ranking, docs)
         idf = bm25.idfs(len(docs), _key_df(ranking, sc).tolist())
