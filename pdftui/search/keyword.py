@@ -1,13 +1,15 @@
-"""The keyword arm: safe query parsing and per-document BM25 over the cache's FTS5 data.
+"""The keyword arm's query side and cross-document math: safe query parsing, per-document
+BM25 rankings compared across documents, and their fusion into one list.
 
 No user text is ever handed to FTS5's query parser, so no input can raise: the query is
 tokenised exactly like the index (``fts_text()`` then FTS5's own ``porter unicode61
-remove_diacritics 2`` tokenizer, read back through an in-memory fts5vocab table), and each
-term's rows and counts are read from the cache's ``postings`` (:mod:`pdftui.store.postings`: one
-packed array per content holding the term) with bound parameters; positions, which only
-compounds and phrases need, come from the ``pages_fts_instance`` /
-``sections_fts_instance`` fts5vocab tables. A trailing ``*`` on a word (``fin*``) is a prefix term: it
-matches every indexed term in ``['fin', 'fio')``, counted as one term, as FTS5 does.
+remove_diacritics 2`` tokenizer, read back through an in-memory fts5vocab table) into
+terms (:class:`Term`). The index that ranks them, :class:`pdftui.store.text_index.KeywordIndex`
+(the SQLite backend of :class:`pdftui.store.protocols.TextIndex`), lives in
+:mod:`pdftui.store.text_index`: it reads each term's rows and counts from the cache's
+``postings`` with bound parameters and returns a :class:`Ranking`. A trailing ``*`` on a
+word (``fin*``) is a prefix term: it matches every indexed term in ``['fin', 'fio')``,
+counted as one term, as FTS5 does.
 
 Scoring is Okapi BM25 (Robertson & Spärck Jones; Robertson & Zaragoza, "The Probabilistic
 Relevance Framework: BM25 and Beyond", 2009) in the form of SQLite FTS5's ``bm25()`` with
@@ -22,16 +24,17 @@ document's internal ranking therefore never depends on which other PDFs share th
 Sections use the same formula with FTS5's column weighting: tf = w_title * tf_title + tf_body
 and dl = the section's ``n_tokens`` (title + body).
 
-The search service adds term proximity to that score (:meth:`KeywordIndex._add_proximity`:
-a row holding two consecutive query terms close together gains a share of their idf), so
-its pages are BM25 plus a proximity term, still with document-local statistics only.
+The search service adds term proximity to that score (``KeywordIndex._add_proximity``: a
+row holding two consecutive query terms close together gains a share of their idf), so its
+pages are BM25 plus a proximity term, still with document-local statistics only.
 
 Across documents nothing above is compared. Documents are compared by :func:`doc_bm25`
 (the same BM25 with each document as one unit and the folder's documents as the
-collection, query pairs found close together counting as terms of their own) and rows by :func:`query_rarity_share` (their share of the query's idf mass); both
+collection, query pairs found close together counting as terms of their own) and rows by
+:func:`query_rarity_share` (their share of the query's idf mass, the rare-word share); both
 use one set of statistics for every document in scope. With ``KeywordIndex.decompound`` a
 closed compound in the query (``feedforward``) also matches its open or hyphenated form
-(``feed-forward``) as an adjacent pair (:meth:`KeywordIndex._split_rows`).
+(``feed-forward``) as an adjacent pair (``KeywordIndex._split_rows``).
 """
 
 from __future__ import annotations
