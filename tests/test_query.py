@@ -506,8 +506,8 @@ def test_typo_suggestions_and_the_typo_note(attention):
     assert "'dropout'" in only.coverage.note
     # nonsense whose words lie near some word is not "a typo": the fixed query would
     # find no strong answer either
-    assert "typo" not in service.search_sync("lorem ipsum dolor", mode="keyword"
-                                             ).coverage.note or ""
+    assert "typo" not in (service.search_sync("lorem ipsum dolor", mode="keyword"
+                                              ).coverage.note or "")
     assert service.search_sync("dropout rate", mode="hybrid").suggestions == {}
     # a word no document holds and nothing is near: no suggestion, no typo note
     none = service.search_sync("qxzvkw", mode="keyword")
