@@ -54,14 +54,14 @@ def _poll(folder: Path, cache: Path, query: str, t0: float) -> dict:
             svc = None
             continue
         now = time.monotonic() - t0
-        total = max(1, res.coverage["total"])
-        share = res.coverage["searched"] / total
+        total = max(1, res.coverage.total)
+        share = res.coverage.searched / total
         for name, need in MARKS:
-            if name not in out and res.coverage["searched"] > 0 and share >= need:
+            if name not in out and res.coverage.searched > 0 and share >= need:
                 out[name] = now
         if res.hits and "first_hit_s" not in out:
             out["first_hit_s"] = now
-        out["documents"] = res.coverage["total"]
+        out["documents"] = res.coverage.total
     if svc is not None:
         svc.close()
     return out

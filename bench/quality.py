@@ -227,7 +227,7 @@ def run(engine: Engine, queries: list[dict], modes: list[str], baseline: bool = 
                                     granularity="section" if sec else "page", top_k=k,
                                     docs=scope)
                 hits = [(h.doc, h.page) for h in res.hits]
-                evidence[(mode, q["id"])] = res.coverage.get("evidence", {})
+                evidence[(mode, q["id"])] = (res.coverage.evidence.to_json() if res.coverage.evidence else {})
             m = section_metrics(hits, q["sections"], k) if sec else \
                 page_metrics(hits, q["labels"], k)
             m["class"] = q["class"]
@@ -273,7 +273,7 @@ def weak_calibration(engine: Engine, results: dict, modes: list[str],
         ns = {}
         for text in nonsense:
             res = engine.search(text, mode=mode, top_k=10, docs=scope)
-            ns[text] = dict(res.coverage.get("evidence", {}), weak=res.weak)
+            ns[text] = dict((res.coverage.evidence.to_json() if res.coverage.evidence else {}), weak=res.weak)
         out[mode] = {
             "dev_not_weak": round(1 - len(weak_dev) / max(1, len(per_q)), 4),
             "nonsense_weak": round(sum(v["weak"] for v in ns.values()) / max(1, len(ns)), 4),
@@ -512,7 +512,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.embedded_only:
         engine.refresh()
         cov = engine.coverage(engine._docs, True)
-        pending = set(cov["embedding"])
+        pending = set(cov.embedding)
         scope = [d.doc for d in engine._docs if d.reason is None and d.doc not in pending]
         ok = set(scope)
         queries = [q for q in queries if all(d in ok for d in (

@@ -756,10 +756,10 @@ def bench_content(tmp: Path, timeout: float) -> Row:
         shutil.rmtree(gone)
         res = svc.search_sync("vanishword", mode="keyword")
         row.tried += 1
-        if res.hits or res.coverage["searched"] or "nothing was searched" not in \
-                res.coverage.get("note", ""):
+        if res.hits or res.coverage.searched or "nothing was searched" not in \
+                (res.coverage.note or ""):
             row.stale += 1
-            row.problems.append(f"vanished folder: {len(res.hits)} hits, {res.coverage}")
+            row.problems.append(f"vanished folder: {len(res.hits)} hits, {res.coverage.to_json()}")
         else:
             row.indexed += 1
     finally:

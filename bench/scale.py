@@ -145,8 +145,8 @@ def child_search(cache: Path, n_queries: int, profile: str | None) -> dict:
     svc = SearchService(_root(cache), cache)
     first = svc.search_sync(queries[0], "hybrid")
     out: dict = {"first_answer_s": time.monotonic() - t0,
-                 "documents": first.coverage["total"],
-                 "semantic_documents": first.coverage["semantic_searched"]}
+                 "documents": first.coverage.total,
+                 "semantic_documents": first.coverage.semantic_searched}
     for gran in ("page", "section"):
         for mode in ("keyword", "semantic", "hybrid"):
             svc.search_sync(queries[-1], mode, gran)  # warm this path

@@ -49,7 +49,7 @@ def test_each_mode_finds_the_page_that_answers(made_index, mode):
     top = res.hits[0]
     assert (top.doc, top.page) == ("bridges.pdf", 2), res.to_json()
     assert [h.rank for h in res.hits] == list(range(1, len(res.hits) + 1))
-    assert res.coverage["searched"] == len(PDFS) and res.coverage["total"] == len(PDFS) + 1
+    assert res.coverage.searched == len(PDFS) and res.coverage.total == len(PDFS) + 1
 
 
 def test_sections_from_outline_and_from_headings(made_index):

@@ -123,7 +123,7 @@ def test_without_tesseract_flagged_then_ocrd_once_installed(tmp_path, monkeypatc
     eng = Engine(folder, cache)
     try:
         cov = eng.search("garbage collector", mode="keyword").coverage
-        assert {"doc": LISP, "reason": ocr.MISSING_NOTE} in cov["skipped"]
+        assert {"doc": LISP, "reason": ocr.MISSING_NOTE} in [s.to_json() for s in cov.skipped]
     finally:
         eng.close()
     monkeypatch.delenv("TESSDATA_PREFIX")

@@ -335,8 +335,8 @@ def test_exclusion_removes_every_hit_holding_it(attention, mode, granularity):
         assert res.hits, query
         for h in res.hits:
             assert not holds(hit_text(lib, h), what), (query, h.doc, h.page, h.section)
-        assert res.coverage["excluded"]["terms"] == [what.strip('"')]
-        assert res.coverage["excluded"]["rows"] > 0 and "excluded" in res.coverage["note"]
+        assert res.coverage.excluded.terms == (what.strip('"'),)
+        assert res.coverage.excluded.rows > 0 and "excluded" in res.coverage.note
         plain = service.search_sync(query.rsplit(" -", 1)[0], mode=mode,
                                     granularity=granularity, top_k=100)
         held_before += sum(holds(hit_text(lib, h), what) for h in plain.hits)
@@ -354,7 +354,7 @@ def test_exclusion_leaves_every_arm_list(attention):
     cov = engine.coverage(searchable, True)
     for query, what in EXCLUSIONS:
         for kind in ("page", "section"):
-            out = engine.rank(query, "hybrid", kind, searchable, dict(cov), top_k=100)
+            out = engine.rank(query, "hybrid", kind, searchable, cov, top_k=100)
             lists = {"keyword": out.keyword.keys, "semantic": out.semantic.keys,
                      "units": out.semantic.units or [], "heads": out.semantic.heads or [],
                      "fused": out.run.keys}
@@ -365,7 +365,7 @@ def test_exclusion_leaves_every_arm_list(attention):
                     else:
                         text = hit_text(lib, type("H", (), {"section_id": key[1]}))
                     assert not holds(text, what), (query, kind, arm, key)
-        out = engine.rank(query, "hybrid", "page", searchable, dict(cov), top_k=100)
+        out = engine.rank(query, "hybrid", "page", searchable, cov, top_k=100)
         for (doc, page), _share in out.keyword.head:
             assert not holds(lib.page(doc, page).text, what), (query, "head", doc)
         m = engine.matrix()
@@ -373,7 +373,7 @@ def test_exclusion_leaves_every_arm_list(attention):
             for page in m.head_pages(cid[doc]):
                 assert not holds(lib.page(doc, page).text, what), (query, "doc arm", doc)
     # the byline query's head-field list is not empty without the exclusion
-    out = engine.rank("vaswani attention", "hybrid", "page", searchable, dict(cov))
+    out = engine.rank("vaswani attention", "hybrid", "page", searchable, cov)
     assert out.keyword.head
 
 
@@ -395,10 +395,10 @@ def test_exclusion_leaves_the_document_level_arm(attention):
 def test_exclusion_only_query_says_so(attention):
     service, _lib = attention
     res = service.search_sync("-dead", mode="hybrid")
-    assert res.hits == [] and "only excludes" in res.coverage["note"]
+    assert res.hits == [] and "only excludes" in res.coverage.note
     # another note first (the fields') does not hide that something was excluded
     res = service.search_sync("author:vaswani attention -transformer", mode="hybrid")
-    note = res.coverage["note"]
+    note = res.coverage.note
     assert "author:vaswani" in note and "excluded" in note and "transformer" in note
 
 
@@ -411,20 +411,21 @@ def test_a_query_without_a_letter_or_a_field_value_says_so(attention, mode):
     service, _lib = attention
     for junk in ("?!.,;", "*", "-("):
         res = service.search_sync(junk, mode=mode)
-        assert res.hits == [] and res.coverage["note"] == \
+        assert res.hits == [] and res.coverage.note == \
             "the query has no letter or digit: nothing to search for"
     res = service.search_sync("doc: attention", mode=mode)
-    assert res.hits and "doc: has no value" in res.coverage["note"]
+    assert res.hits and "doc: has no value" in res.coverage.note
     assert res.hits[0].doc in (V5, V7)
     res = service.search_sync("attention year:abc", mode=mode)
-    assert "year:abc is not a year" in res.coverage["note"]
+    assert "year:abc is not a year" in res.coverage.note
 
 
 def test_author_field_puts_the_authored_papers_first(attention):
     service, _lib = attention
     res = service.search_sync("author:vaswani", mode="hybrid")
     assert {h.doc for h in res.hits} == {V5, V7}
-    assert res.coverage["fields"] == {"query": "author:vaswani", "documents": 2, "of": 4}
+    assert res.coverage.fields.to_json() == {"query": "author:vaswani", "documents": 2,
+                                             "of": 4}
     res = service.search_sync("author:vaswani attention", mode="hybrid")
     assert {h.doc for h in res.hits} == {V5, V7}
     # the JSON's coverage says what the field admitted, as the screen does (it said 4)
@@ -461,7 +462,7 @@ def test_identifier_puts_both_attention_papers_first(attention):
         docs = list(dict.fromkeys(h.doc for h in res.hits))
         assert set(docs[:2]) == {V5, V7}, (mode, docs)
         # an identifier found exactly is an answer, not "no strong match"
-        assert not res.weak and res.coverage["evidence"]["keyword"] == 1.0, res.coverage
+        assert not res.weak and res.coverage.evidence.to_json()["keyword"] == 1.0, res.coverage
     res = service.search_sync("arXiv:1706.03762v7", mode="keyword")
     docs = [h.doc for h in res.hits]
     assert docs[0] == V7   # the version typed leads; its word stems find the rest after
@@ -501,16 +502,16 @@ def test_typo_suggestions_and_the_typo_note(attention):
     assert res.suggestions["dropuot"][0] == "dropout"
     assert res.to_json()["suggestions"] == res.suggestions
     only = service.search_sync("dropuot", mode="keyword")
-    assert only.hits == [] and "only because of a typo" in only.coverage["note"]
-    assert "'dropout'" in only.coverage["note"]
+    assert only.hits == [] and "only because of a typo" in only.coverage.note
+    assert "'dropout'" in only.coverage.note
     # nonsense whose words lie near some word is not "a typo": the fixed query would
     # find no strong answer either
-    assert "typo" not in service.search_sync("lorem ipsum dolor", mode="keyword"
-                                             ).coverage.get("note", "")
+    assert "typo" not in (service.search_sync("lorem ipsum dolor", mode="keyword"
+                                              ).coverage.note or "")
     assert service.search_sync("dropout rate", mode="hybrid").suggestions == {}
     # a word no document holds and nothing is near: no suggestion, no typo note
     none = service.search_sync("qxzvkw", mode="keyword")
-    assert none.suggestions == {} and "typo" not in none.coverage.get("note", "")
+    assert none.suggestions == {} and "typo" not in (none.coverage.note or "")
 
 
 def test_weak_answers_on_nonsense_and_not_on_real_questions(attention):
@@ -524,7 +525,7 @@ def test_weak_answers_on_nonsense_and_not_on_real_questions(attention):
     for q in ("what dropout rate did the base model use", "scaled dot-product attention",
               "speaker verification with channel attention", "dark matter and the CMB"):
         res = service.search_sync(q, mode="hybrid")
-        assert not res.weak, (q, res.coverage["evidence"])
+        assert not res.weak, (q, res.coverage.evidence)
         assert res.to_json()["weak"] is False
     res = service.search_sync("lorem ipsum dolor sit amet", mode="hybrid")
-    assert res.weak and res.hits and res.coverage["note"].startswith("no strong match")
+    assert res.weak and res.hits and res.coverage.note.startswith("no strong match")

@@ -357,8 +357,8 @@ def test_a_vanished_folder_searches_nothing_and_says_so(tmp_path):
         (folder / "a.pdf").unlink()
         folder.rmdir()
         res = svc.search_sync("vanishword", mode="keyword")
-        assert res.hits == [] and res.coverage["searched"] == 0
-        assert "the folder is gone: nothing was searched" in res.coverage["note"]
+        assert res.hits == [] and res.coverage.searched == 0
+        assert "the folder is gone: nothing was searched" in res.coverage.note
     finally:
         svc.close()
 

@@ -47,10 +47,10 @@ def test_replicas_copy_vectors_and_get_their_own_statistics(tmp_path):
     svc = SearchService(root, dst)
     try:
         r = svc.search_sync("dark matter", "keyword")
-        assert r.coverage["searched"] == 2 and {h.doc for h in r.hits} == \
+        assert r.coverage.searched == 2 and {h.doc for h in r.hits} == \
             {"copy0/a.pdf", "copy1/a.pdf"}
         assert not any(h.doc == "copy1/a.pdf" and h.page in (2, 3) for h in r.hits)
-        assert svc.search_sync("dark matter", "hybrid").coverage["semantic_searched"] == 2
+        assert svc.search_sync("dark matter", "hybrid").coverage.semantic_searched == 2
     finally:
         svc.close()
 

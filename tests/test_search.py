@@ -96,7 +96,7 @@ def test_per_arm_ranks_match_single_arm_searches(indexed):
     sem = service.search_sync(q, mode="semantic", top_k=100)
     kw_rank = {(h.doc, h.page): h.rank for h in kw.hits}
     sem_rank = {(h.doc, h.page): h.rank for h in sem.hits}
-    assert hyb.hits and hyb.coverage["semantic_searched"] == 3
+    assert hyb.hits and hyb.coverage.semantic_searched == 3
     for h in hyb.hits:
         assert h.keyword_rank == kw_rank.get((h.doc, h.page))
         assert h.semantic_rank == sem_rank.get((h.doc, h.page))
@@ -109,7 +109,7 @@ def test_per_arm_ranks_match_single_arm_searches(indexed):
 def test_scope_and_sections(indexed):
     _folder, _cache, service = indexed
     res = service.search_sync("attention", mode="hybrid", docs="arxiv-2005*")
-    assert res.coverage["total"] == 1
+    assert res.coverage.total == 1
     assert {h.doc for h in res.hits} <= {"arxiv-2005.07143-ecapa-tdnn-speaker-verification.pdf"}
     sec = service.search_sync("squeeze excitation blocks", mode="keyword",
                               granularity="section")
@@ -184,8 +184,8 @@ def test_unembedded_documents_are_reported(tmp_path):
     try:
         res = service.search_sync("dark matter", mode="hybrid")
         cov = res.coverage
-        assert cov["searched"] == 2 and cov["semantic_searched"] == 0
-        assert sorted(cov["embedding"]) == sorted(SMALL_DOCS[:2])
+        assert cov.searched == 2 and cov.semantic_searched == 0
+        assert sorted(cov.embedding) == sorted(SMALL_DOCS[:2])
         assert res.hits and all(h.semantic_rank is None for h in res.hits)
     finally:
         service.close()
@@ -284,8 +284,8 @@ def test_hybrid_folder_pages_carry_their_documents_semantic_context(indexed):
         e.refresh()
         docs = [d for d in e._docs if d.reason is None]
         q = "angular margin for speaker embeddings"
-        hyb = e.rank(q, "hybrid", "page", docs, {}).semantic
-        sem = e.rank(q, "semantic", "page", docs, {}).semantic
+        hyb = e.rank(q, "hybrid", "page", docs).semantic
+        sem = e.rank(q, "semantic", "page", docs).semantic
         m = e.matrix()
         plain = m.rank_pages(e.embed_query(q), {d.content_id for d in docs},
                              round(hyb.first_unit_weight, 4))
@@ -303,7 +303,7 @@ def test_hybrid_folder_pages_carry_their_documents_semantic_context(indexed):
             e.embed_query(q), {d.content_id for d in docs},
             round(sem.first_unit_weight, 4)).score[live])
         e.config = e.config.updated({"few_docs": 3})
-        few = e.rank(q, "hybrid", "page", docs, {}).semantic
+        few = e.rank(q, "hybrid", "page", docs).semantic
         assert np.allclose(few.pages.score[live], m.rank_pages(
             e.embed_query(q), {d.content_id for d in docs},
             round(few.first_unit_weight, 4)).score[live])
@@ -324,10 +324,10 @@ def test_adaptive_first_unit_weight_follows_query_coverage(indexed):
         e.refresh()
         docs = [d for d in e._docs if d.reason is None]
         lo, hi = e.config.semantic.adapt_lo, e.config.semantic.adapt_hi
-        own = e.rank("squeeze excitation Res2Blocks", "hybrid", "page", docs, {})
+        own = e.rank("squeeze excitation Res2Blocks", "hybrid", "page", docs)
         described = e.rank("a listener telling people apart by their voices in noisy rooms",
-                           "hybrid", "page", docs, {})
-        sem = e.rank("squeeze excitation Res2Blocks", "semantic", "page", docs, {})
+                           "hybrid", "page", docs)
+        sem = e.rank("squeeze excitation Res2Blocks", "semantic", "page", docs)
     finally:
         e.close()
     fw = lambda r: r.semantic.first_unit_weight  # noqa: E731
@@ -360,15 +360,15 @@ def test_coverage_counts_documents_still_queued_for_indexing(tmp_path):
     service = SearchService(folder, cache_dir=cache)
     try:
         cov = service.search_sync("speaker", mode="keyword").coverage
-        assert cov["total"] == 3 and cov["searched"] == 1
-        assert len(cov["indexing"]) == 2 and cov["skipped"] == []
+        assert cov.total == 3 and cov.searched == 1
+        assert len(cov.indexing) == 2 and cov.skipped == ()
         lib = Library(folder, cache)
         assert sorted(d.status for d in lib.documents()) == ["indexed", "queued", "queued"]
         lib.close()
         s = index_folder(folder, cache_dir=cache, embed=False)
         assert s.indexed == 2 and s.unchanged == 1
         cov = service.search_sync("speaker", mode="keyword").coverage
-        assert (cov["total"], cov["searched"], cov["indexing"]) == (3, 3, [])
+        assert (cov.total, cov.searched, cov.indexing) == (3, 3, ())
     finally:
         service.close()
 
@@ -435,8 +435,8 @@ def test_hybrid_says_when_no_document_holds_a_query_word(indexed):
     _folder, _cache, service = indexed
     res = service.search_sync("xyzzyqwertyfoo", mode="hybrid")
     assert res.hits and all(h.keyword_rank is None for h in res.hits)
-    assert "no document holds a query word" in res.coverage["note"]
-    assert "note" not in service.search_sync("speaker verification").coverage
+    assert "no document holds a query word" in res.coverage.note
+    assert service.search_sync("speaker verification").coverage.note is None
 
 
 def test_hybrid_top_k_beyond_the_fusion_depth_gets_as_many_hits(indexed):
@@ -469,8 +469,8 @@ def test_section_hits_rank_and_show_their_own_text(indexed):
 def test_a_query_of_only_common_words_says_so(indexed):
     _folder, _cache, service = indexed
     res = service.search_sync("the of and", mode="keyword", top_k=3)
-    assert "only common words" in res.coverage.get("note", "")
-    assert "note" not in service.search_sync("the speaker", mode="keyword").coverage
+    assert "only common words" in (res.coverage.note or "")
+    assert service.search_sync("the speaker", mode="keyword").coverage.note is None
 
 
 # -- issue 18: reference lists, the head field, scoped search, arm confidence ----------------
@@ -1005,7 +1005,7 @@ def test_a_scope_naming_a_document_exactly_admits_it_alone(tmp_path):
     try:
         res = e.search("bridge", "keyword", "page", 10, docs=["paper[1].pdf"])
         assert {h.doc for h in res.hits} == {"paper[1].pdf"}
-        assert res.coverage["total"] == 1
+        assert res.coverage.total == 1
         res = e.search("bridge", "keyword", "page", 10, docs=["paper?.pdf"])  # a glob
         assert {h.doc for h in res.hits} == {"paper1.pdf"}
     finally:
@@ -1168,7 +1168,7 @@ def test_a_document_not_embedded_yet_is_not_outranked_for_lack_of_vectors(indexe
             res = e.search(q, mode="hybrid")
         finally:
             e.close()
-        assert res.coverage["embedding"] == [ecapa]
+        assert res.coverage.embedding == (ecapa,)
         firsts[on] = res.hits[0]
     assert firsts[True].doc == ecapa
     arms = {a.arm for a in firsts[True].arms}
@@ -1214,8 +1214,8 @@ def test_a_word_common_inside_a_chosen_scope_is_still_evidence(indexed):
     e = Engine(folder, cache)
     try:
         got = e.search("speaker", mode="keyword", docs=ecapa)
-        assert got.hits and not got.weak and got.coverage["evidence"]["keyword"] == 1.0
-        assert "no strong match" not in (got.coverage.get("note") or "")
+        assert got.hits and not got.weak and got.coverage.evidence.to_json()["keyword"] == 1.0
+        assert "no strong match" not in (got.coverage.note or "")
         assert e.search("banana marmalade", mode="keyword", docs=ecapa).weak
     finally:
         e.close()

@@ -258,7 +258,7 @@ def _nothing_embedded_yet(result, elsewhere: dict | None) -> None:
     search because the index in progress elsewhere (``elsewhere``) has not embedded any
     of them yet; an empty list would read as "nothing matches"."""
     if elsewhere is None or result.mode != "semantic" \
-            or result.coverage.get("semantic_searched"):
+            or result.coverage.semantic_searched:
         return
     fail(f"{_index_progress(elsewhere)} and no document searched is embedded yet, so a "
          "semantic search has nothing to search: search again when it is done, pass "

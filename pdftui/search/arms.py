@@ -17,6 +17,7 @@ from .run import Key, Run, Weights
 
 if TYPE_CHECKING:   # types only: nothing here runs numpy or SQLite
     from . import keyword, restrict, section_semantic
+    from .coverage import Coverage
     from .query import Query
     from .semantic import DocRanks, PageRanking
 
@@ -71,7 +72,8 @@ class SemanticArm:
 class Ranked:
     """One query ranked: the fused ``run`` (best first), the arms, the query's terms,
     the parsed query and its restriction, whether the scope was searched as a few
-    documents (``few``), and the fusion ``weights`` in force (hybrid; else only ``k``)."""
+    documents (``few``), the fusion ``weights`` in force (hybrid; else only ``k``), and
+    the search's ``coverage`` with the ranking's notes."""
 
     run: Run
     keyword: KeywordArm
@@ -81,3 +83,4 @@ class Ranked:
     restriction: "restrict.Restriction"
     few: bool
     weights: Weights
+    coverage: "Coverage | None" = None

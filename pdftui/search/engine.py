@@ -20,6 +20,7 @@ from ..errors import QueryError
 from ..library import read_metadata
 from ..store.reader import dominant_weights_hash, section_spans
 from . import coverage as cov
+from .coverage import Coverage
 from ..store import text_index
 from . import evidence, keyword, recipe, restrict, suggest
 from .arms import KeywordArm, Ranked, SemanticArm
@@ -134,14 +135,13 @@ class Engine:
         return None
 
     # -- coverage -------------------------------------------------------------------------
-    def coverage(self, scope: list[FolderDoc], semantic: bool) -> dict:
-        """What a query over ``scope`` covers (:func:`.coverage.summary`). A new dict each
-        call (queries add their notes to it); its summary is computed once per view and
-        scope."""
+    def coverage(self, scope: list[FolderDoc], semantic: bool) -> Coverage:
+        """What a query over ``scope`` covers (:func:`.coverage.summary`), computed once
+        per view and scope (frozen: queries make their own copies with their notes)."""
         view = self.view
         got = view.cached(("coverage", id(scope), semantic), lambda: (scope, cov.summary(
             scope, view.searchable(scope), view.embedding_states(), semantic)))
-        return dict(got[1])
+        return got[1]
 
     # -- search ---------------------------------------------------------------------------
     def search(self, query: object, mode: str = "hybrid", granularity: str = "page",
@@ -162,26 +162,27 @@ class Engine:
         view = self.refresh()
         scope = view.scope(docs)
         if not os.path.isdir(self.root):   # deleted or unmounted: its rows are not its files
-            coverage = self.coverage(scope, False)
-            coverage.update(searched=0, semantic_searched=0,
-                            note=f"{cov.FOLDER_GONE}: nothing was searched")
+            coverage = self.coverage(scope, False).with_(searched=0, semantic_searched=0)
+            coverage = coverage.add_note(cov.Note(cov.NoteKind.FOLDER_GONE,
+                                                  f"{cov.FOLDER_GONE}: nothing was searched"))
             return SearchResult(text, mode, granularity, coverage,
                                 (time.perf_counter() - t0) * 1000, [])
         coverage = self.coverage(scope, mode is not Mode.KEYWORD)
         q = parse(text)
-        searchable = self._admit(q, view.searchable(scope), coverage)
+        searchable, coverage = self._admit(q, view.searchable(scope), coverage)
         lists = self.rank(text, mode, granularity, searchable, coverage, check, top_k, q)
+        coverage = lists.coverage
         check()
         hits = self.hits(lists, granularity, top_k)
         sugg, unknown = self.suggestions(q, searchable) if mode is not Mode.SEMANTIC else ({}, [])
         if unknown and not lists.keyword.keys and set(unknown) == set(sugg) and \
                 self._typo_fixes(text, sugg, granularity, searchable):
             words = ", ".join(f"{w!r} (did you mean {v[0]!r}?)" for w, v in sugg.items())
-            coverage["note"] = ("the keyword arm found nothing only because of a typo:"
-                                f" no document holds {words}")
+            coverage = coverage.only_note(cov.Note(
+                cov.NoteKind.TYPO, "the keyword arm found nothing only because of a typo:"
+                                   f" no document holds {words}"))
         ev = self._evidence(mode, lists, q, hits)
-        coverage["evidence"] = ev.to_json()
-        cov.query_notes(coverage, q, query, text, lists.terms, ev.weak, bool(hits),
+        coverage = cov.query_notes(coverage.with_(evidence=ev), q, query, text, lists.terms, ev.weak, bool(hits),
                         granularity)
         return SearchResult(text, mode, granularity, coverage,
                             (time.perf_counter() - t0) * 1000, hits, sugg,
@@ -211,7 +212,7 @@ class Engine:
         for word, alts in sugg.items():
             fixed = re.sub(rf"(?<!\w){re.escape(word)}(?!\w)", alts[0], fixed,
                            flags=re.IGNORECASE)
-        got = self.rank(fixed, Mode.KEYWORD, granularity, searchable, {})
+        got = self.rank(fixed, Mode.KEYWORD, granularity, searchable)
         return got.keyword.strength >= self.config.evidence.keyword
 
     def suggestions(self, q: Query, searchable: list[FolderDoc]
@@ -222,55 +223,56 @@ class Engine:
         contents = frozenset(d.content_id for d in searchable)
         return suggest.query_suggestions(q, self.kw, lambda: self.view.vocabulary(contents))
 
-    def _admit(self, q: Query, searchable: list[FolderDoc], coverage: dict
-               ) -> list[FolderDoc]:
+    def _admit(self, q: Query, searchable: list[FolderDoc], coverage: Coverage
+               ) -> tuple[list[FolderDoc], Coverage]:
         """The searchable documents the query's document fields admit, best field match
-        first; says in ``coverage`` how many (``"fields"``) when it has such fields."""
+        first, and ``coverage`` saying how many (``fields``) when it has such fields."""
         if not any(f.name != FieldName.SECTION for f in q.fields):
-            return searchable
+            return searchable, coverage
         lookups = Lookups.of(searchable)
         meta = read_metadata(self.db, set(lookups.by_doc.values()), lookups.docs_of)
         order = restrict.admit_docs(q, lookups.by_doc, meta)
         pos = {d: i for i, d in enumerate(order)}
         kept = sorted((d for d in searchable if d.doc in pos), key=lambda d: pos[d.doc])
         names = " ".join(str(f) for f in q.fields if f.name != FieldName.SECTION)
-        coverage["fields"] = {"query": names, "documents": len(kept),
-                              "of": len(searchable)}
         # what was searched is what the fields admitted ("searched 2 of 105"), in the JSON
         # as on screen; the semantic arm covers those of them fully embedded
-        pending = set(coverage.get("embedding", ()))
-        coverage["searched"] = len(kept)
-        if coverage.get("semantic_searched"):
-            coverage["semantic_searched"] = sum(d.doc not in pending for d in kept)
-        coverage.setdefault("note", f"{names}: {len(kept)} of {len(searchable)} documents")
-        return kept
+        pending = set(coverage.embedding)
+        coverage = coverage.with_(
+            fields=cov.FieldsCoverage(names, len(kept), len(searchable)), searched=len(kept),
+            semantic_searched=sum(d.doc not in pending for d in kept)
+            if coverage.semantic_searched else coverage.semantic_searched)
+        coverage = coverage.default_note(cov.Note(
+            cov.NoteKind.FIELDS, f"{names}: {len(kept)} of {len(searchable)} documents"))
+        return kept, coverage
 
     def rank(self, text: str, mode: Mode | str, granularity: Granularity | str,
              searchable: list[FolderDoc],
-             coverage: dict, check=lambda: None, top_k: int = 0,
+             coverage: Coverage | None = None, check=lambda: None, top_k: int = 0,
              q: Query | None = None) -> Ranked:
         """One query ranked (:class:`.arms.Ranked`): the keyword arm, the semantic arm,
         their signals and the recipe of the mode and granularity (:mod:`.recipe`). Hybrid
         fuses the first ``max(RankingConfig.depth, top_k)`` keys of each arm, so a long
-        ``top_k`` gets as many hits as the other modes. Notes for the user go into
-        ``coverage``."""
+        ``top_k`` gets as many hits as the other modes. ``Ranked.coverage``: ``coverage``
+        (None: an empty one) with the notes for the user."""
         o = self.config
         view = self.view if self.view is not None else self.refresh()
         mode, granularity = Mode(mode), Granularity(granularity)
         q = q if q is not None else parse(text)
+        coverage = coverage if coverage is not None else Coverage(0, 0, 0)
         res = restrict.build(q, self.kw, granularity.rows,
                              lambda ids: section_spans(self.db, ids)) \
             if q.has_syntax else restrict.Restriction()
         c = make_plan(q, query_terms(q, self.kw), res, granularity, mode, searchable,
                       view.lookups(searchable), o.few_docs, o.depth, top_k)
         if mode is Mode.HYBRID and o.semantic.stand_in:
-            c.pending = frozenset(coverage.get("embedding", ())) & c.by_doc.keys()
+            c.pending = frozenset(coverage.embedding) & c.by_doc.keys()
         kw = keyword_arm(c, self.kw, view, o) if mode is not Mode.SEMANTIC and c.terms \
             else KeywordArm()
         check()
-        sem = self._semantic(c, kw, coverage, check) \
-            if mode is not Mode.KEYWORD and c.q.semantic_text else SemanticArm()
-        cov.arm_notes(c, kw, sem, coverage)
+        sem, coverage = self._semantic(c, kw, coverage, check) \
+            if mode is not Mode.KEYWORD and c.q.semantic_text else (SemanticArm(), coverage)
+        coverage = cov.arm_notes(c, kw, sem, coverage)
         sig = gather(c, kw, text, self.kw, view, o)
         weights = Weights(o.k)
         if mode is Mode.KEYWORD:
@@ -282,22 +284,23 @@ class Engine:
         else:
             got, weights = recipe.hybrid_sections(kw, sem, sig, o, c.depth)
         if not q.text.strip() and not q.fields and q.excluded:
-            coverage["note"] = "the query only excludes: add words to search for"
-        return Ranked(got, kw, sem, c.terms, c.q, c.res, c.few, weights)
+            coverage = coverage.only_note(cov.Note(
+                cov.NoteKind.ONLY_EXCLUDES, "the query only excludes: add words to search for"))
+        return Ranked(got, kw, sem, c.terms, c.q, c.res, c.few, weights, coverage)
 
-    def _semantic(self, c, kw: KeywordArm, coverage: dict, check) -> SemanticArm:
-        """The semantic arm (:func:`.semantic_arm.semantic_arm`); says in ``coverage``
-        when the model cannot run."""
+    def _semantic(self, c, kw: KeywordArm, coverage: Coverage, check
+                  ) -> tuple[SemanticArm, Coverage]:
+        """The semantic arm (:func:`.semantic_arm.semantic_arm`) and ``coverage``, which
+        says when the model cannot run."""
         try:
             m = self.matrix()
             check()
             qv = self.embed_query(c.q.semantic_text)
         except Exception as exc:  # noqa: BLE001 - EmbedderUnavailable and friends
-            coverage["semantic_searched"] = 0
-            coverage["note"] = f"semantic search unavailable: {exc}"
-            return SemanticArm()
+            return SemanticArm(), coverage.with_(semantic_searched=0).only_note(cov.Note(
+                cov.NoteKind.SEMANTIC_UNAVAILABLE, f"semantic search unavailable: {exc}"))
         check()
-        return semantic_arm(c, kw, m, qv, self.embed_query, self.view, self.config)
+        return semantic_arm(c, kw, m, qv, self.embed_query, self.view, self.config), coverage
 
     def hits(self, ranked: Ranked, granularity: Granularity, top_k: int) -> list[Hit]:
         """The first ``top_k`` keys of the ranked run as hits (:class:`.hits.HitMaker`)."""

@@ -12,6 +12,7 @@ from ..store.reader import PageText, any_ocr, read_block_texts, read_pages
 from . import keyword
 from .arms import KeywordArm, Ranked, SemanticArm
 from .corpus_view import CorpusView
+from .coverage import Coverage
 from .excerpt import MAX_CHARS, cap, choose
 from .modes import Granularity, Mode
 from .run import Contribution, Factor, Key, Weights
@@ -64,15 +65,13 @@ class Hit:
 
 @dataclass
 class SearchResult:
-    """Hits plus coverage. ``coverage``: searched, total, semantic_searched, embedding
-    (docs still being embedded), indexing (docs queued for text extraction: in the total,
-    not searched yet), skipped [{doc, reason}], and "note" when the semantic arm could not
-    run (e.g. the model is unavailable)."""
+    """Hits plus coverage (:class:`.coverage.Coverage`: what was searched, the notes; None
+    for a result no search made)."""
 
     query: str
     mode: Mode
     granularity: Granularity
-    coverage: dict
+    coverage: Coverage | None
     elapsed_ms: float
     hits: list[Hit] = field(default_factory=list)
     suggestions: dict[str, list[str]] = field(default_factory=dict)
@@ -86,7 +85,8 @@ class SearchResult:
         ``fusion`` the weights in force of a hybrid search (:class:`.run.Weights`), else
         None."""
         return {"query": self.query, "mode": self.mode, "granularity": self.granularity,
-                "coverage": self.coverage, "elapsed_ms": round(self.elapsed_ms, 1),
+                "coverage": self.coverage.to_json() if self.coverage is not None else {},
+                "elapsed_ms": round(self.elapsed_ms, 1),
                 "hits": [h.to_json() for h in self.hits], "suggestions": self.suggestions,
                 "weak": self.weak,
                 "fusion": self.weights.to_json() if self.weights is not None else None}

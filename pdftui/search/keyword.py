@@ -1,18 +1,21 @@
-"""The keyword arm: safe query parsing and per-document BM25 over the cache's FTS5 data.
+"""The keyword arm's query side and cross-document math: safe query parsing, per-document
+BM25 rankings compared across documents, and their fusion into one list.
 
 No user text is ever handed to FTS5's query parser, so no input can raise: the query is
 tokenised exactly like the index (``fts_text()`` then FTS5's own ``porter unicode61
-remove_diacritics 2`` tokenizer, read back through an in-memory fts5vocab table), and each
-term's rows and counts are read from the cache's ``postings`` (:mod:`pdftui.store.postings`: one
-packed array per content holding the term) with bound parameters; positions, which only
-compounds and phrases need, come from the ``pages_fts_instance`` /
-``sections_fts_instance`` fts5vocab tables. A trailing ``*`` on a word (``fin*``) is a prefix term: it
-matches every indexed term in ``['fin', 'fio')``, counted as one term, as FTS5 does.
+remove_diacritics 2`` tokenizer, read back through an in-memory fts5vocab table) into
+terms (:class:`Term`). The index that ranks them, :class:`pdftui.store.text_index.KeywordIndex`
+(the SQLite backend of :class:`pdftui.store.protocols.TextIndex`), lives in
+:mod:`pdftui.store.text_index`: it reads each term's rows and counts from the cache's
+``postings`` with bound parameters and returns a :class:`Ranking`. A trailing ``*`` on a
+word (``fin*``) is a prefix term: it matches every indexed term in ``['fin', 'fio')``,
+counted as one term, as FTS5 does.
 
 Scoring is Okapi BM25 (Robertson & Spärck Jones; Robertson & Zaragoza, "The Probabilistic
-Relevance Framework: BM25 and Beyond", 2009) in the exact form of SQLite FTS5's ``bm25()``::
+Relevance Framework: BM25 and Beyond", 2009) in the form of SQLite FTS5's ``bm25()`` with
+Lucene's always-positive idf (:mod:`pdftui.search.bm25`)::
 
-    idf(t)   = ln((N - df + 0.5) / (df + 0.5)), replaced by 1e-6 when <= 0
+    idf(t)   = ln(1 + (N - df + 0.5) / (df + 0.5))
     score(p) = sum_t idf(t) * tf * (k1 + 1) / (tf + k1 * (1 - b + b * dl / avgdl))
 
 with k1 = 1.2, b = 0.75, and DOCUMENT-LOCAL statistics: N = the document's pages, df = its
@@ -21,16 +24,17 @@ document's internal ranking therefore never depends on which other PDFs share th
 Sections use the same formula with FTS5's column weighting: tf = w_title * tf_title + tf_body
 and dl = the section's ``n_tokens`` (title + body).
 
-The search service adds term proximity to that score (:meth:`KeywordIndex._add_proximity`:
-a row holding two consecutive query terms close together gains a share of their idf), so
-its pages are BM25 plus a proximity term, still with document-local statistics only.
+The search service adds term proximity to that score (``KeywordIndex._add_proximity``: a
+row holding two consecutive query terms close together gains a share of their idf), so its
+pages are BM25 plus a proximity term, still with document-local statistics only.
 
 Across documents nothing above is compared. Documents are compared by :func:`doc_bm25`
 (the same BM25 with each document as one unit and the folder's documents as the
-collection, query pairs found close together counting as terms of their own) and rows by :func:`query_coverage` (their share of the query's idf mass); both
+collection, query pairs found close together counting as terms of their own) and rows by
+:func:`query_rarity_share` (their share of the query's idf mass, the rare-word share); both
 use one set of statistics for every document in scope. With ``KeywordIndex.decompound`` a
 closed compound in the query (``feedforward``) also matches its open or hyphenated form
-(``feed-forward``) as an adjacent pair (:meth:`KeywordIndex._split_rows`).
+(``feed-forward``) as an adjacent pair (``KeywordIndex._split_rows``).
 """
 
 from __future__ import annotations
@@ -46,7 +50,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..store.tokenizer import CJK_RE as _CJK_RE, tokens, tokens_many
-from . import fusion
+from . import bm25, fusion
 
 K1 = 1.2
 B = 0.75
@@ -428,10 +432,6 @@ def _scope(ranking: Ranking, docs) -> Scope:
     return docs if isinstance(docs, Scope) else Scope.of(ranking, docs)
 
 
-def _lucene_idf(n: int, df: np.ndarray) -> list[float]:
-    return [math.log1p((n - d + 0.5) / (d + 0.5)) for d in df.tolist()]
-
-
 def _key_df(ranking: Ranking, sc: Scope) -> np.ndarray:
     """Per distinct query term: the documents in scope (by name) whose content holds it."""
     found = sc.row[sc.row >= 0]
@@ -468,7 +468,7 @@ def doc_bm25_array(ranking: Ranking, docs, k1: float = K1, b: float = B) -> np.n
         if len(ranking.length) else np.zeros(n)
     lens = np.where((sc.content >= 0) & (sc.content < len(ranking.length)), lens, 0.0)
     avgdl = (float(np.cumsum(lens)[-1]) / n) or 1.0   # cumsum: the order sum() adds in
-    idf = np.array(_lucene_idf(n, _key_df(ranking, sc)))
+    idf = np.array(bm25.idfs(n, _key_df(ranking, sc).tolist()))
     hit = np.flatnonzero(sc.row >= 0)
     if not len(hit):
         return out
@@ -477,7 +477,7 @@ def doc_bm25_array(ranking: Ranking, docs, k1: float = K1, b: float = B) -> np.n
     if ranking.pair_weight > 0 and ranking.doc_pair_tf.shape[1]:
         pair_tf = ranking.doc_pair_tf[sc.row[hit]]
         held = ranking.doc_pair_tf[sc.row[sc.row >= 0]] > 0
-        pair_idf = ranking.pair_weight * np.array(_lucene_idf(n, held.sum(axis=0)))
+        pair_idf = ranking.pair_weight * np.array(bm25.idfs(n, held.sum(axis=0).tolist()))
         tf = np.concatenate([tf, pair_tf], axis=1)
         idf = np.concatenate([idf, pair_idf])
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -503,15 +503,15 @@ def doc_bm25(ranking: Ranking, docs: dict[str, int], k1: float = K1, b: float = 
     return {d: float(v) for d, v in zip(docs, got.tolist()) if not math.isnan(v)}
 
 
-def row_coverage(ranking: Ranking, docs, extra: np.ndarray | None = None) -> np.ndarray:
-    """:func:`query_coverage` (``doc_share`` 0) as a float64 array over the ranking's rows;
+def row_rarity_share(ranking: Ranking, docs, extra: np.ndarray | None = None) -> np.ndarray:
+    """:func:`query_rarity_share` (``doc_share`` 0) as a float64 array over the ranking's rows;
     ``extra`` (uint64 per row, bits as ``Ranking.mask``) adds terms a row counts as
     holding besides its own."""
     sc = _scope(ranking, docs)
     n = len(sc.names)
     if not n or not ranking.terms:
         return np.zeros(len(ranking.ids))
-    idf = _lucene_idf(n, _key_df(ranking, sc))
+    idf = bm25.idfs(n, _key_df(ranking, sc).tolist())
     keys = ranking.keys
     total = math.fsum(idf[keys.index(str(t))] for t in ranking.terms) or 1.0
     mask = ranking.mask if extra is None else ranking.mask | extra
@@ -520,14 +520,14 @@ def row_coverage(ranking: Ranking, docs, extra: np.ndarray | None = None) -> np.
 
 def term_weights(ranking: Ranking, docs) -> dict[str, float]:
     """``{str(term): idf}`` of the ranking's query terms: the rarity weights of
-    :func:`row_coverage` (idf over the documents in scope), {} without documents."""
+    :func:`row_rarity_share` (idf over the documents in scope), {} without documents."""
     sc = _scope(ranking, docs)
     if not len(sc.names) or not ranking.keys:
         return {}
-    return dict(zip(ranking.keys, _lucene_idf(len(sc.names), _key_df(ranking, sc))))
+    return dict(zip(ranking.keys, bm25.idfs(len(sc.names), _key_df(ranking, sc).tolist())))
 
 
-def query_coverage(ranking: Ranking, docs: dict[str, int], doc_share: float = 0.0
+def query_rarity_share(ranking: Ranking, docs: dict[str, int], doc_share: float = 0.0
                    ) -> dict[int, float]:
     """Each matched row's share of the query's rarity mass: ``sum of idf(t) over the query
     terms the row contains / sum of idf(t) over all query terms``, in [0, 1].
@@ -538,15 +538,15 @@ def query_coverage(ranking: Ranking, docs: dict[str, int], doc_share: float = 0.
     This is a post-retrieval query-performance signal (how much of the query the keyword
     arm could match at all), used to weight the keyword arm's contribution in hybrid
     fusion; it compares rows by which query words they hold, never by BM25 scores.
-    ``{row id: share}``; the search service reads :func:`row_coverage` (the same, as an
+    ``{row id: share}``; the search service reads :func:`row_rarity_share` (the same, as an
     array over the rows).
     """
     if not len(docs) or not ranking.terms:
         return {}
-    out = dict(zip(ranking.ids.tolist(), row_coverage(ranking, docs).tolist()))
+    out = dict(zip(ranking.ids.tolist(), row_rarity_share(ranking, docs).tolist()))
     if doc_share > 0:
         sc = _scope(ranking, docs)
-        idf = _lucene_idf(len(docs), _key_df(ranking, sc))
+        idf = bm25.idfs(len(docs), _key_df(ranking, sc).tolist())
         total = math.fsum(idf[ranking.keys.index(str(t))] for t in ranking.terms) or 1.0
         for j, (a, b) in enumerate(zip(ranking.doc_start.tolist(), ranking.doc_end.tolist())):
             held = int(ranking.doc_mask[j])
@@ -567,23 +567,23 @@ def _rarity(masks: np.ndarray, n_keys: int) -> tuple[np.ndarray, list[float]]:
     return mask_sums(masks, w), w
 
 
-def doc_order_array(ranking: Ranking, docs, signal: str = "bm25") -> np.ndarray:
-    """Indexes (into the scope's names) of the documents that matched, best first by
-    ``signal`` (see :func:`doc_order`)."""
+def doc_order_array(ranking: Ranking, docs) -> np.ndarray:
+    """Indexes (into the scope's names) of the documents that matched, best first (see
+    :func:`doc_order`)."""
     sc = _scope(ranking, docs)
     hit = np.flatnonzero(sc.row >= 0)
     if not len(hit):
         return hit
     cov, _w = _rarity(ranking.doc_mask[sc.row[hit]], len(ranking.keys))
-    sig = cov if signal == "coverage" else doc_bm25_array(ranking, sc)[hit]
+    sig = doc_bm25_array(ranking, sc)[hit]
     return hit[np.lexsort((hit, sc.content[hit], -cov, -sig))]
 
 
-def doc_order(ranking: Ranking, docs: dict[str, int], signal: str = "bm25") -> list[str]:
-    """Documents that matched, best first by ``signal``: "bm25" (:func:`doc_bm25`) or
-    "coverage" (:func:`fusion.rarity_coverage`); ties by coverage, then content id."""
+def doc_order(ranking: Ranking, docs: dict[str, int]) -> list[str]:
+    """Documents that matched, best first by :func:`doc_bm25`; ties by
+    :func:`fusion.rarity_coverage`, then content id."""
     names = list(docs)
-    return [names[i] for i in doc_order_array(ranking, docs, signal).tolist()]
+    return [names[i] for i in doc_order_array(ranking, docs).tolist()]
 
 
 @dataclass
@@ -601,8 +601,7 @@ class Fused:
 
 
 def fuse_arrays(ranking: Ranking, docs, tiebreak: str = "page_coverage",
-                scheme: str = "doc_rrf", doc_signal: str = "bm25", doc_weight: float = 1.0,
-                doc_k: int = fusion.K) -> Fused:
+                doc_weight: float = 1.0, doc_k: int = fusion.K) -> Fused:
     """:func:`fuse` as a :class:`Fused` (no Python object per row)."""
     sc = _scope(ranking, docs)
     hit = np.flatnonzero(sc.row >= 0)
@@ -625,41 +624,34 @@ def fuse_arrays(ranking: Ranking, docs, tiebreak: str = "page_coverage",
     tb = {"doc_coverage": (dcov, pc), "page_coverage": (pc, dcov),
           "doc_then_bm25": (dcov, ranking.score[row])}.get(tiebreak, (np.zeros(len(row)),))
     seq = np.arange(len(row))
-    if scheme == "doc_rrf":
-        drank = np.zeros(len(sc.names), dtype=np.int64)
-        drank[doc_order_array(ranking, sc, doc_signal)] = np.arange(1, len(hit) + 1)
-        score = 1.0 / (fusion.K + rank) + doc_weight / (doc_k + drank[doc])
-        keys = (seq,) + tuple(-t for t in reversed(tb)) + (-score,)
-    else:
-        score = 1.0 / (fusion.K + rank)
-        keys = (seq,) + tuple(-t for t in reversed(tb)) + (rank,)
+    drank = np.zeros(len(sc.names), dtype=np.int64)
+    drank[doc_order_array(ranking, sc)] = np.arange(1, len(hit) + 1)
+    score = 1.0 / (fusion.K + rank) + doc_weight / (doc_k + drank[doc])
+    keys = (seq,) + tuple(-t for t in reversed(tb)) + (-score,)
     o = np.lexsort(keys)
     return Fused(sc.names, doc[o], row[o], score[o])
 
 
 def fuse(ranking: Ranking, docs: dict[str, int], tiebreak: str = "page_coverage",
-         scheme: str = "doc_rrf", doc_signal: str = "bm25", doc_weight: float = 1.0,
-         doc_k: int = fusion.K) -> list[tuple[tuple[str, int], float]]:
+         doc_weight: float = 1.0, doc_k: int = fusion.K
+         ) -> list[tuple[tuple[str, int], float]]:
     """Stage 1: one cross-corpus list of ``((doc, row id), rrf score)`` best first.
 
     ``docs`` maps each document in scope to its content id (two documents with the same
-    bytes both appear). Each row scores ``1/(60 + its rank inside its own document)``; ties
-    in a rank band are broken by ``tiebreak``:
+    bytes both appear). Two lists are fused (two-list RRF): each row scores ``1/(60 + its
+    rank inside its own document) + doc_weight/(doc_k + its document's rank)``, documents
+    ranked by :func:`doc_bm25` (:func:`doc_order`), which lets a strong document's second
+    page outrank a weak document's best one. Equal scores are ordered by ``tiebreak``:
 
     - "doc_coverage": the document's rarity-weighted coverage (:func:`fusion.rarity_coverage`
       over documents matched), then the row's own BM25-free coverage;
     - "page_coverage": the row's own rarity-weighted coverage, then the document's;
+    - "doc_then_bm25": the document's coverage, then the row's BM25 score;
     - "none": content order only (for measurement).
-    Remaining ties go by content id (insertion order in the cache), never by path.
-
-    ``scheme`` "doc_rrf" (the default, the product's) adds a document-level list:
-    documents ordered by ``doc_signal`` ("bm25": :func:`doc_bm25`, the default; or
-    "coverage"), each row scoring ``1/(60 + rank in its document) + doc_weight/(doc_k + its
-    document's rank)`` (two-list RRF), which lets a strong document's second page outrank a
-    weak document's best one; "band" keeps the rank bands alone. The defaults are what
-    the search service uses. The search service reads :func:`fuse_arrays` (the same list as
-    arrays).
+    Remaining ties go by content id (insertion order in the cache), never by path. The
+    defaults are what the search service uses, which reads :func:`fuse_arrays` (the same
+    list as arrays).
     """
-    f = fuse_arrays(ranking, docs, tiebreak, scheme, doc_signal, doc_weight, doc_k)
+    f = fuse_arrays(ranking, docs, tiebreak, doc_weight, doc_k)
     ids = ranking.ids[f.row].tolist()
     return [((f.names[d], r), s) for d, r, s in zip(f.doc.tolist(), ids, f.score.tolist())]

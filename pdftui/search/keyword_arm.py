@@ -46,7 +46,7 @@ def keyword_arm(c: Plan, kw: keyword.KeywordIndex, view: CorpusView, o: RankingC
         if c.granularity is Granularity.SECTION and o.sections.named_docs and not c.few \
         else ({}, {})
     extra = head_masks(ranking, named) if named else None
-    cov = keyword.row_coverage(ranking, scope, extra)
+    cov = keyword.row_rarity_share(ranking, scope, extra)
     head = [x for x in head_list(ranking, c.by_doc, c.terms, view.heads,
                                   o.pages.head_share)
             if c.res.page_ok(c.by_doc[x[0][0]], x[0][1])] \

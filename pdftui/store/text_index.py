@@ -21,6 +21,7 @@ import numpy as np
 from ..search.keyword import (B, K1, MAX_TERMS, TITLE_WEIGHT, _CJK_RUN_RE, Ranking, Term,
                               _count_matrix, _row_sums, distinct, member, parse_query,
                               tokenize)
+from ..search import bm25
 from . import postings
 from .tokenizer import fts_text, prefix_upper
 
@@ -370,17 +371,15 @@ class KeywordIndex:
         return self.db.execute(sql, args).fetchall()
 
     def rank(self, terms: list[Term], contents: set[int] | None = None, kind: str = "pages",
-             policy: str = "or", title_weight: float = TITLE_WEIGHT, idf: str = "lucene",
+             policy: str = "or", title_weight: float = TITLE_WEIGHT,
              proximity: float = 0.0, window: int = 3, doc_proximity: float = 0.0
              ) -> Ranking:
         """Rank the rows (``kind`` "pages" or "sections") of each content by BM25.
 
         ``contents`` limits the search (None = every content). ``policy`` "or" keeps rows
-        containing any term; "and" keeps only rows containing every term; "and_or" is "and"
-        per document, relaxed to "or" in a document where no row has every term.
-        ``idf`` "fts5" is FTS5's ln((N - df + 0.5)/(df + 0.5)) floored at 1e-6; "lucene" is
-        the always-positive ln(1 + (N - df + 0.5)/(df + 0.5)) (Lucene's BM25 variant), which
-        keeps a weight for terms on most pages of a document. ``proximity`` > 0 adds
+        containing any term; "and" keeps only the rows holding the most terms of any row
+        matched. The idf is the always-positive Lucene form (:func:`pdftui.search.bm25.idf`),
+        which keeps a weight for terms on most pages of a document. ``proximity`` > 0 adds
         :meth:`_add_proximity` (consecutive query terms within ``window`` tokens) to the
         rows; ``doc_proximity`` > 0 counts those pairs per document for :func:`doc_bm25`
         (the pair as one more term of the document, weighed by ``doc_proximity``).
@@ -398,7 +397,7 @@ class KeywordIndex:
         idf_of: dict[str, np.ndarray] = {}
         for term in terms:
             k = keys.index(str(term))
-            got = self._add_term(unit, kind, term, allowed, title_weight, idf, scores, nmatch,
+            got = self._add_term(unit, kind, term, allowed, title_weight, scores, nmatch,
                                  contents, idf_of)
             if got is None:
                 continue
@@ -416,8 +415,8 @@ class KeywordIndex:
         # by content, best first, equal scores by row id: ``matched`` ascends by row id
         # and lexsort is stable, so the ids need no key of their own
         rows = matched[np.lexsort((-scores[matched], cont))]
-        rows = rows[self._policy_keep(rows, unit.content[rows], nmatch[rows], policy,
-                                      len(terms))]
+        if policy == "and":
+            rows = rows[nmatch[rows] >= max(int(nmatch[rows].max()), 1)]
         tf_content, tfm = self._tf_matrix(tfs, len(keys))
         return Ranking(terms, keys, unit.ids[rows], rows, unit.content[rows], scores[rows],
                        bits[rows], tf_content, tfm, unit.total_of, unit.total, pair_tf,
@@ -468,7 +467,7 @@ class KeywordIndex:
         return allowed
 
     def _add_term(self, unit, kind: str, term: Term, allowed: np.ndarray | None,
-                  title_weight: float, idf: str, scores: np.ndarray, nmatch: np.ndarray,
+                  title_weight: float, scores: np.ndarray, nmatch: np.ndarray,
                   contents: set[int] | None = None, idf_of: dict | None = None
                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
         """Add ``term``'s BM25 weight to ``scores`` of the rows holding it (and count it in
@@ -495,11 +494,7 @@ class KeywordIndex:
         ucont = np.flatnonzero(dfc)
         df = dfc[ucont].astype(np.float64)
         n_doc = unit.n_of[ucont]
-        if idf == "lucene":
-            w_idf = np.log1p((n_doc - df + 0.5) / (df + 0.5))
-        else:
-            w_idf = np.log((n_doc - df + 0.5) / (df + 0.5))
-            w_idf = np.where(w_idf <= 0, 1e-6, w_idf)
+        w_idf = bm25.idf_array(n_doc, df)
         w_of = np.zeros(size)
         w_of[ucont] = w_idf
         if idf_of is not None:
@@ -520,19 +515,6 @@ class KeywordIndex:
         for k, c, t in tfs:   # a later term with the same text replaces, as before
             tfm[np.searchsorted(tf_content, c), k] = t
         return tf_content, tfm
-
-    @staticmethod
-    def _policy_keep(rows: np.ndarray, content: np.ndarray, nmatch: np.ndarray, policy: str,
-                     n_terms: int) -> np.ndarray:
-        """Boolean over ``rows`` (grouped by content): the rows ``policy`` keeps."""
-        if policy == "and":
-            return nmatch >= max(int(nmatch.max()), 1)
-        if policy != "and_or" or not len(rows):
-            return np.ones(len(rows), dtype=bool)
-        full = nmatch == n_terms
-        start = np.concatenate([[0], np.flatnonzero(np.diff(content)) + 1])
-        has_full = np.maximum.reduceat(full.astype(np.int8), start).astype(bool)
-        return full | ~np.repeat(has_full, np.diff(np.append(start, len(rows))))
 
     def _posting_array(self, kind: str, where: str, args: tuple,
                        contents: set[int] | None) -> np.ndarray:

@@ -144,7 +144,7 @@ def coverage_line(result: SearchResult, show_timings: bool = True, scope: str = 
     :class:`~pdftui.search.hits.SearchResult` (tolerant of coverage keys missing); the
     first part is :func:`searched_text` (a query field or ``scope`` named); a note ("no
     document holds a query word: semantic hits only") follows on a second line."""
-    cov = result.coverage or {}
+    cov = result.coverage.to_json() if result.coverage is not None else {}
     parts = [searched_text(cov, result.mode, scope)]
     skipped = cov.get("skipped")
     n_skipped = len(skipped) if isinstance(skipped, (list, tuple)) else (skipped or 0)

@@ -255,7 +255,7 @@ def test_scope_to_one_document_and_clear(make_app):
                            and main.shown_key == main.search_key(), what="scoped result")
             data = app.query_one(ResultsPane).result
             assert {h.doc for h in data.hits} == {"texlive-euler.pdf"}
-            assert data.coverage["total"] == 1
+            assert data.coverage.total == 1
             assert "scope" in str(app.query_one("#status").render())
             # space adds a second document
             await pilot.press("up", "space")
@@ -263,7 +263,7 @@ def test_scope_to_one_document_and_clear(make_app):
                            main.shown_key == main.search_key())
             await pilot.press("x")
             await wait_for(pilot, lambda: main.scope == () and main.shown_key == main.search_key())
-            assert app.query_one(ResultsPane).result.coverage["total"] == 4
+            assert app.query_one(ResultsPane).result.coverage.total == 4
             # x clears the scope from the results pane too
             await pilot.press("O")
             await wait_for(pilot, lambda: len(main.scope) == 1)
@@ -589,7 +589,7 @@ def test_stale_result_is_never_shown(make_app):
             data = await search(pilot, "euler")
             app.main_screen.post_message(SearchDone(SearchRequest("zorblax", "hybrid", "page"),
                                                     SearchResult("zorblax", "hybrid", "page",
-                                                                 {}, 0.0)))
+                                                                 None, 0.0)))
             await pilot.pause(0.1)
             assert app.query_one(ResultsPane).result is data
             # typing fast: only the last query's result lands

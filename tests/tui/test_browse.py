@@ -371,7 +371,7 @@ def test_folded_versions_leave_no_gap_in_the_ranks_and_more_is_not_a_mark(make_a
             hits = [make_hit(docs[1].doc, 3, 1), make_hit(docs[0].doc, 3, 2),
                     make_hit(docs[2].doc, 1, 3), make_hit(docs[0].doc, 9, 4)]
             hits += [make_hit(docs[2].doc, p, 4 + p) for p in range(2, 7)]
-            results.set_result(SearchResult("attention", "hybrid", "page", {}, 0.0, hits))
+            results.set_result(SearchResult("attention", "hybrid", "page", None, 0.0, hits))
             await pilot.pause()
             table = app.query_one(HitTable)
             ranks = [cell(table, r, "rank") for r in range(table.row_count)]
@@ -756,15 +756,15 @@ def test_a_rerun_keeps_a_moved_cursor_on_its_hit_and_an_unmoved_one_on_top(make_
             rerun = first[1:9] + [first[0]] + first[9:]
             rerun = [make_hit(h.doc, 1, i + 1) for i, h in enumerate(rerun)]
             table = app.query_one(HitTable)
-            results.set_result(SearchResult("gfs", "hybrid", "page", {}, 0.0, first))
+            results.set_result(SearchResult("gfs", "hybrid", "page", None, 0.0, first))
             await pilot.pause()
-            results.set_result(SearchResult("gfs", "hybrid", "page", {}, 0.0, rerun),
+            results.set_result(SearchResult("gfs", "hybrid", "page", None, 0.0, rerun),
                                keep_cursor=True)
             await pilot.pause()
             assert table.cursor_row == 0 and results.current_hit().doc == "paper1.pdf"
             table.move_cursor(row=2)   # the user moves to paper3
             await pilot.pause()
-            results.set_result(SearchResult("gfs", "hybrid", "page", {}, 0.0, first),
+            results.set_result(SearchResult("gfs", "hybrid", "page", None, 0.0, first),
                                keep_cursor=True)
             await pilot.pause()
             assert results.current_hit().doc == "paper3.pdf" and table.cursor_row == 3

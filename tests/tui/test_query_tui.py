@@ -47,7 +47,7 @@ def test_exclusion_and_weak_banner(make_app):
             assert data.weak is False and data.hits
             assert coverage_lines(app)[0].startswith("searched ")
             data = await search(pilot, "attention -transformer")
-            assert data.coverage["excluded"]["terms"] == ["transformer"]
+            assert data.coverage.excluded.terms == ("transformer",)
             assert any("excluded" in ln for ln in coverage_lines(app))
     run(go())
 

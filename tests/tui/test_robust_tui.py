@@ -37,8 +37,8 @@ def test_folder_deleted_then_recreated(tmp_path):
                            not app.query_one("#results").result.hits, timeout=30,
                            what="results emptied")
             data = app.query_one("#results").result
-            assert data.coverage["searched"] == 0
-            assert "nothing was searched" in data.coverage["note"]
+            assert data.coverage.searched == 0
+            assert "nothing was searched" in data.coverage.note
             folder.mkdir()
             make_markup_pdf(folder / "again.pdf")
             await wait_for(pilot, lambda: [d.doc for d in main.folder.documents] == ["again.pdf"]

@@ -412,12 +412,12 @@ def test_star_scopes_the_search_to_marked_documents(make_app, tui_index, data_di
                 await wait_for(pilot, lambda: set(main.scope) == want
                                and main.shown_key == main.search_key()
                                and results.result is not None
-                               and results.result.coverage["total"] == 1,
+                               and results.result.coverage.total == 1,
                                what=f"scope {want}")
                 assert {h.doc for h in results.hits} == want
             await pilot.press("asterisk")
             await wait_for(pilot, lambda: main.scope == () and main.shown_key == main.search_key()
-                           and results.result.coverage["total"] == 4, what="whole folder")
+                           and results.result.coverage.total == 4, what="whole folder")
     run(go())
 
 
