@@ -7,7 +7,7 @@ different documents):
   (:func:`rare_identifier`); else the best listed row's share of the query's rarity mass
   held by *rare* terms:
   ``sum idf(t) over the row's terms t held by at most RARE_SHARE of the documents /
-  sum idf(t) over all query terms`` (idf as in :func:`.keyword.query_coverage`; a term
+  sum idf(t) over all query terms`` (idf as in :func:`.keyword.query_rarity_share`; a term
   found nowhere has the largest idf, so random letters or a typo pull it down). A page
   holding the query's distinctive words scores near 1; one matching only words found
   everywhere ("results", "model") scores 0.

@@ -112,7 +112,7 @@ def head_list(ranking, by_doc: dict[str, int], terms: list, heads: HeadIndex,
               least: float) -> list:
     """The head-field list: page 1 of each document whose head holds at least
     ``least`` (a share, 0 to 1) of the query's rarity mass, best first by that share
-    (idf over the documents in scope, as :func:`.keyword.query_coverage`), as
+    (idf over the documents in scope, as :func:`.keyword.query_rarity_share`), as
     ``[((doc, 1), share)]``."""
     held_by = heads.terms(set(by_doc.values()), terms)
     if not held_by:

@@ -147,7 +147,7 @@ def gate_keyword(run: Run, keys: Sequence[Key], coverage: Sequence[float], weigh
                  power: float, k: int = K) -> Run:
     """The keyword coverage gate: each keyword contribution ``weight / (k + rank)`` of
     ``run`` is scaled by ``coverage ** power``, coverage being that key's share of the
-    query's rarity mass (:func:`.keyword.row_coverage`): a page matching only the common
+    query's rarity mass (:func:`.keyword.row_rarity_share`): a page matching only the common
     words of a long query adds little. ``keys`` and ``coverage`` are the keyword list fed
     to :func:`rrf`, in its order."""
     scores = dict(run.scores)
