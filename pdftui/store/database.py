@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -23,6 +22,7 @@ from ..errors import CacheError
 from . import schema
 from .embeddings import EmbeddingStore
 from .leases import LeaseStore
+from .transactions import begin_immediate
 from .writer import ContentWriter
 
 
@@ -146,7 +146,7 @@ class Cache(ContentWriter, EmbeddingStore, LeaseStore):
             if self.db.in_transaction:
                 yield self.db
                 return
-            _begin_immediate(self.db)
+            begin_immediate(self.db, BUSY_TIMEOUT_MS)
             try:
                 yield self.db
                 self.db.execute("COMMIT")
@@ -175,19 +175,4 @@ class Cache(ContentWriter, EmbeddingStore, LeaseStore):
     def integrity_check(self) -> str:
         """``PRAGMA integrity_check`` result ("ok" when healthy)."""
         return self.db.execute("PRAGMA integrity_check").fetchone()[0]
-
-
-def _begin_immediate(db: sqlite3.Connection) -> None:
-    """BEGIN IMMEDIATE, retrying past the busy timeout's rare early SQLITE_BUSY."""
-    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
-    while True:
-        try:
-            db.execute("BEGIN IMMEDIATE")
-            return
-        except sqlite3.OperationalError as exc:
-            if "locked" not in str(exc) and "busy" not in str(exc):
-                raise
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.05)
 

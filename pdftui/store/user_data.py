@@ -20,6 +20,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from ..errors import TriageStoreError
+from .transactions import begin_immediate
 
 SCHEMA_VERSION = 1
 BUSY_TIMEOUT_MS = 60_000
@@ -63,20 +64,12 @@ CREATE INDEX IF NOT EXISTS history_root ON history(root, id);
 
 
 def _begin_immediate(db: sqlite3.Connection, path: Path) -> None:
-    """BEGIN IMMEDIATE, retrying an early SQLITE_BUSY until the busy timeout; any other
-    failure is a :class:`TriageStoreError`."""
-    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
-    while True:
-        try:
-            db.execute("BEGIN IMMEDIATE")
-            return
-        except sqlite3.OperationalError as exc:
-            busy = "locked" in str(exc) or "busy" in str(exc)
-            if not busy or time.monotonic() > deadline:
-                raise TriageStoreError(f"cannot write the user data file {path}: {exc}") from exc
-            time.sleep(0.05)
-        except sqlite3.Error as exc:
-            raise TriageStoreError(f"cannot write the user data file {path}: {exc}") from exc
+    """BEGIN IMMEDIATE (:func:`.transactions.begin_immediate`); a failure is a
+    :class:`TriageStoreError`."""
+    try:
+        begin_immediate(db, BUSY_TIMEOUT_MS)
+    except sqlite3.Error as exc:
+        raise TriageStoreError(f"cannot write the user data file {path}: {exc}") from exc
 
 
 class UserDataFile:
