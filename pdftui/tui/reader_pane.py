@@ -127,8 +127,14 @@ class ReaderPane(FailureHandler, Vertical):
 
     @work(thread=True, exclusive=True, group="reader", exit_on_error=False)
     def _load(self, serial: int, req: ReadRequest, pattern) -> None:
-        view = self.gate.run(lambda lib: load_view(lib, req, pattern))   # raises: _load_failed
-        self.post_message(self.Loaded(serial, view))
+        def load(lib):
+            # a request overtaken while it waited for the library is not loaded at all:
+            # twenty ``]`` pressed under load cost one load, not twenty in a row
+            return load_view(lib, req, pattern) if serial == self._serial else None
+
+        view = self.gate.run(load)   # raises: _load_failed
+        if view is not None:
+            self.post_message(self.Loaded(serial, view))
 
     FAILURE_HANDLERS = {"reader": "_load_failed"}
 

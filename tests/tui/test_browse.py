@@ -769,3 +769,36 @@ def test_a_rerun_keeps_a_moved_cursor_on_its_hit_and_an_unmoved_one_on_top(make_
             await pilot.pause()
             assert results.current_hit().doc == "paper3.pdf" and table.cursor_row == 3
     run(go())
+
+
+def test_section_steps_pressed_while_the_library_is_busy_load_only_the_last(make_app,
+                                                                             monkeypatch):
+    """``]`` pressed many times while the library is held by other work adds up to the
+    last section, and the steps overtaken while waiting are never loaded (they were
+    loaded one after another, so under load the reader fell tens of seconds behind)."""
+    import pdftui.tui.reader_pane as reader_pane
+
+    loaded = []
+    real = reader_pane.load_view
+
+    def counting(lib, req, pattern):
+        loaded.append(req)
+        return real(lib, req, pattern)
+
+    monkeypatch.setattr(reader_pane, "load_view", counting)
+
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            reader, _toc = await open_from_documents(pilot, ATTENTION)
+            last = len(reader.view.sections) - 1
+            await pilot.press("escape")
+            loaded.clear()
+            with reader.gate._lock:                  # the library busy with other work
+                for _ in range(last):
+                    await pilot.press("right_square_bracket")
+            await wait_for(pilot, lambda: reader.view.section_id
+                           == reader.view.sections[last].id, what="last section")
+            assert len(loaded) == 1 and loaded[0].page == reader.view.sections[last].start_page
+    run(go())
