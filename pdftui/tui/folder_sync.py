@@ -215,7 +215,7 @@ class FolderSync:
         A folder that vanishes (deleted, unmounted) is reported (:class:`FolderPresence`)
         and looked for every :data:`FOLDER_POLL_S` seconds; when it is back it is watched
         and indexed again."""
-        self.screen.run_worker(self._watch(), exclusive=True, group="watch",
+        self.screen.run_worker(self._watch, exclusive=True, group="watch",
                                exit_on_error=False)
 
     async def _watch(self) -> None:

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
@@ -72,9 +73,12 @@ class TriageController:
         """The folder (its real path)."""
         return self.screen.app.root
 
-    def _run(self, work, **kw) -> Worker:
-        """Run the coroutine ``work`` as a worker of the screen (errors: its
-        :class:`~.failures.FailureHandler`)."""
+    def _run(self, work: Callable[[], Awaitable], **kw) -> Worker:
+        """Run the coroutine function ``work`` (no arguments: bind them with
+        :func:`functools.partial`) as a worker of the screen (errors: its
+        :class:`~.failures.FailureHandler`). A function, not a coroutine: a worker
+        cancelled before it starts (an exclusive group, the app closing) then leaves no
+        coroutine never awaited."""
         return self.screen.run_worker(work, exit_on_error=False, **kw)
 
     # -- the store, on its own thread ------------------------------------------------------
@@ -187,7 +191,7 @@ class TriageController:
         if cur is None:
             self.screen.notify(f"Nothing to mark here: {NEEDS_DOCUMENT}.", timeout=3)
             return
-        self._run(self._mark(cur[0], value), name="Marking", group="triage")
+        self._run(partial(self._mark, cur[0], value), name="Marking", group="triage")
 
     async def _mark(self, doc: str, value: str) -> None:
         from ..triage.store import Mark
@@ -211,8 +215,8 @@ class TriageController:
 
         def done(edit) -> None:
             if edit is not None and (edit.text != note or edit.deleted):
-                self._run(self._save_note(doc, edit.text if edit.text != note else None,
-                                          edit.deleted),
+                self._run(partial(self._save_note, doc,
+                                  edit.text if edit.text != note else None, edit.deleted),
                           name="Saving the note", group="triage")
 
         self.screen.app.push_screen(
@@ -244,7 +248,7 @@ class TriageController:
         if para is None:
             self.screen.notify("Open a page in the reader to clip from it.", timeout=2)
             return
-        self._run(self._clip(*para), name="Clipping", group="triage")
+        self._run(partial(self._clip, *para), name="Clipping", group="triage")
 
     async def _clip(self, doc: str, text: str, page: int, section: str) -> None:
         from ..triage.store import Clip
@@ -267,7 +271,7 @@ class TriageController:
 
         def done(req: ExportRequest | None) -> None:
             if req is not None:
-                self._run(self._export(req), name="Export", group="export")
+                self._run(partial(self._export, req), name="Export", group="export")
 
         self.screen.app.push_screen(ExportScreen(Path(self.root).name,
                                                  where=export_dir(self.root, self.last_export),
@@ -299,7 +303,7 @@ class TriageController:
         if cur is None:
             self.screen.notify("No page here to open.", timeout=2)
             return
-        self._run(self._open_viewer(*cur), name="Opening the viewer", group="viewer")
+        self._run(partial(self._open_viewer, *cur), name="Opening the viewer", group="viewer")
 
     async def _open_viewer(self, doc: str, page: int) -> None:
         from ..triage.viewer import open_at_page
@@ -325,7 +329,7 @@ class TriageController:
     # -- session and history -------------------------------------------------------------------
     def load_session(self) -> None:
         """Read the folder's last session and query history (at start)."""
-        self._run(self._load_session(), group="session-load")
+        self._run(self._load_session, group="session-load")
 
     async def _load_session(self) -> None:
         session = await self.triage_call(lambda s: s.session(self.root))
@@ -364,7 +368,7 @@ class TriageController:
         if app._exit or not app.screen_stack:
             return   # closing: action_quit saves the last state
         session = self.current_session()
-        self._run(self._save_session(session), group="session", exclusive=True)
+        self._run(partial(self._save_session, session), group="session", exclusive=True)
 
     async def _save_session(self, session: Session) -> bool:
         try:
@@ -388,7 +392,7 @@ class TriageController:
             return
         self.history = [query] + [q for q in self.history if q != query]
         self._history_pos = -1
-        self._run(self._add_history(query), group="triage")
+        self._run(partial(self._add_history, query), group="triage")
 
     async def _add_history(self, query: str) -> None:
         try:

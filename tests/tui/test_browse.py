@@ -340,10 +340,13 @@ def test_the_contents_follow_the_reader_and_stay_with_their_document(make_app):
                 await pilot.press("right_square_bracket")
             await wait_for(pilot, lambda: reader.view.section_id
                            == reader.view.sections[last].id, what="last section")
-            await pilot.pause(0.2)
+
+            def last_in_sight() -> bool:   # the list scrolls after its next refresh
+                top = toc.scroll_offset.y
+                return 0 < top <= last < top + toc.scrollable_content_region.height
+
+            await wait_for(pilot, last_in_sight, what="the last entry scrolled into sight")
             assert toc.highlighted == last
-            top = toc.scroll_offset.y
-            assert top > 0 and top <= last < top + toc.scrollable_content_region.height
             # a hit in another document: its text, without the old document's contents
             data = await search(pilot, "ultralight bosonic dark matter")
             hit = next(i for i, h in enumerate(data.hits) if h.doc != ATTENTION)

@@ -517,3 +517,28 @@ def test_text_typed_after_an_opener_that_opens_nothing_runs_no_command(make_app)
             await pilot.press("2")   # on its own, a command as always
             await wait_for(pilot, lambda: main.mode == "semantic", what="semantic mode")
     run(go())
+
+
+def test_a_session_save_overtaken_by_the_next_leaves_no_coroutine_unawaited(make_app):
+    """The suite warned ``coroutine '_save_session' was never awaited``: a save cancelled
+    by a newer one (an exclusive worker group) before it started left its coroutine
+    behind. Two saves in a row now leave no such warning, and the newer one is saved."""
+    import gc
+    import warnings
+
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            main = app.main_screen
+            await settle(pilot)
+            await wait_for(pilot, lambda: main.triage.session_restored, what="session read")
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                main.triage._save_session_now()
+                main.triage._save_session_now()      # cancels the first before it starts
+                await wait_for(pilot, lambda: not any(
+                    w.group == "session" and w.is_running for w in app.workers),
+                    what="saved")
+                gc.collect()
+            assert not [w for w in caught if "never awaited" in str(w.message)]
+    run(go())
