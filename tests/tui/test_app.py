@@ -839,8 +839,12 @@ def test_v_keeps_the_reading_position_both_ways(make_app):
             body = reader.query_one(ReaderBody)
             later = next(i for i, (p, _b) in enumerate(v.para_pos) if p > sec.start_page)
             paras = list(body.query(".para"))
+            # the section's paragraphs are laid out before the scroll can reach one
+            await wait_for(pilot, lambda: paras[later].virtual_region.y > 0
+                           and body.max_scroll_y >= paras[later].virtual_region.y,
+                           what="paragraphs laid out")
             body.scroll_to(y=paras[later].virtual_region.y, animate=False)
-            await pilot.pause()
+            await wait_for(pilot, lambda: body.top_paragraph() >= later, what="scrolled")
             top = body.top_paragraph()
             page, block = v.para_pos[top]
             assert page > sec.start_page
