@@ -309,11 +309,25 @@ def _clips_to_delete(have: list, numbers, yes: bool, as_json: bool) -> list:
     return chosen
 
 
+def _with_first_pages(folder, cache_dir, items: list) -> list:
+    """The export items with their first pages' text (BibTeX: venue, arXiv category,
+    title case), read from the cache."""
+    from ..library import Library
+    from ..triage.export import with_first_pages
+
+    lib = Library(folder, cache_dir)
+    try:
+        return with_first_pages(items, lambda doc, n: lib.page(doc, n).text)
+    finally:
+        lib.close()
+
+
 @click.command()
 @click.argument("folder", type=click.Path(), default=".")
 @click.option("--marked", type=click.Choice(["keep", "to-read", "skip", "any", "all"]),
               default="any", show_default=True,
-              help="Which documents: one mark, any mark, note or clip, or all of them.")
+              help="Which documents: one mark, any mark, note or clip (skipped ones left "
+                   "out), or all of them.")
 @click.option("--format", "fmt", type=click.Choice(["markdown", "bibtex", "csv", "json"]),
               default="markdown", show_default=True)
 @click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
@@ -332,6 +346,8 @@ def export(folder, marked, fmt, output, cache_dir, data_dir):
         click.echo(f"pdftui: no documents marked {marked} in {folder}"
                    + (" (mark some with `pdftui mark`, or use --marked all)"
                       if marked == "any" else ""), err=True)
+    if fmt == "bibtex" and items:
+        items = _with_first_pages(folder, cache_dir, items)
     text = render(items, ExportFormat(fmt), f"Reading list: {os.path.basename(root) or root}",
                   citekeys(every))
     if output is None:
