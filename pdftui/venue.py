@@ -61,7 +61,8 @@ _CONFERENCE_RULES: tuple[re.Pattern, ...] = (
     re.compile(r"Published as a conference paper at (?P<abbr>[A-Z][A-Za-z]{2,10}) "
                r"(?:19|20)\d\d"),
     re.compile(r"(?:^|(?<=[.\n])\s*|\b(?:Published in|Appears? in|Appearing in|In)\s+)"
-               r"(?:the\s+)?(?P<name>Proceedings of (?:the )?[^,.;\n]{4,120})", re.M),
+               r"(?:the\s+)?(?P<name>Proceedings of (?:the )?[^,.;\n]{4,120}"
+               r"(?:\n[A-Z][A-Za-z ]{0,40}(?=,))?)", re.M),   # a name wrapped before its comma
     re.compile(r"\bTo appear in (?:the )?(?P<name>[A-Z][A-Za-z]{2,10} (?:19|20)\d\d)\b"),
     re.compile(r"\b(?P<name>[A-Z]{3,8}\s?['’]\s?\d{2}|[A-Z]{3,8} (?:19|20)\d\d),\s+"
                rf"{_MONTH}"),
@@ -74,7 +75,7 @@ _JOURNAL_RULES: tuple[re.Pattern, ...] = (
     re.compile(r"\bPublished in (?P<name>(?:the )?(?:[A-Z][\w&\-]*\s?(?:of |on |and |& )?)"
                r"{1,10}?)\s*\("),
     re.compile(r"\b(?:Reprinted (?:with corrections )?from|APPEARED IN|Appeared in)\s+"
-               r"(?P<name>[A-Z][A-Za-z&\- ]{5,80}?)(?:,|\s+Volume|\s+Vol\.|\n)", re.I),
+               r"(?P<name>[A-Z][A-Za-z&\-\s]{5,80}?)(?:,|\s+Volume|\s+Vol\.|\n\n)", re.I),
     re.compile(r"(?:^|\n)(?P<name>PLOS [A-Z][a-z]+(?: [A-Z][a-z]+)*)\s*\|"),
     re.compile(r"Contents lists available at ScienceDirect\s+(?P<name>[A-Z][^\n]{2,80}?)\s+"
                r"journal homepage"),
