@@ -45,7 +45,7 @@ EXPORT_FORMATS = (("markdown", "Markdown reading list", "md"), ("bibtex", "BibTe
                   ("csv", "CSV", "csv"), ("json", "JSON", "json"))
 #: Which documents an export holds.
 EXPORT_MARKED = (("keep", "marked keep"), ("to-read", "to read"), ("skip", "skipped"),
-                 ("any", "every marked or noted document"), ("all", "all documents"))
+                 ("any", "marked or noted (not skipped)"), ("all", "all documents"))
 
 
 #: The export dialog's keys, on its last line (the border's subtitle says it again).
