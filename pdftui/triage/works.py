@@ -16,10 +16,9 @@ SQLite, no Textual.
 from __future__ import annotations
 
 import dataclasses
-import re
 from collections.abc import Iterable
 
-from ..versions import VersionGroups, version_groups
+from ..versions import VersionGroups, version_groups, version_of
 from .store import DocTriage, Mark
 
 #: doc -> work key: a document's key is its version group's (:func:`version_groups`),
@@ -55,15 +54,10 @@ def siblings(works: Works, doc: str) -> list[str]:
     return [d for d, w in works.items() if w == work]
 
 
-_VERSION_RE = re.compile(r"v(\d+)(?!.*v\d)", re.IGNORECASE)
-
-
 def newest(docs: list[str]) -> str:
     """The file that stands for a work: the highest arXiv version ("…v7-…" over
     "…v5-…"), else the last name in sort order (``papermage-2023-11-revised`` over
     ``…-08-draft``)."""
-    from ..versions import version_of
-
     def order(doc: str) -> tuple[int, str]:
         label = version_of(doc)[1]
         return (int(label[1:]) if label else -1, doc)
