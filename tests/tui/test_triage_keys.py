@@ -370,7 +370,9 @@ def test_done_when_scenario_keyboard_only(papers, data_dir, tmp_path, monkeypatc
                 await wait_for(pilot, lambda: app.main_screen.triage.last_export.endswith(ext),
                                timeout=30, what=f"{ext} export")
             await pilot.press("ctrl+q")
-        md = (folder / "papers-reading-list.md").read_text()   # beside the documents
+        # in the folder pdftui was started from, never beside the documents
+        assert not (folder / "papers-reading-list.md").exists()
+        md = (tmp_path / "papers-reading-list.md").read_text()
         for doc in kept:
             assert doc in md
             assert f"> note on {doc[:14]}" in md   # the note, as typed
@@ -378,7 +380,7 @@ def test_done_when_scenario_keyboard_only(papers, data_dir, tmp_path, monkeypatc
         assert md.count("- Mark: keep") == 5
         import bibtexparser
 
-        bib = bibtexparser.loads((folder / "papers-reading-list.bib").read_text())
+        bib = bibtexparser.loads((tmp_path / "papers-reading-list.bib").read_text())
         assert len(bib.entries) == 5
         assert all(e.get("title") for e in bib.entries)
         assert any(e.get("eprint") for e in bib.entries)
