@@ -15,8 +15,11 @@ the document or left empty: nothing is guessed.
 - ``year``: the paper's year, not the file's: an arXiv id's year (its first version); else
   publication and copyright lines of page 1 (``Published 5 June 2017``, ``Copyright 2007
   ACM``, ``© 2021``), a journal citation (``JCAP10(2008)003``), a date line (``June 30,
-  1905``, ``2021/12/29``); last the PDF creation date, unless the producer is a tool that
-  re-saves old papers (PDFium, Ghostscript re-distillations are kept).
+  1905``, ``2021/12/29``); then a year in the file name (``nakamoto-2008-bitcoin.pdf``:
+  the publication year the person who kept the file wrote down); last the PDF creation
+  date (the file's date, not the paper's: the Bitcoin paper's PDF was made in 2009),
+  unless the producer is a tool that re-saves old papers (PDFium, Ghostscript
+  re-distillations are kept).
 - ``authors``: the info dictionary's author when it is sane (names, not "Administrator" or
   a copyright notice) and not just the first of the names on page 1; else the lines of
   page 1 between the title and the abstract, set in the font of the first name found,
@@ -39,9 +42,10 @@ from .text import strip_control
 #: Bump when the rules below or the title rules (:mod:`pdftui.title`) change: cached
 #: metadata of an older version is read again, and the title with it (first pages only; no
 #: re-extraction, no re-embedding).
-METADATA_VERSION = 5  # 2: CN article numbers (ISSN (year)); 3: copyright runs, subtitles;
+METADATA_VERSION = 6  # 2: CN article numbers (ISSN (year)); 3: copyright runs, subtitles;
 #   4: section headings of a reference card are not authors; 5: titles read again (wrapped
-#   titles of any length, one-word and body-size titles), names with a non-ASCII capital
+#   titles of any length, one-word and body-size titles), names with a non-ASCII capital;
+#   6: a year in the file name before the PDF creation date
 #: Pages read from the start of the document.
 FIRST_PAGES = 2
 #: A first page with more text than this (characters) is not read line by line for author
@@ -201,10 +205,25 @@ def _pdf_date_year(info: dict) -> int | None:
     return int(m.group(1)) if m else None
 
 
-def find_year(arxiv_id: str, pages: list[str], info: dict, max_year: int = 2100) -> int | None:
+#: A year standing alone in a file name ("nakamoto-2008-bitcoin.pdf"), not part of a
+#: number ("2005.07143", "20081").
+_NAME_YEAR_RE = re.compile(r"(?:^|[-_ ])((?:1[6-9]|20)\d\d)(?=[-_ ]|\.pdf$)", re.IGNORECASE)
+
+
+def file_name_year(file_name: str, max_year: int = 2100) -> int | None:
+    """The year a file name holds as a word of its own (``google-2003-file-system.pdf``
+    -> 2003), None when none or several different ones."""
+    years = {int(y) for y in _NAME_YEAR_RE.findall(os.path.basename(file_name))}
+    years = {y for y in years if y <= max_year}
+    return years.pop() if len(years) == 1 else None
+
+
+def find_year(arxiv_id: str, pages: list[str], info: dict, max_year: int = 2100,
+              file_name: str = "") -> int | None:
     """The paper's year (None when not found): arXiv id, then the strongest year line on
     page 1 (ties: the earliest in the text; copyright lines: the latest year they name,
-    a manual revised until 2022 is from 2022), then the PDF creation date."""
+    a manual revised until 2022 is from 2022), then a year in ``file_name``
+    (:func:`file_name_year`), then the PDF creation date."""
     if arxiv_id:
         return arxiv_year(arxiv_id)
     text = " ".join((pages[0] if pages else "").split())
@@ -223,7 +242,7 @@ def find_year(arxiv_id: str, pages: list[str], info: dict, max_year: int = 2100)
                 best = cand if best is None or cand > best else best
     if best is not None:
         return best[2]
-    return _pdf_date_year(info)
+    return file_name_year(file_name, max_year) or _pdf_date_year(info)
 
 
 # ---------------------------------------------------------------------------- authors
@@ -511,7 +530,8 @@ def read_metadata(doc, file_name: str, title: str) -> Metadata:
     arxiv_id = find_arxiv_id(file_name, texts)
     authors = choose_authors(authors_from_info(info.get("author", "")),
                              authors_on_page(first_lines, title, height))
-    return Metadata(authors=tuple(authors), year=find_year(arxiv_id, texts, info),
+    return Metadata(authors=tuple(authors), year=find_year(arxiv_id, texts, info,
+                                                         file_name=file_name),
                     arxiv_id=arxiv_id, doi=find_doi(info, texts, last),
                     version=METADATA_VERSION)
 

@@ -184,4 +184,4 @@ def test_small_authors_refcard_headings_are_not_names(doc):
     title, authors = SMALL_AUTHORS[doc]
     md = metadata_of_file(shared_file(CORPUS / doc), title)
     assert md.authors == authors
-    assert md.version == METADATA_VERSION == 5
+    assert md.version == METADATA_VERSION == 6

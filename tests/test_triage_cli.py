@@ -35,7 +35,8 @@ def test_mark_and_docs_json(folder, tmp_path):
     r = _run("mark", folder, str(folder / ECAPA), "to-read", "--cache-dir", cache, "--json",
              env_extra={"PDFTUI_DATA_DIR": str(data)})
     assert r.returncode == 0, r.stderr
-    assert json.loads(r.stdout) == {"doc": ECAPA, "mark": "to-read", "note": "", "clips": 0}
+    assert json.loads(r.stdout) == {"doc": ECAPA, "docs": [ECAPA], "mark": "to-read",
+                                    "note": "", "clips": 0}
     r = _run("docs", folder, "--json", "--cache-dir", cache, "--data-dir", data)
     assert r.returncode == 0, r.stderr
     docs = {d["doc"]: d for d in json.loads(r.stdout)["documents"]}
@@ -108,23 +109,113 @@ def test_search_hits_carry_mark_and_note(folder, tmp_path):
     assert all(h["mark"] == "none" for h in hits if h["doc"] != ATTENTION)
 
 
-def test_a_citekey_does_not_depend_on_what_is_exported(tmp_path):
-    """Two versions of one paper share a base citekey; the one marked keeps the key it has
-    in the whole folder's export when it is exported alone."""
+V7 = "arxiv-1706.03762v7-attention-is-all-you-need.pdf"
+
+
+def test_versions_of_one_paper_are_one_work_for_mark_docs_clips_and_export(tmp_path):
+    """Trial on the two Transformer versions: ``mark FOLDER attention keep`` refused
+    ("matches 2 documents"), a mark on v7 left v5 unmarked, and BibTeX gave
+    ``vaswani2017attentiona`` / ``b`` (``b`` even when only v7 was exported). The two
+    files are one work: a pattern naming only them names it, the mark holds for both
+    (each still listed), and the export has one entry, ``vaswani2017attention``, under
+    the newest version."""
     import bibtexparser
 
-    v7 = "arxiv-1706.03762v7-attention-is-all-you-need.pdf"
-    folder = copy_docs(tmp_path / "papers", [ATTENTION, v7])
+    folder = copy_docs(tmp_path / "papers", [ATTENTION, V7, ECAPA])
     base = ("--cache-dir", tmp_path / "cache", "--data-dir", tmp_path / "data")
-    assert _run("mark", folder, ATTENTION, "keep", *base).returncode == 0
-    alone = _run("export", folder, "--format", "bibtex", *base)
-    every = _run("export", folder, "--format", "bibtex", "--marked", "all", *base)
-    assert alone.returncode == 0 and every.returncode == 0, alone.stderr + every.stderr
-    [entry] = bibtexparser.loads(alone.stdout).entries
-    keys = {e["file"]: e["ID"] for e in bibtexparser.loads(every.stdout).entries}
-    assert keys == {str(folder / ATTENTION): "vaswani2017attentiona",
-                    str(folder / v7): "vaswani2017attentionb"}
-    assert entry["ID"] == "vaswani2017attentiona"
+    r = _run("mark", folder, "attention", "keep", "--note", "read v7", "--json", *base)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout) == {"doc": V7, "docs": [ATTENTION, V7], "mark": "keep",
+                                    "note": "read v7", "clips": 0}
+    r = _run("mark", folder, "arxiv-*", "keep", *base)     # two works: still ambiguous
+    assert r.returncode == 2 and "matches 3 documents" in r.stderr
+    r = _run("docs", folder, "--json", *base)
+    docs = {d["doc"]: d for d in json.loads(r.stdout)["documents"]}
+    assert len(docs) == 3                                   # every file listed
+    assert [(docs[d]["mark"], docs[d]["note"]) for d in (ATTENTION, V7)] == [
+        ("keep", "read v7")] * 2
+    assert docs[ATTENTION]["versions"] == [V7] and docs[ECAPA]["versions"] == []
+    table = _run("docs", folder, *base).stdout
+    assert "3 documents (2 works" in table and "· 1 keep" in table
+    for marked in ("keep", "all"):
+        r = _run("export", folder, "--format", "bibtex", "--marked", marked, *base)
+        assert r.returncode == 0, r.stderr
+        entries = bibtexparser.loads(r.stdout).entries
+        ids = {e["file"]: e["ID"] for e in entries}
+        assert ids[str(folder / V7)] == "vaswani2017attention", ids
+        assert str(folder / ATTENTION) not in ids
+    r = _run("export", folder, "--format", "json", *base)
+    [work] = json.loads(r.stdout)["documents"]
+    assert work["doc"] == V7 and work["versions"] == [ATTENTION, V7]
+    # clearing by one file's name clears the work
+    assert _run("mark", folder, ATTENTION, "none", *base).returncode == 0
+    r = _run("docs", folder, "--json", *base)
+    assert {d["mark"] for d in json.loads(r.stdout)["documents"]} == {"none"}
+
+
+def test_marks_stored_per_file_the_old_way_hold_for_the_work(tmp_path):
+    """A user-data file written before works (a mark on v7's record alone, clips on each
+    file's): read both ways, the mark holds for v5 too, the clips of both files are the
+    work's, and a new mark replaces the old one on every file."""
+    from pdftui.library import Library
+    from pdftui.triage.store import Clip, DocKey, Mark, TriageStore
+
+    folder = copy_docs(tmp_path / "papers", [ATTENTION, V7])
+    cache, data = tmp_path / "cache", tmp_path / "data"
+    base = ("--cache-dir", cache, "--data-dir", data)
+    assert _run("index", folder, "--no-embed", "--cache-dir", cache).returncode == 0
+    lib = Library(folder, cache)
+    sha = {d.doc: d.sha256 for d in lib.documents()}
+    lib.close()
+    with TriageStore(data) as old:     # what pdftui wrote per file before
+        old.set_mark(DocKey.of(folder, V7, sha[V7]), Mark.KEEP)
+        old.add_clip(DocKey.of(folder, ATTENTION, sha[ATTENTION]), Clip("from v5", 3, "3"))
+        old.add_clip(DocKey.of(folder, V7, sha[V7]), Clip("from v7", 4, "4"))
+    r = _run("docs", folder, "--json", *base)
+    docs = {d["doc"]: d for d in json.loads(r.stdout)["documents"]}
+    assert docs[ATTENTION]["mark"] == docs[V7]["mark"] == "keep"
+    r = _run("clips", folder, "attention", "--json", *base)
+    assert r.returncode == 0, r.stderr
+    assert [(c["text"], c["doc"]) for c in json.loads(r.stdout)["clips"]] == [
+        ("from v5", ATTENTION), ("from v7", V7)]
+    r = _run("export", folder, "--format", "markdown", *base)
+    assert r.stdout.count("### 1. Attention Is All You Need") == 1
+    assert f"- Other version: {ATTENTION}\n" in r.stdout
+    assert _run("mark", folder, ATTENTION, "skip", *base).returncode == 0
+    with TriageStore(data) as store:
+        assert store.get(DocKey.of(folder, V7, sha[V7])).mark is Mark.SKIP
+        assert store.get(DocKey.of(folder, ATTENTION, sha[ATTENTION])).mark is Mark.SKIP
+    r = _run("clips", folder, V7, "--delete", "1", "--yes", "--json", *base)
+    assert [c["text"] for c in json.loads(r.stdout)["clips"]] == ["from v7"]
+
+
+def test_a_csv_export_of_a_formula_title_and_note_runs_nothing(tmp_path):
+    """Issue 33: a PDF titled ``=HYPERLINK(...)`` with a note ``@SUM(...)`` exported to
+    CSV: both cells start with ``'``, so a spreadsheet shows them as text."""
+    import csv
+    import io
+
+    import pymupdf
+
+    folder = tmp_path / "papers"
+    folder.mkdir()
+    title = '=HYPERLINK("http://evil.example","click")'
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 90), title, fontsize=18)
+    for n in range(12):
+        page.insert_text((72, 140 + 18 * n), "Plain words of a paper body that a reader "
+                         f"can see, line {n}, long enough to count as text.", fontsize=10)
+    doc.set_metadata({"title": title})
+    doc.save(folder / "formula.pdf")
+    doc.close()
+    base = ("--cache-dir", tmp_path / "cache", "--data-dir", tmp_path / "data")
+    assert _run("mark", folder, "formula", "keep", "--note", "@SUM(A1:A9)",
+                *base).returncode == 0
+    r = _run("export", folder, "--format", "csv", *base)
+    assert r.returncode == 0, r.stderr
+    [row] = list(csv.DictReader(io.StringIO(r.stdout)))
+    assert row["title"] == "'" + title and row["note"] == "'@SUM(A1:A9)"
 
 
 def test_docs_table_shows_what_json_has_at_80_columns(folder, tmp_path):

@@ -75,4 +75,7 @@ def folder_marks(folder, cache_dir, data_dir) -> dict[str, tuple[str, str]]:
     except TriageStoreError as exc:
         click.echo(f"pdftui: {clean_text(str(exc))}; hits carry no marks", err=True)
         return {}
+    from ..triage.works import merge_works, works_of
+
+    triage = merge_works(triage, works_of(docs))   # versions of a paper share their mark
     return {doc: (t.mark.value, t.note) for doc, t in triage.items() if not t.empty}

@@ -11,7 +11,7 @@ import sys
 import click
 
 from ..text import clean_text
-from .documents import folder_documents, named_doc, triage_store
+from .documents import folder_documents, triage_store
 from .indexing import run_index
 from .options import cache_opt, data_opt
 from .output import dumps, fail, shorten
@@ -39,8 +39,11 @@ def docs(folder, cache_dir, data_dir, as_json):
     from rich.table import Table
 
     _root, rows = folder_documents(folder, cache_dir, data_dir)
+    works, rows = _work_rows(rows)
     if as_json:
-        out = [{**d.to_json(), "mark": t.mark.value, "note": t.note} for d, t in rows]
+        out = [{**d.to_json(), "mark": t.mark.value, "note": t.note,
+                "versions": [v for v in siblings(works, d.doc) if v != d.doc]}
+               for d, t in rows]
         click.echo(dumps({"documents": out}))
         return
     table = Table(expand=True, show_edge=False, pad_edge=False)
@@ -53,9 +56,13 @@ def docs(folder, cache_dir, data_dir, as_json):
         table.add_row("" if t.mark.value == "none" else t.mark.value, str(d.year or ""),
                       str(d.pages) if d.pages else "", _doc_cell(d, t.note))
     Console(highlight=False).print(table)
-    marks = Counter(t.mark.value for _d, t in rows if t.mark.value != "none")
+    marked = {works[d.doc]: t.mark.value for d, t in rows if t.mark.value != "none"}
+    marks = Counter(marked.values())
     problems = sum(1 for d, _t in rows if d.status != "indexed")
+    n_works = len(set(works.values()))
     click.echo(f"{len(rows)} documents"
+               + (f" ({n_works} works: versions of a paper share their mark)"
+                  if n_works != len(rows) else "")
                + "".join(f" · {n} {m}" for m, n in sorted(marks.items()))
                + (f" · {problems} not fully indexed (see status)" if problems else ""))
 
@@ -81,11 +88,35 @@ def _doc_cell(d, note: str):
     return cell
 
 
-def _doc_key(folder, cache_dir, pattern: str):
-    """``(doc, DocKey)`` of the one document of FOLDER that ``pattern`` names (the index
-    brought up to date first, quietly); exits with the resolver's message otherwise."""
+def siblings(works: dict[str, str], doc: str) -> list[str]:
+    """The files of ``doc``'s work (:func:`pdftui.triage.works.siblings`)."""
+    from ..triage.works import siblings as of_work
+
+    return of_work(works, doc)
+
+
+def _work_rows(rows: list) -> tuple[dict[str, str], list]:
+    """``(works, rows)``: the work of each document (:mod:`pdftui.triage.works`) and
+    the ``(DocumentInfo, DocTriage)`` rows with each file's triage its work's."""
+    from ..triage.works import merge_works, works_of
+
+    works = works_of([d for d, _t in rows])
+    merged = merge_works({d.doc: t for d, t in rows}, works)
+    return works, [(d, merged[d.doc]) for d, _t in rows]
+
+
+def _work_keys(folder, cache_dir, pattern: str):
+    """``(doc, [doc, ...], [DocKey, ...])`` of the work that ``pattern`` names in
+    FOLDER (the index brought up to date first, quietly): the file standing for it (the
+    newest version), and every file of it with its key. A pattern naming several files
+    of one work only (``attention``: v5 and v7) names that work; exits with the
+    resolver's message otherwise."""
+    from ..corpus import relative_pattern
+    from ..doc_pattern import AmbiguousDocument, match_docs, resolve_doc
+    from ..errors import NotFound
     from ..library import Library
     from ..triage.store import DocKey
+    from ..triage.works import newest, works_of
 
     run_index(folder, cache_dir, None, False, quiet=True, reading=True)
     lib = Library(folder, cache_dir)
@@ -94,8 +125,32 @@ def _doc_key(folder, cache_dir, pattern: str):
         root = lib.root
     finally:
         lib.close()
-    doc = named_doc(folder, list(infos), pattern)
-    return doc, DocKey(root, doc, infos[doc].sha256)
+    works = works_of(infos.values())
+    pattern = relative_pattern(folder, pattern)
+    try:
+        doc = resolve_doc(list(infos), pattern)
+    except AmbiguousDocument as exc:
+        found = match_docs(list(infos), pattern)
+        if len({works[d] for d in found}) != 1:
+            fail(str(exc), 2, exc.kind)
+        doc = found[0]
+    except NotFound as exc:
+        fail(str(exc), 2, exc.kind)
+    docs = siblings(works, doc)
+    return newest(docs), docs, [DocKey.of(root, d, infos[d].sha256) for d in docs]
+
+
+def _work_triage(store, keys: list):
+    """The merged triage (:func:`pdftui.triage.works.merge`) of one work's files."""
+    from ..triage.works import merge
+
+    return merge([(k.doc, store.get(k)) for k in keys])
+
+
+def _named(doc: str, docs: list[str]) -> str:
+    """``doc``, with the other files of its work: "a.pdf (with b.pdf)"."""
+    others = [d for d in docs if d != doc]
+    return doc + (f" (with {', '.join(others)})" if others else "")
 
 
 @click.command()
@@ -111,22 +166,23 @@ def mark(folder, doc, mark, note, as_json, cache_dir, data_dir):
     """Mark DOC of FOLDER keep, to-read, skip or none (and set its note)."""
     from ..triage.store import Mark, TriageStoreError
 
-    doc, key = _doc_key(folder, cache_dir, doc)
+    doc, docs, keys = _work_keys(folder, cache_dir, doc)
     store = triage_store(data_dir)
     try:
-        t = store.set_mark(key, Mark(mark))
+        store.mark_work(keys, Mark(mark))
         if note is not None:
-            t = store.set_note(key, note)
+            store.note_work(keys, note)
+        t = _work_triage(store, keys)
     except TriageStoreError as exc:
         fail(str(exc), 1, exc.kind)
     finally:
         store.close()
     if as_json:
-        click.echo(json.dumps({"doc": doc, "mark": t.mark.value, "note": t.note,
-                               "clips": len(t.clips)}, ensure_ascii=False))
+        click.echo(json.dumps({"doc": doc, "docs": docs, "mark": t.mark.value,
+                               "note": t.note, "clips": len(t.clips)}, ensure_ascii=False))
         return
-    click.echo(clean_text(f"{doc}: {t.mark.value}" + (f" · note: {shorten(t.note, 60)}"
-                                                         if t.note else "")))
+    click.echo(clean_text(f"{_named(doc, docs)}: {t.mark.value}"
+                          + (f" · note: {shorten(t.note, 60)}" if t.note else "")))
 
 
 @click.command()
@@ -151,14 +207,14 @@ def clips(folder, doc, numbers, yes, as_json, cache_dir, data_dir):
                  "(`pdftui clips FOLDER` lists them under each document's name)")
         _all_clips(folder, cache_dir, data_dir, as_json)
         return
-    doc, key = _doc_key(folder, cache_dir, doc)
+    doc, docs, keys = _work_keys(folder, cache_dir, doc)
     store = triage_store(data_dir)
     try:
-        have = list(store.get(key).clips)
+        have = list(_work_triage(store, keys).clips)
         chosen = _clips_to_delete(have, numbers, yes, as_json)
         for clip in chosen:
-            store.delete_clip(key, clip.id)
-        left = list(store.get(key).clips) if chosen else have
+            store.delete_work_clip(keys, clip.id)
+        left = list(_work_triage(store, keys).clips) if chosen else have
     except TriageStoreError as exc:
         fail(str(exc), 1, exc.kind)
     finally:
@@ -171,15 +227,18 @@ def clips(folder, doc, numbers, yes, as_json, cache_dir, data_dir):
     for clip in chosen:
         click.echo(clean_text(f"deleted {clip.page_ref}: {shorten(clip.text, 60)}"), err=True)
     if not left:
-        click.echo(clean_text(f"{doc}: no clips"))
-    _print_clips(left)
+        click.echo(clean_text(f"{_named(doc, docs)}: no clips"))
+    _print_clips(left, len(docs) > 1)
 
 
-def _print_clips(clips: list) -> None:
+def _print_clips(clips: list, files: bool = False) -> None:
     """The clips numbered 1, 2, ... (the numbers ``--delete`` takes): "  1  p. 2 ·
-    section", then the text on one line (about 300 characters)."""
+    section", then the text on one line (about 300 characters); ``files``: each clip's
+    file too (a work of several versions, whose pages differ)."""
     for n, clip in enumerate(clips, 1):
         where = clip.page_ref + (f" · {clip.section}" if clip.section else "")
+        if files and clip.doc:
+            where += f" · {clip.doc}"
         click.echo(clean_text(f"{n:>3}  {where}"))
         click.echo("     " + clean_text(shorten(" ".join(clip.text.split()), 300)))
 
@@ -189,7 +248,12 @@ def _all_clips(folder, cache_dir, data_dir, as_json: bool) -> None:
     its clips as ``clips FOLDER DOC`` numbers them; a last line counts them. ``--json``:
     ``{"documents": [{"doc", "clips": [...]}]}`` (documents without clips left out)."""
     _root, rows = folder_documents(folder, cache_dir, data_dir)
-    have = [(d.doc, list(t.clips)) for d, t in rows if t.clips]
+    works, rows = _work_rows(rows)
+    have, seen = [], set()
+    for d, t in rows:   # one entry per work, under its newest file's name
+        if t.clips and works[d.doc] not in seen:
+            seen.add(works[d.doc])
+            have.append((_newest(siblings(works, d.doc)), list(t.clips)))
     if as_json:
         click.echo(dumps({"documents": [
             {"doc": doc, "clips": [_clip_json(n, c) for n, c in enumerate(cs, 1)]}
@@ -202,16 +266,23 @@ def _all_clips(folder, cache_dir, data_dir, as_json: bool) -> None:
         if k:
             click.echo()
         click.echo(clean_text(f"{doc} · {len(cs)} clip{'s' if len(cs) != 1 else ''}"))
-        _print_clips(cs)
+        _print_clips(cs, len({c.doc for c in cs}) > 1)
     total = sum(len(cs) for _doc, cs in have)
     click.echo(f"\n{total} clip{'s' if total != 1 else ''} in {len(have)} "
                f"document{'s' if len(have) != 1 else ''}")
 
 
+def _newest(docs: list[str]) -> str:
+    from ..triage.works import newest
+
+    return newest(docs)
+
+
 def _clip_json(number, clip) -> dict:
-    """One clip for ``clips --json`` (``number`` 1-based in the list; None once deleted)."""
+    """One clip for ``clips --json`` (``number`` 1-based in the list; None once deleted;
+    ``doc`` the file it was clipped from)."""
     out = {"text": clip.text, "page": clip.page, "page_label": clip.page_label,
-           "section": clip.section}
+           "section": clip.section, "doc": clip.doc}
     return {"number": number, **out} if number is not None else out
 
 
@@ -238,11 +309,25 @@ def _clips_to_delete(have: list, numbers, yes: bool, as_json: bool) -> list:
     return chosen
 
 
+def _with_first_pages(folder, cache_dir, items: list) -> list:
+    """The export items with their first pages' text (BibTeX: venue, arXiv category,
+    title case), read from the cache."""
+    from ..library import Library
+    from ..triage.export import with_first_pages
+
+    lib = Library(folder, cache_dir)
+    try:
+        return with_first_pages(items, lambda doc, n: lib.page(doc, n).text)
+    finally:
+        lib.close()
+
+
 @click.command()
 @click.argument("folder", type=click.Path(), default=".")
 @click.option("--marked", type=click.Choice(["keep", "to-read", "skip", "any", "all"]),
               default="any", show_default=True,
-              help="Which documents: one mark, any mark, note or clip, or all of them.")
+              help="Which documents: one mark, any mark, note or clip (skipped ones left "
+                   "out), or all of them.")
 @click.option("--format", "fmt", type=click.Choice(["markdown", "bibtex", "csv", "json"]),
               default="markdown", show_default=True)
 @click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
@@ -261,6 +346,8 @@ def export(folder, marked, fmt, output, cache_dir, data_dir):
         click.echo(f"pdftui: no documents marked {marked} in {folder}"
                    + (" (mark some with `pdftui mark`, or use --marked all)"
                       if marked == "any" else ""), err=True)
+    if fmt == "bibtex" and items:
+        items = _with_first_pages(folder, cache_dir, items)
     text = render(items, ExportFormat(fmt), f"Reading list: {os.path.basename(root) or root}",
                   citekeys(every))
     if output is None:

@@ -4,13 +4,24 @@ Every title, author, note and clipped passage comes from an untrusted PDF or fro
 so each format escapes it: Markdown specials and link syntax are backslash-escaped (a
 title such as ``[x](http://evil)`` stays text), BibTeX braces, ``@`` and the LaTeX specials
 are escaped so an entry cannot be closed or another one opened, CSV is written by the
-``csv`` module, JSON by ``json``. Control characters are removed everywhere
+``csv`` module with every cell that a spreadsheet would run as a formula (starting with
+``=``, ``+``, ``-``, ``@``, a tab or a carriage return) given a leading ``'`` (OWASP's
+CSV injection guidance), JSON by ``json``. Control characters are removed everywhere
 (:func:`pdftui.text.strip_control`).
+
+One item is exported per work (:mod:`pdftui.triage.works`): the versions of one paper
+are one entry, under its newest file, with the files of the others listed.
 
 A citekey is the first author's surname + year + the first word of the title that is not
 an article or a preposition, ASCII letters and digits only (``vaswani2017attention``);
-keys that collide get ``a``, ``b``, ... in document order, so the same folder always gives
-the same keys.
+keys of different works that collide get ``a``, ``b``, ... in document order, so the same
+folder always gives the same keys.
+
+BibTeX entries take their type from what the first pages print (:mod:`pdftui.venue`):
+``@article`` with ``journal``, ``@inproceedings`` with ``booktitle``, else ``@misc``; an
+arXiv paper carries ``eprint``, ``archivePrefix``, ``primaryClass`` and ``url`` as arXiv's
+own BibTeX export writes them. Titles are in title case with the words whose case matters
+protected in braces (:mod:`pdftui.triage.title_case`).
 """
 
 from __future__ import annotations
@@ -28,6 +39,7 @@ from enum import StrEnum
 
 from ..text import strip_control
 from .store import Clip, DocTriage, Mark
+from .works import Works, members, merge, newest, works_of
 
 
 class ExportFormat(StrEnum):
@@ -50,8 +62,11 @@ MARKED_CHOICES = ("keep", "to-read", "skip", "any", "all")
 
 @dataclass(frozen=True, slots=True)
 class ExportItem:
-    """One document as exported: ``doc`` (path relative to the folder), ``path`` (absolute
-    file path), metadata (empty when unknown), ``pages`` (count), mark, note and clips."""
+    """One work as exported: ``doc`` (path relative to the folder of the file standing
+    for it, its newest version), ``path`` (that file's absolute path), metadata (empty
+    when unknown), ``pages`` (count), mark, note and clips; ``versions`` every file of
+    the work ('' when it is ``doc`` alone); ``first_pages`` the text of its first pages
+    (read for the BibTeX venue, arXiv category and title case; () when not read)."""
 
     doc: str
     path: str
@@ -64,28 +79,63 @@ class ExportItem:
     mark: Mark = Mark.NONE
     note: str = ""
     clips: tuple[Clip, ...] = field(default_factory=tuple)
+    versions: tuple[str, ...] = ()
+    first_pages: tuple[str, ...] = ()
 
 
-def items_for(root: str, docs: Iterable, triage: dict[str, DocTriage]) -> list[ExportItem]:
-    """Export items from the folder's :class:`pdftui.library.DocumentInfo` list and the
-    ``{doc: DocTriage}`` of :meth:`pdftui.triage.store.TriageStore.lookup`."""
+def items_for(root: str, docs: Iterable, triage: dict[str, DocTriage],
+              works: Works | None = None) -> list[ExportItem]:
+    """One export item per work (:mod:`pdftui.triage.works`; ``works`` None: computed
+    from ``docs``), in folder order, from the folder's
+    :class:`pdftui.library.DocumentInfo` list and the per-file ``{doc: DocTriage}`` of
+    :meth:`pdftui.triage.store.TriageStore.lookup` (the files' triage merged). A work's
+    metadata is its newest file's, a field it lacks taken from another version."""
+    docs = list(docs)
+    works = works if works is not None else works_of(docs)
+    info = {d.doc: d for d in docs}
     out = []
-    for d in docs:
-        t = triage.get(d.doc) or DocTriage()
-        out.append(ExportItem(d.doc, os.path.join(root, d.doc), d.title, tuple(d.authors),
-                              d.year, d.arxiv_id, d.doi, d.pages, t.mark, t.note,
-                              tuple(t.clips)))
+    for files in members({d.doc: works.get(d.doc, f"doc:{d.doc}") for d in docs}).values():
+        lead = info[newest(files)]
+        others = [info[f] for f in files if f != lead.doc]
+        t = merge([(f, triage.get(f) or DocTriage()) for f in files])
+
+        def pick(name: str, lead=lead, others=others):
+            return getattr(lead, name) or next((getattr(o, name) for o in others
+                                                if getattr(o, name)), getattr(lead, name))
+
+        out.append(ExportItem(lead.doc, os.path.join(root, lead.doc), lead.title,
+                              tuple(pick("authors")), pick("year"), pick("arxiv_id"),
+                              pick("doi"), lead.pages, t.mark, t.note, tuple(t.clips),
+                              tuple(files) if len(files) > 1 else ()))
+    return out
+
+
+def with_first_pages(items: list[ExportItem], read_page) -> list[ExportItem]:
+    """``items`` with the text of their first two pages (``read_page(doc, n)`` -> str;
+    a page it cannot read, raising, is left out)."""
+    import dataclasses
+
+    out = []
+    for item in items:
+        pages = []
+        for n in (1, 2):
+            try:
+                pages.append(read_page(item.doc, n))
+            except Exception:  # noqa: BLE001 - a page not there: the fields it gives stay empty
+                break
+        out.append(dataclasses.replace(item, first_pages=tuple(pages)))
     return out
 
 
 def select(items: list[ExportItem], marked: str = "any") -> list[ExportItem]:
     """The items with mark ``marked`` ("keep", "to-read", "skip"), any triage ("any": a
-    mark, a note or a clip) or all of them ("all"); raises ``ValueError`` for another
-    choice."""
+    mark, a note or a clip, the skipped works left out) or all of them ("all", the
+    skipped ones included); raises ``ValueError`` for another choice."""
     if marked == "all":
         return list(items)
     if marked == "any":
-        return [i for i in items if i.mark is not Mark.NONE or i.note.strip() or i.clips]
+        return [i for i in items if i.mark is not Mark.SKIP
+                and (i.mark is not Mark.NONE or i.note.strip() or i.clips)]
     want = Mark.parse(marked)
     return [i for i in items if i.mark is want]
 
@@ -231,6 +281,9 @@ def _md_item(n: int, item: ExportItem) -> list[str]:
     if item.year:
         out.append(f"- Year: {item.year}")
     out.append(f"- File: {md_escape(_plain(item.doc))}")
+    for other in item.versions:
+        if other != item.doc:
+            out.append(f"- Other version: {md_escape(_plain(other))}")
     out.append(f"- Mark: {item.mark.value}")
     if item.arxiv_id:
         out.append(f"- arXiv: {md_escape(_plain(item.arxiv_id))}")
@@ -243,6 +296,8 @@ def _md_item(n: int, item: ExportItem) -> list[str]:
         out += ["Clipped passages:", ""]
         for clip in item.clips:
             where = clip.page_ref + (f", {_plain(clip.section)}" if clip.section else "")
+            if item.versions and clip.doc:
+                where += f", {_plain(clip.doc)}"
             out += _md_quote(clip.text) + [">", f"> — {md_escape(where)}", ""]
     return out
 
@@ -260,7 +315,53 @@ def bib_escape(s: str) -> str:
     escaped, and braces written as ``\textbraceleft{}`` / ``\textbraceright{}`` (BibTeX
     counts every brace, escaped or not, so ``\}`` would still close the value); the
     value can neither close its entry nor open another."""
-    return _BIB_RE.sub(lambda m: _BIB_SPECIALS[m.group(0)], _plain(s))
+    return _bib_chars(_plain(s))
+
+
+def _bib_chars(s: str) -> str:
+    """:func:`bib_escape` without the clean-up (one piece of a value already cleaned)."""
+    return _BIB_RE.sub(lambda m: _BIB_SPECIALS[m.group(0)], s)
+
+
+def bib_title(item: ExportItem) -> str:
+    """The ``title`` value of an item: title case with acronyms and names in braces
+    (:func:`pdftui.triage.title_case.title_case`, the words' spellings read from its
+    first pages); a title that is only the file's name stays as it is, in braces."""
+    from .title_case import title_case, word_forms
+
+    title = _plain(item.title)
+    stem = os.path.splitext(os.path.basename(item.doc))[0]
+    if not title or title in (stem, os.path.basename(item.doc)):
+        return "{" + bib_escape(title or item.doc) + "}"
+    return title_case(title, word_forms(" ".join(item.first_pages)), _bib_chars)
+
+
+def _bib_type(item: ExportItem) -> tuple[str, list[tuple[str, str]]]:
+    """The entry type and its venue fields: ``article`` + ``journal``,
+    ``inproceedings`` + ``booktitle`` (:func:`pdftui.venue.find_venue`), else
+    ``misc``."""
+    from ..venue import find_venue
+
+    venue = find_venue(list(item.first_pages))
+    if venue is None:
+        return "misc", []
+    field_name = "journal" if venue.kind.value == "article" else "booktitle"
+    return venue.kind.value, [(field_name, bib_escape(venue.name))]
+
+
+def _arxiv_fields(item: ExportItem) -> list[tuple[str, str]]:
+    """``eprint``, ``archivePrefix``, ``primaryClass`` and ``url``, as arXiv's BibTeX
+    export writes them (the class from the stamp, or an old-style id's archive)."""
+    from ..venue import arxiv_class
+
+    if not item.arxiv_id:
+        return []
+    cls = arxiv_class(list(item.first_pages)) or (
+        item.arxiv_id.split("/")[0] if "/" in item.arxiv_id else "")
+    out = [("eprint", bib_escape(item.arxiv_id)), ("archivePrefix", "arXiv")]
+    if cls:
+        out.append(("primaryClass", bib_escape(cls)))
+    return out + [("url", "https://arxiv.org/abs/" + bib_escape(item.arxiv_id))]
 
 
 def _bib_path(s: str) -> str:
@@ -279,23 +380,26 @@ def _bib_path(s: str) -> str:
 
 
 def to_bibtex(items: list[ExportItem], keys: dict[str, str] | None = None) -> str:
-    """One BibTeX entry per document (``@article`` with a DOI, else ``@misc``) with
-    fields title, author ("A and B"), year, eprint + archivePrefix for arXiv papers, doi,
-    file, the user's note as ``note`` and the mark as ``keywords`` (``pdftui-to-read``);
-    in :func:`export_order`, the skipped papers last after an ``@comment`` saying so."""
+    """One BibTeX entry per work, its type from the venue its first pages print
+    (``@article`` + ``journal``, ``@inproceedings`` + ``booktitle``, else ``@misc``),
+    with fields title (title case, :func:`bib_title`), author ("A and B"), year, the
+    venue, eprint + archivePrefix + primaryClass + url for arXiv papers, doi, file, the
+    user's note as ``note`` and the mark as ``keywords`` (``pdftui-to-read``); in
+    :func:`export_order`, skipped works (exported only when asked: ``--marked all`` or
+    ``skip``) last after an ``@comment`` saying so."""
     keys = keys if keys is not None else citekeys(items)
     entries = []
     for item in export_order(items):
         if item.mark is Mark.SKIP and not any("@comment" in e for e in entries):
             entries.append("@comment{Skipped: the entries below were marked skip in "
                            "pdftui; they are not in the reading list}\n")
-        fields = [("title", "{" + bib_escape(item.title or item.doc) + "}")]
+        kind, venue = _bib_type(item)
+        fields = [("title", bib_title(item))]
         if item.authors:
             fields.append(("author", " and ".join(bib_escape(a) for a in item.authors)))
         if item.year:
             fields.append(("year", str(item.year)))
-        if item.arxiv_id:
-            fields += [("eprint", bib_escape(item.arxiv_id)), ("archivePrefix", "arXiv")]
+        fields += venue + _arxiv_fields(item)
         if item.doi:
             fields.append(("doi", bib_escape(item.doi)))
         fields.append(("file", _bib_path(item.path)))
@@ -303,7 +407,6 @@ def to_bibtex(items: list[ExportItem], keys: dict[str, str] | None = None) -> st
             fields.append(("note", bib_escape(item.note)))
         if item.mark is not Mark.NONE:
             fields.append(("keywords", f"pdftui-{item.mark.value}"))
-        kind = "article" if item.doi else "misc"
         body = ",\n".join(f"  {name} = {{{value}}}" for name, value in fields)
         entries.append(f"@{kind}{{{keys[item.doc]},\n{body}\n}}\n")
     return "\n".join(entries)
@@ -314,10 +417,24 @@ CSV_COLUMNS = ("citekey", "doc", "title", "authors", "year", "arxiv_id", "doi", 
                "mark", "note", "clips")
 
 
+#: What starts a cell a spreadsheet reads as a formula (OWASP, CSV injection).
+CSV_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value):
+    """A CSV cell a spreadsheet shows as text: a string starting with a formula
+    character (:data:`CSV_FORMULA_START`) gets a leading ``'``; other values as they
+    are."""
+    if isinstance(value, str) and value.startswith(CSV_FORMULA_START):
+        return "'" + value
+    return value
+
+
 def to_csv(items: list[ExportItem], keys: dict[str, str] | None = None) -> str:
     """CSV with a header (:data:`CSV_COLUMNS`), rows in :func:`export_order` (the
     ``mark`` column says which are skipped); authors joined by "; ", clips as
-    "p. 7 (section): text" joined by newlines inside their cell."""
+    "p. 7 (section): text" joined by newlines inside their cell; every cell through
+    :func:`csv_cell` (no formula runs when the file is opened in a spreadsheet)."""
     keys = keys if keys is not None else citekeys(items)
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
@@ -325,20 +442,24 @@ def to_csv(items: list[ExportItem], keys: dict[str, str] | None = None) -> str:
     for i in export_order(items):
         clips = "\n".join(f"{c.page_ref}{f' ({_plain(c.section)})' if c.section else ''}: "
                           f"{_plain(c.text)}" for c in i.clips)
-        w.writerow([keys[i.doc], _plain(i.doc), _plain(i.title),
-                    "; ".join(_plain(a) for a in i.authors), i.year or "", i.arxiv_id, i.doi,
-                    i.pages, i.mark.value, _plain(i.note, keep_newlines=True), clips])
+        w.writerow([csv_cell(v) for v in (
+            keys[i.doc], _plain(i.doc), _plain(i.title),
+            "; ".join(_plain(a) for a in i.authors), i.year or "", i.arxiv_id, i.doi,
+            i.pages, i.mark.value, _plain(i.note, keep_newlines=True), clips)])
     return buf.getvalue()
 
 
 def item_json(item: ExportItem, citekey: str) -> dict:
     """One item as a JSON-ready dict (clips with ``text``, ``page``, ``page_label``,
     ``section``)."""
-    return {"citekey": citekey, "doc": item.doc, "path": item.path, "title": item.title,
+    return {"citekey": citekey, "doc": item.doc, "versions": list(item.versions or
+                                                                    (item.doc,)),
+            "path": item.path, "title": item.title,
             "authors": list(item.authors), "year": item.year, "arxiv_id": item.arxiv_id,
             "doi": item.doi, "pages": item.pages, "mark": item.mark.value, "note": item.note,
             "clips": [{"text": c.text, "page": c.page, "page_label": c.page_label,
-                       "section": c.section} for c in item.clips]}
+                       "section": c.section, "doc": c.doc or item.doc}
+                      for c in item.clips]}
 
 
 def to_json(items: list[ExportItem], keys: dict[str, str] | None = None) -> str:
@@ -378,11 +499,13 @@ def export_folder(folder: str | os.PathLike, fmt: ExportFormat | str = ExportFor
     lib = Library(folder, cache_dir)
     try:
         docs, root = lib.documents(), lib.root
+        with TriageStore(data_dir) as store:
+            triage = store.lookup(root, [(d.doc, d.sha256) for d in docs])
+        every = items_for(root, docs, triage)
+        items = select(every, marked)
+        if ExportFormat(fmt) is ExportFormat.BIBTEX:
+            items = with_first_pages(items, lambda doc, n: lib.page(doc, n).text)
     finally:
         lib.close()
-    with TriageStore(data_dir) as store:
-        triage = store.lookup(root, [(d.doc, d.sha256) for d in docs])
-    every = items_for(root, docs, triage)
-    items = select(every, marked)
     heading = f"Reading list: {os.path.basename(root) or root}"
     return render(items, fmt, heading, citekeys(every)), len(items)

@@ -84,7 +84,9 @@ class Clip:
 
     ``page`` is 1-based; ``page_label`` the printed label ('' when the PDF has none);
     ``section`` the section title or path ('' when none); ``id`` is set once stored;
-    ``created_at`` in seconds since the epoch.
+    ``created_at`` in seconds since the epoch; ``doc`` the file it was clipped from, set
+    when the clips of a work's files are read together (:mod:`pdftui.triage.works`),
+    else ''.
     """
 
     text: str
@@ -93,6 +95,7 @@ class Clip:
     section: str = ""
     id: int | None = None
     created_at: float = 0.0
+    doc: str = ""
 
     @property
     def page_ref(self) -> str:
@@ -171,6 +174,18 @@ class Session:
                    str(data.get("granularity") or "page"),
                    tuple(str(s) for s in scope) if isinstance(scope, list) else (), reader,
                    data["export_path"] if isinstance(data.get("export_path"), str) else "")
+
+
+def _distinct(keys: Iterable[DocKey]) -> list[DocKey]:
+    """``keys`` without a second key of the same content (two copies of one file share
+    one record, found by its hash)."""
+    seen: set[str] = set()
+    out = []
+    for k in keys:
+        if not k.sha256 or k.sha256 not in seen:
+            seen.add(k.sha256)
+            out.append(k)
+    return out
 
 
 def _int(v, default: int) -> int:
@@ -340,6 +355,31 @@ class TriageStore:
             rid = self._record_for_write(key)
             self._file.set_mark(rid, Mark(mark).value)
             return self._load(rid)
+
+    def mark_work(self, keys: Iterable[DocKey], mark: Mark) -> None:
+        """Set the mark of every file of one work (:mod:`pdftui.triage.works`) in one
+        transaction: all of them or, on an error, none. Raises
+        :class:`TriageStoreError` when the file cannot be written."""
+        with self._file.write():
+            for key in _distinct(keys):
+                self._file.set_mark(self._record_for_write(key), Mark(mark).value)
+
+    def note_work(self, keys: Iterable[DocKey], note: str) -> None:
+        """Replace the note of every file of one work ('' clears it), in one
+        transaction."""
+        with self._file.write():
+            for key in _distinct(keys):
+                self._file.set_note(self._record_for_write(key), note)
+
+    def delete_work_clip(self, keys: Iterable[DocKey], clip_id: int) -> bool:
+        """Delete the clip ``clip_id`` of whichever file of one work holds it; False
+        when none does."""
+        with self._file.write():
+            for key in keys:
+                row = self._find(key)
+                if row is not None and self._file.delete_clip(row[0], clip_id):
+                    return True
+        return False
 
     def set_note(self, key: DocKey, note: str) -> DocTriage:
         """Replace the document's note ('' clears it); returns its triage."""

@@ -45,7 +45,7 @@ EXPORT_FORMATS = (("markdown", "Markdown reading list", "md"), ("bibtex", "BibTe
                   ("csv", "CSV", "csv"), ("json", "JSON", "json"))
 #: Which documents an export holds.
 EXPORT_MARKED = (("keep", "marked keep"), ("to-read", "to read"), ("skip", "skipped"),
-                 ("any", "every marked or noted document"), ("all", "all documents"))
+                 ("any", "marked or noted (not skipped)"), ("all", "all documents"))
 
 
 #: The export dialog's keys, on its last line (the border's subtitle says it again).
@@ -69,12 +69,13 @@ def export_path(folder_name: str, fmt: str, where: str | None = None) -> str:
     return os.path.abspath(os.path.join(where or os.getcwd(), f"{stem}-reading-list.{ext}"))
 
 
-def export_dir(root: str, last_export: str = "") -> str:
-    """The folder an export goes to by default, one a user finds again: the folder of the
-    last export from these documents (``last_export``, remembered in the user data) while
-    it can be written, else the documents folder ``root``, else the home folder (the
-    working directory only when none of them can be written)."""
-    for where in (os.path.dirname(last_export) if last_export else "", root,
+def export_dir(start_dir: str, last_export: str = "") -> str:
+    """The folder an export goes to by default: the folder of the last export from these
+    documents (``last_export``, remembered in the user data) while it can be written,
+    else ``start_dir`` (the folder pdftui was started from), else the home folder; never
+    the documents folder (a shared, maybe read-only place) unless the user chose it or
+    started there. The working directory only when none of them can be written."""
+    for where in (os.path.dirname(last_export) if last_export else "", start_dir,
                   os.path.expanduser("~")):
         if where and os.path.isdir(where) and os.access(where, os.W_OK):
             return os.path.abspath(where)

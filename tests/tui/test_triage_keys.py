@@ -370,7 +370,9 @@ def test_done_when_scenario_keyboard_only(papers, data_dir, tmp_path, monkeypatc
                 await wait_for(pilot, lambda: app.main_screen.triage.last_export.endswith(ext),
                                timeout=30, what=f"{ext} export")
             await pilot.press("ctrl+q")
-        md = (folder / "papers-reading-list.md").read_text()   # beside the documents
+        # in the folder pdftui was started from, never beside the documents
+        assert not (folder / "papers-reading-list.md").exists()
+        md = (tmp_path / "papers-reading-list.md").read_text()
         for doc in kept:
             assert doc in md
             assert f"> note on {doc[:14]}" in md   # the note, as typed
@@ -378,7 +380,7 @@ def test_done_when_scenario_keyboard_only(papers, data_dir, tmp_path, monkeypatc
         assert md.count("- Mark: keep") == 5
         import bibtexparser
 
-        bib = bibtexparser.loads((folder / "papers-reading-list.bib").read_text())
+        bib = bibtexparser.loads((tmp_path / "papers-reading-list.bib").read_text())
         assert len(bib.entries) == 5
         assert all(e.get("title") for e in bib.entries)
         assert any(e.get("eprint") for e in bib.entries)
@@ -519,18 +521,20 @@ def test_export_dialog_defaults_to_every_marked_document_as_the_cli(make_app):
     run(go())
 
 
-def test_export_dialog_offers_the_documents_folder_then_the_last_export(make_app, tui_index,
-                                                                        tmp_path,
-                                                                        monkeypatch):
-    """Fresh-user finding: the export dialog offered a file in the working directory
-    (wherever pdftui was started), cut to the box's width. It now offers the documents
-    folder, shows the full path it writes on its own line, and next time (after a
-    restart too: the path is kept with the folder's session in the user data) offers the
-    file last exported to, in its format."""
+def test_export_dialog_offers_the_start_folder_then_the_last_export(make_app, tui_index,
+                                                                     tmp_path, monkeypatch):
+    """Trials: the export dialog offered a file cut to the box's width, then one in the
+    documents folder (``<corpus>/corpus-reading-list.md``: a shared, maybe read-only
+    folder). It now offers the folder pdftui was started from, never the documents
+    folder unless chosen, shows the full path it writes on its own line, and next time
+    (after a restart too: the path is kept with the folder's session in the user data)
+    offers the file last exported to, in its format."""
     from textual.widgets import Select
 
     folder, _cache = tui_index
-    monkeypatch.chdir(tmp_path)   # not where the export should go
+    start = tmp_path / "work"
+    start.mkdir()
+    monkeypatch.chdir(start)   # where pdftui is started from
     out = tmp_path / "lists" / "mine.bib"
     out.parent.mkdir()
 
@@ -543,10 +547,11 @@ def test_export_dialog_offers_the_documents_folder_then_the_last_export(make_app
             await wait_for(pilot, lambda: isinstance(app.screen, ExportScreen))
             screen = app.screen
             path = screen.query_one("#export-path")
-            assert path.value == str(folder / "papers-reading-list.md")
+            assert path.value == str(start / "papers-reading-list.md")
+            assert not path.value.startswith(str(folder))
             full = screen.query_one("#export-full")
             shown = "".join(full.render_line(y).text for y in range(full.size.height))
-            assert "".join(shown.split()) == "writes" + str(folder / "papers-reading-list.md")
+            assert "".join(shown.split()) == "writes" + str(start / "papers-reading-list.md")
             path.value = str(out)
             path.focus()
             await pilot.pause()

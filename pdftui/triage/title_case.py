@@ -1,0 +1,130 @@
+"""Titles for BibTeX: title case, with the words whose case must survive protected in
+braces (acronyms, names with inner capitals, proper nouns), so a bibliography style that
+lowercases titles leaves ``{BERT}`` and ``{Amazon}`` as they are.
+
+Title case as the Chicago Manual has it (every word capitalised but articles, short
+conjunctions and prepositions, unless first or after a colon). Which words keep their
+case is read from the paper itself (its first pages, :func:`word_forms`): a title set in
+capitals ("AN IMAGE IS WORTH 16X16 WORDS") takes each word as the text writes it
+("Transformers", "DeBERTa", "image"), and a capitalised word the text never writes in
+lower case ("Amazon", "Bitcoin") is a proper noun.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+#: Words written in lower case inside a title-cased title.
+SMALL_WORDS = frozenset("a an the and but or nor as at by for in of off on per to up via "
+                        "vs vs. with from into onto over than".split())
+#: A word (letters and digits of any script, an inner apostrophe), a space run, or one
+#: other character.
+_TOKEN_RE = re.compile(r"[^\W_]+(?:['’][^\W_]+)*|\s+|[\W_]")
+_WORD_RE = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
+#: A capitalised word after a word in lower case: a name inside a sentence ("of Amazon").
+_MID_RE = re.compile(r"\b[a-z]+,?\s+([A-Z][a-z]+)\b")
+_POSSESSIVE_RE = re.compile(r"['’]s$")
+
+
+@dataclass
+class WordForms:
+    """The spellings of the words of a text: ``all`` counts each word as written;
+    ``mid`` the capitalised words written after a word in lower case (inside a
+    sentence, so capitalised for being names)."""
+
+    all: Counter = field(default_factory=Counter)
+    mid: Counter = field(default_factory=Counter)
+
+
+def word_forms(text: str) -> WordForms:
+    """:class:`WordForms` of ``text`` (a paper's first pages)."""
+    text = text or ""
+    return WordForms(Counter(_WORD_RE.findall(text)), Counter(_MID_RE.findall(text)))
+
+
+def _caps_title(title: str) -> bool:
+    letters = [c for c in title if c.isalpha() and c.isascii()]
+    return len(letters) >= 4 and sum(c.isupper() for c in letters) / len(letters) >= 0.8
+
+
+def _as_written(word: str, forms: Counter, in_title: Counter) -> str | None:
+    """The spelling the text uses most for ``word`` (its occurrences in the title
+    itself left out), None when the text has it nowhere else."""
+    key = word.casefold()
+    seen = {f: n - in_title.get(f, 0) for f, n in forms.items() if f.casefold() == key}
+    seen = {f: n for f, n in seen.items() if n > 0}
+    return max(seen, key=lambda f: (seen[f], f)) if seen else None
+
+
+def _inner_caps(word: str) -> bool:
+    """An acronym or a name with capitals inside (BERT, FlashAttention, LLMs, E5)."""
+    return any(c.isupper() for c in word[1:]) or (len(word) > 1 and word.isupper())
+
+
+def title_case(title: str, forms: WordForms | None = None,
+               escape: Callable[[str], str] = lambda s: s) -> str:
+    """``title`` in title case for a BibTeX ``title`` field, each word whose case must
+    stay as written (see the module docstring) in braces: ``{BERT}``, ``{Amazon}``.
+    ``forms``: :func:`word_forms` of the paper's first pages (None: only the title's own
+    spelling is known). ``escape`` is applied to every piece of text (the BibTeX
+    escaping), never to the braces added here."""
+    forms = forms or WordForms()
+    caps = _caps_title(title)
+    in_title = word_forms(title).all
+    tokens = _TOKEN_RE.findall(title)
+    words = [i for i, t in enumerate(tokens) if _WORD_RE.fullmatch(t)]
+    out: list[str] = []
+    start = True   # the first word, or the first after a colon
+    lead = _lead_word(tokens)
+    for i, tok in enumerate(tokens):
+        if not _WORD_RE.fullmatch(tok):
+            out.append(escape(tok))
+            if ":" in tok or "?" in tok or "!" in tok or "—" in tok:
+                start = True
+            continue
+        last = i == words[-1]
+        out.append(_word(tok, caps, start, last, i == lead, forms, in_title, escape))
+        start = False
+    return "".join(out)
+
+
+def _lead_word(tokens: list[str]) -> int:
+    """The index of a lone word before the first colon ("DEBERTA: ..."), the system's
+    name; -1 when the title does not start so."""
+    words = [i for i, t in enumerate(tokens) if _WORD_RE.fullmatch(t)]
+    if len(words) >= 2 and ":" in "".join(tokens[words[0] + 1:words[1]]):
+        return words[0]
+    return -1
+
+
+def _word(tok: str, caps: bool, start: bool, last: bool, lead: bool, wf: WordForms,
+          in_title: Counter, escape) -> str:
+    """One word of the title, cased and protected."""
+    if not tok.isascii() or not tok.isalpha() and not tok.isdigit() and \
+            any(c.isdigit() for c in tok) and not caps:
+        return "{" + escape(tok) + "}"             # wav2vec, E5, non-Latin words as written
+    if not tok.isalpha():
+        return "{" + escape(tok) + "}" if any(c.isupper() for c in tok) else escape(tok)
+    forms = wf.all
+    base = _POSSESSIVE_RE.sub("", tok)
+    written = _as_written(tok, forms, in_title)
+    if caps:
+        if tok.isupper() and written is not None and (_inner_caps(written)
+                                                      or written.isupper()):
+            return "{" + escape(written) + "}"     # DeBERTa, BERT as the text has them
+        if lead or (tok.islower() and len(tok) > 1):
+            return "{" + escape(tok) + "}"         # CTRL:, "mixup" in a caps title
+        word = tok.lower()
+    else:
+        if _inner_caps(tok):
+            return "{" + escape(tok) + "}"
+        if tok[0].isupper() and wf.mid.get(base, 0) >= 2 \
+                and not any(f.islower() for f in forms if f.casefold() == base.casefold()):
+            return "{" + escape(tok) + "}"         # a proper noun: Amazon, Bitcoin
+        word = tok
+    if word.casefold() in SMALL_WORDS and not start and not last:
+        return escape(word.lower())
+    return escape(word[0].upper() + word[1:])

@@ -1,0 +1,75 @@
+"""Versions of one paper are one work in the TUI: ``+`` on a row folded as "v7 v5"
+marks both files, every row of either shows the mark, and the "marked keep" scope holds
+both (trial: only v7 was marked, rows led by v5 showed nothing, the scope held v7)."""
+
+from __future__ import annotations
+
+import asyncio
+
+from pdftui.triage.store import DocKey, Mark, TriageStore
+from pdftui.tui.corpus_pane import CorpusPane, DocList
+from pdftui.tui.results_pane import HitTable, ResultsPane
+
+from ..conftest import copy_docs
+from .conftest import search, settle, wait_for
+
+V5 = "arxiv-1706.03762v5-attention-is-all-you-need.pdf"
+V7 = "arxiv-1706.03762v7-attention-is-all-you-need.pdf"
+EULER = "texlive-euler.pdf"
+
+
+def test_a_folded_row_marks_the_work_and_the_scope_holds_every_version(tmp_path, data_dir):
+    from pdftui.index import index_folder
+    from pdftui.library import Library
+    from pdftui.tui.app import PdftuiApp
+
+    folder, cache = copy_docs(tmp_path / "papers", [V5, V7, EULER]), tmp_path / "cache"
+    index_folder(folder, cache, embed=False)
+    lib = Library(folder, cache)
+    sha = {d.doc: d.sha256 for d in lib.documents()}
+    lib.close()
+    with TriageStore(data_dir) as old:     # a mark stored on v7 alone, the old way
+        old.set_mark(DocKey.of(folder, V7, sha[V7]), Mark.TO_READ)
+
+    async def go():
+        app = PdftuiApp(folder, cache_dir=cache, index=False, watch=False,
+                        show_timings=False, debounce=0.05)
+        async with app.run_test(size=(160, 48)) as pilot:
+            main = app.main_screen
+            await settle(pilot)
+            await wait_for(pilot, lambda: main.triage.marks().get(V5) == "to-read",
+                           what="v7's old mark shown on v5 too")
+            main.mode = "keyword"
+            await search(pilot, "scaled dot-product attention")
+            results = app.query_one(ResultsPane)
+            rows = results._rows
+            folded = next(i for i, r in enumerate(rows) if r.versions)
+            table = app.query_one(HitTable)
+            table.focus()
+            table.move_cursor(row=folded, animate=False)
+            await pilot.pause()
+            assert sorted(results.current_row().versions) == ["v5", "v7"]
+            await pilot.press("plus")
+            await wait_for(pilot, lambda: main.triage.marks().get(V5) == "keep"
+                           and main.triage.marks().get(V7) == "keep", what="the work marked")
+            with TriageStore(data_dir) as store:
+                assert store.get(DocKey.of(folder, V5, sha[V5])).mark is Mark.KEEP
+                assert store.get(DocKey.of(folder, V7, sha[V7])).mark is Mark.KEEP
+            # every row of either version shows the mark, whichever leads it
+            col = list(table.columns).index("mark")
+            for i, r in enumerate(results._rows):
+                if r.kind == "hit" and r.doc in (V5, V7):
+                    assert table.get_cell_at((i, col)).plain == "+", (i, r)
+            # the documents list: both files listed, both marked
+            assert {d: m for d, m in app.query_one(CorpusPane).marks.items()} == {
+                V5: "keep", V7: "keep"}
+            lst = app.query_one(DocList)
+            prompts = {lst.get_option_at_index(i).id: lst.get_option_at_index(i).prompt.plain
+                       for i in range(lst.option_count)}
+            assert prompts[V5][2] == prompts[V7][2] == "+" and prompts[EULER][2] != "+"
+            # "*": the scope of the works marked keep holds both files
+            main.show_pane("results")
+            await pilot.press("asterisk")
+            await wait_for(pilot, lambda: main.scope_mark == "keep", what="mark scope")
+            assert main.scope == (V5, V7)
+    asyncio.run(go())
