@@ -433,3 +433,16 @@ def kill_folder(base: Path, small: int = 40) -> Path:
             shutil.copy(CORPUS / name, folder / name)
     tiny_corpus(folder / "tiny", small, prefix="kill", pages=3)
     return folder
+
+
+def build_colliding_names(base: Path) -> tuple[Path, Path, Path]:
+    """``(folder, cache, data)``: a folder holding ``caf\\xe9.pdf`` (a byte name that is not
+    UTF-8, word "undecodablebyte"), a file literally named ``caf\\\\xe9.pdf`` (its escaped
+    form in older names, word "literalescape") and ``bell\\x07.pdf`` (a control character,
+    word "bellcontrol"); cache and data folders next to it, not yet made."""
+    folder = base / "names"
+    folder.mkdir()
+    make_pdf(os.path.join(os.fsencode(folder), b"caf\xe9.pdf"), ["undecodablebyte page"])
+    make_pdf(folder / "caf\\xe9.pdf", ["literalescape page"])
+    make_pdf(folder / "bell\x07.pdf", ["bellcontrol page"])
+    return folder, base / "cache", base / "data"

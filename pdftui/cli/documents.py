@@ -20,6 +20,8 @@ def named_doc(folder: str, known: list[str], doc: str) -> str:
     from ..doc_pattern import resolve_doc
     from ..errors import NotFound
 
+    if doc in known:   # a name as pdftui shows it, even one that is also a real path
+        return doc
     try:
         return resolve_doc(known, relative_pattern(folder, doc))
     except NotFound as exc:
