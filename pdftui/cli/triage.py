@@ -11,8 +11,7 @@ import sys
 import click
 
 from ..text import clean_text
-from .documents import folder_documents, named_doc, triage_store
-from .indexing import run_index
+from .documents import folder_documents, indexed_documents, named_doc, triage_store
 from .options import cache_opt, data_opt
 from .output import dumps, fail, shorten
 
@@ -83,17 +82,12 @@ def _doc_cell(d, note: str):
 
 def _doc_key(folder, cache_dir, pattern: str):
     """``(doc, DocKey)`` of the one document of FOLDER that ``pattern`` names (the index
-    brought up to date first, quietly); exits with the resolver's message otherwise."""
-    from ..library import Library
+    brought up to date first, quietly; without a usable cache, the files on disk:
+    :func:`.documents.indexed_documents`); exits with the resolver's message otherwise."""
     from ..triage.store import DocKey
 
-    run_index(folder, cache_dir, None, False, quiet=True, reading=True)
-    lib = Library(folder, cache_dir)
-    try:
-        infos = {d.doc: d for d in lib.documents()}
-        root = lib.root
-    finally:
-        lib.close()
+    root, docs, _summary = indexed_documents(folder, cache_dir)
+    infos = {d.doc: d for d in docs}
     doc = named_doc(folder, list(infos), pattern)
     return doc, DocKey(root, doc, infos[doc].sha256)
 
@@ -114,9 +108,7 @@ def mark(folder, doc, mark, note, as_json, cache_dir, data_dir):
     doc, key = _doc_key(folder, cache_dir, doc)
     store = triage_store(data_dir)
     try:
-        t = store.set_mark(key, Mark(mark))
-        if note is not None:
-            t = store.set_note(key, note)
+        t = store.set_mark(key, Mark(mark), note)   # one transaction: all or nothing
     except TriageStoreError as exc:
         fail(str(exc), 1, exc.kind)
     finally:
