@@ -161,6 +161,7 @@ class UserDataFile:
         uri = f"file:{quote(str(self.path.resolve()))}?mode=ro"
         pending = os.path.exists(f"{self.path}-wal") and os.path.getsize(f"{self.path}-wal")
         last: sqlite3.Error | None = None
+        had = {side for side in ("-wal", "-shm") if os.path.exists(f"{self.path}{side}")}
         for extra in ("",) if pending else ("", "&immutable=1"):
             db = sqlite3.connect(uri + extra, uri=True, timeout=BUSY_TIMEOUT_MS / 1000,
                                  isolation_level=None, check_same_thread=False)
@@ -177,10 +178,24 @@ class UserDataFile:
                         or "malformed" in str(exc):
                     raise
                 last = exc.__cause__
+                self._remove_new_side_files(had)
             except BaseException:
                 db.close()
                 raise
         raise TriageStoreError(storage_message(self.path, last, "read"))
+
+    def _remove_new_side_files(self, had: set[str]) -> None:
+        """Remove the ``-wal`` / ``-shm`` a failed read-only open left (SQLite made them
+        and could not size them: no room): an empty log, a shared-memory file short of
+        its first 32 KB region (one in use is never shorter); never one that was there
+        before."""
+        for side, room in (("-wal", 0), ("-shm", 32 * 1024)):
+            name = f"{self.path}{side}"
+            try:
+                if side not in had and os.path.getsize(name) <= max(0, room - 1):
+                    os.unlink(name)
+            except OSError:
+                pass
 
     def _empty(self) -> sqlite3.Connection:
         """An in-memory user-data file with the schema (nothing on disk to read)."""
