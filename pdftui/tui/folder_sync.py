@@ -107,6 +107,7 @@ class FolderSync:
         from ..errors import CacheDamaged
         from ..store.integrity import is_damage
 
+        self.docs_loaded = True   # no list is coming: stop saying it is loading
         if isinstance(error, CacheDamaged) or is_damage(error):
             status = (f"cache damaged: run `pdftui index {shlex.quote(self.root)}` to"
                       " rebuild it")
