@@ -62,7 +62,8 @@ def unwritable_reason(folder: str | os.PathLike, exc: BaseException | None = Non
     err = getattr(exc, "errno", None)
     try:
         st = os.statvfs(folder)
-        if err == errno.ENOSPC or st.f_bavail * st.f_frsize < FULL_DISK_BYTES:
+        if err == errno.ENOSPC or st.f_bavail * st.f_frsize < FULL_DISK_BYTES or (
+                "disk is full" in str(exc or "") and err is None):   # SQLITE_FULL
             return f"the disk is full ({st.f_bavail * st.f_frsize // 1024} KiB free)"
         if err == errno.EROFS or st.f_flag & os.ST_RDONLY:
             return "the file system is read-only"

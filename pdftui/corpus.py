@@ -38,14 +38,45 @@ class FoundFile:
     skip_reason: str | None = None
 
 
+#: Characters a document name escapes besides undecodable bytes: C0 controls (tab and
+#: newline too), DEL, C1 controls, bidi overrides and isolates, and the emoji variation
+#: selectors: what :func:`pdftui.text.clean_text` would strip from the shown name.
+_NAME_ESCAPED = frozenset([*map(chr, range(0x20)), "\x7f", *map(chr, range(0x80, 0xA0)),
+                           *"\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\ufe0e\ufe0f"])
+#: Combining marks: a stack longer than 3 is cut when shown, so the rest are escaped.
+_MARK_RANGES = ((0x300, 0x36F), (0x1AB0, 0x1AFF), (0x1DC0, 0x1DFF), (0x20D0, 0x20FF),
+                (0xFE20, 0xFE2F))
+
+
 def safe_name(name: str) -> str:
-    """A file name as text that SQLite and terminals accept: undecodable bytes become
-    ``\\xNN`` and nothing else changes (control characters are stripped at display time)."""
-    try:
-        name.encode("utf-8")
+    """A file name (or '/'-joined path) as a document name: text SQLite and terminals
+    accept, shown as it is stored, and one name per real name.
+
+    The backslash is the escape marker: a real ``\\`` becomes ``\\\\``; an undecodable
+    byte (a lone surrogate of ``os.fsdecode``) becomes ``\\xNN`` (NN 80-ff); a C0 control
+    character or DEL ``\\xNN`` (NN < 80); a C1 control, bidi override, variation selector
+    or the 4th+ combining mark of a stack ``\\uNNNN``. Since a real backslash is always
+    doubled, no real name can produce an escape, and two different names never give the
+    same document name. A printable ASCII name without a backslash is returned as is."""
+    if name.isascii() and name.isprintable() and "\\" not in name:
         return name
-    except UnicodeEncodeError:
-        return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    out: list[str] = []
+    marks = 0
+    for c in name:
+        o = ord(c)
+        is_mark = any(lo <= o <= hi for lo, hi in _MARK_RANGES)
+        marks = marks + 1 if is_mark else 0
+        if c == "\\":
+            out.append("\\\\")
+        elif 0xDC80 <= o <= 0xDCFF:
+            out.append(f"\\x{o - 0xDC00:02x}")
+        elif o < 0x80 and c in _NAME_ESCAPED:
+            out.append(f"\\x{o:02x}")
+        elif c in _NAME_ESCAPED or 0xD800 <= o <= 0xDFFF or marks > 3:
+            out.append(f"\\u{o:04x}")
+        else:
+            out.append(c)
+    return "".join(out)
 
 
 def check_folder(folder: str | os.PathLike) -> str:
@@ -199,16 +230,20 @@ def doc_matches(doc: str, pattern: str) -> bool:
 
 def relative_pattern(root: str | os.PathLike, pattern: str) -> str:
     """``pattern`` relative to the folder ``root`` when it is a path inside it (absolute,
-    or relative to the working directory, as a shell completes it); else unchanged."""
+    or relative to the working directory, as a shell completes it), as its document name
+    (:func:`safe_name`: a real name with undecodable bytes or a backslash becomes the name
+    pdftui shows); else unchanged."""
     p = Path(pattern).expanduser()
     if not p.is_absolute():
         if not pattern.startswith("./") and not Path(root, pattern).exists() \
                 and Path.cwd().joinpath(p).exists():
             p = Path.cwd() / p
+        elif Path(root, pattern).is_file():
+            return safe_name(pattern)
         else:
             return pattern
     try:
-        return p.resolve().relative_to(Path(root).resolve()).as_posix()
+        return safe_name(p.resolve().relative_to(Path(root).resolve()).as_posix())
     except (ValueError, OSError):
         return pattern
 

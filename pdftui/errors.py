@@ -28,6 +28,17 @@ class CacheError(PdftuiError, RuntimeError):
     kind = "cache"
 
 
+class CacheDamaged(CacheError):
+    """The cache file is damaged (random bytes, truncated, replaced by another file): it
+    cannot be trusted; ``pdftui index`` moves it aside and rebuilds the index. ``kind``
+    stays "cache"; ``cache_dir`` and ``why`` (SQLite's words) are kept so a command can
+    word what to run for its folder."""
+
+    def __init__(self, message: str, cache_dir=None, why: str = ""):
+        super().__init__(message)
+        self.cache_dir, self.why = cache_dir, why
+
+
 class FolderError(PdftuiError, RuntimeError):
     """The folder to index does not exist or cannot be read."""
 

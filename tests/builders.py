@@ -433,3 +433,49 @@ def kill_folder(base: Path, small: int = 40) -> Path:
             shutil.copy(CORPUS / name, folder / name)
     tiny_corpus(folder / "tiny", small, prefix="kill", pages=3)
     return folder
+
+
+def build_colliding_names(base: Path) -> tuple[Path, Path, Path]:
+    """``(folder, cache, data)``: a folder holding ``caf\\xe9.pdf`` (a byte name that is not
+    UTF-8, word "undecodablebyte"), a file literally named ``caf\\\\xe9.pdf`` (its escaped
+    form in older names, word "literalescape") and ``bell\\x07.pdf`` (a control character,
+    word "bellcontrol"); cache and data folders next to it, not yet made."""
+    folder = base / "names"
+    folder.mkdir()
+    make_pdf(os.path.join(os.fsencode(folder), b"caf\xe9.pdf"), ["undecodablebyte page"])
+    make_pdf(folder / "caf\\xe9.pdf", ["literalescape page"])
+    make_pdf(folder / "bell\x07.pdf", ["bellcontrol page"])
+    return folder, base / "cache", base / "data"
+
+
+def damage_file(path: Path, how: str = "random", seed: int = 33) -> None:
+    """Damage the SQLite file ``path`` in place: "random" writes 4 KB of random bytes in
+    its middle (page aligned), "pages" overwrites every page after the first, "truncate"
+    cuts it to a third, "replace" makes it a text file."""
+    import random
+
+    size = os.path.getsize(path)
+    rnd = random.Random(seed)
+    if how == "truncate":
+        os.truncate(path, size // 3)
+    elif how == "replace":
+        Path(path).write_text("not a database\n" * 100)
+    else:
+        start = size // 2 // 4096 * 4096 if how == "random" else 4096
+        length = 4096 if how == "random" else size - 4096
+        with open(path, "r+b") as fh:
+            fh.seek(start)
+            fh.write(rnd.randbytes(length))
+
+
+def user_data_with_marks(data_dir: Path, root: Path, docs: list[str], n_extra: int = 300) -> None:
+    """A user-data file in ``data_dir`` marking ``docs`` of ``root`` "keep", plus
+    ``n_extra`` other records (so the file has pages past its first to damage)."""
+    from pdftui.triage.store import DocKey, Mark, TriageStore
+
+    with TriageStore(data_dir) as store:
+        for doc in docs:
+            store.set_mark(DocKey.of(root, doc), Mark.KEEP, "a note " * 5)
+        for i in range(n_extra):
+            store.set_mark(DocKey.of(root / "elsewhere", f"other-{i}.pdf"), Mark.SKIP,
+                           "padding note " * 20)

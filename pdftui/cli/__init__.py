@@ -54,6 +54,11 @@ class _DefaultToTui(click.Group):
         except PdftuiError as exc:
             fail(str(exc), 2 if exc.kind in BAD_INPUT else 1, exc.kind)
         except sqlite3.Error as exc:
+            from ..store.integrity import is_damage
+
+            if is_damage(exc):   # met by a search or a read: say what to run
+                fail(f"the cache is damaged ({exc}): run `pdftui index FOLDER` to move it"
+                     " aside and rebuild the index", 2, "cache")
             fail(f"cannot use the cache: {exc}", 2, "cache")
         except KeyboardInterrupt:
             json_error("interrupted", "interrupted")

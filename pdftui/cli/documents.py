@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import click
 
+from ..errors import TriageStoreError
 from ..text import clean_text
 from .indexing import run_index
 from .output import fail
@@ -20,6 +21,8 @@ def named_doc(folder: str, known: list[str], doc: str) -> str:
     from ..doc_pattern import resolve_doc
     from ..errors import NotFound
 
+    if doc in known:   # a name as pdftui shows it, even one that is also a real path
+        return doc
     try:
         return resolve_doc(known, relative_pattern(folder, doc))
     except NotFound as exc:
@@ -27,32 +30,88 @@ def named_doc(folder: str, known: list[str], doc: str) -> str:
     raise AssertionError("unreachable")
 
 
-def triage_store(data_dir):
-    """The user-data store, or exit with its one-line error."""
-    from ..triage.store import TriageStore, TriageStoreError
+def triage_store(data_dir, read_only: bool = False):
+    """The user-data store (``read_only``: opened for reading, creating nothing), or exit
+    with its one-line error."""
+    from ..triage.store import TriageStore
 
     try:
-        return TriageStore(data_dir)
+        return TriageStore(data_dir, read_only=read_only)
     except TriageStoreError as exc:
         fail(str(exc), 1, exc.kind)
 
 
-def folder_documents(folder, cache_dir, data_dir):
-    """Index FOLDER (text only, quietly) and return ``(root, [(DocumentInfo, DocTriage)])``."""
-    from ..library import Library
+def indexed_documents(folder, cache_dir):
+    """Index FOLDER (text only, quietly) and return ``(root, [DocumentInfo], summary)``.
 
-    summary = run_index(folder, cache_dir, None, False, quiet=True, reading=True)
-    lib = Library(folder, cache_dir)
+    A cache that cannot be used (damaged, unreadable: :class:`pdftui.errors.CacheError`)
+    does not stop a command that needs only user data: one line on stderr says what to
+    run, and the folder's files are listed as they are on disk (status "not indexed", no
+    title or pages; each hashed, so its marks are found by content too); ``summary`` is
+    then None."""
+    import sqlite3
+
+    from ..errors import CacheError
+    from ..library import Library
+    from ..store.integrity import is_damage
+
     try:
-        docs = lib.documents()
-        root = lib.root
-    finally:
-        lib.close()
+        summary = run_index(folder, cache_dir, None, False, quiet=True, reading=True,
+                            no_cache_ok=True)
+        lib = Library(folder, cache_dir)
+        try:
+            return lib.root, lib.documents(), summary
+        finally:
+            lib.close()
+    except (CacheError, sqlite3.DatabaseError) as exc:
+        if isinstance(exc, sqlite3.DatabaseError) and not is_damage(exc):
+            raise
+        return _documents_without_cache(folder, cache_dir, exc)
+
+
+def _documents_without_cache(folder, cache_dir, exc):
+    """``(root, [DocumentInfo], None)`` from the folder itself, after saying on stderr why
+    the cache was not used and what to run."""
+    import shlex
+
+    from ..corpus import check_folder, discover, sha256_file
+    from ..errors import FolderError
+    from ..library import DocumentInfo
+    from .indexing import damaged_error, is_cache_damage
+
+    try:
+        root = check_folder(folder)
+    except FolderError as err:
+        fail(str(err), 2, err.kind)
+    damaged = is_cache_damage(exc)
+    why = str(damaged_error(cache_dir, exc, folder)) if damaged else str(exc)
+    if not damaged:
+        why = f"{why}; once it can be used, `pdftui index {shlex.quote(str(folder))}` indexes the folder"
+    click.echo(f"pdftui: {clean_text(why)}; listing the files with their marks, without the"
+               " index", err=True)
+    files, _problems = discover(root)
+    out = []
+    for f in files:
+        try:
+            sha = "" if f.skip_reason else sha256_file(f.path)
+        except OSError:
+            sha = ""
+        out.append(DocumentInfo(f.doc, f.doc.rsplit("/", 1)[-1], 0, "not indexed",
+                                f.skip_reason or "the cache cannot be used", 0.0, None, sha))
+    return root, out, None
+
+
+def folder_documents(folder, cache_dir, data_dir):
+    """Index FOLDER (text only, quietly) and return ``(root, [(DocumentInfo, DocTriage)])``
+    (:func:`indexed_documents`: without a usable cache, the files on disk)."""
+    root, docs, summary = indexed_documents(folder, cache_dir)
     if (summary.documents if summary is not None else len(docs)) == 0:
         fail(f"no PDF files in {folder} (pdftui looks for *.pdf below it)", 2, "folder")
-    store = triage_store(data_dir)
+    store = triage_store(data_dir, read_only=True)
     try:
         triage = store.lookup(root, [(d.doc, d.sha256) for d in docs])
+    except TriageStoreError as exc:
+        fail(str(exc), 1, exc.kind)
     finally:
         store.close()
     return root, [(d, triage[d.doc]) for d in docs]
@@ -70,7 +129,7 @@ def folder_marks(folder, cache_dir, data_dir) -> dict[str, tuple[str, str]]:
     finally:
         lib.close()
     try:
-        with TriageStore(data_dir) as store:
+        with TriageStore(data_dir, read_only=True) as store:
             triage = store.lookup(root, [(d.doc, d.sha256) for d in docs])
     except TriageStoreError as exc:
         click.echo(f"pdftui: {clean_text(str(exc))}; hits carry no marks", err=True)

@@ -98,31 +98,54 @@ class IndexProgress:
         click.echo(line, err=True)
 
 
-def run_index(folder, cache_dir, model, embed, quiet=False, reading=False):
+def run_index(folder, cache_dir, model, embed, quiet=False, reading=False,
+              no_cache_ok=False):
     """Index with progress on stderr (:class:`IndexProgress`); returns the summary.
 
     ``reading``: the caller only reads (search, read, docs, export): when the cache cannot
     be written (read-only location, full disk) but holds an index, print a one-line
-    warning and return None, so the caller answers from the index as it is."""
-    from ..errors import CacheError
+    warning and return None, so the caller answers from the index as it is. Not
+    ``reading`` (``pdftui index``): the cache is checked first and a damaged one moved
+    aside and rebuilt, with one line saying so (:mod:`pdftui.store.integrity`); a
+    reading run checks it only after an unclean state and says what to run.
+    ``no_cache_ok``: a damaged cache raises :class:`pdftui.errors.CacheDamaged` for the
+    caller to do without it (``docs``, ``mark``: the marks live in the user data)."""
+    from ..errors import CacheDamaged, CacheError
     from ..corpus import FolderError
     from ..index import index_folder
 
     cancel = threading.Event()
     report = IndexProgress(quiet)
     try:
-        with report.bar:
-            return index_folder(folder, cache_dir, model, embed=embed, progress=report,
-                                cancel=cancel)
+        _check_cache(folder, cache_dir, reading)
+        try:
+            with report.bar:
+                return index_folder(folder, cache_dir, model, embed=embed, progress=report,
+                                    cancel=cancel)
+        except (CacheDamaged, sqlite3.DatabaseError) as exc:
+            if reading or not is_cache_damage(exc):
+                raise
+            _check_cache(folder, cache_dir, reading, moved_anyway=True)
+            with report.bar:
+                return index_folder(folder, cache_dir, model, embed=embed, progress=report,
+                                    cancel=cancel)
     except FolderError as exc:
         fail(str(exc), 2, exc.kind)
+    except (CacheDamaged, sqlite3.DatabaseError) as exc:
+        if not is_cache_damage(exc):
+            fail(f"cannot use the cache: {exc}", 2, "cache")
+        if no_cache_ok:
+            raise damaged_error(cache_dir, exc, folder) from exc
+        fail(str(damaged_error(cache_dir, exc, folder)), 2, "cache")
     except CacheError as exc:
+        if no_cache_ok and not (reading and _index_readable(cache_dir)):
+            raise
         if reading and _index_readable(cache_dir):
             click.echo(f"pdftui: warning: the index cannot be updated ({clean_text(str(exc))});"
                        " answering from it as it is", err=True)
             return None
         fail(str(exc), 2, exc.kind)
-    except sqlite3.Error as exc:  # a damaged or unusable cache file: one line, no traceback
+    except sqlite3.Error as exc:  # an unusable cache file: one line, no traceback
         fail(f"cannot use the cache: {exc}", 2, "cache")
     except KeyboardInterrupt:
         cancel.set()
@@ -134,6 +157,54 @@ def run_index(folder, cache_dir, model, embed, quiet=False, reading=False):
         # Every write is already committed; skip interpreter teardown, where onnxruntime's
         # thread pool aborts ("terminate called without an active exception").
         os._exit(130)
+
+
+def is_cache_damage(exc) -> bool:
+    """True for a damaged cache: :class:`pdftui.errors.CacheDamaged` or SQLite's words."""
+    from ..errors import CacheDamaged
+    from ..store.integrity import is_damage
+
+    return isinstance(exc, CacheDamaged) or is_damage(exc)
+
+
+def damaged_error(cache_dir, exc, folder):
+    """A damaged-cache error (:class:`pdftui.errors.CacheDamaged`) naming what to run."""
+    from pathlib import Path
+
+    from ..cache import default_cache_dir
+    from ..errors import CacheDamaged
+    from ..store.integrity import damaged
+
+    where = Path(cache_dir).expanduser() if cache_dir else default_cache_dir()
+    if isinstance(exc, CacheDamaged):
+        return damaged(exc.cache_dir or where, exc.why, folder) if exc.why else exc
+    return damaged(where, str(exc), folder)
+
+
+def _check_cache(folder, cache_dir, reading: bool, moved_anyway: bool = False) -> None:
+    """Before a run: a damaged cache found (:func:`pdftui.store.integrity.check_cache`) is
+    moved aside with one line on stderr (``pdftui index``) or raised (a reading run).
+    ``moved_anyway``: the run itself met the damage: move the file aside now."""
+    from pathlib import Path
+
+    from ..cache import DB_NAME, default_cache_dir
+    from ..errors import CacheDamaged
+    from ..store.integrity import check_cache, move_aside
+
+    where = Path(cache_dir).expanduser() if cache_dir else default_cache_dir()
+    if moved_anyway:
+        try:
+            dest = move_aside(where / DB_NAME)
+        except OSError as exc:
+            raise CacheDamaged(f"the cache at {where} is damaged and cannot be moved aside"
+                               f" ({exc.strerror or exc})") from exc
+        note = (f"the cache at {where} was damaged: moved it to {dest.name} and rebuilding"
+                " the index")
+    else:
+        note = check_cache(where, DB_NAME, full=not reading, rebuild=not reading,
+                           folder=folder)
+    if note:
+        click.echo(f"pdftui: {clean_text(note)}", err=True)
 
 
 def _index_readable(cache_dir) -> bool:

@@ -11,8 +11,7 @@ import sys
 import click
 
 from ..text import clean_text
-from .documents import folder_documents, triage_store
-from .indexing import run_index
+from .documents import folder_documents, indexed_documents, triage_store
 from .options import cache_opt, data_opt
 from .output import dumps, fail, shorten
 
@@ -107,35 +106,33 @@ def _work_rows(rows: list) -> tuple[dict[str, str], list]:
 
 def _work_keys(folder, cache_dir, pattern: str):
     """``(doc, [doc, ...], [DocKey, ...])`` of the work that ``pattern`` names in
-    FOLDER (the index brought up to date first, quietly): the file standing for it (the
+    FOLDER (the index brought up to date first, quietly; without a usable cache, the
+    files on disk: :func:`.documents.indexed_documents`): the file standing for it (the
     newest version), and every file of it with its key. A pattern naming several files
     of one work only (``attention``: v5 and v7) names that work; exits with the
     resolver's message otherwise."""
     from ..corpus import relative_pattern
     from ..doc_pattern import AmbiguousDocument, match_docs, resolve_doc
     from ..errors import NotFound
-    from ..library import Library
     from ..triage.store import DocKey
     from ..triage.works import newest, works_of
 
-    run_index(folder, cache_dir, None, False, quiet=True, reading=True)
-    lib = Library(folder, cache_dir)
-    try:
-        infos = {d.doc: d for d in lib.documents()}
-        root = lib.root
-    finally:
-        lib.close()
+    root, found_docs, _summary = indexed_documents(folder, cache_dir)
+    infos = {d.doc: d for d in found_docs}
     works = works_of(infos.values())
-    pattern = relative_pattern(folder, pattern)
-    try:
-        doc = resolve_doc(list(infos), pattern)
-    except AmbiguousDocument as exc:
-        found = match_docs(list(infos), pattern)
-        if len({works[d] for d in found}) != 1:
+    if pattern in infos:   # a name as pdftui shows it, even one that is also a real path
+        doc = pattern
+    else:
+        pattern = relative_pattern(folder, pattern)
+        try:
+            doc = resolve_doc(list(infos), pattern)
+        except AmbiguousDocument as exc:
+            found = match_docs(list(infos), pattern)
+            if len({works[d] for d in found}) != 1:
+                fail(str(exc), 2, exc.kind)
+            doc = found[0]
+        except NotFound as exc:
             fail(str(exc), 2, exc.kind)
-        doc = found[0]
-    except NotFound as exc:
-        fail(str(exc), 2, exc.kind)
     docs = siblings(works, doc)
     return newest(docs), docs, [DocKey.of(root, d, infos[d].sha256) for d in docs]
 
@@ -169,9 +166,7 @@ def mark(folder, doc, mark, note, as_json, cache_dir, data_dir):
     doc, docs, keys = _work_keys(folder, cache_dir, doc)
     store = triage_store(data_dir)
     try:
-        store.mark_work(keys, Mark(mark))
-        if note is not None:
-            store.note_work(keys, note)
+        store.mark_work(keys, Mark(mark), note)   # one transaction: all or nothing
         t = _work_triage(store, keys)
     except TriageStoreError as exc:
         fail(str(exc), 1, exc.kind)
@@ -311,11 +306,17 @@ def _clips_to_delete(have: list, numbers, yes: bool, as_json: bool) -> list:
 
 def _with_first_pages(folder, cache_dir, items: list) -> list:
     """The export items with their first pages' text (BibTeX: venue, arXiv category,
-    title case), read from the cache."""
+    title case), read from the cache; as they are when the cache cannot be used."""
+    import sqlite3
+
+    from ..errors import CacheError
     from ..library import Library
     from ..triage.export import with_first_pages
 
-    lib = Library(folder, cache_dir)
+    try:
+        lib = Library(folder, cache_dir)
+    except (CacheError, sqlite3.DatabaseError):
+        return items   # said on stderr when the documents were listed
     try:
         return with_first_pages(items, lambda doc, n: lib.page(doc, n).text)
     finally:

@@ -195,6 +195,41 @@ def _reuse_build(onnx_path: pathlib.Path, marker: pathlib.Path, want: dict,
     return sha
 
 
+def _check_complete(path: pathlib.Path) -> None:
+    """Raise ``ValueError`` unless ``path`` holds a whole ONNX model (it parses)."""
+    import onnx
+
+    if path.stat().st_size == 0:
+        raise ValueError(f"{path} is empty")
+    onnx.load(str(path), load_external_data=False)
+
+
+#: Bytes a build writes at its peak, as a multiple of the fp32 source's size (the folded
+#: and unguarded fp32 copies, then the int8 file).
+BUILD_SPACE_FACTOR = 5
+
+
+def _no_room(folder: pathlib.Path, src: pathlib.Path, exc: BaseException) -> str | None:
+    """Why a failed build had no room, in the user's words ("the disk is full (N KiB
+    free; the build needs about M MB)", "the file size limit (ulimit -f ...) is reached"),
+    or None when room was not the problem."""
+    import errno
+    import resource
+
+    try:
+        need = BUILD_SPACE_FACTOR * src.stat().st_size
+        st = os.statvfs(folder)
+        free = st.f_bavail * st.f_frsize
+        soft = resource.getrlimit(resource.RLIMIT_FSIZE)[0]
+    except (OSError, ValueError):
+        return None
+    if free < need or getattr(exc, "errno", None) == errno.ENOSPC:
+        return f"the disk is full ({free // 1024} KiB free; the build needs about {need >> 20} MB)"
+    if soft != resource.RLIM_INFINITY and soft < need:
+        return f"the file size limit (ulimit -f, {soft // 1024} KiB) is reached"
+    return None
+
+
 def _build_into(folder: pathlib.Path, onnx_path: pathlib.Path, marker: pathlib.Path,
                 src: pathlib.Path, want: dict, sha256_file: Callable[[pathlib.Path], str]) -> str:
     work = pathlib.Path(tempfile.mkdtemp(prefix=".build-", dir=folder))
@@ -202,9 +237,15 @@ def _build_into(folder: pathlib.Path, onnx_path: pathlib.Path, marker: pathlib.P
         tmp = work / "model.onnx"
         try:
             _build(src, tmp, work)
+            _check_complete(tmp)
         except Exception as exc:  # noqa: BLE001 - onnx / onnxruntime raise many kinds
+            shutil.rmtree(work, ignore_errors=True)   # the space it took, back first
+            full = _no_room(folder, src, exc)
+            if full:
+                raise QuantizeError(f"cannot build the int8 embedding model in {folder}: "
+                                    f"{full}") from exc
             raise QuantizeError(f"building the int8 model failed: {exc}") from exc
-        os.replace(tmp, onnx_path)
+        os.replace(tmp, onnx_path)   # only a complete, parsed model takes the name
         st = os.stat(onnx_path)
         sha = sha256_file(onnx_path)
         payload = {**want, "stat": {"size": st.st_size, "mtime_ns": st.st_mtime_ns},

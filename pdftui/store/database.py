@@ -20,6 +20,7 @@ from ..cache import (BUSY_TIMEOUT_MS, DB_NAME, STORAGE_RE, default_cache_dir, st
                      unwritable_reason)
 from ..errors import CacheError
 from . import schema
+from .integrity import damaged, is_damage
 from .embeddings import EmbeddingStore
 from .leases import LeaseStore
 from .transactions import begin_immediate
@@ -91,6 +92,8 @@ class Cache(ContentWriter, EmbeddingStore, LeaseStore):
             if getattr(exc, "errno", None) in storage or (
                     isinstance(exc, sqlite3.Error) and STORAGE_RE.search(str(exc))):
                 raise storage_error("use", self.dir, exc) from exc
+            if is_damage(exc):
+                raise damaged(self.dir, str(exc)) from exc
             raise CacheError(f"cannot use the cache at {self.dir}: {exc}") from exc
 
     def _writable(self) -> bool:
@@ -121,6 +124,8 @@ class Cache(ContentWriter, EmbeddingStore, LeaseStore):
                     if extra:
                         raise
         except sqlite3.Error as exc:
+            if is_damage(exc):
+                raise damaged(self.dir, str(exc)) from exc
             raise CacheError(f"cannot read the cache at {self.dir}: {exc}") from exc
         if version != schema.SCHEMA_VERSION:
             self.db.close()

@@ -63,23 +63,70 @@ CREATE INDEX IF NOT EXISTS history_root ON history(root, id);
 """
 
 
+def storage_message(path: Path, exc: BaseException, verb: str = "write") -> str:
+    """The user-data file's error in the user's words: damaged, the disk full (or the file
+    size limit reached), read-only, else SQLite's words; always naming the file and
+    saying it was left as it is."""
+    from ..cache import unwritable_reason
+    from .integrity import is_damage
+
+    if is_damage(exc):
+        return (f"the user data file {path} is damaged ({exc}); it was left as it is"
+                " (marks, notes and clips cannot be read from it)")
+    text = str(exc)
+    if any(w in text for w in ("full", "disk I/O", "readonly", "read-only", "unable to open")) \
+            or isinstance(exc, OSError):
+        return (f"cannot {verb} the user data file {path}: {unwritable_reason(path.parent, exc)};"
+                " nothing was changed")
+    return f"cannot {verb} the user data file {path}: {exc}; nothing was changed"
+
+
+class _Guard:
+    """The file's re-entrant lock, turning any ``sqlite3.Error`` raised while it is held
+    into a :class:`TriageStoreError` (:func:`storage_message`): a damaged or full
+    user-data file is reported as such, never as a broken cache."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self._lock = threading.RLock()
+
+    def __enter__(self) -> "_Guard":
+        self._lock.acquire()
+        return self
+
+    def __exit__(self, kind, exc, tb) -> None:
+        self._lock.release()
+        if isinstance(exc, sqlite3.Error):
+            raise TriageStoreError(storage_message(self.path, exc, "read")) from exc
+
+
 def _begin_immediate(db: sqlite3.Connection, path: Path) -> None:
     """BEGIN IMMEDIATE (:func:`.transactions.begin_immediate`); a failure is a
     :class:`TriageStoreError`."""
     try:
         begin_immediate(db, BUSY_TIMEOUT_MS)
     except sqlite3.Error as exc:
-        raise TriageStoreError(f"cannot write the user data file {path}: {exc}") from exc
+        raise TriageStoreError(storage_message(path, exc)) from exc
 
 
 class UserDataFile:
     """One connection to the user-data file ``path`` in folder ``folder``, guarded by
-    ``lock`` (re-entrant), so it may be shared by threads. Raises :class:`TriageStoreError`
-    when the file cannot be read or the folder cannot be made."""
+    ``lock`` (re-entrant; an SQLite error under it becomes :class:`TriageStoreError`), so
+    it may be shared by threads. Raises :class:`TriageStoreError` when the file cannot be
+    read or the folder cannot be made.
 
-    def __init__(self, folder: Path, path: Path):
+    ``read_only``: for a command that only reads (``docs``, ``export``, a search's marks):
+    the file is opened ``mode=ro`` (``immutable=1`` when its side files cannot be made,
+    e.g. on a full disk, and no write-ahead log is pending), nothing is created, and a
+    missing file reads as empty; writes raise :class:`TriageStoreError`."""
+
+    def __init__(self, folder: Path, path: Path, read_only: bool = False):
         self.dir, self.path = folder, path
-        self.lock = threading.RLock()
+        self.lock = _Guard(path)
+        self.read_only = read_only
+        if read_only:
+            self.db = self._connect_read_only()
+            return
         try:
             if self.dir.exists() and not self.dir.is_dir():
                 raise TriageStoreError(f"user data location {self.dir} is a file, not a folder")
@@ -101,14 +148,75 @@ class UserDataFile:
             self.db.close()
             raise
 
-    def _open(self) -> None:
-        """Check the file is ours and readable before anything writes to it, then migrate."""
+    def _connect_read_only(self) -> sqlite3.Connection:
+        """The read-only connection (see the class); an empty in-memory file when there is
+        none on disk or it holds nothing yet."""
+        from urllib.parse import quote
+
+        if self.path.is_file() and not os.access(self.path, os.R_OK):
+            raise TriageStoreError(f"cannot read the user data file {self.path} "
+                                   "(permission denied); it was left as it is")
+        if not self.path.is_file() or self.path.stat().st_size == 0:
+            return self._empty()
+        uri = f"file:{quote(str(self.path.resolve()))}?mode=ro"
+        pending = os.path.exists(f"{self.path}-wal") and os.path.getsize(f"{self.path}-wal")
+        last: sqlite3.Error | None = None
+        had = {side for side in ("-wal", "-shm") if os.path.exists(f"{self.path}{side}")}
+        for extra in ("",) if pending else ("", "&immutable=1"):
+            db = sqlite3.connect(uri + extra, uri=True, timeout=BUSY_TIMEOUT_MS / 1000,
+                                 isolation_level=None, check_same_thread=False)
+            try:
+                self.db = db
+                self._check_version()
+                if db.execute("PRAGMA user_version").fetchone()[0] == 0:
+                    db.close()
+                    return self._empty()
+                return db
+            except TriageStoreError as exc:
+                db.close()
+                if not isinstance(exc.__cause__, sqlite3.OperationalError) \
+                        or "malformed" in str(exc):
+                    raise
+                last = exc.__cause__
+                self._remove_new_side_files(had)
+            except BaseException:
+                db.close()
+                raise
+        raise TriageStoreError(storage_message(self.path, last, "read"))
+
+    def _remove_new_side_files(self, had: set[str]) -> None:
+        """Remove the ``-wal`` / ``-shm`` a failed read-only open left (SQLite made them
+        and could not size them: no room): an empty log, a shared-memory file short of
+        its first 32 KB region (one in use is never shorter); never one that was there
+        before."""
+        for side, room in (("-wal", 0), ("-shm", 32 * 1024)):
+            name = f"{self.path}{side}"
+            try:
+                if side not in had and os.path.getsize(name) <= max(0, room - 1):
+                    os.unlink(name)
+            except OSError:
+                pass
+
+    def _empty(self) -> sqlite3.Connection:
+        """An in-memory user-data file with the schema (nothing on disk to read)."""
+        db = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+        db.executescript(_SCHEMA)
+        db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+        return db
+
+    def _check_version(self) -> int:
+        """The file's schema version, once it is known to be ours and not newer; raises
+        :class:`TriageStoreError` (the file left as it is) otherwise."""
         try:
             self.db.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
             version = self.db.execute("PRAGMA user_version").fetchone()[0]
             tables = {r[0] for r in self.db.execute(
                 "SELECT name FROM sqlite_master WHERE type='table'")}
         except sqlite3.Error as exc:
+            from .integrity import is_damage
+
+            if is_damage(exc):
+                raise TriageStoreError(storage_message(self.path, exc, "read")) from exc
             raise TriageStoreError(f"cannot read the user data file {self.path} ({exc}); "
                                    "it was left as it is") from exc
         if version > SCHEMA_VERSION:
@@ -117,6 +225,11 @@ class UserDataFile:
         if version == 0 and tables:
             raise TriageStoreError(f"{self.path} is not a pdftui user data file; "
                                    "it was left as it is")
+        return version
+
+    def _open(self) -> None:
+        """Check the file is ours and readable before anything writes to it, then migrate."""
+        version = self._check_version()
         try:
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=NORMAL")
@@ -128,7 +241,7 @@ class UserDataFile:
                                 db.execute(stmt)
                         db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
         except sqlite3.Error as exc:
-            raise TriageStoreError(f"cannot use the user data file {self.path}: {exc}") from exc
+            raise TriageStoreError(storage_message(self.path, exc, "use")) from exc
 
     def close(self) -> None:
         """Close the connection (idempotent)."""
@@ -140,9 +253,13 @@ class UserDataFile:
 
     @contextmanager
     def write(self) -> Iterator[sqlite3.Connection]:
-        """One ``BEGIN IMMEDIATE`` transaction under the lock; re-entrant; a storage error
-        becomes :class:`TriageStoreError`."""
+        """One ``BEGIN IMMEDIATE`` transaction under the lock; re-entrant; any SQLite error
+        rolls it back whole and becomes :class:`TriageStoreError` (:func:`storage_message`:
+        "the disk is full"...). A read-only file raises at once, changing nothing."""
         with self.lock:
+            if self.read_only:
+                raise TriageStoreError(f"the user data file {self.path} was opened for"
+                                       " reading only")
             if self.db.in_transaction:
                 yield self.db
                 return
@@ -152,10 +269,12 @@ class UserDataFile:
                 self.db.execute("COMMIT")
             except BaseException as exc:
                 if self.db.in_transaction:
-                    self.db.execute("ROLLBACK")
+                    try:
+                        self.db.execute("ROLLBACK")
+                    except sqlite3.Error:
+                        pass
                 if isinstance(exc, sqlite3.Error):
-                    raise TriageStoreError(f"cannot write the user data file {self.path}: "
-                                           f"{exc}") from exc
+                    raise TriageStoreError(storage_message(self.path, exc)) from exc
                 raise
 
     def data_version(self) -> int:

@@ -209,13 +209,17 @@ class TriageStore:
     ``TriageStore(data_dir)`` (None: :func:`default_data_dir`) creates the folder (0700) and
     the file when missing. One object is one SQLite connection, guarded by a lock, so it may
     be shared by threads (the TUI's workers); never call it on a UI thread. Raises
-    :class:`TriageStoreError` when the file cannot be read or the folder cannot be made.
+    :class:`TriageStoreError` when the file cannot be read (damaged: named as the user
+    data file's problem, never the cache's) or the folder cannot be made, and for any
+    SQLite error of a read or write later. ``read_only``: for commands that only read
+    (nothing created, no side files: reading needs no free space; see
+    :class:`pdftui.store.user_data.UserDataFile`).
     """
 
-    def __init__(self, data_dir: str | os.PathLike | None = None):
+    def __init__(self, data_dir: str | os.PathLike | None = None, *, read_only: bool = False):
         self.dir = Path(data_dir).expanduser() if data_dir else default_data_dir()
         self.path = self.dir / DB_NAME
-        self._file = UserDataFile(self.dir, self.path)
+        self._file = UserDataFile(self.dir, self.path, read_only=read_only)
         self._lock = self._file.lock
 
     def close(self) -> None:
@@ -348,21 +352,27 @@ class TriageStore:
         return [(k, t) for k, t in out if not t.empty]
 
     # -- writing -------------------------------------------------------------------------
-    def set_mark(self, key: DocKey, mark: Mark) -> DocTriage:
-        """Set the document's mark (``Mark.NONE`` clears it); returns its triage.
+    def set_mark(self, key: DocKey, mark: Mark, note: str | None = None) -> DocTriage:
+        """Set the document's mark (``Mark.NONE`` clears it) and, when ``note`` is given,
+        its note, in one transaction: all of it or nothing; returns its triage.
         Raises :class:`TriageStoreError` when the file cannot be written."""
         with self._file.write():
             rid = self._record_for_write(key)
             self._file.set_mark(rid, Mark(mark).value)
+            if note is not None:
+                self._file.set_note(rid, note)
             return self._load(rid)
 
-    def mark_work(self, keys: Iterable[DocKey], mark: Mark) -> None:
-        """Set the mark of every file of one work (:mod:`pdftui.triage.works`) in one
-        transaction: all of them or, on an error, none. Raises
-        :class:`TriageStoreError` when the file cannot be written."""
+    def mark_work(self, keys: Iterable[DocKey], mark: Mark, note: str | None = None) -> None:
+        """Set the mark of every file of one work (:mod:`pdftui.triage.works`) and, when
+        ``note`` is given, its note, in one transaction: all of it or, on an error,
+        nothing. Raises :class:`TriageStoreError` when the file cannot be written."""
         with self._file.write():
             for key in _distinct(keys):
-                self._file.set_mark(self._record_for_write(key), Mark(mark).value)
+                rid = self._record_for_write(key)
+                self._file.set_mark(rid, Mark(mark).value)
+                if note is not None:
+                    self._file.set_note(rid, note)
 
     def note_work(self, keys: Iterable[DocKey], note: str) -> None:
         """Replace the note of every file of one work ('' clears it), in one

@@ -20,6 +20,7 @@ import asyncio
 import os
 import threading
 from dataclasses import replace
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual.timer import Timer
@@ -42,6 +43,8 @@ if TYPE_CHECKING:
 
 #: Seconds between looks at a folder that vanished (and while watching, for it vanishing).
 FOLDER_POLL_S = 1.0
+#: A notification's timeout for what stays until the user dismisses it (a day, seconds).
+UNTIL_DISMISSED_S = 86_400.0
 
 
 def _pdf_filter(change: Change, path: str) -> bool:
@@ -89,6 +92,37 @@ class FolderSync:
         self.screen.post_message(DocumentsLoaded(docs, title_keys(docs)))
         self.screen.post_message(DocumentVersions(docs, version_groups(docs)))
 
+    def documents_failed(self, worker: Worker, error: BaseException) -> None:
+        """The document list cannot be read (a damaged or unreadable cache): said at once
+        in the status line, which keeps it, and in a notification that stays until
+        dismissed; the screen stops saying it is loading."""
+        self.docs_loaded = True
+        self._cache_unusable(error)
+
+    def _cache_unusable(self, error: BaseException) -> None:
+        """Say that the cache cannot be used and what to run (status line and a lasting
+        notification); said once per reason."""
+        import shlex
+
+        from ..errors import CacheDamaged
+        from ..store.integrity import is_damage
+
+        self.docs_loaded = True   # no list is coming: stop saying it is loading
+        if isinstance(error, CacheDamaged) or is_damage(error):
+            status = (f"cache damaged: run `pdftui index {shlex.quote(self.root)}` to"
+                      " rebuild it")
+            message = user_message(error)
+            if "pdftui index" not in message:
+                message += f"; {status}"
+        else:
+            status = f"cannot read the index: {(user_message(error).splitlines() or [''])[0]}"
+            message = user_message(error)
+        if self.index_status != clean_text(status):
+            self.index_status = clean_text(status)
+            self.screen.notify(clean_text(message), title="Cache unusable", severity="error",
+                               timeout=UNTIL_DISMISSED_S, markup=False)
+        self.screen.update_status()
+
     def documents_loaded(self, event: DocumentsLoaded) -> None:
         """A document list arrived: the panes show it, the marks are read for it."""
         self.documents = event.documents
@@ -128,6 +162,12 @@ class FolderSync:
         def progress(p: Progress) -> None:
             self.screen.post_message(IndexProgress(replace(p)))
 
+        from ..cache import DB_NAME, default_cache_dir
+        from ..store.integrity import check_cache
+
+        where = Path(app.cache_dir).expanduser() if app.cache_dir else default_cache_dir()
+        # after an unclean state only (a left-over write-ahead log): raises CacheDamaged
+        check_cache(where, DB_NAME, full=False, rebuild=False, folder=self.root)
         summary = index_folder(self.root, app.cache_dir, app.model, embed=True,
                                progress=progress, cancel=cancel)   # raises: index_failed
         self.screen.post_message(IndexFinished(summary))
@@ -135,6 +175,13 @@ class FolderSync:
     def index_failed(self, worker: Worker, error: BaseException) -> None:
         """The index worker raised: a cache that cannot be written (read-only location,
         full disk) leaves reading working; anything else is an indexing failure."""
+        from ..errors import CacheDamaged
+        from ..store.integrity import is_damage
+
+        if isinstance(error, CacheDamaged) or is_damage(error):
+            self.indexing = False
+            self._cache_unusable(error)
+            return
         self.screen.post_message(IndexFinished(None, user_message(error),
                                                read_only=isinstance(error, CacheError)))
 

@@ -91,6 +91,7 @@ class MainScreen(FailureHandler, Screen):
     view: reactive[str] = reactive("results", init=False)
 
     FAILURE_HANDLERS = {"index": "folder.index_failed", "search": "_search_failed",
+                        "documents": "folder.documents_failed",
                         "triage-load": "triage.load_failed",
                         "session-load": "triage.session_load_failed"}
 

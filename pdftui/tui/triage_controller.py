@@ -120,15 +120,21 @@ class TriageController:
 
     def load_failed(self, worker: Worker, error: BaseException) -> None:
         """Marks and notes cannot be read: said once, the app goes on without them."""
-        if not self._reported:
+        from .folder_sync import UNTIL_DISMISSED_S
+
+        if not self._reported:   # stays until dismissed: marks shown are not the user's
             self._reported = True
-            self.screen.report_failure("Reading marks and notes failed", error)
+            self.screen.report_failure("Reading marks and notes failed", error,
+                                       timeout=UNTIL_DISMISSED_S)
 
     def session_load_failed(self, worker: Worker, error: BaseException) -> None:
         """The last session cannot be read: said (once for the user data), the app starts
         afresh."""
+        from .folder_sync import UNTIL_DISMISSED_S
+
         self._reported = True
-        self.screen.report_failure("Reading the last session failed", error)
+        self.screen.report_failure("Reading the last session failed", error,
+                                   timeout=UNTIL_DISMISSED_S)
 
     def load_triage(self) -> None:
         """Read the marks, notes and clips of the folder's documents (after a documents
