@@ -133,3 +133,33 @@ def test_ctrl_c_prints_no_worker_traceback_and_the_index_resumes(tmp_path):
     (tmp_path / "docs" / "bomb.pdf").unlink()
     s = index_folder(tmp_path / "docs", tmp_path / "cache", embed=False, workers=1)
     assert s.skipped == [] and s.indexed + s.unchanged == 1
+
+
+def test_a_search_while_two_indexers_stored_nothing_gives_the_indexing_answer(
+        small_folder, cache_dir, tmp_path):
+    """One index run holds the folder's lease before extracting, a second has queued the
+    documents (counted in the total) and neither has stored any: a search answers
+    "nothing is indexed yet" (error kind "indexing"), not "searched 0 of 3"."""
+    import json
+
+    from pdftui.corpus import check_folder
+    from pdftui.store.database import Cache
+
+    from .harness import cli
+    from .test_cli import _held_index_run
+
+    other, go = _held_index_run(small_folder, cache_dir, tmp_path, "scan")
+    try:
+        cache = Cache(cache_dir)   # the second indexer's queue, as index_folder writes it
+        try:
+            cache.add_pending(check_folder(small_folder),
+                              sorted(p.name for p in small_folder.glob("*.pdf")))
+        finally:
+            cache.close()
+        r = cli("search", small_folder, "dark matter", "--cache-dir", cache_dir, "--json")
+        assert r.rc == 1, r.out + r.err
+        err = json.loads(r.out)["error"]
+        assert err["kind"] == "indexing" and "nothing is indexed yet" in err["message"]
+    finally:
+        go.touch()
+        other.wait(120)
