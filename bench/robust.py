@@ -40,6 +40,7 @@ import argparse
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -60,6 +61,7 @@ from tests.builders import (  # noqa: E402
     UNREADABLE_EXPECT,
     build_annotated,
     build_hostile_labels,
+    build_inflation_bomb,
     build_hostile_tree,
     build_long_block,
     build_replace_race,
@@ -800,6 +802,113 @@ def print_table(rows: list[Row]) -> None:
     print(f"\nbar (0 crashes, 0 hangs, 0 lock errors, 0 stale, 0 wrong): {'MET' if ok else 'NOT MET'}")
 
 
+def bench_bombs(tmp: Path, timeout: float) -> Row:
+    """Decompression bombs (one page inflating to 100 MB and to 1 GB of text operators,
+    beside a normal file): each index must finish within 30 s, skip the bomb naming the
+    cap and index the normal file; the next run must not extract the bomb again."""
+    row = Row("bombs")
+    for mb in (100, 1024):
+        folder = tmp / f"bomb{mb}"
+        folder.mkdir(parents=True)
+        make_pdf(folder / "normal.pdf", ["the quillwort grows by the pond"])
+        build_inflation_bomb(folder / "bomb.pdf", mb << 20)
+        cache = tmp / f"cache-bomb{mb}"
+        for run in ("first", "second"):
+            r = cli("index", folder, "--cache-dir", cache, "--no-embed", "--json",
+                    timeout=min(timeout, 30.0))
+            row.tried += 1
+            row.account(r, f"{mb} MB bomb, {run} index")
+            if r.hung or r.crashed:
+                continue
+            s = json.loads(r.out)
+            reasons = {k["doc"]: k["reason"] for k in s["skipped"]}
+            ok = "cap" in reasons.get("bomb.pdf", "") and (
+                s["indexed"] == 1 if run == "first" else s["unchanged"] == 1)
+            if ok:
+                row.indexed += 1
+                row.skipped[reasons["bomb.pdf"]] += 1
+            else:
+                row.wrong += 1
+                row.problems.append(f"{mb} MB bomb, {run} index: {s}")
+    return row
+
+
+def _extraction_workers(pid: int) -> list:
+    """The extraction worker processes under ``pid`` (psutil processes)."""
+    import psutil
+
+    try:
+        kids = psutil.Process(pid).children(recursive=True)
+    except psutil.NoSuchProcess:
+        return []
+    out = []
+    for k in kids:
+        try:
+            if "spawn_main" in " ".join(k.cmdline()):
+                out.append(k)
+        except psutil.Error:
+            pass
+    return out
+
+
+def _signal_round(tmp: Path, name: str, sig: int, row: Row) -> None:
+    """Index a folder with a slow file (12 MB of text operators, under the caps), send
+    ``sig`` once a worker runs, and judge: exit within 30 s, no worker left, no traceback
+    or leaked semaphore on stderr, the next run (the slow file removed) completes."""
+    import psutil
+    import subprocess
+
+    folder = tmp / f"sig-{name}"
+    folder.mkdir(parents=True)
+    make_pdf(folder / "normal.pdf", ["the quillwort grows by the pond"])
+    build_inflation_bomb(folder / "slow.pdf", 12 << 20)
+    cache = tmp / f"cache-sig-{name}"
+    proc = subprocess.Popen([sys.executable, "-m", "pdftui.cli", "index", "--no-embed",
+                             "--cache-dir", str(cache), str(folder)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            start_new_session=True)
+    row.tried += 1
+    end = time.monotonic() + 120
+    workers = []
+    while not workers and time.monotonic() < end:
+        workers = _extraction_workers(proc.pid)
+        time.sleep(0.05)
+    time.sleep(1.0)   # the worker is inside the slow document
+    proc.send_signal(sig)
+    try:
+        _out, err = proc.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        _out, err = proc.communicate()
+        row.hangs += 1
+        row.problems.append(f"{name}: index still running 30 s after the signal")
+        return
+    _gone, alive = psutil.wait_procs(workers, timeout=5)
+    text = err.decode("utf-8", "replace")
+    if alive or "Traceback" in text or "leaked semaphore" in text:
+        row.wrong += 1
+        row.problems.append(f"{name}: {len(alive)} workers left; stderr {text[-300:]}")
+        return
+    (folder / "slow.pdf").unlink()
+    r = cli("index", folder, "--cache-dir", cache, "--no-embed", timeout=60)
+    row.account(r, f"{name}: next index")
+    if r.rc == 0:
+        row.indexed += 1
+    else:
+        row.wrong += 1
+        row.problems.append(f"{name}: next index rc={r.rc}")
+
+
+def bench_signals(tmp: Path, timeout: float) -> Row:
+    """SIGINT (Ctrl-C) and SIGTERM to ``pdftui index`` while a worker extracts a slow
+    file (:func:`_signal_round`)."""
+    del timeout
+    row = Row("signals")
+    for name, sig in (("SIGINT", signal.SIGINT), ("SIGTERM", signal.SIGTERM)):
+        _signal_round(tmp, name, sig, row)
+    return row
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -809,7 +918,8 @@ def main() -> int:
     ap.add_argument("--kills", type=int, default=None, help="kill -9 rounds (default 10; 3 quick)")
     ap.add_argument("--only", default=None,
                     help="comma list of: made,real,tree,cache,queries,kill,concurrency,"
-                         "changes,untrusted,labels,race,readonly,encodings,content")
+                         "changes,untrusted,labels,race,readonly,encodings,content,"
+                         "bombs,signals")
     a = ap.parse_args()
     kills = a.kills if a.kills is not None else (3 if a.quick else 10)
     only = set(a.only.split(",")) if a.only else None
@@ -829,6 +939,8 @@ def main() -> int:
         ("readonly", lambda: bench_read_only(tmp, a.timeout)),
         ("encodings", lambda: bench_encodings(tmp, a.timeout)),
         ("content", lambda: bench_content(tmp, a.timeout)),
+        ("bombs", lambda: bench_bombs(tmp, a.timeout)),
+        ("signals", lambda: bench_signals(tmp, a.timeout)),
     ]
     rows: list[Row] = []
     t0 = time.monotonic()

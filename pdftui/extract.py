@@ -16,6 +16,8 @@ Skip reasons (exact strings)::
                           a FIFO is never opened, since opening it would block)
     "file not found"      path vanished between the scan and the extraction
     "read error"          any other OSError while reading the header
+    "too large when inflated (...)"  page content past a cap of
+                          :mod:`pdftui.extraction_budget` (a decompression bomb)
 
 Text pipeline per page
 ----------------------
@@ -298,7 +300,7 @@ def _extract_pdf(p: Path, stem: str, page_timeout_s: float, data: bytes | None =
     except Exception as exc:  # noqa: BLE001 - FileDataError and friends
         return _skip(stem, "damaged", f"{type(exc).__name__}: {str(exc)[:200]}")
     try:
-        refused = _refusal(doc, stem)
+        refused = _refusal(doc, stem) or _over_budget(doc, stem)
         if refused is not None:
             return refused
         return _extract_open(doc, p, stem, page_timeout_s, heartbeat, ocr_known, find_tables)
@@ -321,6 +323,20 @@ def _refusal(doc, stem: str) -> Extraction | None:
             return _skip(stem, "damaged", "no pages could be recovered")
         return _skip(stem, "0 pages")
     return None
+
+
+def _over_budget(doc, stem: str) -> Extraction | None:
+    """The skip of a PDF whose page content inflates past a cap of
+    :mod:`pdftui.extraction_budget` (a decompression bomb); None when within them."""
+    from .extraction_budget import over_budget
+
+    try:
+        reason = over_budget(doc)
+    except MemoryError:
+        reason = "too large when inflated (over the worker's memory limit)"
+    except Exception:  # noqa: BLE001 - a stream MuPDF cannot read: the extraction says more
+        return None
+    return _skip(stem, reason, page_count=doc.page_count) if reason else None
 
 
 @dataclass

@@ -437,6 +437,7 @@ class Budget:
         is recognised once more: its result is cached for good, so a transient empty
         result must not become the page's text."""
         t0 = time.monotonic()
+        self.beat()   # OCR under way: the indexer's limit now counts from the beats
         pages = [p for _n, p in todo]
         got = recognise_many(pages, flags, cpu_s=cap, parallel=self.parallel,
                              done=lambda _k: self.beat())

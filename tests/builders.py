@@ -479,3 +479,33 @@ def user_data_with_marks(data_dir: Path, root: Path, docs: list[str], n_extra: i
         for i in range(n_extra):
             store.set_mark(DocKey.of(root / "elsewhere", f"other-{i}.pdf"), Mark.SKIP,
                            "padding note " * 20)
+
+
+def build_inflation_bomb(path: Path, inflated: int, word: str = "bombcoverword") -> Path:
+    """A 1-page PDF whose content stream inflates to about ``inflated`` bytes of text
+    drawing operators (``(bombfill) Tj`` repeated at one spot) yet stays small on disk
+    (Flate, compressed here chunk by chunk so the builder never holds it inflated); the
+    page also shows ``word``."""
+    import zlib
+
+    import pymupdf
+
+    doc = pymupdf.open()
+    page = doc.new_page(width=400, height=300)
+    page.insert_text((10, 30), word, fontsize=10)
+    xref = page.get_contents()[0]
+    unit = b"1 0 0 1 10 50 Tm (bombfill) Tj\n"
+    chunk = unit * ((1 << 20) // len(unit) + 1)
+    co = zlib.compressobj(9)
+    out = [co.compress(doc.xref_stream(xref) + b"\nq BT /helv 8 Tf\n")]
+    done = 0
+    while done < inflated:
+        out.append(co.compress(chunk))
+        done += len(chunk)
+    out += [co.compress(b"ET Q\n"), co.flush()]
+    doc.update_stream(xref, b"".join(out), compress=False)
+    doc.xref_set_key(xref, "Filter", "/FlateDecode")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    doc.save(path)
+    doc.close()
+    return path

@@ -116,6 +116,7 @@ def run_index(folder, cache_dir, model, embed, quiet=False, reading=False,
 
     cancel = threading.Event()
     report = IndexProgress(quiet)
+    terminated = _raise_on_sigterm()
     try:
         _check_cache(folder, cache_dir, reading)
         try:
@@ -152,11 +153,40 @@ def run_index(folder, cache_dir, model, embed, quiet=False, reading=False,
         click.echo("pdftui: interrupted; what was indexed is kept and the next run resumes",
                    err=True)
         json_error("interrupted", "interrupted while indexing")
+        _release_semaphores()
         sys.stdout.flush()
         sys.stderr.flush()
         # Every write is already committed; skip interpreter teardown, where onnxruntime's
         # thread pool aborts ("terminate called without an active exception").
-        os._exit(130)
+        os._exit(143 if terminated else 130)
+
+
+def _release_semaphores() -> None:
+    """Run multiprocessing's finalizers (the worker pool's semaphores are unlinked), which
+    ``os._exit`` would skip: else its resource tracker warns of "leaked semaphore objects"."""
+    from multiprocessing import util
+
+    try:
+        util._run_finalizers()   # noqa: SLF001 - what multiprocessing runs at exit
+    except Exception:  # noqa: BLE001 - a warning at worst
+        pass
+
+
+def _raise_on_sigterm() -> list:
+    """Make SIGTERM stop the index as Ctrl-C does (the extraction workers are killed, what
+    was stored is kept); returns a list that gets an item when SIGTERM came. Only in the
+    main thread (elsewhere signals cannot be set)."""
+    import signal
+
+    came: list = []
+
+    def handler(_signum, _frame) -> None:
+        came.append(True)
+        raise KeyboardInterrupt
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, handler)
+    return came
 
 
 def is_cache_damage(exc) -> bool:

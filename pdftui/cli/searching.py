@@ -156,7 +156,8 @@ def _ready(folder, cache_dir, model, mode: str, wait_embed: bool, as_json: bool,
         lib.close()
     known = [d.doc for d in infos]
     groups = version_groups(infos)   # arXiv v5 / v7 of one paper: their hits fold
-    if busy is not None and not known:
+    if busy is not None and not any(d.status in ("indexed", "embedding") for d in infos):
+        # documents only queued (by this run or a second indexer) are not searchable
         fail(f"{_index_progress(busy)}: nothing is indexed yet; search again in a moment",
              1, "indexing")
     if (summary.documents if summary is not None else len(known)) == 0:

@@ -35,6 +35,15 @@ TRANSIENT_SKIPS = ("damaged (crashed the extractor)", "changed while being read"
 #: counted from the document's start or from its worker's last OCR heartbeat (a scan OCR'd
 #: page by page takes seconds a page; see :mod:`pdftui.ocr`).
 DOC_TIMEOUT_S = 300.0
+#: The time limit of a document without OCR under way grows with its size: this many
+#: seconds plus :data:`DOC_TIMEOUT_PER_MB_S` a megabyte (the 3.4 MB, 1,370-page manual takes
+#: 7 s alone, 27 s on a loaded machine), never over :data:`DOC_TIMEOUT_S`.
+DOC_TIMEOUT_BASE_S = 60.0
+DOC_TIMEOUT_PER_MB_S = 30.0
+#: Address-space limit of a worker process (``RLIMIT_AS``), bytes: 5x the largest peak seen
+#: (760 MB of address space for a page of 8 MB of text operators; a normal document peaks
+#: near 600 MB), far below the 15 GB a decompression bomb reached without it.
+WORKER_MEMORY_BYTES = 4 << 30
 
 
 def _extract_job(path: str, heartbeat: str | None = None, sha: str = "",
@@ -73,6 +82,10 @@ def _extract_job(path: str, heartbeat: str | None = None, sha: str = "",
     except OSError as exc:
         return Extraction(title=stem, page_count=0,
                           skip_reason=f"unreadable ({exc.strerror or exc})"), None
+    except MemoryError:
+        return Extraction(title=stem, page_count=0, skip_reason=(
+            f"too large (over the {WORKER_MEMORY_BYTES >> 30} GiB worker memory limit)")), \
+            _unread(path)
     except Exception as exc:  # extract_document should not raise; be safe anyway
         return Extraction(title=stem, page_count=0,
                           skip_reason=f"damaged ({type(exc).__name__})"), None
@@ -90,7 +103,29 @@ def _extract_job(path: str, heartbeat: str | None = None, sha: str = "",
     return ex, read
 
 
+def doc_time_limit_s(size: int) -> float:
+    """Seconds one document of ``size`` bytes may run without an OCR heartbeat:
+    :data:`DOC_TIMEOUT_BASE_S` plus :data:`DOC_TIMEOUT_PER_MB_S` a megabyte, at most
+    :data:`DOC_TIMEOUT_S`."""
+    return min(DOC_TIMEOUT_S, DOC_TIMEOUT_BASE_S + DOC_TIMEOUT_PER_MB_S * size / 1e6)
+
+
 def _init_worker(parent: int | None = None) -> None:
+    """Set a worker process up: ignore SIGINT (the indexer handles Ctrl-C and ends its
+    workers), cap its memory (:data:`WORKER_MEMORY_BYTES`), lower its priority, and exit
+    when the indexer is gone."""
+    import resource
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+        cap = WORKER_MEMORY_BYTES if hard == resource.RLIM_INFINITY \
+            else min(WORKER_MEMORY_BYTES, hard)
+        if soft == resource.RLIM_INFINITY or soft > cap:
+            resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
+    except (ValueError, OSError):
+        pass
     os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
     try:
         os.nice(5)
@@ -118,7 +153,7 @@ def run_extraction(jobs, cache: Cache, root: str, summary: IndexSummary, report:
     time, and the one that crashes alone is skipped as "damaged (crashed the extractor)". A
     document whose extraction runs longer than :data:`DOC_TIMEOUT_S` (since it started, or
     since its last OCR heartbeat) is skipped as "damaged (extraction timed out)" and its
-    worker is killed.
+    worker is killed. Setting ``cancel`` or an exception (Ctrl-C) kills the workers at once.
     """
     if not jobs:
         return
@@ -132,11 +167,15 @@ def run_extraction(jobs, cache: Cache, root: str, summary: IndexSummary, report:
         n = 1 if solo else max(1, min(workers, len(run.pending)))
         pool = ProcessPoolExecutor(max_workers=n, mp_context=ctx, initializer=_init_worker,
                                    initargs=(os.getpid(),))
-        outcome = "done"
         try:
             outcome = run.round(pool, n, solo, cancel)
-        finally:
-            pool.shutdown(wait=outcome == "done", cancel_futures=True)
+        except BaseException:   # Ctrl-C, SIGTERM, an error: end the workers at once
+            _kill_workers(pool)
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+        if outcome != "done" or cancel.is_set():   # a quit must not wait for a document
+            _kill_workers(pool)
+        pool.shutdown(wait=outcome == "done" and not cancel.is_set(), cancel_futures=True)
         if outcome == "crashed":
             solo = True
     beats.cleanup()
@@ -212,14 +251,32 @@ class _ExtractionRun:
         for fut in futures:
             if fut not in started and fut.running():
                 started[fut] = now
-        late = [fut for fut in futures
-                if _idle_s(now - started.get(fut, now),
-                           os.path.join(self.beats, futures[fut][1])) > DOC_TIMEOUT_S]
+        late = [fut for fut in futures if self._late(futures[fut], now - started.get(fut, now))]
         for fut in late:
             job = futures.pop(fut)
             self.finish(job, Extraction(title=os.path.basename(job[0].path), page_count=0,
                                         skip_reason="damaged (extraction timed out)"))
         return bool(late)
+
+
+    def _late(self, job, running_s: float) -> bool:
+        """Has ``job`` (running for ``running_s`` seconds) run past its limit? Once OCR has
+        begun (its heartbeat file exists), :data:`DOC_TIMEOUT_S` since the last beat (OCR
+        has its own limits); before, :func:`doc_time_limit_s` of the file's size."""
+        beat = os.path.join(self.beats, job[1])
+        if os.path.exists(beat):
+            return _idle_s(running_s, beat) > DOC_TIMEOUT_S
+        return running_s > doc_time_limit_s(job[0].size)
+
+
+def _unread(path: str) -> ReadFile | None:
+    """What :func:`read_file` gives for ``path`` without the bytes (so a skip is kept by
+    content hash), or None when it cannot be read."""
+    try:
+        r = read_file(path)
+    except (OSError, FileChanging):
+        return None
+    return ReadFile(r.sha256, r.size, r.mtime_ns, None, r.stamp)
 
 
 def _idle_s(running_s: float, beat: str) -> float:

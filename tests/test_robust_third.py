@@ -1,0 +1,165 @@
+"""Robustness, third pass (extraction): decompression bombs skipped by their inflated
+size, and quitting (SIGTERM, Ctrl-C) ending the extraction workers at once.
+
+Real PDFs built with PyMuPDF (tests/builders.py), the real CLI in subprocesses and a real
+SQLite cache.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import psutil
+
+from pdftui.index import index_folder
+
+from . import builders
+
+MIB = 1 << 20
+
+
+def _folder(base: Path, bomb_bytes: int) -> Path:
+    folder = base / "docs"
+    folder.mkdir(parents=True)
+    builders.make_pdf(folder / "normal.pdf", ["the quillwort grows by the pond"])
+    builders.build_inflation_bomb(folder / "bomb.pdf", bomb_bytes)
+    return folder
+
+
+def test_a_decompression_bomb_is_skipped_by_its_cap_and_kept_skipped(tmp_path):
+    """A 100 MB-inflated page (250 KB on disk) is skipped with the cap it broke, the
+    normal file beside it is indexed, and the next run does not extract the bomb again."""
+    folder = _folder(tmp_path, 100 * MIB)
+    cache = tmp_path / "cache"
+    s = index_folder(folder, cache, embed=False, workers=1)
+    reasons = {sk["doc"]: sk["reason"] for sk in s.skipped}
+    assert "page cap" in reasons["bomb.pdf"] and "16 MiB" in reasons["bomb.pdf"]
+    assert s.indexed_docs == ["normal.pdf"]
+    again = index_folder(folder, cache, embed=False, workers=1)
+    assert again.indexed == 0 and {sk["doc"] for sk in again.skipped} == {"bomb.pdf"}
+
+
+def _start_index(folder: Path, cache: Path, err) -> subprocess.Popen:
+    cmd = [sys.executable, "-m", "pdftui.cli", "index", "--no-embed", "--cache-dir",
+           os.fspath(cache), os.fspath(folder)]
+    return subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err,
+                            start_new_session=True)
+
+
+def _workers(pid: int) -> list[psutil.Process]:
+    """The extraction worker processes under ``pid`` (spawned by multiprocessing)."""
+    try:
+        kids = psutil.Process(pid).children(recursive=True)
+    except psutil.NoSuchProcess:
+        return []
+    out = []
+    for k in kids:
+        try:
+            if "spawn_main" in " ".join(k.cmdline()):
+                out.append(k)
+        except psutil.Error:
+            pass
+    return out
+
+
+def _wait_for(cond, limit_s: float = 120.0):
+    end = time.monotonic() + limit_s
+    while time.monotonic() < end:
+        got = cond()
+        if got:
+            return got
+        time.sleep(0.05)
+    raise AssertionError("condition not reached")
+
+
+def _alive(procs: list[psutil.Process]) -> list[psutil.Process]:
+    out = []
+    for p in procs:
+        try:
+            if p.is_running() and p.status() != psutil.STATUS_ZOMBIE:
+                out.append(p)
+        except psutil.NoSuchProcess:
+            pass
+    return out
+
+
+def _quit_while_extracting(tmp_path: Path, sig: int) -> tuple[int, str, list]:
+    """Index a folder holding a slow file (12 MB of text operators, under the caps),
+    send ``sig`` once a worker runs, and return (exit code, stderr, workers left)."""
+    folder = _folder(tmp_path, 12 * MIB)
+    cache = tmp_path / "cache"
+    err_path = tmp_path / "stderr.txt"
+    with open(err_path, "wb") as err:
+        proc = _start_index(folder, cache, err)
+        try:
+            workers = _wait_for(lambda: _workers(proc.pid))
+            _wait_for(lambda: any(p.cpu_times().user > 0.5 for p in _alive(workers)))
+            proc.send_signal(sig)
+            code = proc.wait(timeout=60)
+        finally:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+    left = []
+    if _alive(workers):   # the parent-watch thread may take a moment: wait, then judge
+        try:
+            psutil.wait_procs(_alive(workers), timeout=5)
+        except psutil.Error:
+            pass
+        left = _alive(workers)
+    return code, err_path.read_text(errors="replace"), left
+
+
+def test_sigterm_ends_index_and_its_workers(tmp_path):
+    """SIGTERM to ``pdftui index`` while a worker extracts a slow file ends the command
+    and its workers (before, the worker ran on to the document's time limit)."""
+    code, err, left = _quit_while_extracting(tmp_path, signal.SIGTERM)
+    assert code == 143, err
+    assert left == []
+
+
+def test_ctrl_c_prints_no_worker_traceback_and_the_index_resumes(tmp_path):
+    """SIGINT (Ctrl-C) ends the index with one line: no worker's KeyboardInterrupt
+    traceback, no leaked semaphore warning; the next run completes."""
+    code, err, left = _quit_while_extracting(tmp_path, signal.SIGINT)
+    assert code == 130
+    assert "Traceback" not in err and "leaked semaphore" not in err, err
+    assert left == []
+    (tmp_path / "docs" / "bomb.pdf").unlink()
+    s = index_folder(tmp_path / "docs", tmp_path / "cache", embed=False, workers=1)
+    assert s.skipped == [] and s.indexed + s.unchanged == 1
+
+
+def test_a_search_while_two_indexers_stored_nothing_gives_the_indexing_answer(
+        small_folder, cache_dir, tmp_path):
+    """One index run holds the folder's lease before extracting, a second has queued the
+    documents (counted in the total) and neither has stored any: a search answers
+    "nothing is indexed yet" (error kind "indexing"), not "searched 0 of 3"."""
+    import json
+
+    from pdftui.corpus import check_folder
+    from pdftui.store.database import Cache
+
+    from .harness import cli
+    from .test_cli import _held_index_run
+
+    other, go = _held_index_run(small_folder, cache_dir, tmp_path, "scan")
+    try:
+        cache = Cache(cache_dir)   # the second indexer's queue, as index_folder writes it
+        try:
+            cache.add_pending(check_folder(small_folder),
+                              sorted(p.name for p in small_folder.glob("*.pdf")))
+        finally:
+            cache.close()
+        r = cli("search", small_folder, "dark matter", "--cache-dir", cache_dir, "--json")
+        assert r.rc == 1, r.out + r.err
+        err = json.loads(r.out)["error"]
+        assert err["kind"] == "indexing" and "nothing is indexed yet" in err["message"]
+    finally:
+        go.touch()
+        other.wait(120)
