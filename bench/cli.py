@@ -1,0 +1,232 @@
+"""One-shot CLI commands timed as whole processes, cold and warm, old and new code in one run.
+
+Usage::
+
+    .venv/bin/python bench/cli.py --old /path/to/a/worktree/of/main --cache-dir DIR
+        [--folder ../shared/corpus] [--runs 5] [--only search-hybrid,read]
+        [--json bench/results/cli.json]
+
+Each command of :data:`COMMANDS` (``search`` in every mode and granularity, ``read``,
+``docs``, ``mark``) runs as ``python -m pdftui.cli ...`` in a new process, with the old
+tree (``--old``) and the new one (``--new``, default: this checkout) on ``PYTHONPATH`` in
+turn, old and new interleaved run by run (the order swapped every other run, so a drift
+of the machine's speed falls on both alike). Figures per command and tree: wall time
+(``time.perf_counter`` around the process), CPU seconds (user + sys, ``os.wait4``) and peak
+resident memory, each as min / median / max; then the new/old ratio of medians.
+
+- *cold*: the first run after an install or an upgrade: no bytecode cache
+  (``PYTHONPYCACHEPREFIX`` points at a new empty folder each run, so every module, the
+  libraries' too, is compiled from source). The OS page cache is not dropped.
+- *warm*: ``--runs`` runs after one run that is not counted, with a bytecode cache of
+  their own per tree (outside the trees).
+
+The cache is copied to a scratch folder first (``--cache-dir`` is only read: every command
+brings the index up to date, which takes a lease in the cache), and ``mark`` writes to a
+scratch user-data folder. Before timing, every command's output of the old and the new
+tree is compared (``search --json`` with ``elapsed_ms`` removed): a difference is printed
+and recorded (``"same_output": false``). ``--check-queries N`` also compares ``search
+--json`` for the first N queries of ``../shared/eval/queries.json`` in every mode and
+granularity (one process per mode, the queries on stdin).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parents[1]
+DEFAULT_FOLDER = HERE.parent / "shared" / "corpus"
+DEFAULT_QUERIES = HERE.parent / "shared" / "eval" / "queries.json"
+
+#: name -> the command's arguments after ``pdftui`` ({F}: the folder).
+COMMANDS: dict[str, list[str]] = {
+    "search-keyword": ["search", "{F}", "attention heads", "--mode", "keyword", "--json"],
+    "search-keyword-table": ["search", "{F}", "attention heads", "--mode", "keyword",
+                             "--width", "100"],
+    "search-semantic": ["search", "{F}", "attention heads", "--mode", "semantic", "--json"],
+    "search-hybrid": ["search", "{F}", "attention heads", "--json"],
+    "search-hybrid-table": ["search", "{F}", "attention heads", "--width", "100"],
+    "search-keyword-section": ["search", "{F}", "attention heads", "--mode", "keyword",
+                               "--granularity", "section", "--json"],
+    "search-hybrid-section": ["search", "{F}", "attention heads", "--granularity", "section",
+                              "--json"],
+    "read": ["read", "{F}", "word2vec", "--page", "2"],
+    "read-section": ["read", "{F}", "word2vec", "--section", "1", "--json"],
+    "docs": ["docs", "{F}"],
+    "mark": ["mark", "{F}", "word2vec", "keep", "--note", "bench"],
+}
+
+
+def run_once(tree: Path, args: list[str], env: dict[str, str],
+             stdin: str | None = None) -> dict:
+    """One process of ``python -m pdftui.cli ARGS`` with ``tree`` first on the path, fed
+    ``stdin``: ``{"wall_s", "rc", "out", "err"}`` (``out``, ``err``: the streams as text)."""
+    env = {**env, "PYTHONPATH": str(tree)}
+    t0 = time.perf_counter()
+    done = subprocess.run([sys.executable, "-m", "pdftui.cli", *args], cwd=tree, env=env,
+                          input=stdin, capture_output=True, text=True)
+    return {"wall_s": time.perf_counter() - t0, "rc": done.returncode, "out": done.stdout,
+            "err": done.stderr}
+
+
+def timed_run(tree: Path, args: list[str], env: dict[str, str]) -> dict:
+    """Like :func:`run_once`, with CPU seconds and peak memory from ``os.wait4``."""
+    env = {**env, "PYTHONPATH": str(tree)}
+    t0 = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, "-m", "pdftui.cli", *args], cwd=tree, env=env,
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    _pid, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - t0
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return {"wall_s": wall, "cpu_s": usage.ru_utime + usage.ru_stime,
+            "rss_mb": usage.ru_maxrss / 1024, "rc": proc.returncode}
+
+
+def normalised(out: str) -> str:
+    """A command's stdout with what changes run to run removed: ``elapsed_ms`` of each
+    JSON line (a text table's head line with "ms" is dropped)."""
+    lines = []
+    for line in out.splitlines():
+        try:
+            obj = json.loads(line)
+        except ValueError:
+            if not line.rstrip().endswith(" ms"):
+                lines.append(line)
+            continue
+        if isinstance(obj, dict):
+            obj.pop("elapsed_ms", None)
+        lines.append(json.dumps(obj, sort_keys=True))
+    return "\n".join(lines)
+
+
+def summary(xs: list[float]) -> dict:
+    """``{"min", "median", "max"}`` of ``xs``."""
+    return {"min": min(xs), "median": statistics.median(xs), "max": max(xs)}
+
+
+def bench_command(name: str, args: list[str], trees: dict[str, Path], env: dict[str, str],
+                  runs: int, scratch: Path) -> dict:
+    """Cold and warm figures of one command for each tree (see the module docstring)."""
+    out: dict = {"args": args}
+    for phase in ("cold", "warm"):
+        figures: dict[str, list[dict]] = {t: [] for t in trees}
+        pyc = {t: scratch / f"pyc-{t}" for t in trees}
+        n = runs if phase == "warm" else max(1, min(runs, 3))
+        if phase == "warm":   # one run not counted: bytecode written, files in the page cache
+            for t, tree in trees.items():
+                timed_run(tree, args, {**env, "PYTHONPYCACHEPREFIX": str(pyc[t])})
+        for i in range(n):
+            order = list(trees) if i % 2 == 0 else list(reversed(trees))
+            for t in order:
+                prefix = pyc[t] if phase == "warm" else Path(
+                    tempfile.mkdtemp(prefix=f"pyc-cold-{t}-", dir=scratch))
+                figures[t].append(timed_run(trees[t], args,
+                                            {**env, "PYTHONPYCACHEPREFIX": str(prefix)}))
+                if phase == "cold":
+                    shutil.rmtree(prefix, ignore_errors=True)
+        out[phase] = {t: {k: summary([r[k] for r in rs]) for k in ("wall_s", "cpu_s", "rss_mb")}
+                      | {"rc": sorted({r["rc"] for r in rs})}
+                      for t, rs in figures.items()}
+        if "old" in trees:
+            out[phase]["ratio_wall"] = (out[phase]["new"]["wall_s"]["median"]
+                                        / out[phase]["old"]["wall_s"]["median"])
+    return out
+
+
+def same_output(args: list[str], trees: dict[str, Path], env: dict[str, str]) -> bool:
+    """True when old and new print the same (:func:`normalised`) for ``args``."""
+    outs = {t: normalised(run_once(tree, args, env)["out"]) for t, tree in trees.items()}
+    return len(set(outs.values())) == 1
+
+
+def check_queries(n: int, trees: dict[str, Path], env: dict[str, str], folder: str) -> dict:
+    """Compare ``search --json`` of old and new on the first ``n`` eval queries in each
+    mode and granularity: ``{"mode/granularity": number of queries whose answers differ}``."""
+    queries = [q["query"] for q in json.loads(DEFAULT_QUERIES.read_text())["queries"]][:n]
+    diffs = {}
+    for mode in ("keyword", "semantic", "hybrid"):
+        for gran in ("page", "section"):
+            args = ["search", folder, "-", "--mode", mode, "--granularity", gran, "--json"]
+            outs = {t: normalised(run_once(tree, args, env, "\n".join(queries) + "\n")["out"])
+                    .splitlines() for t, tree in trees.items()}
+            old, new = outs["old"], outs["new"]
+            diffs[f"{mode}/{gran}"] = sum(a != b for a, b in zip(old, new)) + abs(
+                len(old) - len(new))
+            if len(old) != n:
+                diffs[f"{mode}/{gran}"] = f"old answered {len(old)} of {n}"
+    return diffs
+
+
+def print_table(results: dict) -> None:
+    """Medians of wall time (ms) per command: cold old / new / ratio, warm old / new / ratio."""
+    print(f"{'command':<24} {'cold old':>9} {'cold new':>9} {'ratio':>6} "
+          f"{'warm old':>9} {'warm new':>9} {'ratio':>6} {'new rss':>8}  same")
+    for name, r in results.items():
+        row = [f"{name:<24}"]
+        for phase in ("cold", "warm"):
+            p = r[phase]
+            row += [f"{p['old']['wall_s']['median'] * 1000:>9.0f}",
+                    f"{p['new']['wall_s']['median'] * 1000:>9.0f}",
+                    f"{p['ratio_wall']:>6.2f}"]
+        row.append(f"{r['warm']['new']['rss_mb']['median']:>6.0f}MB")
+        row.append("  yes" if r.get("same_output") else "  NO")
+        print(" ".join(row))
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--old", required=True, help="a checkout of the code to compare with")
+    ap.add_argument("--new", default=str(HERE))
+    ap.add_argument("--folder", default=str(DEFAULT_FOLDER))
+    ap.add_argument("--cache-dir", default=os.environ.get("PDFTUI_CACHE_DIR"))
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--only", default="", help="comma-separated names of COMMANDS")
+    ap.add_argument("--check-queries", type=int, default=0)
+    ap.add_argument("--json", dest="json_path", default=None)
+    a = ap.parse_args(argv)
+    if not a.cache_dir:
+        ap.error("--cache-dir (or PDFTUI_CACHE_DIR): a cache holding the indexed folder")
+    trees = {"old": Path(a.old).resolve(), "new": Path(a.new).resolve()}
+    names = [n for n in (a.only.split(",") if a.only else COMMANDS) if n]
+    with tempfile.TemporaryDirectory(prefix="bench-cli-") as tmp:
+        scratch = Path(tmp)
+        cache = scratch / "cache"
+        shutil.copytree(a.cache_dir, cache, symlinks=True)
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        env.update({"PDFTUI_CACHE_DIR": str(cache), "PDFTUI_DATA_DIR": str(scratch / "data"),
+                    "COLUMNS": "100"})
+        print(f"load average {os.getloadavg()[0]:.1f}, {os.cpu_count()} cpus, "
+              f"python {platform.python_version()}, {a.runs} warm runs", flush=True)
+        results: dict = {}
+        for name in names:
+            args = [x.replace("{F}", a.folder) for x in COMMANDS[name]]
+            same = same_output(args, trees, env)
+            results[name] = bench_command(name, args, trees, env, a.runs, scratch)
+            results[name]["same_output"] = same
+            print(f"  {name}: warm new {results[name]['warm']['new']['wall_s']['median']*1000:.0f}"
+                  f" ms, old {results[name]['warm']['old']['wall_s']['median']*1000:.0f} ms",
+                  flush=True)
+        checked = check_queries(a.check_queries, trees, env, a.folder) \
+            if a.check_queries else {}
+    print_table(results)
+    if checked:
+        print("queries whose search --json differs (old vs new):", checked)
+    if a.json_path:
+        Path(a.json_path).write_text(json.dumps({
+            "load_average": os.getloadavg(), "cpus": os.cpu_count(), "runs": a.runs,
+            "folder": a.folder, "commands": results, "query_check": checked}, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
