@@ -7,18 +7,22 @@ Usage::
         [--json bench/results/cli.json]
 
 Each command of :data:`COMMANDS` (``search`` in every mode and granularity, ``read``,
-``docs``, ``mark``) runs as ``python -m pdftui.cli ...`` in a new process, with the old
-tree (``--old``) and the new one (``--new``, default: this checkout) on ``PYTHONPATH`` in
-turn, old and new interleaved run by run (the order swapped every other run, so a drift
-of the machine's speed falls on both alike). Figures per command and tree: wall time
-(``time.perf_counter`` around the process), CPU seconds (user + sys, ``os.wait4``) and peak
-resident memory, each as min / median / max; then the new/old ratio of medians.
+``docs``, ``mark``) runs as ``python -m pdftui ...`` in a new process, in three variants:
+``old`` (the tree ``--old`` on ``PYTHONPATH``), ``new`` (``--new``, default: this
+checkout, with its background search service, :mod:`pdftui.warm`) and ``inproc`` (the new
+tree with ``PDFTUI_SERVICE=0``: everything in the command's process), interleaved run by
+run (the order reversed every other run, so a drift of the machine's speed falls on all
+alike). Figures per command and variant: wall time (``time.perf_counter`` around the
+process), CPU seconds of the process (user + sys, ``os.wait4``; a service's own CPU is not
+counted) and peak resident memory, each as min / median / max; then the ratios of medians
+to ``old``.
 
 - *cold*: the first run after an install or an upgrade: no bytecode cache
   (``PYTHONPYCACHEPREFIX`` points at a new empty folder each run, so every module, the
-  libraries' too, is compiled from source). The OS page cache is not dropped.
-- *warm*: ``--runs`` runs after one run that is not counted, with a bytecode cache of
-  their own per tree (outside the trees).
+  libraries' too, is compiled from source), no service (``PDFTUI_SERVICE=0``: a first
+  call answers in-process). The OS page cache is not dropped.
+- *warm*: ``--runs`` runs after one run that is not counted (which starts the ``new``
+  variant's service), with a bytecode cache of their own per variant (outside the trees).
 
 The cache is copied to a scratch folder first (``--cache-dir`` is only read: every command
 brings the index up to date, which takes a lease in the cache), and ``mark`` writes to a
@@ -72,7 +76,7 @@ def run_once(tree: Path, args: list[str], env: dict[str, str],
     ``stdin``: ``{"wall_s", "rc", "out", "err"}`` (``out``, ``err``: the streams as text)."""
     env = {**env, "PYTHONPATH": str(tree)}
     t0 = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "pdftui.cli", *args], cwd=tree, env=env,
+    done = subprocess.run([sys.executable, "-m", "pdftui", *args], cwd=tree, env=env,
                           input=stdin, capture_output=True, text=True)
     return {"wall_s": time.perf_counter() - t0, "rc": done.returncode, "out": done.stdout,
             "err": done.stderr}
@@ -82,7 +86,7 @@ def timed_run(tree: Path, args: list[str], env: dict[str, str]) -> dict:
     """Like :func:`run_once`, with CPU seconds and peak memory from ``os.wait4``."""
     env = {**env, "PYTHONPATH": str(tree)}
     t0 = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-m", "pdftui.cli", *args], cwd=tree, env=env,
+    proc = subprocess.Popen([sys.executable, "-m", "pdftui", *args], cwd=tree, env=env,
                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
     _pid, status, usage = os.wait4(proc.pid, 0)
@@ -114,73 +118,104 @@ def summary(xs: list[float]) -> dict:
     return {"min": min(xs), "median": statistics.median(xs), "max": max(xs)}
 
 
-def bench_command(name: str, args: list[str], trees: dict[str, Path], env: dict[str, str],
-                  runs: int, scratch: Path) -> dict:
-    """Cold and warm figures of one command for each tree (see the module docstring)."""
+def bench_command(args: list[str], variants: dict[str, tuple[Path, dict]],
+                  env: dict[str, str], runs: int, scratch: Path) -> dict:
+    """Cold and warm figures of one command for each variant (see the module docstring);
+    ``variants``: name -> (tree, environment added)."""
     out: dict = {"args": args}
     for phase in ("cold", "warm"):
-        figures: dict[str, list[dict]] = {t: [] for t in trees}
-        pyc = {t: scratch / f"pyc-{t}" for t in trees}
-        n = runs if phase == "warm" else max(1, min(runs, 3))
-        if phase == "warm":   # one run not counted: bytecode written, files in the page cache
-            for t, tree in trees.items():
-                timed_run(tree, args, {**env, "PYTHONPYCACHEPREFIX": str(pyc[t])})
+        figures: dict[str, list[dict]] = {v: [] for v in variants}
+        pyc = {v: scratch / f"pyc-{v}" for v in variants}
+        n = runs if phase == "warm" else max(1, min(runs, 2))
+
+        def one(v: str, prefix: Path) -> dict:
+            tree, extra = variants[v]
+            run_env = {**env, **extra, "PYTHONPYCACHEPREFIX": str(prefix)}
+            if phase == "cold":
+                run_env["PDFTUI_SERVICE"] = "0"
+            return timed_run(tree, args, run_env)
+
+        if phase == "warm":   # one run not counted: bytecode written, a service started
+            for v in variants:
+                one(v, pyc[v])
         for i in range(n):
-            order = list(trees) if i % 2 == 0 else list(reversed(trees))
-            for t in order:
-                prefix = pyc[t] if phase == "warm" else Path(
-                    tempfile.mkdtemp(prefix=f"pyc-cold-{t}-", dir=scratch))
-                figures[t].append(timed_run(trees[t], args,
-                                            {**env, "PYTHONPYCACHEPREFIX": str(prefix)}))
+            for v in (list(variants) if i % 2 == 0 else list(reversed(variants))):
+                prefix = pyc[v] if phase == "warm" else Path(
+                    tempfile.mkdtemp(prefix=f"pyc-cold-{v}-", dir=scratch))
+                figures[v].append(one(v, prefix))
                 if phase == "cold":
                     shutil.rmtree(prefix, ignore_errors=True)
-        out[phase] = {t: {k: summary([r[k] for r in rs]) for k in ("wall_s", "cpu_s", "rss_mb")}
+        out[phase] = {v: {k: summary([r[k] for r in rs]) for k in ("wall_s", "cpu_s", "rss_mb")}
                       | {"rc": sorted({r["rc"] for r in rs})}
-                      for t, rs in figures.items()}
-        if "old" in trees:
-            out[phase]["ratio_wall"] = (out[phase]["new"]["wall_s"]["median"]
-                                        / out[phase]["old"]["wall_s"]["median"])
+                      for v, rs in figures.items()}
+        for v in variants:
+            if v != "old":
+                out[phase][f"ratio_wall_{v}"] = (out[phase][v]["wall_s"]["median"]
+                                                 / out[phase]["old"]["wall_s"]["median"])
     return out
 
 
-def same_output(args: list[str], trees: dict[str, Path], env: dict[str, str]) -> bool:
-    """True when old and new print the same (:func:`normalised`) for ``args``."""
-    outs = {t: normalised(run_once(tree, args, env)["out"]) for t, tree in trees.items()}
+def same_output(args: list[str], variants: dict[str, tuple[Path, dict]],
+                env: dict[str, str]) -> bool:
+    """True when every variant prints the same (:func:`normalised`) for ``args``."""
+    outs = {v: normalised(run_once(tree, args, {**env, **extra})["out"])
+            for v, (tree, extra) in variants.items()}
     return len(set(outs.values())) == 1
 
 
-def check_queries(n: int, trees: dict[str, Path], env: dict[str, str], folder: str) -> dict:
-    """Compare ``search --json`` of old and new on the first ``n`` eval queries in each
-    mode and granularity: ``{"mode/granularity": number of queries whose answers differ}``."""
+def check_queries(n: int, variants: dict[str, tuple[Path, dict]], env: dict[str, str],
+                  folder: str) -> dict:
+    """Compare ``search --json`` of each variant with ``old`` on the first ``n`` eval
+    queries in each mode and granularity, one process per query (so the ``new``
+    variant's answers come from its service): ``{"variant mode/granularity": number of
+    queries whose answers differ}``."""
     queries = [q["query"] for q in json.loads(DEFAULT_QUERIES.read_text())["queries"]][:n]
     diffs = {}
     for mode in ("keyword", "semantic", "hybrid"):
         for gran in ("page", "section"):
-            args = ["search", folder, "-", "--mode", mode, "--granularity", gran, "--json"]
-            outs = {t: normalised(run_once(tree, args, env, "\n".join(queries) + "\n")["out"])
-                    .splitlines() for t, tree in trees.items()}
-            old, new = outs["old"], outs["new"]
-            diffs[f"{mode}/{gran}"] = sum(a != b for a, b in zip(old, new)) + abs(
-                len(old) - len(new))
-            if len(old) != n:
-                diffs[f"{mode}/{gran}"] = f"old answered {len(old)} of {n}"
+            outs = {v: [normalised(run_once(tree, ["search", folder, q, "--mode", mode,
+                                                   "--granularity", gran, "--json"],
+                                            {**env, **extra})["out"]) for q in queries]
+                    for v, (tree, extra) in variants.items()}
+            for v in variants:
+                if v != "old":
+                    diffs[f"{v} {mode}/{gran}"] = sum(
+                        a != b or not a for a, b in zip(outs["old"], outs[v]))
     return diffs
 
 
-def print_table(results: dict) -> None:
-    """Medians of wall time (ms) per command: cold old / new / ratio, warm old / new / ratio."""
-    print(f"{'command':<24} {'cold old':>9} {'cold new':>9} {'ratio':>6} "
-          f"{'warm old':>9} {'warm new':>9} {'ratio':>6} {'new rss':>8}  same")
+def print_table(results: dict, variants: list[str]) -> None:
+    """Medians of wall time (ms) per command and variant, cold then warm, with the ratio
+    of each to ``old``; the warm CPU seconds of the command's process."""
+    others = [v for v in variants if v != "old"]
+    head = f"{'command':<24}"
+    for phase in ("cold", "warm"):
+        head += f" {phase + ' old':>9}" + "".join(f" {phase + ' ' + v:>12} {'x':>5}"
+                                                   for v in others)
+    print(head + "  warm cpu ms (old/" + "/".join(others) + ")  same")
     for name, r in results.items():
-        row = [f"{name:<24}"]
+        row = f"{name:<24}"
         for phase in ("cold", "warm"):
             p = r[phase]
-            row += [f"{p['old']['wall_s']['median'] * 1000:>9.0f}",
-                    f"{p['new']['wall_s']['median'] * 1000:>9.0f}",
-                    f"{p['ratio_wall']:>6.2f}"]
-        row.append(f"{r['warm']['new']['rss_mb']['median']:>6.0f}MB")
-        row.append("  yes" if r.get("same_output") else "  NO")
-        print(" ".join(row))
+            row += f" {p['old']['wall_s']['median'] * 1000:>9.0f}"
+            for v in others:
+                row += (f" {p[v]['wall_s']['median'] * 1000:>12.0f}"
+                        f" {p[f'ratio_wall_{v}']:>5.2f}")
+        row += "  " + "/".join(f"{r['warm'][v]['cpu_s']['median'] * 1000:.0f}"
+                               for v in variants)
+        print(row + ("  yes" if r.get("same_output") else "  NO"))
+
+
+def stop_services(run_dir: Path) -> None:
+    """Stop the background search services started under ``run_dir`` (their pids are in
+    the lock files next to their sockets)."""
+    import signal
+
+    for lock in run_dir.glob("pdftui/*.lock"):
+        try:
+            os.kill(int(lock.read_text().split()[0]), signal.SIGTERM)
+        except (OSError, ValueError, IndexError):
+            pass
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -196,35 +231,44 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
     if not a.cache_dir:
         ap.error("--cache-dir (or PDFTUI_CACHE_DIR): a cache holding the indexed folder")
-    trees = {"old": Path(a.old).resolve(), "new": Path(a.new).resolve()}
+    new = Path(a.new).resolve()
+    variants = {"old": (Path(a.old).resolve(), {}), "new": (new, {}),
+                "inproc": (new, {"PDFTUI_SERVICE": "0"})}
     names = [n for n in (a.only.split(",") if a.only else COMMANDS) if n]
     with tempfile.TemporaryDirectory(prefix="bench-cli-") as tmp:
         scratch = Path(tmp)
-        cache = scratch / "cache"
+        cache, run_dir = scratch / "cache", scratch / "run"
         shutil.copytree(a.cache_dir, cache, symlinks=True)
+        run_dir.mkdir(mode=0o700)
         env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
         env.update({"PDFTUI_CACHE_DIR": str(cache), "PDFTUI_DATA_DIR": str(scratch / "data"),
-                    "COLUMNS": "100"})
-        print(f"load average {os.getloadavg()[0]:.1f}, {os.cpu_count()} cpus, "
+                    "XDG_RUNTIME_DIR": str(run_dir), "COLUMNS": "100"})
+        load = os.getloadavg()
+        print(f"load average {load[0]:.1f}, {os.cpu_count()} cpus, "
               f"python {platform.python_version()}, {a.runs} warm runs", flush=True)
         results: dict = {}
-        for name in names:
-            args = [x.replace("{F}", a.folder) for x in COMMANDS[name]]
-            same = same_output(args, trees, env)
-            results[name] = bench_command(name, args, trees, env, a.runs, scratch)
-            results[name]["same_output"] = same
-            print(f"  {name}: warm new {results[name]['warm']['new']['wall_s']['median']*1000:.0f}"
-                  f" ms, old {results[name]['warm']['old']['wall_s']['median']*1000:.0f} ms",
-                  flush=True)
-        checked = check_queries(a.check_queries, trees, env, a.folder) \
-            if a.check_queries else {}
-    print_table(results)
+        try:
+            for name in names:
+                args = [x.replace("{F}", a.folder) for x in COMMANDS[name]]
+                same = same_output(args, variants, env)
+                results[name] = bench_command(args, variants, env, a.runs, scratch)
+                results[name]["same_output"] = same
+                w = results[name]["warm"]
+                print(f"  {name}: warm " + ", ".join(
+                    f"{v} {w[v]['wall_s']['median'] * 1000:.0f} ms" for v in variants),
+                    flush=True)
+            checked = check_queries(a.check_queries, variants, env, a.folder) \
+                if a.check_queries else {}
+        finally:
+            stop_services(run_dir)
+    print_table(results, list(variants))
     if checked:
-        print("queries whose search --json differs (old vs new):", checked)
+        print("queries whose search --json differs from old:", checked)
     if a.json_path:
         Path(a.json_path).write_text(json.dumps({
-            "load_average": os.getloadavg(), "cpus": os.cpu_count(), "runs": a.runs,
-            "folder": a.folder, "commands": results, "query_check": checked}, indent=1) + "\n")
+            "load_average_start": load, "load_average_end": os.getloadavg(),
+            "cpus": os.cpu_count(), "runs": a.runs, "folder": a.folder,
+            "commands": results, "query_check": checked}, indent=1) + "\n")
     return 0
 
 
