@@ -45,7 +45,7 @@ def world(tmp_path):
     make_pdf(folder / "beta-bitcoin.pdf", ["A peer to peer electronic cash system."])
     index_folder(folder, cache, embed=False)
     env = {**os.environ, "PDFTUI_CACHE_DIR": str(cache), "PDFTUI_DATA_DIR": str(data),
-           "XDG_RUNTIME_DIR": str(run), "PDFTUI_SERVICE_IDLE_S": "60"}
+           "XDG_RUNTIME_DIR": str(run), "PDFTUI_SERVICE_IDLE_S": "60", "PDFTUI_SERVICE": "1"}
     yield folder, env
     path = place.socket_path(cache, env)
     if path is not None and _service_running(path):   # stop the one started here
