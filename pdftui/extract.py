@@ -76,7 +76,7 @@ def _open_pdf(p: Path, data: bytes | None = None):
     """Open a PDF with PyMuPDF: from ``data`` when given (the bytes already read), else
     from the path; a path MuPDF cannot take as UTF-8 (non-UTF-8 bytes held as surrogates)
     is opened from its bytes instead."""
-    import pymupdf
+    from .mupdf import pymupdf
 
     if data is not None:
         return pymupdf.open(stream=data, filetype="pdf")
@@ -92,7 +92,7 @@ def _open_pdf(p: Path, data: bytes | None = None):
 def count_pages(path: str | os.PathLike) -> int | None:
     """The page count PyMuPDF sees in the file at ``path``, or None when it cannot be
     opened as a PDF (or needs a password). Cheap: no page is parsed."""
-    import pymupdf
+    from .mupdf import pymupdf
 
     pymupdf.TOOLS.mupdf_display_errors(False)
     try:
@@ -110,7 +110,7 @@ _FLAGS = None
 def _text_flags() -> int:
     global _FLAGS
     if _FLAGS is None:
-        import pymupdf
+        from .mupdf import pymupdf
 
         _FLAGS = pymupdf.TEXT_PRESERVE_WHITESPACE | pymupdf.TEXT_MEDIABOX_CLIP
     return _FLAGS
@@ -216,7 +216,7 @@ def head_of_file(path: str | os.PathLike, title: str) -> tuple[str, Metadata]:
     :func:`extract_document` gives it (``title``, the stored one, when page 1 has no
     text layer), and :func:`pdftui.metadata.read_metadata` with that title. An empty
     :class:`Metadata` (of the current version) when the file cannot be read."""
-    import pymupdf
+    from .mupdf import pymupdf
 
     from .metadata import METADATA_VERSION, read_metadata
 
@@ -288,7 +288,7 @@ def _extract_pdf(p: Path, stem: str, page_timeout_s: float, data: bytes | None =
                  find_tables: bool = True) -> Extraction:
     """Open ``p`` (or ``data``) with PyMuPDF and extract it (:func:`extract_document`'s
     contract); a file PyMuPDF cannot open or refuses becomes a skip reason."""
-    import pymupdf
+    from .mupdf import pymupdf
 
     pymupdf.TOOLS.mupdf_display_errors(False)
     pymupdf.TOOLS.mupdf_display_warnings(False)
@@ -523,7 +523,7 @@ def _xfa_note(doc, notes: list[str]) -> None:
 
 def _mupdf_warning_note(notes: list[str]) -> None:
     """The first of MuPDF's warnings for this document, as a note."""
-    import pymupdf
+    from .mupdf import pymupdf
 
     try:
         warns = pymupdf.TOOLS.mupdf_warnings()

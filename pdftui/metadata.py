@@ -539,7 +539,7 @@ def read_metadata(doc, file_name: str, title: str) -> Metadata:
 def metadata_of_file(path: str | os.PathLike, title: str) -> Metadata:
     """:func:`read_metadata` of the PDF at ``path`` (opened and closed here). Returns an
     empty :class:`Metadata` (of this version) when the file cannot be opened."""
-    import pymupdf
+    from .mupdf import pymupdf
 
     try:
         doc = pymupdf.open(os.fspath(path))

@@ -99,7 +99,7 @@ def tessdata() -> str | None:
     if not _TESSDATA:
         found = None
         try:
-            import pymupdf
+            from .mupdf import pymupdf
 
             path = pymupdf.get_tessdata()
             if path and os.path.isfile(os.path.join(path, f"{LANGUAGE}.traineddata")):

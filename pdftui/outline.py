@@ -89,7 +89,7 @@ def _dest_point(doc, page: int, link: dict, matrices: dict[int, object]):
     coordinates (origin bottom-left); those are converted with the page's transformation
     matrix (cached in ``matrices``).
     """
-    import pymupdf
+    from .mupdf import pymupdf
 
     to = link.get("to")
     if to is None:
@@ -123,7 +123,7 @@ def _dest_x(doc, page: int, link: dict, matrices: dict[int, object]) -> float | 
 
 def _dest_y(doc, page: int, link: dict, matrices: dict[int, object]) -> float | None:
     """Destination y in top-left page coordinates, or None (absent, or off the page)."""
-    import pymupdf
+    from .mupdf import pymupdf
 
     try:
         got = _dest_point(doc, page, link, matrices)

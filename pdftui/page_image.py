@@ -119,7 +119,7 @@ def render_page(path: str, page: int, box_w: int, box_h: int,
 
 def _render(path: str, page: int, box_w: int, box_h: int,
             outline: tuple[float, float, float, float] | None, zoom: Zoom) -> PageImage:
-    import pymupdf
+    from .mupdf import pymupdf
 
     try:
         doc = pymupdf.open(path)
@@ -152,7 +152,7 @@ def _render(path: str, page: int, box_w: int, box_h: int,
 
 def _draw_outline(pg, outline: tuple[float, float, float, float]) -> None:
     """Frame ``outline`` on the in-memory page (the document is never saved)."""
-    import pymupdf
+    from .mupdf import pymupdf
 
     x0, y0, x1, y1 = outline
     if x1 <= x0 or y1 <= y0:
@@ -165,7 +165,7 @@ def _shown_rect(pg, outline: tuple[float, float, float, float] | None):
     """``outline`` (points of the unrotated page) as the page is shown (rotation applied)."""
     if outline is None:
         return None
-    import pymupdf
+    from .mupdf import pymupdf
 
     r = pymupdf.Rect(*outline) * pg.rotation_matrix
     return (r.x0, r.y0, r.x1, r.y1)

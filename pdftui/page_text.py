@@ -197,7 +197,7 @@ def soft_hyphen_fixes(page, text_sample: str) -> dict[str, str]:
 def add_form_values(page, blocks: list[Block], lines: list[Line], with_lines: bool) -> int:
     """Append the page's form field values not already in its text as one block (and
     lines); returns how many were added (0 on any error: the text stays as it was)."""
-    import pymupdf
+    from .mupdf import pymupdf
 
     try:
         if page.first_widget is None:

@@ -88,7 +88,7 @@ def preformatted_blocks(path: str, page: int,
     preformatted. A block whose words differ from the PDF's lines in its box (the file
     changed since it was indexed, OCR text) is left out, and so is any page that cannot be
     read: ``{}``, never an error."""
-    import pymupdf
+    from .mupdf import pymupdf
 
     from .page_text import normalize_text
 

@@ -33,6 +33,10 @@ import pytest
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 SHARED = Path(os.environ.get("PDFTUI_SHARED", REPO.parent / "shared"))
+
+# `pdftui search` run by a test answers in-process: no background search service
+# (pdftui.warm) outlives the test; tests/test_warm_service.py turns it on where it tests it
+os.environ.setdefault("PDFTUI_SERVICE", "0")
 CORPUS = SHARED / "corpus"
 TRICKY = SHARED / "tricky"
 

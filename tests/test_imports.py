@@ -13,7 +13,7 @@ import pytest
 
 import pdftui
 
-HEAVY = ("textual", "fastembed", "onnxruntime")
+HEAVY = ("textual", "fastembed", "onnxruntime", "tokenizers", "onnx")
 
 
 def core_modules() -> list[str]:

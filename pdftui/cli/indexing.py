@@ -29,6 +29,20 @@ class IndexProgress:
     FIXED_COLUMNS = 60
 
     def __init__(self, quiet: bool, console=None) -> None:
+        self.bar = None   # a rich Progress when a bar shows (then also a context manager)
+        self.room = 0
+        self.plain = False
+        if console is None and (quiet or not _may_be_terminal(os.environ, sys.stderr)):
+            self.plain = not quiet   # rich would find no terminal: no need to import it
+        else:
+            self._bar(quiet, console)
+        self.tasks: dict[str, int] = {}
+        self.last_at: dict[str, float] = {}   # phase -> when its last line was logged
+        self.done: set[str] = set()            # phases whose last line was logged
+
+    def _bar(self, quiet: bool, console) -> None:
+        """The rich progress bar on ``console`` (default: stderr), or the plain log when
+        rich finds no terminal there."""
         from rich.console import Console
         from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
                                    TimeElapsedColumn)
@@ -43,13 +57,18 @@ class IndexProgress:
                             TimeElapsedColumn(), console=console, transient=False,
                             disable=not show)
         self.plain = not show and not quiet
-        self.tasks: dict[str, int] = {}
-        self.last_at: dict[str, float] = {}   # phase -> when its last line was logged
-        self.done: set[str] = set()            # phases whose last line was logged
+
+    def shown(self):
+        """A context manager showing the bar while indexing runs (none without a bar)."""
+        import contextlib
+
+        return self.bar if self.bar is not None else contextlib.nullcontext()
 
     def __call__(self, p) -> None:
         if self.plain:
             self._log_line(p)
+        elif self.bar is None:
+            return
         elif p.phase == "postings":
             if "postings" not in self.tasks:
                 self.tasks["postings"] = self.bar.add_task("postings", total=p.docs_total,
@@ -98,6 +117,20 @@ class IndexProgress:
         click.echo(line, err=True)
 
 
+def _may_be_terminal(env, stream) -> bool:
+    """False when rich's ``Console(stderr=True).is_terminal`` is surely False (no
+    ``TTY_COMPATIBLE=1``, no non-empty ``FORCE_COLOR``, ``stream`` not a tty), so quiet
+    and logged runs need not import rich."""
+    if env.get("TTY_COMPATIBLE", "") in ("0", "1"):
+        return env["TTY_COMPATIBLE"] == "1"
+    if env.get("FORCE_COLOR") is not None:
+        return env["FORCE_COLOR"] != ""
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
 def run_index(folder, cache_dir, model, embed, quiet=False, reading=False,
               no_cache_ok=False):
     """Index with progress on stderr (:class:`IndexProgress`); returns the summary.
@@ -120,14 +153,14 @@ def run_index(folder, cache_dir, model, embed, quiet=False, reading=False,
     try:
         _check_cache(folder, cache_dir, reading)
         try:
-            with report.bar:
+            with report.shown():
                 return index_folder(folder, cache_dir, model, embed=embed, progress=report,
                                     cancel=cancel)
         except (CacheDamaged, sqlite3.DatabaseError) as exc:
             if reading or not is_cache_damage(exc):
                 raise
             _check_cache(folder, cache_dir, reading, moved_anyway=True)
-            with report.bar:
+            with report.shown():
                 return index_folder(folder, cache_dir, model, embed=embed, progress=report,
                                     cancel=cancel)
     except FolderError as exc:

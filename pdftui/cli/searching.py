@@ -96,14 +96,13 @@ def search(folder, query, mode, granularity, top_k, doc_globs, cache_dir, data_d
     the coverage says how much that is (run `pdftui index` or pass --wait-embed).
     """
     from ..corpus import relative_pattern
-    from ..search.service import SearchService
 
     doc_globs = tuple(relative_pattern(folder, g) for g in doc_globs)
 
     if query != "-" and not query.strip():
         fail("QUERY is empty: give the words to search for, or - to read queries from stdin")
     ready = _ready(folder, cache_dir, model, mode, wait_embed, as_json, doc_globs)
-    service = SearchService(folder, cache_dir=cache_dir, model=model)
+    service = _open_service(folder, cache_dir, model)
     queries = (line.rstrip("\r\n") for line in sys.stdin) if query == "-" else [query]
     marks = folder_marks(folder, cache_dir, data_dir) if as_json else {}
     try:
@@ -119,9 +118,39 @@ def search(folder, query, mode, granularity, top_k, doc_globs, cache_dir, data_d
                 click.echo(clean_text(f"query: {q}"))
             _answer_table(service, q, top_k, how, ready, doc_globs, width)
     finally:
-        close = getattr(service, "close", None)
-        if close:
-            close()
+        if _KEPT is None:
+            service.close()
+
+
+#: The search services kept loaded between commands (model, matrix), by folder, cache,
+#: model and ``PDFTUI_*`` settings, when this process is the background search service
+#: (:mod:`pdftui.warm`); None: each command opens its own and closes it.
+_KEPT: dict | None = None
+
+
+def keep_services(keep: bool) -> None:
+    """Keep the search services loaded between ``search`` commands run in this process
+    (``True``: the background search service) or close them and stop keeping them."""
+    global _KEPT
+    if not keep and _KEPT:
+        for service in _KEPT.values():
+            service.close()
+    _KEPT = {} if keep else None
+
+
+def _open_service(folder, cache_dir, model):
+    """The :class:`pdftui.search.SearchService` for a command: a new one, or the one kept
+    for the same folder, cache, model and settings (:func:`keep_services`)."""
+    from ..search.service import SearchService
+
+    if _KEPT is None:
+        return SearchService(folder, cache_dir=cache_dir, model=model)
+    key = (os.path.realpath(folder), os.path.realpath(cache_dir) if cache_dir else None,
+           model, tuple(sorted((k, v) for k, v in os.environ.items()
+                               if k.startswith("PDFTUI_"))))
+    if key not in _KEPT:
+        _KEPT[key] = SearchService(folder, cache_dir=cache_dir, model=model)
+    return _KEPT[key]
 
 
 @dataclasses.dataclass

@@ -34,9 +34,6 @@ def docs(folder, cache_dir, data_dir, as_json):
     arXiv id or DOI, note, and the status of those not fully indexed."""
     from collections import Counter
 
-    from rich.console import Console
-    from rich.table import Table
-
     _root, rows = folder_documents(folder, cache_dir, data_dir)
     works, rows = _work_rows(rows)
     if as_json:
@@ -45,6 +42,9 @@ def docs(folder, cache_dir, data_dir, as_json):
                for d, t in rows]
         click.echo(dumps({"documents": out}))
         return
+    from rich.console import Console
+    from rich.table import Table
+
     table = Table(expand=True, show_edge=False, pad_edge=False)
     for col, kw in (("mark", {"width": 7, "no_wrap": True}), ("year", {"width": 4}),
                     ("pages", {"justify": "right", "width": 5}),

@@ -13,8 +13,6 @@ import pathlib
 import threading
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from .model import (
     DEFAULT_DIM,
     DEFAULT_MAX_TOKENS,
@@ -35,6 +33,7 @@ from .model import (
 from .units import PLAN_1, UnitPlan, replace_surrogates, split_units
 
 if TYPE_CHECKING:  # pragma: no cover
+    import numpy as np
     from tokenizers import Tokenizer
 
 __all__ = ["Embedder", "length_runs"]
@@ -43,6 +42,8 @@ __all__ = ["Embedder", "length_runs"]
 def length_runs(counts: np.ndarray, batch_size: int, window: int) -> list[np.ndarray]:
     """Runs of indexes sorted by ``counts``, each at most ``batch_size`` x ``window`` padded
     tokens (a run's padded size is its length times its longest count)."""
+    import numpy as np
+
     order = np.argsort(counts, kind="stable")
     budget = max(1, int(batch_size)) * window
     runs: list[np.ndarray] = []
@@ -57,6 +58,8 @@ def length_runs(counts: np.ndarray, batch_size: int, window: int) -> list[np.nda
 
 
 def _normalize_rows(x: np.ndarray) -> np.ndarray:
+    import numpy as np
+
     x = np.asarray(x, dtype=np.float32)
     norms = np.linalg.norm(x, axis=-1, keepdims=True)
     return (x / np.maximum(norms, 1e-12)).astype(np.float32, copy=False)
@@ -230,6 +233,8 @@ class Embedder:
             float32 array of shape (n, dim), each row L2-normalised (unit length); cosine
             similarity is the dot product. ``n == 0`` gives shape (0, dim).
         """
+        import numpy as np
+
         texts = list(texts)
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
@@ -259,6 +264,8 @@ class Embedder:
              out: np.ndarray) -> None:
         """Embed each run of ``prepared`` into its rows of ``out``, :attr:`streams` runs at
         once when there are several runs."""
+        import numpy as np
+
         def one(idx: np.ndarray) -> None:
             vectors = list(model.passage_embed([prepared[i] for i in idx], batch_size=len(idx)))
             out[idx] = np.vstack(vectors)
@@ -286,6 +293,8 @@ class Embedder:
 
     def _padded_counts(self, texts: list[str]) -> np.ndarray:
         """Tokens the model sees for each text: special tokens included, cut at the limit."""
+        import numpy as np
+
         counts = np.asarray(self.token_counts(texts), dtype=np.int64)
         n_special = self._n_special if self._n_special is not None else 2
         return np.minimum(counts + n_special, self.max_tokens)
@@ -308,6 +317,8 @@ class Embedder:
         Returns:
             float32 array of shape (dim,), L2-normalised.
         """
+        import numpy as np
+
         model = self._ensure_model()
         try:
             vector = next(iter(model.query_embed(self.query_prefix + replace_surrogates(text))))

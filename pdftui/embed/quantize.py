@@ -47,10 +47,19 @@ _RECIPE = 1  # bump when the build steps change
 
 
 def _versions() -> dict[str, str]:
-    import onnx
-    import onnxruntime
+    """The onnx and onnxruntime versions the int8 file is built with (and checked
+    against), and the recipe. onnx's is read from its installed metadata: importing onnx
+    (ml_dtypes, protobuf) takes a second or more, and only a build needs it. Raises
+    ImportError when either package is missing."""
+    from importlib.metadata import PackageNotFoundError, version
 
-    return {"onnx": onnx.__version__, "onnxruntime": onnxruntime.__version__,
+    import onnxruntime   # the session needs it anyway
+
+    try:
+        onnx_version = version("onnx")
+    except PackageNotFoundError as exc:
+        raise ImportError(f"No module named 'onnx' ({exc})") from exc
+    return {"onnx": onnx_version, "onnxruntime": onnxruntime.__version__,
             "recipe": str(_RECIPE)}
 
 

@@ -314,13 +314,14 @@ def _fill_metadata(cache: Cache, root: str, cancel: threading.Event) -> int:
     in this process: tens of milliseconds per document, no re-extraction, no
     re-embedding. Returns how many were read. Documents already extracted succeeded once
     in a worker, so reading two pages of them here is safe."""
-    from ..extract import head_of_file
     from ..metadata import METADATA_VERSION
 
     todo = cache.missing_metadata(root, METADATA_VERSION)
     for content_id, doc, title in todo:
         if cancel.is_set():
             break
+        from ..extract import head_of_file   # PyMuPDF: only when a document needs it
+
         title, md = head_of_file(os.path.join(root, doc), title)
         cache.set_metadata(content_id, md, title=title)
     return len(todo)

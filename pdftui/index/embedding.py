@@ -18,8 +18,6 @@ import time
 from collections import deque
 from dataclasses import dataclass
 
-import numpy as np
-
 from ..cache import HEAD_UNITS, SECTION_HEAD_CHARS, SECTION_HEAD_PAGE
 from ..store.database import Cache
 from ..embed import DEFAULT_PLAN, PLAN_1, UnitPlan
@@ -315,6 +313,8 @@ class EmbedThread(threading.Thread):
         transaction; the units of a content that changed or went away since it was planned
         (``stamp`` = its ``indexed_at``: a re-extracted content may get the same id) are
         dropped, and so are its remaining items."""
+        import numpy as np   # not imported by a run with nothing to embed
+
         emb = self.embedder
         model_id = emb.model_id
         vecs = emb.embed([it[2][4] for it in batch], sort=self.pipeline.sort,

@@ -39,29 +39,32 @@ def quantize(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return codes, scales
 
 
+#: The ONNX model of :func:`_session`, serialised (121 bytes): the graph
+#: ``MatMulInteger(A uint8 (n, dim), B int8 (dim, 2), a_zero_point za = 128) -> C int32
+#: (n, 2)``, opset 13, IR version 7, as ``onnx.helper`` builds it (tests/test_cli_imports.py
+#: builds it again and compares). Held as bytes because importing ``onnx`` takes a second
+#: or more, longer than the rest of a query.
+PRODUCT_MODEL = (
+    b'\x08\x07:o\n\x1c\n\x01A\n\x01B\n\x02za\x12\x01C"\rMatMulInteger\x12\x0cunit_product*\n'
+    b'\x10\x02*\x02\x80\x01B\x02zaZ\x0f\n\x01A\x12\n\n\x08\x08\x02\x12\x04\n\x00\n\x00Z\x11\n\x01B'
+    b'\x12\x0c\n\n\x08\x03\x12\x06\n\x00\n\x02\x08\x02b\x11\n\x01C\x12\x0c\n\n\x08\x06\x12\x06\n\x00'
+    b'\n\x02\x08\x02B\x04\n\x00\x10\r')
+
+
 def _session():
     """One onnxruntime session computing ``MatMulInteger(A uint8 (n, dim), B int8 (dim,
-    2), a_zero_point = 128) -> int32 (n, 2)``, built in memory once per process."""
+    2), a_zero_point = 128) -> int32 (n, 2)`` (:data:`PRODUCT_MODEL`), built in memory
+    once per process."""
     global _SESSION
     if _SESSION is None:
         import onnxruntime as ort
-        from onnx import TensorProto, helper
 
-        node = helper.make_node("MatMulInteger", ["A", "B", "za"], ["C"])
-        graph = helper.make_graph(
-            [node], "unit_product",
-            [helper.make_tensor_value_info("A", TensorProto.UINT8, [None, None]),
-             helper.make_tensor_value_info("B", TensorProto.INT8, [None, 2])],
-            [helper.make_tensor_value_info("C", TensorProto.INT32, [None, 2])],
-            initializer=[helper.make_tensor("za", TensorProto.UINT8, [], [128])])
-        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
-        model.ir_version = 7
         opts = ort.SessionOptions()
         opts.intra_op_num_threads = 2
         opts.inter_op_num_threads = 1
         # no busy-waiting threads between queries (a shared 2-core machine)
         opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        _SESSION = ort.InferenceSession(model.SerializeToString(), opts,
+        _SESSION = ort.InferenceSession(PRODUCT_MODEL, opts,
                                         providers=["CPUExecutionProvider"])
     return _SESSION
 

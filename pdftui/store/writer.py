@@ -20,7 +20,6 @@ from ..cache import EXTRACTOR_VERSION, SECTION_HEAD_CHARS, SECTION_HEAD_PAGE
 from ..document import Extraction, Metadata
 from ..identifiers import identifiers_in
 from ..ocr import SETTINGS as OCR_SETTINGS
-from . import postings
 from .tokenizer import count_tokens, fts_text, surface_words
 
 
@@ -164,6 +163,8 @@ class ContentWriter:
     def _write_postings(self, cid: int) -> None:
         """(Re)write the ``postings`` rows of content ``cid`` from its cached page and
         section text, tokenised as its FTS rows were (in a txn)."""
+        from . import postings   # numpy: only when postings are written
+
         db = self.db
         db.execute("DELETE FROM postings WHERE content_id = ?", (cid,))
         for kind in (postings.PAGES, postings.SECTIONS):

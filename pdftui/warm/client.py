@@ -1,0 +1,120 @@
+"""What ``pdftui search`` does before anything else: ask the background search service of
+its cache (:mod:`pdftui.warm`), print its answer and return its exit code, or return None
+and let the command run in-process. Imports only the standard library (and platformdirs
+for a default cache folder), so asking costs a few milliseconds."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+from .place import ENV_SWITCH, cache_dir_of, is_own_socket, socket_path
+
+#: Seconds to connect to the socket; a live service accepts at once.
+CONNECT_S = 0.5
+#: Seconds to wait for an answer (a first semantic query loads the model in the service).
+ANSWER_S = 120.0
+#: The environment a request carries: what the command reads besides its arguments.
+ENV_PREFIXES = ("PDFTUI_", "HF_", "ORT_")
+ENV_NAMES = ("COLUMNS", "LINES", "HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "TERM",
+             "NO_COLOR", "FORCE_COLOR", "TTY_COMPATIBLE", "LANG", "LC_ALL", "LC_CTYPE")
+
+
+def wanted(argv: list[str], env=os.environ, stdout=None) -> bool:
+    """True when the command line ``argv`` (the command's name first) may be answered by
+    the service: a ``search`` of one query (not ``-``, stdin), without ``--wait-embed``
+    or ``--help``, with stdout not a terminal (a table is drawn for the terminal it goes
+    to), and the service not turned off (``PDFTUI_SERVICE=0``)."""
+    stdout = stdout if stdout is not None else sys.stdout
+    if env.get(ENV_SWITCH, "1") == "0" or not argv or argv[0] != "search":
+        return False
+    opts = argv[:argv.index("--")] if "--" in argv else argv
+    if any(a in ("--help", "-h", "--wait-embed", "-") for a in opts) or "-" in argv[1:]:
+        return False
+    try:
+        return not stdout.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def request(argv: list[str], env=os.environ, stdout=None, prog_name: str = "pdftui") -> dict:
+    """The request for ``argv``: the arguments, the working folder, the environment
+    the command reads (:data:`ENV_PREFIXES`, :data:`ENV_NAMES`), how stdout encodes and
+    the program's name (in usage messages)."""
+    stdout = stdout if stdout is not None else sys.stdout
+    keep = {k: v for k, v in env.items() if k.startswith(ENV_PREFIXES) or k in ENV_NAMES}
+    return {"argv": list(argv), "cwd": os.getcwd(), "env": keep, "prog_name": prog_name,
+            "encoding": getattr(stdout, "encoding", None) or "utf-8",
+            "errors": getattr(stdout, "errors", None) or "strict"}
+
+
+def ask(path: Path, req: dict, timeout: float = ANSWER_S) -> dict | None:
+    """Send ``req`` to the service listening on ``path`` and return its answer
+    (``{"code", "stdout", "stderr"}``), or None when the socket is not the user's own,
+    nobody listens, the service fails or answers something else."""
+    if not is_own_socket(path):
+        return None
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+            s.settimeout(CONNECT_S)
+            s.connect(os.fspath(path))
+            s.settimeout(timeout)
+            s.sendall(json.dumps(req).encode("utf-8") + b"\n")
+            s.shutdown(socket.SHUT_WR)
+            chunks = []
+            while chunk := s.recv(1 << 16):
+                chunks.append(chunk)
+        answer = json.loads(b"".join(chunks).decode("utf-8"))
+    except (OSError, ValueError, UnicodeDecodeError):
+        return None
+    if not isinstance(answer, dict) or answer.get("fallback") \
+            or not isinstance(answer.get("code"), int) \
+            or not all(isinstance(answer.get(k), str) for k in ("stdout", "stderr")):
+        return None
+    return answer
+
+
+def start_service(cache_dir: Path, env=os.environ) -> None:
+    """Start the service of ``cache_dir`` in the background (its own session, no
+    terminal, the same interpreter and module path); it exits at once when another one
+    is running or starting. Errors are ignored: the service is never required."""
+    try:
+        subprocess.Popen([sys.executable, "-m", "pdftui.warm.server", os.fspath(cache_dir)],
+                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True,
+                         cwd="/", env=dict(env))
+    except OSError:
+        pass
+
+
+def answered(argv: list[str], prog_name: str = "pdftui") -> int | None:
+    """Answer ``pdftui ARGV`` through the service when :func:`wanted`: print its stdout
+    and stderr and return its exit code. None: run the command in-process (no service,
+    not the user's, not wanted, or any failure; a service is then started for the next
+    call unless one is there)."""
+    if not wanted(argv):
+        return None
+    try:
+        cache_dir = cache_dir_of(argv)
+        path = socket_path(cache_dir)
+    except Exception:  # noqa: BLE001 - never required
+        return None
+    if path is None:
+        return None
+    answer = ask(path, request(argv, prog_name=prog_name))
+    if answer is None:
+        if not os.path.lexists(path) or is_own_socket(path):   # absent or stale: start one
+            start_service(cache_dir)
+        return None
+    for stream, text in ((sys.stdout, answer["stdout"]), (sys.stderr, answer["stderr"])):
+        try:   # as the command's own streams: what the encoding cannot show is replaced
+            stream.reconfigure(errors="replace")
+        except (AttributeError, ValueError, OSError):
+            pass
+        stream.write(text)
+        stream.flush()
+    return answer["code"]

@@ -1,0 +1,88 @@
+"""Where the background search service of a cache listens, and whether a socket there is
+one the user may talk to (see :mod:`pdftui.warm`).
+
+The socket is ``$XDG_RUNTIME_DIR/pdftui/search-<key>.sock`` (else
+``/tmp/pdftui-<uid>/search-<key>.sock``), ``<key>`` the first 16 hex digits of the
+sha256 of the cache folder's real path: one service per cache. The folder holding it is
+created with mode 0700 and used only when it belongs to the user and no one else may
+enter it; the socket is bound with mode 0600 and a client talks only to a socket owned by
+the user (the server also checks the peer's uid, ``SO_PEERCRED``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+from pathlib import Path
+
+#: Seconds without a request after which the service stops (``PDFTUI_SERVICE_IDLE_S``).
+IDLE_S = 600.0
+
+#: ``PDFTUI_SERVICE=0`` turns the service off (the command always runs in-process).
+ENV_SWITCH = "PDFTUI_SERVICE"
+ENV_IDLE = "PDFTUI_SERVICE_IDLE_S"
+
+
+def idle_seconds(env=os.environ) -> float:
+    """Seconds of idleness before the service stops: ``PDFTUI_SERVICE_IDLE_S`` when it is
+    a positive number, else :data:`IDLE_S`."""
+    try:
+        value = float(env.get(ENV_IDLE, ""))
+    except ValueError:
+        return IDLE_S
+    return value if value > 0 else IDLE_S
+
+
+def cache_dir_of(argv: list[str], env=os.environ) -> Path:
+    """The cache folder a command line uses, as the commands' ``--cache-dir`` option
+    reads it: the option (``--cache-dir X`` or ``--cache-dir=X``, before a ``--``), else
+    ``PDFTUI_CACHE_DIR``, else the platform's user cache folder."""
+    opts = argv[:argv.index("--")] if "--" in argv else argv
+    for i, arg in enumerate(opts):
+        if arg == "--cache-dir" and i + 1 < len(opts):
+            return Path(opts[i + 1]).expanduser()
+        if arg.startswith("--cache-dir="):
+            return Path(arg.split("=", 1)[1]).expanduser()
+    if env.get("PDFTUI_CACHE_DIR"):
+        return Path(env["PDFTUI_CACHE_DIR"]).expanduser()
+    from platformdirs import user_cache_dir
+
+    return Path(user_cache_dir("pdftui", appauthor=False))
+
+
+def private_dir(env=os.environ) -> Path | None:
+    """The user's folder for the sockets (created 0700), or None when it cannot be made
+    or is not private: owned by another user, or open to the group or others."""
+    runtime = env.get("XDG_RUNTIME_DIR")
+    base = Path(runtime) / "pdftui" if runtime and os.path.isdir(runtime) \
+        else Path("/tmp") / f"pdftui-{os.getuid()}"
+    try:
+        base.mkdir(mode=0o700, exist_ok=True)
+        st = os.lstat(base)
+    except OSError:
+        return None
+    if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid() or st.st_mode & 0o077:
+        return None
+    return base
+
+
+def socket_path(cache_dir: Path, env=os.environ) -> Path | None:
+    """The service socket of ``cache_dir`` (see the module docstring), or None when
+    there is no private folder for it."""
+    base = private_dir(env)
+    if base is None:
+        return None
+    key = hashlib.sha256(os.fsencode(os.path.realpath(cache_dir))).hexdigest()[:16]
+    return base / f"search-{key}.sock"
+
+
+def is_own_socket(path: Path) -> bool:
+    """True when ``path`` is a socket owned by this user that only the user may use
+    (mode without group or other bits); False when absent or anything else."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return False
+    return (stat.S_ISSOCK(st.st_mode) and st.st_uid == os.getuid()
+            and not st.st_mode & 0o077)
