@@ -24,6 +24,17 @@ For every corpus PDF with an outline (MANIFEST.tsv has_toc == yes, else get_toc 
   outward, each step adding the neighbouring page that adds most tokens, until 95% of
   the section's tokens are covered; the cost is the pages read beyond the first.
   Section mode reads the section itself: cost 0.
+* Hand truth (``bench/sections_truth.json``): headings as printed in corpus PDFs that have
+  no outline, labelled by hand before the detector ran on them. A detected heading matches
+  a true one (one-to-one, greedy in truth order) when it is on the same page and the
+  titles' words agree, numbering aside (:func:`words_agree`). Precision, recall and F1
+  per document and pooled, over every true heading and over those printed on a line of
+  their own (``run_in`` ones left out of the truth and the detected headings matching
+  them left out of the count); ``parents`` is the share of matched headings whose
+  true parent was matched too that sit under that parent's match (a missing parent
+  must not swallow its children).
+* The detector's headings are what the sections are built from:
+  ``detect_headings`` plus an unlisted "References" heading (``reference_headings``).
 * ``--fit`` refits the detector weights: logistic regression (numpy, L2) over candidate
   rows labelled by the outline, on a by-document train split; the threshold maximises
   train F1; held-out figures are from the validation documents.
@@ -58,6 +69,8 @@ from pdftui import sections as S  # noqa: E402
 from pdftui.document import Block, Extraction, Line, OutlineEntry, Page  # noqa: E402
 
 CORPUS = Path("/work/shared/corpus")
+TRUTH = ROOT / "bench" / "sections_truth.json"
+RESULTS = ROOT / "bench" / "results" / "sections.json"
 CACHE = Path(tempfile.gettempdir()) / "pdftui-bench-sections"
 _BOLD_NAME = re.compile(r"bold|black|heavy|demi|semibold|medi|[-.,]b$|[-.,]bd", re.I)
 _WORD = re.compile(r"\w+")
@@ -265,6 +278,140 @@ def page_walk(ex: Extraction) -> list[dict]:
     return out
 
 
+def detector_headings(pages: list[Page]) -> list[OutlineEntry]:
+    """The headings sections are built from when there is no outline (as
+    ``sections.sections_for``): the detector's plus an unlisted "References" heading."""
+    found = H.detect_headings(pages)
+    return found + S.reference_headings(pages, found)
+
+
+_LEAD_NUMBER = re.compile(
+    r"^\s*(?:§\s*)?(?:(?:chapter|section|part|appendix)\s+)?"
+    r"(?:\d{1,3}(?:\.\d{1,3})*|[A-Z](?:\.\d{1,3})*|[IVXLC]{1,6})?[.:)]?\s+", re.I)
+
+
+def title_words(title: str) -> list[str]:
+    """The words of a heading without its numbering ("§ 2." "3.1" "IV." "A.6"), lower
+    case, NFKC."""
+    t = unicodedata.normalize("NFKC", title).strip()
+    t = re.sub(r"^\s*§\s*\d+\.?\s*", "", t)
+    stripped = _LEAD_NUMBER.sub("", t, count=1)
+    return H.normalise_title(stripped or t).split()
+
+
+def words_agree(found: str, true: str) -> bool:
+    """A detected title is the true heading: numbering aside, at least 70% of each
+    one's distinct words are in the other (or the titles match as whole strings)."""
+    a, b = set(title_words(found)), set(title_words(true))
+    if a and b:
+        common = len(a & b)
+        if common >= 0.7 * len(a) and common >= 0.7 * len(b):
+            return True
+    return H.titles_match(" ".join(title_words(found)), " ".join(title_words(true)), 0.9)
+
+
+def match_hand(truth: list[dict], found: list[OutlineEntry]) -> list[int | None]:
+    """For each true heading, the index of its detected match (same page, words agree;
+    one-to-one, greedy in truth order, nearest in document order first), or None."""
+    used: set[int] = set()
+    out: list[int | None] = []
+    for t in truth:
+        hit = None
+        for j, f in enumerate(found):
+            if j not in used and f.page == t["page"] and words_agree(f.title, t["title"]):
+                hit = j
+                break
+        if hit is not None:
+            used.add(hit)
+        out.append(hit)
+    return out
+
+
+def _parents(levels: list[int]) -> list[int | None]:
+    """For each heading, the index of the nearest earlier heading of a lower level."""
+    stack: list[int] = []
+    out: list[int | None] = []
+    for i, lvl in enumerate(levels):
+        while stack and levels[stack[-1]] >= lvl:
+            stack.pop()
+        out.append(stack[-1] if stack else None)
+        stack.append(i)
+    return out
+
+
+def evaluate_hand(args: tuple) -> dict:
+    """Detector vs the hand truth of one document: counts for every heading and for
+    the headings on a line of their own, missed and extra titles, parent agreement."""
+    path, loader, truth = args
+    ex = load(str(path), loader)
+    found = detector_headings(ex.pages)
+    m = match_hand(truth, found)
+    tp = sum(j is not None for j in m)
+    run_in_matches = {j for t, j in zip(truth, m) if t.get("run_in") and j is not None}
+    display = [(t, j) for t, j in zip(truth, m) if not t.get("run_in")]
+    tparent = _parents([t["level"] for t in truth])
+    fparent = _parents([f.level for f in found])
+    judged = agree = 0
+    for i, j in enumerate(m):
+        p = tparent[i]
+        if j is None or p is None or m[p] is None:
+            continue
+        judged += 1
+        agree += fparent[j] == m[p]
+    return {
+        "file": Path(path).name,
+        "truth": len(truth),
+        "detected": len(found),
+        "tp": tp,
+        "truth_display": len(display),
+        "detected_display": len(found) - len(run_in_matches),
+        "tp_display": sum(j is not None for _, j in display),
+        "parents_judged": judged,
+        "parents_agree": agree,
+        "missed": [f"p{t['page']} {t['title']}" for t, j in zip(truth, m) if j is None],
+        "extra": [f"p{f.page} {f.title}" for j, f in enumerate(found) if j not in set(m)],
+    }
+
+
+def summarise_hand(results: list[dict]) -> dict:
+    """Pooled (micro) and per-document mean (macro) P/R/F1 over the hand truth."""
+    out: dict = {"documents": len(results)}
+    for key, suffix in (("all", ""), ("display", "_display")):
+        tp = sum(r["tp" + suffix] for r in results)
+        nt = sum(r["truth" + suffix] for r in results)
+        nf = sum(r["detected" + suffix] for r in results)
+        per = [prf(r["tp" + suffix], r["truth" + suffix], r["detected" + suffix]) for r in results]
+        macro = tuple(statistics.fmean(x[i] for x in per) for i in range(3)) if per else (0, 0, 0)
+        out[key] = {"micro": dict(zip("prf", prf(tp, nt, nf))), "macro": dict(zip("prf", macro)),
+                    "tp": tp, "truth": nt, "detected": nf}
+    judged = sum(r["parents_judged"] for r in results)
+    out["parents"] = sum(r["parents_agree"] for r in results) / judged if judged else 1.0
+    return out
+
+
+def print_hand(summary: dict, results: list[dict], verbose: bool) -> None:
+    """The hand-truth table: per document, then pooled."""
+    print("\nHeading detector vs hand truth (bench/sections_truth.json, same page, words agree)")
+    print(f"{'document':55s} {'truth':>5s} {'det':>4s} {'tp':>4s} {'P':>5s} {'R':>5s}  "
+          f"{'P disp':>6s} {'R disp':>6s}")
+    for r in sorted(results, key=lambda r: r["file"]):
+        p, rc, _ = prf(r["tp"], r["truth"], r["detected"])
+        pd, rd, _ = prf(r["tp_display"], r["truth_display"], r["detected_display"])
+        print(f"{r['file'][:55]:55s} {r['truth']:5d} {r['detected']:4d} {r['tp']:4d} "
+              f"{p:5.2f} {rc:5.2f}  {pd:6.2f} {rd:6.2f}")
+        if verbose:
+            for t in r["missed"]:
+                print(f"      missed  {t[:100]}")
+            for t in r["extra"]:
+                print(f"      extra   {t[:100]}")
+    for key, label in (("all", "every heading"), ("display", "headings on their own line")):
+        s = summary[key]
+        print(f"hand truth, {label}: P {s['micro']['p']:.3f} R {s['micro']['r']:.3f} "
+              f"F1 {s['micro']['f']:.3f} (macro P {s['macro']['p']:.3f} R {s['macro']['r']:.3f}); "
+              f"{s['tp']}/{s['truth']} of {s['detected']}")
+    print(f"parents kept: {summary['parents']:.3f} of matched headings whose parent matched")
+
+
 def evaluate(args: tuple) -> dict:
     path, loader, weights = args
     if weights is not None:
@@ -277,7 +424,7 @@ def evaluate(args: tuple) -> dict:
     rows = H.candidate_rows(ex.pages)
     vis = visible_entries(ex, rows)
     t2 = time.perf_counter()
-    found = H.detect_headings(ex.pages)
+    found = detector_headings(ex.pages)
     t3 = time.perf_counter()
     visible = [e for e, v in zip(ex.outline, vis) if v]
     res = {
@@ -503,6 +650,8 @@ def main() -> None:
     ap.add_argument("--loader", default="auto", choices=["auto", "extract", "local"])
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--split", choices=["all", "train", "validation"], default="all")
+    ap.add_argument("--truth", type=Path, default=TRUTH, help="hand-labelled headings (JSON)")
+    ap.add_argument("--only", choices=["both", "outline", "hand"], default="both")
     a = ap.parse_args()
     paths = outlined_pdfs(a.corpus)
     t0 = time.perf_counter()
@@ -513,17 +662,31 @@ def main() -> None:
         return
     if a.split != "all":
         paths = [p for p in paths if is_validation(p.name) == (a.split == "validation")]
+    out: dict = {}
     with Pool(a.workers) as pool:
-        results = pool.map(evaluate, [(p, a.loader, None) for p in paths])
-    summary = summarise(results)
-    summary["wall_seconds"] = time.perf_counter() - t0
-    print_report(summary, results, a.verbose)
-    print(f"{len(paths)} outlined PDFs, {sum(r['pages'] for r in results)} pages, "
-          f"{summary['wall_seconds']:.1f} s wall; detector {summary['secs_detect_total']:.1f} s total; "
-          f"slowest build_sections {summary['secs_build_max'] * 1000:.0f} ms")
-    if a.json:
-        summary["per_document"] = [{k: v for k, v in r.items() if k != "walk"} for r in results]
-        a.json.write_text(json.dumps(summary, indent=2))
+        if a.only != "hand":
+            results = pool.map(evaluate, [(p, a.loader, None) for p in paths])
+            summary = summarise(results)
+            summary["wall_seconds"] = time.perf_counter() - t0
+            print_report(summary, results, a.verbose)
+            print(f"{len(paths)} outlined PDFs, {sum(r['pages'] for r in results)} pages, "
+                  f"{summary['wall_seconds']:.1f} s wall; detector "
+                  f"{summary['secs_detect_total']:.1f} s total; slowest build_sections "
+                  f"{summary['secs_build_max'] * 1000:.0f} ms")
+            summary["per_document"] = [{k: v for k, v in r.items() if k != "walk"}
+                                       for r in results]
+            out["outline"] = summary
+        if a.only != "outline" and a.truth.exists():
+            docs = json.loads(a.truth.read_text())["documents"]
+            jobs = [(a.corpus / f, a.loader, t) for f, t in docs.items() if (a.corpus / f).exists()]
+            hand = pool.map(evaluate_hand, jobs)
+            hsum = summarise_hand(hand)
+            print_hand(hsum, hand, a.verbose)
+            hsum["per_document"] = hand
+            out["hand"] = hsum
+    target = a.json or RESULTS
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(json.dumps(out, indent=2, ensure_ascii=False))
 
 
 if __name__ == "__main__":

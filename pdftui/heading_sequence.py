@@ -23,12 +23,15 @@ if TYPE_CHECKING:
 
 __all__ = [
     "RESCUE_MIN_SCORE",
+    "STYLE_GROUP",
+    "rescue_by_style",
     "SEQUENCE_GAP",
     "UNNUMBERED_BETWEEN",
     "assign_levels",
     "drop_out_of_sequence",
     "follows",
     "rescue_in_sequence",
+    "rescue_unnumbered_style",
 ]
 
 
@@ -62,7 +65,26 @@ def assign_levels(found: list[tuple[_Row, str, int]]) -> list[int]:
             levels.append(lvl)
         else:
             levels.append(min(6, 1 + unmapped_sizes.index(r.size)))
-    return levels
+    return _parts_over_numbers(found, levels)
+
+
+def _is_part(label: str, text: str) -> bool:
+    """A roman-numbered heading ("II. ELECTRODYNAMICAL PART")."""
+    return bool(label) and set(label) <= set("IVXLC") and (text or "").strip().startswith(label + ".")
+
+
+def _parts_over_numbers(found: list[tuple[_Row, str, int]], levels: list[int]) -> list[int]:
+    """Roman-numbered parts set larger than every other numbered heading hold them:
+    "I. KINEMATICAL PART" over "§ 1.", "§ 2." (numbered on through "II."), so the
+    headings after the first part go one level down. Else ``levels`` unchanged."""
+    parts = [i for i, (r, label, _d) in enumerate(found) if _is_part(label, getattr(r, "text", ""))]
+    others = [r.size for r, label, d in found if d and not _is_part(label, getattr(r, "text", ""))]
+    if not parts or not others or \
+            min(found[i][0].size for i in parts) < max(others) + 0.5:
+        return levels
+    part_set = set(parts)
+    return [1 if i in part_set else (lvl + 1 if i > parts[0] else lvl)
+            for i, lvl in enumerate(levels)]
 
 
 def _parts(label: str) -> tuple[int, ...] | None:
@@ -180,4 +202,60 @@ def rescue_in_sequence(found: list[tuple[_Row, str, int]],
             if follows(p, cur) and follows(cur, n) and not follows(p, n):
                 out.append(cand)
     out.sort(key=pos)
+    return out
+
+
+STYLE_GROUP = 3
+"""Numbered rows sharing one style, each alone in its block, that make a style of
+headings (see :func:`rescue_by_style`)."""
+
+
+def _style(r: _Row) -> tuple:
+    return (r.font, r.size, r.bold_frac >= 0.8)
+
+
+def rescue_by_style(found: list[tuple[_Row, str, int]],
+                    near: list[tuple[_Row, str, int]]) -> list[tuple[_Row, str, int]]:
+    """Add the near misses (numbered rows scoring under the threshold, not rejected)
+    set in a style of numbered headings: at least ``STYLE_GROUP`` numbered rows of one
+    style (face, size, bold), kept or near, each alone in its block. Numbered headings
+    in body size and plain face ("3.2 ENHANCED MASK DECODER ...", "1. What is a proof?"
+    in small capitals) score just under the threshold, one like the other; the numbering
+    check (:func:`drop_out_of_sequence`) runs after. Rows are ordered by (page, order)."""
+    cands = [f for f in near if not f[0].rejected and f[0].n_block_rows == 1]
+    if not cands:
+        return found
+    group: Counter[tuple] = Counter(_style(r) for r, _l, d in found + cands
+                                    if d and r.n_block_rows == 1)
+    have = {(r.page, r.order) for r, _l, _d in found}
+    out = list(found) + [f for f in cands if group[_style(f[0])] >= STYLE_GROUP
+                         and (f[0].page, f[0].order) not in have]
+    out.sort(key=lambda f: (f[0].page, f[0].order))
+    return out
+
+
+def rescue_unnumbered_style(found: list[tuple[_Row, str, int]],
+                            loose: list[tuple[_Row, float]],
+                            numbered_min: float) -> list[tuple[_Row, str, int]]:
+    """Add the ``loose`` rows (unnumbered, alone in their block, scoring under the
+    threshold; with their score) set in the style of at least two kept unnumbered
+    headings and starting at the left edge of one of them: "Fallacy 1: Narrow
+    intelligence is on a continuum with general intelligence" in the bold of
+    "Introduction" and "Conclusions". Where a third of the kept headings or more are
+    numbered, only rows scoring ``numbered_min`` or more (a numbered document's
+    unnumbered rows are mostly labels). Rows are ordered by (page, order)."""
+    if not loose:
+        return found
+    numbered = sum(1 for _r, _l, d in found if d)
+    least = numbered_min if 3 * numbered >= len(found) else 0.0
+    styles: dict[tuple, list[float]] = defaultdict(list)
+    for r, _l, d in found:
+        if not d:
+            styles[_style(r)].append(r.x0)
+    out = list(found)
+    for r, score in loose:
+        xs = styles.get(_style(r), [])
+        if score >= least and len(xs) >= 2 and any(abs(r.x0 - x) <= 3.0 for x in xs):
+            out.append((r, "", 0))
+    out.sort(key=lambda f: (f[0].page, f[0].order))
     return out

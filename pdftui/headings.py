@@ -28,7 +28,8 @@ from difflib import SequenceMatcher
 
 from pdftui.document import Line, OutlineEntry, Page
 from pdftui.heading_sequence import (RESCUE_MIN_SCORE, assign_levels, drop_out_of_sequence,
-                                     rescue_in_sequence)
+                                     rescue_by_style, rescue_in_sequence,
+                                     rescue_unnumbered_style)
 
 __all__ = [
     "BIAS",
@@ -81,17 +82,19 @@ def titles_match(a: str, b: str, threshold: float = 0.8) -> bool:
 # Numbering patterns. Depth is the number of dotted components ("3.2" -> 2).
 _NUM_ARABIC = re.compile(r"^(\d{1,2}(?:\.\d{1,2}){0,4})\.?(?=\s+\S|$)")
 _NUM_LETTER = re.compile(r"^([A-Z](?:\.\d{1,2}){0,4})\.?(?=\s+\S|$)")
+#: "§ 3." (a section sign before the number): label "§3"
+_NUM_SECTION_SIGN = re.compile(r"^§\s*(\d{1,3}(?:\.\d{1,2}){0,3})\.?(?=\s+\S|$)")
 _NUM_ROMAN = re.compile(r"^([IVXLC]{1,6})\.(?=\s+\S|$)")
 _NUM_WORD = re.compile(
     r"^(?:chapter|section|part|appendix|lecture|lesson|article)\s+([0-9]{1,3}|[IVXLC]{1,6}|[A-Z])\b",
     re.I,
 )
 _NUMBER_PREFIX = re.compile(
-    r"^\s*(?:(?:chapter|section|part|appendix)\s+)?(?:\d{1,2}(?:\.\d{1,2})*|[A-Z](?:\.\d{1,2})*|[IVXLC]{1,6})\.?\s+",
+    r"^\s*(?:§\s*(?=\d))?(?:(?:chapter|section|part|appendix)\s+)?(?:\d{1,2}(?:\.\d{1,2})*|[A-Z](?:\.\d{1,2})*|[IVXLC]{1,6})\.?\s+",
     re.I,
 )
 _NUMBER_ONLY = re.compile(
-    r"^\s*(?:(?:chapter|section|part|appendix)\s+)?(?:\d{1,2}(?:\.\d{1,2})*|[A-Z](?:\.\d{1,2})*|[IVXLC]{1,6})\.?\s*$",
+    r"^\s*(?:§\s*(?=\d))?(?:(?:chapter|section|part|appendix)\s+)?(?:\d{1,2}(?:\.\d{1,2})*|[A-Z](?:\.\d{1,2})*|[IVXLC]{1,6})\.?\s*$",
     re.I,
 )
 _CAPTION = re.compile(
@@ -100,7 +103,20 @@ _CAPTION = re.compile(
     re.I,
 )
 _CAPTION_BARE = re.compile(r"^(?:fig(?:ure)?|table|tab|algorithm)\.?\s*[0-9]+[a-z]?\s*$", re.I)
+#: a contents entry: dot leaders before a page number, or a page number set apart at the
+#: end (a heading may end in a number: "4.2 Convergence of Algorithm 1")
 _TOC_LINE = re.compile(r"(?:\.\s?){4,}\s*\d+\s*$|\D\s+\d{1,4}\s*$")
+_TOC_DOTS = re.compile(r"(?:\.\s?){4,}\s*\d+\s*$|(?:\.\s){2,}\s*\d+\s*$")
+#: rows ending in a number on one page (and half its rows of words) that make it a
+#: contents page
+CONTENTS_PAGE_ROWS = 5
+#: a number spelled out, as a chapter's "CHAPTER" / "ONE" print it on two rows
+_NUMBER_WORD = re.compile(r"^(chapter|one|two|three|four|five|six|seven|eight|nine|ten|"
+                          r"eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|"
+                          r"eighteen|nineteen|twenty)$")
+#: after a row's number, what opens a line of code or data, not a title ("35 \else",
+#: "55 #1\endcsname", '1.0 "second column" 3.0')
+_CODE_AFTER_NUMBER = re.compile(r"^[\\}#<>\"'$%&|\[=(+*/~^_]")
 _URL_EMAIL = re.compile(r"@|https?:|www\.|\.com\b|\.org\b|\.edu\b|doi\s*:", re.I)
 _SUBSET = re.compile(r"^[A-Z]{6}\+")
 #: the arXiv stamp printed sideways in a preprint's margin ("arXiv:2302.13971v1 [cs.CL] 27 Feb
@@ -122,10 +138,13 @@ def numbering(text: str) -> tuple[str, int]:
     """(numbering label, depth) of a heading-like line, ('', 0) when unnumbered.
 
     "3.2 Attention" -> ("3.2", 2); "A.1 Proofs" -> ("A.1", 2); "IV. Results" -> ("IV", 1);
-    "Chapter 4 Sets" -> ("4", 1). A single capital letter counts only when followed by a
+    "Chapter 4 Sets" -> ("4", 1); "§ 3. Theory" -> ("§3", 1). A single capital letter counts only when followed by a
     capitalised word ("A Proofs"), since "A model" is a sentence.
     """
     t = text.strip()
+    m = _NUM_SECTION_SIGN.match(t)
+    if m:
+        return "§" + m.group(1), m.group(1).count(".") + 1
     m = _NUM_WORD.match(t)
     if m:
         return m.group(1), 1
@@ -190,6 +209,12 @@ class _Row:
     bold_frac: float
     n_block_rows: int = 1
     first_in_block: bool = True
+    #: the row ends in a number printed apart from the text before it (a contents
+    #: entry's page number), not one ending the text ("Proof of Theorem 1")
+    tail_apart: bool = False
+    #: the row is on a page of a printed table of contents (CONTENTS_PAGE_ROWS rows or
+    #: more ending in a number)
+    contents_page: bool = False
     feats: list[float] = field(default_factory=list)
     rejected: str = ""
 
@@ -229,6 +254,9 @@ def _row_of(pi: int, lines: list[Line]) -> _Row | None:
         for ln in lines:
             chars[(_font_key(ln.font), round(ln.size * 2) / 2)] += len(ln.text.strip())
     (font, size), _ = chars.most_common(1)[0]
+    last, before = lines[-1], lines[-2] if len(lines) > 1 else None
+    tail_apart = before is not None and last.text.strip().isdigit() and \
+        last.x0 - before.x1 > 1.5 * max(size, 1.0)
     return _Row(
         page=pi,
         order=0,
@@ -241,6 +269,7 @@ def _row_of(pi: int, lines: list[Line]) -> _Row | None:
         font=font,
         size=size,
         bold_frac=bold_chars / total if total else 0.0,
+        tail_apart=tail_apart,
     )
 
 
@@ -385,7 +414,9 @@ def _repeats(rows: list[_Row], pages: list[Page]) -> _Repeats:
             band[key].add(r.page)
         anywhere[key].add(r.page)
     n_pages = len(pages)
-    page_dups = Counter((r.page, k or r.text.strip()) for r, k in zip(rows, keys))
+    # a contents entry ("1 Introduction  1") does not make its heading a repeated label
+    page_dups = Counter((r.page, k or r.text.strip()) for r, k in zip(rows, keys)
+                        if not is_contents_entry(r))
     return _Repeats(keys, band, anywhere, page_dups, 3 if n_pages > 4 else 2, n_pages)
 
 
@@ -400,7 +431,7 @@ def _numbered_styles(rows: list[_Row]) -> tuple[Counter[tuple], Counter[tuple]]:
         style_rows[st] += 1
         lab, _ = numbering(r.text)
         if lab and len(r.text.split()) <= 15 and not r.text.rstrip().endswith("."):
-            rest = [c for c in r.text[len(lab):] if c.isalpha()]
+            rest = [c for c in strip_number(r.text) if c.isalpha()]
             if rest and rest[0].isupper():
                 style_num[st] += 1
     return style_rows, style_num
@@ -410,13 +441,26 @@ def _numbered_styles(rows: list[_Row]) -> tuple[Counter[tuple], Counter[tuple]]:
 REPEATED_ON_PAGE = "repeated on the page (table cell, label)"
 
 
+def is_contents_entry(r: _Row) -> bool:
+    """Whether row ``r`` is an entry of a printed table of contents: two words or more
+    ending in a page number after dot leaders, after a wide space or printed apart."""
+    t = r.text.strip()
+    if len(t.split()) < 2 or not _TOC_LINE.search(t):
+        return False
+    label, _ = numbering(t)
+    if label and not _TOC_LINE.search(strip_number(t)):
+        return False
+    return bool(_TOC_DOTS.search(t)) or r.tail_apart or r.contents_page or \
+        re.search(r"\S\s{3,}\d{1,4}\s*$", r.text) is not None
+
+
 def _reject_reason(r: _Row, key: str, h: float, rep: _Repeats) -> str:
     """Why row ``r`` (its repeat key ``key``, on a page ``h`` points high) is never a
     heading in this corpus, or '' when it may be one."""
     t = r.text.strip()
     letters = sum(c.isalpha() for c in t)
     label, _ = numbering(t)
-    body_t = t[len(label):] if label else t
+    body_t = strip_number(t) if label else t
     if len(t) > 200:
         return "long"
     if letters < 2 or letters < 0.5 * len(t.replace(" ", "")):
@@ -437,11 +481,13 @@ def _reject_reason(r: _Row, key: str, h: float, rep: _Repeats) -> str:
     if key and len(rep.anywhere[key]) >= max(rep.rep_min, 0.5 * rep.n_pages) \
             and rep.n_pages >= 3:
         return "repeated"
-    if t.count(",") >= 3 or re.search(r"[∗†‡§¶]|\*\s*,|\d\s*,\s*\d", t):
+    if t.count(",") >= 3 or re.search(r"[∗†‡§¶]|\*\s*,|\d\s*,\s*\d", body_t):
         return "author list/affiliation"
-    if _NUMBER_ONLY.match(t):
+    if _NUMBER_ONLY.match(t) or _NUMBER_WORD.match(normalise_title(t)):
         return "bare number"
-    if len(t.split()) >= 2 and _TOC_LINE.search(t) and _TOC_LINE.search(body_t):
+    if label and _CODE_AFTER_NUMBER.match(body_t.strip()):
+        return "code or data"
+    if is_contents_entry(r):
         return "table-of-contents line"
     if rep.page_dups[(r.page, key or t)] > 1:
         return REPEATED_ON_PAGE
@@ -462,7 +508,7 @@ def _row_features(r: _Row, h: float, gap: float, body: _Body,
     digits = sum(c.isdigit() for c in t)
     words = t.split()
     label, depth = numbering(t)
-    body_t = t[len(label):] if label else t
+    body_t = strip_number(t) if label else t
     bold = r.bold_frac >= 0.8
     long_words = [w for w in body_t.split() if sum(c.isalpha() for c in w) > 3]
     title_case = (
@@ -515,7 +561,12 @@ def candidate_rows(pages: list[Page]) -> list[_Row]:
     """All candidate rows of the document with features and hard-reject reasons."""
     rows: list[_Row] = []
     for pi, page in enumerate(pages):
-        rows.extend(_rows_of_page(pi, page))
+        page_rows = _rows_of_page(pi, page)
+        worded = [r for r in page_rows if len(_WORD3.findall(r.text)) >= 2]
+        ending = sum(1 for r in worded if _TOC_LINE.search(r.text.strip()))
+        for r in page_rows:
+            r.contents_page = ending >= max(CONTENTS_PAGE_ROWS, 0.5 * len(worded))
+        rows.extend(page_rows)
     _features(rows, pages)
     return rows
 
@@ -562,10 +613,12 @@ def _score(feats: list[float]) -> float:
 
 def _wraps(head: _Row, r: _Row) -> bool:
     """Whether row ``r`` is the next line of the styled heading ``head`` (a heading wrapped
-    onto a second line: the same block and style, right below it, unnumbered)."""
+    onto a second line: the same style, right below it, unnumbered; in the same block, or
+    opening the next one under the heading's span, as MuPDF splits a centred heading)."""
     return (
         head.page == r.page
-        and head.block == r.block
+        and (head.block == r.block
+             or (r.first_in_block and r.x0 < head.x1 and head.x0 < r.x1))
         and r.order == head.order + 1
         and bool(head.feats[0] or head.feats[1] or head.feats[2] > 0)
         and r.font == head.font
@@ -576,6 +629,56 @@ def _wraps(head: _Row, r: _Row) -> bool:
         and not head.text.rstrip().endswith((".", ":"))
         and r.y0 - head.y1 < 0.8 * r.size
     )
+
+
+_ABSTRACT = re.compile(r"^(abstract|summary)$")
+#: headings of a first page that are not its title block
+_FRONT_HEADING = re.compile(r"^(abstract|summary|contents|table of contents|keywords|"
+                            r"index terms|preface|foreword|introduction)$")
+#: the least score of an unnumbered row that a style of kept headings can rescue
+LOOSE_MIN_SCORE = 0.2
+#: the least score of a numbered row that a style of numbered headings can rescue
+STYLE_MIN_SCORE = 0.5
+
+
+def _loose(r: _Row, score: float) -> bool:
+    """Whether ``r`` (under the threshold, unnumbered) may still be a heading by its
+    style: alone in its block, at most 15 words, not ending a sentence."""
+    t = r.text.strip()
+    return score >= LOOSE_MIN_SCORE and r.n_block_rows == 1 and len(t.split()) <= 15 \
+        and not t.endswith((".", ",", ";")) and not numbering(t)[1]
+
+
+#: a first page with fewer characters is a title page
+TITLE_PAGE_CHARS = 400
+
+
+def _drop_title_block(found: list[tuple[_Row, str, int]], rows: list[_Row],
+                      pages: list[Page]) -> list[tuple[_Row, str, int]]:
+    """Without the first page's title block: unnumbered rows of page 1 above its
+    "Abstract" or first numbered heading (title, authors); without either, those set
+    in the page's largest size in its top 45% (the title, over one line or two); on a
+    title page (under ``TITLE_PAGE_CHARS`` characters), all but "Contents" and the like."""
+    first = [f for f in found if f[0].page == 0]
+    if not first:
+        return found
+    anchor = next((f[0] for f in first if f[2] or
+                   _ABSTRACT.match(normalise_title(strip_number(f[0].text)))), None)
+    first = [f for f in first if not _FRONT_HEADING.match(normalise_title(f[0].text))]
+    if len(pages) > 1 and len(pages[0].text) < TITLE_PAGE_CHARS:
+        # a title page: what is set apart on it is title, authors, release ("R Core
+        # Team" looks lettered like an appendix)
+        drop = {id(f[0]) for f in first}
+    elif anchor is not None:
+        drop = {id(f[0]) for f in first if not f[2] and f[0].order < anchor.order
+                and f[0].y0 < anchor.y0}
+    else:
+        h = pages[0].height or 792.0
+        top = max((r.size for r in rows if r.page == 0 and not r.rejected
+                   and sum(c.isalpha() for c in r.text) >= 3), default=0.0)
+        drop = {id(f[0]) for f in first if not f[2] and f[0].size >= top - 0.5
+                and f[0].y0 < 0.45 * h}
+    return [f for f in found if id(f[0]) not in drop]
 
 
 def detect_headings(pages: list[Page]) -> list[OutlineEntry]:
@@ -596,6 +699,8 @@ def detect_headings(pages: list[Page]) -> list[OutlineEntry]:
     rows = candidate_rows(pages)
     found: list[tuple[_Row, str, int]] = []
     near: list[tuple[_Row, str, int]] = []   # numbered rows scoring just under THRESHOLD
+    near_style: list[tuple[_Row, str, int]] = []   # numbered, >= STYLE_MIN_SCORE
+    loose: list[tuple[_Row, float]] = []   # unnumbered rows alone in their block, under it
     prev_kept: _Row | None = None
     for r in rows:
         if r.rejected:
@@ -621,8 +726,20 @@ def detect_headings(pages: list[Page]) -> list[OutlineEntry]:
             prev_kept = r
         elif score >= RESCUE_MIN_SCORE and numbering(r.text)[1]:
             near.append((r, *numbering(r.text)))
+            near_style.append((r, *numbering(r.text)))
+        elif score >= STYLE_MIN_SCORE and numbering(r.text)[1]:
+            near_style.append((r, *numbering(r.text)))
+        elif _loose(r, score):
+            if _ABSTRACT.match(normalise_title(r.text)) and score >= 0.5:
+                found.append((r, "", 0))   # "ABSTRACT" centred on page 1
+                prev_kept = r
+            else:
+                loose.append((r, score))
     found = rescue_in_sequence(found, near)
+    found = rescue_by_style(found, near_style)
+    found = rescue_unnumbered_style(found, loose, RESCUE_MIN_SCORE)
     found = drop_out_of_sequence(found)
+    found = _drop_title_block(found, rows, pages)
     levels = assign_levels(found)
     return [
         OutlineEntry(level=lvl, title=" ".join(r.text.split()), page=pages[r.page].number,

@@ -43,8 +43,14 @@ def read_outline(doc, page_count: int, matrices: dict[int, object], notes: list[
     """Validated, level-normalised outline entries plus the number dropped."""
     try:
         toc = doc.get_toc(simple=False)
+    except RecursionError:
+        # PyMuPDF walks the outline recursively: one nested thousands of levels deep
+        notes.append("outline unreadable (nested too deep): sections come from the "
+                     "headings found on the pages")
+        return [], 0
     except Exception as exc:  # noqa: BLE001
-        notes.append(f"outline unreadable: {type(exc).__name__}")
+        notes.append(f"outline unreadable ({type(exc).__name__}): sections come from the "
+                     "headings found on the pages")
         return [], 0
     if not toc:
         return [], 0
