@@ -136,6 +136,20 @@ SECTION_FILES = {"probes": "section_probes.json", "para1": "section_paraphrases.
                  "titled": "section_titled.json", "named": "section_named.json"}
 SETS = DEV + SECTIONS_ALL + ("scoped", "short", "excerpts", "excerpts_heldout")
 PARTIAL_SETS = ("partial_page", "partial_sections")
+PAGE_SETS = DEV + ("scoped", "short", "excerpts", "excerpts_heldout", "partial_page")
+SECTION_SETS = SECTIONS_ALL + ("partial_sections",)
+
+
+def reaches(changes: dict[str, Any]) -> set[str]:
+    """The sets a variant can move: ``sections.*`` settings are read by section search
+    only, ``pages.*`` by page search only (the head field and its share included: the
+    keyword arm lists heads for pages alone); the others by both. A set a variant cannot
+    move keeps the full configuration's scores, delta 0 by construction."""
+    if all(k.startswith("sections.") for k in changes):
+        return set(SECTION_SETS)
+    if all(k.startswith("pages.") for k in changes):
+        return set(PAGE_SETS)
+    return set(PAGE_SETS) | set(SECTION_SETS)
 
 Scores = dict[str, dict[str, float]]   # {set: {query id: value}}
 
@@ -293,20 +307,22 @@ def print_table(result: dict, sets: list[str]) -> None:
         print(f"  {name}: " + ("; ".join(moved) if moved else "no query moved"))
 
 
-def run_variants(score_of: Callable[[RankingConfig], Scores], variants: dict[str, dict],
-                 draws: int, seed: int, log=print) -> dict:
-    """The full configuration, then each variant, scored by ``score_of`` and compared
+def run_variants(score_of: Callable[[RankingConfig, set[str]], Scores],
+                 variants: dict[str, dict], draws: int, seed: int, log=print,
+                 save: Callable[[dict], None] | None = None) -> dict:
+    """The full configuration, then each variant, scored by ``score_of(config, sets)``
+    over the sets it :func:`reaches` (the others keep the base scores) and compared
     pairwise: ``{"base": {set: mean}, "variants": {name: {"changes", "tuned", "sets":
     {set: paired()}, "verdict", "seconds"}}}``."""
     t0 = time.perf_counter()
-    base = score_of(RankingConfig())
+    base = score_of(RankingConfig(), set(PAGE_SETS) | set(SECTION_SETS))
     log(f"full configuration scored ({time.perf_counter() - t0:.0f} s)")
     out = {"base": {s: round(float(np.mean(list(v.values()))), 4) for s, v in base.items()},
            "variants": {}}
     for name, changes in variants.items():
         t0 = time.perf_counter()
         try:
-            got = score_of(RankingConfig().updated(changes))
+            got = base | score_of(RankingConfig().updated(changes), reaches(changes))
         except Exception as exc:   # a neutral value the code does not take: recorded
             out["variants"][name] = {"changes": changes, "error": repr(exc)}
             continue
@@ -316,6 +332,8 @@ def run_variants(score_of: Callable[[RankingConfig], Scores], variants: dict[str
                                  "verdict": verdict(rows, tuned),
                                  "seconds": round(time.perf_counter() - t0, 1)}
         log(f"{name}: {out['variants'][name]['seconds']} s")
+        if save is not None:   # a long run interrupted keeps the variants done
+            save(out)
     return out
 
 
@@ -344,25 +362,28 @@ def main(argv: list[str] | None = None) -> int:
         partial = Engine(sets.corpus, args.partial_cache)
         partial.embed_query = engine.embed_query
 
-    def score_of(config: RankingConfig) -> Scores:
+    def score_of(config: RankingConfig, reach: set[str]) -> Scores:
         engine.config = config
-        got = score(engine, sets, want)
+        got = score(engine, sets, want & reach)
         if partial is not None:
             partial.config = config
-            got |= score_partial(partial, sets, want)
+            got |= score_partial(partial, sets, want & reach)
         return got
+
+    def save(result: dict) -> None:
+        if args.json_path:
+            order = [s for s in SETS + PARTIAL_SETS if s in result["base"]]
+            Path(args.json_path).write_text(json.dumps(
+                result | {"draws": args.draws, "seed": args.seed, "sets": order,
+                          "tuned": TUNED, "config": RankingConfig().flat()}, indent=1) + "\n")
 
     t0 = time.perf_counter()
     result = run_variants(score_of, variants, args.draws, args.seed,
-                          log=lambda s: print(s, file=sys.stderr, flush=True))
-    order = [s for s in SETS + PARTIAL_SETS if s in result["base"]]
-    print_table(result, order)
+                          log=lambda s: print(s, file=sys.stderr, flush=True), save=save)
+    save(result)
+    print_table(result, [s for s in SETS + PARTIAL_SETS if s in result["base"]])
     print(f"\n{len(variants)} variants, {args.draws} draws, seed {args.seed} "
           f"({time.perf_counter() - t0:.0f} s)")
-    if args.json_path:
-        result |= {"draws": args.draws, "seed": args.seed, "sets": order,
-                   "config": RankingConfig().flat()}
-        Path(args.json_path).write_text(json.dumps(result, indent=1) + "\n")
     engine.close()
     return 0
 
