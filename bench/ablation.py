@@ -307,6 +307,24 @@ def print_table(result: dict, sets: list[str]) -> None:
         print(f"  {name}: " + ("; ".join(moved) if moved else "no query moved"))
 
 
+def markdown(result: dict) -> str:
+    """docs/ranking.md's worth table: per variant, the sets it was tuned on and each set a
+    query moved on, ``delta [lo, hi]`` (bold when the interval excludes 0)."""
+    lines = ["| signal off | tuned on | moved: delta [95 % interval] (bold: beyond noise) "
+             "| verdict |", "|---|---|---|---|"]
+    for name, v in result["variants"].items():
+        if "error" in v:
+            continue
+        moved = []
+        for s, r in v["sets"].items():
+            if r["up"] or r["down"]:
+                text = f"{s} {r['delta']:+.3f} [{r['lo']:+.3f}, {r['hi']:+.3f}]"
+                moved.append(f"**{text}**" if r["lo"] > 0 or r["hi"] < 0 else text)
+        lines.append(f"| `{name}` | {', '.join(v['tuned']) or '-'} | "
+                     f"{'; '.join(moved) or 'no query moved'} | {v['verdict']} |")
+    return "\n".join(lines)
+
+
 def run_variants(score_of: Callable[[RankingConfig, set[str]], Scores],
                  variants: dict[str, dict], draws: int, seed: int, log=print,
                  save: Callable[[dict], None] | None = None) -> dict:
@@ -349,7 +367,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--draws", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--json", dest="json_path", default=None)
+    ap.add_argument("--markdown", default=None, metavar="JSON",
+                    help="print the worth table of a written run (docs/ranking.md) and exit")
     args = ap.parse_args(argv)
+    if args.markdown:
+        print(markdown(json.loads(Path(args.markdown).read_text())))
+        return 0
     sets = Sets(Path(args.queries))
     want = set(args.sets.split(",")) if args.sets else set(SETS) | (
         set(PARTIAL_SETS) if args.partial_cache else set())
