@@ -32,8 +32,10 @@ Metrics (eval README; the reference system's definitions), over the first 10 hit
   the highest grade among its labelled pages; ideal = documents by that gain.
 - top-3 gold doc: one of the first 3 distinct documents has a page graded >= 2.
 - MRR@10: 1 / rank of the first hit graded >= 2 (0 if none).
-- section hits count when the document matches and the start page equals a labelled
-  section's start page (its grade is the gain).
+- section hits (strict): a hit earns a labelled section's grade when the document
+  matches, the start page equals the labelled start page and its title holds at least
+  half of the labelled title's words (numbering aside); each labelled section gains once,
+  at its first place, so NDCG <= 1 (a parent or sibling on the same page earns nothing).
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import re
 import sqlite3
 import sys
 import time
@@ -109,19 +112,48 @@ def page_metrics(hits: list[tuple[str, int]], labels: dict[str, dict[str, int]],
     }
 
 
-def section_metrics(hits: list[tuple[str, int]], sections: list[dict], k: int = 10
-                    ) -> dict[str, float]:
-    """section_mrr, section_ndcg for one section query; ``hits`` = [(doc, start_page)]."""
-    want = {(s["doc"], int(s["start_page"])): int(s.get("grade", 3)) for s in sections}
-    gains, seen = [], set()
-    for key in hits[:k]:
-        g = want.get(key, 0)
-        if key in seen:  # a second section at the same start page earns nothing more
-            g = 0
-        seen.add(key)
-        gains.append(g)
+NUMBERING = re.compile(r"^\s*(?:§\s*)?(?:\d+|[A-Z]|[IVXLC]+)(?:[.\-](?:\d+|[A-Z]))*\.?(?=\s)")
+
+
+def title_words(title: str) -> set[str]:
+    """The lower-cased words of a section title, its leading numbering (``3.2``, ``A.6``,
+    ``§ 1.``, ``II.``, ``V-D``) left out."""
+    return set(re.findall(r"[^\W_]+", NUMBERING.sub("", title or "").lower()))
+
+
+def same_title(hit_title: str | None, labelled: str) -> bool:
+    """Whether ``hit_title`` holds at least half of the words of the ``labelled`` title
+    (numbering aside; eval README "Metrics"); a labelled title of numbering alone asks
+    for nothing more."""
+    want = title_words(labelled)
+    return 2 * len(want & title_words(hit_title or "")) >= len(want)
+
+
+def section_metrics(hits: list[tuple[str, int, str | None]], sections: list[dict],
+                    k: int = 10) -> dict[str, float]:
+    """section_mrr, section_ndcg for one section query; ``hits`` = [(doc, start_page,
+    title)] best first. Strict (eval README "Metrics"): a hit earns a labelled section's
+    grade when its document and start page match and its title holds at least half of the
+    labelled title's words (:func:`same_title`), so a parent or sibling starting on the
+    same page earns nothing; each labelled section gains once, at its first place (the
+    best-graded one still unearned when a hit matches several), so NDCG <= 1."""
+    left = sorted(range(len(sections)), key=lambda i: -int(sections[i].get("grade", 3)))
+    gains = []
+    for doc, page, title in hits[:k]:
+        got = next((i for i in left if sections[i]["doc"] == doc
+                    and int(sections[i]["start_page"]) == page
+                    and same_title(title, sections[i]["title"])), None)
+        if got is not None:
+            left.remove(got)
+        gains.append(int(sections[got].get("grade", 3)) if got is not None else 0)
+    ideal = [int(s.get("grade", 3)) for s in sections]
     mrr = next((1.0 / i for i, g in enumerate(gains, start=1) if g >= 2), 0.0)
-    return {"section_mrr": mrr, "section_ndcg": ndcg(gains, list(want.values()), k)}
+    return {"section_mrr": mrr, "section_ndcg": ndcg(gains, ideal, k)}
+
+
+def section_hits(res) -> list[tuple[str, int, str | None]]:
+    """``[(doc, start_page, title)]`` of a section search result's hits."""
+    return [(h.doc, h.page, h.section) for h in res.hits]
 
 
 class CorpusBM25:
@@ -226,7 +258,7 @@ def run(engine: Engine, queries: list[dict], modes: list[str], baseline: bool = 
                 res = engine.search(q["query"], mode=mode,
                                     granularity="section" if sec else "page", top_k=k,
                                     docs=scope)
-                hits = [(h.doc, h.page) for h in res.hits]
+                hits = section_hits(res) if sec else [(h.doc, h.page) for h in res.hits]
                 evidence[(mode, q["id"])] = (res.coverage.evidence.to_json() if res.coverage.evidence else {})
             m = section_metrics(hits, q["sections"], k) if sec else \
                 page_metrics(hits, q["labels"], k)
@@ -346,8 +378,7 @@ def run_probes(engine: Engine, queries: list[dict], modes: list[str], k: int = 1
         per_q = {}
         for q in queries:
             res = engine.search(q["query"], mode=mode, granularity="section", top_k=k)
-            per_q[q["id"]] = section_metrics([(h.doc, h.page) for h in res.hits],
-                                             q["sections"], k)
+            per_q[q["id"]] = section_metrics(section_hits(res), q["sections"], k)
         out[mode] = {"all": _section_means(per_q), "per_query": per_q}
         for half in sorted({q["half"] for q in queries if "half" in q}):
             ids = {q["id"] for q in queries if q.get("half") == half}

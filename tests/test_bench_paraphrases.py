@@ -45,8 +45,8 @@ def test_paraphrases_name_corpus_documents_and_two_halves():
 
 
 class _Hit:
-    def __init__(self, doc: str, page: int):
-        self.doc, self.page = doc, page
+    def __init__(self, doc: str, page: int, section: str):
+        self.doc, self.page, self.section = doc, page, section
 
 
 class _Engine:
@@ -61,7 +61,7 @@ class _Engine:
         page = s["start_page"] if q["half"] == "a" else s["start_page"] + 1000
 
         class R:
-            hits = [_Hit(s["doc"], page)]
+            hits = [_Hit(s["doc"], page, s["title"])]
         return R()
 
 
