@@ -92,7 +92,8 @@ VARIANTS: dict[str, dict[str, Any]] = {
 }
 
 DEV = ("dev_doc", "dev_top3", "dev_page")
-SECTIONS_ALL = ("dev_sections", "probes", "para1", "para2", "para3", "titled", "named")
+SECTIONS_ALL = ("dev_sections", "probes", "para1", "para2", "para3", "titled", "named",
+                "heldout")
 #: The sets each signal was tuned on: those whose figures were recorded when it was added
 #: or last set (docs/ranking.md, git log -- bench/README.md). Page-side signals measured
 #: on "dev pages" count the three dev page figures.
@@ -133,7 +134,8 @@ TUNED: dict[str, tuple[str, ...]] = {
 
 SECTION_FILES = {"probes": "section_probes.json", "para1": "section_paraphrases.json",
                  "para2": "section_paraphrases_2.json", "para3": "section_paraphrases_3.json",
-                 "titled": "section_titled.json", "named": "section_named.json"}
+                 "titled": "section_titled.json", "named": "section_named.json",
+                 "heldout": "section_heldout.json"}
 SETS = DEV + SECTIONS_ALL + ("scoped", "short", "excerpts", "excerpts_heldout")
 PARTIAL_SETS = ("partial_page", "partial_sections")
 PAGE_SETS = DEV + ("scoped", "short", "excerpts", "excerpts_heldout", "partial_page")

@@ -70,6 +70,7 @@ DEFAULT_NAMED = HERE / "section_named.json"
 DEFAULT_PARAPHRASES = HERE / "section_paraphrases.json"
 DEFAULT_PARAPHRASES_2 = HERE / "section_paraphrases_2.json"
 DEFAULT_PARAPHRASES_3 = HERE / "section_paraphrases_3.json"
+DEFAULT_HELDOUT = HERE / "section_heldout.json"
 BASELINES = {  # eval README: doc NDCG@10 / top-3 gold doc / page NDCG@10 (82 page queries)
     "corpus_bm25 (README)": (0.740, 0.780, 0.532),
     "semantic first-256 (README)": (0.790, 0.854, 0.458),
@@ -558,7 +559,7 @@ def main(argv: list[str] | None = None) -> int:
                                              if m in ("keyword", "semantic", "hybrid")], scope)
     print_weak(cal)
     scoped = excerpts = probes = paraphrases = paraphrases_2 = paraphrases_3 = None
-    excerpts_heldout = short = titled = named = None
+    excerpts_heldout = short = titled = named = heldout = None
     if not args.no_extras and not args.classes:
         pq = json.loads(Path(args.probes).read_text())["queries"]
         probes = run_probes(engine, pq, args.modes.split(","))
@@ -579,6 +580,9 @@ def main(argv: list[str] | None = None) -> int:
         named = section_set(engine, DEFAULT_NAMED, modes, "section named, held out",
                             "the paper named by a word of its title, the section in other"
                             " words")
+        heldout = section_set(engine, DEFAULT_HELDOUT, modes, "section held out",
+                              "written from 16 PDFs before any ranking was run; never tuned"
+                              " on")
         sq = json.loads(Path(args.scoped).read_text())["queries"]
         scoped = run_scoped(engine, sq, args.modes.split(","))
         print(f"\nsingle-document search ({len(sq)} queries of {Path(args.scoped).name}, "
@@ -619,7 +623,7 @@ def main(argv: list[str] | None = None) -> int:
             {"options": opts.flat(), "results": results, "scoped": scoped,
              "probes": probes, "paraphrases": paraphrases,
              "paraphrases_2": paraphrases_2, "paraphrases_3": paraphrases_3, "titled": titled,
-             "named": named, "excerpt": excerpts, "excerpt_heldout": excerpts_heldout, "short": short,
+             "named": named, "heldout": heldout, "excerpt": excerpts, "excerpt_heldout": excerpts_heldout, "short": short,
              "goals": goal_check(results, scoped, excerpts), "weak": cal},
             indent=1, ensure_ascii=False))
     engine.close()

@@ -51,8 +51,8 @@ class SemanticArm:
     A used; ``gap`` the cosine of the best page minus the 100th's; ``best`` the best unit
     cosine of a page searched; page search: ``pages`` the whole ranking, ``docs_of``
     ``{content: [doc]}``, ``cut`` True when ``keys`` stops before it; section search:
-    ``units`` / ``heads`` / ``vectors`` (section vectors) the lists hybrid fuses,
-    ``sections`` the RRF of the first two (the arm's own order) and ``scope``; ``doc_rank`` the document-level arm."""
+    ``units`` / ``heads`` the two lists hybrid fuses, ``sections`` their RRF (the arm's
+    own order) and ``scope``; ``doc_rank`` the document-level arm."""
 
     keys: list[Key] = field(default_factory=list)
     first_unit_weight: float | None = None
@@ -63,7 +63,6 @@ class SemanticArm:
     cut: bool = False
     units: list[Key] | None = None
     heads: list[Key] | None = None
-    vectors: list[Key] | None = None
     sections: "section_semantic.Keys | None" = None
     scope: "section_semantic.DocScope | None" = None
     doc_rank: "DocRanks | None" = None

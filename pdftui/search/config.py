@@ -108,10 +108,6 @@ class SectionsConfig:
     keyword_weight: float = 1.0
     #: Section head unit list weight.
     head_weight: float = 1.0
-    #: Section vector list weight: sections by the cosine of the normalised mean of their
-    #: own units (:mod:`.section_vector`); 0 leaves the list out (off: on the strict
-    #: metric it cost dev .875 -> .833 at 1.0 and 0.5, no set gained beyond noise).
-    vector_weight: float = 0.0
     #: A section collects this x the sum of its 3 best subsections' scores ...
     subsection_share: float = 0.2
     #: ... when at least this many of them are among the first ``subsection_depth`` hits ...

@@ -87,9 +87,7 @@ def _fuse(kw: KeywordArm, sem: SemanticArm, sig: Signals, o: RankingConfig, dept
         got = run.rrf([(Arm.KEYWORD, kwl, kw_w),
                        (Arm.SEMANTIC, embedded(sig.pending, sem.units), o.semantic.weight),
                        (Arm.SECTION_HEAD, embedded(sig.pending, sem.heads),
-                        o.sections.head_weight)]
-                      + ([(Arm.SECTION_VECTOR, embedded(sig.pending, sem.vectors),
-                           o.sections.vector_weight)] if sem.vectors else []), k=o.k)
+                        o.sections.head_weight)], k=o.k)
         w_stand = o.semantic.weight + o.sections.head_weight
     else:
         got = run.rrf([(Arm.KEYWORD, kwl, kw_w), (Arm.SEMANTIC, sml, o.semantic.weight * conf)],

@@ -35,7 +35,6 @@ class Arm(str, Enum):
     KEYWORD = "keyword"          # stage-1 list of per-document BM25 ranks
     SEMANTIC = "semantic"        # pages by cosine; sections by their best unit
     SECTION_HEAD = "section_head"  # sections by their head unit's cosine
-    SECTION_VECTOR = "section_vector"  # sections by their mean unit vector's cosine
     HEAD = "head"                # the head field: page 1 of documents whose byline holds it
     DOCUMENT = "document"        # the document-level arm: documents by their head vector
     SUBSECTIONS = "subsections"  # a section by the fused scores of its listed subsections

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from . import naming, restrict, section_semantic, section_vector
+from . import naming, restrict, section_semantic
 from .arms import KeywordArm, SemanticArm
 from .config import RankingConfig
 from .corpus_view import CorpusView
@@ -107,10 +107,6 @@ def section_lists(m: VectorMatrix, qv: np.ndarray, view: CorpusView, docs_of: di
                 got = m.similarities_of(q2, rows)
                 sims[rows] = np.maximum(sims[rows], got) if o.sections.named_max else got
         units = section_semantic.unit_list(su, sims, scope, rows_ok(res, su.sid))
-        if o.sections.vector_weight > 0:
-            arm.vectors = section_vector.vector_list(
-                su, sims, section_vector.sum_norms(su, m.matrix), scope,
-                rows_ok(res, su.sid)).keys(scope.names, depth)
     final = units
     if o.sections.head_weight > 0:
         cont, ordinal, sid, sims = section_head_scores(m, qv, scope, view)
