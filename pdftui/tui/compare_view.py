@@ -184,7 +184,8 @@ class CompareScreen(Screen):
         """Focus the list ``delta`` places to the right (wrapping)."""
         ids = [f"list-{m}" for m in MODES]
         cur = self.focused.id if self.focused is not None and self.focused.id in ids else ids[-1]
-        self.query_one(f"#{ids[(ids.index(cur) + delta) % len(ids)]}", DataTable).focus()
+        self.set_focus(self.query_one(f"#{ids[(ids.index(cur) + delta) % len(ids)]}",
+                                      DataTable))   # now: the next key goes to that list
 
     def on_mount(self) -> None:
         self.query_one(f"#list-{self.focus_mode}", DataTable).focus()
@@ -238,7 +239,11 @@ class CompareScreen(Screen):
             page_w = max(5, min(9, max((len(hit_where(h)) for h in hits), default=0)))
             rest = max(6, width - 2 - page_w - (0 if narrow else 6)
                        - 2 * (3 if narrow else 5) - 1)
-            doc_w = rest if narrow else max(6, rest * 11 // 20)
+            if narrow:
+                doc_w = rest
+            else:
+                names = self._wide_names([h.doc for h in hits], rest)
+                doc_w = max(6, min(rest - 6, max(map(len, names.values()), default=6)))
             sec_w = rest - doc_w
             table.add_column(Text("#", justify="right"), width=2, key="rank")
             table.add_column("document", width=doc_w,
@@ -249,10 +254,6 @@ class CompareScreen(Screen):
                 table.add_column("→hy" if mode != "hybrid" else "kw/sm", width=6, key="move")
             if narrow:   # a title cut to 10 columns tells little: "Ongaro 2013" does
                 names = narrow_names([h.doc for h in hits], self.labels, doc_w)
-            else:
-                names = unique_names([h.doc for h in hits], doc_w, short_doc)
-                names.update({d: fit(self.names[d], doc_w) for d in names
-                              if self.names.get(d)})
             for h in hits:
                 if mode == "hybrid":
                     kr, sr = h.keyword_rank, h.semantic_rank
@@ -280,6 +281,18 @@ class CompareScreen(Screen):
                                 .split("\n")[0], style="dim"))
         self.query_one("#compare-head", Static).update(head)
         self._sync(focus)
+
+    def _wide_names(self, docs: list[str], rest: int) -> dict[str, str]:
+        """Names of ``docs`` in a list with ``rest`` columns for document and section: the
+        titles when every one fits beside a section of 6 columns, else every document by
+        its label ("Vaswani 2017", :func:`narrow_names`): a column of titles cut after
+        14 characters (160 columns) told few papers apart."""
+        room = max(6, rest - 6)
+        titles = unique_names(docs, room, short_doc)
+        titles.update({d: self.names[d] for d in titles if self.names.get(d)})
+        if all(len(t) <= room for t in titles.values()):
+            return titles
+        return narrow_names(docs, self.labels, room)
 
     def _current(self, table: DataTable) -> Hit | None:
         mode = (table.id or "list-hybrid").removeprefix("list-")

@@ -425,13 +425,13 @@ class CorpusPane(Vertical):
     @on(Input.Submitted, "#corpus-filter")
     def _filter_submitted(self, event: Input.Submitted) -> None:
         event.stop()
-        self.query_one(DocList).focus()
+        self.focus_main()
 
     def on_key(self, event) -> None:
         filt = self.query_one("#corpus-filter", Input)
         if filt.has_focus and event.key in ("down", "escape"):
             event.stop()
-            self.query_one(DocList).focus()
+            self.focus_main()
 
     @on(DocList.Toggled)
     def _toggled(self, event: DocList.Toggled) -> None:

@@ -49,7 +49,6 @@ class KeyRouter:
             focused = app.focused
             return await self._field_key(focused, event) if isinstance(focused, Input) \
                 else False
-        main.focus_pending_pane()
         focused = app.focused
         box = main.query_one("#query", Input)
         if focused is box:
@@ -134,10 +133,8 @@ class KeyRouter:
 
     async def _box_key(self, box: Input, event: events.Key) -> bool:
         """Handle a key of the focused search box here, in the order keys arrive."""
-        if not box.value and event.character in ("?", "/"):
-            # no query starts with them: in the empty box (the first screen) "?" is the
-            # help and "/" (the search key) is already where it leads
-            if event.character == "?":
-                self.app.action_help()
+        if not box.value and event.character == "/":
+            # "/" (the search key) is already where it leads; "?" is text like any other
+            # character (a query may start with it; F1 is the help in the box)
             return True
         return await self._field_key(box, event)

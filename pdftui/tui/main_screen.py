@@ -57,6 +57,8 @@ if TYPE_CHECKING:
 
 PANES = ("search", "corpus", "results", "reader")
 TAB_PANES = ("corpus", "results", "reader")
+#: Where Tab stops, in order (Shift+Tab: backwards): the box, then the panes left to right.
+TAB_STOPS = ("search", "corpus", "results", "reader")
 #: Hits per search in the results pane.
 TOP_K = 20
 #: The pane widgets by name.
@@ -75,7 +77,11 @@ class QueryInput(Input):
 
     def _on_blur(self, event: Blur) -> None:
         super()._on_blur(event)
-        self.cursor_position = 0   # scrolls the view back to the query's first word
+        # scrolls the view back to the query's first word; a Blur handled after the box
+        # took the focus back ("Esc / ↑" typed fast) must not move the cursor: the keys
+        # typed next went to the start, before a query just recalled
+        if self.screen.focused is not self:
+            self.cursor_position = 0
 
 
 class MainScreen(FailureHandler, Screen):
@@ -100,7 +106,6 @@ class MainScreen(FailureHandler, Screen):
         self.triage = TriageController(self, triage_gate)
         self.folder = FolderSync(self)
         self.scope_mark: str | None = None   # "keep" / "to-read": the scope follows marks
-        self.pane_pending: str | None = None   # see show_pane
         self.scope: tuple[str, ...] = ()
         self._debounce_timer: Timer | None = None
         self.top_k = TOP_K   # hits asked for; ``m`` asks for more
@@ -140,6 +145,11 @@ class MainScreen(FailureHandler, Screen):
             self.folder.start_index()
         if app.do_watch:
             self.folder.watch_folder()
+
+    def on_screen_resume(self) -> None:
+        """A dialog closed: the footer shows the keys of the pane that has the focus now
+        (the focus may have moved under the dialog: a hit opened from the compare view)."""
+        self.call_after_refresh(self.refresh_bindings)
 
     # -- searching ------------------------------------------------------------------------
     def search_key(self) -> SearchRequest:
@@ -371,7 +381,7 @@ class MainScreen(FailureHandler, Screen):
         # a stale message (the focus moved on since it was posted, or a pane is still
         # to be focused) must not bring back the pane it names
         if self.app.screen_stack and self.app.screen is self \
-                and self.pane_pending is None and self.current_pane() == event.name:
+                and self.current_pane() == event.name:
             self.view = event.name
 
     @on(HitHighlighted)
@@ -447,43 +457,23 @@ class MainScreen(FailureHandler, Screen):
             main.set_class(name == view, f"view-{name}")
 
     def show_pane(self, name: str) -> None:
-        """Make pane ``name`` current (shown on narrow screens) and focus it."""
+        """Make pane ``name`` current (shown on narrow screens) and focus it, now: the
+        next key read, however soon, goes to that pane. (A focus deferred to the next
+        refresh left the keys read meanwhile to the pane being left, and a deferral queued
+        while a dialog was on top died with the dialog, leaving the focus nowhere.)"""
         if name == "search":
-            self.pane_pending = None
             self.focus_box()
             return
         if name == "results" and self.folder_first:
             name = "corpus"   # no query yet: the documents stand in for the results
         self.view = name
-        pane = self.query_one(PANE_CLASSES[name])
-        # the focus moves after the refresh that shows the pane; until then the pane
-        # asked for is the current one, so the next key of a burst (Tab Tab Tab) starts
-        # from it and not from the widget that still holds the focus
-        self.pane_pending = name
-
-        def focus(tries: int = 5) -> None:   # only the last pane asked for (not "/" since)
-            if self.pane_pending != name:
-                return
-            pane.focus_main()
-            focused = self.app.focused
-            landed = focused is not None and pane in focused.ancestors_with_self
-            if landed or not tries:
-                self.pane_pending = None
-            else:   # the pane was not shown yet (a loaded machine): after the next refresh
-                self.app.call_after_refresh(focus, tries - 1)
-        self.app.call_after_refresh(focus)
-
-    def focus_pending_pane(self) -> None:
-        """A pane asked for by an earlier key of a burst (Esc in the box) takes the focus
-        now, so the next key goes there and not to the box it leaves."""
-        if self.pane_pending is not None:
-            self.query_one(PANE_CLASSES[self.pane_pending]).focus_main()
+        # the pane's widget takes the focus at once (a hidden pane's widget can take it:
+        # it is shown at the next refresh), on this screen even under a dialog
+        self.query_one(PANE_CLASSES[name]).focus_main()
 
     def current_pane(self) -> str:
         """The pane in use: "search", "corpus", "results" or "reader"."""
-        focused = self.app.focused
-        if self.pane_pending is not None:
-            return self.pane_pending
+        focused = self.focused
         if focused is None:
             return self.view
         if focused.id == "query":
@@ -500,27 +490,20 @@ class MainScreen(FailureHandler, Screen):
     def focus_box(self) -> None:
         """Focus the search box now, its text selected (the next key typed replaces it)."""
         box = self.query_one("#query", Input)
-        self.pane_pending = None   # a pane focus still queued must not take the box's
-        if self.app.screen is self:
-            self.set_focus(box)
-        else:
-            box.focus()
+        self.set_focus(box)
         box.selection = Selection(0, len(box.value))
 
     # -- what the app's keys do -----------------------------------------------------------
     def next_pane(self, delta: int) -> None:
-        """Next / previous pane (Tab / Shift+Tab)."""
+        """Next / previous stop of Tab / Shift+Tab: the search box, the documents, the
+        results and the reader (:data:`TAB_STOPS`; before a query the documents stand in
+        for the results). Nothing else is a stop: the documents filter, the contents list
+        and the note's clips are reached by their own keys."""
         current = self.current_pane()
-        if current == "search":   # Tab leaves the box for the results
-            self.show_pane("results" if delta > 0 else "corpus")
-            return
-        # the box is not in the cycle ("/" goes there): a Tab never lands in it, where
-        # the keys typed next would edit the query
-        panes = ("corpus", "reader") if self.folder_first else TAB_PANES
-        if current not in panes:
+        stops = tuple(p for p in TAB_STOPS if not (self.folder_first and p == "results"))
+        if current not in stops:
             current = "corpus"
-        i = panes.index(current)
-        self.show_pane(panes[(i + delta) % len(panes)])
+        self.show_pane(stops[(stops.index(current) + delta) % len(stops)])
 
     def back(self) -> None:
         """Reader (or documents, or the search box) -> results; a reader opened from the

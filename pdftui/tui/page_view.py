@@ -55,6 +55,24 @@ def _image_backend():
 
 Image, get_cell_size, IMAGE_ERROR = _image_backend()
 
+#: The image view's second line where the terminal draws images with Unicode half-blocks
+#: (a 22x16 thumbnail at 80x24, no text readable): how to get a readable page.
+HALF_BLOCK_HINT = ("no graphics in this terminal, so the page is a thumbnail: o opens it "
+                   "in your PDF viewer; a terminal with kitty graphics or sixel shows it "
+                   "sharp here")
+
+
+def sharp_images() -> bool:
+    """True when textual-image draws pixels here (kitty graphics or sixel), False when it
+    falls back to Unicode characters (half-blocks) or cannot load."""
+    if Image is None:
+        return False
+    from textual_image.renderable import Image as auto
+    from textual_image.renderable.sixel import Image as sixel
+    from textual_image.renderable.tgp import Image as kitty
+
+    return auto in (sixel, kitty)
+
 
 @dataclass(frozen=True)
 class PageShot:
@@ -191,7 +209,10 @@ class PageView(FailureHandler, Vertical, can_focus=True):
                       f"{_zoom_caption(self.zoom, self.part)} · z zoom · i text")
 
     def _caption(self, line: str) -> None:
-        self.query_one("#page-image-head", Static).update(Text(clean_text(line), style="dim"))
+        text = Text(clean_text(line), style="dim")
+        if not sharp_images():
+            text.append("\n" + HALF_BLOCK_HINT, style="bold")
+        self.query_one("#page-image-head", Static).update(text)
 
 
 def _label(shot: PageShot) -> str:

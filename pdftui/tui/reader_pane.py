@@ -301,7 +301,11 @@ class ReaderPane(FailureHandler, Vertical):
         if self._focus_toc:
             self._focus_toc = False
             if v.sections:
-                self.call_after_refresh(toc.focus)
+                # only while the reader still has the focus: a load finishing after the
+                # user moved on (Tab, then "f" in the documents) must not pull the focus
+                # back here, where the keys typed next ran the reader's commands ("g")
+                if self.has_focus_within:
+                    self.screen.set_focus(toc)
             else:
                 self.notify("This document has no table of contents: ← → turn pages.",
                             timeout=3)
@@ -333,7 +337,7 @@ class ReaderPane(FailureHandler, Vertical):
         toc.set_class(shown and v is not None and bool(v.sections), "-shown")
         if shown and focus and toc.option_count:
             self._sync_toc()
-            self.call_after_refresh(toc.focus)
+            self.screen.set_focus(toc)   # now: the keys read next ("t" ↓ Enter) go there
         elif not shown:
             self.focus_main()
 
@@ -580,9 +584,7 @@ class ReaderPane(FailureHandler, Vertical):
         self.toggle_class("-image")
         if self.has_class("-image"):
             self._show_image()
-            self.query_one(ReaderImage).focus()
-        else:
-            self.query_one(ReaderBody).focus()
+        self.focus_main()   # now: the keys read next ("i" "z") go to the view shown
 
     def image_shot(self) -> PageShot | None:
         """The page the image view shows: the page read (in a section, the page of the

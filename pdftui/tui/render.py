@@ -2,13 +2,16 @@
 
 Everything the TUI shows from a PDF (text, titles, outline entries, file names) goes through
 :func:`literal`: :func:`pdftui.text.clean_text` strips escape sequences and control
-characters, and ``Text`` never parses markup, so ``[bold]`` in a PDF stays ``[bold]``.
+characters, and ``Text`` never parses markup, so ``[bold]`` in a PDF stays ``[bold]``;
+:func:`cell_safe` leaves only characters whose width in cells the terminal and rich agree
+on, so that no glyph shifts a pane's right border.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import unicodedata
 from typing import TYPE_CHECKING
 
 from rich.text import Text
@@ -24,10 +27,41 @@ _OPERATORS = {"AND", "OR", "NOT", "NEAR"}
 _WORD_RE = re.compile(r"\w+", re.UNICODE)
 
 
+#: Shown for a private-use or unassigned character (a neutral-width box: one cell in every
+#: terminal, unlike U+FFFD or U+25A1, which East Asian terminals draw two cells wide).
+UNKNOWN_GLYPH = "\u25af"
+#: Combining marks of the diacritic blocks (Latin accents, math accents such as the hat
+#: of x̂): a terminal draws one that found no base, or that it does not combine, in a cell
+#: of its own, where rich counts none. Combining marks of other scripts are kept.
+_DIACRITIC_MARK = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff"
+                             "\ufe20-\ufe2f]")
+
+
+def cell_safe(s: str) -> str:
+    """``s`` with every character drawn at one agreed width (rich's ``cell_len`` = what a
+    terminal draws): composed to NFC (e + U+0301 -> é), then private-use characters
+    (U+E000-U+F8FF, planes 15-16: the math fonts' U+F8EE... bracket pieces, which rich counts
+    one cell and fonts draw one or two) and unassigned ones replaced by
+    :data:`UNKNOWN_GLYPH`; combining diacritics left over (x̂) and format characters
+    (soft hyphen, zero-width space and joiner) dropped. ASCII is returned as it is."""
+    if s.isascii():
+        return s
+    s = _DIACRITIC_MARK.sub("", unicodedata.normalize("NFC", s))
+    out = []
+    for ch in s:
+        cat = unicodedata.category(ch)
+        if cat in ("Co", "Cn"):
+            out.append(UNKNOWN_GLYPH)
+        elif cat != "Cf":
+            out.append(ch)
+    return "".join(out)
+
+
 def literal(s: object, style: str = "", keep_newlines: bool = False) -> Text:
-    """``s`` cleaned and wrapped as a literal :class:`Text` (never markup)."""
-    return Text(clean_text("" if s is None else str(s), keep_newlines=keep_newlines),
-                style=style)
+    """``s`` cleaned (:func:`pdftui.text.clean_text`, :func:`cell_safe`) and wrapped as a
+    literal :class:`Text` (never markup)."""
+    return Text(cell_safe(clean_text("" if s is None else str(s),
+                                     keep_newlines=keep_newlines)), style=style)
 
 
 def terms_pattern(query: str) -> re.Pattern[str] | None:

@@ -423,11 +423,12 @@ def test_narrow_shows_one_pane_wide_shows_three(make_app):
             await pilot.press("tab")  # results -> reader
             await pilot.pause()
             assert shown() == {"reader"}
-            await pilot.press("tab")  # -> documents (never into the search box)
+            await pilot.press("tab", "tab")  # -> the search box -> documents
             await pilot.pause()
             assert shown() == {"corpus"} and app.query_one(DocList).has_focus
             query = main.search_key().query
-            await pilot.press("tab", "tab", "tab")   # documents -> results -> reader -> documents
+            # documents -> results -> reader -> box -> documents
+            await pilot.press("tab", "tab", "tab", "tab")
             await pilot.pause()
             assert shown() == {"corpus"} and main.search_key().query == query
             await pilot.press("escape")
@@ -451,7 +452,7 @@ def test_a_burst_of_tabs_moves_one_pane_per_tab(make_app):
             app.main_screen.show_pane("corpus")
             await pilot.pause()
             assert app.query_one(DocList).has_focus
-            for _ in range(3):   # no refresh between them
+            for _ in range(4):   # no refresh between them (results, reader, box, documents)
                 app.action_pane(1)
             assert app.main_screen.current_pane() == "corpus"
             await pilot.pause()
