@@ -8,6 +8,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -37,9 +38,12 @@ def wait_for(check, timeout: float = 90.0, what: str = "") -> None:
 def world(tmp_path):
     """An indexed folder, its cache, a user-data folder and a private runtime folder:
     ``(folder, env)``; the service started in a test stops after 3 idle seconds."""
-    folder, cache, data, run = (tmp_path / n for n in ("pdfs", "cache", "data", "run"))
+    import tempfile
+
+    folder, cache, data = (tmp_path / n for n in ("pdfs", "cache", "data"))
     folder.mkdir()
-    run.mkdir(mode=0o700)
+    # a short runtime folder: the tests bind sockets of their own there (made 0700)
+    run = Path(tempfile.mkdtemp(prefix="pdftui-test-run-", dir="/tmp"))
     make_pdf(folder / "alpha-transformers.pdf",
              ["Attention heads attend to tokens.", "Second page on attention heads."])
     make_pdf(folder / "beta-bitcoin.pdf", ["A peer to peer electronic cash system."])
@@ -52,6 +56,7 @@ def world(tmp_path):
         pid = int(Path(f"{path}.lock").read_text().split()[0])
         os.kill(pid, signal.SIGTERM)
         wait_for(lambda: not _service_running(path), 30, "the service to stop")
+    shutil.rmtree(run, ignore_errors=True)
 
 
 def _service_running(path: Path) -> bool:
@@ -274,3 +279,13 @@ def test_the_socket_folder_must_be_private(tmp_path):
     assert place.cache_dir_of(["search", "F", "q", "--cache-dir", "/a"], {}) == Path("/a")
     assert place.cache_dir_of(["search", "F", "--", "--cache-dir"],
                               {"PDFTUI_CACHE_DIR": "/c"}) == Path("/c")
+
+
+def test_a_runtime_folder_too_long_for_a_socket_falls_back_to_tmp(tmp_path):
+    """A socket path longer than bind takes (XDG_RUNTIME_DIR deep in a tree) is not
+    used: the service's socket goes under /tmp/pdftui-UID instead."""
+    deep = tmp_path / ("d" * 60) / ("e" * 60)
+    deep.mkdir(parents=True)
+    got = place.socket_path(tmp_path / "cache", {"XDG_RUNTIME_DIR": str(deep)})
+    assert got is not None and got.parent == Path("/tmp") / f"pdftui-{os.getuid()}"
+    assert len(os.fsencode(got)) <= place.MAX_SOCKET_PATH

@@ -2,7 +2,8 @@
 one the user may talk to (see :mod:`pdftui.warm`).
 
 The socket is ``$XDG_RUNTIME_DIR/pdftui/search-<key>.sock`` (else
-``/tmp/pdftui-<uid>/search-<key>.sock``), ``<key>`` the first 16 hex digits of the
+``/tmp/pdftui-<uid>/search-<key>.sock``, also when the first is too long for a socket),
+``<key>`` the first 16 hex digits of the
 sha256 of the cache folder's real path: one service per cache. The folder holding it is
 created with mode 0700 and used only when it belongs to the user and no one else may
 enter it; the socket is bound with mode 0600 and a client talks only to a socket owned by
@@ -51,11 +52,17 @@ def cache_dir_of(argv: list[str], env=os.environ) -> Path:
     return Path(user_cache_dir("pdftui", appauthor=False))
 
 
-def private_dir(env=os.environ) -> Path | None:
+#: Longest socket path in bytes that ``bind`` takes everywhere (``sun_path`` holds 108
+#: bytes on Linux, 104 on macOS and the BSDs, the final NUL included).
+MAX_SOCKET_PATH = 103
+
+
+def private_dir(env=os.environ, runtime: bool = True) -> Path | None:
     """The user's folder for the sockets (created 0700), or None when it cannot be made
-    or is not private: owned by another user, or open to the group or others."""
-    runtime = env.get("XDG_RUNTIME_DIR")
-    base = Path(runtime) / "pdftui" if runtime and os.path.isdir(runtime) \
+    or is not private: owned by another user, or open to the group or others.
+    ``runtime``: under ``XDG_RUNTIME_DIR`` when it is set, else under ``/tmp``."""
+    folder = env.get("XDG_RUNTIME_DIR") if runtime else None
+    base = Path(folder) / "pdftui" if folder and os.path.isdir(folder) \
         else Path("/tmp") / f"pdftui-{os.getuid()}"
     try:
         base.mkdir(mode=0o700, exist_ok=True)
@@ -68,13 +75,16 @@ def private_dir(env=os.environ) -> Path | None:
 
 
 def socket_path(cache_dir: Path, env=os.environ) -> Path | None:
-    """The service socket of ``cache_dir`` (see the module docstring), or None when
-    there is no private folder for it."""
-    base = private_dir(env)
-    if base is None:
-        return None
+    """The service socket of ``cache_dir`` (see the module docstring; under ``/tmp`` when
+    the runtime folder's path is too long for a socket, more than
+    :data:`MAX_SOCKET_PATH` bytes), or None when there is no private folder for it."""
     key = hashlib.sha256(os.fsencode(os.path.realpath(cache_dir))).hexdigest()[:16]
-    return base / f"search-{key}.sock"
+    for runtime in (True, False):
+        base = private_dir(env, runtime)
+        path = base / f"search-{key}.sock" if base is not None else None
+        if path is not None and len(os.fsencode(path)) <= MAX_SOCKET_PATH:
+            return path
+    return None
 
 
 def is_own_socket(path: Path) -> bool:
