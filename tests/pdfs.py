@@ -138,12 +138,14 @@ def make_orchards(path: Path) -> None:
 
 
 def make_syntax(path: Path) -> None:
-    """Two pages: prose around a monospaced syntax summary, then a space-aligned table."""
+    """Two pages under a title, each a numbered section: prose around a monospaced syntax
+    summary, then a space-aligned table."""
     import pymupdf
 
     doc = pymupdf.open()
     page = doc.new_page()
     y = _paragraph(page, 72, 72, ["Plotting Commands in Brief"], 16, "hebo") + 10
+    y = _paragraph(page, 72, y, ["1 Plot Syntax"], 12, "hebo") + 8
     y = _paragraph(page, 72, y, [
         "The plot command draws functions and data files; its syntax is summarised below.",
         "Braces mark optional parts and angle brackets mark values you supply yourself.",
@@ -154,7 +156,8 @@ def make_syntax(path: Path) -> None:
         "The fit command adjusts the named parameters by nonlinear least squares.",
     ] * 2)
     page = doc.new_page()
-    y = _paragraph(page, 72, 72, ["Table 1: Measured read rates"], 12, "hebo") + 8
+    y = _paragraph(page, 72, 72, ["2 Read Rates"], 12, "hebo") + 8
+    y = _paragraph(page, 72, y, ["Table 1: Measured read rates"], 10, "hebo") + 8
     y = _paragraph(page, 90, y, _TABLE_LINES, 10, "cour") + 10
     _paragraph(page, 72, y, [
         "Larger chunks serve more reads per second because clients talk to the master less.",

@@ -242,8 +242,9 @@ class CompareScreen(Screen):
             if narrow:
                 doc_w = rest
             else:
-                names = self._wide_names([h.doc for h in hits], rest)
-                doc_w = max(6, min(rest - 6, max(map(len, names.values()), default=6)))
+                share = max(6, rest * 11 // 20)   # the section keeps the rest
+                names = self._wide_names([h.doc for h in hits], share + 6)
+                doc_w = max(6, min(share, max(map(len, names.values()), default=6)))
             sec_w = rest - doc_w
             table.add_column(Text("#", justify="right"), width=2, key="rank")
             table.add_column("document", width=doc_w,

@@ -248,7 +248,8 @@ def test_private_use_glyphs_and_combining_marks_keep_the_reader_border(make_app)
 def test_compare_document_column_fits_at_160_columns(make_app):
     """Fresh-user finding: the compare view cut every title after 14 characters even at
     160 columns. Its document column names each paper whole: the titles when they fit,
-    else every paper by author and year."""
+    else every paper by author and year, in at most 11/20 of the row, so the section
+    column keeps room for a section title."""
     async def go():
         app = make_app()
         async with app.run_test(size=(160, 48)) as pilot:
@@ -262,7 +263,12 @@ def test_compare_document_column_fits_at_160_columns(make_app):
                 table = app.screen.query_one(f"#list-{mode}", DataTable)
                 assert table.row_count
                 names = [str(table.get_row_at(r)[1]) for r in range(table.row_count)]
-                assert not [n for n in names if n.endswith("…")], (mode, names)
+                # a file name standing for a paper with neither title nor author (the
+                # markup test PDF) may be cut: the section keeps its part of the row
+                assert not [n for n in names if n.endswith("…")
+                            and not n.startswith("markup-")], (mode, names)
+                widths = {k.value: c.width for k, c in table.columns.items()}
+                assert widths["section"] >= 12, (mode, widths)
     run(go())
 
 
