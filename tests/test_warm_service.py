@@ -161,7 +161,9 @@ def test_a_stale_socket_is_not_an_answer_and_a_new_service_replaces_it(world):
     got = _pdftui(["search", str(folder), *SEARCHES[0]], env)
     assert got.returncode == 0 and json.loads(got.stdout)["hits"]
     wait_for(lambda: _live(path), what="a new service on the stale socket's path")
-    assert client.ask(path, req) is not None
+    answer = client.ask(path, req)
+    assert answer is not None and answer["code"] == 0
+    assert _same(answer["stdout"]) == _same(got.stdout)
 
 
 class FakeService:
@@ -205,7 +207,7 @@ def test_a_socket_of_another_user_is_never_asked(world):
     fake = FakeService(path, FAKE)
     try:
         req = client.request(["search", str(folder), *SEARCHES[0]], env)
-        assert client.ask(path, req) is not None   # our own: it would be asked
+        assert client.ask(path, req)["stdout"] == "FAKE ANSWER\n"   # our own: asked
         asked = fake.asked
         os.chown(path, 65534, 65534)
         assert client.ask(path, req) is None
