@@ -19,7 +19,7 @@ from collections import Counter, defaultdict
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from pdftui.headings import _Row
+    from pdftui.heading_rows import CandidateRow as _Row
 
 __all__ = [
     "RESCUE_MIN_SCORE",

@@ -1,0 +1,135 @@
+"""What a heading's text looks like: its numbering ("3.2", "A.1", "IV.", "§ 3."), its
+normalised title, and when two titles are the same heading.
+
+Shared by the heading detector (:mod:`pdftui.headings`), the sections builder, the
+reader and the bench. Pure string functions; nothing here imports PyMuPDF or Textual.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from difflib import SequenceMatcher
+
+__all__ = [
+    "NUMBER_ONLY",
+    "is_arxiv_stamp",
+    "is_number_only",
+    "normalise_title",
+    "numbering",
+    "split_heading",
+    "squash_title",
+    "strip_number",
+    "titles_match",
+]
+
+_NON_ALNUM = re.compile(r"[^0-9a-z]+")
+
+
+def normalise_title(text: str) -> str:
+    """Lower-case NFKC text with every run of non-alphanumerics collapsed to one space."""
+    text = unicodedata.normalize("NFKC", text).lower()
+    return _NON_ALNUM.sub(" ", text).strip()
+
+
+def squash_title(text: str) -> str:
+    """:func:`normalise_title` without its spaces."""
+    return normalise_title(text).replace(" ", "")
+
+
+def titles_match(a: str, b: str, threshold: float = 0.8) -> bool:
+    """True when two titles are the same heading: equal ignoring case/punctuation/spaces,
+    one a prefix of the other (>= 60% of the longer), or difflib ratio >= ``threshold``."""
+    sa, sb = squash_title(a), squash_title(b)
+    if not sa or not sb:
+        return False
+    if sa == sb:
+        return True
+    short, long_ = (sa, sb) if len(sa) <= len(sb) else (sb, sa)
+    if long_.startswith(short) and len(short) >= 0.6 * len(long_) and len(short) >= 3:
+        return True
+    return SequenceMatcher(None, sa, sb, autojunk=False).ratio() >= threshold
+
+
+# Numbering patterns. Depth is the number of dotted components ("3.2" -> 2).
+_NUM_ARABIC = re.compile(r"^(\d{1,2}(?:\.\d{1,2}){0,4})\.?(?=\s+\S|$)")
+_NUM_LETTER = re.compile(r"^([A-Z](?:\.\d{1,2}){0,4})\.?(?=\s+\S|$)")
+#: "§ 3." (a section sign before the number): label "§3"
+_NUM_SECTION_SIGN = re.compile(r"^§\s*(\d{1,3}(?:\.\d{1,2}){0,3})\.?(?=\s+\S|$)")
+_NUM_ROMAN = re.compile(r"^([IVXLC]{1,6})\.(?=\s+\S|$)")
+_NUM_WORD = re.compile(
+    r"^(?:chapter|section|part|appendix|lecture|lesson|article)\s+([0-9]{1,3}|[IVXLC]{1,6}|[A-Z])\b",
+    re.I,
+)
+_NUMBER_PREFIX = re.compile(
+    r"^\s*(?:§\s*(?=\d))?(?:(?:chapter|section|part|appendix)\s+)?(?:\d{1,2}(?:\.\d{1,2})*|[A-Z](?:\.\d{1,2})*|[IVXLC]{1,6})\.?\s+",
+    re.I,
+)
+_NUMBER_ONLY = re.compile(
+    r"^\s*(?:§\s*(?=\d))?(?:(?:chapter|section|part|appendix)\s+)?(?:\d{1,2}(?:\.\d{1,2})*|[A-Z](?:\.\d{1,2})*|[IVXLC]{1,6})\.?\s*$",
+    re.I,
+)
+#: a heading number and nothing else ("4.1.2", "Chapter IV")
+NUMBER_ONLY = _NUMBER_ONLY
+#: the arXiv stamp printed sideways in a preprint's margin ("arXiv:2302.13971v1 [cs.CL] 27 Feb
+#: 2023"), not a heading
+_ARXIV_STAMP = re.compile(r"^arxiv:\s*\S", re.I)
+
+
+def is_arxiv_stamp(text: str) -> bool:
+    """Whether ``text`` is the arXiv stamp printed sideways in a preprint's margin
+    ("arXiv:2302.13971v1 [cs.CL] 27 Feb 2023"): set large, but neither a heading nor
+    the title."""
+    return bool(_ARXIV_STAMP.match(text.strip()))
+
+
+def numbering(text: str) -> tuple[str, int]:
+    """(numbering label, depth) of a heading-like line, ('', 0) when unnumbered.
+
+    "3.2 Attention" -> ("3.2", 2); "A.1 Proofs" -> ("A.1", 2); "IV. Results" -> ("IV", 1);
+    "Chapter 4 Sets" -> ("4", 1); "§ 3. Theory" -> ("§3", 1). A single capital letter counts only when followed by a
+    capitalised word ("A Proofs"), since "A model" is a sentence.
+    """
+    t = text.strip()
+    m = _NUM_SECTION_SIGN.match(t)
+    if m:
+        return "§" + m.group(1), m.group(1).count(".") + 1
+    m = _NUM_WORD.match(t)
+    if m:
+        return m.group(1), 1
+    m = _NUM_ARABIC.match(t)
+    if m:
+        label = m.group(1)
+        return label, label.count(".") + 1
+    m = _NUM_ROMAN.match(t)
+    if m:
+        return m.group(1), 1
+    m = _NUM_LETTER.match(t)
+    if m:
+        label = m.group(1)
+        rest = t[m.end():].strip()
+        if "." in label or (rest[:1].isupper() and not rest.lower().startswith(("a ", "an ", "the "))):
+            return label, label.count(".") + 1
+    return "", 0
+
+
+def split_heading(paragraph: str, title: str) -> tuple[str, str] | None:
+    """``(heading, rest)`` when ``paragraph`` opens with the section title ``title``
+    followed by its text ("2.5 Chunk Size Chunk size is ..." -> "2.5 Chunk Size",
+    "Chunk size is ..."), compared with whitespace collapsed and case folded; else None."""
+    text, head = " ".join(paragraph.split()), " ".join(title.split())
+    n = len(head)
+    if not head or len(text) <= n + 1 or text[n] != " " or \
+            text[:n].casefold() != head.casefold():
+        return None
+    return text[:n], text[n + 1:]
+
+
+def is_number_only(text: str) -> bool:
+    """True when ``text`` is a heading number and nothing else ("4.1.2", "Chapter IV")."""
+    return _NUMBER_ONLY.match(text) is not None
+
+
+def strip_number(text: str) -> str:
+    """``text`` without a leading heading number ("3.2 Attention" -> "Attention")."""
+    return _NUMBER_PREFIX.sub("", text)
