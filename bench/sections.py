@@ -218,12 +218,18 @@ def visible_entries(ex: Extraction, rows) -> list[bool]:
 
 def match(truth: list[OutlineEntry], found: list[OutlineEntry], tol: int) -> int:
     """Greedy one-to-one matches: same title (normalised, fuzzy) and |page diff| <= tol."""
+    return len(match_pairs(truth, found, tol))
+
+
+def match_pairs(truth: list[OutlineEntry], found: list[OutlineEntry],
+                tol: int) -> dict[int, int]:
+    """:func:`match` as {truth index: found index}."""
+    pairs: dict[int, int] = {}
     used = [False] * len(found)
     by_page: dict[int, list[int]] = {}
     for j, f in enumerate(found):
         by_page.setdefault(f.page, []).append(j)
-    tp = 0
-    for e in truth:
+    for i, e in enumerate(truth):
         cands = []
         for p in range(e.page - tol, e.page + tol + 1):
             cands.extend(by_page.get(p, []))
@@ -231,9 +237,18 @@ def match(truth: list[OutlineEntry], found: list[OutlineEntry], tol: int) -> int
         for j in cands:
             if not used[j] and H.titles_match(found[j].title, e.title):
                 used[j] = True
-                tp += 1
+                pairs[i] = j
                 break
-    return tp
+    return pairs
+
+
+def _misses(visible: list[OutlineEntry], found: list[OutlineEntry]) -> dict:
+    """The visible outline entries missed and the detected headings matching none
+    (tolerance 0), as "p<page> <title>" strings."""
+    pairs = match_pairs(visible, found, 0)
+    hit = set(pairs.values())
+    return {"missed": [f"p{e.page} {e.title}" for i, e in enumerate(visible) if i not in pairs],
+            "extra": [f"p{f.page} {f.title}" for j, f in enumerate(found) if j not in hit]}
 
 
 def page_walk(ex: Extraction) -> list[dict]:
@@ -436,6 +451,7 @@ def evaluate(args: tuple) -> dict:
         "tp_vis": {t: match(visible, found, t) for t in (0, 1)},
         "tp_all": {t: match(ex.outline, found, t) for t in (0, 1)},
         "walk": page_walk(ex),
+        **_misses(visible, found),
         "secs_detect": t3 - t2,
         "secs_load": t1 - t0,
     }
@@ -641,6 +657,18 @@ def print_report(summary: dict, results: list[dict], verbose: bool) -> None:
         con.print(t)
 
 
+def print_misses(results: list[dict]) -> None:
+    """Per document, the visible outline entries missed and the extra headings."""
+    print("\nMissed outline entries and extra headings (visible truth, tolerance 0)")
+    for r in sorted(results, key=lambda r: r["file"]):
+        if r["missed"] or r["extra"]:
+            print(r["file"])
+        for t in r["missed"]:
+            print(f"      missed  {t[:100]}")
+        for t in r["extra"]:
+            print(f"      extra   {t[:100]}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--corpus", type=Path, default=CORPUS)
@@ -669,6 +697,8 @@ def main() -> None:
             summary = summarise(results)
             summary["wall_seconds"] = time.perf_counter() - t0
             print_report(summary, results, a.verbose)
+            if a.verbose:
+                print_misses(results)
             print(f"{len(paths)} outlined PDFs, {sum(r['pages'] for r in results)} pages, "
                   f"{summary['wall_seconds']:.1f} s wall; detector "
                   f"{summary['secs_detect_total']:.1f} s total; slowest build_sections "

@@ -10,6 +10,7 @@ Units: ``y`` and ``size`` in PDF points.
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from dataclasses import dataclass
 
@@ -152,6 +153,19 @@ def _row_features(r: CandidateRow, h: float, gap: float, body: _Body,
     ]
 
 
+#: monospaced faces (a line of code or a command, when set in body size and not bold)
+_MONOSPACE = re.compile(r"mono|courier|typewriter|consol|menlo|nimbusmon|"
+                        r"^(?:cm|lm|sf|ec)s?l?tt|^tt\d|code", re.I)
+
+
+def _code_reason(r: CandidateRow, body: _Body) -> str:
+    """Why row ``r`` is code, not a heading: set in a monospaced face, not bold, and no
+    larger than body text ("R CMD BATCH foo.R &", "3 columns: x y yerror"); else ''."""
+    if _MONOSPACE.search(r.font) and r.bold_frac < 0.5 and r.size <= body.size * 1.07:
+        return "code"
+    return ""
+
+
 def annotate(rows: list[CandidateRow], pages: list[Page]) -> None:
     """Compute ``row.feats`` (aligned with FEATURE_NAMES) and hard ``row.rejected``."""
     body = _body_style(rows, pages)
@@ -160,7 +174,7 @@ def annotate(rows: list[CandidateRow], pages: list[Page]) -> None:
     prev_by_page: dict[int, CandidateRow] = {}
     for r, key in zip(rows, rep.keys):
         h = pages[r.page].height or 792.0
-        r.rejected = reject_reason(r, key, h, rep) or r.rejected
+        r.rejected = reject_reason(r, key, h, rep) or _code_reason(r, body) or r.rejected
         gap = _gap_above(prev_by_page.get(r.page), r, body.pitch)
         prev_by_page[r.page] = r
         r.feats = _row_features(r, h, gap, body, style_rows, style_num)

@@ -42,6 +42,22 @@ _NUMBER_WORD = re.compile(r"^(chapter|one|two|three|four|five|six|seven|eight|ni
 #: "55 #1\endcsname", '1.0 "second column" 3.0')
 _CODE_AFTER_NUMBER = re.compile(r"^[\\}#<>\"'$%&|\[=(+*/~^_]")
 _URL_EMAIL = re.compile(r"@|https?:|www\.|\.com\b|\.org\b|\.edu\b|doi\s*:", re.I)
+#: faces that set formulas: TeX's math italic, symbols, extensions, the AMS and
+#: Euler fonts, and OpenType math faces ("LatinModernMath", "STIXMath", "CambriaMath")
+_MATH_FACE = re.compile(r"^(?:cmmi|cmsy|cmex|cmbsy|cmmib|msam|msbm|eufm|eusm|rsfs|stmary|"
+                        r"wasy|lmmath|lmsy|lmmi)|math", re.I)
+#: an operator between spaces, or a product or relation sign
+_MATH_OPERATOR = re.compile(r"\s[+=<>−]\s|[·×≤≥∈∑∫√∝≈]")
+#: a label that is a decimal number below one ("0.6 ImageNet 5shot", a plot's tick)
+_DECIMAL_LABEL = re.compile(r"^0\.\d")
+#: the label of a theorem-like block or exercise, not a heading ("Exercise", "Lemma 3.1")
+_THEOREM_LABEL = re.compile(r"^(?:exercise|theorem|lemma|corollary|proposition|claim|"
+                            r"conjecture|proof|definition|remark)\b\s*[\d.:]*\s*(?:\(.*\))?\.?$",
+                            re.I)
+#: a page number opening or ending a row: "6 Chapter 2. Applying", "Contents 12"
+_FOLIO_ENDS = re.compile(r"^(\d{1,4})\s+\D.*$|^.*\D\s+(\d{1,4})$")
+#: bare page numbers in the bands of this many pages fix the printed page numbering
+FOLIO_PAGES = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +72,9 @@ class Repeats:
     page_dups: Counter[tuple[int, str]]
     rep_min: int
     n_pages: int
+    #: the printed page number minus the page's 0-based index, when bare page numbers
+    #: in the bands agree on it (:func:`_folio_offset`)
+    folio_offset: int | None = None
 
 
 def _in_band(r: CandidateRow, h: float) -> bool:
@@ -79,7 +98,8 @@ def repeats(rows: list[CandidateRow], pages: list[Page]) -> Repeats:
     # a contents entry ("1 Introduction  1") does not make its heading a repeated label
     page_dups = Counter((r.page, k or r.text.strip()) for r, k in zip(rows, keys)
                         if not is_contents_entry(r))
-    return Repeats(keys, band, anywhere, page_dups, 3 if n_pages > 4 else 2, n_pages)
+    return Repeats(keys, band, anywhere, page_dups, 3 if n_pages > 4 else 2, n_pages,
+                   _folio_offset(rows, pages))
 
 
 
@@ -102,11 +122,38 @@ def is_contents_entry(r: CandidateRow) -> bool:
 
 def reject_reason(r: CandidateRow, key: str, h: float, rep: Repeats) -> str:
     """Why row ``r`` (its repeat key ``key``, on a page ``h`` points high) is never a
-    heading in this corpus, or '' when it may be one."""
+    heading in this corpus, or '' when it may be one: by its text
+    (:func:`_text_reason`), by where it recurs (running headers, text repeated on its
+    page) or as a contents entry."""
     t = r.text.strip()
-    letters = sum(c.isalpha() for c in t)
-    label, _ = numbering(t)
+    label, depth = numbering(t)
     body_t = strip_number(t) if label else t
+    reason = _text_reason(r, t, label, depth, body_t)
+    if reason:
+        return reason
+    if _in_band(r, h) and key and (len(rep.band.get(key, ())) >= rep.rep_min or (
+            len(rep.band[key]) >= 2 and _has_folio(t, r.page, rep.folio_offset))):
+        # with its page number, a running header of a chapter of two pages ("6 Chapter 2.
+        # Applying to Become a Member", "8 Chapter 2. ...")
+        return "running header/footer"
+    if key and len(rep.anywhere[key]) >= max(rep.rep_min, 0.5 * rep.n_pages) \
+            and rep.n_pages >= 3:
+        return "repeated"
+    if _NUMBER_ONLY.match(t) or _NUMBER_WORD.match(normalise_title(t)):
+        return "bare number"
+    if label and _CODE_AFTER_NUMBER.match(body_t.strip()):
+        return "code or data"
+    if is_contents_entry(r):
+        return "table-of-contents line"
+    if rep.page_dups[(r.page, key or t)] > 1:
+        return REPEATED_ON_PAGE
+    return ""
+
+
+def _text_reason(r: CandidateRow, t: str, label: str, depth: int, body_t: str) -> str:
+    """Why the text ``t`` of row ``r`` (numbering ``label`` of ``depth``, ``body_t`` the
+    text after it) is never a heading, or ''."""
+    letters = sum(c.isalpha() for c in t)
     if len(t) > 200:
         return "long"
     if letters < 2 or letters < 0.5 * len(t.replace(" ", "")):
@@ -122,20 +169,47 @@ def reject_reason(r: CandidateRow, key: str, h: float, rep: Repeats) -> str:
         # table's column heads (a manual's "cd" or "if" is a heading, an arabic-numbered
         # "5 To do's" too)
         return "figure or table letters"
-    if key and len(rep.band.get(key, ())) >= rep.rep_min and _in_band(r, h):
-        return "running header/footer"
-    if key and len(rep.anywhere[key]) >= max(rep.rep_min, 0.5 * rep.n_pages) \
-            and rep.n_pages >= 3:
-        return "repeated"
-    if t.count(",") >= 3 or re.search(r"[∗†‡§¶]|\*\s*,|\d\s*,\s*\d", body_t):
+    if is_math(r.font, body_t) or _DECIMAL_LABEL.match(label):
+        return "math"
+    if _THEOREM_LABEL.match(t):
+        return "theorem or exercise label"
+    if (t.count(",") >= 3 and depth < 2) or re.search(r"[∗†‡§¶]|\*\s*,|\d\s*,\s*\d", body_t):
+        # a numbered heading may list things ("5.9 Moving, removing, renaming, ...");
+        # an affiliation is numbered by a footnote digit, never "5.9"
         return "author list/affiliation"
-    if _NUMBER_ONLY.match(t) or _NUMBER_WORD.match(normalise_title(t)):
-        return "bare number"
-    if label and _CODE_AFTER_NUMBER.match(body_t.strip()):
-        return "code or data"
-    if is_contents_entry(r):
-        return "table-of-contents line"
-    if rep.page_dups[(r.page, key or t)] > 1:
-        return REPEATED_ON_PAGE
     return ""
 
+
+def is_math(font: str, text: str) -> bool:
+    """Whether a row set mostly in ``font`` with ``text`` (its numbering stripped) is a
+    formula: set in a math face (TeX's CMMI, CMSY, CMEX, the AMS symbols, a "Math" face),
+    or an operator between spaces ("O W + N · log", "1 Q + IdLp") with fewer than two
+    words of three letters."""
+    if _MATH_FACE.search(font):
+        return True
+    return bool(_MATH_OPERATOR.search(text)) and len(_WORD3.findall(text)) < 2
+
+
+def _has_folio(t: str, page_index: int, offset: int | None) -> bool:
+    """Whether ``t`` opens or ends with its page's printed number (``offset`` + the
+    page's 0-based index): a running header such as "6 Chapter 2. Applying to Become a
+    Member" on a chapter of two pages."""
+    if offset is None:
+        return False
+    m = _FOLIO_ENDS.match(t)
+    return m is not None and int(m.group(1) or m.group(2)) == offset + page_index
+
+
+def _folio_offset(rows: list[CandidateRow], pages: list[Page]) -> int | None:
+    """The printed page number minus the 0-based page index that the bare numbers in
+    the pages' top or bottom bands agree on (on ``FOLIO_PAGES`` pages or more), else
+    None."""
+    offsets: Counter[int] = Counter()
+    for r in rows:
+        t = r.text.strip()
+        if t.isdigit() and len(t) <= 4 and _in_band(r, pages[r.page].height or 792.0):
+            offsets[int(t) - r.page] += 1
+    if not offsets:
+        return None
+    offset, n = offsets.most_common(1)[0]
+    return offset if n >= FOLIO_PAGES else None

@@ -15,6 +15,7 @@ unnumbered) and depth (the label's dotted components, 0 when unnumbered).
 from __future__ import annotations
 
 import bisect
+import re
 from collections import Counter, defaultdict
 from typing import TYPE_CHECKING
 
@@ -28,7 +29,9 @@ __all__ = [
     "SEQUENCE_GAP",
     "UNNUMBERED_BETWEEN",
     "assign_levels",
+    "drop_isolated_letters",
     "drop_out_of_sequence",
+    "drop_restarted_lists",
     "follows",
     "rescue_in_sequence",
     "rescue_unnumbered_style",
@@ -259,3 +262,71 @@ def rescue_unnumbered_style(found: list[tuple[_Row, str, int]],
             out.append((r, "", 0))
     out.sort(key=lambda f: (f[0].page, f[0].order))
     return out
+
+
+def _top_style(found: list[tuple[_Row, str, int]], upto: int) -> tuple | None:
+    """The style of the last arabic-numbered depth-1 heading before index ``upto``."""
+    for r, label, depth in reversed(found[:upto]):
+        if depth == 1 and _parts(label) is not None:
+            return _style(r)
+    return None
+
+
+#: a dotted number after a row's first number: a footnote mark before a heading's own
+#: number ("3 5.15.2 manpage.sgml.ex"), not a list item
+_DOTTED_AFTER = re.compile(r"^\s*\d+\.?\s+\d+\.\d")
+
+
+def drop_restarted_lists(found: list[tuple[_Row, str, int]]) -> list[tuple[_Row, str, int]]:
+    """Drop numbered list items found as headings: inside a numbered section, a run of
+    one-level numbers that starts again at or below the section's own top number
+    ("1. Precision", "2. Header line", ... under "1.2 Export"; "1. Boolean type" under
+    "4.3 Option types": the last number kept has two levels or more), set in a style
+    other than the document's one-level headings.
+    The run goes on while the next number follows in the run's style. Rows in document
+    order; letter and roman labels are left alone."""
+    drop: set[int] = set()
+    context: tuple[int, ...] | None = None   # the last arabic number kept
+    run_next, run_style = 0, None
+    for i, (r, label, depth) in enumerate(found):
+        parts = _parts(label) if depth else None
+        if parts is None:
+            continue
+        if len(parts) == 1 and run_style == _style(r) and parts[0] == run_next:
+            drop.add(i)
+            run_next += 1
+            continue
+        if len(parts) == 1 and context is not None and len(context) >= 2 \
+                and parts[0] <= context[0] and _style(r) != _top_style(found, i) \
+                and not _DOTTED_AFTER.match(r.text):
+            drop.add(i)
+            run_next, run_style = parts[0] + 1, _style(r)
+            continue
+        context, run_style = parts, None
+    return [f for i, f in enumerate(found) if i not in drop]
+
+
+#: single letters that number parts in roman ("I Gnuplot", "I. KINEMATICAL PART")
+_ROMAN_LETTERS = {"I", "V", "X"}
+
+
+def drop_isolated_letters(found: list[tuple[_Row, str, int]],
+                          n_pages: int) -> list[tuple[_Row, str, int]]:
+    """Drop letter-numbered headings of one level with no sibling letter next to them
+    (no "B" after "A", no "A" before "B") and no child ("A.1"), in the first half of a
+    document of ``n_pages`` pages (not "I", "V", "X", parts in roman): a title opening
+    with "A" ("A Sparse
+    Johnson-Lindenstrauss Transform"), a journal's initial, a table's row "C Time", a
+    broken logo "E LATEX.". Appendices come late, in a series or with children."""
+    letters = [(i, label) for i, (_r, label, depth) in enumerate(found)
+               if depth == 1 and _lettered(label) is not None and label not in _ROMAN_LETTERS]
+    labels = {label for _r, label, _d in found}
+    drop: set[int] = set()
+    for k, (i, label) in enumerate(letters):
+        before = letters[k - 1][1] if k else ""
+        after = letters[k + 1][1] if k + 1 < len(letters) else ""
+        sibling = before == chr(ord(label) - 1) or after == chr(ord(label) + 1)
+        child = any(lb.startswith(label + ".") for lb in labels)
+        if not sibling and not child and found[i][0].page < n_pages / 2:
+            drop.add(i)
+    return [f for i, f in enumerate(found) if i not in drop]

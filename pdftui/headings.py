@@ -28,7 +28,8 @@ from pdftui.document import OutlineEntry, Page
 from pdftui.heading_features import FEATURE_NAMES, annotate
 from pdftui.heading_rejects import REPEATED_ON_PAGE, is_contents_entry
 from pdftui.heading_rows import CONTENTS_PAGE_ROWS, CandidateRow, rows_of_document
-from pdftui.heading_sequence import (RESCUE_MIN_SCORE, assign_levels, drop_out_of_sequence,
+from pdftui.heading_sequence import (RESCUE_MIN_SCORE, assign_levels, drop_isolated_letters,
+                                     drop_out_of_sequence, drop_restarted_lists,
                                      rescue_by_style, rescue_in_sequence,
                                      rescue_unnumbered_style)
 from pdftui.heading_text import (is_arxiv_stamp, is_number_only, normalise_title, numbering,
@@ -177,6 +178,15 @@ def _drop_title_block(found: list[tuple[CandidateRow, str, int]], rows: list[Can
 
 
 
+def join_wrapped(first: str, second: str) -> str:
+    """A heading's two lines as one: a word hyphenated at the line end joined again
+    ("and reintro-" + "ducing packages" -> "and reintroducing packages")."""
+    a, b = first.rstrip(), second.strip()
+    if a.endswith("-") and a[-2:-1].isalpha() and b[:1].islower():
+        return a[:-1] + b
+    return f"{a} {b}"
+
+
 @dataclass(slots=True)
 class _Pools:
     """The rows sorted by their score: kept (``found``), numbered near misses that may fill
@@ -239,7 +249,7 @@ def _sort_rows(rows: list[CandidateRow], pages: list[Page]) -> _Pools:
                 pools.near.append((r, *numbering(r.text)))
             continue
         if prev_kept is not None and _wraps(prev_kept, r):
-            prev_kept.text = f"{prev_kept.text} {r.text}"
+            prev_kept.text = join_wrapped(prev_kept.text, r.text)
             prev_kept.order = r.order
             continue
         kept = _file_row(r, _score(r.feats), pages[r.page].ocr, pools)
@@ -249,11 +259,14 @@ def _sort_rows(rows: list[CandidateRow], pages: list[Page]) -> _Pools:
 
 def _checked(pools: _Pools, rows: list[CandidateRow], pages: list[Page]) -> list[Candidate]:
     """The kept headings after the numbering and style checks: near misses filling a
-    numbering gap or in a style of headings come back, numbers breaking the sequence go,
-    and so does the first page's title block."""
+    numbering gap or in a style of headings come back; numbered list items, letters
+    without siblings and numbers breaking the sequence go, and so does the first page's
+    title block."""
     found = rescue_in_sequence(pools.found, pools.near)
     found = rescue_by_style(found, pools.near_style)
     found = rescue_unnumbered_style(found, pools.loose, RESCUE_MIN_SCORE)
+    found = drop_restarted_lists(found)
+    found = drop_isolated_letters(found, len(pages))
     found = drop_out_of_sequence(found)
     return _drop_title_block(found, rows, pages)
 
