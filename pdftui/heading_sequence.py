@@ -320,13 +320,13 @@ def drop_isolated_letters(found: list[tuple[_Row, str, int]],
     broken logo "E LATEX.". Appendices come late, in a series or with children."""
     letters = [(i, label) for i, (_r, label, depth) in enumerate(found)
                if depth == 1 and _lettered(label) is not None and label not in _ROMAN_LETTERS]
-    labels = {label for _r, label, _d in found}
     drop: set[int] = set()
     for k, (i, label) in enumerate(letters):
         before = letters[k - 1][1] if k else ""
         after = letters[k + 1][1] if k + 1 < len(letters) else ""
         sibling = before == chr(ord(label) - 1) or after == chr(ord(label) + 1)
-        child = any(lb.startswith(label + ".") for lb in labels)
+        end = letters[k + 1][0] if k + 1 < len(letters) else len(found)
+        child = any(lb.startswith(label + ".") for _r, lb, _d in found[i + 1:end])
         if not sibling and not child and found[i][0].page < n_pages / 2:
             drop.add(i)
     return [f for i, f in enumerate(found) if i not in drop]

@@ -194,3 +194,85 @@ def test_an_outline_too_deep_to_read_is_a_note_and_the_headings_make_sections(tm
     assert [s.title for s in secs] == ["1 Introduction", "2 Methods of Measurement",
                                       "3 Results and Discussion"]
     assert all(s.source == "detected" for s in secs)
+
+
+def _numbered_list(p: Paper, items: tuple[str, ...]) -> None:
+    """A numbered list in bold body size, each item over a paragraph (a manual's "1.
+    Encoding", "2. Header line")."""
+    for i, item in enumerate(items, 1):
+        p.heading(f"{i}. {item}", size=10, x=80).text(3, x=80)
+
+
+def _list_paper() -> Paper:
+    p = Paper().new_page().heading("1 Introduction", size=16).text(4)
+    p.heading("1.1 Imports", size=13).text(3)
+    _numbered_list(p, ("Encoding", "Header line", "Separator", "Missing values"))
+    p.new_page().heading("1.2 Export", size=13).text(6)
+    p.heading("2 Spreadsheet-like data", size=16).text(4)
+    p.heading("2.1 Variations on read.table", size=13).text(3)
+    _numbered_list(p, ("Encoding", "Header line", "Quoting"))
+    return p
+
+
+def test_a_numbered_list_inside_a_section_is_not_headings(tmp_path):
+    titles = [t for _p, _l, t in _titles(_list_paper().save(tmp_path / "list.pdf"))]
+    assert titles == ["1 Introduction", "1.1 Imports", "1.2 Export",
+                      "2 Spreadsheet-like data", "2.1 Variations on read.table"]
+
+
+def test_a_lone_letter_early_is_no_appendix_and_a_lettered_series_is(tmp_path):
+    p = Paper().new_page().heading("A Sparse Johnson-Lindenstrauss Transform", size=18)
+    p.text(3).heading("Abstract", size=12).text(4)
+    p.new_page().heading("1 Introduction", size=14).text(10)
+    p.new_page().heading("2 Analysis", size=14).text(6)
+    p.line("C Time", font="hebo", size=11).line("O(n log n)", x=200, size=11)
+    p.y += 20
+    p.text(6).new_page().heading("3 Experiments", size=14).text(10)
+    p.new_page().heading("A Proofs", size=14).text(4).heading("A.1 Lemma 1", size=12)
+    p.text(4).heading("B Tables", size=14).text(6)
+    titles = [t for _p, _l, t in _titles(p.save(tmp_path / "letters.pdf"))]
+    assert titles == ["Abstract", "1 Introduction", "2 Analysis", "3 Experiments",
+                      "A Proofs", "A.1 Lemma 1", "B Tables"]
+
+
+def test_formulas_and_plot_ticks_are_not_headings(tmp_path):
+    p = Paper().new_page().heading("1 Introduction", size=14).text(6)
+    p.heading("1 Q + KR 1 Q", size=11).text(3)
+    p.heading("0.6 ImageNet 5shot", size=11).text(3)
+    p.new_page().heading("2 Spectral Theory", size=14).text(8)
+    p.heading("3 Results", size=14).text(8)
+    titles = [t for _p, _l, t in _titles(p.save(tmp_path / "math.pdf"))]
+    assert titles == ["1 Introduction", "2 Spectral Theory", "3 Results"]
+
+
+def test_code_lines_in_monospace_and_theorem_labels_are_not_headings(tmp_path):
+    p = Paper().new_page().heading("B.1 Invoking R from the command line", size=14)
+    p.text(4).heading("R CMD BATCH foo.R", size=10, font="cour").text(4)
+    p.heading("Exercise", size=10).text(3).heading("Lemma 3.1.", size=10).text(3)
+    p.heading("B.2 Invoking R under Windows", size=14).text(8)
+    titles = [t for _p, _l, t in _titles(p.save(tmp_path / "code.pdf"))]
+    assert titles == ["B.1 Invoking R from the command line", "B.2 Invoking R under Windows"]
+
+
+def test_a_running_footer_carrying_its_page_number_is_not_a_heading(tmp_path):
+    p = Paper()
+    for head, footer in (("1 Introduction", "1"), ("2 Applying", "2"), (None, "3"),
+                         (None, "4 Chapter 2. Applying"), (None, "5 Chapter 2. Applying"),
+                         ("3 Packages", "6")):
+        p.new_page()
+        if head:
+            p.heading(head, size=14)
+        p.text(12).line(footer, font="hebo", y=760)
+    titles = [t for _p, _l, t in _titles(p.save(tmp_path / "footer.pdf"))]
+    assert titles == ["1 Introduction", "2 Applying", "3 Packages"]
+
+
+def test_a_heading_hyphenated_over_two_lines_is_one_heading(tmp_path):
+    p = Paper().new_page().heading("5.8 Uploading", size=14).text(6)
+    p.heading("5.9 Moving, removing, renaming, orphaning, adopting, and reintro-", size=14)
+    p.y -= 4
+    p.heading("ducing packages", size=14, x=99).text(6)
+    p.heading("5.10 Porting", size=14).text(6)
+    titles = [t for _p, _l, t in _titles(p.save(tmp_path / "hyphen.pdf"))]
+    assert titles == ["5.8 Uploading", "5.9 Moving, removing, renaming, orphaning, adopting, "
+                      "and reintroducing packages", "5.10 Porting"]
