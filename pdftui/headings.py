@@ -30,7 +30,7 @@ from pdftui.heading_rejects import REPEATED_ON_PAGE, is_contents_entry
 from pdftui.heading_rows import CONTENTS_PAGE_ROWS, CandidateRow, rows_of_document
 from pdftui.heading_sequence import (RESCUE_MIN_SCORE, assign_levels, drop_isolated_letters,
                                      drop_out_of_sequence, drop_restarted_lists,
-                                     rescue_by_style, rescue_in_sequence,
+                                     rescue_by_style, rescue_in_sequence, rescue_loose_group,
                                      rescue_unnumbered_style)
 from pdftui.heading_text import (is_arxiv_stamp, is_number_only, normalise_title, numbering,
                                  split_heading, squash_title, strip_number, titles_match)
@@ -265,6 +265,7 @@ def _checked(pools: _Pools, rows: list[CandidateRow], pages: list[Page]) -> list
     found = rescue_in_sequence(pools.found, pools.near)
     found = rescue_by_style(found, pools.near_style)
     found = rescue_unnumbered_style(found, pools.loose, RESCUE_MIN_SCORE)
+    found = rescue_loose_group(found, pools.loose, RESCUE_MIN_SCORE)
     found = drop_restarted_lists(found)
     found = drop_isolated_letters(found, len(pages))
     found = drop_out_of_sequence(found)

@@ -276,3 +276,18 @@ def test_a_heading_hyphenated_over_two_lines_is_one_heading(tmp_path):
     titles = [t for _p, _l, t in _titles(p.save(tmp_path / "hyphen.pdf"))]
     assert titles == ["5.8 Uploading", "5.9 Moving, removing, renaming, orphaning, adopting, "
                       "and reintroducing packages", "5.10 Porting"]
+
+
+def test_a_style_of_bold_body_size_headings_under_a_section_is_found(tmp_path):
+    p = Paper().new_page().heading("Introduction", size=13).text(8)
+    p.new_page().heading("Methods", size=13).text(3)
+    p.heading("Ethics statement and animal care", size=10).text(4)
+    p.heading("Surgical preparation of the animals", size=10).text(4)
+    p.heading("Electrophysiological recordings in the cortex", size=10).text(6)
+    p.heading("Histological verification of probe insertion", size=10).text(6)
+    p.heading("Results", size=13).text(8)
+    titles = [t for _p, _l, t in _titles(p.save(tmp_path / "journal.pdf"))]
+    assert titles == ["Introduction", "Methods", "Ethics statement and animal care",
+                      "Surgical preparation of the animals",
+                      "Electrophysiological recordings in the cortex",
+                      "Histological verification of probe insertion", "Results"]
