@@ -19,6 +19,8 @@ import re
 from collections import Counter, defaultdict
 from typing import TYPE_CHECKING
 
+from pdftui.heading_text import normalise_title
+
 if TYPE_CHECKING:
     from pdftui.heading_rows import CandidateRow as _Row
 
@@ -43,13 +45,17 @@ def assign_levels(found: list[tuple[_Row, str, int]]) -> list[int]:
     """Levels from numbering: one more than the number of the label's ancestors found
     before it ("3.1" is level 2 under a found "3", level 1 when "3" was missed, so it is
     not filed under "2 Related Work"); unnumbered headings take the level most often seen
-    with numbered headings of the same style (face, size, bold), else a rank by size."""
+    with numbered headings of the same style (face, size, bold), else a rank by size (a
+    size only front-matter headings such as "Abstract" are set in ranks none: they take
+    level 1 and hold no sections)."""
     style_depths: dict[tuple, Counter[int]] = defaultdict(Counter)
     for r, label, depth in found:
         if depth:
             style_depths[(r.font, r.size, r.bold_frac >= 0.8)][depth] += 1
     mapped = {k: c.most_common(1)[0][0] for k, c in style_depths.items()}
-    unmapped_sizes = sorted({r.size for r, _, d in found if not d}, reverse=True)
+    # a size only an "Abstract" is set in ranks no level: it holds no sections
+    unmapped_sizes = sorted({r.size for r, _, d in found if not d and not _is_front(r)},
+                            reverse=True) or [0.0]
     levels: list[int] = []
     seen: set[str] = set()
     for r, label, depth in found:
@@ -67,9 +73,21 @@ def assign_levels(found: list[tuple[_Row, str, int]]) -> list[int]:
             if r.size > max(k[1] for k in mapped) + 0.5:
                 lvl = 1
             levels.append(lvl)
-        else:
+        elif r.size in unmapped_sizes:
             levels.append(min(6, 1 + unmapped_sizes.index(r.size)))
+        else:
+            levels.append(1)
     return _parts_over_numbers(found, levels)
+
+
+#: front-matter headings of a paper, set apart from its sections ("Abstract" in 14 pt
+#: over sections in 11 pt)
+_FRONT = re.compile(r"^(abstract|summary|author summary|keywords|index terms)$")
+
+
+def _is_front(r: _Row) -> bool:
+    """Whether row ``r`` is a front-matter heading ("Abstract", "Author summary")."""
+    return bool(_FRONT.match(normalise_title(getattr(r, "text", ""))))
 
 
 def _is_part(label: str, text: str) -> bool:

@@ -479,3 +479,40 @@ def test_an_unlisted_reference_list_gets_its_own_section():
     assert by_title(attention, "References").path == "References"
     table = sections_for(load(CORPUS / "helicobacter-pylori-iron-deficiency-anaemia.pdf"))
     assert [s.title for s in table].count("Reference") == 0
+
+
+def test_a_numbered_list_inside_a_section_stays_in_that_section():
+    """R Data Import/Export (outline hidden) lists the points of "1.2 Export to text
+    files" as "1. Precision", "2. Header line", ... in bold: they were sections of their
+    own, a chapter "2. Header line" among them. They are list items of the section."""
+    ex = load(CORPUS / "debian-r-data-import-export.pdf")
+    hidden = dataclasses.replace(ex, outline=[])
+    secs = sections_for(hidden)
+    titles = [s.title for s in secs]
+    assert not {"1. Precision", "2. Header line", "3. Separator", "1. Encoding"} & set(titles)
+    export = next(s for s in secs if s.title.startswith("1.2 Export"))
+    assert "Header line" in export.text and export.level == 2
+    assert titles[titles.index(export.title) + 1].startswith("1.3 XML")
+
+
+def test_a_hyphenated_two_line_heading_is_one_section():
+    """The Developer's Reference breaks "5.9 Moving, removing, renaming, orphaning,
+    adopting, and reintro-" / "ducing packages" over two lines: one section, titled in
+    full; "ducing packages" is no section of its own."""
+    ex = load(CORPUS / "debian-developers-reference.pdf")
+    titles = [s.title for s in sections_for(dataclasses.replace(ex, outline=[]))]
+    assert "5.9 Moving, removing, renaming, orphaning, adopting, and reintroducing " \
+           "packages" in titles
+    assert "ducing packages" not in titles
+
+
+def test_a_journals_bold_body_size_subsections_nest_under_their_section():
+    """PLOS (outline hidden): "Ethics statement", "Surgical preparation" in bold body size
+    under "Methods" scored just under the threshold, none kept, so Methods held them all
+    as text; now they are level-2 sections under Methods."""
+    ex = load(CORPUS / "ploscompbiol-2026-whisker-stimulation-resting-state.pdf")
+    paths = [s.path for s in sections_for(dataclasses.replace(ex, outline=[]))]
+    assert "Methods > Ethics statement" in paths
+    assert "Methods > Surgical preparation" in paths
+    assert "Results > Resting state neural activity in the barrel cortex and thalamus" \
+        in paths
