@@ -291,3 +291,12 @@ def test_a_style_of_bold_body_size_headings_under_a_section_is_found(tmp_path):
                       "Surgical preparation of the animals",
                       "Electrophysiological recordings in the cortex",
                       "Histological verification of probe insertion", "Results"]
+
+
+def test_a_large_abstract_holds_no_sections(tmp_path):
+    p = Paper().new_page().text(4).heading("Abstract", size=14).text(6)
+    p.heading("Introduction", size=11).text(8)
+    p.new_page().heading("Methods", size=11).text(8)
+    p.heading("Results", size=11).text(8)
+    got = [(lvl, t) for _p, lvl, t in _titles(p.save(tmp_path / "abstract.pdf"))]
+    assert got == [(1, "Abstract"), (1, "Introduction"), (1, "Methods"), (1, "Results")]
