@@ -3,9 +3,13 @@ sequence, and each heading's level.
 
 The heading detector (:func:`pdftui.headings.detect_headings`) keeps candidate rows by
 their look; here the numbers of the kept ones are checked against each other: a near miss
-whose number fills a gap comes back (:func:`rescue_in_sequence`), a number that breaks an
-otherwise consistent sequence goes (:func:`drop_out_of_sequence`), and levels come from
-the numbering depth, else from the style (:func:`assign_levels`).
+whose number fills a gap comes back (:func:`rescue_in_sequence`), and so do rows in a
+style of headings (:func:`rescue_by_style`, :func:`rescue_unnumbered_style`,
+:func:`rescue_loose_group`); a number that breaks an otherwise consistent sequence goes
+(:func:`drop_out_of_sequence`), and so do numbered list items restarting inside a section
+(:func:`drop_restarted_lists`) and letters without siblings early in a document
+(:func:`drop_isolated_letters`); levels come from the numbering depth, else from the style
+(:func:`assign_levels`).
 
 A candidate is a ``(row, label, depth)`` triple: the detector's row (page, order in the
 page, text, font, size, bold share), its numbering label ("3.2", "A.1", "" when
@@ -334,9 +338,9 @@ def drop_isolated_letters(found: list[tuple[_Row, str, int]],
     """Drop letter-numbered headings of one level with no sibling letter next to them
     (no "B" after "A", no "A" before "B") and no child ("A.1"), in the first half of a
     document of ``n_pages`` pages (not "I", "V", "X", parts in roman): a title opening
-    with "A" ("A Sparse
-    Johnson-Lindenstrauss Transform"), a journal's initial, a table's row "C Time", a
-    broken logo "E LATEX.". Appendices come late, in a series or with children."""
+    with "A" ("A Sparse Johnson-Lindenstrauss Transform"), a journal's initial, a
+    table's row "C Time", a broken logo "E LATEX.". Appendices come late, in a series
+    or with children."""
     letters = [(i, label) for i, (_r, label, depth) in enumerate(found)
                if depth == 1 and _lettered(label) is not None and label not in _ROMAN_LETTERS]
     drop: set[int] = set()
