@@ -361,33 +361,41 @@ LOOSE_GROUP = 3
 LOOSE_GROUP_MEAN = 0.6
 
 
+def _heading_like(r: _Row, seen: Counter[str]) -> bool:
+    """Whether a loose row reads like a heading: it opens with a capital, asks nothing
+    and its text is not found more than twice (``seen``: texts of the loose rows)."""
+    t = r.text.strip()
+    return t[:1].isupper() and not t.endswith("?") and seen[t.lower()] <= 2
+
+
 def rescue_loose_group(found: list[tuple[_Row, str, int]],
                        loose: list[tuple[_Row, float]],
                        numbered_min: float) -> list[tuple[_Row, str, int]]:
     """Add the ``loose`` rows (unnumbered, alone in their block, under the threshold;
     with their score) that form a style of headings of their own: at least
     ``LOOSE_GROUP`` rows of one style (face, size, bold) starting at one left edge
-    (within 3 pt), with as many different texts, set bold or larger than body text
-    (``feats[0]`` / ``feats[2]``), scoring ``LOOSE_GROUP_MEAN`` on average: a journal's
-    second-level headings in bold body size ("Ethics statement", "Surgical
+    (within 3 pt), set bold or larger than body text (``feats[0]`` / ``feats[2]``), with
+    as many different texts, scoring ``LOOSE_GROUP_MEAN`` on average, two thirds of the
+    group reading like headings (:func:`_heading_like`; a paper's appendix of prompts in
+    bold, "write a conversation ...", "How do I send an HTTP request?", is none): a
+    journal's second-level headings in bold body size ("Ethics statement", "Surgical
     preparation", "Electrophysiological recordings" under "Methods"). Where a third of
     the kept headings or more are numbered, only rows scoring ``numbered_min`` or more.
-    Questions and texts found more than twice are left out (a questionnaire's "Any
-    other comments?"). Rows are ordered by (page, order)."""
+    Rows are ordered by (page, order)."""
     numbered = sum(1 for _r, _l, d in found if d)
     least = numbered_min if 3 * numbered >= max(1, len(found)) else 0.0
     seen = Counter(r.text.strip().lower() for r, _s in loose)
-    styled = [(r, s) for r, s in loose
-              if s >= least and (r.feats[0] or r.feats[2] > 0)
-              and not r.text.rstrip().endswith("?") and seen[r.text.strip().lower()] <= 2]
+    styled = [(r, s) for r, s in loose if s >= least and (r.feats[0] or r.feats[2] > 0)]
     have = {(r.page, r.order) for r, _l, _d in found}
     out = list(found)
     for r, _s in styled:
         group = [(q, s) for q, s in styled
                  if _style(q) == _style(r) and abs(q.x0 - r.x0) <= 3.0]
-        texts = {q.text.strip().lower() for q, _s in group}
-        if len(group) >= LOOSE_GROUP and len(texts) >= LOOSE_GROUP \
-                and sum(s for _q, s in group) / len(group) >= LOOSE_GROUP_MEAN \
+        good = [(q, s) for q, s in group if _heading_like(q, seen)]
+        if _heading_like(r, seen) and len(good) >= LOOSE_GROUP \
+                and 3 * len(good) >= 2 * len(group) \
+                and len({q.text.strip().lower() for q, _s in good}) >= LOOSE_GROUP \
+                and sum(s for _q, s in good) / len(good) >= LOOSE_GROUP_MEAN \
                 and (r.page, r.order) not in have:
             out.append((r, "", 0))
             have.add((r.page, r.order))

@@ -300,3 +300,4 @@ def test_a_large_abstract_holds_no_sections(tmp_path):
     p.heading("Results", size=11).text(8)
     got = [(lvl, t) for _p, lvl, t in _titles(p.save(tmp_path / "abstract.pdf"))]
     assert got == [(1, "Abstract"), (1, "Introduction"), (1, "Methods"), (1, "Results")]
+

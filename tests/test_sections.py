@@ -516,3 +516,15 @@ def test_a_journals_bold_body_size_subsections_nest_under_their_section():
     assert "Methods > Surgical preparation" in paths
     assert "Results > Resting state neural activity in the barrel cortex and thalamus" \
         in paths
+
+
+def test_an_appendix_of_bold_prompts_is_not_a_style_of_headings():
+    """LLaMA's appendix D prints its prompts in bold at one left edge ("write a
+    conversation between the sun and pluto", "The same thing, using fetch", "head -n 5
+    /proc/meminfo"): questions and lowercase lines, not a style of headings."""
+    titles = [e.title for e in detect_headings(
+        load(CORPUS / "arxiv-2302.13971-llama.pdf").pages)]
+    assert "D Generations from LLaMA-I" in titles
+    assert not {"The same thing, using fetch",
+                "Write a theory to explain why cat never existed",
+                "head -n 5 /proc/meminfo"} & set(titles)
