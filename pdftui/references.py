@@ -291,7 +291,7 @@ _URL_RE = re.compile(r"https?://\S+|www\.\S+")
 _ABBREV = frozenset("""vol no pp proc conf int intl eds ed trans j univ dept inc ltd
 jr sr st dr mr ms vs cf fig eq sec ch nat acad sci natl assoc comput mach ieee acm adv
 eng soc phys rev lett math stat appl res lab tech rep""".split())
-_NAME_WORD_RE = re.compile(r"^[A-ZÀ-ÞŁŚŻ][\w'’\-]*\.?$|^(van|von|de|der|den|da|di|del|la|le|"
+_NAME_WORD_RE = re.compile(r"^[A-ZÀ-ÞŁŚŻ][\w'’.\-]*$|^(van|von|de|der|den|da|di|del|la|le|"
                            r"du|dos|das|ter|ten|al|bin|ibn|y|and|&|et|al\.|others)$", re.I)
 _INITIALS_RE = re.compile(r"^(?:[A-Z]\.?-?\s?){1,4}$")
 
@@ -364,11 +364,12 @@ def _shape(body: str) -> tuple[list[str], int | None, str, str]:
 
 _PARTICLE = r"(?:(?:van|von|de|der|den|da|di|del|la|le|du|dos|ter|ten)\s+)*"
 _SURNAME = _PARTICLE + r"[A-ZÀ-ÞŁŚŻ][\w'’\-]+"
-_INITS = r"(?:[A-Z](?![\w’'])\.?\s?-?\s?)*[A-Z](?![\w’'])\.?"
+_CAP = "A-ZÀ-ÞŁŚŻ"
+_INITS = f"(?:[{_CAP}](?![\\w’'])\\.?\\s?-?\\s?)*[{_CAP}](?![\\w’'])\\.?"
 _ONE = f"({_SURNAME}),\\s+{_INITS}"
 _INVERTED_RE = re.compile(
-    f"^{_ONE}((?:,\\s+(?:and\\s+|&\\s+)?{_SURNAME},\\s+{_INITS})*)"
-    f"(?:,?\\s+(?:and|&)\\s+{_SURNAME},\\s+{_INITS})?(?:,?\\s+et\\s+al\\.?)?")
+    f"^{_ONE}((?:,\\s+(?:and\\s+|AND\\s+|&\\s+)?{_SURNAME},\\s+{_INITS})*)"
+    f"(?:,?\\s+(?:and|AND|&)\\s+{_SURNAME},\\s+{_INITS})?(?:,?\\s+et\\s+al\\.?)?")
 _NAME_IN_LIST_RE = re.compile(f"({_SURNAME}),\\s+{_INITS}")
 _LEAD_YEAR_RE = re.compile(r"^[\s,.]*\(?((?:19[4-9]|20[0-3])\d)[a-z]?\)?[.,:]?\s+")
 
@@ -456,7 +457,7 @@ def _sentences(text: str) -> list[str]:
 def _is_initial(word: str) -> bool:
     """``N``, ``J.-P`` style initials (the period after them does not end a
     sentence)."""
-    return bool(re.fullmatch(r"[A-Z](?:\.-?[A-Z]){0,2}", word))
+    return bool(re.fullmatch(r"[A-ZÀ-ÞŁŚŻ](?:\.-?[A-ZÀ-ÞŁŚŻ]){0,2}", word))
 
 
 def _names(part: str) -> list[str]:
