@@ -221,6 +221,9 @@ def _split_indent(lines: list[_Line]) -> list[_Entry]:
     hanging = _has_indent(lines, edges)
     out: list[_Entry] = []
     for b, edge in zip(lines, edges):
+        first, *more = _run_in_author_year(b.text)
+        if more:   # entries set as running text: the first piece ends or starts one
+            b = _Line(b.page, b.x0, first, b.inner)
         if b.inner:
             start = False
         elif hanging:
@@ -230,7 +233,28 @@ def _split_indent(lines: list[_Line]) -> list[_Entry]:
         if start or not out:
             out.append(_Entry(b.page, ""))
         out[-1].add(b.text)
+        for piece in more:
+            out.append(_Entry(b.page, ""))
+            out[-1].add(piece)
     return out
+
+
+#: Where an author-year entry starts inside running text: after a sentence's end, a list
+#: of ``Surname, I.`` names followed by a year (``... Proc. ICLR. Atwood, J., Towsley, D.,
+#: 2016. Diffusion...``).
+_AUTHOR_YEAR_START_RE = re.compile(
+    r"(?<=[.)]\s)(?=(?:[A-ZÀ-ÞŁŚŻ][\w'’\-]+(?:\s[A-ZÀ-ÞŁŚŻ][\w'’\-]+)?,\s(?:[A-Z]\.\s?-?)+"
+    r"[A-Z]?\.?,?\s(?:and\s|&\s)?)+(?:et\sal\.,?\s)?\(?(?:19|20)\d\d[a-z]?\)?[.,])")
+
+
+def _run_in_author_year(text: str) -> list[str]:
+    """``text`` cut before each author-year entry that starts inside it (one piece when
+    none does)."""
+    cuts = [m.start() for m in _AUTHOR_YEAR_START_RE.finditer(text)]
+    if not cuts:
+        return [text]
+    bounds = [0, *cuts, len(text)]
+    return [text[a:b].strip() for a, b in zip(bounds, bounds[1:]) if text[a:b].strip()]
 
 
 def _column_edges(lines: list[_Line]) -> list[float]:
