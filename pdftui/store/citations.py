@@ -144,3 +144,17 @@ def reference_blocks(db: sqlite3.Connection, content_id: int,
             if (sp, sb) <= (page, ordinal) < (ep, eb):
                 out.append((page, x0, text))
     return out
+
+
+def head_vectors(db: sqlite3.Connection, model_id: str) -> dict[int, list[bytes]]:
+    """``{content id: [float32 vector blob, ...]}`` of every content's section head units
+    (page ``SECTION_HEAD_PAGE``) and page-1 units for ``model_id``: what a document vector
+    is averaged from."""
+    from ..cache import SECTION_HEAD_PAGE
+
+    out: dict[int, list[bytes]] = {}
+    for cid, blob in db.execute(
+            "SELECT content_id, vector FROM units WHERE model_id = ? AND page IN (?, 1)",
+            (model_id, SECTION_HEAD_PAGE)):
+        out.setdefault(cid, []).append(blob)
+    return out
