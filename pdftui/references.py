@@ -546,7 +546,7 @@ def _venue(rest: str) -> str:
     """The venue of the text after the title: leading ``In``, trailing pages, year and
     punctuation removed; '' when nothing is left."""
     v = re.sub(r"^\s*(In:?\s+)", "", rest.strip())
-    v = re.sub(r"[,.\s]*(pp\.?\s*)?\d+\s*[–-]\s*\d+.*$", "", v)
+    v = re.sub(r"[,.\s]*(pp\.?|pages?)?\s*\d+\s*[–-]\s*\d+.*$", "", v)
     v = _YEAR_RE.sub("", v)
     v = re.sub(r"\s+", " ", v).strip(" ,.;:()")
     return v[:200] if sum(c.isalpha() for c in v) >= 2 else ""

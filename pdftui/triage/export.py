@@ -557,6 +557,9 @@ def export_folder(folder: str | os.PathLike, fmt: ExportFormat | str = ExportFor
             triage = store.lookup(root, [(d.doc, d.sha256) for d in docs])
         every = items_for(root, docs, triage)
         items = select(every, marked)
+        from ..citation_graph import CitationGraph
+
+        items = with_cites(items, CitationGraph.read(lib).cites)
         if ExportFormat(fmt) is ExportFormat.BIBTEX:
             items = with_first_pages(items, lambda doc, n: lib.page(doc, n).text)
     finally:
