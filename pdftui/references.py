@@ -163,7 +163,8 @@ def _style(lines: list[_Line]) -> str:
     brackets = sum(1 for b in lines[:200] if _BRACKET_RE.match(b.text)
                    or _RUN_IN_RE.search(b.text))
     numbers = sum(1 for b in head if _NUMBER_RE.match(b.text))
-    if brackets >= max(2, 0.2 * n):
+    first = _BRACKET_RE.match(lines[0].text)
+    if brackets >= max(2, 0.2 * n) or (first and first.group(1) == "1"):
         return "bracket"
     if numbers >= max(2, 0.2 * n) and _sequential(lines):
         return "number"
@@ -308,7 +309,7 @@ def _join(lines: list[str]) -> str:
 _ARXIV_RE = re.compile(r"(?:arXiv[:\s]*|arxiv\.org/(?:abs|pdf)/|abs/|CoRR[,\s]+abs/)"
                        r"(\d{4}\.\d{4,5}|[a-z\-]+(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?", re.I)
 _DOI_RE = re.compile(r"(?:doi[:\s]*|doi\.org/)?\b(10\.\d{4,9}/[^\s\"<>]+)", re.I)
-_YEAR_RE = re.compile(r"(?<![\d./:])((?:19[4-9]|20[0-3])\d)([a-z]?)(?![\d/])")
+_YEAR_RE = re.compile(r"(?<![\d./:])((?:1[89]\d|20[0-3])\d)([a-z]?)(?![\d/])")
 _QUOTED_RE = re.compile(r"[\"“”‘’'`]{1,2}(.{8,300}?)[,.]?[\"“”’']{1,2}")
 _URL_RE = re.compile(r"https?://\S+|www\.\S+")
 #: Words after which a period does not end a sentence of an entry.
@@ -395,7 +396,7 @@ _INVERTED_RE = re.compile(
     f"^{_ONE}((?:,\\s+(?:and\\s+|AND\\s+|&\\s+)?{_SURNAME},\\s+{_INITS})*)"
     f"(?:,?\\s+(?:and|AND|&)\\s+{_SURNAME},\\s+{_INITS})?(?:,?\\s+et\\s+al\\.?)?")
 _NAME_IN_LIST_RE = re.compile(f"({_SURNAME}),\\s+{_INITS}")
-_LEAD_YEAR_RE = re.compile(r"^[\s,.]*\(?((?:19[4-9]|20[0-3])\d)[a-z]?\)?[.,:]?\s+")
+_LEAD_YEAR_RE = re.compile(r"^[\s,.]*\(?((?:1[89]\d|20[0-3])\d)[a-z]?\)?[.,:]?\s+")
 
 
 def _inverted_prefix(text: str) -> tuple[list[str], str] | None:
@@ -434,8 +435,8 @@ def _in_id(text: str, at: int) -> bool:
     return "10." in before[-8:] or "arxiv" in before or "abs/" in before or "/" in before[-2:]
 
 
-_PAREN_YEAR_RE = re.compile(r"\(((?:19[4-9]|20[0-3])\d)[a-z]?\)")
-_BARE_YEAR_RE = re.compile(r"^\(?((?:19[4-9]|20[0-3])\d)[a-z]?\)?$")
+_PAREN_YEAR_RE = re.compile(r"\(((?:1[89]\d|20[0-3])\d)[a-z]?\)")
+_BARE_YEAR_RE = re.compile(r"^\(?((?:1[89]\d|20[0-3])\d)[a-z]?\)?$")
 
 
 def _strip_year(head: str) -> str:
