@@ -128,18 +128,21 @@ def score_links(cache_dir: str, root: str, truth: dict) -> dict:
 
 
 def _find(entries, t: dict):
-    """The predicted entry the truth entry ``t`` is (None when not found)."""
-    start = _norm(t["entry_start"])[:25]
+    """The predicted entry the truth entry ``t`` is: on its page first, the one with its
+    printed label, else the one whose text starts as its text does (first 25 normalised
+    characters after the label); None when none is."""
     label = (t.get("label") or "").strip()
-    on_page = [e for e in entries if e.page == t["page"]] or entries
-    for e in on_page:
-        if label and label.startswith("[") and e.label == label:
-            return e
-    for e in entries:
-        text = _norm(f"{e.label} {e.raw}") if e.label.startswith("[") else _norm(e.raw)
-        if start and (text.startswith(start) or _norm(e.raw).startswith(
-                _norm(t["entry_start"].split("]", 1)[-1])[:25])):
-            return e
+    body = t["entry_start"]
+    if label and body.startswith(label):
+        body = body[len(label):]
+    key = _norm(body)[:25]
+    for pool in ([e for e in entries if e.page == t["page"]], entries):
+        for e in pool:
+            if label and e.label == label:
+                return e
+        for e in pool:
+            if key and _norm(e.raw).startswith(key):
+                return e
     return None
 
 

@@ -113,8 +113,8 @@ _NUMBER_RE = re.compile(r"^\s*(\d{1,4})\.\s+(?=\S)")
 _FURNITURE_RE = re.compile(r"^\s*(\d{1,4}|page \d+( of \d+)?)\s*$", re.I)
 _HEADING_RE = re.compile(r"^\s*([0-9A-Z]{1,3}\.?\s+)?(references|bibliography|works cited|"
                          r"literature cited|references and notes)\s*$", re.I)
-_HEAD_PREFIX_RE = re.compile(r"^\s*([0-9A-Z]{1,3}\.?\s+)?(references|bibliography)\s+(?=\[)",
-                             re.I)
+_HEAD_PREFIX_RE = re.compile(r"^\s*([0-9A-Z]{1,3}\.?\s+)?(references|bibliography)\s+"
+                             r"(?=\[|1\.\s)", re.I)
 #: Two x0 values this close (points) are one edge.
 _EDGE = 2.5
 #: A continuation line is indented by at most this (points) from its column's edge.
@@ -172,8 +172,13 @@ def _style(lines: list[_Line]) -> str:
 
 
 def _sequential(lines: list[_Line]) -> bool:
-    """Do the ``12.`` labels mostly count up by one (a numbered list, not years or pages)?"""
-    nums = [int(m.group(1)) for b in lines if (m := _NUMBER_RE.match(b.text))]
+    """Do the ``12.`` labels (opening a line or run in after a sentence) mostly count up by
+    one (a numbered list, not years or pages)?"""
+    nums: list[int] = []
+    for b in lines[:200]:
+        if m := _NUMBER_RE.match(b.text):
+            nums.append(int(m.group(1)))
+        nums += [int(r.group(1)) for r in _RUN_IN_NUMBER_RE.finditer(b.text)]
     ups = sum(1 for a, b in zip(nums, nums[1:]) if b == a + 1)
     return ups >= 0.6 * max(1, len(nums) - 1)
 
@@ -183,7 +188,8 @@ def _split_labelled(lines: list[_Line], rx: re.Pattern, fmt: str) -> list[_Entry
     before the first label is dropped."""
     out: list[_Entry] = []
     for b in lines:
-        for text, label in _run_in(b.text, rx, out[-1].label if out else ""):
+        for text, label in _run_in(b.text, rx, out[-1].label if out else "",
+                                   _RUN_IN_RE if rx is _BRACKET_RE else _RUN_IN_NUMBER_RE):
             if label:
                 out.append(_Entry(b.page, fmt.format(label)))
             if out and text:
@@ -194,14 +200,18 @@ def _split_labelled(lines: list[_Line], rx: re.Pattern, fmt: str) -> list[_Entry
 _RUN_IN_RE = re.compile(r"(?<=[.,;)\]]\s)\[(\d{1,4})\]\s")
 
 
-def _run_in(text: str, rx: re.Pattern, last: str) -> list[tuple[str, str]]:
+_RUN_IN_NUMBER_RE = re.compile(r"(?<=[.;)]\s)(\d{1,4})\.\s(?=[A-ZÀ-ÞŁŚŻ])")
+
+
+def _run_in(text: str, rx: re.Pattern, last: str, inner: re.Pattern
+            ) -> list[tuple[str, str]]:
     """A line as ``(text, label)`` pieces: a label opening it, then each ``[n]`` inside it
     that numbers the next entry (lists set as running text); '' for no new label."""
     out: list[tuple[str, str]] = []
     m = rx.match(text)
     label, at = (m.group(1), m.end()) if m else ("", 0)
     expect = _next_number(label or last)
-    for r in _RUN_IN_RE.finditer(text, at):
+    for r in inner.finditer(text, at):
         if expect is not None and int(r.group(1)) == expect:
             out.append((text[at:r.start()].strip(), label))
             label, at, expect = r.group(1), r.end(), expect + 1
@@ -360,7 +370,8 @@ def _shape(body: str) -> tuple[list[str], int | None, str, str]:
     text = _URL_RE.sub(" ", body)
     years = [m for m in _YEAR_RE.finditer(text) if not _in_id(text, m.start())]
     quoted = _QUOTED_RE.search(text)
-    if quoted and _names(text[:quoted.start()]):
+    if quoted and text[:quoted.start()].rstrip().endswith((",", ".", ":")) and \
+            _names(text[:quoted.start()]):
         authors = _names(text[:quoted.start()])
         year = int(years[-1].group(1)) if years else None
         return authors, year, _tidy_title(quoted.group(1)), _venue(text[quoted.end():])
@@ -372,9 +383,13 @@ def _shape(body: str) -> tuple[list[str], int | None, str, str]:
         return [], None, "", ""
     head = sentences[0]
     authors = _names(_strip_year(head))
+    rest = sentences[1:]
+    if not authors and ":" in head:   # "Kudsk KA, Fabian TC: Title. Journal 1994"
+        names, _colon, title = head.partition(":")
+        authors = _names(names)
+        head, rest = names, [title.strip(), *rest]
     if not authors:
         return [], int(years[-1].group(1)) if years else None, "", ""
-    rest = sentences[1:]
     year = _year_after_authors(head, rest)
     if year is not None and rest and _is_year(rest[0]):
         rest = rest[1:]
@@ -499,12 +514,23 @@ def _names(part: str) -> list[str]:
         return []
     if _inverted(pieces):
         return [_clean_surname(p) for p in pieces if not _INITIALS_RE.match(p)]
+    if all(_VANCOUVER_RE.match(p) for p in pieces):
+        return [_clean_surname(_VANCOUVER_RE.match(p).group(1)) for p in pieces]
     return [_surname(p) for p in pieces]
 
 
+#: A Vancouver name: surname words, then the initials in capitals without periods
+#: (``Raichle ME``, ``Ponce-Alvarez A``, ``O’Malley KF``).
+_VANCOUVER_RE = re.compile(r"^([A-ZÀ-ÞŁŚŻ][\w'’\-]*(?:\s[A-Za-zÀ-ÿ][\w'’\-]+)*)\s([A-Z]{1,3})$")
+
+
 def _name_piece(piece: str) -> bool:
+    """Does a piece read as one name: 1-6 name-like words (letters, broken accents and
+    particles in lower case allowed), the last one capitalised (the surname, or
+    initials)?"""
     words = piece.split()
-    return 1 <= len(words) <= 6 and all(_NAME_WORD_RE.match(w) for w in words)
+    return 1 <= len(words) <= 6 and all(_NAME_WORD_RE.match(w) for w in words) and \
+        not words[-1][:1].islower()
 
 
 def _inverted(pieces: list[str]) -> bool:

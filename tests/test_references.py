@@ -114,3 +114,24 @@ def test_split_keeps_page_of_each_entry():
     entries = split_entries([RefBlock(10, 72, "[1] A. One. First. V, 2001."),
                              RefBlock(11, 72, "[2] B. Two. Second. V, 2002.")])
     assert [(p, label) for p, label, _t in entries] == [(10, "[1]"), (11, "[2]")]
+
+
+def test_vancouver_names_and_a_colon_after_the_authors():
+    refs = read_references(_blocks(
+        (305, "References 1. Kudsk KA, Fabian TC, Baum S: Silent deep vein thrombosis in"
+              " immobilized multiple trauma patients. Am J Surg 1989, 158:515-519. 2. Raichle"
+              " ME. The restless brain. Brain Connect. 2011;1(1):3-12."
+              " https://doi.org/10.1089/brain.2011.0019"),
+        (305, "3. Volpi T, Silvestri E, et al. The brain’s “dark energy” puzzle. J Neurosci."
+              " 2024;44(1):e1234.")))
+    assert [(r.label, r.authors, r.year) for r in refs] == [
+        ("1.", ("Kudsk", "Fabian", "Baum"), 1989), ("2.", ("Raichle",), 2011),
+        ("3.", ("Volpi", "Silvestri"), 2024)]
+    assert refs[0].title == "Silent deep vein thrombosis in immobilized multiple trauma patients"
+    assert refs[1].doi == "10.1089/brain.2011.0019"
+    assert refs[2].title == "The brain’s “dark energy” puzzle"   # a quote inside a title
+
+
+def test_a_url_entry_has_no_authors():
+    r = parse_entry("LogCabin source code. http://github.com/logcabin/logcabin.", 16, 0, "[22]")
+    assert (r.authors, r.title) == ((), "")
