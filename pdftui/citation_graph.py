@@ -83,9 +83,11 @@ class CitationGraph:
     links: list[tuple[int, int, int]] = field(default_factory=list)
 
     @classmethod
-    def read(cls, lib: Library) -> CitationGraph:
-        """The folder of ``lib``'s documents, works and links."""
-        documents = lib.documents()
+    def read(cls, lib: Library, documents: list[DocumentInfo] | None = None
+             ) -> CitationGraph:
+        """The folder of ``lib``'s documents (``documents`` when the caller has just read
+        them), works and links."""
+        documents = lib.documents() if documents is None else documents
         docs_of: dict[int, list[str]] = {}
         for d in documents:
             if d.content_id is not None:
