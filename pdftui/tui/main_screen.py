@@ -396,7 +396,11 @@ class MainScreen(FailureHandler, Screen):
     @on(OpenDocument)
     def _open_document(self, event: OpenDocument) -> None:
         self._reader_from_compare = None
-        self.query_one(ReaderPane).open_document(event.doc, event.page)
+        reader = self.query_one(ReaderPane)
+        if event.page > 1:   # a citing entry's page
+            reader.open_document(event.doc, event.page)
+        else:
+            reader.open_document(event.doc)
         self.show_pane("reader")
 
     def open_citations(self, kind: str) -> None:
