@@ -2,7 +2,7 @@
 against a hand-checked truth, and the time the citation step adds to an index.
 
     python bench/citations.py --cache-dir CACHE [--folder ../shared/corpus] [--json OUT]
-                              [--cold-index] [--repeat N]
+                              [--cold-index] [--repeat N] [--list-doc DOC]
 
 CACHE is a writable copy of an indexed corpus cache (e.g. ``cp -r /work/cache-v24 X``);
 the citation tables of the folder are rebuilt in it. Truth: ``bench/citations_links.json``
@@ -23,7 +23,8 @@ Time: the citation step (reference lists read from the stored blocks, then links
 folder from nothing (what it adds to a cold index), with nothing changed (a re-index), and
 with one document changed; medians of ``--repeat`` runs. ``--cold-index`` also indexes the
 folder text-only (no embedding) into fresh caches with and without the step, interleaved,
-and reports the ratio.
+and reports the ratio. Lists: the warm time to read each TUI citation list of
+``--list-doc`` and the documents pane's "cited by" counts.
 """
 
 from __future__ import annotations
@@ -96,6 +97,32 @@ def timings(cache_dir: str, root: str, repeat: int) -> dict:
     return {"step_from_nothing_s": statistics.median(cold),
             "step_nothing_changed_s": statistics.median(same),
             "step_one_document_changed_s": statistics.median(one)}
+
+
+def list_times(cache_dir: str, root: str, doc: str, repeat: int = 5) -> dict:
+    """Warm median milliseconds to read each TUI citation list of ``doc`` (rows made, as
+    the list's worker makes them) and the documents pane's cited counts, on one open
+    library (the TUI's gate keeps one); the first (cold) read is left out."""
+    from pdftui.citation_graph import CitationGraph
+    from pdftui.library import Library
+    from pdftui.tui.citations_screen import ListKind, read_rows
+
+    lib = Library(root, cache_dir)
+    out = {}
+    try:
+        jobs = {kind.value: (lambda k=kind: read_rows(lib, k, doc)) for kind in ListKind}
+        jobs["cited counts"] = lambda: CitationGraph.read(lib).cited_counts()
+        for name, job in jobs.items():
+            job()
+            times = []
+            for _ in range(repeat):
+                t0 = time.perf_counter()
+                job()
+                times.append(1000 * (time.perf_counter() - t0))
+            out[name] = statistics.median(times)
+    finally:
+        lib.close()
+    return out
 
 
 def score_links(cache_dir: str, root: str, truth: dict) -> dict:
@@ -224,9 +251,12 @@ def main() -> None:
     ap.add_argument("--json", default=None)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--cold-index", action="store_true")
+    ap.add_argument("--list-doc", default="arxiv-1706.03762v7-attention-is-all-you-need.pdf",
+                    help="the document whose lists are timed (default: the most cited)")
     args = ap.parse_args()
     root = os.path.realpath(args.folder)
-    out: dict = {"time": timings(args.cache_dir, root, args.repeat)}
+    out: dict = {"time": timings(args.cache_dir, root, args.repeat),
+                 "lists_ms": list_times(args.cache_dir, root, args.list_doc)}
     links = HERE / "citations_links.json"
     fields = HERE / "citations_fields.json"
     if links.exists():
@@ -258,6 +288,8 @@ def report(out: dict) -> None:
     print(f"| citation step, from nothing | {t['step_from_nothing_s']:.2f} s | |")
     print(f"| citation step, re-index, nothing changed | {t['step_nothing_changed_s']:.3f} s | |")
     print(f"| citation step, one document changed | {t['step_one_document_changed_s']:.3f} s | |")
+    for name, ms in out.get("lists_ms", {}).items():
+        print(f"| TUI list '{name}', warm | {ms:.0f} ms | <= 100 ms |")
     if "cold_index" in out:
         c = out["cold_index"]
         print(f"| text-only cold index with / without the step | {c['with_step_s']:.1f} s /"

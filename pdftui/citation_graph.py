@@ -126,17 +126,11 @@ class CitationGraph:
         file and entry, by file name then page; raises :class:`pdftui.errors.NotFound`."""
         self.lib.content_id(doc)
         own = self._content_ids(doc)
-        rows = store.read_links_to(self.lib.db, self.lib.root, own)
-        entries: dict[tuple[int, int], Reference] = {}
-        for citing in {c for c, _o, _p in rows}:
-            for ref in store.read_references(self.lib.db, citing):
-                entries[(citing, ref.ordinal)] = ref
         out = []
-        for citing, ordinal, page in rows:
-            if citing in own:
-                continue
-            ref = entries[(citing, ordinal)]
-            out += [Citing(d, page, ref.label, ref.raw) for d in self.docs_of.get(citing, ())]
+        for citing, _ordinal, page, label, raw in store.read_links_to(
+                self.lib.db, self.lib.root, own):
+            if citing not in own:
+                out += [Citing(d, page, label, raw) for d in self.docs_of.get(citing, ())]
         return sorted(set(out), key=lambda c: (c.doc, c.page, c.label))
 
     def cited_counts(self) -> dict[str, int]:
@@ -180,7 +174,7 @@ class CitationGraph:
         the geometric mean of both lists' sizes. Raises :class:`pdftui.errors.NotFound`."""
         self.lib.content_id(doc)
         cosines = self._cosines(doc, model_id)
-        keys = {d.doc: _reference_keys(self, d) for d in self.documents if d.content_id}
+        keys = self._reference_keys()
         mine = keys.get(doc, set())
         own_work = self.works.get(doc, doc)
         out: list[Similar] = []
@@ -188,8 +182,9 @@ class CitationGraph:
             if work == own_work:
                 continue
             other = newest(docs)
-            shared = len(mine & keys.get(other, set()))
-            coupling = shared / math.sqrt(len(mine) * len(keys[other])) if shared else 0.0
+            theirs = keys.get(other, set())
+            shared = len(mine & theirs)
+            coupling = shared / math.sqrt(len(mine) * len(theirs)) if shared else 0.0
             cos = cosines.get(other)
             why = []
             if cos is not None:
@@ -204,45 +199,70 @@ class CitationGraph:
 
     def _cosines(self, doc: str, model_id: str | None) -> dict[str, float]:
         """``{doc: cosine of its document vector with doc's}`` (empty without vectors)."""
-        import numpy as np
-
         from .embed.model import resolve_model_name
 
-        vectors = store.head_vectors(self.lib.db, resolve_model_name(model_id))
-        mean: dict[int, np.ndarray] = {}
-        for cid, blobs in vectors.items():
-            v = np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(blobs), -1)
-            m = v.mean(axis=0)
-            norm = float(np.linalg.norm(m))
-            if norm > 0:
-                mean[cid] = m / norm
-        me = mean.get(self.lib.content_id(doc))
-        if me is None:
+        cids, matrix = _document_vectors(self.lib, resolve_model_name(model_id))
+        row = cids.get(self.lib.content_id(doc))
+        if row is None:
             return {}
-        return {d.doc: float(mean[d.content_id] @ me) for d in self.documents
-                if d.content_id in mean}
+        sims = matrix @ matrix[row]
+        return {d.doc: float(sims[cids[d.content_id]]) for d in self.documents
+                if d.content_id in cids}
+
+    def _reference_keys(self) -> dict[str, set[str]]:
+        """``{doc: the works its references name}`` as keys: the folder work a linked
+        entry is, else ``arxiv:``/``doi:`` of the entry, else its normalised title (>= 4
+        words)."""
+        from .citations import norm
+
+        linked = {(c, o): cited for c, o, cited in self.links}
+        by_cid: dict[int, set[str]] = {}
+        for cid, ordinal, arxiv_id, doi, title in store.reference_keys(
+                self.lib.db, self.docs_of):
+            cited = linked.get((cid, ordinal))
+            if cited is not None and self.docs_of.get(cited):
+                first = self.docs_of[cited][0]
+                key = "work:" + self.works.get(first, first)
+            elif arxiv_id:
+                key = "arxiv:" + arxiv_id.lower()
+            elif doi:
+                key = "doi:" + doi.lower()
+            elif len(norm(title).split()) >= 4:
+                key = "title:" + norm(title)
+            else:
+                continue
+            by_cid.setdefault(cid, set()).add(key)
+        return {d.doc: by_cid.get(d.content_id, set()) for d in self.documents
+                if d.content_id}
 
 
-def _reference_keys(graph: CitationGraph, d: DocumentInfo) -> set[str]:
-    """The works ``d``'s references name, as keys: the folder work a linked entry is,
-    else ``arxiv:``/``doi:`` of the entry, else its normalised title (>= 4 words)."""
-    from .citations import norm
+#: (database, model, data version) -> the document vectors read last (one entry): the
+#: lists of one session reuse them until the cache changes.
+_VECTORS: dict[tuple[int, str, int], tuple[dict[int, int], object]] = {}
 
-    cid = d.content_id
-    linked = store.read_links_from(graph.lib.db, graph.lib.root, cid)
-    out: set[str] = set()
-    for ref in store.read_references(graph.lib.db, cid):
-        cited = linked.get(ref.ordinal)
-        if cited and graph.docs_of.get(cited[0]):
-            first = graph.docs_of[cited[0]][0]
-            out.add("work:" + graph.works.get(first, first))
-        elif ref.arxiv_id:
-            out.add("arxiv:" + ref.arxiv_id.lower())
-        elif ref.doi:
-            out.add("doi:" + ref.doi.lower())
-        elif len(norm(ref.title).split()) >= 4:
-            out.add("title:" + norm(ref.title))
-    return out
+
+def _document_vectors(lib: Library, model_id: str):
+    """``({content id: row}, matrix)``: each content's unit-length document vector (the
+    mean of its section-head and page-1 units), read once per cache state."""
+    import numpy as np
+
+    key = (id(lib.db), model_id, lib.cache.data_version())
+    got = _VECTORS.get(key)
+    if got is not None:
+        return got
+    rows: dict[int, int] = {}
+    means = []
+    for cid, blobs in store.head_vectors(lib.db, model_id).items():
+        v = np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(blobs), -1)
+        m = v.mean(axis=0)
+        norm = float(np.linalg.norm(m))
+        if norm > 0:
+            rows[cid] = len(means)
+            means.append(m / norm)
+    matrix = np.vstack(means) if means else np.zeros((0, 1), dtype=np.float32)
+    _VECTORS.clear()
+    _VECTORS[key] = (rows, matrix)
+    return rows, matrix
 
 
 def count_line(n: int) -> str:

@@ -67,11 +67,19 @@ class Target:
                                           first, self.year, self.arxiv_id, self.doi))
 
 
+_WORD_RE = re.compile(r"[a-z0-9]+")
+#: Latin letters Unicode does not decompose into a base letter and an accent.
+_LETTERS = str.maketrans({"ł": "l", "Ł": "L", "ø": "o", "Ø": "O", "đ": "d", "Đ": "D",
+                          "ß": "ss", "æ": "ae", "Æ": "AE", "œ": "oe", "Œ": "OE", "ı": "i"})
+_COMBINING_RE = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
+
+
 def norm(s: str) -> str:
-    """``s`` lower-cased, accents removed, every run of non-alphanumerics one space."""
-    s = unicodedata.normalize("NFKD", s)
-    s = "".join(c for c in s if not unicodedata.combining(c)).lower()
-    return " ".join(re.findall(r"[a-z0-9]+", s))
+    """``s`` lower-cased, accents removed, every run of characters other than ASCII
+    letters and digits one space."""
+    if not s.isascii():
+        s = _COMBINING_RE.sub("", unicodedata.normalize("NFKD", s.translate(_LETTERS)))
+    return " ".join(_WORD_RE.findall(s.lower()))
 
 
 def surname_key(name: str) -> str:

@@ -115,6 +115,8 @@ _HEADING_RE = re.compile(r"^\s*([0-9A-Z]{1,3}\.?\s+)?(references|bibliography|wo
                          r"literature cited|references and notes)\s*$", re.I)
 _HEAD_PREFIX_RE = re.compile(r"^\s*([0-9A-Z]{1,3}\.?\s+)?(references|bibliography)\s+"
                              r"(?=\[|1\.\s)", re.I)
+#: What a line opening with a "References" heading can start with (a cheap test first).
+_HEAD_STARTS = frozenset("RrBb0123456789ABCDEFGHIJ ")
 #: Two x0 values this close (points) are one edge.
 _EDGE = 2.5
 #: A continuation line is indented by at most this (points) from its column's edge.
@@ -145,7 +147,10 @@ def _lines(blocks: Sequence[RefBlock]) -> list[_Line]:
     total = 0
     for b in blocks:
         for i, line in enumerate(b.text.split("\n")):
-            line = _HEAD_PREFIX_RE.sub("", clean_text(line)).strip()
+            line = clean_text(line)
+            if line[:1] in _HEAD_STARTS:
+                line = _HEAD_PREFIX_RE.sub("", line)
+            line = line.strip()
             if not line or _FURNITURE_RE.match(line) or _HEADING_RE.match(line):
                 continue
             total += len(line)
@@ -322,6 +327,8 @@ _DOI_RE = re.compile(r"(?:doi[:\s]*|doi\.org/)?\b(10\.\d{4,9}/[^\s\"<>]+)", re.I
 _YEAR_RE = re.compile(r"(?<![\d./:])((?:1[89]\d|20[0-3])\d)([a-z]?)(?![\d/])")
 _QUOTED_RE = re.compile(r"[\"“”‘’'`]{1,2}(.{8,300}?)[,.]?[\"“”’']{1,2}")
 _URL_RE = re.compile(r"https?://\S+|www\.\S+")
+_DIGIT_RE = re.compile(r"\d")
+_NOT_LETTER_RE = re.compile(r"[\W\d_]")
 #: Words after which a period does not end a sentence of an entry.
 _ABBREV = frozenset("""vol no pp proc conf int intl eds ed trans j univ dept inc ltd
 jr sr st dr mr ms vs cf fig eq sec ch nat acad sci natl assoc comput mach ieee acm adv
@@ -351,6 +358,8 @@ def _arxiv(text: str) -> str:
 
 
 def _doi(text: str) -> str:
+    if "10." not in text:
+        return ""
     for m in _DOI_RE.finditer(text):
         if doi := clean_doi(m.group(1)):
             return doi
@@ -505,7 +514,7 @@ def _names(part: str) -> list[str]:
     ``Jimmy Lei Ba, Jamie Ryan Kiros, and Geoffrey E Hinton``); [] when it does not read
     as names."""
     part = part.strip().rstrip(",.;:")
-    if not part or len(part) > 600 or sum(c.isdigit() for c in part) > 2:
+    if not part or len(part) > 600 or len(_DIGIT_RE.findall(part)) > 2:
         return []
     part = re.sub(r"\bet\s+al\b\.?|\band others\b|\(eds?\.?\)|\beds?\.$", "", part,
                   flags=re.I)
@@ -563,7 +572,7 @@ def _tidy_title(title: str) -> str:
 def _title_like(title: str) -> bool:
     """Does a sentence read as a title (3 to 300 characters, some letters, not a venue
     or a page range alone)?"""
-    letters = sum(c.isalpha() for c in title)
+    letters = len(title) - len(_NOT_LETTER_RE.findall(title))
     if len(title) < 3 or letters < 3 or letters < 0.5 * len(title):
         return False
     return not re.match(r"^(in|proceedings|proc|arxiv|preprint|journal)\b", title, re.I)
@@ -576,7 +585,7 @@ def _venue(rest: str) -> str:
     v = re.sub(r"[,.\s]*(pp\.?|pages?)?\s*\d+\s*[–-]\s*\d+.*$", "", v)
     v = _YEAR_RE.sub("", v)
     v = re.sub(r"\s+", " ", v).strip(" ,.;:()")
-    return v[:200] if sum(c.isalpha() for c in v) >= 2 else ""
+    return v[:200] if len(v) - len(_NOT_LETTER_RE.findall(v)) >= 2 else ""
 
 
 def read_references(blocks: Sequence[RefBlock]) -> list[Reference]:

@@ -111,18 +111,33 @@ def read_links_from(db: sqlite3.Connection, root: str, citing: int) -> dict[int,
 
 
 def read_links_to(db: sqlite3.Connection, root: str, cited: Iterable[int]
-                  ) -> list[tuple[int, int, int]]:
-    """``[(citing content, ordinal, page)]`` of the entries of ``root`` that are any of
-    the ``cited`` contents (one work's versions), by citing content and ordinal."""
+                  ) -> list[tuple[int, int, int, str, str]]:
+    """``[(citing content, ordinal, page, label, raw)]`` of the entries of ``root`` that
+    are any of the ``cited`` contents (one work's versions), by citing content and
+    ordinal (label and raw text cleaned for display)."""
     ids = sorted(set(cited))
     if not ids:
         return []
     marks = ",".join("?" * len(ids))
-    return [tuple(r) for r in db.execute(
-        "SELECT DISTINCT l.citing, l.ordinal, e.page FROM citation_links l"
+    return [(c, o, p, clean_text(label), clean_text(raw)) for c, o, p, label, raw in db.execute(
+        "SELECT DISTINCT l.citing, l.ordinal, e.page, e.label, e.raw FROM citation_links l"
         " JOIN reference_entries e ON e.content_id = l.citing AND e.ordinal = l.ordinal"
         f" WHERE l.root = ? AND l.cited IN ({marks}) ORDER BY l.citing, l.ordinal",
         (root, *ids))]
+
+
+def reference_keys(db: sqlite3.Connection, content_ids: Iterable[int]
+                   ) -> list[tuple[int, int, str, str, str]]:
+    """``[(content, ordinal, arXiv id, DOI, title)]`` of every entry of the contents: what
+    bibliographic coupling compares."""
+    ids = sorted(set(content_ids))
+    out: list[tuple[int, int, str, str, str]] = []
+    for i in range(0, len(ids), 500):
+        chunk = ids[i:i + 500]
+        out += [tuple(r) for r in db.execute(
+            "SELECT content_id, ordinal, arxiv_id, doi, title FROM reference_entries"
+            f" WHERE content_id IN ({','.join('?' * len(chunk))})", chunk)]
+    return out
 
 
 def read_all_links(db: sqlite3.Connection, root: str) -> list[tuple[int, int, int]]:
