@@ -3,7 +3,7 @@ fields (authors' surnames, year, title, venue, arXiv id, DOI) with its page and 
 label.
 
 Input is the stored blocks of the sections titled "References" / "Bibliography"
-(:func:`pdftui.search.references.is_references_title`), in reading order, so no PDF is
+(:func:`is_reference_heading`), in reading order, so no PDF is
 read again. Splitting (:func:`split_entries`) knows three styles:
 
 - labelled: each entry opens with ``[12]``, ``[Vas+17]`` or ``12.`` (most of a list's
@@ -112,7 +112,8 @@ _BRACKET_RE = re.compile(r"^\s*\[([A-Za-z0-9+.\-]{1,12})\]\s*")
 _NUMBER_RE = re.compile(r"^\s*(\d{1,4})\.\s+(?=\S)")
 _FURNITURE_RE = re.compile(r"^\s*(\d{1,4}|page \d+( of \d+)?)\s*$", re.I)
 _HEADING_RE = re.compile(r"^\s*([0-9A-Z]{1,3}\.?\s+)?(references|bibliography|works cited|"
-                         r"literature cited|references and notes)\s*$", re.I)
+                         r"literature cited|references and notes|literatur|"
+                         r"literaturverzeichnis|références)\s*$", re.I)
 _HEAD_PREFIX_RE = re.compile(r"^\s*([0-9A-Z]{1,3}\.?\s+)?(references|bibliography)\s+"
                              r"(?=\[|1\.\s)", re.I)
 #: What a line opening with a "References" heading can start with (a cheap test first).
@@ -121,6 +122,13 @@ _HEAD_STARTS = frozenset("RrBb0123456789ABCDEFGHIJ ")
 _EDGE = 2.5
 #: A continuation line is indented by at most this (points) from its column's edge.
 _INDENT = 40.0
+
+
+def is_reference_heading(title: str) -> bool:
+    """Is a section title the heading of a reference list ("References", "7
+    Bibliography")? (The rule of :func:`pdftui.search.references.is_references_title`,
+    here so the index step does not import the search package.)"""
+    return bool(_HEADING_RE.match(title or ""))
 
 
 def split_entries(blocks: Sequence[RefBlock]) -> list[tuple[int, str, str]]:

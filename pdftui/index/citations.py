@@ -14,8 +14,7 @@ from __future__ import annotations
 import threading
 
 from ..citations import Target, TargetIndex, link
-from ..references import REFERENCES_VERSION, RefBlock, read_references
-from ..search.references import is_references_title
+from ..references import REFERENCES_VERSION, RefBlock, is_reference_heading, read_references
 from ..store.citations import reference_blocks, references_of
 from ..store.database import Cache
 from ..store.reader import parse_authors, read_documents, read_sections
@@ -37,7 +36,7 @@ def content_blocks(cache: Cache, cid: int) -> list[RefBlock]:
     """The stored blocks of content ``cid``'s reference sections (titled References,
     Bibliography, ...), in reading order; [] when it has none."""
     spans = sorted({(s.start_page, s.start_block, s.end_page, s.end_block)
-                    for s in read_sections(cache.db, cid) if is_references_title(s.title)})
+                    for s in read_sections(cache.db, cid) if is_reference_heading(s.title)})
     kept: list[tuple[int, int, int, int]] = []
     for span in spans:   # a nested reference section is inside its parent's span
         if not any(k[:2] <= span[:2] and span[2:] <= k[2:] for k in kept):
