@@ -139,3 +139,50 @@ def test_export_says_which_exported_papers_each_cites(citing):
                          "--cache-dir", cache, "--data-dir", folder.parent / "data"))
     dense = next(d for d in js["documents"] if d["doc"] == "dense.pdf")
     assert dense["cites"] == [HARMONIC[1], "lattice.pdf"]
+
+
+def test_an_older_cache_gains_references_without_re_extraction(tmp_path):
+    folder = build_citing_folder(tmp_path / "papers")
+    cache = tmp_path / "cache"
+    index_folder(folder, cache, embed=False)
+    db = sqlite3.connect(cache / "index.sqlite3")   # the layout before reference tables
+    for table in ("reference_entries", "references_read", "citation_links",
+                  "citation_state"):
+        db.execute(f"DROP TABLE {table}")
+    db.execute("PRAGMA user_version = 8")
+    db.commit()
+    db.close()
+    summary = index_folder(folder, cache, embed=False)
+    assert summary.indexed == 0 and summary.unchanged == 5   # no PDF extracted again
+    assert _refs(folder, cache, "dense.pdf")[0]["match"] == "lattice.pdf"
+
+
+def test_hostile_reference_text_is_bounded_and_shown_as_text(tmp_path):
+    import pymupdf
+
+    folder = tmp_path / "papers"
+    folder.mkdir()
+    doc = pymupdf.open()
+    doc.new_page().insert_text((72, 80), "Hostile References Paper", fontsize=16)
+    page = doc.new_page()
+    page.insert_text((72, 60), "References", fontsize=13)
+    lines = ["[1] \x1b[31mEvil\x1b[0m [bold]Markup[/bold]. A title here. Venue, 2001.",
+             "[2] " + "longword " * 60]
+    y = 80
+    for line in lines:
+        page.insert_text((72, y), line, fontsize=6)
+        y += 10
+    for n in range(3, 60):
+        page.insert_text((72, y), f"[{n}] A. Writer. Title {n}. Venue, 2001.", fontsize=5)
+        y += 7
+    doc.set_toc([[1, "References", 2]])
+    doc.save(folder / "hostile.pdf")
+    doc.close()
+    cache = tmp_path / "cache"
+    index_folder(folder, cache, embed=False)
+    out = _cli("refs", folder, "hostile.pdf", "--cache-dir", cache)
+    assert "\x1b" not in out and "[bold]Markup[/bold]" in out
+    refs = _refs(folder, cache, "hostile.pdf")
+    assert refs[0]["label"] == "[1]" and "\x1b" not in refs[0]["raw"]
+    bib = _cli("refs", folder, "hostile.pdf", "--format", "bibtex", "--cache-dir", cache)
+    assert "\x1b" not in bib
