@@ -3,6 +3,7 @@ against a hand-checked truth, and the time the citation step adds to an index.
 
     python bench/citations.py --cache-dir CACHE [--folder ../shared/corpus] [--json OUT]
                               [--cold-index] [--repeat N] [--list-doc DOC]
+                              [--replica N [--replica-work DIR]]
 
 CACHE is a writable copy of an indexed corpus cache (e.g. ``cp -r /work/cache-v24 X``);
 the citation tables of the folder are rebuilt in it. Truth: ``bench/citations_links.json``
@@ -23,7 +24,8 @@ Time: the citation step (reference lists read from the stored blocks, then links
 folder from nothing (what it adds to a cold index), with nothing changed (a re-index), and
 with one document changed; medians of ``--repeat`` runs. ``--cold-index`` also indexes the
 folder text-only (no embedding) into fresh caches with and without the step, interleaved,
-and reports the ratio. Lists: the warm time to read each TUI citation list of
+and reports the ratio. ``--replica N``: the step on N replicas of the corpus cache built as
+bench/scale.py builds them. Lists: the warm time to read each TUI citation list of
 ``--list-doc`` and the documents pane's "cited by" counts.
 """
 
@@ -244,6 +246,29 @@ def cold_index(folder: str, repeat: int) -> dict:
     return {"with_step_s": w, "without_step_s": wo, "added": w / wo - 1}
 
 
+def replica_step(src: str, n: int, work: str | None) -> dict:
+    """The citation step from nothing on ``n`` replicas of the corpus cache ``src``
+    (:func:`bench.scale.build`: copies with fresh hashes, vectors and blocks copied, 0-20 %
+    of pages dropped), in ``work`` (a temporary folder when None)."""
+    sys.path.insert(0, str(HERE))
+    import scale
+
+    with tempfile.TemporaryDirectory() as tmp:
+        dst = Path(work or tmp)
+        built = scale.build(Path(src), dst, 0, n) if not (dst / "index.sqlite3").exists() \
+            or scale._count(dst) < n else 0.0
+        root = scale._root(dst)
+        db = sqlite3.connect(dst / "index.sqlite3")
+        try:
+            _clear(db, root)
+        finally:
+            db.close()
+        t = _step(str(dst), root)
+        again = _step(str(dst), root)
+    return {"documents": n, "build_s": built, "step_from_nothing_s": t,
+            "step_nothing_changed_s": again}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--cache-dir", required=True)
@@ -251,6 +276,9 @@ def main() -> None:
     ap.add_argument("--json", default=None)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--cold-index", action="store_true")
+    ap.add_argument("--replica", type=int, default=0,
+                    help="also time the step on N replicas of the corpus (bench/scale.py)")
+    ap.add_argument("--replica-work", default=None)
     ap.add_argument("--list-doc", default="arxiv-1706.03762v7-attention-is-all-you-need.pdf",
                     help="the document whose lists are timed (default: the most cited)")
     args = ap.parse_args()
@@ -265,6 +293,8 @@ def main() -> None:
         out["fields"] = score_fields(args.cache_dir, root, json.loads(fields.read_text()))
     if args.cold_index:
         out["cold_index"] = cold_index(root, 1)
+    if args.replica:
+        out["replica"] = replica_step(args.cache_dir, args.replica, args.replica_work)
     report(out)
     if args.json:
         Path(args.json).write_text(json.dumps(out, indent=1) + "\n")
@@ -290,6 +320,11 @@ def report(out: dict) -> None:
     print(f"| citation step, one document changed | {t['step_one_document_changed_s']:.3f} s | |")
     for name, ms in out.get("lists_ms", {}).items():
         print(f"| TUI list '{name}', warm | {ms:.0f} ms | <= 100 ms |")
+    if "replica" in out:
+        r = out["replica"]
+        print(f"| citation step at {r['documents']:,} documents, from nothing / nothing"
+              f" changed | {r['step_from_nothing_s']:.1f} s / {r['step_nothing_changed_s']:.2f}"
+              " s | <= 60 s at 10,000 |")
     if "cold_index" in out:
         c = out["cold_index"]
         print(f"| text-only cold index with / without the step | {c['with_step_s']:.1f} s /"
