@@ -490,16 +490,18 @@ def _year_after_authors(head: str, rest: list[str]) -> int | None:
     return None
 
 
+_SENTENCE_END_RE = re.compile(r"(\S*)([.?!])(?=\s|$)")
+
+
 def _sentences(text: str) -> list[str]:
     """``text`` cut at each period, question or exclamation mark that ends a sentence: not
     after an initial (``Yann N.``), an abbreviation (``Proc.``) or inside a number."""
     out: list[str] = []
     start = 0
-    for m in re.finditer(r"[.?!](?=\s+|$)", text):
-        word = text[start:m.start()].rsplit(None, 1)[-1] if text[start:m.start()].split() \
-            else ""
+    for m in _SENTENCE_END_RE.finditer(text):
+        word = text[max(start, m.start(1)):m.start(2)]   # the word before the mark
         bare = word.strip("([{,")
-        if m.group() == "." and (_is_initial(bare) or bare.lower() in _ABBREV):
+        if m.group(2) == "." and (_is_initial(bare) or bare.lower() in _ABBREV):
             continue
         piece = text[start:m.end()].strip()
         if piece:
