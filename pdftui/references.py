@@ -519,6 +519,10 @@ def _is_initial(word: str) -> bool:
     return bool(re.fullmatch(r"[A-ZÀ-ÞŁŚŻ](?:\.-?[A-ZÀ-ÞŁŚŻ]){0,2}", word))
 
 
+_ET_AL_RE = re.compile(r"\bet\s+al\b\.?|\band others\b|\(eds?\.?\)|\beds?\.$", re.I)
+_NAME_SPLIT_RE = re.compile(r",|;|\band\b|&")
+
+
 def _names(part: str) -> list[str]:
     """Surnames of an author part (``Ba, J. L., Kiros, J. R., and Hinton, G. E`` or
     ``Jimmy Lei Ba, Jamie Ryan Kiros, and Geoffrey E Hinton``); [] when it does not read
@@ -526,9 +530,8 @@ def _names(part: str) -> list[str]:
     part = part.strip().rstrip(",.;:")
     if not part or len(part) > 600 or len(_DIGIT_RE.findall(part)) > 2:
         return []
-    part = re.sub(r"\bet\s+al\b\.?|\band others\b|\(eds?\.?\)|\beds?\.$", "", part,
-                  flags=re.I)
-    pieces = [p.strip() for p in re.split(r",|;|\band\b|&", part) if p.strip()]
+    part = _ET_AL_RE.sub("", part)
+    pieces = [p.strip() for p in _NAME_SPLIT_RE.split(part) if p.strip()]
     if not pieces or not all(_name_piece(p) for p in pieces):
         return []
     if _inverted(pieces):
