@@ -135,7 +135,7 @@ def split_entries(blocks: Sequence[RefBlock]) -> list[tuple[int, str, str]]:
     """The entries of a reference list as ``(page, label, text)`` in order, from its blocks
     in reading order (the heading and bare page numbers are skipped). At most
     :data:`MAX_ENTRIES` entries."""
-    lines = _lines(blocks)
+    lines = _without_running_lines(_lines(blocks))
     if not lines:
         return []
     style = _style(lines)
@@ -166,6 +166,38 @@ def _lines(blocks: Sequence[RefBlock]) -> list[_Line]:
                 return out
             out.append(_Line(b.page, b.x0, line, i > 0))
     return out
+
+
+def _without_running_lines(lines: list[_Line]) -> list[_Line]:
+    """``lines`` without the running heads and feet of the list's pages: the first or last
+    block of a page (its first line at most 160 characters) whose text recurs, digits
+    aside, at the edge of another page."""
+    edges: dict[int, list[int]] = {}   # page -> indices of its first and last blocks
+    for i, b in enumerate(lines):
+        if not b.inner:
+            got = edges.setdefault(b.page, [i, i])
+            got[1] = i
+    pages: dict[str, set[int]] = {}
+    for page, ends in edges.items():
+        for i in set(ends):
+            if len(lines[i].text) <= 160:
+                pages.setdefault(_DIGITS_RE.sub("", lines[i].text), set()).add(page)
+    running = {k for k, p in pages.items() if len(p) >= 2}
+    drop = {i for ends in edges.values() for i in set(ends)
+            if _DIGITS_RE.sub("", lines[i].text) in running}
+    if not drop:
+        return lines
+    out: list[_Line] = []
+    skip = False
+    for i, b in enumerate(lines):
+        if not b.inner:
+            skip = i in drop
+        if not skip:
+            out.append(b)
+    return out
+
+
+_DIGITS_RE = re.compile(r"\d+")
 
 
 def _style(lines: list[_Line]) -> str:
@@ -406,7 +438,8 @@ def _shape(body: str) -> tuple[list[str], int | None, str, str]:
         authors = _names(names)
         head, rest = names, [title.strip(), *rest]
     if not authors:
-        return [], int(years[-1].group(1)) if years else None, "", ""
+        return _names_then_year(text) or (
+            [], int(years[-1].group(1)) if years else None, "", "")
     year = _year_after_authors(head, rest)
     if year is not None and rest and _is_year(rest[0]):
         rest = rest[1:]
@@ -459,6 +492,35 @@ def _after_authors(authors: list[str], rest: str, years: list[re.Match]
         title = ""
     venue = _venue(" ".join(sentences[1:])) if title else ""
     return authors, year, title, venue
+
+
+_NAMES_YEAR_RE = re.compile(r"^(?P<names>[^()\d]{2,300}?),?\s\(?(?P<year>(?:1[89]\d|20[0-3])\d)"
+                            r"[a-z]?\)?[,.]?\s*(?P<rest>.*)$", re.S)
+_IN_VENUE_RE = re.compile(r",\s+[Ii]n\s|\.\s+In\s")
+
+
+def _names_then_year(text: str) -> tuple[list[str], int, str, str] | None:
+    """The fields of ``Names (Year), Title, in Venue``, ``Names. Year. Title. Journal``
+    and ``Names, Year Journal Volume Page`` (physics, no title): the names and the year;
+    the title when an ``in`` marks where it ends, or when a sentence of 3+ words is
+    followed by another. None when the text does not open that way."""
+    m = _NAMES_YEAR_RE.match(text)
+    if not m:
+        return None
+    authors = _names(m.group("names"))
+    if not authors:
+        return None
+    rest = m.group("rest")
+    cut = _IN_VENUE_RE.search(rest)
+    if cut:
+        title, venue = _tidy_title(rest[:cut.start()]), _venue(rest[cut.end():])
+    else:   # "Title. Journal 30(3):642-653": a title of 3+ words, then more
+        sentences = _sentences(rest)
+        title, venue = (_tidy_title(sentences[0]), _venue(" ".join(sentences[1:]))) \
+            if len(sentences) >= 2 and len(sentences[0].split()) >= 3 else ("", "")
+    if not title or not _title_like(title):
+        title, venue = "", ""
+    return authors, int(m.group("year")), title, venue
 
 
 def _in_id(text: str, at: int) -> bool:
@@ -542,8 +604,9 @@ def _names(part: str) -> list[str]:
 
 
 #: A Vancouver name: surname words, then the initials in capitals without periods
-#: (``Raichle ME``, ``Ponce-Alvarez A``, ``O’Malley KF``).
-_VANCOUVER_RE = re.compile(r"^([A-ZÀ-ÞŁŚŻ][\w'’\-]*(?:\s[A-Za-zÀ-ÿ][\w'’\-]+)*)\s([A-Z]{1,3})$")
+#: (``Raichle ME``, ``Ponce-Alvarez A``, ``O’Malley KF``, ``Sachs R K``).
+_VANCOUVER_RE = re.compile(r"^([A-ZÀ-ÞŁŚŻ][\w'’\-]*(?:\s[A-Za-zÀ-ÿ][\w'’\-]+)*)"
+                           r"\s([A-Z](?:\s?[A-Z]){0,2})$")
 
 
 def _name_piece(piece: str) -> bool:

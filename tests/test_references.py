@@ -135,3 +135,27 @@ def test_vancouver_names_and_a_colon_after_the_authors():
 def test_a_url_entry_has_no_authors():
     r = parse_entry("LogCabin source code. http://github.com/logcabin/logcabin.", 16, 0, "[22]")
     assert (r.authors, r.title) == ((), "")
+
+
+def test_running_heads_of_the_list_pages_are_not_entries():
+    refs = read_references([
+        RefBlock(14, 72, "Webb et al. (2017), PeerJ Comput. Sci., DOI 10.7717/peerj-cs.118 14/16"),
+        RefBlock(14, 72, "Blackburne BP, Whelan S. 2013. Class of multiple sequence alignment"
+                         " algorithm affects genomic analysis. Mol Biol Evol 30(3):642-653."),
+        RefBlock(15, 72, "Webb et al. (2017), PeerJ Comput. Sci., DOI 10.7717/peerj-cs.118 15/16"),
+        RefBlock(15, 72, "Loytynoja A, Goldman N. 2005. An algorithm for progressive multiple"
+                         " alignment of sequences. PNAS 102(30):10557-10562.")])
+    assert [(r.first_author, r.year) for r in refs] == [("Blackburne", 2013),
+                                                       ("Loytynoja", 2005)]
+    assert refs[0].title == ("Class of multiple sequence alignment algorithm affects genomic"
+                             " analysis")
+
+
+def test_names_then_year_styles_read_names_and_year_and_no_journal_as_title():
+    r = parse_entry("L. M. Adleman (1994), Algorithmic number theory—The complexity"
+                    " contribution, in Proceedings of the 35th Annual Symposium on"
+                    " Foundations of Computer Science, IEEE, pp. 88-113.", 25)
+    assert (r.authors, r.year) == (("Adleman",), 1994)
+    assert r.title == "Algorithmic number theory—The complexity contribution"
+    r = parse_entry("Ehlers J, Geren P and Sachs R K, 1968 J. Math. Phys. 9 1344", 14)
+    assert (r.authors, r.year, r.title) == (("Ehlers", "Geren", "Sachs"), 1968, "")
