@@ -509,3 +509,95 @@ def build_inflation_bomb(path: Path, inflated: int, word: str = "bombcoverword")
     doc.save(path)
     doc.close()
     return path
+
+
+#: The made citing folder (:func:`build_citing_folder`): file -> (title, first author's
+#: full name, year, arXiv id or '').
+CITING_PAPERS = {
+    "lattice.pdf": ("Gradient Lattices for Sparse Retrieval", "Ada Lovelace", 2019, ""),
+    "arxiv-2001.00017v1-harmonic.pdf": ("Harmonic Indexing at Scale", "Dana Scott", 2020,
+                                        "2001.00017"),
+    "arxiv-2001.00017v2-harmonic.pdf": ("Harmonic Indexing at Scale", "Dana Scott", 2020,
+                                        "2001.00017"),
+    "dense.pdf": ("Dense Lattice Transformers for Retrieval", "Carl Gauss", 2021, ""),
+    "survey.pdf": ("A Survey of Lattice Retrieval Methods", "Emmy Noether", 2022, ""),
+}
+
+#: Each citing paper's reference list: (style, entries). "author-year": one entry per
+#: paragraph, hanging indent; "numbered": ``[n]`` labels. Lines are split where the entry
+#: says ``|`` (the second line indented), a hyphen before ``|`` is a hyphenated break.
+CITING_REFERENCES = {
+    "dense.pdf": ("author-year", [
+        "Lovelace, A. and Babbage, C. (2019). Gradient lattices for|sparse retrieval. In "
+        "Proceedings of RETR, pages 1-9.",
+        "Lovelace, A. and Babbage, C. (2021). Gradient lattices for sparse retrieval II:|"
+        "Extensions and open problems. In Proceedings of RETR.",
+        "Scott, D. (2020). Harmonic index-|ing at scale. arXiv preprint arXiv:2001.00017.",
+        "Turing, A. M. (1950). Computing machinery and intelligence. Mind,|59(236):433-460.",
+    ]),
+    "survey.pdf": ("numbered", [
+        "Ada Lovelace and Charles Babbage. Gradient lattices for sparse retrieval. In|"
+        "Proceedings of RETR, 2019.",
+        "Carl Gauss. Dense lattice transformers for retrieval. Journal of Lattices,|12(3), "
+        "2021. doi:10.5555/lattice.2021.7",
+        "Dana Scott. Harmonic indexing at scale. In Proceedings of SCALE, 2020.",
+        "Carl Gauss. Sparse lattice transformers. Journal of Lattices, 2023.",
+        "Emmy Noether. Invariant variational problems. Nachr. Ges. Wiss. Gottingen,|1918.",
+    ]),
+    "arxiv-2001.00017v2-harmonic.pdf": ("numbered", [
+        "Ada Lovelace and Charles Babbage. Gradient lattices for sparse retrieval. In|"
+        "Proceedings of RETR, 2019.",
+    ]),
+}
+
+
+def _citing_paper(path: Path, title: str, author: str, year: int, arxiv_id: str,
+                  refs: tuple[str, list[str]] | None) -> None:
+    """One made paper: a title page (title, author, year, an arXiv stamp when it has an
+    id) with a paragraph, and a "References" page in the given style."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 80), title, fontsize=18, fontname="hebo")
+    page.insert_text((72, 110), f"{author}  ·  {year}", fontsize=11)
+    if arxiv_id:
+        page.insert_text((20, 500), f"arXiv:{arxiv_id}v1 [cs.IR] 3 Jan {year}", fontsize=9)
+    page.insert_text((72, 150), "1 Introduction", fontsize=13, fontname="hebo")
+    y = 175.0
+    for _ in range(6):
+        page.insert_text((72, y), "Lattices organise retrieval indexes into layers of "
+                         "sparse and dense postings.", fontsize=10)
+        y += 15
+    toc = [[1, "1 Introduction", 1]]
+    if refs is not None:
+        style, entries = refs
+        page = doc.new_page()
+        page.insert_text((72, 80), "References", fontsize=13, fontname="hebo")
+        y = 110.0
+        for n, entry in enumerate(entries, 1):
+            lines = entry.split("|")
+            if style == "numbered":
+                lines[0] = f"[{n}] {lines[0]}"
+            for i, line in enumerate(lines):
+                page.insert_text((72 if i == 0 else 90, y), line, fontsize=9)
+                y += 12
+            y += 8
+        toc.append([1, "References", 2])
+    doc.set_toc(toc)
+    doc.set_metadata({"title": title, "author": author})
+    doc.save(path)
+    doc.close()
+
+
+def build_citing_folder(folder: Path) -> Path:
+    """A folder of papers whose reference lists cite each other (:data:`CITING_PAPERS`,
+    :data:`CITING_REFERENCES`): ``dense.pdf`` cites ``lattice.pdf`` (title, author, year)
+    and the harmonic paper (arXiv id; two versions), and a follow-up of ``lattice.pdf``
+    that is not in the folder; ``survey.pdf`` cites lattice, dense (DOI and title) and
+    harmonic by title, and a later paper of dense's author that is not in the folder."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, (title, author, year, arxiv_id) in CITING_PAPERS.items():
+        _citing_paper(folder / name, title, author, year, arxiv_id,
+                      CITING_REFERENCES.get(name))
+    return folder

@@ -95,7 +95,8 @@ CORPUS_MODULES = frozenset({
     "test_search.py", "test_robust.py", "test_robust_second.py", "test_triage_cli.py",
     "test_triage_store.py", "test_library.py", "test_scale.py", "test_scope_cache.py",
     "test_quantize.py", "test_quantized.py", "test_made.py", "test_embed.py", "test_cjk.py",
-    "test_furniture.py", "test_postings.py", "tui",
+    "test_furniture.py", "test_postings.py", "test_citations.py",
+    "test_citations_corpus.py", "tui",
 })
 
 #: Fixtures that index real PDFs or load the model: a test using one (itself or through

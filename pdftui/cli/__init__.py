@@ -16,6 +16,7 @@ import sys
 
 import click
 
+from .citing import cited_by, refs, similar
 from .indexing import index
 from .options import cache_opt, data_opt, model_opt
 from .output import BAD_INPUT, JSON_KEY, asks_json, fail, json_error, utf8_stream
@@ -153,3 +154,6 @@ main.add_command(docs)
 main.add_command(mark)
 main.add_command(clips)
 main.add_command(export)
+main.add_command(refs)
+main.add_command(cited_by)
+main.add_command(similar)

@@ -29,16 +29,23 @@ def _first_author(authors) -> str:
 @cache_opt
 @data_opt
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-def docs(folder, cache_dir, data_dir, as_json):
+@click.option("--sort", "sort", type=click.Choice(["name", "cited"]), default="name",
+              show_default=True, help="cited: the most cited in this folder first.")
+def docs(folder, cache_dir, data_dir, as_json, sort):
     """List the documents of FOLDER: mark, year, pages, file name, title, first authors,
-    arXiv id or DOI, note, and the status of those not fully indexed."""
+    arXiv id or DOI, how many of the folder's papers cite it, note, and the status of
+    those not fully indexed."""
     from collections import Counter
 
     _root, rows = folder_documents(folder, cache_dir, data_dir)
     works, rows = _work_rows(rows)
+    cited = _cited_counts(folder, cache_dir)
+    if sort == "cited":
+        rows = sorted(rows, key=lambda dt: (-cited.get(dt[0].doc, 0), dt[0].doc))
     if as_json:
         out = [{**d.to_json(), "mark": t.mark.value, "note": t.note,
-                "versions": [v for v in siblings(works, d.doc) if v != d.doc]}
+                "versions": [v for v in siblings(works, d.doc) if v != d.doc],
+                "cited_by": cited.get(d.doc, 0)}
                for d, t in rows]
         click.echo(dumps({"documents": out}))
         return
@@ -53,7 +60,8 @@ def docs(folder, cache_dir, data_dir, as_json):
         table.add_column(col, **kw)
     for d, t in rows:
         table.add_row("" if t.mark.value == "none" else t.mark.value, str(d.year or ""),
-                      str(d.pages) if d.pages else "", _doc_cell(d, t.note))
+                      str(d.pages) if d.pages else "", _doc_cell(d, t.note,
+                                                                 cited.get(d.doc, 0)))
     Console(highlight=False).print(table)
     marked = {works[d.doc]: t.mark.value for d, t in rows if t.mark.value != "none"}
     marks = Counter(marked.values())
@@ -66,7 +74,28 @@ def docs(folder, cache_dir, data_dir, as_json):
                + (f" · {problems} not fully indexed (see status)" if problems else ""))
 
 
-def _doc_cell(d, note: str):
+def _cited_counts(folder, cache_dir) -> dict[str, int]:
+    """``{doc: cited by N in this folder}`` (:meth:`CitationGraph.cited_counts`); {} when
+    the cache cannot be read."""
+    import sqlite3
+
+    from ..citation_graph import CitationGraph
+    from ..errors import CacheError
+    from ..library import Library
+
+    try:
+        lib = Library(folder, cache_dir)
+    except (CacheError, sqlite3.DatabaseError):
+        return {}
+    try:
+        return CitationGraph.read(lib).cited_counts()
+    except sqlite3.DatabaseError:
+        return {}
+    finally:
+        lib.close()
+
+
+def _doc_cell(d, note: str, cited: int = 0):
     """The ``docs`` table's document cell: the file name whole (the name ``read`` and
     ``mark`` take; folded, never cut), the title with the first authors and the arXiv id
     or DOI, the note, and the status when the document is not simply indexed."""
@@ -76,7 +105,8 @@ def _doc_cell(d, note: str):
     about = [clean_text(d.title)] if d.title and d.title != d.doc else []
     about += [clean_text(x) for x in (_first_author(d.authors),
                                       f"arXiv {d.arxiv_id}" if d.arxiv_id else "",
-                                      f"doi {d.doi}" if d.doi else "") if x]
+                                      f"doi {d.doi}" if d.doi else "",
+                                      f"cited by {cited}" if cited else "") if x]
     if about:
         cell.append("\n" + " · ".join(about))
     if note:
@@ -304,6 +334,29 @@ def _clips_to_delete(have: list, numbers, yes: bool, as_json: bool) -> list:
     return chosen
 
 
+def _with_cites(folder, cache_dir, items: list) -> list:
+    """The export items each with the other exported papers it cites
+    (:func:`pdftui.triage.export.with_cites`); as they are when the cache cannot be
+    used."""
+    import sqlite3
+
+    from ..citation_graph import CitationGraph
+    from ..errors import CacheError
+    from ..library import Library
+    from ..triage.export import with_cites
+
+    if not items:
+        return items
+    try:
+        lib = Library(folder, cache_dir)
+    except (CacheError, sqlite3.DatabaseError):
+        return items
+    try:
+        return with_cites(items, CitationGraph.read(lib).cites)
+    finally:
+        lib.close()
+
+
 def _with_first_pages(folder, cache_dir, items: list) -> list:
     """The export items with their first pages' text (BibTeX: venue, arXiv category,
     title case), read from the cache; as they are when the cache cannot be used."""
@@ -349,6 +402,7 @@ def export(folder, marked, fmt, output, cache_dir, data_dir):
                       if marked == "any" else ""), err=True)
     if fmt == "bibtex" and items:
         items = _with_first_pages(folder, cache_dir, items)
+    items = _with_cites(folder, cache_dir, items)
     text = render(items, ExportFormat(fmt), f"Reading list: {os.path.basename(root) or root}",
                   citekeys(every))
     if output is None:

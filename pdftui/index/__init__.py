@@ -234,6 +234,7 @@ def _extract_and_embed(jobs, cache: Cache, root: str, summary: IndexSummary,
     try:
         run_extraction(jobs, cache, root, summary, report, cancel, embed_thread, workers)
         _fill_metadata(cache, root, cancel)
+        _cite(cache, root, cancel)
         if embed_thread is not None:
             embed_thread.finish()
             while embed_thread.is_alive():
@@ -246,6 +247,16 @@ def _extract_and_embed(jobs, cache: Cache, root: str, summary: IndexSummary,
             embed_thread.finish()
             embed_thread.join(60)
         raise
+
+
+def _cite(cache: Cache, root: str, cancel: threading.Event) -> None:
+    """The citation step (:mod:`.citations`): reference lists read from the stored blocks,
+    then the folder's links brought up to date; no PDF is opened."""
+    from .citations import fill_references, update_links
+
+    fill_references(cache, root, cancel)
+    if not cancel.is_set():
+        update_links(cache, root)
 
 
 def _embedding_summary(summary: IndexSummary, embedder, embed_thread) -> None:

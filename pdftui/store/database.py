@@ -24,10 +24,11 @@ from .integrity import damaged, is_damage
 from .embeddings import EmbeddingStore
 from .leases import LeaseStore
 from .transactions import begin_immediate
+from .citations import CitationStore
 from .writer import ContentWriter
 
 
-class Cache(ContentWriter, EmbeddingStore, LeaseStore):
+class Cache(ContentWriter, EmbeddingStore, LeaseStore, CitationStore):
     """A connection to the shared index cache.
 
     ``Cache(cache_dir)`` creates the folder (mode 0700) and the database if needed and

@@ -37,6 +37,14 @@ Layout (``SCHEMA_VERSION`` is kept in ``PRAGMA user_version``):
 - ``units``: embedding units (character ranges of a page's text) with float32 vectors, per
   model, plus one head unit per section (page ``SECTION_HEAD_PAGE`` = 0, ordinal = the
   section's ordinal); ``embeddings``: per (content, model) progress, so an interrupted run resumes.
+- ``reference_entries``: each content's reference list, one row per entry
+  (:mod:`pdftui.references`: page, label, raw text, surnames as a JSON list, year, title,
+  venue, arXiv id, DOI); ``references_read``: the ``REFERENCES_VERSION`` that read a
+  content's list (a content without a current row is read again from its stored blocks).
+- ``citation_links``: per root folder, which entry (``citing`` content, ``ordinal``) is
+  which content of the folder (``cited``) (:mod:`pdftui.citations`); ``citation_state``:
+  the contents of the folder the links were computed with, each with a fingerprint of
+  what matching reads of it, so a change re-matches only what it touches.
 - ``leases``: who is embedding for a model right now, with a heartbeat and the progress it
   published (:mod:`pdftui.lease`), so a second process follows instead of embedding again.
 
@@ -58,9 +66,10 @@ from pathlib import Path
 
 from ..errors import CacheError
 
-SCHEMA_VERSION = 8  # 2: sections.own_chars; 3: metadata; 4: pages.ocr, contents.ocr_missing;
+SCHEMA_VERSION = 9  # 2: sections.own_chars; 3: metadata; 4: pages.ocr, contents.ocr_missing;
 #   5: identifiers and words; 6: ocr_pages; 7: pages_ocr (partial index of OCR'd pages);
-#   8: postings (per-row term counts of both FTS tables)
+#   8: postings (per-row term counts of both FTS tables);
+#   9: reference_entries, references_read, citation_links, citation_state
 
 #: The FTS5 tokenizer of both FTS tables, and of every query tokenised to match them
 #: (:mod:`pdftui.store.tokenizer`) and of the postings' counts (:mod:`pdftui.store.postings`):
@@ -172,6 +181,38 @@ CREATE TABLE IF NOT EXISTS metadata(
     arxiv_id TEXT NOT NULL DEFAULT '',
     doi TEXT NOT NULL DEFAULT ''
 );
+CREATE TABLE IF NOT EXISTS reference_entries(
+    content_id INTEGER NOT NULL,
+    ordinal INTEGER NOT NULL,
+    page INTEGER NOT NULL,
+    label TEXT NOT NULL,
+    raw TEXT NOT NULL,
+    authors TEXT NOT NULL DEFAULT '[]',
+    year INTEGER,
+    title TEXT NOT NULL DEFAULT '',
+    venue TEXT NOT NULL DEFAULT '',
+    arxiv_id TEXT NOT NULL DEFAULT '',
+    doi TEXT NOT NULL DEFAULT '',
+    PRIMARY KEY(content_id, ordinal)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS references_read(
+    content_id INTEGER PRIMARY KEY,
+    version INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS citation_links(
+    root TEXT NOT NULL,
+    citing INTEGER NOT NULL,
+    ordinal INTEGER NOT NULL,
+    cited INTEGER NOT NULL,
+    PRIMARY KEY(root, citing, ordinal, cited)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS citation_links_cited ON citation_links(root, cited);
+CREATE TABLE IF NOT EXISTS citation_state(
+    root TEXT NOT NULL,
+    content_id INTEGER NOT NULL,
+    fingerprint TEXT NOT NULL,
+    PRIMARY KEY(root, content_id)
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS page_idents(
     content_id INTEGER NOT NULL,
     page_id INTEGER NOT NULL,
@@ -309,6 +350,11 @@ def _upgrade_from_5(db: sqlite3.Connection, version: int) -> int:
         # next index fills them a content at a time (fill_postings), and until
         # then the keyword arm reads those contents from FTS5's instance table
         _add_int_column(db, "contents", "postings")
+        version = 8
+    if version == 8:
+        # v8 -> v9: the reference and citation tables (created by SCHEMA). Nothing is
+        # filled here: the next index reads each content's reference list from its
+        # stored blocks (no PDF is opened) and links the folder's entries
         version = SCHEMA_VERSION
     return version
 

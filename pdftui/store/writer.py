@@ -334,8 +334,11 @@ class ContentWriter:
             db.execute("DELETE FROM ocr_pages WHERE sha256 ="
                        " (SELECT sha256 FROM contents WHERE id = ?)", (content_id,))
             for table in ("pages", "blocks", "outline", "sections", "units", "embeddings",
-                          "metadata", "page_idents", "section_idents", "words", "postings"):
+                          "metadata", "page_idents", "section_idents", "words", "postings",
+                          "reference_entries", "references_read", "citation_state"):
                 db.execute(f"DELETE FROM {table} WHERE content_id = ?", (content_id,))
+            db.execute("DELETE FROM citation_links WHERE citing = ? OR cited = ?",
+                       (content_id, content_id))
             db.execute("DELETE FROM contents WHERE id = ?", (content_id,))
 
     def forget_content(self, content_id: int) -> None:

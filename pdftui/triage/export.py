@@ -81,6 +81,9 @@ class ExportItem:
     clips: tuple[Clip, ...] = field(default_factory=tuple)
     versions: tuple[str, ...] = ()
     first_pages: tuple[str, ...] = ()
+    #: The other exported works this one cites (their ``doc``), from the folder's
+    #: citation links (:mod:`pdftui.citation_graph`); () when none or not read.
+    cites: tuple[str, ...] = ()
 
 
 def items_for(root: str, docs: Iterable, triage: dict[str, DocTriage],
@@ -107,6 +110,22 @@ def items_for(root: str, docs: Iterable, triage: dict[str, DocTriage],
                               tuple(pick("authors")), pick("year"), pick("arxiv_id"),
                               pick("doi"), lead.pages, t.mark, t.note, tuple(t.clips),
                               tuple(files) if len(files) > 1 else ()))
+    return out
+
+
+def with_cites(items: list[ExportItem], cites) -> list[ExportItem]:
+    """``items`` each with the other items' docs it cites (``cites(doc)`` -> the set of
+    folder docs that doc's work cites, every version of each), in export order."""
+    import dataclasses
+
+    lead = {}
+    for item in items:
+        for d in item.versions or (item.doc,):
+            lead[d] = item.doc
+    out = []
+    for item in items:
+        cited = {lead[d] for d in cites(item.doc) if d in lead} - {item.doc}
+        out.append(dataclasses.replace(item, cites=tuple(sorted(cited))))
     return out
 
 
@@ -289,6 +308,8 @@ def _md_item(n: int, item: ExportItem) -> list[str]:
         out.append(f"- arXiv: {md_escape(_plain(item.arxiv_id))}")
     if item.doi:
         out.append(f"- DOI: {md_escape(_plain(item.doi))}")
+    if item.cites:
+        out.append("- Cites: " + ", ".join(md_escape(_plain(c)) for c in item.cites))
     out.append("")
     if item.note.strip():
         out += ["Note:", ""] + _md_quote(item.note) + [""]
@@ -412,6 +433,38 @@ def to_bibtex(items: list[ExportItem], keys: dict[str, str] | None = None) -> st
     return "\n".join(entries)
 
 
+def references_bibtex(refs: list) -> str:
+    """A paper's reference list (:class:`pdftui.references.Reference` values) as BibTeX,
+    one ``@misc`` entry per entry in list order: citekeys as :func:`citekeys` makes them
+    (surname, year, first title word; unique), fields escaped (:func:`bib_escape`), title,
+    author (surnames, "A and B"), year, ``howpublished`` (the venue), eprint +
+    archivePrefix, doi, and the entry's raw text as ``note`` when its title was not read
+    (no field is invented)."""
+    items = [ExportItem(f"{r.ordinal:06d}", "", r.title, tuple(r.authors), r.year,
+                        r.arxiv_id, r.doi) for r in refs]
+    keys = citekeys(items)
+    entries = []
+    for r, item in zip(refs, items):
+        fields = []
+        if r.title:
+            fields.append(("title", "{" + bib_escape(r.title) + "}"))
+        if r.authors:
+            fields.append(("author", " and ".join(bib_escape(a) for a in r.authors)))
+        if r.year:
+            fields.append(("year", str(r.year)))
+        if r.venue:
+            fields.append(("howpublished", bib_escape(r.venue)))
+        if r.arxiv_id:
+            fields += [("eprint", bib_escape(r.arxiv_id)), ("archivePrefix", "arXiv")]
+        if r.doi:
+            fields.append(("doi", bib_escape(r.doi)))
+        if not r.title:
+            fields.append(("note", bib_escape(r.raw)))
+        body = ",\n".join(f"  {name} = {{{value}}}" for name, value in fields)
+        entries.append(f"@misc{{{keys[item.doc]},\n{body}\n}}\n")
+    return "\n".join(entries)
+
+
 # ---------------------------------------------------------------------------- CSV, JSON
 CSV_COLUMNS = ("citekey", "doc", "title", "authors", "year", "arxiv_id", "doi", "pages",
                "mark", "note", "clips")
@@ -457,6 +510,7 @@ def item_json(item: ExportItem, citekey: str) -> dict:
             "path": item.path, "title": item.title,
             "authors": list(item.authors), "year": item.year, "arxiv_id": item.arxiv_id,
             "doi": item.doi, "pages": item.pages, "mark": item.mark.value, "note": item.note,
+            "cites": list(item.cites),
             "clips": [{"text": c.text, "page": c.page, "page_label": c.page_label,
                        "section": c.section, "doc": c.doc or item.doc}
                       for c in item.clips]}
@@ -503,6 +557,9 @@ def export_folder(folder: str | os.PathLike, fmt: ExportFormat | str = ExportFor
             triage = store.lookup(root, [(d.doc, d.sha256) for d in docs])
         every = items_for(root, docs, triage)
         items = select(every, marked)
+        from ..citation_graph import CitationGraph
+
+        items = with_cites(items, CitationGraph.read(lib).cites)
         if ExportFormat(fmt) is ExportFormat.BIBTEX:
             items = with_first_pages(items, lambda doc, n: lib.page(doc, n).text)
     finally:

@@ -145,6 +145,15 @@ ACTIONS: tuple[Action, ...] = (
     _a("open", "o", "open_viewer", "Open in viewer", "app", T,
        "open the page in your PDF viewer (no display: copy path#page=N)",
        palette="Open in viewer"),
+    _a("cite.references", "b", "citations('references')", "References", "app", T,
+       "the document's references, this folder's documents first (Enter opens one; the "
+       "others show their parsed fields, y copies)", palette="References of the document"),
+    _a("cite.cited_by", "B", "citations('cited by')", "Cited by", "app", T,
+       "the folder's papers citing the document, with the page of the citing entry",
+       key_display="B", palette="Papers citing the document"),
+    _a("cite.similar", "l", "citations('more like this')", "More like this", "app", T,
+       "more like this: the closest papers by document vectors and shared references, "
+       "each with why", palette="More like this"),
     _a("export", "e", "export", "Export", "app", T,
        "export: Markdown reading list, BibTeX, CSV or JSON (a dialog)", palette="Export"),
     # -- results (keys of the hits table) ---------------------------------------------------
@@ -211,7 +220,8 @@ ACTIONS: tuple[Action, ...] = (
        "scope to this document only (o opens the viewer)", key_display="O", show=True,
        palette="Documents: search only this document"),
     _a("corpus.sort", "S", "sort", "Sort", "documents", D,
-       "sort by folder order, title, author, year (newest first), mark", key_display="S",
+       "sort by folder order, title, author, year (newest first), mark, cited (the most "
+       "cited in this folder first)", key_display="S",
        show=True, palette="Documents: sort"),
     _a("corpus.mark_filter", "M", "mark_filter", "Marks", "documents", D,
        "show every document, keep, to read, skip, unmarked", key_display="M", show=True,
@@ -233,6 +243,9 @@ ACTIONS: tuple[Action, ...] = (
     _a("compare.next_hit", "n", "move(1)", "Next hit", "compare"),
     _a("compare.prev_hit", "N", "move(-1)", "Previous hit", "compare"),
     # -- help screen and the go-to-page box -------------------------------------------------
+    _a("cite.close", "escape", "close", "Close", "citations", show=True),
+    _a("cite.close_q", "q", "close", "Close", "citations"),
+    _a("cite.copy", "y", "copy", "Copy", "citations", show=True),
     _a("help.close", "escape", "close", "Close", "help", show=True),
     _a("help.close_q", "q", "close", "Close", "help"),
     _a("help.close_help", "question_mark", "close", "Close", "help"),

@@ -208,6 +208,11 @@ class PdftuiApp(App):
         """Export the marked documents, or all of them (a dialog)."""
         self.main_screen.triage.export()
 
+    def action_citations(self, kind: str) -> None:
+        """A citation list of the current document: its references, the papers citing it,
+        or more like it (:mod:`.citations_screen`)."""
+        self.main_screen.open_citations(kind)
+
     def action_help(self) -> None:
         """Show every key."""
         self.push_screen(HelpScreen(help_groups(self._keymap)))

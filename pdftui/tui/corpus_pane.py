@@ -29,7 +29,7 @@ from .render import literal
 #: The mark column: one character per triage state (keys ``+`` ``r`` ``-`` ``u`` set them).
 MARK_GLYPHS = {"keep": "+", "to-read": "r", "skip": "-"}
 #: Orders of the list (``S`` cycles them).
-SORTS = ("folder", "title", "author", "year", "mark")
+SORTS = ("folder", "title", "author", "year", "mark", "cited")
 #: Mark filters (``M`` cycles them): None shows every document, "none" the unmarked.
 MARK_FILTERS = (None, "keep", "to-read", "skip", "none")
 _MARK_ORDER = {"keep": 0, "to-read": 1, "none": 2, "skip": 3}
@@ -62,11 +62,13 @@ def authors_text(info) -> str:
     return f"{surnames[0]} et al."
 
 
-def sort_documents(documents: list, how: str, names: dict[str, str], marks: dict) -> list:
+def sort_documents(documents: list, how: str, names: dict[str, str], marks: dict,
+                   cited: dict[str, int] | None = None) -> list:
     """``documents`` in the order ``how`` names (one of :data:`SORTS`): "folder" keeps the
     folder's order; "title" and "author" (first author's surname) are alphabetical, "year"
-    is newest first; "mark" puts keep, then to-read, unmarked, skip. Documents without the
-    value come last; ties keep the folder order."""
+    is newest first; "mark" puts keep, then to-read, unmarked, skip; "cited" the most
+    cited in this folder first (``cited``: ``{doc: N}``). Documents without the value
+    come last; ties keep the folder order."""
     docs = list(documents)
     if how == "title":
         docs.sort(key=lambda d: names.get(d.doc, d.doc).casefold())
@@ -77,6 +79,9 @@ def sort_documents(documents: list, how: str, names: dict[str, str], marks: dict
                                  -(getattr(d, "year", None) or 0)))
     elif how == "mark":
         docs.sort(key=lambda d: _MARK_ORDER.get(mark_of(marks, d.doc), 2))
+    elif how == "cited":
+        counts = cited or {}
+        docs.sort(key=lambda d: -counts.get(d.doc, 0))
     return docs
 
 
@@ -261,6 +266,8 @@ class CorpusPane(Vertical):
         self.scope: set[str] = set()
         #: doc -> mark value ("keep", "to-read", "skip"; absent: none)
         self.marks: dict[str, str] = {}
+        #: doc -> how many of the folder's papers cite it (:class:`CitedCounts`)
+        self.cited: dict[str, int] = {}
         self.sort = "folder"
         self.mark_filter: str | None = None
         self._width = 0
@@ -298,13 +305,20 @@ class CorpusPane(Vertical):
             self.marks = dict(marks)
             self._rebuild()
 
+    def set_cited(self, cited: dict[str, int]) -> None:
+        """Know how many of the folder's papers cite each document ("cited by N" in the
+        detail, the "cited" order)."""
+        if cited != self.cited:
+            self.cited = dict(cited)
+            self._rebuild()
+
     def _visible(self) -> list:
         needle = self.query_one("#corpus-filter", Input).value
         docs = self.documents
         if self.mark_filter is not None:
             docs = [d for d in docs if mark_of(self.marks, d.doc) == self.mark_filter]
         if not needle.strip():
-            return sort_documents(docs, self.sort, self._names, self.marks)
+            return sort_documents(docs, self.sort, self._names, self.marks, self.cited)
         if self._filter_keys is None:
             self._filter_keys = {d.doc: filter_key(d) for d in self.documents}
         return filter_documents(docs, needle, self._filter_keys)
@@ -383,6 +397,8 @@ class CorpusPane(Vertical):
         mark = mark_of(self.marks, doc)
         if mark != "none":
             out.append(f"  · {mark}", style="bold")
+        if self.cited.get(doc):
+            out.append(f"  · cited by {self.cited[doc]}", style="bold")
         box.update(out)
 
     @on(DocList.Highlighted)

@@ -30,8 +30,8 @@ from ..errors import CacheError, user_message
 from ..text import clean_text
 from ..versions import version_groups
 from .corpus_pane import CorpusPane, title_keys
-from .messages import (DocumentsLoaded, DocumentVersions, FolderChanged, FolderPresence,
-                       IndexFinished, IndexProgress)
+from .messages import (CitedCounts, DocumentsLoaded, DocumentVersions, FolderChanged,
+                       FolderPresence, IndexFinished, IndexProgress)
 from .results_pane import ResultsPane
 
 if TYPE_CHECKING:
@@ -91,6 +91,10 @@ class FolderSync:
         # only fold hits, so they follow the list
         self.screen.post_message(DocumentsLoaded(docs, title_keys(docs)))
         self.screen.post_message(DocumentVersions(docs, version_groups(docs)))
+        from ..citation_graph import CitationGraph
+
+        counts = app.gate.run(lambda lib: CitationGraph.read(lib, docs).cited_counts())
+        self.screen.post_message(CitedCounts(docs, counts))
 
     def documents_failed(self, worker: Worker, error: BaseException) -> None:
         """The document list cannot be read (a damaged or unreadable cache): said at once

@@ -37,7 +37,7 @@ from .compare_view import CompareScreen, author_year, hit_key
 from .corpus_pane import CorpusPane
 from .failures import FailureHandler
 from .folder_sync import FolderSync
-from .messages import (DocumentsLoaded, DocumentVersions, FolderChanged, FolderPresence,
+from .messages import (CitedCounts, DocumentsLoaded, DocumentVersions, FolderChanged, FolderPresence,
                        HitHighlighted, IndexFinished, IndexProgress, OpenDocument, OpenHit,
                        PaneFocused, ScopeChanged, SearchDone, SearchRequest, SessionLoaded,
                        TriageChanged)
@@ -348,6 +348,11 @@ class MainScreen(FailureHandler, Screen):
     def _documents_loaded(self, event: DocumentsLoaded) -> None:
         self.folder.documents_loaded(event)
 
+    @on(CitedCounts)
+    def _cited_counts(self, event: CitedCounts) -> None:
+        if event.documents is self.folder.documents:   # not a list a newer load replaced
+            self.query_one(CorpusPane).set_cited(event.counts)
+
     @on(DocumentVersions)
     def _document_versions(self, event: DocumentVersions) -> None:
         self.folder.document_versions(event)
@@ -391,8 +396,32 @@ class MainScreen(FailureHandler, Screen):
     @on(OpenDocument)
     def _open_document(self, event: OpenDocument) -> None:
         self._reader_from_compare = None
-        self.query_one(ReaderPane).open_document(event.doc)
+        reader = self.query_one(ReaderPane)
+        if event.page > 1:   # a citing entry's page
+            reader.open_document(event.doc, event.page)
+        else:
+            reader.open_document(event.doc)
         self.show_pane("reader")
+
+    def open_citations(self, kind: str) -> None:
+        """Show citation list ``kind`` (:class:`.citations_screen.ListKind` value) of the
+        document the triage keys act on; Enter there opens the chosen paper here."""
+        from .citations_screen import CitationsScreen, ListKind
+        from .triage_controller import NEEDS_DOCUMENT
+
+        cur = self.triage.current_document()
+        if cur is None:
+            self.notify(f"No document here: {NEEDS_DOCUMENT}.", timeout=3)
+            return
+        doc = cur[0]
+        info = next((d for d in self.folder.documents if d.doc == doc), None)
+
+        def opened(choice: tuple[str, int] | None) -> None:
+            if choice is not None:
+                self.post_message(OpenDocument(choice[0], choice[1]))
+
+        self.app.push_screen(CitationsScreen(ListKind(kind), doc,
+                                             (info.title if info else "") or doc), opened)
 
     @on(OpenHit)
     def _open_hit(self, event: OpenHit) -> None:

@@ -64,6 +64,15 @@ class DocumentVersions(Message):
 
 
 @dataclass
+class CitedCounts(Message):
+    """How many of the folder's papers cite each document of a list just loaded
+    (``{doc: N}``, :meth:`pdftui.citation_graph.CitationGraph.cited_counts`)."""
+
+    documents: list[DocumentInfo] = field(default_factory=list)
+    counts: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass
 class FolderChanged(Message):
     """watchfiles saw PDFs added, edited, renamed or deleted in the folder."""
 
@@ -134,9 +143,11 @@ class PaneFocused(Message):
 
 @dataclass
 class OpenDocument(Message):
-    """Open document ``doc`` in the reader at page 1 with its table of contents."""
+    """Open document ``doc`` in the reader at page 1 with its table of contents, or at
+    ``page`` (1-based) without it."""
 
     doc: str
+    page: int = 1
 
 
 @dataclass

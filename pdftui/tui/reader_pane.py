@@ -108,16 +108,17 @@ class ReaderPane(FailureHandler, Vertical):
         self.request(ReadRequest(doc, kind, hit.page or 1, hit.excerpt or "",
                                  section_id=hit.section_id))
 
-    def open_document(self, doc: str) -> None:
+    def open_document(self, doc: str, page: int = 1) -> None:
         """Show ``doc`` from page 1 with its table of contents as a browsable list
-        (focused, so ↓ and Enter pick a section at once)."""
+        (focused, so ↓ and Enter pick a section at once), or at ``page`` (1-based; a
+        citing entry's page) without it."""
         self.pattern = None
         self.stepped_to = None
         self.opened_hit = None
         self.hits = []
-        self.toc_shown = True
-        self._focus_toc = True
-        self.request(ReadRequest(doc, "page", 1, scroll="top"))
+        self.toc_shown = page == 1
+        self._focus_toc = page == 1
+        self.request(ReadRequest(doc, "page", page, scroll="top"))
 
     def request(self, req: ReadRequest) -> None:
         """Load ``req`` in a worker; the newest request wins."""

@@ -1,0 +1,74 @@
+"""The index's citation step: read reference lists from the stored blocks, then bring the
+folder's citation links up to date, incrementally.
+
+Both steps read the cache only (no PDF is opened), so an existing cache gains its
+references on the next index without re-extraction. :func:`fill_references` reads each
+content whose list was not read by the current :data:`pdftui.references.REFERENCES_VERSION`;
+:func:`update_links` compares each document's fingerprint (:meth:`Target.fingerprint`)
+with the state the links were computed with, then re-matches only the changed documents'
+entries against every document, and every other entry against the changed documents.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from ..citations import Target, TargetIndex, link
+from ..references import REFERENCES_VERSION, RefBlock, is_reference_heading, read_references
+from ..store.citations import reference_blocks, references_of
+from ..store.database import Cache
+from ..store.reader import parse_authors, read_documents, read_sections
+
+
+def fill_references(cache: Cache, root: str, cancel: threading.Event | None = None) -> int:
+    """Read and store the reference entries of ``root``'s contents that lack current ones;
+    returns how many contents were read."""
+    todo = cache.references_missing(root, REFERENCES_VERSION)
+    for cid in todo:
+        if cancel is not None and cancel.is_set():
+            break
+        cache.set_references(cid, read_references(content_blocks(cache, cid)),
+                             REFERENCES_VERSION)
+    return len(todo)
+
+
+def content_blocks(cache: Cache, cid: int) -> list[RefBlock]:
+    """The stored blocks of content ``cid``'s reference sections (titled References,
+    Bibliography, ...), in reading order; [] when it has none."""
+    spans = sorted({(s.start_page, s.start_block, s.end_page, s.end_block)
+                    for s in read_sections(cache.db, cid) if is_reference_heading(s.title)})
+    kept: list[tuple[int, int, int, int]] = []
+    for span in spans:   # a nested reference section is inside its parent's span
+        if not any(k[:2] <= span[:2] and span[2:] <= k[2:] for k in kept):
+            kept.append(span)
+    return [RefBlock(p, x0, text) for p, x0, text in reference_blocks(cache.db, cid, kept)]
+
+
+def folder_targets(cache: Cache, root: str) -> dict[int, Target]:
+    """``{content id: Target}`` of the indexed documents of ``root`` (one per content)."""
+    out: dict[int, Target] = {}
+    for row in read_documents(cache.db, root):
+        cid = row.content_id
+        if cid is None or row.content_reason or row.text_quality != "ok" or cid in out:
+            continue
+        out[cid] = Target(cid, row.title or "", parse_authors(row.authors), row.year,
+                             row.arxiv_id or "", row.doi or "")
+    return out
+
+
+def update_links(cache: Cache, root: str) -> int:
+    """Bring ``root``'s citation links up to date with its documents (see the module doc);
+    returns how many documents were (re-)matched."""
+    targets = folder_targets(cache, root)
+    now = {cid: t.fingerprint(REFERENCES_VERSION) for cid, t in targets.items()}
+    before = cache.citation_state(root)
+    changed = {cid for cid, fp in now.items() if before.get(cid) != fp}
+    dropped = changed | (set(before) - set(now))
+    if not dropped:
+        return 0
+    all_index = TargetIndex.of(targets.values())
+    changed_index = TargetIndex.of(targets[c] for c in changed)
+    links = link(references_of(cache.db, changed), all_index)
+    links += link(references_of(cache.db, set(now) - changed), changed_index)
+    cache.update_links(root, dropped, links, now)
+    return len(changed)

@@ -1,0 +1,66 @@
+"""Citation links on real corpus papers: BERT cites both versions of the Transformer paper,
+the Transformer cites ResNet, and no paper is linked to a paper it does not cite."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from pdftui.cli import main
+from pdftui.index import index_folder
+from .conftest import copy_docs
+
+V5 = "arxiv-1706.03762v5-attention-is-all-you-need.pdf"
+V7 = "arxiv-1706.03762v7-attention-is-all-you-need.pdf"
+BERT = "arxiv-1810.04805-bert.pdf"
+RESNET = "arxiv-1512.03385-resnet.pdf"
+GAN = "arxiv-1406.2661-generative-adversarial-nets.pdf"
+
+
+def _json(*args) -> dict:
+    r = CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
+    assert r.exit_code == 0, r.output
+    return json.loads(r.output)
+
+
+@pytest.fixture(scope="module")
+def papers(tmp_path_factory):
+    base = tmp_path_factory.mktemp("cite-corpus")
+    folder = copy_docs(base / "papers", [V5, V7, BERT, RESNET, GAN])
+    index_folder(folder, base / "cache", embed=False)
+    return folder, base / "cache"
+
+
+def test_bert_cites_the_transformer_in_both_versions(papers):
+    folder, cache = papers
+    refs = _json("refs", folder, BERT, "--json", "--cache-dir", cache)["references"]
+    assert len(refs) >= 55
+    linked = [r for r in refs if r["match"]]
+    assert [(r["match"], r["matches"], r["page"]) for r in linked] == [(V7, [V5, V7], 11)]
+    vaswani = linked[0]
+    assert vaswani["authors"][0] == "Vaswani" and vaswani["year"] == 2017
+    assert vaswani["title"] == "Attention is all you need"
+    assert vaswani["label"] == "Vaswani et al., 2017"
+
+
+def test_transformer_cites_resnet_and_counts(papers):
+    folder, cache = papers
+    out = _json("cited-by", folder, RESNET, "--json", "--cache-dir", cache)
+    assert sorted(c["doc"] for c in out["cited_by"]) == [V5, V7]
+    assert {c["page"] for c in out["cited_by"]} == {11}
+    docs = _json("docs", folder, "--json", "--sort", "cited", "--cache-dir", cache,
+                 "--data-dir", folder.parent / "data")["documents"]
+    counts = {d["doc"]: d["cited_by"] for d in docs}
+    # the two versions are one citing work: ResNet is cited once; nobody here cites BERT
+    assert counts == {V5: 1, V7: 1, RESNET: 1, BERT: 0, GAN: 0}
+
+
+def test_attention_reference_list_fields(papers):
+    folder, cache = papers
+    refs = _json("refs", folder, V7, "--json", "--cache-dir", cache)["references"]
+    assert [r["label"] for r in refs[:3]] == ["[1]", "[2]", "[3]"]
+    assert len(refs) == 40
+    assert refs[0]["authors"] == ["Ba", "Kiros", "Hinton"] and refs[0]["arxiv_id"] == "1607.06450"
+    assert all(r["year"] for r in refs)

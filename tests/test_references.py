@@ -1,0 +1,161 @@
+"""Reference entries: a list split into entries (numbered, run-in, author-year, hanging
+indent), each parsed into fields; bad and hostile input keeps its raw text, invents no
+field and stays bounded."""
+
+from __future__ import annotations
+
+import time
+
+from pdftui.references import (MAX_ENTRIES, MAX_RAW_CHARS, RefBlock, parse_entry,
+                               read_references, split_entries)
+
+
+def _blocks(*lines: tuple[float, str], page: int = 9) -> list[RefBlock]:
+    return [RefBlock(page, x0, text) for x0, text in lines]
+
+
+def test_numbered_entries_with_continuation_lines():
+    refs = read_references(_blocks(
+        (108, "References"),
+        (113, "[1] Jimmy Lei Ba, Jamie Ryan Kiros, and Geoffrey E Hinton. Layer normalization."
+              " arXiv preprint arXiv:1607.06450, 2016."),
+        (113, "[2] Denny Britz, Anna Goldie, Minh-Thang Luong, and Quoc V. Le. Massive"),
+        (120, "exploration of neural machine translation architectures. CoRR, abs/1703.03906,"
+              " 2017."),
+        (300, "10")))
+    assert [r.label for r in refs] == ["[1]", "[2]"]
+    assert refs[0].authors == ("Ba", "Kiros", "Hinton")
+    assert (refs[0].year, refs[0].title, refs[0].arxiv_id) == (2016, "Layer normalization",
+                                                                "1607.06450")
+    assert refs[1].authors[-1] == "Le"   # "Le." is a surname, not an initial
+    assert refs[1].title == "Massive exploration of neural machine translation architectures"
+    assert refs[1].arxiv_id == "1703.03906"
+
+
+def test_run_in_numbered_list_is_cut_at_each_next_label():
+    refs = read_references(_blocks(
+        (317, "8. REFERENCES [1] D. Achlioptas. Database-friendly random projections:"),
+        (321, "Johnson-Lindenstrauss with binary coins. Journal of Computer and System"
+              " Sciences, 66(4):671-687, 2003. [2] N. Ailon and B. Chazelle. The fast"
+              " Johnson-Lindenstrauss transform. SIAM J. Comput., 2009.")))
+    assert [(r.label, r.authors, r.year) for r in refs] == [
+        ("[1]", ("Achlioptas",), 2003), ("[2]", ("Ailon", "Chazelle"), 2009)]
+
+
+def test_author_year_hanging_indent_and_hyphenated_break():
+    refs = read_references(_blocks(
+        (72, "Quoc Le and Tomas Mikolov. 2014. Distributed rep-"),
+        (83, "resentations of sentences and documents. In ICML, pages 1188-1196."),
+        (72, "Hector J Levesque, Ernest Davis, and Leora Morgen-"),
+        (83, "stern. 2011. The winograd schema challenge. In KR."),
+        (72, "Wilson L Taylor. 1953. Cloze procedure: A new tool for measuring readability."),
+        (83, "Journalism Bulletin, 30(4):415-433.")))
+    assert len(refs) == 3
+    assert refs[0].title == "Distributed representations of sentences and documents"
+    assert refs[0].label == "Le and Mikolov, 2014"
+    assert refs[0].venue == "ICML"
+    assert refs[1].authors == ("Levesque", "Davis", "Morgenstern")
+    assert (refs[2].first_author, refs[2].year) == ("Taylor", 1953)
+
+
+def test_inverted_names_and_parenthesised_year():
+    r = parse_entry("Vaswani, A., Shazeer, N., Parmar, N., Uszkoreit, J., Jones, L., Gomez,"
+                    " A. N., Kaiser, Ł., and Polosukhin, I. Attention is all you need. In"
+                    " NeurIPS, 2017.", 3)
+    assert r.authors[0] == "Vaswani" and r.authors[-1] == "Polosukhin"
+    assert (r.year, r.title) == (2017, "Attention is all you need")
+    r = parse_entry("Bengio, Y., Mesnil, G., Dauphin, Y., and Rifai, S. (2013a). Better mixing"
+                    " via deep representations. In ICML’13.", 8)
+    assert (r.authors, r.year, r.title) == (("Bengio", "Mesnil", "Dauphin", "Rifai"), 2013,
+                                            "Better mixing via deep representations")
+    r = parse_entry("CORBETT, J. C., DEAN, J., AND WOODFORD, D. Spanner: Google’s globally-"
+                    "distributed database. In Proc. OSDI (2012).", 1)
+    assert r.authors == ("CORBETT", "DEAN", "WOODFORD") and r.title.startswith("Spanner")
+
+
+def test_quoted_title_and_doi():
+    r = parse_entry('K. He, X. Zhang, S. Ren, and J. Sun, “Deep residual learning for image'
+                    ' recognition,” in CVPR, 2016, doi:10.1109/CVPR.2016.90.', 4)
+    assert (r.first_author, r.year) == ("He", 2016)
+    assert r.title == "Deep residual learning for image recognition"
+    assert r.doi == "10.1109/CVPR.2016.90"
+
+
+def test_author_year_entries_set_as_running_text_are_cut():
+    refs = read_references(_blocks(
+        (38, "Allamanis, M., Brockschmidt, M., Khademi, M., 2018. Learning to represent"
+             " programs with graphs. Proc. ICLR. Atwood, J., Towsley, D., 2016. Diffusion-"
+             "convolutional neural networks. Proceedings of NIPS.")))
+    assert [(r.first_author, r.year) for r in refs] == [("Allamanis", 2018), ("Atwood", 2016)]
+
+
+def test_unparsable_entry_keeps_raw_text_and_invents_nothing():
+    r = parse_entry("Phys. Rev. Lett. 85, 1158 - 1161 (2000), [astro-ph/0003365].", 4, 0, "[1]")
+    assert r.raw.startswith("Phys. Rev.")
+    assert (r.authors, r.title, r.venue) == ((), "", "")
+    assert r.label == "[1]"
+
+
+def test_hostile_entries_are_bounded_and_stored_as_text():
+    many = _blocks(*[(72, f"[{i}] A. Writer. Title number {i}. Venue, 2001.")
+                     for i in range(1, 12_001)])
+    t0 = time.monotonic()
+    refs = read_references(many)
+    assert len(refs) == MAX_ENTRIES
+    huge = read_references(_blocks((72, "[1] " + "word " * 10_000),
+                                   (72, "[2] \x1b[31mRed\x1b[0m [bold]Name[/bold]. A title."
+                                        " Venue, 2001.")))
+    assert time.monotonic() - t0 < 30   # bounded, not a timing goal
+    assert len(huge[0].raw) <= MAX_RAW_CHARS
+    assert "\x1b" not in huge[1].raw and "[bold]" in huge[1].raw
+
+
+def test_split_keeps_page_of_each_entry():
+    entries = split_entries([RefBlock(10, 72, "[1] A. One. First. V, 2001."),
+                             RefBlock(11, 72, "[2] B. Two. Second. V, 2002.")])
+    assert [(p, label) for p, label, _t in entries] == [(10, "[1]"), (11, "[2]")]
+
+
+def test_vancouver_names_and_a_colon_after_the_authors():
+    refs = read_references(_blocks(
+        (305, "References 1. Kudsk KA, Fabian TC, Baum S: Silent deep vein thrombosis in"
+              " immobilized multiple trauma patients. Am J Surg 1989, 158:515-519. 2. Raichle"
+              " ME. The restless brain. Brain Connect. 2011;1(1):3-12."
+              " https://doi.org/10.1089/brain.2011.0019"),
+        (305, "3. Volpi T, Silvestri E, et al. The brain’s “dark energy” puzzle. J Neurosci."
+              " 2024;44(1):e1234.")))
+    assert [(r.label, r.authors, r.year) for r in refs] == [
+        ("1.", ("Kudsk", "Fabian", "Baum"), 1989), ("2.", ("Raichle",), 2011),
+        ("3.", ("Volpi", "Silvestri"), 2024)]
+    assert refs[0].title == "Silent deep vein thrombosis in immobilized multiple trauma patients"
+    assert refs[1].doi == "10.1089/brain.2011.0019"
+    assert refs[2].title == "The brain’s “dark energy” puzzle"   # a quote inside a title
+
+
+def test_a_url_entry_has_no_authors():
+    r = parse_entry("LogCabin source code. http://github.com/logcabin/logcabin.", 16, 0, "[22]")
+    assert (r.authors, r.title) == ((), "")
+
+
+def test_running_heads_of_the_list_pages_are_not_entries():
+    refs = read_references([
+        RefBlock(14, 72, "Webb et al. (2017), PeerJ Comput. Sci., DOI 10.7717/peerj-cs.118 14/16"),
+        RefBlock(14, 72, "Blackburne BP, Whelan S. 2013. Class of multiple sequence alignment"
+                         " algorithm affects genomic analysis. Mol Biol Evol 30(3):642-653."),
+        RefBlock(15, 72, "Webb et al. (2017), PeerJ Comput. Sci., DOI 10.7717/peerj-cs.118 15/16"),
+        RefBlock(15, 72, "Loytynoja A, Goldman N. 2005. An algorithm for progressive multiple"
+                         " alignment of sequences. PNAS 102(30):10557-10562.")])
+    assert [(r.first_author, r.year) for r in refs] == [("Blackburne", 2013),
+                                                       ("Loytynoja", 2005)]
+    assert refs[0].title == ("Class of multiple sequence alignment algorithm affects genomic"
+                             " analysis")
+
+
+def test_names_then_year_styles_read_names_and_year_and_no_journal_as_title():
+    r = parse_entry("L. M. Adleman (1994), Algorithmic number theory—The complexity"
+                    " contribution, in Proceedings of the 35th Annual Symposium on"
+                    " Foundations of Computer Science, IEEE, pp. 88-113.", 25)
+    assert (r.authors, r.year) == (("Adleman",), 1994)
+    assert r.title == "Algorithmic number theory—The complexity contribution"
+    r = parse_entry("Ehlers J, Geren P and Sachs R K, 1968 J. Math. Phys. 9 1344", 14)
+    assert (r.authors, r.year, r.title) == (("Ehlers", "Geren", "Sachs"), 1968, "")
