@@ -23,9 +23,6 @@ class KeywordConfig:
 
     #: Section BM25: weight of a title occurrence.
     title_weight: float = keyword.TITLE_WEIGHT
-    #: Stage 1: weight of the document list (BM25 over documents as units) next to the
-    #: page ranks.
-    doc_weight: float = 1.0
     #: A row holding two consecutive query terms within ``proximity_window`` tokens gains
     #: this x idf.
     proximity: float = 2.0
@@ -69,8 +66,6 @@ class SemanticConfig:
 class PagesConfig:
     """Hybrid page search: the lists fused besides the two arms, and the finish."""
 
-    #: Keyword list weight.
-    keyword_weight: float = 1.0
     #: Document-level head-vector arm, x (1 - the query's best keyword coverage).
     document: float = 0.5
     #: Weight of the head-field list (documents whose title / byline holds the query's
@@ -104,10 +99,6 @@ class PagesConfig:
 class SectionsConfig:
     """Hybrid section search: the lists fused besides the two arms, and the finish."""
 
-    #: Keyword list weight.
-    keyword_weight: float = 1.0
-    #: Section head unit list weight.
-    head_weight: float = 1.0
     #: A section collects this x the sum of its 3 best subsections' scores ...
     subsection_share: float = 0.2
     #: ... when at least this many of them are among the first ``subsection_depth`` hits ...

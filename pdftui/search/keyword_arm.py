@@ -34,7 +34,7 @@ def keyword_arm(c: Plan, kw: keyword.KeywordIndex, view: CorpusView, o: RankingC
     narrowed = len(c.by_doc) < sum(d.reason is None for d in view.docs)
     strength = 1.0 if evidence.rare_identifier(ranking, scope) else \
         evidence.keyword_strength(ranking, scope, o.few_docs if narrowed else 0)
-    fl = keyword.fuse_arrays(ranking, scope, doc_weight=o.keyword.doc_weight)
+    fl = keyword.fuse_arrays(ranking, scope)
     n = len(fl) if c.mode is Mode.KEYWORD and identifier_query(c.q) else c.depth
     rows = fl.row[:n]
     names = [fl.names[i] for i in fl.doc[:n].tolist()]

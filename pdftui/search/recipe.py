@@ -75,10 +75,12 @@ class _Fused:
     kw_w: float
 
 
-def _fuse(kw: KeywordArm, sem: SemanticArm, sig: Signals, o: RankingConfig, depth: int,
-          kw_w: float) -> _Fused:
-    """Weighted RRF of the arms' first ``depth`` keys (the section head list too when the
-    arm has one), the keyword coverage gate, the stand-in and the phrase list."""
+def _fuse(kw: KeywordArm, sem: SemanticArm, sig: Signals, o: RankingConfig, depth: int
+          ) -> _Fused:
+    """Weighted RRF of the arms' first ``depth`` keys (the keyword list at weight 1, the
+    semantic list at ``semantic.weight``, the section head list too when the arm has one,
+    at weight 1), the keyword coverage gate, the stand-in and the phrase list."""
+    kw_w = 1.0
     kwl, sml = kw.keys[:depth], embedded(sig.pending, sem.keys[:depth])
     conf = semantic_confidence(sem.gap, kw.best_rarity_share, o)
     if sig.term_lookup:
@@ -87,8 +89,8 @@ def _fuse(kw: KeywordArm, sem: SemanticArm, sig: Signals, o: RankingConfig, dept
         got = run.rrf([(Arm.KEYWORD, kwl, kw_w),
                        (Arm.SEMANTIC, embedded(sig.pending, sem.units), o.semantic.weight),
                        (Arm.SECTION_HEAD, embedded(sig.pending, sem.heads),
-                        o.sections.head_weight)], k=o.k)
-        w_stand = o.semantic.weight + o.sections.head_weight
+                        1.0)], k=o.k)
+        w_stand = o.semantic.weight + 1.0
     else:
         got = run.rrf([(Arm.KEYWORD, kwl, kw_w), (Arm.SEMANTIC, sml, o.semantic.weight * conf)],
                       k=o.k)
@@ -112,7 +114,7 @@ def _weights(f: _Fused, kw: KeywordArm, sem: SemanticArm, sig: Signals, o: Ranki
         o.semantic.weight if sem.heads is not None else o.semantic.weight * f.conf,
         f.conf if sem.heads is None and sem.gap is not None else None,
         sem.first_unit_weight, w_doc, o.pages.head * f.kw_w if kw.head else None,
-        o.sections.head_weight if sem.heads is not None else None,
+        1.0 if sem.heads is not None else None,
         o.pages.reference if pages else o.sections.reference, sig.few,
         named=o.sections.named if named else None,
         stand_in=f.w_stand if sig.pending else None,
@@ -125,7 +127,7 @@ def hybrid_pages(kw: KeywordArm, sem: SemanticArm, sig: Signals, o: RankingConfi
     field, the document arm, the order; then reference-list pages demoted and, in a
     folder, the documents' own order, the first places shared among documents and the
     arms' agreed first document; the common finish (:func:`finish`)."""
-    f = _fuse(kw, sem, sig, o, depth, o.pages.keyword_weight)
+    f = _fuse(kw, sem, sig, o, depth)
     got = f.got
     if kw.head:
         got = run.add_head(got, kw.head, o.pages.head * f.kw_w, o.k)
@@ -165,7 +167,7 @@ def hybrid_sections(kw: KeywordArm, sem: SemanticArm, sig: Signals, o: RankingCo
     named document's sections, the order; the opening's demotion, the subsections' lift,
     the titled list, the best passages (:func:`_section_steps`); then reference lists and
     (but for a term lookup) related work demoted; the common finish (:func:`finish`)."""
-    f = _fuse(kw, sem, sig, o, depth, o.sections.keyword_weight)
+    f = _fuse(kw, sem, sig, o, depth)
     got = f.got
     if kw.head:
         got = run.add_head(got, kw.head, o.pages.head * f.kw_w, o.k)

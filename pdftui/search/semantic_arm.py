@@ -107,19 +107,17 @@ def section_lists(m: VectorMatrix, qv: np.ndarray, view: CorpusView, docs_of: di
                 got = m.similarities_of(q2, rows)
                 sims[rows] = np.maximum(sims[rows], got) if o.sections.named_max else got
         units = section_semantic.unit_list(su, sims, scope, rows_ok(res, su.sid))
-    final = units
-    if o.sections.head_weight > 0:
-        cont, ordinal, sid, sims = section_head_scores(m, qv, scope, view)
-        for cids, q2 in alt:
-            sims = rescore_heads(m, q2, cids, sims, scope, view.section_head_ids(m),
-                                 o.sections.named_max)
-        ok = rows_ok(res, sid)
-        if ok is not None:
-            cont, ordinal, sid, sims = cont[ok], ordinal[ok], sid[ok], sims[ok]
-        heads = section_semantic.head_list(cont, ordinal, sid, sims, scope)
-        arm.units = units.keys(scope.names, depth)
-        arm.heads = heads.keys(scope.names, depth)
-        final = section_semantic.rrf(units, heads, o.semantic.weight, o.sections.head_weight, o.k)
+    cont, ordinal, sid, sims = section_head_scores(m, qv, scope, view)
+    for cids, q2 in alt:
+        sims = rescore_heads(m, q2, cids, sims, scope, view.section_head_ids(m),
+                             o.sections.named_max)
+    ok = rows_ok(res, sid)
+    if ok is not None:
+        cont, ordinal, sid, sims = cont[ok], ordinal[ok], sid[ok], sims[ok]
+    heads = section_semantic.head_list(cont, ordinal, sid, sims, scope)
+    arm.units = units.keys(scope.names, depth)
+    arm.heads = heads.keys(scope.names, depth)
+    final = section_semantic.rrf(units, heads, o.semantic.weight, 1.0, o.k)
     arm.sections, arm.scope = final, scope
     arm.keys = final.keys(scope.names, depth)
 
