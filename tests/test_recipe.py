@@ -72,12 +72,6 @@ def test_single_arm_pins_a_rare_identifier_and_keeps_what_the_restriction_admits
     assert got.keys == [("c", 1), ("a", 1)]
 
 
-def test_a_flat_semantic_list_loses_weight_when_some_page_holds_every_rare_word():
-    assert recipe.semantic_confidence(0.02, 1.0, CFG) == pytest.approx(0.25)
-    assert recipe.semantic_confidence(0.30, 1.0, CFG) == 1.0
-    assert recipe.semantic_confidence(None, 1.0, CFG) == 1.0
-
-
 def test_doc_ranks_stand_in_for_documents_not_embedded_yet():
     ranks = recipe.doc_ranks({"p"}, [("x", 1), ("p", 3)], {"x": 5}.get)
     assert ranks("p") == 2 and ranks("x") == 5

@@ -573,20 +573,6 @@ def test_one_document_scope_drops_the_cross_document_signals(indexed):
         e.config = saved
 
 
-def test_a_flat_semantic_list_weighs_less_when_the_keyword_arm_holds_every_word():
-    from pdftui.search.config import RankingConfig
-    from pdftui.search.recipe import semantic_confidence
-    from pdftui.search.semantic_arm import semantic_gap
-
-    ranked = [(1, p, 0.30 - 0.0001 * p, 0) for p in range(1, 201)]
-    assert abs(semantic_gap(ranked) - 0.0099) < 1e-6
-    o = RankingConfig()
-    assert semantic_confidence(0.02, 1.0, o) == 1.0 - o.semantic.conf_loss
-    assert semantic_confidence(0.02, 0.0, o) == 1.0
-    assert semantic_confidence(0.4, 1.0, o) == 1.0
-    assert semantic_confidence(None, 1.0, o) == 1.0
-
-
 def test_the_head_field_is_the_byline_before_the_abstract():
     from pdftui.extract import extract_document
     from pdftui.search.head_field import head_text

@@ -48,7 +48,7 @@ class KeywordArm:
 @dataclass
 class SemanticArm:
     """``keys`` best first (the first ``depth``); ``first_unit_weight`` the page-head share
-    A used; ``gap`` the cosine of the best page minus the 100th's; ``best`` the best unit
+    A used; ``best`` the best unit
     cosine of a page searched; page search: ``pages`` the whole ranking, ``docs_of``
     ``{content: [doc]}``, ``cut`` True when ``keys`` stops before it; section search:
     ``units`` / ``heads`` the two lists hybrid fuses, ``sections`` their RRF (the arm's
@@ -56,7 +56,6 @@ class SemanticArm:
 
     keys: list[Key] = field(default_factory=list)
     first_unit_weight: float | None = None
-    gap: float | None = None
     best: float | None = None
     pages: "PageRanking | None" = None
     docs_of: dict[int, list[str]] = field(default_factory=dict)

@@ -49,14 +49,6 @@ class SemanticConfig:
     #: Hybrid pages of a folder: a page's cosine plus this x its document's best unit
     #: cosine.
     doc_context: float = 0.25
-    #: Hybrid: semantic weight lost when the semantic list is flat and some page holds
-    #: every rare word.
-    conf_loss: float = 0.75
-    #: Flatness: the cosine gap top-1 .. 100th at which the semantic list is no
-    #: evidence ...
-    gap_lo: float = 0.10
-    #: ... and full evidence.
-    gap_hi: float = 0.25
     #: Hybrid, documents not embedded yet: their keyword ranks stand in for the semantic
     #: arm (:func:`.run.add_stand_in`).
     stand_in: bool = True

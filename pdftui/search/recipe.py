@@ -22,26 +22,6 @@ from .run import Arm, Key, Run, Weights
 from .signals import Signals
 
 
-def semantic_confidence(gap: float | None, best_rarity_share: float, o: RankingConfig
-                        ) -> float:
-    """Multiplier of the semantic weight in hybrid fusion: 1 - ``semantic.conf_loss`` x (keyword
-    evidence) x (1 - semantic evidence). Keyword evidence = the best page's share of
-    the query's rarity mass (1: some page holds every rare word); semantic evidence =
-    how far the best cosine stands above the 100th (:func:`.semantic_arm.semantic_gap`),
-    0 at ``semantic.gap_lo`` .. 1 at ``semantic.gap_hi``. A name or a code that the keyword arm
-    finds and the embedding cannot tell from noise ("Ghemawat": a flat list of unrelated
-    pages) leaves the keyword arm in charge; a described query keeps the semantic
-    arm whatever its spread. A query-performance predictor in the spirit of the
-    score-distribution ones (Cronen-Townsend et al., "Predicting query performance",
-    SIGIR 2002; Shtok et al., "Predicting query performance by query-drift
-    estimation", TOIS 2012)."""
-    if gap is None or o.semantic.conf_loss <= 0:
-        return 1.0
-    span = max(o.semantic.gap_hi - o.semantic.gap_lo, 1e-9)
-    sem_ev = min(1.0, max(0.0, (gap - o.semantic.gap_lo) / span))
-    return 1.0 - o.semantic.conf_loss * best_rarity_share * (1.0 - sem_ev)
-
-
 def embedded(pending: Collection[str], keys: Sequence[Key]) -> Sequence[Key]:
     """``keys`` without those of documents not embedded yet (``pending``: a document's
     stored units count once all of them are; until then its keyword ranks stand in)."""
@@ -63,7 +43,8 @@ def doc_ranks(pending: Collection[str], kwl: Sequence[Key],
 @dataclasses.dataclass(frozen=True)
 class _Fused:
     """The arms fused, before the granularity's own steps: the run, the keyword and semantic
-    lists fed to it, the semantic confidence, the stand-in's weight, whether the coverage
+    lists fed to it, the semantic weight's multiplier (``pages.short_semantic`` for a term
+    lookup, else 1), the stand-in's weight, whether the coverage
     gate ran, and the keyword weight."""
 
     got: Run
@@ -82,9 +63,7 @@ def _fuse(kw: KeywordArm, sem: SemanticArm, sig: Signals, o: RankingConfig, dept
     at weight 1), the keyword coverage gate, the stand-in and the phrase list."""
     kw_w = 1.0
     kwl, sml = kw.keys[:depth], embedded(sig.pending, sem.keys[:depth])
-    conf = semantic_confidence(sem.gap, kw.best_rarity_share, o)
-    if sig.term_lookup:
-        conf *= o.pages.short_semantic
+    conf = o.pages.short_semantic if sig.term_lookup else 1.0
     if sem.heads is not None:
         got = run.rrf([(Arm.KEYWORD, kwl, kw_w),
                        (Arm.SEMANTIC, embedded(sig.pending, sem.units), o.semantic.weight),
@@ -112,7 +91,7 @@ def _weights(f: _Fused, kw: KeywordArm, sem: SemanticArm, sig: Signals, o: Ranki
     return Weights(
         o.k, f.kw_w, o.keyword.coverage_power if f.gated else None,
         o.semantic.weight if sem.heads is not None else o.semantic.weight * f.conf,
-        f.conf if sem.heads is None and sem.gap is not None else None,
+        f.conf if sem.heads is None else None,
         sem.first_unit_weight, w_doc, o.pages.head * f.kw_w if kw.head else None,
         1.0 if sem.heads is not None else None,
         o.pages.reference if pages else o.sections.reference, sig.few,

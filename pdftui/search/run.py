@@ -50,7 +50,7 @@ class Arm(str, Enum):
 class Contribution:
     """What one arm added to a key's score: ``score = weight / (k + rank)``, ``rank``
     1-based in that arm's list, ``weight`` the weight in force for this key (after the
-    coverage gate, the semantic confidence, the document arm's scaling), ``k`` the RRF
+    coverage gate, a term lookup's semantic multiplier, the document arm's scaling), ``k`` the RRF
     constant of that list."""
 
     arm: Arm
@@ -499,9 +499,8 @@ class Weights:
 
     ``keyword``: the keyword list's RRF weight before the coverage gate, which scales each
     keyword contribution by the key's coverage ** ``coverage_power``; ``semantic``: the
-    semantic list's weight after ``semantic_confidence`` (its multiplier: 1 unless the
-    semantic list is flat and some page holds every rare word, times ``pages.short_semantic`` for a
-    term lookup of a few words one page holds); ``first_unit_weight``: the
+    semantic list's weight after ``semantic_confidence`` (its multiplier: ``pages.short_semantic``
+    for a term lookup of a few words one page holds, else 1); ``first_unit_weight``: the
     page-head share A of a page's cosine; ``document``: the document-level arm's weight
     (``pages.document`` x (1 - the best keyword coverage)); ``head``: the head field's weight
     before its share^2; ``section_head``: the section head list's weight; ``reference``:

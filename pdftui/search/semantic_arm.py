@@ -37,7 +37,7 @@ def semantic_arm(c: Plan, kw: KeywordArm, m: VectorMatrix, qv: np.ndarray,
     if c.res.active and len(ranked):
         ranked = ranked.restrict(c.res.page_mask(m.page_content, m.page_number))
     # the best cosine of any unit on a page searched (and admitted)
-    arm = SemanticArm(first_unit_weight=a, gap=semantic_gap(ranked),
+    arm = SemanticArm(first_unit_weight=a,
                       best=ranked.best_cosine(), docs_of=docs_of)
     if c.granularity is Granularity.PAGE:
         # hybrid fuses the first ``depth`` pages only; ranks and best units of shown
@@ -53,17 +53,6 @@ def semantic_arm(c: Plan, kw: KeywordArm, m: VectorMatrix, qv: np.ndarray,
         bad = {cid for cid, p in c.res.drop_pages if p in m.head_pages(cid)}
         arm.doc_rank = DocRanks(m.doc_ranks(qv, c.contents, bad), c.by_doc)
     return arm
-
-
-def semantic_gap(ranked: list[tuple], depth: int = 100) -> float:
-    """Score of the best page minus that of the ``depth``-th (or the last) page of a
-    semantic ranking ``[(cid, page, score, unit)]`` (the page's cosine as
-    :meth:`.semantic.VectorMatrix.rank_pages` blends it: head share, document context);
-    0 for an empty one. A flat list (a small gap) means the query vector is close to
-    nothing in particular."""
-    if not ranked:
-        return 0.0
-    return float(ranked[0][2] - ranked[min(depth, len(ranked)) - 1][2])
 
 
 def unnamed_queries(c: Plan, named: dict[int, frozenset[str]],
