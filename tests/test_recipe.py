@@ -71,7 +71,3 @@ def test_single_arm_pins_a_rare_identifier_and_keeps_what_the_restriction_admits
     got = recipe.single_arm(Arm.KEYWORD, kw, sem, sig, CFG)
     assert got.keys == [("c", 1), ("a", 1)]
 
-
-def test_doc_ranks_stand_in_for_documents_not_embedded_yet():
-    ranks = recipe.doc_ranks({"p"}, [("x", 1), ("p", 3)], {"x": 5}.get)
-    assert ranks("p") == 2 and ranks("x") == 5

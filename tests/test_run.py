@@ -28,18 +28,6 @@ def test_the_coverage_gate_scales_each_keyword_contribution():
     assert base.scores[B] == pytest.approx(1 / 62 + 2 / 61)   # the input run is unchanged
 
 
-def test_head_field_and_document_arm_add_to_the_run():
-    base = run.rrf([(Arm.KEYWORD, [A, B], 1.0)])
-    got = run.add_head(base, [(C, 1.0), (A, 0.5)], 1.0)
-    assert got.keys == [A, B, C]                               # C joins the run
-    assert got.scores[C] == pytest.approx(1 / 61)
-    assert got.scores[A] == pytest.approx(1 / 61 + 0.25 / 62)
-    got = run.add_document_arm(got, {"b.pdf": 1, "c.pdf": 3}.get, 0.5)
-    assert got.scores[B] == pytest.approx(1 / 62 + 0.5 / 61)
-    assert got.scores[A] == pytest.approx(1 / 61 + 0.25 / 62)  # a.pdf is not ranked
-    assert [c.arm for c in got.evidence[C]] == [Arm.HEAD, Arm.DOCUMENT]
-
-
 def test_order_breaks_equal_scores_by_the_better_arm_place():
     got = run.rrf([(Arm.KEYWORD, [A, B], 1.0), (Arm.SEMANTIC, [B, A], 1.0)])
     assert got.scores[A] == got.scores[B]

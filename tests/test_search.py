@@ -69,8 +69,7 @@ def test_each_hybrid_hit_explains_its_score_by_the_arms(indexed):
         e.config = saved
     w = res.to_json()["fusion"]
     assert w["k"] == 60 and w["keyword"] == 1.0 and w["coverage_power"] == 2.0
-    # the document arm ran, at doc_arm (0.5) x (1 - the best keyword coverage)
-    assert 0 < w["semantic"] <= 2.0 and 0.0 <= w["document"] <= 0.5
+    assert 0 < w["semantic"] <= 2.0
     assert any(len(h.arms) >= 2 for h in res.hits)
     for h in res.hits:
         factor = math.prod(f.factor for f in h.factors)
@@ -333,10 +332,6 @@ def test_adaptive_first_unit_weight_follows_query_coverage(indexed):
     fw = lambda r: r.semantic.first_unit_weight  # noqa: E731
     assert lo <= fw(own) < fw(described) <= hi
     assert fw(sem) == lo
-    # the document-level arm follows the same signal: silent for the documents' own words
-    w = e.config.pages.document
-    assert 0 <= own.weights.document < described.weights.document <= w
-    assert sorted(described.semantic.doc_rank.values()) == list(range(1, len(docs) + 1))
 
 
 def test_coverage_counts_documents_still_queued_for_indexing(tmp_path):
@@ -554,21 +549,21 @@ def test_hybrid_pages_follow_their_documents_order_and_share_the_first_places(in
 
 
 def test_one_document_scope_drops_the_cross_document_signals(indexed):
-    """Inside one document the document arm, the head field and the coverage gate say
-    nothing (every page shares the document); a folder-wide search keeps them."""
+    """Inside one document the coverage gate and the page-head blend say nothing (every
+    page shares the document); a folder-wide search keeps them."""
     _folder, _cache, service = indexed
     e = _engine(service)
     one = [d for d in e._docs if d.doc == ECAPA]
     cov = e.coverage(one, True)
     lists = e.rank("speaker embedding margin", "hybrid", "page", one, cov)
-    assert lists.few and lists.semantic.doc_rank is None and not lists.keyword.head
+    assert lists.few and lists.weights.coverage_power is None
     saved = e.config
     e.config = e.config.updated({"few_docs": 0})
     try:
         searchable = [d for d in e._docs if d.reason is None]
         lists = e.rank("speaker embedding margin", "hybrid", "page", searchable,
                        e.coverage(searchable, True))
-        assert not lists.few and lists.semantic.doc_rank
+        assert not lists.few and lists.weights.coverage_power is not None
     finally:
         e.config = saved
 

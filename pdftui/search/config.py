@@ -58,14 +58,6 @@ class SemanticConfig:
 class PagesConfig:
     """Hybrid page search: the lists fused besides the two arms, and the finish."""
 
-    #: Document-level head-vector arm, x (1 - the query's best keyword coverage).
-    document: float = 0.5
-    #: Weight of the head-field list (documents whose title / byline holds the query's
-    #: rare words), before its share^2.
-    head: float = 1.0
-    #: A document enters the head-field list when its head holds at least this share of
-    #: the query's rarity mass.
-    head_share: float = 0.5
     #: Score factor of a reference-list page for a query that does not ask for citations.
     reference: float = 0.9
     #: A folder's pages: the document both arms rank first leads (:func:`.run.agreed_first`).
@@ -161,8 +153,8 @@ class RankingConfig:
     k: int = fusion.K
     #: Arm list depth fed to stage-2 fusion.
     depth: int = 100
-    #: A scope of at most this many documents is searched as one: no document-level arm,
-    #: no head field, no coverage gate, no page-head blend.
+    #: A scope of at most this many documents is searched as one: no coverage gate, no
+    #: page-head blend, no document context, no cross-document finish.
     few_docs: int = 3
     #: A term lookup is a query of at most this many terms some page holds all of
     #: ("frame skipping"); related work is not demoted for one.

@@ -1,6 +1,6 @@
 """The keyword arm of one query: stage-1 BM25 ranks fused across documents, as a
-:class:`.arms.KeywordArm` (with each key's coverage, the keyword evidence, the head-field
-list and the documents the query names)."""
+:class:`.arms.KeywordArm` (with each key's coverage, the keyword evidence and the
+documents the query names)."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ def keyword_arm(c: Plan, kw: keyword.KeywordIndex, view: CorpusView, o: RankingC
     """Stage 1: per-document BM25 ranks fused across documents (:func:`.keyword.
     fuse_arrays`), the first ``depth`` keys (all of them for an identifier query in
     keyword mode, which re-sorts the whole list), each key's coverage of the query's
-    rarity mass, the keyword evidence and the head-field list."""
+    rarity mass, the keyword evidence and the documents the query names."""
     ranking = kw.rank(c.terms, c.contents, c.granularity.rows,
                       title_weight=o.keyword.title_weight,
                       proximity=o.keyword.proximity, window=o.keyword.proximity_window,
@@ -47,13 +47,9 @@ def keyword_arm(c: Plan, kw: keyword.KeywordIndex, view: CorpusView, o: RankingC
         else ({}, {})
     extra = head_masks(ranking, named) if named else None
     cov = keyword.row_rarity_share(ranking, scope, extra)
-    head = [x for x in head_list(ranking, c.by_doc, c.terms, view.heads,
-                                  o.pages.head_share)
-            if c.res.page_ok(c.by_doc[x[0][0]], x[0][1])] \
-        if c.granularity is Granularity.PAGE and o.pages.head > 0 and not c.few else []
     return KeywordArm(list(zip(names, second.tolist())), fl.score[:n].tolist(),
                       cov[rows].tolist(), float(cov.max()) if len(fl) else 0.0,
-                      strength, fl, ranking, head, named, shares)
+                      strength, fl, ranking, named, shares)
 
 
 def named_documents(ranking, c: Plan, view: CorpusView, o: RankingConfig

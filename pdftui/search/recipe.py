@@ -2,8 +2,7 @@
 
 Pure functions over typed values (:class:`.arms.KeywordArm`, :class:`.arms.SemanticArm`,
 :class:`.signals.Signals`, the configuration): fuse (weighted RRF of the arms, the keyword
-coverage gate, the stand-in, the phrase list, the head field, a named document's
-sections, the document arm), order, then finish (reference lists and related work
+coverage gate, the stand-in, the phrase list, a named document's sections), order, then finish (reference lists and related work
 demoted, the documents' own order and the first places shared among documents, the
 identifier pin, the restriction). :func:`hybrid_pages` and :func:`hybrid_sections` return
 the run with the :class:`.run.Weights` in force; :func:`single_arm` is keyword or semantic
@@ -26,18 +25,6 @@ def embedded(pending: Collection[str], keys: Sequence[Key]) -> Sequence[Key]:
     """``keys`` without those of documents not embedded yet (``pending``: a document's
     stored units count once all of them are; until then its keyword ranks stand in)."""
     return [k for k in keys if k[0] not in pending] if pending else keys
-
-
-def doc_ranks(pending: Collection[str], kwl: Sequence[Key],
-              ranks: Callable[[str], int | None]) -> Callable[[str], int | None]:
-    """The document arm's rank of a document (``ranks``); for one not embedded yet (no
-    head vector to rank), its place among the documents of the keyword list ``kwl``."""
-    if not pending:
-        return ranks
-    place: dict[str, int] = {}
-    for doc, _ in kwl:
-        place.setdefault(doc, len(place) + 1)
-    return lambda doc: place.get(doc) if doc in pending else ranks(doc)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -85,15 +72,14 @@ def _fuse(kw: KeywordArm, sem: SemanticArm, sig: Signals, o: RankingConfig, dept
     return _Fused(got, kwl, sml, conf, w_stand, gated, kw_w)
 
 
-def _weights(f: _Fused, kw: KeywordArm, sem: SemanticArm, sig: Signals, o: RankingConfig,
-             pages: bool, w_doc: float | None, named: bool) -> Weights:
+def _weights(f: _Fused, sem: SemanticArm, sig: Signals, o: RankingConfig,
+             pages: bool, named: bool) -> Weights:
     """The weights in force after the arms' fusion (:class:`.run.Weights`)."""
     return Weights(
         o.k, f.kw_w, o.keyword.coverage_power if f.gated else None,
         o.semantic.weight if sem.heads is not None else o.semantic.weight * f.conf,
         f.conf if sem.heads is None else None,
-        sem.first_unit_weight, w_doc, o.pages.head * f.kw_w if kw.head else None,
-        1.0 if sem.heads is not None else None,
+        sem.first_unit_weight, 1.0 if sem.heads is not None else None,
         o.pages.reference if pages else o.sections.reference, sig.few,
         named=o.sections.named if named else None,
         stand_in=f.w_stand if sig.pending else None,
@@ -102,22 +88,13 @@ def _weights(f: _Fused, kw: KeywordArm, sem: SemanticArm, sig: Signals, o: Ranki
 
 def hybrid_pages(kw: KeywordArm, sem: SemanticArm, sig: Signals, o: RankingConfig,
                  depth: int) -> tuple[Run, Weights]:
-    """Hybrid page search: the arms' first ``depth`` keys fused (:func:`_fuse`), the head
-    field, the document arm, the order; then reference-list pages demoted and, in a
+    """Hybrid page search: the arms' first ``depth`` keys fused (:func:`_fuse`), the
+    order; then reference-list pages demoted and, in a
     folder, the documents' own order, the first places shared among documents and the
     arms' agreed first document; the common finish (:func:`finish`)."""
     f = _fuse(kw, sem, sig, o, depth)
     got = f.got
-    if kw.head:
-        got = run.add_head(got, kw.head, o.pages.head * f.kw_w, o.k)
-    w_doc = None
-    if sem.doc_rank:
-        # like the adaptive page score: the document's head counts the more,
-        # the less of the query's rarity mass any page holds
-        w_doc = o.pages.document * (1.0 - kw.best_rarity_share)
-        got = run.add_document_arm(got, doc_ranks(sig.pending, f.kwl, sem.doc_rank.get),
-                                   w_doc, o.k)
-    weights = _weights(f, kw, sem, sig, o, True, w_doc, False)
+    weights = _weights(f, sem, sig, o, True, False)
     if not sig.few:
         weights = dataclasses.replace(
             weights, document_order=o.pages.document_order or None,
@@ -148,13 +125,11 @@ def hybrid_sections(kw: KeywordArm, sem: SemanticArm, sig: Signals, o: RankingCo
     (but for a term lookup) related work demoted; the common finish (:func:`finish`)."""
     f = _fuse(kw, sem, sig, o, depth)
     got = f.got
-    if kw.head:
-        got = run.add_head(got, kw.head, o.pages.head * f.kw_w, o.k)
     named = kw.named_share if o.sections.named > 0 else {}
     if named:
         # the name says which document, the rest of the query which of its sections
         got = run.add_named(run.order(got, f.kwl, f.sml), named, o.sections.named, o.k)
-    weights = _weights(f, kw, sem, sig, o, False, None, bool(named))
+    weights = _weights(f, sem, sig, o, False, bool(named))
     got = run.order(got, f.kwl, f.sml)
     got, weights = _section_steps(got, f, kw, sem, sig, o, weights)
     if o.sections.reference < 1.0 and not sig.citation_query:

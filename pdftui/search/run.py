@@ -35,8 +35,6 @@ class Arm(str, Enum):
     KEYWORD = "keyword"          # stage-1 list of per-document BM25 ranks
     SEMANTIC = "semantic"        # pages by cosine; sections by their best unit
     SECTION_HEAD = "section_head"  # sections by their head unit's cosine
-    HEAD = "head"                # the head field: page 1 of documents whose byline holds it
-    DOCUMENT = "document"        # the document-level arm: documents by their head vector
     SUBSECTIONS = "subsections"  # a section by the fused scores of its listed subsections
     DOCUMENT_ORDER = "document_order"  # a page by its document's place in the fused run
     NAMED = "named"              # a section of a document the query names, by its place
@@ -50,7 +48,7 @@ class Arm(str, Enum):
 class Contribution:
     """What one arm added to a key's score: ``score = weight / (k + rank)``, ``rank``
     1-based in that arm's list, ``weight`` the weight in force for this key (after the
-    coverage gate, a term lookup's semantic multiplier, the document arm's scaling), ``k`` the RRF
+    coverage gate, a term lookup's semantic multiplier), ``k`` the RRF
     constant of that list."""
 
     arm: Arm
@@ -220,21 +218,6 @@ def add_titled(run: Run, keys: Sequence[Key], weight: float, k: int = K) -> Run:
     return _resorted(run, scores, ev)
 
 
-def add_head(run: Run, head: Sequence[tuple[Key, float]], weight: float,
-             k: int = K) -> Run:
-    """Add the head-field list ``[(key, share)]`` (best first): ``weight x share^2 /
-    (k + rank)`` per listed key (a head holding all the query's rare words counts fully);
-    a key no other arm listed joins the run."""
-    scores = dict(run.scores)
-    ev = dict(run.evidence)
-    for i, (key, share) in enumerate(head, start=1):
-        w = weight * share * share
-        s = rrf_score(i, k, w)
-        scores[key] = scores.get(key, 0.0) + s
-        _add(ev, key, Contribution(Arm.HEAD, i, w, s, k))
-    return run._with(scores, ev)
-
-
 def add_named(run: Run, shares: Mapping[str, float], weight: float, k: int = K) -> Run:
     """Sections of the documents a query names (``{doc: share}``, the share of the query's
     rarity mass the document's head holds, as the head field's): each named document's
@@ -284,21 +267,6 @@ def add_passages(run: Run, shares: Mapping[Key, float], weight: float, k: int = 
             scores[key] += s * math.prod(f.factor for f in run.factors.get(key, ()))
             _add(ev, key, Contribution(Arm.PASSAGE, r, weight * share * share, s, k))
     return _resorted(run, scores, ev)
-
-
-def add_document_arm(run: Run, rank_of: Callable[[str], int | None], weight: float,
-                     k: int = K) -> Run:
-    """Add the document-level arm: ``weight / (k + the document's rank)`` to every key of
-    ``run`` whose document ``rank_of`` ranks (it only adds to keys another arm listed)."""
-    scores = dict(run.scores)
-    ev = dict(run.evidence)
-    for key in scores:
-        r = rank_of(key[0])
-        if r:
-            s = rrf_score(r, k, weight)
-            scores[key] += s
-            _add(ev, key, Contribution(Arm.DOCUMENT, r, weight, s, k))
-    return run._with(scores, ev)
 
 
 def add_subsections(run: Run, parent_of: Callable[[Key], Key | None], weight: float,
@@ -487,8 +455,8 @@ def listing(keys: Sequence[tuple[Key, float]]) -> Run:
     return Run(dict(keys))
 
 
-__all__ = ["Arm", "Contribution", "Factor", "Key", "Run", "Weights", "add_document_arm",
-           "add_document_order", "add_head", "add_stand_in", "add_subsections", "add_titled",
+__all__ = ["Arm", "Contribution", "Factor", "Key", "Run", "Weights",
+           "add_document_order", "add_stand_in", "add_subsections", "add_titled",
            "demote",
            "gate_keyword", "keep", "listing", "order", "pin", "rrf", "share_places", "single"]
 
@@ -501,11 +469,9 @@ class Weights:
     keyword contribution by the key's coverage ** ``coverage_power``; ``semantic``: the
     semantic list's weight after ``semantic_confidence`` (its multiplier: ``pages.short_semantic``
     for a term lookup of a few words one page holds, else 1); ``first_unit_weight``: the
-    page-head share A of a page's cosine; ``document``: the document-level arm's weight
-    (``pages.document`` x (1 - the best keyword coverage)); ``head``: the head field's weight
-    before its share^2; ``section_head``: the section head list's weight; ``reference``:
+    page-head share A of a page's cosine; ``section_head``: the section head list's weight; ``reference``:
     the factor of a reference-list page; ``few``: the scope was searched as one document
-    set (no gate, document arm, head field or page-head blend); ``subsections``: the
+    set (no gate, page-head blend or cross-document finish); ``subsections``: the
     share of its subsections' scores a section collects (:func:`add_subsections`);
     ``document_order``: the weight and ``document_order_k`` the RRF constant of the
     documents' own order (:func:`add_document_order`); ``first_documents``: how many
@@ -525,8 +491,6 @@ class Weights:
     semantic: float | None = None
     semantic_confidence: float | None = None
     first_unit_weight: float | None = None
-    document: float | None = None
-    head: float | None = None
     section_head: float | None = None
     reference: float | None = None
     few: bool = False

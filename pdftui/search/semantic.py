@@ -20,12 +20,11 @@ whole cache.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
 
-from ..cache import HEAD_UNITS, SECTION_HEAD_PAGE
+from ..cache import SECTION_HEAD_PAGE
 from ..store.reader import read_embedding_states, read_units
 from .quantized import Int8Matrix, offset, quantize
 
@@ -45,7 +44,6 @@ class _Content:
     scales: np.ndarray
     pages: np.ndarray        # int32, 1-based page of each unit
     spans: np.ndarray        # int64 (n, 2): char_start, char_end into pages.text
-    head: np.ndarray | None  # (dim,) float32 unit-length mean of the first HEAD_UNITS units
     section_vectors: np.ndarray | None = None  # (n_sections, dim) int8: section head units
     section_scales: np.ndarray | None = None   # (n_sections,) float32
     section_ordinals: np.ndarray | None = None  # int64 sections.ordinal of each row
@@ -102,8 +100,6 @@ class VectorMatrix:
         self.page_code = np.zeros(0, dtype=np.int64)     # content * PAGE_CODE + page, sorted
         self._sims: tuple | None = None
         self._mask: tuple | None = None   # (contents, page_content, mask) of the last scope
-        self.head_matrix = np.zeros((0, 0), dtype=np.float32)  # (n_contents, dim) heads
-        self.head_content = np.zeros(0, dtype=np.int64)
         self.section_matrix = Int8Matrix.empty()  # section head units
         self.section_content = np.zeros(0, dtype=np.int64)   # content of each row
         self.section_ordinal = np.zeros(0, dtype=np.int64)   # sections.ordinal of each row
@@ -144,17 +140,13 @@ class VectorMatrix:
             vecs = _stack([r[3] for r in rows])
             pages = np.array([r[0] for r in rows], dtype=np.int32)
             spans = np.array([(r[1], r[2]) for r in rows], dtype=np.int64)
-            head = vecs[:HEAD_UNITS].mean(axis=0)
-            norm = float(np.linalg.norm(head))
-            head = (head / norm).astype(np.float32) if norm > 0 else None
             vecs, scales = quantize(vecs)
         else:
             vecs = np.zeros((0, 0), dtype=np.int8)
             scales = np.zeros(0, dtype=np.float32)
             pages = np.zeros(0, dtype=np.int32)
             spans = np.zeros((0, 2), dtype=np.int64)
-            head = None
-        return _Content(done, total, vecs, scales, pages, spans, head, sec_vecs, sec_scales,
+        return _Content(done, total, vecs, scales, pages, spans, sec_vecs, sec_scales,
                         sec_ords)
 
     def _rebuild(self) -> None:
@@ -174,13 +166,7 @@ class VectorMatrix:
             change = np.nonzero(np.diff(key))[0] + 1
             self.page_starts = np.concatenate([[0], change]).astype(np.int64)
             self._page_arrays()
-            heads = [(cid, c.head) for cid, c in parts if c.head is not None]
-            self.head_matrix = np.vstack([h for _, h in heads]) if heads else \
-                np.zeros((0, dim), dtype=np.float32)
-            self.head_content = np.array([cid for cid, _ in heads], dtype=np.int64)
         else:
-            self.head_matrix = np.zeros((0, 0), dtype=np.float32)
-            self.head_content = np.zeros(0, dtype=np.int64)
             self.matrix = Int8Matrix.empty()
             self.unit_content = np.zeros(0, dtype=np.int64)
             self.unit_page = np.zeros(0, dtype=np.int32)
@@ -258,14 +244,6 @@ class VectorMatrix:
         """True when at least one unit of the content is in the matrix."""
         c = self._contents.get(cid)
         return c is not None and len(c.pages) > 0
-
-    def head_pages(self, cid: int) -> frozenset[int]:
-        """The pages (1-based) of the units a content's head vector is the mean of (its
-        first ``HEAD_UNITS`` units); empty when it has none."""
-        c = self._contents.get(cid)
-        if c is None or c.head is None:
-            return frozenset()
-        return frozenset(c.pages[:HEAD_UNITS].tolist())
 
     def span(self, cid: int, unit: int) -> tuple[int, int]:
         """``(char_start, char_end)`` of a content's unit (index inside the content)."""
@@ -359,176 +337,9 @@ class VectorMatrix:
             return np.zeros(0, dtype=np.float32)
         return self.section_matrix.dot(q.astype(np.float32, copy=False))
 
-    def doc_ranks(self, q: np.ndarray, contents: set[int] | None = None,
-                  leave_out: set[int] | frozenset[int] = frozenset()) -> np.ndarray:
-        """:meth:`rank_docs` as a dense int64 array by content id: each content's 1-based
-        rank, 0 for one not ranked (not in ``contents``, in ``leave_out``, or without a
-        head vector)."""
-        if self._dirty:
-            self._rebuild()
-        if not len(self.head_content) or self.head_matrix.shape[1] != q.shape[0]:
-            return np.zeros(0, dtype=np.int64)
-        sims = self.head_matrix @ q.astype(np.float32, copy=False)
-        cids = self.head_content
-        keep = np.ones(len(cids), dtype=bool)
-        if contents is not None:
-            keep &= np.isin(cids, np.fromiter(contents, dtype=np.int64, count=len(contents)))
-        if leave_out:
-            keep &= ~np.isin(cids, np.fromiter(leave_out, dtype=np.int64, count=len(leave_out)))
-        sims, cids = sims[keep], cids[keep]
-        out = np.zeros(int(self.head_content.max()) + 1, dtype=np.int64)
-        out[cids[np.lexsort((cids, -sims))]] = np.arange(1, len(cids) + 1)
-        return out
-
-    def rank_docs(self, q: np.ndarray, contents: set[int] | None = None
-                  ) -> list[tuple[int, float]]:
-        """Contents by descending cosine of their head vector (mean of the first
-        ``HEAD_UNITS`` units, re-normalised: the document's opening, title and abstract for
-        a paper) with ``q``: ``[(content_id, score)]``, equal scores by content id. One
-        ``(n_contents, dim) @ (dim,)`` product."""
-        if self._dirty:
-            self._rebuild()
-        if not len(self.head_content) or self.head_matrix.shape[1] != q.shape[0]:
-            return []
-        sims = self.head_matrix @ q.astype(np.float32, copy=False)
-        cids = self.head_content
-        if contents is not None:
-            keep = np.isin(cids, np.fromiter(contents, dtype=np.int64, count=len(contents)))
-            sims, cids = sims[keep], cids[keep]
-        order = np.lexsort((cids, -sims))
-        return [(int(cids[i]), float(sims[i])) for i in order]
-
-
-class PageRanking:
-    """The semantic arm's pages best first, kept as arrays (:meth:`VectorMatrix.rank_pages`).
-
-    A sequence of ``(content_id, page, score, best unit index inside the content)``
-    tuples: ``len()``, indexing and slicing, iteration. The order (score descending, equal
-    scores by content id then page: a stable sort over the page arrays) is computed only
-    as far as it is read (:meth:`top`), so a query reading its first 100 pages sorts 100,
-    not every page of the folder. ``score`` is -inf for a page left out."""
-
-    def __init__(self, m: VectorMatrix | None, sims: np.ndarray, score: np.ndarray,
-                 best_sims: np.ndarray):
-        self.m = m
-        self.sims = sims            # (n_units,) float32 cosine of every unit
-        self.score = score          # (n_pages,) float64 page score, -inf when left out
-        self.best_sims = best_sims  # (n_pages,) float32 best unit cosine of each page
-        self._n = int(np.isfinite(score).sum())
-        self._order = np.zeros(0, dtype=np.int64)
-
-    @classmethod
-    def empty(cls) -> "PageRanking":
-        z = np.zeros(0)
-        return cls(None, z.astype(np.float32), z, z.astype(np.float32))
-
-    def __len__(self) -> int:
-        return self._n
-
-    def top(self, n: int) -> np.ndarray:
-        """Page positions (into the matrix's page arrays) of the first ``n`` pages."""
-        n = min(max(n, 0), self._n)
-        if len(self._order) >= n:
-            return self._order[:n]
-        s = self.score
-        if n >= self._n or n * 4 >= len(s):
-            order = np.argsort(-s, kind="stable")[: self._n]
-        else:
-            # the n-th best score, then every page scoring at least that, stably sorted:
-            # the same prefix as the full stable sort
-            v = -np.partition(-s, n - 1)[n - 1]
-            cand = np.flatnonzero(s >= v)
-            order = cand[np.argsort(-s[cand], kind="stable")][:n]
-        self._order = order
-        return order
-
-    def best_unit(self, p: int) -> int:
-        """Index inside its content of the first unit of page position ``p`` whose cosine
-        equals the page's best."""
-        starts = self.m.page_starts
-        a = int(starts[p])
-        b = int(starts[p + 1]) if p + 1 < len(starts) else len(self.sims)
-        return int(self.m.unit_index[a + int(np.argmax(self.sims[a:b]))])
-
-    def _tuples(self, pos: np.ndarray) -> list[tuple[int, int, float, int]]:
-        m = self.m
-        return [(c, p, s, self.best_unit(i)) for i, c, p, s in zip(
-            pos.tolist(), m.page_content[pos].tolist(), m.page_number[pos].tolist(),
-            self.score[pos].tolist())]
-
-    def __getitem__(self, i):
-        if isinstance(i, slice):
-            start, stop, step = i.indices(self._n)
-            return self._tuples(self.top(stop)[start:stop:step]) if stop > start else []
-        if i < 0:
-            i += self._n
-        if not 0 <= i < self._n:
-            raise IndexError(i)
-        return self._tuples(self.top(i + 1)[i:i + 1])[0]
-
-    def __iter__(self):
-        pos = self.top(self._n)
-        for k in range(0, len(pos), 1024):
-            yield from self._tuples(pos[k:k + 1024])
-
-    def keys(self, n: int) -> list[tuple[int, int]]:
-        """``[(content_id, page)]`` of the first ``n`` pages."""
-        pos = self.top(n)
-        return list(zip(self.m.page_content[pos].tolist(), self.m.page_number[pos].tolist())) \
-            if self.m is not None else []
-
-    def restrict(self, keep: np.ndarray) -> "PageRanking":
-        """The ranking without the pages where the boolean ``(n_pages,)`` ``keep`` is False."""
-        return PageRanking(self.m, self.sims, np.where(keep, self.score, -np.inf),
-                           self.best_sims)
-
-    def best_cosine(self) -> float | None:
-        """The best cosine of any unit on a page still ranked (None when none is)."""
-        live = np.isfinite(self.score)
-        return float(self.best_sims[live].max()) if live.any() else None
-
-    def rank_of(self, p: int) -> int:
-        """0-based position of page position ``p`` in the order (it must be ranked)."""
-        s = self.score
-        return int(np.count_nonzero(s > s[p]) + np.count_nonzero(s[:p] == s[p]))
-
     def before(self, p: int) -> np.ndarray:
         """Boolean ``(n_pages,)``: the ranked pages ordered before page position ``p``."""
         s = self.score
         out = s > s[p]
         out[:p] |= s[:p] == s[p]
         return out
-
-
-class DocRanks(Mapping):
-    """``{doc: its content's 1-based rank}`` of the document-level arm, read from a dense
-    array by content id (:meth:`VectorMatrix.doc_ranks`) and ``{doc: content id}``; only
-    documents with a rank are keys, iterated best first."""
-
-    def __init__(self, rank_of: np.ndarray, by_doc: dict[str, int]):
-        self.rank_of, self.by_doc = rank_of, by_doc
-
-    def get(self, doc, default=None):
-        c = self.by_doc.get(doc)
-        if c is None or not 0 <= c < len(self.rank_of) or not self.rank_of[c]:
-            return default
-        return int(self.rank_of[c])
-
-    def __getitem__(self, doc) -> int:
-        r = self.get(doc)
-        if r is None:
-            raise KeyError(doc)
-        return r
-
-    def _ranked(self) -> list[str]:
-        got = [(self.get(d), d) for d in self.by_doc]
-        return [d for r, d in sorted((r, d) for r, d in got if r)]
-
-    def __iter__(self):
-        return iter(self._ranked())
-
-    def __len__(self) -> int:
-        return len(self._ranked()) if len(self.rank_of) else 0
-
-    def __bool__(self) -> bool:
-        return bool(len(self.rank_of)) and bool(self.rank_of.any())

@@ -1,5 +1,5 @@
 """The semantic arm of one query: pages by cosine, or sections by their units and head
-units, with the document-level arm's ranks, as a :class:`.arms.SemanticArm`."""
+units, as a :class:`.arms.SemanticArm`."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from .config import RankingConfig
 from .corpus_view import CorpusView
 from .modes import Granularity, Mode
 from .plan import Plan
-from .semantic import DocRanks, VectorMatrix
+from .semantic import VectorMatrix
 
 
 def semantic_arm(c: Plan, kw: KeywordArm, m: VectorMatrix, qv: np.ndarray,
@@ -21,8 +21,7 @@ def semantic_arm(c: Plan, kw: KeywordArm, m: VectorMatrix, qv: np.ndarray,
                  ) -> SemanticArm:
     """Pages by cosine (``(1 - A) x best unit + A x first unit``, A from the keyword
     arm's best coverage; hybrid pages of a folder plus ``semantic.doc_context`` x the best
-    unit of the page's document), or sections by their units and head units; the
-    document-level arm's ranks. ``qv`` is the query vector, ``embed`` embeds the query
+    unit of the page's document), or sections by their units and head units. ``qv`` is the query vector, ``embed`` embeds the query
     without a document's name (:func:`unnamed_queries`)."""
     docs_of = c.docs_of
     # the less of the query's rarity mass any page holds (a described,
@@ -48,10 +47,6 @@ def semantic_arm(c: Plan, kw: KeywordArm, m: VectorMatrix, qv: np.ndarray,
     else:
         alt = unnamed_queries(c, kw.named, embed) if kw.named else []
         section_lists(m, qv, view, docs_of, c.res, c.depth, arm, o, alt)
-    if o.pages.document > 0 and c.granularity is Granularity.PAGE and not c.few:
-        # contents whose head vector comes from an excluded page are left out
-        bad = {cid for cid, p in c.res.drop_pages if p in m.head_pages(cid)}
-        arm.doc_rank = DocRanks(m.doc_ranks(qv, c.contents, bad), c.by_doc)
     return arm
 
 
