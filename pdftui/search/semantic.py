@@ -337,6 +337,100 @@ class VectorMatrix:
             return np.zeros(0, dtype=np.float32)
         return self.section_matrix.dot(q.astype(np.float32, copy=False))
 
+
+class PageRanking:
+    """The semantic arm's pages best first, kept as arrays (:meth:`VectorMatrix.rank_pages`).
+
+    A sequence of ``(content_id, page, score, best unit index inside the content)``
+    tuples: ``len()``, indexing and slicing, iteration. The order (score descending, equal
+    scores by content id then page: a stable sort over the page arrays) is computed only
+    as far as it is read (:meth:`top`), so a query reading its first 100 pages sorts 100,
+    not every page of the folder. ``score`` is -inf for a page left out."""
+
+    def __init__(self, m: VectorMatrix | None, sims: np.ndarray, score: np.ndarray,
+                 best_sims: np.ndarray):
+        self.m = m
+        self.sims = sims            # (n_units,) float32 cosine of every unit
+        self.score = score          # (n_pages,) float64 page score, -inf when left out
+        self.best_sims = best_sims  # (n_pages,) float32 best unit cosine of each page
+        self._n = int(np.isfinite(score).sum())
+        self._order = np.zeros(0, dtype=np.int64)
+
+    @classmethod
+    def empty(cls) -> "PageRanking":
+        z = np.zeros(0)
+        return cls(None, z.astype(np.float32), z, z.astype(np.float32))
+
+    def __len__(self) -> int:
+        return self._n
+
+    def top(self, n: int) -> np.ndarray:
+        """Page positions (into the matrix's page arrays) of the first ``n`` pages."""
+        n = min(max(n, 0), self._n)
+        if len(self._order) >= n:
+            return self._order[:n]
+        s = self.score
+        if n >= self._n or n * 4 >= len(s):
+            order = np.argsort(-s, kind="stable")[: self._n]
+        else:
+            # the n-th best score, then every page scoring at least that, stably sorted:
+            # the same prefix as the full stable sort
+            v = -np.partition(-s, n - 1)[n - 1]
+            cand = np.flatnonzero(s >= v)
+            order = cand[np.argsort(-s[cand], kind="stable")][:n]
+        self._order = order
+        return order
+
+    def best_unit(self, p: int) -> int:
+        """Index inside its content of the first unit of page position ``p`` whose cosine
+        equals the page's best."""
+        starts = self.m.page_starts
+        a = int(starts[p])
+        b = int(starts[p + 1]) if p + 1 < len(starts) else len(self.sims)
+        return int(self.m.unit_index[a + int(np.argmax(self.sims[a:b]))])
+
+    def _tuples(self, pos: np.ndarray) -> list[tuple[int, int, float, int]]:
+        m = self.m
+        return [(c, p, s, self.best_unit(i)) for i, c, p, s in zip(
+            pos.tolist(), m.page_content[pos].tolist(), m.page_number[pos].tolist(),
+            self.score[pos].tolist())]
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            start, stop, step = i.indices(self._n)
+            return self._tuples(self.top(stop)[start:stop:step]) if stop > start else []
+        if i < 0:
+            i += self._n
+        if not 0 <= i < self._n:
+            raise IndexError(i)
+        return self._tuples(self.top(i + 1)[i:i + 1])[0]
+
+    def __iter__(self):
+        pos = self.top(self._n)
+        for k in range(0, len(pos), 1024):
+            yield from self._tuples(pos[k:k + 1024])
+
+    def keys(self, n: int) -> list[tuple[int, int]]:
+        """``[(content_id, page)]`` of the first ``n`` pages."""
+        pos = self.top(n)
+        return list(zip(self.m.page_content[pos].tolist(), self.m.page_number[pos].tolist())) \
+            if self.m is not None else []
+
+    def restrict(self, keep: np.ndarray) -> "PageRanking":
+        """The ranking without the pages where the boolean ``(n_pages,)`` ``keep`` is False."""
+        return PageRanking(self.m, self.sims, np.where(keep, self.score, -np.inf),
+                           self.best_sims)
+
+    def best_cosine(self) -> float | None:
+        """The best cosine of any unit on a page still ranked (None when none is)."""
+        live = np.isfinite(self.score)
+        return float(self.best_sims[live].max()) if live.any() else None
+
+    def rank_of(self, p: int) -> int:
+        """0-based position of page position ``p`` in the order (it must be ranked)."""
+        s = self.score
+        return int(np.count_nonzero(s > s[p]) + np.count_nonzero(s[:p] == s[p]))
+
     def before(self, p: int) -> np.ndarray:
         """Boolean ``(n_pages,)``: the ranked pages ordered before page position ``p``."""
         s = self.score
