@@ -66,7 +66,7 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "semantic.adapt_hi=lo": {"semantic.adapt_hi": 0.1},
     "semantic.doc_context=0": {"semantic.doc_context": 0.0},
     "semantic.stand_in=off": {"semantic.stand_in": False},
-    "pages.reference=1": {"pages.reference": 1.0},
+    "reference=1": {"reference": 1.0},
     "pages.arms_agree=off": {"pages.arms_agree": False},
     "pages.document_order=0": {"pages.document_order": 0.0},
     "pages.first_documents=0": {"pages.first_documents": 0},
@@ -82,8 +82,6 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "sections.named_max=off": {"sections.named_max": False},
     "sections.title=0": {"sections.title": 0.0},
     "sections.passages=0": {"sections.passages": 0.0},
-    "sections.related=1": {"sections.related": 1.0},
-    "sections.reference=1": {"sections.reference": 1.0},
 }
 
 DEV = ("dev_doc", "dev_top3", "dev_page")
@@ -102,7 +100,7 @@ TUNED: dict[str, tuple[str, ...]] = {
     "semantic.adapt_hi=lo": DEV,
     "semantic.doc_context=0": DEV,
     "semantic.stand_in=off": ("partial_page", "partial_sections"),
-    "pages.reference=1": DEV,
+    "reference=1": DEV + ("dev_sections", "probes", "para1", "para2", "para3", "titled"),
     "pages.arms_agree=off": DEV,
     "pages.document_order=0": DEV,
     "pages.first_documents=0": DEV,
@@ -118,8 +116,6 @@ TUNED: dict[str, tuple[str, ...]] = {
     "sections.named_max=off": ("dev_sections", "titled"),
     "sections.title=0": SECTIONS_ALL,
     "sections.passages=0": ("dev_sections", "para1", "para2", "para3"),
-    "sections.related=1": ("dev_sections", "probes", "para1", "para2", "para3", "titled"),
-    "sections.reference=1": ("dev_sections", "probes", "para1", "para2", "para3", "titled"),
 }
 
 SECTION_FILES = {"probes": "section_probes.json", "para1": "section_paraphrases.json",

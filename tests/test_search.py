@@ -736,8 +736,8 @@ def test_a_reference_list_section_rarely_wins_a_section_search(consensus):
     """A References section matches the titles of the works it lists, not the question:
     "Byzantine fault tolerance" put Paxos' and Raft's reference lists 2nd and 3rd among
     the sections (fresh-user trial: Spanner's "References" 2nd for a MapReduce question).
-    In hybrid sections a section titled as a reference list keeps ``section_ref_weight``
-    (0.5) of its score, as a factor the hit shows, unless the query asks for citations."""
+    In hybrid sections a section titled as a reference list keeps ``reference``
+    (0.9) of its score, as a factor the hit shows, unless the query asks for citations."""
     from pdftui.search.engine import Engine
 
     e = Engine(*consensus)
@@ -746,50 +746,11 @@ def test_a_reference_list_section_rarely_wins_a_section_search(consensus):
         assert "References" not in [h.section for h in res.hits]
         cited = e.search("papers cited on Byzantine fault tolerance", "hybrid", "section", 5)
         assert "References" in [h.section for h in cited.hits[:3]]
-        e.config = e.config.updated({"sections.reference": 1.0})
+        e.config = e.config.updated({"reference": 1.0})
         off = e.search("Byzantine fault tolerance", "hybrid", "section", 5)
         assert [h.section for h in off.hits[1:3]] == ["References", "References"]
     finally:
-        e.config = e.config.updated({"sections.reference": 0.5})
-        e.close()
-
-
-def test_related_work_yields_to_the_section_a_question_describes(consensus):
-    """A "Related Work" section names the paper's subject beside every other system's:
-    "how does raft handle cluster membership changes" listed Raft's "10 Related work"
-    2nd, before "5.1 Raft basics". In hybrid sections such a section keeps
-    ``section_related_weight`` (0.75) of its score, shown as a factor, unless the query
-    is a term lookup ("viewstamped replication": the related work tells of it) or asks
-    about other work ("compare")."""
-    from pdftui.search import references
-    from pdftui.search.engine import Engine
-
-    assert references.is_related_title("10 Related work")
-    assert references.is_related_title("2. Prior Work")
-    assert not references.is_related_title("5.1 Raft basics")
-    assert not references.is_related_title("Work stealing")
-    assert references.related_query("how does raft compare with viewstamped replication")
-    assert not references.related_query("how does raft handle cluster membership changes")
-    e = Engine(*consensus)
-    q = "how does raft handle cluster membership changes"
-    try:
-        res = e.search(q, "hybrid", "section", 40)
-        got = [h.section for h in res.hits]
-        assert got[0] == "6 Cluster membership changes"
-        assert got.index("10 Related work") >= 3
-        rel = res.hits[got.index("10 Related work")]
-        assert [(f.name, f.factor) for f in rel.factors] == [("related work", 0.75)]
-        for other in ("viewstamped replication",
-                      "how does raft compare with viewstamped replication"):
-            hits = e.search(other, "hybrid", "section", 5).hits
-            rel = next(h for h in hits[:3] if h.section == "10 Related work")
-            assert not rel.factors
-        e.config = e.config.updated({"sections.related": 1.0})
-        res = e.search(q, "hybrid", "section", 10)
-        got = [h.section for h in res.hits]
-        assert got[0] == "6 Cluster membership changes"
-        assert got.index("10 Related work") in (1, 2)
-    finally:
+        e.config = e.config.updated({"reference": 0.9})
         e.close()
 
 

@@ -58,8 +58,6 @@ class SemanticConfig:
 class PagesConfig:
     """Hybrid page search: the lists fused besides the two arms, and the finish."""
 
-    #: Score factor of a reference-list page for a query that does not ask for citations.
-    reference: float = 0.9
     #: A folder's pages: the document both arms rank first leads (:func:`.run.agreed_first`).
     arms_agree: bool = True
     #: The documents in order of their best page as one more RRF list, at this weight ...
@@ -125,10 +123,6 @@ class SectionsConfig:
     passages: float = 0.1
     #: See ``passages``.
     passage_places: int = 10
-    #: Score factor of a section titled "Related Work" (not for a term lookup).
-    related: float = 0.75
-    #: Score factor of a section titled as a reference list.
-    reference: float = 0.5
 
 
 @dataclass(frozen=True)
@@ -156,8 +150,11 @@ class RankingConfig:
     #: A scope of at most this many documents is searched as one: no coverage gate, no
     #: page-head blend, no document context, no cross-document finish.
     few_docs: int = 3
+    #: Score factor of a reference list (a page that is one, a section titled as one) for
+    #: a query that does not ask for citations.
+    reference: float = 0.9
     #: A term lookup is a query of at most this many terms some page holds all of
-    #: ("frame skipping"); related work is not demoted for one.
+    #: ("frame skipping").
     short_terms: int = 3
     #: The keyword arm.
     keyword: KeywordConfig = field(default_factory=KeywordConfig)

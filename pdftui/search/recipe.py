@@ -80,7 +80,7 @@ def _weights(f: _Fused, sem: SemanticArm, sig: Signals, o: RankingConfig,
         o.semantic.weight if sem.heads is not None else o.semantic.weight * f.conf,
         f.conf if sem.heads is None else None,
         sem.first_unit_weight, 1.0 if sem.heads is not None else None,
-        o.pages.reference if pages else o.sections.reference, sig.few,
+        o.reference, sig.few,
         named=o.sections.named if named else None,
         stand_in=f.w_stand if sig.pending else None,
         phrase=o.pages.phrase if sig.phrase else None)
@@ -109,7 +109,7 @@ def hybrid_pages(kw: KeywordArm, sem: SemanticArm, sig: Signals, o: RankingConfi
     last = not sig.restricted and not sig.identifier and sig.has_text and not reorder
     down = reference_keys(got, sig, o, sig.top_k if sig.top_k > 0 and last else None)
     if down:
-        got = run.demote(got, down, o.pages.reference, "reference list")
+        got = run.demote(got, down, o.reference, "reference list")
     if not sig.few:
         got = documents_first(got, o)
         if o.pages.arms_agree:
@@ -121,8 +121,8 @@ def hybrid_sections(kw: KeywordArm, sem: SemanticArm, sig: Signals, o: RankingCo
                     depth: int) -> tuple[Run, Weights]:
     """Hybrid section search: the arms' first ``depth`` keys fused (:func:`_fuse`), a
     named document's sections, the order; the opening's demotion, the subsections' lift,
-    the titled list, the best passages (:func:`_section_steps`); then reference lists and
-    (but for a term lookup) related work demoted; the common finish (:func:`finish`)."""
+    the titled list, the best passages (:func:`_section_steps`); then reference lists
+    demoted; the common finish (:func:`finish`)."""
     f = _fuse(kw, sem, sig, o, depth)
     got = f.got
     named = kw.named_share if o.sections.named > 0 else {}
@@ -132,17 +132,10 @@ def hybrid_sections(kw: KeywordArm, sem: SemanticArm, sig: Signals, o: RankingCo
     weights = _weights(f, sem, sig, o, False, bool(named))
     got = run.order(got, f.kwl, f.sml)
     got, weights = _section_steps(got, f, kw, sem, sig, o, weights)
-    if o.sections.reference < 1.0 and not sig.citation_query:
+    if o.reference < 1.0 and not sig.citation_query:
         down = {key for key in got.scores if sig.reference_section(key)}
         if down:
-            got = run.demote(got, down, o.sections.reference, "reference list")
-    if o.sections.related < 1.0 and sig.n_terms > o.short_terms \
-            and not sig.related_query:
-        # a description of a method or a question about a paper's own way, not a term
-        # lookup ("viewstamped replication": the related work tells of it)
-        down = {key for key in got.scores if sig.related_section(key)}
-        if down:
-            got = run.demote(got, down, o.sections.related, "related work")
+            got = run.demote(got, down, o.reference, "reference list")
     return finish(got, sig), weights
 
 
@@ -181,11 +174,11 @@ def _section_steps(got: Run, f: _Fused, kw: KeywordArm, sem: SemanticArm, sig: S
 def reference_keys(fused: Run, sig: Signals, o: RankingConfig, shown: int | None = None
                    ) -> set[Key] | None:
     """The reference-list pages of ``fused`` (best first) whose score is to be
-    multiplied by ``pages.reference``; None when the query asks for citations (or the factor
+    multiplied by ``reference``; None when the query asks for citations (or the factor
     is 1). With ``shown``, only the pages that could be among the first ``shown``
-    afterwards are looked at: a page scoring under ``pages.reference`` x the shown-th score
+    afterwards are looked at: a page scoring under ``reference`` x the shown-th score
     stays below every one of the first ``shown``, whichever pages are demoted."""
-    w = o.pages.reference
+    w = o.reference
     if w >= 1.0 or not len(fused) or sig.citation_query:
         return None
     pairs = fused.pairs()

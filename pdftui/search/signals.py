@@ -52,15 +52,14 @@ class Signals:
     searched as one document set; ``term_lookup`` a hybrid page query of at most
     ``short_terms`` terms some page holds all of; ``phrase`` the keyword arm's pages
     holding such a lookup as a phrase, in keyword order; ``n_terms`` the query's keyword
-    terms; ``citation_query`` / ``related_query`` the query asks for citations / about
-    other work (:mod:`.references`); ``identifier`` identifiers carry the query and
+    terms; ``citation_query`` the query asks for citations (:mod:`.references`); ``identifier`` identifiers carry the query and
     ``tiers`` ``{doc: tier}`` of a rare identifier's documents (None: none); ``listing``
     the hits of a query made only of fields (None otherwise); ``restricted`` a
     restriction is active, ``has_text`` the query has text to search for, ``top_k`` the
     hits shown.
 
-    Lookups: ``reference_page(key)`` the page is a reference list; ``reference_section`` /
-    ``related_section(key)`` the section is titled as a reference list / as related work;
+    Lookups: ``reference_page(key)`` the page is a reference list; ``reference_section(key)``
+    the section is titled as a reference list;
     ``opening(key)`` the section starts its document's opening and is its first section
     or a summary; ``parent_of(key)`` the section directly enclosing one at least
     ``subsection_level`` deep (None); ``titled(keys)`` the keys whose title holds the
@@ -74,7 +73,6 @@ class Signals:
     phrase: tuple[Key, ...] = ()
     n_terms: int = 0
     citation_query: bool = False
-    related_query: bool = False
     identifier: bool = False
     tiers: Mapping[str, int] | None = None
     listing: list | None = None
@@ -83,7 +81,6 @@ class Signals:
     top_k: int = 0
     reference_page: Callable[[Key], bool] = _never
     reference_section: Callable[[Key], bool] = _never
-    related_section: Callable[[Key], bool] = _never
     opening: Callable[[Key], bool] = _never
     parent_of: Callable[[Key], Key | None] = _no_parent
     titled: Callable[[Sequence[Key]], list[Key]] = _no_titles
@@ -105,9 +102,8 @@ def gather(c: Plan, kw: KeywordArm, text: str, kwi: keyword.KeywordIndex,
     listing = field_listing(view, c.granularity, c.searchable, res, o.k) \
         if not q.text.strip() and q.fields else None
 
-    def titled_as(is_kind: Callable[[str], bool]) -> Callable[[Key], bool]:
-        return lambda key: key[0] in by_doc and \
-            key[1] in view.titled_ids(by_doc[key[0]], is_kind)
+    def reference_section(key: Key) -> bool:
+        return key[0] in by_doc and key[1] in view.reference_sections(by_doc[key[0]])
 
     def parent_of(key: Key) -> Key | None:
         cid = by_doc.get(key[0])
@@ -117,11 +113,10 @@ def gather(c: Plan, kw: KeywordArm, text: str, kwi: keyword.KeywordIndex,
 
     return Signals(
         c.pending, c.few, lookup, tuple(phrase), len(c.terms),
-        references.citation_query(text), references.related_query(text), ident, tiers,
+        references.citation_query(text), ident, tiers,
         listing, res.active, bool(q.text.strip()), c.top_k,
         reference_page=lambda key: key[1] in view.reference_pages(view.cid_of(key[0])),
-        reference_section=titled_as(references.is_references_title),
-        related_section=titled_as(references.is_related_title),
+        reference_section=reference_section,
         opening=lambda key: key[1] in view.opening(by_doc.get(key[0])),
         parent_of=parent_of,
         titled=lambda keys: titled_keys(c, keys, view, o.sections.title_share),
