@@ -81,7 +81,6 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "sections.named=0": {"sections.named": 0.0},
     "sections.named_max=off": {"sections.named_max": False},
     "sections.title=0": {"sections.title": 0.0},
-    "sections.passages=0": {"sections.passages": 0.0},
 }
 
 DEV = ("dev_doc", "dev_top3", "dev_page")
@@ -115,7 +114,6 @@ TUNED: dict[str, tuple[str, ...]] = {
     "sections.named=0": ("dev_sections",),
     "sections.named_max=off": ("dev_sections", "titled"),
     "sections.title=0": SECTIONS_ALL,
-    "sections.passages=0": ("dev_sections", "para1", "para2", "para3"),
 }
 
 SECTION_FILES = {"probes": "section_probes.json", "para1": "section_paraphrases.json",

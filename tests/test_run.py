@@ -134,26 +134,6 @@ def test_a_named_documents_sections_are_a_list_of_their_own():
     assert run.add_named(base, {}, 1.0, 60) is base
 
 
-def test_a_documents_listed_sections_are_reordered_by_their_best_passage():
-    """Issue 18: among one document's listed sections, placed by their best passage's
-    share, each gains ``weight x share^2 / (k + place)``, times its factors; a document
-    with one listed section gains nothing, nor does a section with no share."""
-    a1, a2, a3, b1 = ("a.pdf", 11), ("a.pdf", 12), ("a.pdf", 13), ("b.pdf", 21)
-    base = run.order(run.rrf([(Arm.SEMANTIC, [a1, b1, a2, a3], 1.0)]), [], [])
-    base = run.demote(base, {a3}, 0.5, "opening")
-    shares = {a1: 0.2, b1: 1.0, a2: 0.9, a3: 0.5}
-    got = run.add_passages(base, shares, 1.0, 60)
-    assert got.scores[b1] == base.scores[b1]                 # alone in its document
-    assert got.scores[a2] == pytest.approx(1 / 63 + 0.81 / 61)
-    assert got.scores[a3] == pytest.approx(0.5 * (1 / 64 + 0.25 / 62))
-    assert got.scores[a1] == pytest.approx(1 / 61 + 0.04 / 63)
-    assert got.keys == [a2, a1, b1, a3]
-    c = got.evidence[a2][-1]
-    assert (c.arm, c.rank, c.k) == (Arm.PASSAGE, 1, 60) and c.weight == pytest.approx(0.81)
-    none = run.add_passages(base, {a1: 0.0, a2: 0.0}, 1.0, 60)
-    assert none.scores == base.scores
-
-
 def test_the_first_places_hold_the_first_documents():
     """The first ``places`` keys hold the best key of each of the first ``docs``
     documents: a missing one takes the last of those places, the keys it passes move down

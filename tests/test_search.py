@@ -864,30 +864,6 @@ def test_a_section_whose_own_text_is_its_heading_shows_its_subsections_text(corp
     assert len(hit.excerpt) > 200 and "Activation Memory" in hit.excerpt
 
 
-def test_the_section_holding_the_query_in_one_passage_comes_first(corpus_engine):
-    """A query in the reader's words (bench/section_paraphrases.json, para-012): LLaMA's
-    "3 Main results" holds "zero-shot", "few-shot", GPT-3, Chinchilla and PaLM together
-    (its best two blocks: .58 of the query's rarity mass, third among LLaMA's first
-    sections); OPT's "3.1 Prompting & Few-Shot" holds .51 (first in OPT). Before term
-    proximity and passages OPT's section came first; each now lifts LLaMA's (the keyword
-    arm's "zero-shot" / "few-shot" pairs, and 0.1 x share^2 / (60 + place) for the best
-    passage), and the passage list is recorded with its rank."""
-    e = corpus_engine
-    q = "zero-shot and few-shot evaluation on twenty benchmarks compared with GPT-3, " \
-        "Chinchilla and PaLM"
-    llama = "arxiv-2302.13971-llama.pdf"
-    res = e.search(q, "hybrid", "section", 10)
-    assert (res.hits[0].doc, res.hits[0].section) == (llama, "3 Main results")
-    assert [c.rank for c in res.hits[0].arms if c.arm.value == "passage"] == [3]
-    assert res.weights.passages == 0.1
-    e.config = e.config.updated({"sections.passages": 0.0, "keyword.proximity": 0.0})
-    try:
-        off = [(h.doc, h.section) for h in e.search(q, "hybrid", "section", 10).hits]
-        assert off.index((llama, "3 Main results")) == 1
-    finally:
-        e.config = e.config.updated({"sections.passages": 0.1, "keyword.proximity": 2.0})
-
-
 def test_a_papers_opening_yields_to_the_section_a_query_describes(consensus):
     """Raft's abstract and introduction mention its user study; the section reporting it
     is "9.1 Understandability". Sections starting in the paper's opening (the text of its

@@ -118,11 +118,6 @@ class SectionsConfig:
     title_places: int = 30
     #: ... at least this share of them (and two).
     title_share: float = 0.5
-    #: The first ``passage_places`` hits of a document reordered by their best passage
-    #: (two blocks): this x share^2 / (k + place by share).
-    passages: float = 0.1
-    #: See ``passages``.
-    passage_places: int = 10
 
 
 @dataclass(frozen=True)

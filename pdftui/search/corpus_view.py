@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np

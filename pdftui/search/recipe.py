@@ -12,7 +12,7 @@ mode. Nothing here touches SQLite, numpy or a model.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Collection, Sequence
 
 from . import run
 from .arms import KeywordArm, SemanticArm
@@ -121,7 +121,7 @@ def hybrid_sections(kw: KeywordArm, sem: SemanticArm, sig: Signals, o: RankingCo
                     depth: int) -> tuple[Run, Weights]:
     """Hybrid section search: the arms' first ``depth`` keys fused (:func:`_fuse`), a
     named document's sections, the order; the opening's demotion, the subsections' lift,
-    the titled list, the best passages (:func:`_section_steps`); then reference lists
+    the titled list (:func:`_section_steps`); then reference lists
     demoted; the common finish (:func:`finish`)."""
     f = _fuse(kw, sem, sig, o, depth)
     got = f.got
@@ -142,7 +142,7 @@ def hybrid_sections(kw: KeywordArm, sem: SemanticArm, sig: Signals, o: RankingCo
 def _section_steps(got: Run, f: _Fused, kw: KeywordArm, sem: SemanticArm, sig: Signals,
                    o: RankingConfig, weights: Weights) -> tuple[Run, Weights]:
     """Hybrid sections after fusion: the opening's demotion, the subsections' lift, the
-    list of sections whose title states the query, and the best passages."""
+    list of sections whose title states the query."""
     if o.sections.opening_weight != 1.0 and not sig.few:
         # a document's opening (abstract, introduction) tells of every part of it, so
         # it matches a query about any one part: the part itself should come first
@@ -162,12 +162,6 @@ def _section_steps(got: Run, f: _Fused, kw: KeywordArm, sem: SemanticArm, sig: S
         if titled:
             got = run.add_titled(got, titled, o.sections.title, o.k)
             weights = dataclasses.replace(weights, title=o.sections.title)
-    if o.sections.passages > 0 and not sig.few and kw.ranking:
-        # a document's sections among themselves: the one holding the query's rare
-        # words together, in a paragraph or two, before those holding them scattered
-        shares = sig.passage_shares(got, o.sections.passage_places)
-        got = run.add_passages(got, shares, o.sections.passages, o.k)
-        weights = dataclasses.replace(weights, passages=o.sections.passages)
     return got, weights
 
 

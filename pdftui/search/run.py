@@ -38,7 +38,6 @@ class Arm(str, Enum):
     SUBSECTIONS = "subsections"  # a section by the fused scores of its listed subsections
     DOCUMENT_ORDER = "document_order"  # a page by its document's place in the fused run
     NAMED = "named"              # a section of a document the query names, by its place
-    PASSAGE = "passage"          # a section by its best passage, among its document's first
     STAND_IN = "stand_in"        # a document not embedded yet: its keyword rank stands in
     TITLE = "title"              # a section whose title holds the query's own terms
     PHRASE = "phrase"            # a term lookup's pages holding its words as a phrase
@@ -239,33 +238,6 @@ def add_named(run: Run, shares: Mapping[str, float], weight: float, k: int = K) 
         s = rrf_score(r, k, w)
         scores[key] += s
         _add(ev, key, Contribution(Arm.NAMED, r, w, s, k))
-    return _resorted(run, scores, ev)
-
-
-def add_passages(run: Run, shares: Mapping[Key, float], weight: float, k: int = K) -> Run:
-    """Reorder each document's listed sections by their best passage: ``shares`` ``{key:
-    share of the query's rarity mass its best passage holds}`` (the first hits of ``run``,
-    :func:`.passages.best_share`); the keys of one document (two or more listed) are
-    placed by share, best first, and each key with a share gains ``weight x share^2 /
-    (k + its place)``, times its factors. A document with one listed key gains nothing:
-    this orders a document's sections among themselves. Returns the run best first
-    (stable)."""
-    by_doc: dict[str, list[Key]] = {}
-    for key in shares:
-        if key in run.scores:
-            by_doc.setdefault(key[0], []).append(key)
-    scores = dict(run.scores)
-    ev = dict(run.evidence)
-    for keys in by_doc.values():
-        if len(keys) < 2:
-            continue
-        for r, key in enumerate(sorted(keys, key=lambda x: -shares[x]), start=1):
-            share = shares[key]
-            if share <= 0:
-                continue
-            s = rrf_score(r, k, weight * share * share)
-            scores[key] += s * math.prod(f.factor for f in run.factors.get(key, ()))
-            _add(ev, key, Contribution(Arm.PASSAGE, r, weight * share * share, s, k))
     return _resorted(run, scores, ev)
 
 
@@ -477,8 +449,7 @@ class Weights:
     documents' own order (:func:`add_document_order`); ``first_documents``: how many
     documents the first ``first_places`` hits hold at least (:func:`share_places`);
     ``named``: the weight, before its share^2, of the sections of a document the query
-    names (:func:`add_named`); ``passages``: the weight, before its share^2, of a
-    section's best passage among its document's first hits (:func:`add_passages`);
+    names (:func:`add_named`);
     ``stand_in``: the weight of the keyword ranks standing in for
     the semantic arm in documents not embedded yet (:func:`add_stand_in`); ``title``: the
     weight of the list of sections whose title states the query (:func:`add_titled`);
@@ -500,7 +471,6 @@ class Weights:
     first_documents: int | None = None
     first_places: int | None = None
     named: float | None = None
-    passages: float | None = None
     stand_in: float | None = None
     title: float | None = None
     phrase: float | None = None

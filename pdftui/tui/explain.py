@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 ARM_NAMES = {"keyword": "keyword", "semantic": "semantic", "section_head": "heading",
              "subsections": "subsections",
              "document_order": "document place", "named": "named document",
-             "passage": "passage", "stand_in": "keyword for semantic",
+             "stand_in": "keyword for semantic",
              "title": "section title", "phrase": "phrase"}
 
 
@@ -86,8 +86,6 @@ def weights_line(weights: Weights | None) -> str:
         parts.append(f"named document {_num(_r(w.named))} × share²")
     if _r(w.title):
         parts.append(f"section title {_num(_r(w.title))}")
-    if _r(w.passages):
-        parts.append(f"passage {_num(_r(w.passages))} × share² in its document")
     if _r(w.phrase):
         parts.append(f"phrase {_num(_r(w.phrase))}")
     if w.reference is not None and _r(w.reference) < 1.0:
