@@ -1060,13 +1060,13 @@ def test_a_term_lookup_shows_the_pages_saying_it_first_in_the_corpus(corpus_engi
 def test_a_document_not_embedded_yet_is_not_outranked_for_lack_of_vectors(indexed, tmp_path):
     """While a first index embeds, hybrid lets a pending document's keyword ranks stand in
     for its semantic ones: a query only ECAPA answers, with ECAPA's vectors not made yet,
-    finds ECAPA first (without the stand-in, the embedded papers' pages, which the
-    semantic arm lists at the top whatever they say, come first)."""
+    finds ECAPA first (without the stand-in the embedded papers' pages, which the
+    semantic arm lists at the top whatever they say, came first: partial pages page NDCG
+    -.187, bench/results/ablation.json)."""
     import shutil
 
     from pdftui.store.database import Cache
     from pdftui.search.run import Arm
-    from pdftui.search.config import RankingConfig
     from pdftui.search.engine import Engine
 
     folder, cache, _service = indexed
@@ -1080,19 +1080,15 @@ def test_a_document_not_embedded_yet_is_not_outranked_for_lack_of_vectors(indexe
     c.close()
     e.close()
     q = "speaker verification equal error rate of the TDNN"
-    firsts = {}
-    for on in (True, False):
-        e = Engine(folder, tmp_path / "c", config=RankingConfig().updated({"semantic.stand_in": on}))
-        try:
-            res = e.search(q, mode="hybrid")
-        finally:
-            e.close()
-        assert res.coverage.embedding == (ecapa,)
-        firsts[on] = res.hits[0]
-    assert firsts[True].doc == ecapa
-    arms = {a.arm for a in firsts[True].arms}
+    e = Engine(folder, tmp_path / "c")
+    try:
+        res = e.search(q, mode="hybrid")
+    finally:
+        e.close()
+    assert res.coverage.embedding == (ecapa,)
+    assert res.hits[0].doc == ecapa
+    arms = {a.arm for a in res.hits[0].arms}
     assert Arm.STAND_IN in arms and Arm.SEMANTIC not in arms
-    assert firsts[False].doc != ecapa
 
 
 def test_a_term_lookup_leaves_the_folder_ranking_to_the_keyword_arm(indexed):

@@ -49,9 +49,6 @@ class SemanticConfig:
     #: Hybrid pages of a folder: a page's cosine plus this x its document's best unit
     #: cosine.
     doc_context: float = 0.25
-    #: Hybrid, documents not embedded yet: their keyword ranks stand in for the semantic
-    #: arm (:func:`.run.add_stand_in`).
-    stand_in: bool = True
 
 
 @dataclass(frozen=True)
@@ -66,9 +63,6 @@ class PagesConfig:
     document_order_k: int = 10
     #: A term lookup (see ``RankingConfig.short_terms``): semantic weight x this.
     short_semantic: float = 0.1
-    #: A term lookup's query terms must all be on one page: its best coverage at least
-    #: this.
-    lookup_coverage: float = 0.999
     #: A term lookup's pages holding it as a phrase are one more list, at this weight.
     phrase: float = 0.5
     #: The first ``first_places`` hits hold the best page of the first this many documents.

@@ -265,7 +265,7 @@ class Engine:
             if q.has_syntax else restrict.Restriction()
         c = make_plan(q, query_terms(q, self.kw), res, granularity, mode, searchable,
                       view.lookups(searchable), o.few_docs, o.depth, top_k)
-        if mode is Mode.HYBRID and o.semantic.stand_in:
+        if mode is Mode.HYBRID:
             c.pending = frozenset(coverage.embedding) & c.by_doc.keys()
         kw = keyword_arm(c, self.kw, view, o) if mode is not Mode.SEMANTIC and c.terms \
             else KeywordArm()
