@@ -77,7 +77,6 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "sections.subsection_spread=0": {"sections.subsection_spread": 0.0},
     "sections.opening_weight=1": {"sections.opening_weight": 1.0},
     "sections.named_docs=off": {"sections.named_docs": False},
-    "sections.named=0": {"sections.named": 0.0},
     "sections.named_max=off": {"sections.named_max": False},
     "sections.title=0": {"sections.title": 0.0},
 }
@@ -109,7 +108,6 @@ TUNED: dict[str, tuple[str, ...]] = {
     "sections.subsection_spread=0": ("dev_sections", "probes", "para1"),
     "sections.opening_weight=1": ("dev_sections", "probes", "para1", "para2", "para3"),
     "sections.named_docs=off": ("dev_sections", "titled", "named"),
-    "sections.named=0": ("dev_sections",),
     "sections.named_max=off": ("dev_sections", "titled"),
     "sections.title=0": SECTIONS_ALL,
 }

@@ -695,9 +695,7 @@ def test_a_query_naming_a_paper_finds_the_section_by_the_rest_of_it(consensus):
         res = e.search(q, "hybrid", "section", 5)
         got = [(h.doc, h.section) for h in res.hits]
         assert got[0] == (PAXOS, "2.2 Choosing a Value")
-        assert any(c.arm.value == "named" for c in res.hits[0].arms)
-        assert res.weights.named == 1.0
-        e.config = e.config.updated({"sections.named": 0.0, "sections.title": 0.0})   # the title list alone lifts it too
+        e.config = e.config.updated({"sections.title": 0.0})   # the title list lifts it
         e.config = e.config.updated({"sections.named_max": False})   # (and its units read without the name only)
         two = [(h.doc, h.section) for h in e.search(q, "hybrid", "section", 5).hits]
         assert two[:2] == [(RAFT, "3 What’s wrong with Paxos?"), (PAXOS, "2.2 Choosing a Value")]
@@ -780,25 +778,16 @@ def test_a_named_papers_section_comes_first_in_the_whole_corpus(corpus_engine):
     e = corpus_engine
     res = e.search("how does paxos choose a value", "hybrid", "section", 10)
     assert (res.hits[0].doc, res.hits[0].section) == (PAXOS, "2.2 Choosing a Value")
-    assert res.weights.named == 1.0
     res = e.search("what's wrong with paxos", "hybrid", "section", 10)
     assert (res.hits[0].doc, res.hits[0].section) == (RAFT, "3 What’s wrong with Paxos?")
-    assert res.weights.named == 1.0
     q = "how does paxos choose a value"
     try:
-        e.config = e.config.updated({"sections.passages": 0.0})        # the named document's list alone suffices
-        res = e.search(q, "hybrid", "section", 10)
-        assert (res.hits[0].doc, res.hits[0].section) == (PAXOS, "2.2 Choosing a Value")
-        e.config = e.config.updated({"sections.named": 0.0})          # the section's title states the query
-        res = e.search(q, "hybrid", "section", 10)
-        assert (res.hits[0].doc, res.hits[0].section) == (PAXOS, "2.2 Choosing a Value")
         e.config = e.config.updated({"sections.title": 0.0})            # none of them: second, as in session 10
         e.config = e.config.updated({"sections.named_max": False})           # (its units read without the name only)
         res = e.search(q, "hybrid", "section", 10)
         got = [(h.doc, h.section) for h in res.hits[:2]]
         assert got == [(RAFT, "3 What’s wrong with Paxos?"), (PAXOS, "2.2 Choosing a Value")]
     finally:
-        e.config = e.config.updated({"sections.named": 1.0, "sections.passages": 0.1})
         e.config = e.config.updated({"sections.title": 1.0, "sections.named_max": True})
 
 
@@ -846,7 +835,6 @@ def test_a_paper_named_by_a_word_other_papers_say_too(corpus_engine):
     try:
         first = e.search(q, "hybrid", "section", 4).hits[0]
         assert (first.doc, first.section) == want
-        assert Arm.NAMED in {a.arm for a in first.arms}
         e.config = e.config.updated({"sections.name_share": 0.5})
         got = [(h.doc, h.section) for h in e.search(q, "hybrid", "section", 4).hits]
         assert want not in got

@@ -39,7 +39,6 @@ class KeywordArm:
     fused: "keyword.Fused | None" = None
     ranking: "keyword.Ranking | None" = None
     named: dict[int, frozenset[str]] = field(default_factory=dict)
-    named_share: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass

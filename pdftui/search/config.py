@@ -96,8 +96,6 @@ class SectionsConfig:
     #: Sections of a document the query names: its name counts as held (coverage), and
     #: their cosines are read against the query without it.
     named_docs: bool = True
-    #: ... and they are one more list, in their fused order, at this x share^2 / (k + place).
-    named: float = 1.0
     #: A document is named by a query term at most this share of the texts searched hold
     #: (or ``keyword_arm.NAME_MIN_DOCS``) ...
     name_df: float = 0.1

@@ -2,7 +2,7 @@
 
 Pure functions over typed values (:class:`.arms.KeywordArm`, :class:`.arms.SemanticArm`,
 :class:`.signals.Signals`, the configuration): fuse (weighted RRF of the arms, the keyword
-coverage gate, the stand-in, the phrase list, a named document's sections), order, then finish (reference lists and related work
+coverage gate, the stand-in, the phrase list), order, then finish (reference lists and related work
 demoted, the documents' own order and the first places shared among documents, the
 identifier pin, the restriction). :func:`hybrid_pages` and :func:`hybrid_sections` return
 the run with the :class:`.run.Weights` in force; :func:`single_arm` is keyword or semantic
@@ -73,7 +73,7 @@ def _fuse(kw: KeywordArm, sem: SemanticArm, sig: Signals, o: RankingConfig, dept
 
 
 def _weights(f: _Fused, sem: SemanticArm, sig: Signals, o: RankingConfig,
-             pages: bool, named: bool) -> Weights:
+             pages: bool) -> Weights:
     """The weights in force after the arms' fusion (:class:`.run.Weights`)."""
     return Weights(
         o.k, f.kw_w, o.keyword.coverage_power if f.gated else None,
@@ -81,7 +81,6 @@ def _weights(f: _Fused, sem: SemanticArm, sig: Signals, o: RankingConfig,
         f.conf if sem.heads is None else None,
         sem.first_unit_weight, 1.0 if sem.heads is not None else None,
         o.reference, sig.few,
-        named=o.sections.named if named else None,
         stand_in=f.w_stand if sig.pending else None,
         phrase=o.pages.phrase if sig.phrase else None)
 
@@ -94,7 +93,7 @@ def hybrid_pages(kw: KeywordArm, sem: SemanticArm, sig: Signals, o: RankingConfi
     arms' agreed first document; the common finish (:func:`finish`)."""
     f = _fuse(kw, sem, sig, o, depth)
     got = f.got
-    weights = _weights(f, sem, sig, o, True, False)
+    weights = _weights(f, sem, sig, o, True)
     if not sig.few:
         weights = dataclasses.replace(
             weights, document_order=o.pages.document_order or None,
@@ -119,17 +118,13 @@ def hybrid_pages(kw: KeywordArm, sem: SemanticArm, sig: Signals, o: RankingConfi
 
 def hybrid_sections(kw: KeywordArm, sem: SemanticArm, sig: Signals, o: RankingConfig,
                     depth: int) -> tuple[Run, Weights]:
-    """Hybrid section search: the arms' first ``depth`` keys fused (:func:`_fuse`), a
-    named document's sections, the order; the opening's demotion, the subsections' lift,
+    """Hybrid section search: the arms' first ``depth`` keys fused (:func:`_fuse`), the
+    order; the opening's demotion, the subsections' lift,
     the titled list (:func:`_section_steps`); then reference lists
     demoted; the common finish (:func:`finish`)."""
     f = _fuse(kw, sem, sig, o, depth)
     got = f.got
-    named = kw.named_share if o.sections.named > 0 else {}
-    if named:
-        # the name says which document, the rest of the query which of its sections
-        got = run.add_named(run.order(got, f.kwl, f.sml), named, o.sections.named, o.k)
-    weights = _weights(f, sem, sig, o, False, bool(named))
+    weights = _weights(f, sem, sig, o, False)
     got = run.order(got, f.kwl, f.sml)
     got, weights = _section_steps(got, f, kw, sem, sig, o, weights)
     if o.reference < 1.0 and not sig.citation_query:

@@ -37,7 +37,6 @@ class Arm(str, Enum):
     SECTION_HEAD = "section_head"  # sections by their head unit's cosine
     SUBSECTIONS = "subsections"  # a section by the fused scores of its listed subsections
     DOCUMENT_ORDER = "document_order"  # a page by its document's place in the fused run
-    NAMED = "named"              # a section of a document the query names, by its place
     STAND_IN = "stand_in"        # a document not embedded yet: its keyword rank stands in
     TITLE = "title"              # a section whose title holds the query's own terms
     PHRASE = "phrase"            # a term lookup's pages holding its words as a phrase
@@ -214,30 +213,6 @@ def add_titled(run: Run, keys: Sequence[Key], weight: float, k: int = K) -> Run:
         s = rrf_score(r, k, weight)
         scores[key] += s
         _add(ev, key, Contribution(Arm.TITLE, r, weight, s, k))
-    return _resorted(run, scores, ev)
-
-
-def add_named(run: Run, shares: Mapping[str, float], weight: float, k: int = K) -> Run:
-    """Sections of the documents a query names (``{doc: share}``, the share of the query's
-    rarity mass the document's head holds, as the head field's): each named document's
-    keys, in ``run``'s order (which must be best first), are one list of their own, a key
-    gaining ``weight x share^2 / (k + r)``, r its 1-based place among its document's keys.
-    The name says which document; the rest of the query says which part, and the part
-    that comes first there comes first here. Returns the run best first (stable)."""
-    if not shares:
-        return run
-    place: dict[str, int] = {}
-    scores = dict(run.scores)
-    ev = dict(run.evidence)
-    for key in run.scores:
-        share = shares.get(key[0])
-        if share is None:
-            continue
-        r = place[key[0]] = place.get(key[0], 0) + 1
-        w = weight * share * share
-        s = rrf_score(r, k, w)
-        scores[key] += s
-        _add(ev, key, Contribution(Arm.NAMED, r, w, s, k))
     return _resorted(run, scores, ev)
 
 
@@ -448,8 +423,6 @@ class Weights:
     ``document_order``: the weight and ``document_order_k`` the RRF constant of the
     documents' own order (:func:`add_document_order`); ``first_documents``: how many
     documents the first ``first_places`` hits hold at least (:func:`share_places`);
-    ``named``: the weight, before its share^2, of the sections of a document the query
-    names (:func:`add_named`);
     ``stand_in``: the weight of the keyword ranks standing in for
     the semantic arm in documents not embedded yet (:func:`add_stand_in`); ``title``: the
     weight of the list of sections whose title states the query (:func:`add_titled`);
@@ -470,7 +443,6 @@ class Weights:
     document_order_k: int | None = None
     first_documents: int | None = None
     first_places: int | None = None
-    named: float | None = None
     stand_in: float | None = None
     title: float | None = None
     phrase: float | None = None

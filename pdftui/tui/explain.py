@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 ARM_NAMES = {"keyword": "keyword", "semantic": "semantic", "section_head": "heading",
              "subsections": "subsections",
-             "document_order": "document place", "named": "named document",
+             "document_order": "document place", 
              "stand_in": "keyword for semantic",
              "title": "section title", "phrase": "phrase"}
 
