@@ -55,16 +55,10 @@ class SemanticConfig:
 class PagesConfig:
     """Hybrid page search: the lists fused besides the two arms, and the finish."""
 
-    #: A folder's pages: the document both arms rank first leads (:func:`.run.agreed_first`).
-    arms_agree: bool = True
     #: The documents in order of their best page as one more RRF list, at this weight ...
     document_order: float = 0.18
     #: ... over this RRF constant: the first document's pages gain weight / (k + 1).
     document_order_k: int = 10
-    #: A term lookup (see ``RankingConfig.short_terms``): semantic weight x this.
-    short_semantic: float = 0.1
-    #: A term lookup's pages holding it as a phrase are one more list, at this weight.
-    phrase: float = 0.5
     #: The first ``first_places`` hits hold the best page of the first this many documents.
     first_documents: int = 4
     #: See ``first_documents``.
@@ -75,20 +69,14 @@ class PagesConfig:
 class SectionsConfig:
     """Hybrid section search: the lists fused besides the two arms, and the finish."""
 
-    #: A section collects this x the sum of its 3 best subsections' scores ...
+    #: The first this many fused places are what the subsection lift and the title list
+    #: look at.
+    places: int = 30
+    #: A section collects this x the sum of its ``subsections`` best subsections' scores
+    #: (up to just below its best one's) ...
     subsection_share: float = 0.2
-    #: ... when at least this many of them are among the first ``subsection_depth`` hits ...
-    subsection_min: int = 3
-    #: ... (the places looked at, at most) ...
-    subsection_depth: int = 30
-    #: ... and it is at least this deep (not a chapter) ...
-    subsection_level: int = 2
-    #: ... and passes its best one when that leads the next two by at most this share of
-    #: the score range of the places looked at (evidence spread out).
-    subsection_spread: float = 0.55
-    #: The places looked at: at most this share of the sections searched (3,753 in the
-    #: corpus: 30).
-    subsection_scope: float = 0.01
+    #: ... when at least this many of them are among the first ``places``.
+    subsections: int = 3
     #: Score factor of a section starting in its document's opening (its first
     #: HEAD_UNITS units: title, abstract, introduction's start) that is its first section
     #: or titled as a summary.
@@ -106,9 +94,7 @@ class SectionsConfig:
     #: Weight of the list of sections whose title holds the query terms its document's
     #: head does not ...
     title: float = 1.0
-    #: ... among the first this many fused places ...
-    title_places: int = 30
-    #: ... at least this share of them (and two).
+    #: ... (among the first ``places``), at least this share of them (and two).
     title_share: float = 0.5
 
 

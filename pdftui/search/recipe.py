@@ -2,8 +2,7 @@
 
 Pure functions over typed values (:class:`.arms.KeywordArm`, :class:`.arms.SemanticArm`,
 :class:`.signals.Signals`, the configuration): fuse (weighted RRF of the arms, the keyword
-coverage gate, the stand-in, the phrase list), order, then finish (reference lists and related work
-demoted, the documents' own order and the first places shared among documents, the
+coverage gate, the stand-in), order, then finish (reference lists demoted, the documents' own order and the first places shared among documents, the
 identifier pin, the restriction). :func:`hybrid_pages` and :func:`hybrid_sections` return
 the run with the :class:`.run.Weights` in force; :func:`single_arm` is keyword or semantic
 mode. Nothing here touches SQLite, numpy or a model.
@@ -30,8 +29,7 @@ def embedded(pending: Collection[str], keys: Sequence[Key]) -> Sequence[Key]:
 @dataclasses.dataclass(frozen=True)
 class _Fused:
     """The arms fused, before the granularity's own steps: the run, the keyword and semantic
-    lists fed to it, the semantic weight's multiplier (``pages.short_semantic`` for a term
-    lookup, else 1), the stand-in's weight, whether the coverage
+    lists fed to it, the semantic weight's multiplier (0 for a term lookup, else 1), the stand-in's weight, whether the coverage
     gate ran, and the keyword weight."""
 
     got: Run
@@ -47,10 +45,12 @@ def _fuse(kw: KeywordArm, sem: SemanticArm, sig: Signals, o: RankingConfig, dept
           ) -> _Fused:
     """Weighted RRF of the arms' first ``depth`` keys (the keyword list at weight 1, the
     semantic list at ``semantic.weight``, the section head list too when the arm has one,
-    at weight 1), the keyword coverage gate, the stand-in and the phrase list."""
+    at weight 1; a term lookup's semantic list not at all), the keyword coverage gate and
+    the stand-in."""
     kw_w = 1.0
     kwl, sml = kw.keys[:depth], embedded(sig.pending, sem.keys[:depth])
-    conf = o.pages.short_semantic if sig.term_lookup else 1.0
+    # a term lookup: two or three words are a weak reading for the embedding
+    conf = 0.0 if sig.term_lookup else 1.0
     if sem.heads is not None:
         got = run.rrf([(Arm.KEYWORD, kwl, kw_w),
                        (Arm.SEMANTIC, embedded(sig.pending, sem.units), o.semantic.weight),
@@ -58,8 +58,9 @@ def _fuse(kw: KeywordArm, sem: SemanticArm, sig: Signals, o: RankingConfig, dept
                         1.0)], k=o.k)
         w_stand = o.semantic.weight + 1.0
     else:
-        got = run.rrf([(Arm.KEYWORD, kwl, kw_w), (Arm.SEMANTIC, sml, o.semantic.weight * conf)],
-                      k=o.k)
+        # a term lookup's semantic list is not fused (weight 0)
+        got = run.rrf([(Arm.KEYWORD, kwl, kw_w)]
+                      + ([(Arm.SEMANTIC, sml, o.semantic.weight)] if conf else []), k=o.k)
         w_stand = o.semantic.weight * conf
     gated = bool(kw.rarity_share) and not sig.few
     if gated:
@@ -67,8 +68,6 @@ def _fuse(kw: KeywordArm, sem: SemanticArm, sig: Signals, o: RankingConfig, dept
                                o.keyword.coverage_power, o.k)
     if sig.pending:
         got = run.add_stand_in(got, kwl, sig.pending, w_stand, o.k)
-    # "label smoothing": the pages saying it, not gnuplot's labels and smoothing
-    got = run.add_phrase(got, sig.phrase, o.pages.phrase, o.k)
     return _Fused(got, kwl, sml, conf, w_stand, gated, kw_w)
 
 
@@ -81,16 +80,15 @@ def _weights(f: _Fused, sem: SemanticArm, sig: Signals, o: RankingConfig,
         f.conf if sem.heads is None else None,
         sem.first_unit_weight, 1.0 if sem.heads is not None else None,
         o.reference, sig.few,
-        stand_in=f.w_stand if sig.pending else None,
-        phrase=o.pages.phrase if sig.phrase else None)
+        stand_in=f.w_stand if sig.pending else None)
 
 
 def hybrid_pages(kw: KeywordArm, sem: SemanticArm, sig: Signals, o: RankingConfig,
                  depth: int) -> tuple[Run, Weights]:
     """Hybrid page search: the arms' first ``depth`` keys fused (:func:`_fuse`), the
     order; then reference-list pages demoted and, in a
-    folder, the documents' own order, the first places shared among documents and the
-    arms' agreed first document; the common finish (:func:`finish`)."""
+    folder, the documents' own order and the first places shared among documents; the
+    common finish (:func:`finish`)."""
     f = _fuse(kw, sem, sig, o, depth)
     got = f.got
     weights = _weights(f, sem, sig, o, True)
@@ -111,8 +109,6 @@ def hybrid_pages(kw: KeywordArm, sem: SemanticArm, sig: Signals, o: RankingConfi
         got = run.demote(got, down, o.reference, "reference list")
     if not sig.few:
         got = documents_first(got, o)
-        if o.pages.arms_agree:
-            got = run.agreed_first(got, "both arms' first document")
     return finish(got, sig), weights
 
 
@@ -143,17 +139,13 @@ def _section_steps(got: Run, f: _Fused, kw: KeywordArm, sem: SemanticArm, sig: S
         # it matches a query about any one part: the part itself should come first
         got = run.demote(got, [key for key in got.scores if sig.opening(key)],
                          o.sections.opening_weight, "opening")
-    # among a few documents' sections a parent's subsections fill any list's first
-    # places: the places looked at are a share of the sections searched
-    n_sec = len(sem.sections) if sem.sections is not None else 0
-    depth = min(o.sections.subsection_depth, int(n_sec * o.sections.subsection_scope))
-    if o.sections.subsection_share > 0 and not sig.few and depth >= o.sections.subsection_min:
+    if o.sections.subsection_share > 0 and not sig.few:
         got = run.order(run.add_subsections(got, sig.parent_of, o.sections.subsection_share,
-                                            o.sections.subsection_min, depth,
-                                            spread=o.sections.subsection_spread), f.kwl, f.sml)
+                                            o.sections.subsections, o.sections.places),
+                        f.kwl, f.sml)
         weights = dataclasses.replace(weights, subsections=o.sections.subsection_share)
     if o.sections.title > 0:
-        titled = sig.titled(list(got.scores)[:o.sections.title_places])
+        titled = sig.titled(list(got.scores)[:o.sections.places])
         if titled:
             got = run.add_titled(got, titled, o.sections.title, o.k)
             weights = dataclasses.replace(weights, title=o.sections.title)

@@ -39,7 +39,6 @@ class Arm(str, Enum):
     DOCUMENT_ORDER = "document_order"  # a page by its document's place in the fused run
     STAND_IN = "stand_in"        # a document not embedded yet: its keyword rank stands in
     TITLE = "title"              # a section whose title holds the query's own terms
-    PHRASE = "phrase"            # a term lookup's pages holding its words as a phrase
 
 
 @dataclass(frozen=True)
@@ -186,21 +185,6 @@ def add_stand_in(run: Run, keys: Sequence[Key], pending: Collection[str], weight
     return run._with(scores, ev)
 
 
-def add_phrase(run: Run, keys: Sequence[Key], weight: float, k: int = K) -> Run:
-    """The pages holding a term lookup's words as a phrase (``keys``, best first: their
-    keyword order) as one more list: the key at place r gains ``weight / (k + r)``; a key
-    no other arm listed joins the run. Returns the run best first (stable)."""
-    if not keys:
-        return run
-    scores = dict(run.scores)
-    ev = dict(run.evidence)
-    for r, key in enumerate(keys, start=1):
-        s = rrf_score(r, k, weight)
-        scores[key] = scores.get(key, 0.0) + s
-        _add(ev, key, Contribution(Arm.PHRASE, r, weight, s, k))
-    return _resorted(run, scores, ev)
-
-
 def add_titled(run: Run, keys: Sequence[Key], weight: float, k: int = K) -> Run:
     """Sections whose title states the query (``keys``, in ``run``'s order, which must be
     best first) as one more list: the key at place r gains ``weight / (k + r)``. Returns
@@ -217,48 +201,31 @@ def add_titled(run: Run, keys: Sequence[Key], weight: float, k: int = K) -> Run:
 
 
 def add_subsections(run: Run, parent_of: Callable[[Key], Key | None], weight: float,
-                    min_children: int, depth: int, best: int = 3,
-                    spread: float = 0.0) -> Run:
+                    children: int, depth: int) -> Run:
     """Sections whose content lives in their subsections: a section with at least
-    ``min_children`` direct subsections among the run's first ``depth`` keys adds
-    ``weight`` x the sum of the ``best`` highest of their scores, up to just below its
-    best listed subsection's score (its Contribution's rank: that subsection's place).
+    ``children`` direct subsections among the run's first ``depth`` keys adds ``weight``
+    x the sum of the ``children`` highest of their scores, up to just below its best
+    listed subsection's score (its Contribution's rank: that subsection's place).
     ``parent_of(key)`` is the key of the section directly enclosing a section (None for a
-    top-level one, or one whose parent may not collect). A parent whose own text is a
-    short lead-in ("14.2 Continuation-Passing Style", its matter in 14.2.1-14.2.4) is
-    shown next to the subsection that matched; it never passes another section (a query
-    for "5.2 Leader election" is not answered by "5.4 Safety" because 5.4.1 is "Election
-    restriction"), and one subsection alone lifts nothing. It passes its own best
-    subsection, by the least step, only when the query's evidence is spread over its
-    subsections rather than held by one: ``spread`` > 0 and the best one's score exceeds
-    the mean of the next ``best - 1`` by at most ``spread`` x the score range of the
-    places looked at (first minus ``depth``-th: a range, so the rule reads the same in a
-    folder whose sections crowd the first places). A query describing what the parent
-    covers ("capturing the rest of the computation with let/cc" for "14.6 Continuations as
-    a Language Feature" over 14.6.1-14.6.3) finds the parent first; one about a single
-    subsection ("several attention heads run in parallel" for "3.2.2 Multi-Head
-    Attention", "how fast a lost chunkserver's chunks are cloned again" for "6.2.5
-    Recovery Time") still finds the subsection first. ``run`` must be in order
-    (:func:`order`); the result is not: order it again."""
+    top-level one). A parent whose own text is a short lead-in ("14.2
+    Continuation-Passing Style", its matter in 14.2.1-14.2.4) is shown next to the
+    subsection that matched; it never passes another section (a query for "5.2 Leader
+    election" is not answered by "5.4 Safety" because 5.4.1 is "Election restriction"),
+    nor its own best subsection, and one subsection alone lifts nothing. ``run`` must be
+    in order (:func:`order`); the result is not: order it again."""
     kids: dict[Key, list[tuple[int, float]]] = {}
-    looked = run.pairs(depth)
-    span = looked[0][1] - looked[-1][1] if looked else 0.0
-    for i, (key, s) in enumerate(looked, start=1):
+    for i, (key, s) in enumerate(run.pairs(depth), start=1):
         par = parent_of(key)
         if par is not None:
             kids.setdefault(par, []).append((i, s))
     scores = dict(run.scores)
     ev = dict(run.evidence)
     for par, got in kids.items():
-        if len(got) < min_children:
+        if len(got) < children:
             continue
         own = scores.get(par, 0.0)
         top = sorted((s for _i, s in got), reverse=True)
-        rest = top[1:best]
-        spread_out = spread > 0 and bool(rest) and \
-            top[0] - math.fsum(rest) / len(rest) <= spread * span
-        cap = math.nextafter(top[0], math.inf if spread_out else 0.0)
-        new = min(own + weight * sum(top[:best]), cap)
+        new = min(own + weight * sum(top[:children]), math.nextafter(top[0], 0.0))
         if new > own:
             scores[par] = new
             _add(ev, par, Contribution(Arm.SUBSECTIONS, got[0][0], weight, new - own))
@@ -365,33 +332,6 @@ def share_places(run: Run, docs: int, places: int, name: str) -> Run:
     return run._with({key: run.scores[key] for key in out + rest}, factors=fac)
 
 
-def first_of_arm(run: Run, arm: Arm) -> Key | None:
-    """The key ``arm`` ranked first (rank 1 in its evidence), None when it listed none."""
-    return next((key for key, ev in run.evidence.items()
-                 if any(c.arm is arm and c.rank == 1 for c in ev)), None)
-
-
-def agreed_first(run: Run, name: str) -> Run:
-    """The run with the document both the keyword and the semantic arm rank first (their
-    rank-1 keys lie in one document) led by that document's best key; unchanged when the
-    arms' first documents differ or it leads already. Scores are left as they are; the
-    moved key records ``Factor(name, 1.0)``. Two arms reading the query in unrelated ways
-    agreeing on a document is the strongest evidence a folder search gets (CombMNZ's
-    premise, Fox & Shaw, TREC-2 1994), which the fused scores of single pages can
-    outvote."""
-    kw, sem = first_of_arm(run, Arm.KEYWORD), first_of_arm(run, Arm.SEMANTIC)
-    if kw is None or sem is None or kw[0] != sem[0]:
-        return run
-    keys = run.keys
-    best = next(key for key in keys if key[0] == kw[0])
-    if keys[0] == best:
-        return run
-    fac = dict(run.factors)
-    fac[best] = fac.get(best, ()) + (Factor(name, 1.0),)
-    keys.remove(best)
-    return run._with({key: run.scores[key] for key in [best] + keys}, factors=fac)
-
-
 def keep(run: Run, ok: Callable[[Key], bool]) -> Run:
     """The run without the keys ``ok`` refuses (order kept)."""
     return run._with({key: s for key, s in run.scores.items() if ok(key)})
@@ -414,8 +354,8 @@ class Weights:
 
     ``keyword``: the keyword list's RRF weight before the coverage gate, which scales each
     keyword contribution by the key's coverage ** ``coverage_power``; ``semantic``: the
-    semantic list's weight after ``semantic_confidence`` (its multiplier: ``pages.short_semantic``
-    for a term lookup of a few words one page holds, else 1); ``first_unit_weight``: the
+    semantic list's weight after ``semantic_confidence`` (its multiplier: 0 for a term
+    lookup of a few words one page holds, its semantic list not fused; else 1); ``first_unit_weight``: the
     page-head share A of a page's cosine; ``section_head``: the section head list's weight; ``reference``:
     the factor of a reference-list page; ``few``: the scope was searched as one document
     set (no gate, page-head blend or cross-document finish); ``subsections``: the
@@ -425,9 +365,7 @@ class Weights:
     documents the first ``first_places`` hits hold at least (:func:`share_places`);
     ``stand_in``: the weight of the keyword ranks standing in for
     the semantic arm in documents not embedded yet (:func:`add_stand_in`); ``title``: the
-    weight of the list of sections whose title states the query (:func:`add_titled`);
-    ``phrase``: the weight of a term lookup's pages holding it as a phrase
-    (:func:`add_phrase`)."""
+    weight of the list of sections whose title states the query (:func:`add_titled`)."""
 
     k: int
     keyword: float | None = None
@@ -445,7 +383,6 @@ class Weights:
     first_places: int | None = None
     stand_in: float | None = None
     title: float | None = None
-    phrase: float | None = None
 
     def to_json(self) -> dict:
         """Every field, floats rounded to 6 places."""

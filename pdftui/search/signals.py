@@ -1,7 +1,7 @@
 """The signals a hybrid recipe reads besides the two arms, as one typed :class:`Signals`.
 
 :func:`gather` computes them for one query from its plan, its arms and the corpus view:
-plain values where they are known before fusion (the phrase list, the identifier tiers,
+plain values where they are known before fusion (the identifier tiers,
 a fields-only query's listing), and lookups over keys where they are asked of the fused
 run only (a section's title, parent or opening, a page's reference list): they
 read the corpus view on demand, so a recipe asks only about the keys it
@@ -48,8 +48,7 @@ class Signals:
 
     Values: ``pending`` the searched documents not embedded yet; ``few`` the scope is
     searched as one document set; ``term_lookup`` a hybrid page query of at most
-    ``short_terms`` terms some page holds all of; ``phrase`` the keyword arm's pages
-    holding such a lookup as a phrase, in keyword order; ``n_terms`` the query's keyword
+    ``short_terms`` terms some page holds all of; ``n_terms`` the query's keyword
     terms; ``citation_query`` the query asks for citations (:mod:`.references`); ``identifier`` identifiers carry the query and
     ``tiers`` ``{doc: tier}`` of a rare identifier's documents (None: none); ``listing``
     the hits of a query made only of fields (None otherwise); ``restricted`` a
@@ -59,15 +58,14 @@ class Signals:
     Lookups: ``reference_page(key)`` the page is a reference list; ``reference_section(key)``
     the section is titled as a reference list;
     ``opening(key)`` the section starts its document's opening and is its first section
-    or a summary; ``parent_of(key)`` the section directly enclosing one at least
-    ``subsection_level`` deep (None); ``titled(keys)`` the keys whose title holds the
+    or a summary; ``parent_of(key)`` the section directly enclosing one (None at the
+    top level); ``titled(keys)`` the keys whose title holds the
     query terms their document's head does not;
     ``keep(key)`` the restriction admits the key (None: no restriction)."""
 
     pending: frozenset[str] = frozenset()
     few: bool = False
     term_lookup: bool = False
-    phrase: tuple[Key, ...] = ()
     n_terms: int = 0
     citation_query: bool = False
     identifier: bool = False
@@ -90,8 +88,6 @@ def gather(c: Plan, kw: KeywordArm, text: str, kwi: keyword.KeywordIndex,
     is ``kw``, over the keyword index ``kwi`` and the corpus view ``view``."""
     q, res, by_doc, rows = c.q, c.res, c.by_doc, c.granularity.rows
     lookup = term_lookup(c, kw, o)
-    phrase = phrase_keys(c, kw, kwi) if c.mode is Mode.HYBRID and o.pages.phrase > 0 and \
-        len(c.terms) > 1 and lookup else []
     ident = identifier_query(q)
     tiers = identifier_tiers(kwi, c.terms, c.granularity, by_doc) \
         if c.mode is not Mode.SEMANTIC and ident else None
@@ -104,11 +100,10 @@ def gather(c: Plan, kw: KeywordArm, text: str, kwi: keyword.KeywordIndex,
     def parent_of(key: Key) -> Key | None:
         cid = by_doc.get(key[0])
         got = view.parents(cid).get(key[1]) if cid is not None else None
-        return (key[0], got[0]) if got is not None and got[1] >= o.sections.subsection_level \
-            else None
+        return (key[0], got[0]) if got is not None else None
 
     return Signals(
-        c.pending, c.few, lookup, tuple(phrase), len(c.terms),
+        c.pending, c.few, lookup, len(c.terms),
         references.citation_query(text), ident, tiers,
         listing, res.active, bool(q.text.strip()), c.top_k,
         reference_page=lambda key: key[1] in view.reference_pages(view.cid_of(key[0])),
@@ -129,17 +124,6 @@ def term_lookup(c: Plan, kw: KeywordArm, o: RankingConfig) -> bool:
     documents the semantic neighbours are the document's own pages: not one."""
     return c.granularity is Granularity.PAGE and not c.few and 0 < len(c.terms) <= o.short_terms \
         and kw.best_rarity_share >= 1.0 - ALL_HELD
-
-
-def phrase_keys(c: Plan, kw: KeywordArm, kwi: keyword.KeywordIndex) -> list[Key]:
-    """The keyword arm's pages (in its order) holding the query's words adjacent and in
-    order (:meth:`.keyword.KeywordIndex.phrase_rows`)."""
-    text = " ".join(c.q.loose) if c.q.loose else c.q.text
-    rows = kwi.phrase_rows("pages", text)
-    if not rows:
-        return []
-    held = kwi.page_keys(rows)
-    return [(d, p) for d, p in kw.keys if (c.by_doc.get(d), p) in held]
 
 
 def titled_keys(c: Plan, keys: Sequence[Key], view: CorpusView, share: float

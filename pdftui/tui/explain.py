@@ -17,10 +17,8 @@ if TYPE_CHECKING:
     from ..search.hits import Hit
 
 ARM_NAMES = {"keyword": "keyword", "semantic": "semantic", "section_head": "heading",
-             "subsections": "subsections",
-             "document_order": "document place", 
-             "stand_in": "keyword for semantic",
-             "title": "section title", "phrase": "phrase"}
+             "subsections": "subsections", "document_order": "document place",
+             "stand_in": "keyword for semantic", "title": "section title"}
 
 
 def _num(x: float) -> str:
@@ -86,8 +84,6 @@ def weights_line(weights: Weights | None) -> str:
         parts.append(f"named document {_num(_r(w.named))} × share²")
     if _r(w.title):
         parts.append(f"section title {_num(_r(w.title))}")
-    if _r(w.phrase):
-        parts.append(f"phrase {_num(_r(w.phrase))}")
     if w.reference is not None and _r(w.reference) < 1.0:
         parts.append(f"reference lists ×{_num(_r(w.reference))}")
     line = f"hybrid = Σ w/({w.k}+rank): " + " · ".join(parts)
