@@ -595,7 +595,7 @@ def test_a_section_whose_matter_is_in_its_subsections_follows_them(gfs):
     those things ranked it below other sections of the paper; it collects a share of its
     three best subsections' scores among the first 30 places, up to just below the best
     of them, so it is shown next to the subsection that matched (issue 18: sections
-    described in the reader's words); off, it is not in the first five."""
+    described in the reader's words); off, it is third, after another part's subsection."""
     from pdftui.search.engine import Engine
 
     q = ("measured cluster behaviour: storage used, read and write rates, master load and"
@@ -610,7 +610,7 @@ def test_a_section_whose_matter_is_in_its_subsections_follows_them(gfs):
         assert res.to_json()["fusion"]["subsections"] == 0.2
         e.config = e.config.updated({"sections.subsection_share": 0.0})
         off = [h.section for h in e.search(q, "hybrid", "section", 5).hits]
-        assert "6.2 Real World Clusters" not in off
+        assert off.index("6.2 Real World Clusters") > 1
         e.config = e.config.updated({"sections.subsection_share": 0.2})
         gc = e.search("how GFS lazily reclaims space from deleted files", "hybrid",
                       "section", 3)
