@@ -58,8 +58,7 @@ HERE = Path(__file__).resolve().parent
 #: with the signal off they do nothing, so its variant measures them with it.
 VARIANTS: dict[str, dict[str, Any]] = {
     "keyword.title_weight=1": {"keyword.title_weight": 1.0},
-    "keyword.proximity=0": {"keyword.proximity": 0.0},
-    "keyword.doc_proximity=0": {"keyword.doc_proximity": 0.0},
+    "keyword.proximity_window=0": {"keyword.proximity_window": 0},
     "keyword.coverage_power=0": {"keyword.coverage_power": 0.0},
     "semantic.weight=1": {"semantic.weight": 1.0},
     "semantic.first_unit=0": {"semantic.adapt_lo": 0.0, "semantic.adapt_hi": 0.0},
@@ -85,8 +84,7 @@ SECTIONS_ALL = ("dev_sections", "probes", "para1", "para2", "para3", "titled", "
 #: on "dev pages" count the three dev page figures.
 TUNED: dict[str, tuple[str, ...]] = {
     "keyword.title_weight=1": ("dev_sections",),
-    "keyword.proximity=0": DEV + ("para1", "para2", "scoped"),
-    "keyword.doc_proximity=0": DEV + ("para1", "para2", "para3"),
+    "keyword.proximity_window=0": DEV + ("para1", "para2", "para3", "scoped"),
     "keyword.coverage_power=0": DEV + ("dev_sections",),
     "semantic.weight=1": DEV,
     "semantic.first_unit=0": DEV,

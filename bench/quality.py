@@ -520,7 +520,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--title-weight", type=float, default=None)
     ap.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE",
                     help="set any RankingConfig setting by its dotted path (repeatable), "
-                    "e.g. --set keyword.proximity=1")
+                    "e.g. --set keyword.coverage_power=1")
     args = ap.parse_args(argv)
 
     if not Path(args.queries).is_file():

@@ -872,7 +872,7 @@ def test_a_page_holding_query_words_next_to_each_other_ranks_first(gfs):
         pages = [h.page for h in e.search(q, "keyword", "page", 20, docs=[GFS]).hits]
         assert pages.index(3) < pages.index(11)
         assert e.search(q, "hybrid", "page", 5).hits[0].page == 3
-        e.config = e.config.updated({"keyword.proximity": 0.0})
+        e.config = e.config.updated({"keyword.proximity_window": 0})   # no near pairs
         pages = [h.page for h in e.search(q, "keyword", "page", 20, docs=[GFS]).hits]
         assert pages.index(3) > pages.index(11)
     finally:
@@ -970,7 +970,7 @@ def test_documents_holding_the_query_as_a_phrase_come_before_scattered_words(tmp
     try:
         hits = e.search("label smoothing", "keyword", "page", 5).hits
         assert (hits[0].doc, hits[0].page) == (attention, 8)
-        e.config = e.config.updated({"keyword.doc_proximity": 0.0})
+        e.config = e.config.updated({"keyword.proximity_window": 0})   # no near pairs
         hits = e.search("label smoothing", "keyword", "page", 5).hits
         # after three pages of the other two (4th or, tied with a GNN page, 5th)
         assert [h.doc for h in hits].index(attention) >= 3

@@ -23,14 +23,10 @@ class KeywordConfig:
 
     #: Section BM25: weight of a title occurrence.
     title_weight: float = keyword.TITLE_WEIGHT
-    #: A row holding two consecutive query terms within ``proximity_window`` tokens gains
-    #: this x idf.
-    proximity: float = 2.0
-    #: Tokens within which two consecutive query terms count as near (``proximity``).
+    #: Two consecutive query terms within this many tokens are a near pair: a row holding
+    #: one gains the smaller idf of the two, and documents are compared by BM25 with each
+    #: pair as one more term (its tf: the rows holding it). 0: no pairs.
     proximity_window: int = 3
-    #: Documents are compared by BM25 with each near pair as one more term (its tf: the
-    #: rows holding it) x this.
-    doc_proximity: float = 0.5
     #: Hybrid: each keyword contribution x the key's coverage (share of the query's rarity
     #: mass) ** this: the keyword coverage gate.
     coverage_power: float = 2.0

@@ -24,10 +24,12 @@ def keyword_arm(c: Plan, kw: keyword.KeywordIndex, view: CorpusView, o: RankingC
     fuse_arrays`), the first ``depth`` keys (all of them for an identifier query in
     keyword mode, which re-sorts the whole list), each key's coverage of the query's
     rarity mass, the keyword evidence and the documents the query names."""
+    # a near pair counts as one more term, weight 1 (Metzler & Croft's sequential
+    # dependence, unweighted); a window of 0 tokens: no pairs
+    near = 1.0 if o.keyword.proximity_window > 0 else 0.0
     ranking = kw.rank(c.terms, c.contents, c.granularity.rows,
                       title_weight=o.keyword.title_weight,
-                      proximity=o.keyword.proximity, window=o.keyword.proximity_window,
-                      doc_proximity=o.keyword.doc_proximity)
+                      proximity=near, window=o.keyword.proximity_window, doc_proximity=near)
     ranking = keyword.restrict(ranking, c.res.keep_rows, c.res.drop_rows)
     scope = keyword.Scope.of(ranking, c.by_doc)
     # a scope the user narrowed to a few documents (--doc, doc:), not a small folder
