@@ -73,7 +73,7 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "sections.opening_weight=1": {"sections.opening_weight": 1.0},
     "sections.named_docs=off": {"sections.named_docs": False},
     "sections.named_max=off": {"sections.named_max": False},
-    "sections.title=0": {"sections.title": 0.0},
+    "sections.title_share=2": {"sections.title_share": 2.0},
 }
 
 DEV = ("dev_doc", "dev_top3", "dev_page")
@@ -99,7 +99,7 @@ TUNED: dict[str, tuple[str, ...]] = {
     "sections.opening_weight=1": ("dev_sections", "probes", "para1", "para2", "para3"),
     "sections.named_docs=off": ("dev_sections", "titled", "named"),
     "sections.named_max=off": ("dev_sections", "titled"),
-    "sections.title=0": SECTIONS_ALL,
+    "sections.title_share=2": SECTIONS_ALL,
 }
 
 SECTION_FILES = {"probes": "section_probes.json", "para1": "section_paraphrases.json",

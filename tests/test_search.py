@@ -679,7 +679,7 @@ def test_a_query_naming_a_paper_finds_the_section_by_the_rest_of_it(consensus):
         res = e.search(q, "hybrid", "section", 5)
         got = [(h.doc, h.section) for h in res.hits]
         assert got[0] == (PAXOS, "2.2 Choosing a Value")
-        e.config = e.config.updated({"sections.title": 0.0})   # the title list lifts it
+        e.config = e.config.updated({"sections.title_share": 2.0})   # the title list lifts it
         e.config = e.config.updated({"sections.named_max": False})   # (and its units read without the name only)
         two = [(h.doc, h.section) for h in e.search(q, "hybrid", "section", 5).hits]
         assert two[:2] == [(RAFT, "3 What’s wrong with Paxos?"), (PAXOS, "2.2 Choosing a Value")]
@@ -705,12 +705,12 @@ def test_a_section_whose_title_states_the_query_comes_first(consensus):
         assert [c.rank for c in res.hits[0].arms if c.arm.value == "title"] == [1]
         assert res.weights.title == 1.0
         assert not any(c.arm.value == "title" for h in res.hits[1:] for c in h.arms)
-        e.config = e.config.updated({"sections.title": 0.0})
+        e.config = e.config.updated({"sections.title_share": 2.0})
         res = e.search("how does raft elect a leader", "hybrid", "section", 5)
         assert (res.hits[0].doc, res.hits[0].section) == (RAFT, "5.1 Raft basics")
         assert res.weights.title is None
     finally:
-        e.config = e.config.updated({"sections.title": 1.0})
+        e.config = e.config.updated({"sections.title_share": 0.5})
         e.close()
 
 
@@ -766,13 +766,13 @@ def test_a_named_papers_section_comes_first_in_the_whole_corpus(corpus_engine):
     assert (res.hits[0].doc, res.hits[0].section) == (RAFT, "3 What’s wrong with Paxos?")
     q = "how does paxos choose a value"
     try:
-        e.config = e.config.updated({"sections.title": 0.0})            # none of them: second, as in session 10
+        e.config = e.config.updated({"sections.title_share": 2.0})            # none of them: second, as in session 10
         e.config = e.config.updated({"sections.named_max": False})           # (its units read without the name only)
         res = e.search(q, "hybrid", "section", 10)
         got = [(h.doc, h.section) for h in res.hits[:2]]
         assert got == [(RAFT, "3 What’s wrong with Paxos?"), (PAXOS, "2.2 Choosing a Value")]
     finally:
-        e.config = e.config.updated({"sections.title": 1.0, "sections.named_max": True})
+        e.config = e.config.updated({"sections.title_share": 0.5, "sections.named_max": True})
 
 
 def test_a_named_papers_sections_stay_in_a_hybrid_section_search(corpus_engine):

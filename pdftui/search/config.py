@@ -87,10 +87,9 @@ class SectionsConfig:
     name_share: float = 0.2
     #: Named sections' units: the better of the cosines with and without the naming words.
     named_max: bool = True
-    #: Weight of the list of sections whose title holds the query terms its document's
-    #: head does not ...
-    title: float = 1.0
-    #: ... (among the first ``places``), at least this share of them (and two).
+    #: The list of sections (among the first ``places``) whose title holds the query
+    #: terms its document's head does not, at least this share of them (and two), is
+    #: one more RRF list at weight 1. Above 1: no title qualifies, the list is off.
     title_share: float = 0.5
 
 

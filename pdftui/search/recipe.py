@@ -144,11 +144,11 @@ def _section_steps(got: Run, f: _Fused, kw: KeywordArm, sem: SemanticArm, sig: S
                                             o.sections.subsections, o.sections.places),
                         f.kwl, f.sml)
         weights = dataclasses.replace(weights, subsections=o.sections.subsection_share)
-    if o.sections.title > 0:
-        titled = sig.titled(list(got.scores)[:o.sections.places])
-        if titled:
-            got = run.add_titled(got, titled, o.sections.title, o.k)
-            weights = dataclasses.replace(weights, title=o.sections.title)
+    titled = sig.titled(list(got.scores)[:o.sections.places])
+    if titled:
+        # one more RRF list at weight 1
+        got = run.add_titled(got, titled, 1.0, o.k)
+        weights = dataclasses.replace(weights, title=1.0)
     return got, weights
 
 
