@@ -57,7 +57,6 @@ HERE = Path(__file__).resolve().parent
 #: value). A signal's parameters (windows, places, shares) have no variant of their own:
 #: with the signal off they do nothing, so its variant measures them with it.
 VARIANTS: dict[str, dict[str, Any]] = {
-    "keyword.title_weight=1": {"keyword.title_weight": 1.0},
     "keyword.proximity_window=0": {"keyword.proximity_window": 0},
     "keyword.coverage_power=0": {"keyword.coverage_power": 0.0},
     "semantic.weight=1": {"semantic.weight": 1.0},
@@ -71,8 +70,6 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "few_docs=0": {"few_docs": 0},
     "sections.subsection_share=0": {"sections.subsection_share": 0.0},
     "sections.opening_weight=1": {"sections.opening_weight": 1.0},
-    "sections.named_docs=off": {"sections.named_docs": False},
-    "sections.named_max=off": {"sections.named_max": False},
     "sections.title_share=2": {"sections.title_share": 2.0},
 }
 
@@ -83,7 +80,6 @@ SECTIONS_ALL = ("dev_sections", "probes", "para1", "para2", "para3", "titled", "
 #: or last set (docs/ranking.md, git log -- bench/README.md). Page-side signals measured
 #: on "dev pages" count the three dev page figures.
 TUNED: dict[str, tuple[str, ...]] = {
-    "keyword.title_weight=1": ("dev_sections",),
     "keyword.proximity_window=0": DEV + ("para1", "para2", "para3", "scoped"),
     "keyword.coverage_power=0": DEV + ("dev_sections",),
     "semantic.weight=1": DEV,
@@ -97,8 +93,6 @@ TUNED: dict[str, tuple[str, ...]] = {
     "few_docs=0": ("scoped",),
     "sections.subsection_share=0": ("dev_sections", "probes"),
     "sections.opening_weight=1": ("dev_sections", "probes", "para1", "para2", "para3"),
-    "sections.named_docs=off": ("dev_sections", "titled", "named"),
-    "sections.named_max=off": ("dev_sections", "titled"),
     "sections.title_share=2": SECTIONS_ALL,
 }
 

@@ -2,7 +2,7 @@
 
 :class:`KeywordArm` is the stage-1 keyword list (per-document BM25 ranks fused across
 documents, :func:`.keyword.fuse_arrays`) with each key's share of the query's rarity
-mass (``rarity_share``) and the documents the query names; :class:`SemanticArm` the
+mass (``rarity_share``); :class:`SemanticArm` the
 semantic list (pages by cosine, or sections by their units and head units);
 :class:`Ranked` one query's arms, the fused :class:`.run.Run` and the weights in force.
 """
@@ -27,9 +27,7 @@ class KeywordArm:
     keyword mode) with their stage-1 ``scores`` and ``rarity_share`` (share of the query's
     rarity mass, in [0, 1]); ``best_rarity_share`` over every row; ``strength`` the keyword
     evidence (:func:`.evidence.keyword_strength`); ``fused`` / ``ranking`` the whole
-    stage-1 list (ranks of shown hits beyond ``keys``); ``named`` (section search) ``{content: query terms}`` of the
-    documents the query names and the terms naming each, ``named_share`` ``{doc: share of
-    the query's rarity mass its head holds}`` of those documents."""
+    stage-1 list (ranks of shown hits beyond ``keys``)."""
 
     keys: list[Key] = field(default_factory=list)
     scores: list[float] = field(default_factory=list)
@@ -38,7 +36,6 @@ class KeywordArm:
     strength: float = 0.0
     fused: "keyword.Fused | None" = None
     ranking: "keyword.Ranking | None" = None
-    named: dict[int, frozenset[str]] = field(default_factory=dict)
 
 
 @dataclass

@@ -14,15 +14,13 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import evidence, fusion, keyword
+from . import evidence, fusion
 
 
 @dataclass(frozen=True)
 class KeywordConfig:
     """The keyword arm (stage 1: per-document BM25 ranks fused across documents)."""
 
-    #: Section BM25: weight of a title occurrence.
-    title_weight: float = keyword.TITLE_WEIGHT
     #: Two consecutive query terms within this many tokens are a near pair: a row holding
     #: one gains the smaller idf of the two, and documents are compared by BM25 with each
     #: pair as one more term (its tf: the rows holding it). 0: no pairs.
@@ -77,16 +75,6 @@ class SectionsConfig:
     #: HEAD_UNITS units: title, abstract, introduction's start) that is its first section
     #: or titled as a summary.
     opening_weight: float = 0.75
-    #: Sections of a document the query names: its name counts as held (coverage), and
-    #: their cosines are read against the query without it.
-    named_docs: bool = True
-    #: A document is named by a query term at most this share of the texts searched hold
-    #: (or ``keyword_arm.NAME_MIN_DOCS``) ...
-    name_df: float = 0.1
-    #: ... whose head holds at least this share of the query's rarity mass.
-    name_share: float = 0.2
-    #: Named sections' units: the better of the cosines with and without the naming words.
-    named_max: bool = True
     #: The list of sections (among the first ``places``) whose title holds the query
     #: terms its document's head does not, at least this share of them (and two), is
     #: one more RRF list at weight 1. Above 1: no title qualifies, the list is off.

@@ -300,7 +300,7 @@ class Engine:
             return SemanticArm(), coverage.with_(semantic_searched=0).only_note(cov.Note(
                 cov.NoteKind.SEMANTIC_UNAVAILABLE, f"semantic search unavailable: {exc}"))
         check()
-        return semantic_arm(c, kw, m, qv, self.embed_query, self.view, self.config), coverage
+        return semantic_arm(c, kw, m, qv, self.view, self.config), coverage
 
     def hits(self, ranked: Ranked, granularity: Granularity, top_k: int) -> list[Hit]:
         """The first ``top_k`` keys of the ranked run as hits (:class:`.hits.HitMaker`)."""

@@ -80,8 +80,6 @@ def weights_line(weights: Weights | None) -> str:
         parts.append(f"document place {_num(_r(w.document_order))}/({w.document_order_k}+place)")
     if w.first_documents:
         parts.append(f"first {w.first_places} hold {w.first_documents} documents")
-    if _r(w.named):
-        parts.append(f"named document {_num(_r(w.named))} × share²")
     if _r(w.title):
         parts.append(f"section title {_num(_r(w.title))}")
     if w.reference is not None and _r(w.reference) < 1.0:
