@@ -57,6 +57,7 @@ HERE = Path(__file__).resolve().parent
 #: value). A signal's parameters (windows, places, shares) have no variant of their own:
 #: with the signal off they do nothing, so its variant measures them with it.
 VARIANTS: dict[str, dict[str, Any]] = {
+    "keyword.title_weight=1": {"keyword.title_weight": 1.0},
     "keyword.proximity_window=0": {"keyword.proximity_window": 0},
     "keyword.coverage_power=0": {"keyword.coverage_power": 0.0},
     "semantic.weight=1": {"semantic.weight": 1.0},
@@ -80,6 +81,7 @@ SECTIONS_ALL = ("dev_sections", "probes", "para1", "para2", "para3", "titled", "
 #: or last set (docs/ranking.md, git log -- bench/README.md). Page-side signals measured
 #: on "dev pages" count the three dev page figures.
 TUNED: dict[str, tuple[str, ...]] = {
+    "keyword.title_weight=1": ("dev_sections",),
     "keyword.proximity_window=0": DEV + ("para1", "para2", "para3", "scoped"),
     "keyword.coverage_power=0": DEV + ("dev_sections",),
     "semantic.weight=1": DEV,

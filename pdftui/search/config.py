@@ -21,6 +21,8 @@ from . import evidence, fusion
 class KeywordConfig:
     """The keyword arm (stage 1: per-document BM25 ranks fused across documents)."""
 
+    #: Section BM25: weight of a title occurrence (the body's: 1).
+    title_weight: float = 4.0
     #: Two consecutive query terms within this many tokens are a near pair: a row holding
     #: one gains the smaller idf of the two, and documents are compared by BM25 with each
     #: pair as one more term (its tf: the rows holding it). 0: no pairs.

@@ -20,6 +20,7 @@ def keyword_arm(c: Plan, kw: keyword.KeywordIndex, view: CorpusView, o: RankingC
     # dependence, unweighted); a window of 0 tokens: no pairs
     near = 1.0 if o.keyword.proximity_window > 0 else 0.0
     ranking = kw.rank(c.terms, c.contents, c.granularity.rows,
+                      title_weight=o.keyword.title_weight,
                       proximity=near, window=o.keyword.proximity_window, doc_proximity=near)
     ranking = keyword.restrict(ranking, c.res.keep_rows, c.res.drop_rows)
     scope = keyword.Scope.of(ranking, c.by_doc)
