@@ -62,7 +62,8 @@ def test_each_hybrid_hit_explains_its_score_by_the_arms(indexed):
     _folder, _cache, service = indexed
     e = _engine(service)
     saved = e.config
-    e.config = e.config.updated({"few_docs": 0})   # three documents searched as a folder: every arm runs
+    # three documents searched as a folder, the query not taken for a term lookup: every arm runs
+    e.config = e.config.updated({"few_docs": 0, "short_terms": 0})
     try:
         res = e.search("speaker embedding margin", "hybrid", "page", 10)
     finally:
