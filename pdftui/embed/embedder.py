@@ -291,6 +291,12 @@ class Embedder:
         except Exception:  # noqa: BLE001 - odd text: fall back to a character estimate
             return [len(t) // 4 for t in texts]
 
+    def model_tokens(self, texts: list[str]) -> list[int]:
+        """Tokens the model sees for each text (special tokens and a passage prefix
+        included, at most :attr:`max_tokens`): the cost of embedding it. Tokenizer only."""
+        return [int(n) for n in self._padded_counts(
+            [self.passage_prefix + t for t in texts])] if texts else []
+
     def _padded_counts(self, texts: list[str]) -> np.ndarray:
         """Tokens the model sees for each text: special tokens included, cut at the limit."""
         import numpy as np

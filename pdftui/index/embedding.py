@@ -16,6 +16,7 @@ import sys
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..cache import HEAD_UNITS, SECTION_HEAD_CHARS, SECTION_HEAD_PAGE
@@ -138,28 +139,38 @@ class _EmbedQueue:
         return out
 
 
-class _Rate:
-    """Embedding speed and time left. The ETA divides the units left, plus the units the
-    contents not planned yet will bring (at the mean units per planned content), by the
-    units per second since the first batch; it converges as both estimates firm up."""
+class EmbedRate:
+    """Embedding speed and time left, in model tokens (special tokens included, as
+    :meth:`pdftui.embed.Embedder.model_tokens` counts them): a unit's cost grows with its
+    length, so units of a few tokens (short pages, headings) and full 256-token windows
+    are not counted alike. The ETA (seconds) divides the tokens left, plus the tokens the
+    contents not planned yet will bring (at the mean tokens per planned content), by the
+    tokens per second since the first batch ended (that batch includes the model's load
+    and is not counted). ``clock`` gives seconds (``time.monotonic``)."""
 
-    def __init__(self) -> None:
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self.clock = clock
         self.t0: float | None = None
-        self.done = 0
+        self.done = 0   # tokens embedded since t0
 
-    def update(self, units: int) -> None:
+    def update(self, tokens: int) -> None:
+        """``tokens`` more were embedded (one batch)."""
         if self.t0 is None:
-            self.t0 = time.monotonic()
-            return   # the first batch includes the model load: not counted
-        self.done += units
+            self.t0 = self.clock()
+            return
+        self.done += tokens
 
-    def eta(self, left: int, planned: int, expected: int, units_planned: int) -> float | None:
+    def eta(self, left: int, planned: int, expected: int, tokens_planned: int
+            ) -> float | None:
+        """Seconds left for ``left`` tokens still to embed of ``planned`` contents holding
+        ``tokens_planned`` tokens, of ``expected`` contents in all; None until a batch
+        after the first has been timed."""
         if self.t0 is None or self.done <= 0:
             return None
-        rate = self.done / max(time.monotonic() - self.t0, 1e-6)
+        rate = self.done / max(self.clock() - self.t0, 1e-6)
         unplanned = max(0, expected - planned)
         if planned:
-            left += unplanned * units_planned / planned
+            left += unplanned * tokens_planned / planned
         return left / rate
 
 
@@ -178,6 +189,8 @@ class EmbedThread(threading.Thread):
         self.units_done = 0      # embedded by this run
         self.units_total = 0     # to embed in this run
         self.units_before = 0    # already embedded (by an earlier run or another process)
+        self.tokens_done = 0     # model tokens of the units embedded by this run
+        self.tokens_total = 0    # model tokens of the units to embed in this run
         self.error: str | None = None
         self.expected = 0        # contents this run may embed (queued or being extracted)
         self.planned = 0         # contents planned so far
@@ -185,7 +198,7 @@ class EmbedThread(threading.Thread):
         self.docs_ready = 0      # planned contents whose units are all embedded
         self._queued: set[int] = set()
         self._left: dict[int, int] = {}   # units still to embed per planned content
-        self._rate = _Rate()
+        self._rate = EmbedRate()
         self.followed_s = 0.0    # seconds spent following another process's lease
         self.followed: str = ""  # whom ("pid 1234 on host")
         self.lease = Lease(cache_dir, embed_lease_name(embedder.model_id),
@@ -294,15 +307,16 @@ class EmbedThread(threading.Thread):
         left = [it for it in batch if (it[0], it[2][0], it[2][1]) not in have]
         gone = len(batch) - len(left)
         self.units_total -= gone
+        self.tokens_total -= sum(it[2][5] for it in batch) - sum(it[2][5] for it in left)
         self.units_before += gone
         return left
 
     def _report(self) -> None:
-        left = self.units_total - self.units_done
-        eta = self._rate.eta(left, self.planned, self.expected,
-                             self.units_total + self.units_before)
+        left = self.tokens_total - self.tokens_done
+        eta = self._rate.eta(left, self.planned, self.expected, self.tokens_total)
         self.report(Progress("embed", units_total=self.units_before + self.units_total,
                              units_done=self.units_before + self.units_done,
+                             tokens_total=self.tokens_total, tokens_done=self.tokens_done,
                              docs_total=max(self.expected, self.planned),
                              docs_done=self.docs_ready, eta_s=eta,
                              docs_planned=max(self.expected, self.planned)
@@ -332,12 +346,15 @@ class EmbedThread(threading.Thread):
                 self._left[it[0]] = left - 1
                 if left == 1:
                     self.docs_ready += 1
+        tokens = sum(it[2][5] for it in batch)
         self.units_done += len(batch)
-        self._rate.update(len(batch))
+        self.tokens_done += tokens
+        self._rate.update(tokens)
         self._report()
 
-    def _plan(self, cache: Cache, cid: int) -> list[tuple[int, int, int, int, str]]:
-        """The units of one content still to embed: ``(page, ordinal, start, end, text)``."""
+    def _plan(self, cache: Cache, cid: int) -> list[tuple[int, int, int, int, str, int]]:
+        """The units of one content still to embed: ``(page, ordinal, start, end, text,
+        model tokens)``."""
         emb = self.embedder
         plan = self.pipeline.plan
         model_id, whash = emb.model_id, plan.identity(emb.weights_hash)
@@ -347,7 +364,7 @@ class EmbedThread(threading.Thread):
             state = None
         if state and state[2] >= state[1] and not cache.heads_missing(cid, model_id):
             return []
-        todo: list[tuple[int, int, int, int, str]] = []
+        todo: list = []
         for number, text in cache.page_texts(cid):
             for i, (start, end) in enumerate(emb.unit_spans(text, plan)):
                 todo.append((number, i, start, end, text[start:end]))
@@ -361,6 +378,9 @@ class EmbedThread(threading.Thread):
         if not cache.plan_embeddings(cid, model_id, whash, len(todo), len(have)):
             return []
         todo = [t for t in todo if (t[0], t[1]) not in have]
+        counts = emb.model_tokens([t[4] for t in todo])
+        todo = [(*t, n) for t, n in zip(todo, counts)]
         self.units_before += len(have)
         self.units_total += len(todo)
+        self.tokens_total += sum(counts)
         return todo
