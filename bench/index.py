@@ -48,8 +48,9 @@ PATHS = ("new", "earlier", "naive")
 #: Also measurable: "default" (the product's pipeline with the fp32 model), "int8" (with
 #: the int8 copy: "new"), "plan1" / "plan2" / "plan3" (the int8 copy cutting units by
 #: that plan, :mod:`pdftui.embed.units`), and "previous" (the product before embedding
-#: streams: one run at a time on onnxruntime's default intra-op threads, not niced).
-EXTRA_PATHS = ("default", "int8", "plan1", "plan2", "plan3", "previous")
+#: streams: one run at a time on onnxruntime's default intra-op threads, not niced;
+#: "plan4" / "plan5" units that follow the paragraphs).
+EXTRA_PATHS = ("default", "int8", "plan1", "plan2", "plan3", "plan4", "plan5", "previous")
 
 
 def _cpu_s() -> float:
@@ -65,7 +66,7 @@ def _rss_mb() -> float:
 def run_index(folder: Path, cache: Path, which: str) -> dict:
     """One ``index_folder`` run (``which``: "new", "earlier" or one of
     :data:`EXTRA_PATHS`) into ``cache``."""
-    from pdftui.embed import PLAN_1, PLAN_2, PLAN_3
+    from pdftui.embed import PLAN_1, PLAN_2, PLAN_3, PLAN_4, PLAN_5
     from pdftui.index import index_folder
     from pdftui.index.embedding import EARLIER, EmbedPipeline
 
@@ -86,6 +87,8 @@ def run_index(folder: Path, cache: Path, which: str) -> dict:
                 "plan1": EmbedPipeline(int8=True, plan=PLAN_1),
                 "plan2": EmbedPipeline(int8=True, plan=PLAN_2),
                 "plan3": EmbedPipeline(int8=True, plan=PLAN_3),
+                "plan4": EmbedPipeline(int8=True, plan=PLAN_4),
+                "plan5": EmbedPipeline(int8=True, plan=PLAN_5),
                 "previous": EmbedPipeline(int8=True, threads=None, streams=1, nice=0)}.get(
                     which, EmbedPipeline(int8=True))
     summary = index_folder(folder, cache, progress=progress, pipeline=pipeline)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import pathlib
 import threading
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from .model import (
@@ -186,15 +187,16 @@ class Embedder:
 
     # ---------------------------------------------------------------- chunking
 
-    def unit_spans(self, text: str, plan: UnitPlan = PLAN_1, max_tokens: int | None = None
-                   ) -> list[tuple[int, int]]:
+    def unit_spans(self, text: str, plan: UnitPlan = PLAN_1, max_tokens: int | None = None,
+                   cuts: Iterable[int] = ()) -> list[tuple[int, int]]:
         """Character spans ``[(start, end)]`` of one page's embedding units
         (:func:`pdftui.embed.units.split_units`), each fitting the model.
 
         A unit holds at most :attr:`max_tokens` tokens including the special tokens and a
         passage prefix (for models that need one); ``max_tokens`` lowers the limit (a
-        section head unit); ``plan.overlap`` picks overlapping windows or equal tiles.
-        Tokenizer only: for the default model this does not load the ONNX model.
+        section head unit); ``plan.overlap`` picks overlapping windows or equal tiles,
+        ``plan.paragraphs`` units that follow the paragraphs, each starting at the character
+        offsets ``cuts`` if any. Tokenizer only: for the default model this does not load the ONNX model.
         """
         if not text or not text.strip():
             return []
@@ -202,7 +204,8 @@ class Embedder:
         assert self._n_special is not None and self._passage_prefix_tokens is not None
         cap = min(self.max_tokens, max_tokens or self.max_tokens)
         budget = max(8, cap - self._n_special - self._passage_prefix_tokens)
-        return split_units(text, tok, budget, overlap=plan.overlap, shared=plan.shared)
+        return split_units(text, tok, budget, overlap=plan.overlap, shared=plan.shared,
+                           plan=plan, cuts=cuts)
 
     def units(self, text: str, plan: UnitPlan = PLAN_1, max_tokens: int | None = None
               ) -> list[str]:
