@@ -37,12 +37,15 @@ def main() -> None:
     ap.add_argument("folder", nargs="?", default=str(REPO.parent / "shared" / "corpus"))
     ap.add_argument("--cache-dir", required=True)
     ap.add_argument("--plan", type=int, required=True, help="unit plan number (units.PLAN_N)")
+    ap.add_argument("--nice", type=int, default=10,
+                    help="the embedding thread's nice increment (the product's 10; 0 competes"
+                         " evenly with other processes on a shared machine)")
     ap.add_argument("--json", dest="json_path", default=None)
     args = ap.parse_args()
     plan = getattr(units, f"PLAN_{args.plan}")
     t0, c0 = time.monotonic(), _cpu_s()
     s = index_folder(Path(args.folder), Path(args.cache_dir),
-                     pipeline=EmbedPipeline(int8=True, plan=plan))
+                     pipeline=EmbedPipeline(int8=True, plan=plan, nice=args.nice))
     row = {"plan": args.plan, "units": s.units, "tokens": s.tokens_embedded,
            "wall_s": round(time.monotonic() - t0, 1), "cpu_s": round(_cpu_s() - c0, 1),
            "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024}
