@@ -338,3 +338,19 @@ def test_a_topic_only_in_a_long_pages_last_sentence_is_first_with_paragraph_unit
     finally:
         service.close()
     assert (hits[0].doc, hits[0].page) == ("databases.pdf", 2), [(h.doc, h.page) for h in hits]
+
+
+def test_the_int8_copy_runs_at_the_basic_graph_level(embedder: Embedder) -> None:
+    """The int8 copy's session is opened at onnxruntime's basic graph optimisation level
+    (faster on this model than fastembed's "all", bench/kernels.py) and embeds as before:
+    unit-length vectors, a query closest to its own paragraph."""
+    import onnxruntime as ort
+
+    assert embedder.int8
+    session = embedder._model.model.model
+    assert session.get_session_options().graph_optimization_level == \
+        ort.GraphOptimizationLevel.ORT_ENABLE_BASIC
+    vecs = embedder.embed(["Bees keep the hive warm by shivering.", "Tables sit on pages."],
+                          single=True)
+    q = embedder.embed_query("how do bees heat their hive")
+    assert abs(float(np.linalg.norm(vecs[0])) - 1) < 1e-5 and vecs[0] @ q > vecs[1] @ q
