@@ -196,7 +196,8 @@ class Embedder:
         passage prefix (for models that need one); ``max_tokens`` lowers the limit (a
         section head unit); ``plan.overlap`` picks overlapping windows or equal tiles,
         ``plan.paragraphs`` units that follow the paragraphs, each starting at the character
-        offsets ``cuts`` if any. Tokenizer only: for the default model this does not load the ONNX model.
+        offsets ``cuts`` if any. Tokenizer only: for the default model this does not load the
+        ONNX model.
         """
         if not text or not text.strip():
             return []
