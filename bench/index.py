@@ -19,7 +19,10 @@ FOLDER defaults to ../shared/corpus; ``--subset`` names a file listing PDF names
 Per path: wall seconds, CPU seconds (user + system of the child and its extraction workers:
 less sensitive than wall time to other processes on a shared machine), seconds until the
 text (keyword search) was ready, units, tokens embedded (special tokens included), units/s,
-peak RSS of the child. Then the ratios new / earlier and new / naive of wall and CPU time
+peak RSS of the child, tokens per CPU-second, and how far the embedding ETA was from the
+finish (``eta_finish_err``, ``eta_left_err``: :func:`eta_errors`). Then the ratios of the
+medians (``--repeat N`` runs the paths N times, interleaved) new / earlier and new / naive
+of wall, CPU, tokens, units, tokens per CPU-second and peak RSS
 (goals: new / earlier <= 0.35, new / naive <= 0.7). The machine's load average is printed
 before and after: quote it with the figures.
 """
@@ -45,8 +48,9 @@ PATHS = ("new", "earlier", "naive")
 #: Also measurable: "default" (the product's pipeline with the fp32 model), "int8" (with
 #: the int8 copy: "new"), "plan1" / "plan2" / "plan3" (the int8 copy cutting units by
 #: that plan, :mod:`pdftui.embed.units`), and "previous" (the product before embedding
-#: streams: one run at a time on onnxruntime's default intra-op threads, not niced).
-EXTRA_PATHS = ("default", "int8", "plan1", "plan2", "plan3", "previous")
+#: streams: one run at a time on onnxruntime's default intra-op threads, not niced;
+#: "plan4" / "plan5" units that follow the paragraphs).
+EXTRA_PATHS = ("default", "int8", "plan1", "plan2", "plan3", "plan4", "plan5", "previous")
 
 
 def _cpu_s() -> float:
@@ -62,11 +66,12 @@ def _rss_mb() -> float:
 def run_index(folder: Path, cache: Path, which: str) -> dict:
     """One ``index_folder`` run (``which``: "new", "earlier" or one of
     :data:`EXTRA_PATHS`) into ``cache``."""
-    from pdftui.embed import PLAN_1, PLAN_2, PLAN_3
+    from pdftui.embed import PLAN_1, PLAN_2, PLAN_3, PLAN_4, PLAN_5
     from pdftui.index import index_folder
     from pdftui.index.embedding import EARLIER, EmbedPipeline
 
     marks: dict[str, float] = {}
+    samples: list[tuple[float, float | None, int, int]] = []
     lock = threading.Lock()
     t0 = time.monotonic()
 
@@ -74,18 +79,47 @@ def run_index(folder: Path, cache: Path, which: str) -> dict:
         with lock:
             if p.phase == "extract" and p.docs_done == p.docs_total:
                 marks.setdefault("text_ready_s", time.monotonic() - t0)
+            if p.phase == "embed" and not p.following:
+                samples.append((time.monotonic() - t0, p.eta_s, p.tokens_done,
+                                p.tokens_total))
 
     pipeline = {"earlier": EARLIER, "default": EmbedPipeline(int8=False),
                 "plan1": EmbedPipeline(int8=True, plan=PLAN_1),
                 "plan2": EmbedPipeline(int8=True, plan=PLAN_2),
                 "plan3": EmbedPipeline(int8=True, plan=PLAN_3),
+                "plan4": EmbedPipeline(int8=True, plan=PLAN_4),
+                "plan5": EmbedPipeline(int8=True, plan=PLAN_5),
                 "previous": EmbedPipeline(int8=True, threads=None, streams=1, nice=0)}.get(
                     which, EmbedPipeline(int8=True))
     summary = index_folder(folder, cache, progress=progress, pipeline=pipeline)
     wall = time.monotonic() - t0
     return {"documents": summary.documents, "pages": summary.pages, "units": summary.units,
             "tokens": summary.tokens_embedded, "wall_s": wall,
-            "text_ready_s": marks.get("text_ready_s", wall)}
+            "text_ready_s": marks.get("text_ready_s", wall), **eta_errors(samples)}
+
+
+def eta_errors(samples: list[tuple[float, float | None, int, int]]) -> dict:
+    """How well the embedding ETA told the finish: ``samples`` are ``(seconds since start,
+    eta_s, tokens done, tokens planned)`` of every "embed" report. The finish ``T`` is the
+    last report's time. Over the reports after the first 10 % of the final tokens:
+    ``eta_finish_err``, the largest |t + eta - T| / T (the predicted finish against the
+    real one, as a share of the whole run); over those up to 90 %: ``eta_left_err``, the
+    largest |eta - (T - t)| / (T - t) (the time left against the real time left);
+    ``eta_samples``: every 10th sample ``(t, eta, tokens done)`` for the record."""
+    if not samples:
+        return {}
+    end, total = samples[-1][0], max(samples[-1][3], 1)
+    finish, left = [], []
+    for t, eta, done, _planned in samples:
+        if eta is None or done < 0.1 * total:
+            continue
+        finish.append(abs(t + eta - end) / max(end, 1e-9))
+        if done <= 0.9 * total and end - t > 0:
+            left.append(abs(eta - (end - t)) / (end - t))
+    return {"eta_finish_err": round(max(finish), 3) if finish else None,
+            "eta_left_err": round(max(left), 3) if left else None,
+            "eta_samples": [(round(t, 2), None if e is None else round(e, 2), d)
+                            for t, e, d, _ in samples[::10]]}
 
 
 def run_naive(folder: Path, cache: Path) -> dict:
@@ -133,6 +167,7 @@ def child(which: str, folder: Path, cache: Path) -> None:
     row["cpu_s"] = _cpu_s() - cpu0
     row["peak_rss_mb"] = _rss_mb()
     row["units_per_s"] = row["units"] / max(row["wall_s"], 1e-9)
+    row["tokens_per_cpu_s"] = row["tokens"] / max(row["cpu_s"], 1e-9)
     print(json.dumps(row))
 
 
@@ -161,6 +196,8 @@ def main() -> None:
     ap.add_argument("--subset", default=None, help="file listing the PDF names to index")
     ap.add_argument("--limit", type=int, default=0, help="only the first N PDFs (by name)")
     ap.add_argument("--paths", default=",".join(PATHS))
+    ap.add_argument("--repeat", type=int, default=1,
+                    help="run the --paths sequence this many times, interleaved")
     ap.add_argument("--json", dest="json_path", default=None)
     ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
     ap.add_argument("--cache", default=None, help=argparse.SUPPRESS)
@@ -174,7 +211,8 @@ def main() -> None:
         folder = _folder(args, tmp)
         load0 = os.getloadavg()
         results: dict[str, dict] = {}
-        for n, which in enumerate(p for p in args.paths.split(",") if p):
+        order = [p for p in args.paths.split(",") if p] * max(1, args.repeat)
+        for n, which in enumerate(order):
             cache = tmp / f"cache-{n}-{which}"   # a path named twice runs twice, cold
             out = subprocess.run(
                 [sys.executable, __file__, str(folder), "--child", which, "--cache", str(cache)],
@@ -188,32 +226,51 @@ def main() -> None:
     report(results, load0, load1, args.json_path)
 
 
+def medians(results: dict) -> dict[str, dict]:
+    """Per path (runs ``new``, ``new#3`` ... together), the median of each figure."""
+    import statistics
+
+    groups: dict[str, list[dict]] = {}
+    for key, row in results.items():
+        groups.setdefault(key.split("#")[0], []).append(row)
+    return {name: {c: statistics.median(r[c] for r in rows)
+                   for c in rows[0] if isinstance(rows[0][c], (int, float))
+                   and all(isinstance(r.get(c), (int, float)) for r in rows)}
+            for name, rows in groups.items()}
+
+
+RATIO_COLS = ("wall_s", "cpu_s", "tokens", "units", "tokens_per_cpu_s", "peak_rss_mb")
+
+
 def report(results: dict, load0, load1, json_path: str | None) -> None:
-    """Print the table and the ratios; write JSON when asked."""
+    """Print the table, the medians' ratios and the ETA errors; write JSON when asked."""
     cols = ("documents", "pages", "units", "tokens", "wall_s", "cpu_s", "text_ready_s",
-            "units_per_s", "peak_rss_mb")
-    print(f"{'path':<8}" + "".join(f"{c:>13}" for c in cols))
+            "units_per_s", "tokens_per_cpu_s", "peak_rss_mb", "eta_finish_err",
+            "eta_left_err")
+    print(f"{'path':<9}" + "".join(f"{c[:13]:>14}" for c in cols))
     for which, row in results.items():
-        cells = "".join(f"{row[c]:>13.1f}" if isinstance(row[c], float) else f"{row[c]:>13}"
-                        for c in cols)
-        print(f"{which:<8}{cells}")
+        cells = "".join(f"{row.get(c):>14.3f}" if isinstance(row.get(c), float)
+                        else f"{str(row.get(c, '')):>14}" for c in cols)
+        print(f"{which:<9}{cells}")
+    med = medians(results)
     ratios = {}
-    new = results.get("new")
-    for other in ("earlier", "naive", "previous"):
-        if new and other in results:
-            for c in ("wall_s", "cpu_s", "tokens"):
-                ratios[f"new/{other} {c}"] = round(new[c] / max(results[other][c], 1e-9), 3)
-    base = results.get("default")
-    for other in ("int8", "new", "plan1", "plan2", "plan3"):
-        if base and other in results:
-            for c in ("wall_s", "cpu_s", "tokens"):
-                ratios[f"{other}/default {c}"] = round(results[other][c] / max(base[c], 1e-9), 3)
+    for base, others in (("new", ("earlier", "naive", "previous", "plan1")),
+                         ("default", ("int8", "new", "plan1", "plan2", "plan3", "plan4",
+                                      "plan5"))):
+        for other in others:
+            if base in med and other in med and other != base:
+                num, den = (med[base], med[other]) if base == "new" else (med[other],
+                                                                           med[base])
+                name = f"new/{other}" if base == "new" else f"{other}/default"
+                for c in RATIO_COLS:
+                    if c in num and c in den:
+                        ratios[f"{name} {c}"] = round(num[c] / max(den[c], 1e-9), 3)
     for k, v in ratios.items():
-        print(f"{k:<22} {v}")
+        print(f"{k:<30} {v}")
     print(f"load average before {load0[0]:.1f}, after {load1[0]:.1f} (1 min)")
     if json_path:
         Path(json_path).write_text(json.dumps(
-            {"paths": results, "ratios": ratios,
+            {"paths": results, "medians": med, "ratios": ratios,
              "load_average": {"before": load0, "after": load1}}, indent=2) + "\n")
 
 

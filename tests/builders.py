@@ -601,3 +601,80 @@ def build_citing_folder(folder: Path) -> Path:
         _citing_paper(folder / name, title, author, year, arxiv_id,
                       CITING_REFERENCES.get(name))
     return folder
+
+
+#: Paragraphs of a page about database indexes, none of them about bees.
+_INDEX_PARAGRAPHS = [
+    "Relational databases keep their tables on disk in fixed-size pages, and every query that"
+    " reads a row must first find the page that holds it. Without an index the engine scans"
+    " each page of the table in turn, which is fine for small tables but grows linearly with"
+    " their size. An index trades space and slower writes for faster reads: it keeps the keys"
+    " of a column in sorted order together with pointers to the rows that hold them.",
+    "The B-tree is the index structure most engines use. Each node holds many keys, so the"
+    " tree stays shallow: a table of a billion rows needs only four or five levels. A lookup"
+    " starts at the root and follows one pointer per level down to a leaf, reading one page"
+    " at each step. Range scans walk the leaves in order, since each leaf points to its right"
+    " sibling, and that makes ORDER BY queries on the indexed column cheap.",
+    "Writes are where indexes cost. Every insert must place the new key in each index of the"
+    " table, and a full node splits in two, pushing a key up to its parent. Deletes may merge"
+    " nodes. Engines therefore batch changes in a write-ahead log and apply them lazily, and"
+    " they leave free space in each page so that a few inserts do not force a split.",
+    "Hash indexes answer equality lookups in constant time but cannot serve range queries,"
+    " and they degrade when many keys collide. Bitmap indexes suit columns with few distinct"
+    " values, such as a status flag, and they combine well with boolean operators in analytic"
+    " queries. Covering indexes store extra columns in their leaves so that a query can be"
+    " answered from the index alone without visiting the table at all.",
+    "The query planner decides whether to use an index by estimating how many rows a"
+    " predicate selects. Statistics about the distribution of values, kept in histograms and"
+    " refreshed by an analyze command, feed that estimate. When a predicate selects a large"
+    " share of the table, a sequential scan is cheaper than many random page reads through"
+    " the index, and the planner picks it. Wrong statistics are the commonest cause of slow"
+    " plans.",
+    "Composite indexes on several columns serve queries that constrain a prefix of those"
+    " columns. The order of the columns matters: an index on country and city answers"
+    " questions about a country or a city within a country, but not about a city alone."
+    " Designers therefore list the most selective and most often constrained columns first,"
+    " and they check the plans of their slowest queries after every schema change.",
+]
+#: The one sentence of the long page about its topic, the page's last.
+LONG_PAGE_TOPIC = ("Outside the laboratory, the same group also studied how honeybee colonies"
+                   " keep their hive warm through the winter by clustering and shivering"
+                   " their flight muscles.")
+
+
+def _wrapped(paragraphs: list[str], width: int = 95) -> str:
+    out: list[str] = []
+    for p in paragraphs:
+        line = ""
+        for w in p.split():
+            if line and len(line) + len(w) + 1 > width:
+                out.append(line)
+                line = w
+            else:
+                line = f"{line} {w}".strip()
+        out += [line, ""]
+    return "\n".join(out)
+
+
+def build_long_page(folder: Path) -> str:
+    """A folder where a topic is stated only in the last sentence of a long page (about
+    1,100 words of paragraphs on database indexes before it, in ``databases.pdf`` page 2),
+    beside four short one-page documents loosely near the query (colonies, winter, muscles,
+    flowers). Returns the query for the topic."""
+    folder.mkdir(parents=True, exist_ok=True)
+    page2 = _INDEX_PARAGRAPHS + [_INDEX_PARAGRAPHS[0],
+                                 "The survey closes with its references. " + LONG_PAGE_TOPIC]
+    make_pdf(folder / "databases.pdf", [_wrapped(_INDEX_PARAGRAPHS[:2]), _wrapped(page2)],
+             width=560, height=1400, fontsize=7)
+    for name, title, text in [
+        ("colonies.pdf", "Colonial trade routes", "The colonies shipped sugar, cotton and"
+         " tobacco across the Atlantic,\nand their ports grew into the largest towns."),
+        ("skiing.pdf", "Ski touring", "Touring skis with climbing skins let a skier walk"
+         " uphill in winter,\nthen lock the heel for the descent through fresh snow."),
+        ("flowers.pdf", "Spring gardens", "Tulips, crocuses and daffodils flower early in"
+         " the year,\nwhen gardeners plant seeds for the summer beds."),
+        ("muscles.pdf", "Muscle physiology", "Shivering is a rapid involuntary contraction"
+         " of skeletal muscle\nthat produces heat when the body temperature falls."),
+    ]:
+        make_pdf(folder / name, [f"{title}\n\n{text}"])
+    return "how do honeybee colonies keep the hive warm in winter"

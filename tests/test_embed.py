@@ -314,3 +314,43 @@ def test_embedding_thread_lowers_only_its_own_priority() -> None:
     assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == main_before
     assert lower_thread_priority(0) is False
     assert EmbedPipeline().nice == 10 and EARLIER.nice == 0
+
+
+def test_a_topic_only_in_a_long_pages_last_sentence_is_first_with_paragraph_units(tmp_path):
+    """The long-page case: the only sentence on the query's topic ends a page of ~1,100
+    words on something else. Plan 5 cuts at paragraphs, so that sentence's unit is its
+    short last paragraph with the one before, and the page comes first in semantic mode
+    (plan 1, the default, holds it as one line of a 256-token window: 5th of 5 documents;
+    plan 5 is not the default because it loses on bench/quality.py, bench/README.md)."""
+    from pdftui.embed import PLAN_5
+    from pdftui.index import index_folder
+    from pdftui.index.embedding import EmbedPipeline
+    from pdftui.search import SearchService
+
+    from .builders import build_long_page
+
+    query = build_long_page(tmp_path / "docs")
+    index_folder(tmp_path / "docs", tmp_path / "cache",
+                 pipeline=EmbedPipeline(int8=True, plan=PLAN_5))
+    service = SearchService(tmp_path / "docs", cache_dir=tmp_path / "cache")
+    try:
+        hits = service.search_sync(query, mode="semantic", top_k=5).hits
+    finally:
+        service.close()
+    assert (hits[0].doc, hits[0].page) == ("databases.pdf", 2), [(h.doc, h.page) for h in hits]
+
+
+def test_the_int8_copy_runs_at_the_basic_graph_level(embedder: Embedder) -> None:
+    """The int8 copy's session is opened at onnxruntime's basic graph optimisation level
+    (faster on this model than fastembed's "all", bench/kernels.py) and embeds as before:
+    unit-length vectors, a query closest to its own paragraph."""
+    import onnxruntime as ort
+
+    assert embedder.int8
+    session = embedder._model.model.model
+    assert session.get_session_options().graph_optimization_level == \
+        ort.GraphOptimizationLevel.ORT_ENABLE_BASIC
+    vecs = embedder.embed(["Bees keep the hive warm by shivering.", "Tables sit on pages."],
+                          single=True)
+    q = embedder.embed_query("how do bees heat their hive")
+    assert abs(float(np.linalg.norm(vecs[0])) - 1) < 1e-5 and vecs[0] @ q > vecs[1] @ q

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pymupdf
 import pytest
 
-from pdftui.embed import PLAN_1, PLAN_2, PLAN_3, Embedder, split_units
+from pdftui.embed import PLAN_1, PLAN_2, PLAN_3, PLAN_4, PLAN_5, Embedder, split_units
 from pdftui.embed.model import default_tokenizer
 
 from .conftest import corpus_pdf
@@ -124,10 +124,58 @@ def test_spaced_windows_share_tokens_with_their_neighbours_and_are_about_equal(
     "lone \ud800 surrogate " * 300,
     "🙂" * 3000,
 ], ids=["control", "cjk", "one-long-word", "long-word-inside", "surrogates", "emoji"])
-@pytest.mark.parametrize("plan", [PLAN_1, PLAN_2, PLAN_3], ids=["plan1", "plan2", "plan3"])
+@pytest.mark.parametrize("plan", [PLAN_1, PLAN_2, PLAN_3, PLAN_4, PLAN_5],
+                         ids=["plan1", "plan2", "plan3", "plan4", "plan5"])
 def test_odd_text_never_raises_and_every_span_fits(tokenizer, text, plan) -> None:
-    spans = split_units(text, tokenizer, 126, overlap=plan.overlap, shared=plan.shared)
+    spans = split_units(text, tokenizer, 126, overlap=plan.overlap, shared=plan.shared,
+                        plan=plan)
     assert spans and spans == sorted(spans)
     for s, e in spans:
         assert 0 <= s < e <= len(text) and text[s:e].strip()
         assert tokens(tokenizer, text[s:e].replace("\ud800", "\ufffd")) <= 126
+
+
+PROSE = ("The engine keeps its tables in pages of fixed size. A lookup reads one page per level "
+         "of the tree. Range scans walk the leaves in order, and writes split full nodes. ")
+
+
+def _paragraph_text() -> tuple[str, list[str]]:
+    paras = ["1 Introduction", PROSE * 2, "Short line.", PROSE * 9,
+             "Model BLEU 2014 28.4 41.8 3.3 10 18 2.3 1.0 7.5 12", PROSE, "Last words here."]
+    return "\n\n".join(paras), paras
+
+
+def test_plan_4_units_follow_paragraphs_and_sentences(tokenizer) -> None:
+    """Plan 4 cuts where paragraphs end, merges neighbours while they fit, cuts a
+    paragraph longer than the budget where a sentence ends, gives a table-like paragraph
+    a unit of its own, and tiles the text without overlap."""
+    text, paras = _paragraph_text()
+    spans = split_units(text, tokenizer, 126, plan=PLAN_4)
+    units = [text[s:e] for s, e in spans]
+    starts = {sum(len(p) + 2 for p in paras[:k]) for k in range(len(paras))}
+    assert all(tokens(tokenizer, u) <= 126 for u in units)
+    assert spans[0][0] == 0 and spans[-1][1] == len(text)
+    for (s, e), (s2, _e2) in zip(spans, spans[1:]):
+        assert e < s2 and not text[e:s2].strip()           # tiles: no overlap, no gap
+    for s, _e in spans:   # every unit starts a paragraph, else a sentence
+        assert s in starts or text[:s].rstrip()[-1] in ".!?"
+    assert units[0] == "\n\n".join(paras[:3])             # short neighbours merged
+    assert paras[4] in units                               # the table-like one, alone
+    assert len(units) == 6 and units[-1].endswith("Last words here.")
+
+
+def test_plan_4_starts_a_unit_at_each_heading_even_when_the_page_fits(tokenizer) -> None:
+    text = "2 Methods\n\nWe measure twice.\n\n2.1 Data\n\nThe data come from a survey."
+    assert split_units(text, tokenizer, 126, plan=PLAN_4) == [(0, len(text))]
+    at = text.index("2.1 Data")
+    spans = split_units(text, tokenizer, 126, plan=PLAN_4, cuts=[0, at])
+    assert [text[s:e] for s, e in spans] == [text[:at].rstrip(), text[at:]]
+
+
+def test_plan_5_merges_neighbours_only_up_to_its_target(tokenizer) -> None:
+    text = "\n\n".join([PROSE * 2] * 4)     # four paragraphs of 74 tokens
+    four = split_units(text, tokenizer, 254, plan=PLAN_4)
+    five = split_units(text, tokenizer, 254, plan=PLAN_5)
+    assert len(four) == 2 and len(five) == 2
+    assert [tokens(tokenizer, text[s:e]) for s, e in four] == [222, 74]
+    assert [tokens(tokenizer, text[s:e]) for s, e in five] == [148, 148]

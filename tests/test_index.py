@@ -14,6 +14,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 
 from pdftui.index import index_folder
 from pdftui.store.database import Cache
@@ -481,3 +483,54 @@ def test_progress_says_when_the_unit_total_is_still_growing_and_fits_a_status_li
                      following="pid 1234 on a-very-long-host-name.example.org")
     assert other.embed_status() == "embedding: another pdftui runs it, 192/1429 units"
     assert Progress("extract", docs_total=6, units_total=5).units_text() == "0/5"
+
+
+def test_eta_counts_tokens_left_not_units(tmp_path, cache_dir):
+    """The ETA divides the model tokens left by the tokens per second measured: on a made
+    folder of one document of long pages and one of one-line pages, after the long
+    document's units at a steady speed the ETA is the short document's tokens at that
+    speed (a unit count would predict as many seconds per one-line unit as per window)."""
+    from pdftui.embed import Embedder
+    from pdftui.index.embedding import EmbedRate
+
+    from .builders import make_pdf
+
+    lines = "\n".join(f"topic{i} measured carefully here" for i in range(60))
+    make_pdf(tmp_path / "long.pdf", [lines, lines], height=1000, fontsize=6)
+    make_pdf(tmp_path / "short.pdf", [f"note {i}" for i in range(12)])
+    s = index_folder(tmp_path, cache_dir)
+    emb = Embedder(None, cache_dir)
+    db = sqlite3.connect(cache_dir / "index.sqlite3")
+    rows = db.execute("SELECT f.doc, p.text, u.char_start, u.char_end FROM units u"
+                      " JOIN files f ON f.content_id = u.content_id JOIN pages p ON"
+                      " p.content_id = u.content_id AND p.number = u.page").fetchall()
+    db.close()
+    tokens = {doc: sum(emb.model_tokens([t[a:b] for d, t, a, b in rows if d == doc]))
+              for doc in ("long.pdf", "short.pdf")}
+    units = {doc: sum(1 for r in rows if r[0] == doc) for doc in tokens}
+    assert tokens["long.pdf"] > 10 * tokens["short.pdf"] and units["short.pdf"] >= 12
+    now = [0.0]
+    rate = EmbedRate(clock=lambda: now[0])
+    rate.update(0)                          # the first batch (model load) starts the clock
+    speed = 1000.0                          # tokens per second
+    now[0] += tokens["long.pdf"] / speed
+    rate.update(tokens["long.pdf"])
+    total = sum(tokens.values())
+    assert rate.eta(tokens["short.pdf"], 2, 2, total) == pytest.approx(
+        tokens["short.pdf"] / speed)
+    # contents not planned yet count at the mean tokens per planned content
+    assert rate.eta(tokens["short.pdf"], 2, 4, total) == pytest.approx(
+        (tokens["short.pdf"] + total) / speed)
+    assert s.tokens_embedded >= total     # section head units come on top
+
+
+def test_embed_progress_reports_tokens(tmp_path, cache_dir):
+    """The embed reports carry the tokens planned and done; at the end all are done and
+    they are the tokens the model ran (``tokens_embedded``)."""
+    folder = copy_docs(tmp_path / "one", SMALL_DOCS[:1])
+    reports = []
+    s = index_folder(folder, cache_dir, progress=reports.append)
+    embeds = [p for p in reports if p.phase == "embed" and not p.following]
+    assert embeds[-1].tokens_done == embeds[-1].tokens_total == s.tokens_embedded > 0
+    done = [p.tokens_done for p in embeds]
+    assert done == sorted(done)

@@ -29,6 +29,7 @@ _HOME = {
     "assemble_default_model": "model", "int8_enabled": "model", "known_int8_hash": "model",
     "resolve_model_name": "model",
     "DEFAULT_PLAN": "units", "PLAN_1": "units", "PLAN_2": "units", "PLAN_3": "units",
+    "PLAN_4": "units", "PLAN_5": "units",
     "UnitPlan": "units", "split_units": "units",
 }
 
@@ -49,6 +50,8 @@ __all__ = [
     "PLAN_1",
     "PLAN_2",
     "PLAN_3",
+    "PLAN_4",
+    "PLAN_5",
     "Embedder",
     "EmbedderUnavailable",
     "UnitPlan",

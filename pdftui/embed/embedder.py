@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import pathlib
 import threading
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from .model import (
@@ -186,15 +187,17 @@ class Embedder:
 
     # ---------------------------------------------------------------- chunking
 
-    def unit_spans(self, text: str, plan: UnitPlan = PLAN_1, max_tokens: int | None = None
-                   ) -> list[tuple[int, int]]:
+    def unit_spans(self, text: str, plan: UnitPlan = PLAN_1, max_tokens: int | None = None,
+                   cuts: Iterable[int] = ()) -> list[tuple[int, int]]:
         """Character spans ``[(start, end)]`` of one page's embedding units
         (:func:`pdftui.embed.units.split_units`), each fitting the model.
 
         A unit holds at most :attr:`max_tokens` tokens including the special tokens and a
         passage prefix (for models that need one); ``max_tokens`` lowers the limit (a
-        section head unit); ``plan.overlap`` picks overlapping windows or equal tiles.
-        Tokenizer only: for the default model this does not load the ONNX model.
+        section head unit); ``plan.overlap`` picks overlapping windows or equal tiles,
+        ``plan.paragraphs`` units that follow the paragraphs, each starting at the character
+        offsets ``cuts`` if any. Tokenizer only: for the default model this does not load the
+        ONNX model.
         """
         if not text or not text.strip():
             return []
@@ -202,7 +205,8 @@ class Embedder:
         assert self._n_special is not None and self._passage_prefix_tokens is not None
         cap = min(self.max_tokens, max_tokens or self.max_tokens)
         budget = max(8, cap - self._n_special - self._passage_prefix_tokens)
-        return split_units(text, tok, budget, overlap=plan.overlap, shared=plan.shared)
+        return split_units(text, tok, budget, overlap=plan.overlap, shared=plan.shared,
+                           plan=plan, cuts=cuts)
 
     def units(self, text: str, plan: UnitPlan = PLAN_1, max_tokens: int | None = None
               ) -> list[str]:
@@ -290,6 +294,12 @@ class Embedder:
                                                          add_special_tokens=False)]
         except Exception:  # noqa: BLE001 - odd text: fall back to a character estimate
             return [len(t) // 4 for t in texts]
+
+    def model_tokens(self, texts: list[str]) -> list[int]:
+        """Tokens the model sees for each text (special tokens and a passage prefix
+        included, at most :attr:`max_tokens`): the cost of embedding it. Tokenizer only."""
+        return [int(n) for n in self._padded_counts(
+            [self.passage_prefix + t for t in texts])] if texts else []
 
     def _padded_counts(self, texts: list[str]) -> np.ndarray:
         """Tokens the model sees for each text: special tokens included, cut at the limit."""

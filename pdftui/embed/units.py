@@ -4,15 +4,16 @@ A model reads at most a fixed number of tokens, so a long page is cut into windo
 most that many tokens, each a substring of the page given by its character offsets (the
 units table stores them, and excerpts and the reader map a semantic hit back to its place on
 the page with them). :func:`split_units` is pure: text and a tokenizer in, character spans
-out, so it is tested without a model. A :class:`UnitPlan` says whether windows overlap and
-how long a section's head unit is; it is part of the embeddings' identity (another plan
-re-embeds).
+out, so it is tested without a model. A :class:`UnitPlan` says how a page is cut (windows
+with or without overlap, or units that follow the paragraphs) and how long a section's head
+unit is; it is part of the embeddings' identity (another plan re-embeds).
 """
 
 from __future__ import annotations
 
+import bisect
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -21,7 +22,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 from .model import DEFAULT_MAX_TOKENS
 
-__all__ = ["DEFAULT_PLAN", "PLAN_1", "PLAN_2", "PLAN_3", "UnitPlan", "replace_surrogates",
+__all__ = ["DEFAULT_PLAN", "PLAN_1", "PLAN_2", "PLAN_3", "PLAN_4", "PLAN_5", "UnitPlan",
+           "paragraph_spans", "replace_surrogates",
            "split_units"]
 
 _SURROGATES = re.compile("[\ud800-\udfff]")
@@ -40,13 +42,20 @@ class UnitPlan:
     (0: they tile the page without overlap, plan 2). ``head_tokens``: a section head unit
     is the first unit of the section's own text, from its heading, cut the same way with
     at most ``head_tokens`` tokens (special tokens included; at most the model's limit).
-    ``version`` is part of the embeddings' identity.
+    ``version`` is part of the embeddings' identity. ``paragraphs``: units follow the text
+    instead (:func:`paragraph_spans`): cut where paragraphs end (a paragraph longer than
+    the model's length where sentences end), neighbours merged while they fit, each
+    section's heading starting a unit (so its head unit is a page unit, embedded once),
+    table-like paragraphs units of their own; ``target``: neighbours are merged only
+    while the unit holds fewer than ``target`` tokens (0: while they fit).
     """
 
     version: int
     overlap: bool
     head_tokens: int
     shared: int = 0
+    paragraphs: bool = False
+    target: int = 0
 
     def identity(self, weights_hash: str) -> str:
         """The ``embeddings.weights_hash`` value for vectors of these weights and this plan
@@ -61,6 +70,11 @@ PLAN_1 = UnitPlan(1, overlap=True, head_tokens=DEFAULT_MAX_TOKENS)
 #: 16 tokens with each neighbour (plan 3), 128-token section heads.
 PLAN_2 = UnitPlan(2, overlap=False, head_tokens=128)
 PLAN_3 = UnitPlan(3, overlap=False, head_tokens=128, shared=16)
+#: Units that follow the text: paragraphs merged up to the model's length (plan 4), or
+#: only up to about half of it (plan 5); section heads are page units where they coincide.
+PLAN_4 = UnitPlan(4, overlap=False, head_tokens=DEFAULT_MAX_TOKENS, paragraphs=True)
+PLAN_5 = UnitPlan(5, overlap=False, head_tokens=DEFAULT_MAX_TOKENS, paragraphs=True,
+                  target=128)
 DEFAULT_PLAN = PLAN_1
 
 
@@ -77,7 +91,8 @@ def replace_surrogates(text: str) -> str:
 
 
 def split_units(text: str, tokenizer: Tokenizer, budget: int, *, overlap: bool = True,
-                shared: int = 0) -> list[tuple[int, int]]:
+                shared: int = 0, plan: UnitPlan | None = None,
+                cuts: Iterable[int] = ()) -> list[tuple[int, int]]:
     """Character spans ``[(start, end)]`` of ``text``'s embedding units, in order.
 
     ``budget`` is the most tokens a unit may hold, special tokens (and a passage prefix)
@@ -89,8 +104,10 @@ def split_units(text: str, tokenizer: Tokenizer, budget: int, *, overlap: bool =
     its neighbours (0: they tile the text without overlap). Cuts fall where the
     tokenizer's offsets show a whitespace gap (else at a pre-token / word boundary, else
     anywhere); a window starts at its first token and ends with its last token, and the last
-    one ends at the text's last token. Never raises on odd text (control characters, CJK,
-    lone surrogates, very long words).
+    one ends at the text's last token. A ``plan`` with ``paragraphs`` cuts by
+    :func:`paragraph_spans` instead (``cuts``: character offsets where a unit must start,
+    e.g. the page's section headings), even when the text fits. Never raises on odd text
+    (control characters, CJK, lone surrogates, very long words).
     """
     if not text or not text.strip():
         return []
@@ -101,6 +118,12 @@ def split_units(text: str, tokenizer: Tokenizer, budget: int, *, overlap: bool =
         return [(0, len(text))]
     offsets = enc.offsets
     n = len(offsets)
+    if plan is not None and plan.paragraphs and n:
+        find = _boundary_finder(offsets, enc.word_ids)
+        tokens = paragraph_spans(clean, offsets, budget, find, target=plan.target,
+                                 cuts=cuts)
+        spans = _fit(clean, tokenizer, offsets, tokens, budget)
+        return [(s, e) for s, e in spans if text[s:e].strip()] or [(0, len(text))]
     if n <= budget:
         return [(0, len(text))]
     find = _boundary_finder(offsets, enc.word_ids)
@@ -112,6 +135,85 @@ def split_units(text: str, tokenizer: Tokenizer, budget: int, *, overlap: bool =
         tokens = _tile(n, budget, find)
     spans = _fit(clean, tokenizer, offsets, tokens, budget)
     return [(s, e) for s, e in spans if text[s:e].strip()] or [(0, len(text))]
+
+
+_PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
+_SENTENCE_END = frozenset(".!?")
+
+
+def paragraph_spans(text: str, offsets: list[tuple[int, int]], budget: int, find: Finder, *,
+                    target: int = 0, cuts: Iterable[int] = ()) -> list[tuple[int, int]]:
+    """Token spans ``[(s, e)]`` of units that follow ``text``'s paragraphs (separated by a
+    blank line), given the tokens' character ``offsets``: each paragraph a piece, one longer
+    than ``budget`` tokens cut into pieces where sentences end (a token after '.', '!' or
+    '?' and a space; else at the word boundary ``find`` sees, else anywhere); then
+    neighbouring pieces merged while the unit stays within ``budget`` (and, with
+    ``target``, while it holds fewer than ``target`` tokens). A piece starting at or after
+    one of the character offsets ``cuts`` (before the next piece) starts a unit, and a
+    table-like paragraph (:func:`_tabular`) is never merged. The spans tile tokens
+    ``[0, len(offsets))`` in order."""
+    pieces = [(s, e, own) for s, e, own in _paragraph_tokens(text, offsets)
+              for s, e in _sentence_pieces(s, e, text, offsets, budget, find)]
+    starts = [offsets[s][0] for s, _e, _own in pieces]
+    forced = {bisect.bisect_left(starts, c) for c in cuts}
+    units: list[list] = []
+    for k, (s, e, own) in enumerate(pieces):
+        if units:
+            last = units[-1]
+            full = e - last[0] > budget or (target and last[1] - last[0] >= target)
+            if not (k in forced or own or last[2] or full):
+                last[1] = e
+                continue
+        units.append([s, e, own])
+    units[0][0], units[-1][1] = 0, len(offsets)
+    return [(s, e) for s, e, _own in units]
+
+
+def _paragraph_tokens(text: str, offsets: list[tuple[int, int]]
+                      ) -> list[tuple[int, int, bool]]:
+    """``[(first token, end token, table-like)]`` of each paragraph holding tokens, tiling
+    the tokens: a token belongs to the paragraph its first character is in."""
+    bounds = [0] + [m.end() for m in _PARAGRAPH_BREAK.finditer(text)]
+    token_starts = [a for a, _b in offsets]
+    firsts = sorted({bisect.bisect_left(token_starts, b) for b in bounds} | {0})
+    out = []
+    for k, s in enumerate(firsts):
+        e = firsts[k + 1] if k + 1 < len(firsts) else len(offsets)
+        if e > s:
+            out.append((s, e, _tabular(text[offsets[s][0]:offsets[e - 1][1]])))
+    return out
+
+
+def _tabular(paragraph: str) -> bool:
+    """Whether a paragraph reads as a table rather than prose: eight words or more, and
+    most of them numbers (40 % or more hold a digit) or "Header: value; Header: value"
+    records (tables.py writes ruled tables' rows so)."""
+    words = paragraph.split()
+    if len(words) < 8:
+        return False
+    numeric = sum(any(c.isdigit() for c in w) for w in words)
+    return numeric >= 0.4 * len(words) or (paragraph.count(": ") >= 3
+                                           and paragraph.count("; ") >= 2)
+
+
+def _sentence_pieces(s: int, e: int, text: str, offsets: list[tuple[int, int]], budget: int,
+                     find: Finder) -> list[tuple[int, int]]:
+    """Tokens ``[s, e)`` as pieces of at most ``budget`` tokens, each ending at the last
+    sentence end that fits (when the piece keeps at least a quarter of the budget), else
+    at a word boundary, else at the budget."""
+    pieces = []
+    while e - s > budget:
+        cut = None
+        for i in range(s + budget, s + budget // 4, -1):
+            prev = text[offsets[i - 1][0]:offsets[i - 1][1]]
+            if prev[-1:] in _SENTENCE_END and offsets[i][0] > offsets[i - 1][1]:
+                cut = i
+                break
+        cut = cut or find(s + budget, s + budget // 2, -1) or s + budget
+        pieces.append((s, cut))
+        s = cut
+    pieces.append((s, e))
+    return pieces
 
 
 def _boundary_finder(offsets: list[tuple[int, int]], word_ids: list[int | None]) -> Finder:

@@ -16,6 +16,7 @@ import sys
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..cache import HEAD_UNITS, SECTION_HEAD_CHARS, SECTION_HEAD_PAGE
@@ -26,6 +27,8 @@ from .report import Progress, ProgressFn
 
 #: Units per embedding batch (and per committed transaction).
 EMBED_BATCH = 16
+#: What joins a page's blocks in its text (pdftui.extract), so block k starts after k of them.
+BLOCK_SEPARATOR = "\n\n"
 #: Seconds between looks at the embedding lease while another process holds it.
 FOLLOW_POLL_S = 1.0
 
@@ -34,9 +37,12 @@ def section_head_text(embedder, title: str, text: str, own_chars: int,
                       plan: UnitPlan = PLAN_1) -> str:
     """The text of a section's head unit: the first embedding unit (up to
     ``plan.head_tokens`` tokens) of the section's own text, from its heading; the title
-    when that is empty. ``own_chars`` as in ``sections.own_chars`` (-1 = the whole text)."""
+    when that is empty. ``own_chars`` as in ``sections.own_chars`` (-1 = the whole text).
+    A plan cutting at paragraphs reads up to 4x ``SECTION_HEAD_CHARS`` characters, so its
+    first unit ends where the page's unit from the same heading ends."""
     own = text if own_chars < 0 else text[:own_chars]
-    first = embedder.units(own[:SECTION_HEAD_CHARS], plan, max_tokens=plan.head_tokens)
+    chars = SECTION_HEAD_CHARS * (4 if plan.paragraphs else 1)
+    first = embedder.units(own[:chars], plan, max_tokens=plan.head_tokens)
     return next(iter(first), "") or title
 
 
@@ -138,28 +144,38 @@ class _EmbedQueue:
         return out
 
 
-class _Rate:
-    """Embedding speed and time left. The ETA divides the units left, plus the units the
-    contents not planned yet will bring (at the mean units per planned content), by the
-    units per second since the first batch; it converges as both estimates firm up."""
+class EmbedRate:
+    """Embedding speed and time left, in model tokens (special tokens included, as
+    :meth:`pdftui.embed.Embedder.model_tokens` counts them): a unit's cost grows with its
+    length, so units of a few tokens (short pages, headings) and full 256-token windows
+    are not counted alike. The ETA (seconds) divides the tokens left, plus the tokens the
+    contents not planned yet will bring (at the mean tokens per planned content), by the
+    tokens per second since the first batch ended (that batch includes the model's load
+    and is not counted). ``clock`` gives seconds (``time.monotonic``)."""
 
-    def __init__(self) -> None:
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self.clock = clock
         self.t0: float | None = None
-        self.done = 0
+        self.done = 0   # tokens embedded since t0
 
-    def update(self, units: int) -> None:
+    def update(self, tokens: int) -> None:
+        """``tokens`` more were embedded (one batch)."""
         if self.t0 is None:
-            self.t0 = time.monotonic()
-            return   # the first batch includes the model load: not counted
-        self.done += units
+            self.t0 = self.clock()
+            return
+        self.done += tokens
 
-    def eta(self, left: int, planned: int, expected: int, units_planned: int) -> float | None:
+    def eta(self, left: int, planned: int, expected: int, tokens_planned: int
+            ) -> float | None:
+        """Seconds left for ``left`` tokens still to embed of ``planned`` contents holding
+        ``tokens_planned`` tokens, of ``expected`` contents in all; None until a batch
+        after the first has been timed."""
         if self.t0 is None or self.done <= 0:
             return None
-        rate = self.done / max(time.monotonic() - self.t0, 1e-6)
+        rate = self.done / max(self.clock() - self.t0, 1e-6)
         unplanned = max(0, expected - planned)
         if planned:
-            left += unplanned * units_planned / planned
+            left += unplanned * tokens_planned / planned
         return left / rate
 
 
@@ -178,6 +194,8 @@ class EmbedThread(threading.Thread):
         self.units_done = 0      # embedded by this run
         self.units_total = 0     # to embed in this run
         self.units_before = 0    # already embedded (by an earlier run or another process)
+        self.tokens_done = 0     # model tokens of the units embedded by this run
+        self.tokens_total = 0    # model tokens of the units to embed in this run
         self.error: str | None = None
         self.expected = 0        # contents this run may embed (queued or being extracted)
         self.planned = 0         # contents planned so far
@@ -185,7 +203,9 @@ class EmbedThread(threading.Thread):
         self.docs_ready = 0      # planned contents whose units are all embedded
         self._queued: set[int] = set()
         self._left: dict[int, int] = {}   # units still to embed per planned content
-        self._rate = _Rate()
+        self._rate = EmbedRate()
+        self._copied: set[tuple[int, int, int]] = set()   # page units a head unit copies
+        self._copies: dict = {}                            # their vectors, once embedded
         self.followed_s = 0.0    # seconds spent following another process's lease
         self.followed: str = ""  # whom ("pid 1234 on host")
         self.lease = Lease(cache_dir, embed_lease_name(embedder.model_id),
@@ -294,15 +314,16 @@ class EmbedThread(threading.Thread):
         left = [it for it in batch if (it[0], it[2][0], it[2][1]) not in have]
         gone = len(batch) - len(left)
         self.units_total -= gone
+        self.tokens_total -= sum(it[2][5] for it in batch) - sum(it[2][5] for it in left)
         self.units_before += gone
         return left
 
     def _report(self) -> None:
-        left = self.units_total - self.units_done
-        eta = self._rate.eta(left, self.planned, self.expected,
-                             self.units_total + self.units_before)
+        left = self.tokens_total - self.tokens_done
+        eta = self._rate.eta(left, self.planned, self.expected, self.tokens_total)
         self.report(Progress("embed", units_total=self.units_before + self.units_total,
                              units_done=self.units_before + self.units_done,
+                             tokens_total=self.tokens_total, tokens_done=self.tokens_done,
                              docs_total=max(self.expected, self.planned),
                              docs_done=self.docs_ready, eta_s=eta,
                              docs_planned=max(self.expected, self.planned)
@@ -317,9 +338,7 @@ class EmbedThread(threading.Thread):
 
         emb = self.embedder
         model_id = emb.model_id
-        vecs = emb.embed([it[2][4] for it in batch], sort=self.pipeline.sort,
-                         single=self.pipeline.single)
-        vecs = vecs.astype(np.float32, copy=False)
+        vecs = self._vectors(batch).astype(np.float32, copy=False)
         dead = cache.store_units(
             model_id, [(it[0], it[1], it[2], v.tobytes()) for it, v in zip(batch, vecs)],
             keep=lambda: self.lease.still_held(cache))
@@ -332,12 +351,48 @@ class EmbedThread(threading.Thread):
                 self._left[it[0]] = left - 1
                 if left == 1:
                     self.docs_ready += 1
+                    self._forget_copies(it[0])
+        tokens = sum(it[2][5] for it in batch)
         self.units_done += len(batch)
-        self._rate.update(len(batch))
+        self.tokens_done += tokens
+        self._rate.update(tokens)
         self._report()
 
-    def _plan(self, cache: Cache, cid: int) -> list[tuple[int, int, int, int, str]]:
-        """The units of one content still to embed: ``(page, ordinal, start, end, text)``."""
+    def _vectors(self, batch: list):
+        """The vectors of a batch's units, in order: each embedded, except a unit naming a
+        page unit of the same text (``same``), which takes that unit's vector (embedded
+        earlier in this run or in this batch: a content's page units are queued before its
+        section heads), or is embedded when that vector is not at hand."""
+        import numpy as np
+
+        emb, pipe = self.embedder, self.pipeline
+        own = {(it[0], it[2][0], it[2][1]) for it in batch if it[2][6] is None}
+        fresh = [k for k, it in enumerate(batch) if it[2][6] is None
+                 or ((it[0], *it[2][6]) not in self._copies
+                     and (it[0], *it[2][6]) not in own)]
+        got = emb.embed([batch[k][2][4] for k in fresh], sort=pipe.sort, single=pipe.single)
+        out = np.zeros((len(batch), got.shape[1]), dtype=np.float32)
+        for k, v in zip(fresh, got):
+            out[k] = v
+            key = (batch[k][0], batch[k][2][0], batch[k][2][1])
+            if key in self._copied:
+                self._copies[key] = v
+        fresh_set = set(fresh)
+        for k, it in enumerate(batch):
+            if k not in fresh_set:
+                out[k] = self._copies[(it[0], *it[2][6])]
+        return out
+
+    def _forget_copies(self, cid: int) -> None:
+        """Drop the kept vectors of a content whose units are all embedded."""
+        for key in [k for k in self._copied if k[0] == cid]:
+            self._copied.discard(key)
+            self._copies.pop(key, None)
+
+    def _plan(self, cache: Cache, cid: int) -> list[tuple]:
+        """The units of one content still to embed: ``(page, ordinal, start, end, text,
+        model tokens, same)``, ``same`` the ``(page, ordinal)`` of a page unit of the same
+        text whose vector it takes (a section head; 0 tokens), else None."""
         emb = self.embedder
         plan = self.pipeline.plan
         model_id, whash = emb.model_id, plan.identity(emb.weights_hash)
@@ -347,20 +402,49 @@ class EmbedThread(threading.Thread):
             state = None
         if state and state[2] >= state[1] and not cache.heads_missing(cid, model_id):
             return []
-        todo: list[tuple[int, int, int, int, str]] = []
+        todo: list = []
+        cuts = self._heading_offsets(cache, cid) if plan.paragraphs else {}
         for number, text in cache.page_texts(cid):
-            for i, (start, end) in enumerate(emb.unit_spans(text, plan)):
-                todo.append((number, i, start, end, text[start:end]))
+            for i, (start, end) in enumerate(emb.unit_spans(text, plan,
+                                                            cuts=cuts.get(number, ()))):
+                todo.append((number, i, start, end, text[start:end], None))
         # one head unit per section: the first unit of its own text, from its heading
-        # (page 0 marks them; the semantic section arm ranks sections by it)
+        # (page 0 marks them; the semantic section arm ranks sections by it); where a page
+        # unit holds the same text, its vector is copied (the last field names it)
+        same = {t[4]: (t[0], t[1]) for t in todo} if plan.paragraphs else {}
         for ordinal, title, text, own in cache.section_texts(cid):
             first = section_head_text(emb, title, text, own, plan)
             if first.strip():
-                todo.append((SECTION_HEAD_PAGE, ordinal, 0, len(first), first))
+                todo.append((SECTION_HEAD_PAGE, ordinal, 0, len(first), first,
+                             same.get(first)))
         have = cache.unit_keys(cid, model_id)
         if not cache.plan_embeddings(cid, model_id, whash, len(todo), len(have)):
             return []
         todo = [t for t in todo if (t[0], t[1]) not in have]
+        todo = [t if t[5] is None or t[5] not in have else (*t[:5], None) for t in todo]
+        counts = iter(emb.model_tokens([t[4] for t in todo if t[5] is None]))
+        todo = [(*t[:5], 0 if t[5] else next(counts), t[5]) for t in todo]
+        self._copied.update((cid, *t[6]) for t in todo if t[6])
         self.units_before += len(have)
         self.units_total += len(todo)
+        self.tokens_total += sum(t[5] for t in todo)
         return todo
+
+    @staticmethod
+    def _heading_offsets(cache: Cache, cid: int) -> dict[int, list[int]]:
+        """Per page number, the character offsets where the content's sections start
+        (their heading block's first character: a page's text is its blocks joined by a
+        blank line)."""
+        starts: dict[int, set[int]] = {}
+        for page, block in cache.section_starts(cid):
+            starts.setdefault(page, set()).add(block)
+        out: dict[int, list[int]] = {}
+        for number, text in cache.page_texts(cid):
+            if number in starts:
+                offsets, pos = [], 0
+                for k, block in enumerate(text.split(BLOCK_SEPARATOR)):
+                    if k in starts[number]:
+                        offsets.append(pos)
+                    pos += len(block) + len(BLOCK_SEPARATOR)
+                out[number] = offsets
+        return out

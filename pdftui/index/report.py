@@ -39,6 +39,10 @@ class Progress:
     #: "embed": the documents whose units are counted in ``units_total`` so far (a
     #: document's units are counted when its turn to embed comes).
     docs_planned: int = 0
+    #: "embed": model tokens (special tokens included) of the units counted in
+    #: ``units_total`` / embedded so far by this run; the ETA is reckoned in them.
+    tokens_total: int = 0
+    tokens_done: int = 0
 
     def units_text(self) -> str:
         """``"128/367"``; ``"0/30+"`` while documents still to embed have not had their

@@ -83,6 +83,12 @@ class EmbeddingStore:
         return self.db.execute("SELECT ordinal, title, text, own_chars FROM sections"
                                " WHERE content_id=? ORDER BY ordinal", (content_id,)).fetchall()
 
+    def section_starts(self, content_id: int) -> list[tuple[int, int]]:
+        """``[(start page, start block)]`` of a content's sections (page 1-based, block
+        the 0-based ordinal of its heading block on that page)."""
+        return self.db.execute("SELECT start_page, start_block FROM sections WHERE"
+                               " content_id=? ORDER BY ordinal", (content_id,)).fetchall()
+
     def heads_missing(self, content_id: int, model_id: str) -> bool:
         """True when the content has sections but no section head unit for the model."""
         return bool(self.db.execute(
