@@ -32,7 +32,11 @@ def held(stems: set[str], terms: Sequence[Term]) -> set[str]:
 def holder(terms: Sequence[Term]):
     """``stems -> frozenset of str(term)``: :func:`held` for many blocks of one query (an
     exact term looked up, a prefix term matched), memoised by the block's stems."""
-    exact = {t.text: str(t) for t in terms if not t.prefix}
+    exact: dict[str, set[str]] = {}
+    for t in terms:
+        if not t.prefix:   # the word, and its closed-up spellings (Term.joined)
+            for x in (t.text, *t.joined):
+                exact.setdefault(x, set()).add(str(t))
     prefixed = [t for t in terms if t.prefix]
     memo: dict[frozenset[str], frozenset[str]] = {}
 
@@ -41,7 +45,7 @@ def holder(terms: Sequence[Term]):
         out = memo.get(key)
         if out is None:
             out = memo[key] = frozenset(
-                {exact[x] for x in key if x in exact} |
+                {s for x in key if x in exact for s in exact[x]} |
                 {str(t) for t in prefixed if any(t.matches(x) for x in key)})
         return out
     return got
