@@ -340,3 +340,22 @@ def test_a_service_of_older_code_is_never_asked_and_stops(world, tmp_path):
         for path in (old, new):
             if path is not None:
                 _stop(path)
+
+
+def test_the_service_answers_notes_before_the_table_in_one_pipe(world):
+    """Fresh-user finding: the "index in progress" note printed on the table's bottom
+    border. Through the service, with stdout and stderr in one pipe (``2>&1 | less``),
+    the note comes on a line of its own before the table, as in-process."""
+    folder, env = world
+    table = "┏━━┓\n┃ # ┃\n└──┘\n"
+    note = "pdftui: an index of this folder is in progress\n"
+    fake = FakeService(_path(env), json.dumps(
+        {"code": 0, "stdout": table, "stderr": note}).encode())
+    try:
+        got = subprocess.run([sys.executable, "-m", "pdftui", "search", str(folder), "q"],
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                             env=env, timeout=300, stdin=subprocess.DEVNULL)
+        assert fake.asked == 1
+        assert got.stdout == note + table
+    finally:
+        fake.close()
