@@ -366,3 +366,33 @@ def test_the_footer_follows_the_results_pane_after_esc_closes_a_dialog(make_app)
             finally:
                 app.gate.delay_s = service.delay_s = 0.0
     run(go())
+
+
+def test_the_contents_list_names_every_section_whole_at_160_columns(make_app):
+    """Fresh-user finding: the contents list cut section titles even at 160 columns (it
+    is 17 columns beside the reader's text). A title longer than the list goes on over
+    the next lines: every entry shown is whole, none ends in "…"."""
+    import re
+
+    from pdftui.tui.reader_widgets import TocList
+
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(160, 48)) as pilot:
+            await settle(pilot)
+            await search(pilot, "attention")
+            await pilot.press("enter")
+            reader = await reader_ready(pilot, lambda r: r.view.request.doc == ATTENTION)
+            toc = app.query_one(TocList)
+            await pilot.press("t")
+            await wait_for(pilot, lambda: toc.display and toc.option_count > 3
+                           and toc.region.width > 0, what="the contents")
+            await pilot.pause()
+            x, y, w, h = toc.region
+            region = [line[x:x + w] for line in screen_lines(app)[y:y + h]]
+            shown = re.sub(r"[\s│┃]+", "", "".join(region))   # its right border too
+            assert "…" not in shown, region
+            titles = [s.title for s in reader.view.sections if s.title][:6]
+            for title in titles:
+                assert re.sub(r"\s+", "", title) in shown, (title, region)
+    run(go())
