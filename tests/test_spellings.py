@@ -36,8 +36,10 @@ def engine(tmp_path_factory):
     texts = dict(SPELLINGS, **FLASH)
     texts[OTHER] = "Windowed sparse attention on long inputs, with no model names."
     for name, text in texts.items():
+        first = "BigBird blocks" if name == "camel.pdf" else "Introduction"
         make_pdf(folder / name, [text, FILLER], fontsize=8,
-                 toc=[[1, "Introduction", 1], [1, "The harbour", 2]])
+                 title="BigBird: sparse encoders" if name == "camel.pdf" else None,
+                 toc=[[1, first, 1], [1, "The harbour", 2]])
     summary = index_folder(folder, base / "cache", embed=False)
     assert summary.indexed == len(texts), summary.to_json()
     eng = Engine(folder, base / "cache")
@@ -99,3 +101,15 @@ def test_flash_attention_spelled_either_way(engine, typed):
     gone = engine.search(f"exact softmax -{typed}" if " " not in typed
                          else f'exact softmax -"{typed}"', mode="keyword", top_k=20)
     assert not set(FLASH) & _docs(gone), typed
+
+
+@pytest.mark.parametrize("field", ['title:"big bird"', 'section:"big bird"',
+                                   'section:"Big-Bird"', "section:bigbird"])
+def test_fields_match_the_closed_up_spelling(engine, field):
+    """``title:`` and ``section:`` with the name spaced (or closed up) find the title
+    writing BigBird (the other spellings' pages have titles of their own words)."""
+    res = engine.search(f"sparse attention {field}", mode="keyword",
+                        granularity="section" if field.startswith("section") else "page",
+                        top_k=20)
+    got = _docs(res)
+    assert "camel.pdf" in got and OTHER not in got, (field, [(h.doc, h.page) for h in res.hits])

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..search.keyword import (B, K1, MAX_TERMS, TITLE_WEIGHT, _CJK_RUN_RE, Ranking, Term,
+from ..search.keyword import (B, K1, MAX_TERMS, TITLE_WEIGHT, _CJK_RUN_RE, Ranking, Term, join_pairs,
                               _count_matrix, _row_sums, distinct, member, parse_query,
                               tokenize)
 from ..search import bm25
@@ -267,9 +267,9 @@ class KeywordIndex:
 
     def title_rows(self, value: str) -> set[int]:
         """Ids of the sections whose title holds every term of ``value`` (stems;
-        ``word*`` prefixes)."""
+        ``word*`` prefixes; adjacent words also written closed up: :func:`.join_pairs`)."""
         rows: set[int] | None = None
-        for term in parse_query(value, stopwords=True):
+        for term in join_pairs(parse_query(value, stopwords=True), value, self.has_stem):
             got = {r for r, col, _n in self.term_rows("sections", term) if col == "title"}
             rows = got if rows is None else rows & got
         return rows or set()
