@@ -57,8 +57,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cache-dir", default=None)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--modes", default="keyword,semantic,hybrid")
+    ap.add_argument("--granularities", default="page",
+                    help="page,section: time section searches too, interleaved with the"
+                         " pages' (the TUI's `p`), and their p50 over the pages'")
     ap.add_argument("--json", dest="json_path", default=None)
     args = ap.parse_args(argv)
+    grans = args.granularities.split(",")
 
     data = json.loads(Path(args.queries).read_text())
     corpus = args.corpus or str(Path(args.queries).resolve().parents[1] / data["corpus"])
@@ -71,9 +75,11 @@ def main(argv: list[str] | None = None) -> int:
     cold_ms = (time.perf_counter() - t_cold) * 1000
     for q in queries:  # warm-up: every code path and page cache once
         for mode in modes:
-            engine.search(q, mode=mode)
+            for g in grans:
+                engine.search(q, mode=mode, granularity=g)
 
     e2e: dict[str, list[float]] = {m: [] for m in modes}
+    sect: dict[str, list[float]] = {m: [] for m in modes if "section" in grans}
     floors: dict[str, list[float]] = {"embed": [], "fts_match": [], "matmul": []}
     m = engine.matrix()
     emb = engine._embedder
@@ -81,6 +87,9 @@ def main(argv: list[str] | None = None) -> int:
         for q in queries:
             for mode in modes:
                 e2e[mode].append(timed(lambda: engine.search(q, mode=mode)))
+                if mode in sect:
+                    sect[mode].append(timed(lambda: engine.search(q, mode=mode,
+                                                                  granularity="section")))
             vec = emb.embed_query(q)
             floors["embed"].append(timed(lambda: emb.embed_query(q)))
             floors["matmul"].append(timed(lambda: m.matrix @ vec))
@@ -98,6 +107,10 @@ def main(argv: list[str] | None = None) -> int:
         "floors": {k: {"p50": round(pct(v, 50), 3), "p95": round(pct(v, 95), 3)}
                    for k, v in floors.items()},
     }
+    if sect:
+        summary["sections"] = {k: {"p50": round(pct(v, 50), 2), "p95": round(pct(v, 95), 2),
+                                   "over_pages_p50": round(pct(v, 50) / pct(e2e[k], 50), 2)}
+                               for k, v in sect.items()}
     f = {k: v["p50"] for k, v in summary["floors"].items()}
     floor = {"keyword": f["fts_match"], "semantic": f["embed"] + f["matmul"],
              "hybrid": f["embed"] + f["matmul"] + f["fts_match"]}
@@ -109,6 +122,9 @@ def main(argv: list[str] | None = None) -> int:
     for k in modes:
         print(f"{k:<10}{summary['modes'][k]['p50']:>9.1f}{summary['modes'][k]['p95']:>9.1f}"
               f"{floor[k]:>11.2f}{summary['ratio_p50'].get(k, float('nan')):>7.2f}")
+    for k, v in summary.get("sections", {}).items():
+        print(f"{k + ' sect':<15}{v['p50']:>9.1f}{v['p95']:>9.1f}   sections / pages p50 "
+              f"{v['over_pages_p50']:.2f}")
     for k, v in summary["floors"].items():
         print(f"floor {k:<10} p50 {v['p50']:.3f} ms  p95 {v['p95']:.3f} ms")
     if args.json_path:

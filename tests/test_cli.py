@@ -547,6 +547,20 @@ def test_a_search_while_the_folder_is_being_indexed_says_an_index_is_in_progress
                 "documents extracted): searching the 3 documents it has indexed so far"
                 ) in r.stderr
         assert "run `pdftui index`" not in r.stderr
+        # Fresh-user finding: the note printed on the table's bottom border. Both streams
+        # into one pipe (`2>&1 | less`), through the service or not: the note has a line
+        # of its own, before the table, and no line of the table holds it
+        for service in ("0", "1"):
+            merged = subprocess.run(
+                [sys.executable, "-m", "pdftui.cli", *map(str, base), "--width", "90"],
+                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300,
+                env={**os.environ, "PDFTUI_SERVICE": service}).stdout
+            lines = merged.splitlines()
+            notes = [i for i, line in enumerate(lines) if "pdftui:" in line]
+            table = [i for i, line in enumerate(lines) if line[:1] in "┏┃┡│├└"]
+            assert notes and table, merged
+            assert all(lines[i].startswith("pdftui: an index of this folder") for i in notes), merged
+            assert max(notes) < min(table), merged
         d = json.loads(_cli(*base, "--json").stdout)
         assert d["hits"] and d["index_in_progress"] == {
             "pid": other.pid, "host": socket.gethostname(), "documents_extracted": 3,

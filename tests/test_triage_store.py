@@ -10,6 +10,7 @@ import shutil
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pymupdf as fitz
 import pytest
@@ -240,3 +241,22 @@ def test_lookup_of_a_large_folder_matches_one_get_per_document(tmp_path, store):
     assert got["more/p02999.pdf"].note == "read me"
     for doc, s in docs[:50] + docs[-50:]:
         assert got[doc] == store.get(DocKey.of(folder, doc, s))
+
+
+def test_marks_follow_a_file_moved_into_another_folder(tmp_path, store):
+    """README ("Where data lives"): marks follow the file's content, not the folder: a
+    file moved out of one folder into another keeps its mark, note and clips there."""
+    folder = copy_docs(tmp_path / "papers", [A, B])
+    cache = tmp_path / "cache"
+    _triage(folder, cache, store)
+    store.set_mark(_key(folder, A), Mark.KEEP)
+    store.set_note(_key(folder, A), "the CMB paper")
+    store.add_clip(_key(folder, A), Clip("ultralight bosons", 2, "2", "Introduction"))
+    other = tmp_path / "elsewhere"
+    other.mkdir()
+    shutil.move(folder / A, other / "moved.pdf")
+    got = _triage(other, cache, store)
+    assert got["moved.pdf"].mark is Mark.KEEP and got["moved.pdf"].note == "the CMB paper"
+    assert [c.text for c in got["moved.pdf"].clips] == ["ultralight bosons"]
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    assert "Marks follow the file's content" in readme

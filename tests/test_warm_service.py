@@ -72,9 +72,10 @@ def _service_running(path: Path) -> bool:
     return False
 
 
-def _pdftui(args: list[str], env: dict) -> subprocess.CompletedProcess:
+def _pdftui(args: list[str], env: dict, cwd: Path | None = None
+            ) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "pdftui", *args], capture_output=True,
-                          text=True, env=env, timeout=300, stdin=subprocess.DEVNULL)
+                          text=True, env=env, timeout=300, stdin=subprocess.DEVNULL, cwd=cwd)
 
 
 def _same(out: str) -> list:
@@ -291,3 +292,70 @@ def test_a_runtime_folder_too_long_for_a_socket_falls_back_to_tmp(tmp_path):
     got = place.socket_path(tmp_path / "cache", {"XDG_RUNTIME_DIR": str(deep)})
     assert got is not None and got.parent == Path("/tmp") / f"pdftui-{os.getuid()}"
     assert len(os.fsencode(got)) <= place.MAX_SOCKET_PATH
+
+
+def _stop(path: Path) -> None:
+    """Stop the service holding ``path``'s lock, if one does."""
+    if _service_running(path):
+        os.kill(int(Path(f"{path}.lock").read_text().split()[0]), signal.SIGTERM)
+        wait_for(lambda: not _service_running(path), 30, "the service to stop")
+
+
+def test_a_service_of_older_code_is_never_asked_and_stops(world, tmp_path):
+    """Fresh-user risk: after pdftui is updated, a service started by the old code kept
+    answering with it. The socket is named after the installed code (place.code_stamp):
+    once a module changes, the command answers from the new code (in-process, then
+    through a new service) and the old service stops at its next look."""
+    from pdftui.warm import server
+
+    folder, env = world
+    code = tmp_path / "code"
+    shutil.copytree(Path(place.__file__).resolve().parent.parent, code / "pdftui",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    env = {**env, "PYTHONPATH": str(code)}
+
+    def pdftui(args):   # the copy's code (not the checkout the tests run from)
+        return _pdftui(args, env, cwd=tmp_path)
+
+    args = ["search", str(folder), "attention", "--mode", "keyword", "--width", "100"]
+    cache = Path(env["PDFTUI_CACHE_DIR"])
+    old = place.socket_path(cache, env, place.code_stamp(code / "pdftui"))
+    new = None
+    try:
+        assert "searched 2 of 2" in pdftui(args).stdout
+        wait_for(lambda: _live(old), what="the service of the old code")
+        assert "searched 2 of 2" in pdftui(args).stdout   # answered by it
+        render = code / "pdftui" / "tui" / "render.py"
+        render.write_text(render.read_text().replace('f"searched {searched} of {total}"',
+                                                     'f"looked in {searched} of {total}"'))
+        new = place.socket_path(cache, env, place.code_stamp(code / "pdftui"))
+        assert new != old
+        first = pdftui(args)
+        assert "looked in 2 of 2" in first.stdout, first.stdout   # never the old answer
+        wait_for(lambda: _live(new), what="a service of the new code")
+        assert "looked in 2 of 2" in pdftui(args).stdout
+        wait_for(lambda: not _service_running(old) and not os.path.lexists(old),
+                 server.CHECK_S * 6, "the old code's service to stop")
+    finally:
+        for path in (old, new):
+            if path is not None:
+                _stop(path)
+
+
+def test_the_service_answers_notes_before_the_table_in_one_pipe(world):
+    """Fresh-user finding: the "index in progress" note printed on the table's bottom
+    border. Through the service, with stdout and stderr in one pipe (``2>&1 | less``),
+    the note comes on a line of its own before the table, as in-process."""
+    folder, env = world
+    table = "┏━━┓\n┃ # ┃\n└──┘\n"
+    note = "pdftui: an index of this folder is in progress\n"
+    fake = FakeService(_path(env), json.dumps(
+        {"code": 0, "stdout": table, "stderr": note}).encode())
+    try:
+        got = subprocess.run([sys.executable, "-m", "pdftui", "search", str(folder), "q"],
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                             env=env, timeout=300, stdin=subprocess.DEVNULL)
+        assert fake.asked == 1
+        assert got.stdout == note + table
+    finally:
+        fake.close()

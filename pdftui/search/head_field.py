@@ -64,8 +64,9 @@ class HeadIndex:
                     i += 1
                 for st in t.stems:   # the typed word's own stems (Term.matches)
                     cands.update(self._docs.get(st, ()))
-            else:
-                cands.update(self._docs.get(t.text, ()))
+            else:   # the word, and its closed-up spellings (Term.joined)
+                for st in (t.text, *t.joined):
+                    cands.update(self._docs.get(st, ()))
         return cands
 
     def terms(self, contents: set[int], terms: list) -> dict[int, frozenset[str]]:
@@ -76,9 +77,7 @@ class HeadIndex:
         self._load(contents)
         out = {}
         for c in self._candidates(terms) & contents:
-            held = frozenset(str(t) for t in terms if (
-                any(t.matches(x) for x in self._heads[c]) if t.prefix
-                else t.text in self._heads[c]))
+            held = frozenset(str(t) for t in terms if t.held_in(self._heads[c]))
             if held:
                 out[c] = held
         return out

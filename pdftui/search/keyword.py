@@ -82,13 +82,17 @@ class Term:
     typed in full before its space would find nothing). A CJK bigram has ``parts``, its two
     characters (each indexed as a token of its own), and matches only where they are
     adjacent; ``text`` is the two joined. An identifier (``ident`` True) is matched as
-    typed (:mod:`pdftui.identifiers`)."""
+    typed (:mod:`pdftui.identifiers`). ``joined`` are the indexed stems of this word
+    written closed up with its neighbour in the query (``big`` of "big bird": ``bigbird``,
+    from BigBird or BIGBIRD): their occurrences count as occurrences of this term
+    (:func:`join_pairs`)."""
 
     text: str
     prefix: bool = False
     parts: tuple[str, ...] = ()
     ident: bool = False
     stems: tuple[str, ...] = ()
+    joined: tuple[str, ...] = ()
 
     def __str__(self) -> str:
         return self.text + ("*" if self.prefix else "")
@@ -97,7 +101,13 @@ class Term:
         """Does the indexed term (a porter stem) ``indexed`` match this query term?"""
         if self.prefix:
             return indexed.startswith(self.text) or indexed in self.stems
-        return indexed == self.text
+        return indexed == self.text or indexed in self.joined
+
+    def held_in(self, stems: set[str] | frozenset[str]) -> bool:
+        """Does a text whose stem set is ``stems`` hold this term?"""
+        if self.prefix:
+            return any(self.matches(x) for x in stems)
+        return self.text in stems or any(j in stems for j in self.joined)
 
 
 # -- tokenising like the index ----------------------------------------------------------------
@@ -211,6 +221,46 @@ def parse_query(text: object, stopwords: bool = True) -> list[Term]:
         return terms[:MAX_TERMS]
     except (sqlite3.Error, ValueError, UnicodeError):
         return []
+
+
+def joined_pairs(text: str) -> list[tuple[str, str, str]]:
+    """``[(stem of a, stem of b, stem of a + b)]`` for each pair of adjacent words ``a b`` of
+    the query text that are letters only, typed in full (no ``*``) and no common function
+    word: the closed-up spelling each open one may also be written in ("big bird",
+    "Big-Bird": ``bigbird``)."""
+    out: list[tuple[str, str, str]] = []
+    for chunk in re.split(r"\w+\*", clean_query(text)):
+        words = tokenize(chunk, stem=False)
+        for a, b in zip(words, words[1:]):
+            if not (a.isalpha() and b.isalpha()) or a in STOPWORDS or b in STOPWORDS \
+                    or _CJK_RE.search(a + b):
+                continue
+            sa, sb, sj = tokenize(a), tokenize(b), tokenize(a + b)
+            if len(sa) == len(sb) == len(sj) == 1:
+                out.append((sa[0], sb[0], sj[0]))
+    return out
+
+
+def join_pairs(terms: list[Term], text: str, known) -> list[Term]:
+    """``terms`` (of ``text``, :func:`parse_query`) with each word of an adjacent pair
+    (:func:`joined_pairs`) given the pair's closed-up stem as ``joined`` when
+    ``known(stem)`` (the index holds it): "flash attention" then also matches pages
+    writing FlashAttention, and such a page holds both of the query's words, as the index
+    keeps a camel-case or all-caps word whole. The other way round (a closed-up query word
+    matching the open form) is :meth:`pdftui.store.text_index.KeywordIndex.term_rows`'
+    decompounding. Query expansion by compound variants, counted as the same term (the
+    way a synonym query counts its forms: one df, summed tf)."""
+    extra: dict[str, list[str]] = {}
+    for a, b, j in joined_pairs(text):
+        if j not in (a, b) and known(j):
+            for x in (a, b):
+                if j not in extra.setdefault(x, []):
+                    extra[x].append(j)
+    if not extra:
+        return terms
+    return [Term(t.text, t.prefix, t.parts, t.ident, t.stems, t.joined + tuple(
+        j for j in extra[t.text] if j not in t.joined))
+        if not (t.prefix or t.parts or t.ident) and t.text in extra else t for t in terms]
 
 
 def only_stopwords(terms: list[Term]) -> bool:

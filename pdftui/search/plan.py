@@ -55,12 +55,13 @@ def query_terms(q: Query, kw: keyword.KeywordIndex) -> list[keyword.Term]:
     """The keyword terms of a parsed query: the stems of its loose words and phrases
     (a prefix made one the index can match: :meth:`.keyword.KeywordIndex.complete_prefix`),
     and for each identifier its term as typed (when some page holds it) and its
-    word stems; at most :data:`.keyword.MAX_TERMS`."""
+    word stems; each word of an adjacent pair also matching the pair written closed up
+    (:func:`_joined`); at most :data:`.keyword.MAX_TERMS`."""
     if not q.identifiers:
-        return [kw.complete_prefix(t) for t in keyword.parse_query(q.text)]
+        return _joined([kw.complete_prefix(t) for t in keyword.parse_query(q.text)], q, kw)
     terms = keyword.parse_query(" ".join(q.loose + q.phrases)) \
         if (q.loose or q.phrases) else []
-    terms = [kw.complete_prefix(t) for t in terms]
+    terms = _joined([kw.complete_prefix(t) for t in terms], q, kw)
     for ident, typed in zip(q.identifiers, q.identifier_words):
         # the identifier as typed, and its words as before (they find the pages that
         # print it another way: "ResNet 50", "arXiv: 1706.03762")
@@ -68,6 +69,16 @@ def query_terms(q: Query, kw: keyword.KeywordIndex) -> list[keyword.Term]:
             keyword.parse_query(typed)
         terms.extend(t for t in got if t not in terms)
     return terms[: keyword.MAX_TERMS]
+
+
+def _joined(terms: list[keyword.Term], q: Query, kw: keyword.KeywordIndex
+            ) -> list[keyword.Term]:
+    """``terms`` with the closed-up spellings of adjacent words that the index holds
+    (:func:`.keyword.join_pairs`), pairs taken inside the loose words and inside each
+    phrase (not across them)."""
+    for text in (" ".join(q.loose or q.words), *q.phrases):
+        terms = keyword.join_pairs(terms, text, kw.has_stem)
+    return terms
 
 
 def identifier_query(q: Query) -> bool:

@@ -15,7 +15,12 @@ Syntax (the ``?`` help and the README show the same list):
   A word with a colon that is not a known field stays text (``TODO: fix``, ``38.101``,
   ``column:term``); a year field whose value is no year is searched as words (with a note).
 - identifiers (:mod:`pdftui.identifiers`) among the words, such as ``1706.03762`` or
-  ``C++``, are matched as typed by the keyword arm.
+  ``C++``, are matched as typed by the keyword arm;
+- a name matches however it is spaced: two adjacent words also match them closed up
+  (``big bird``: BigBird, BIGBIRD; :func:`pdftui.search.keyword.join_pairs`), and a
+  closed-up word its open or hyphenated form (``FlashAttention``: flash attention,
+  Flash-Attention), in the ranking, phrases, exclusions and ``section:``; spaced words
+  of ``title:`` match a closed-up title word too.
 
 ``AND``, ``OR``, ``NOT`` and ``NEAR`` are ordinary words (FTS5 syntax has no meaning here).
 """

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from ..doc_pattern import doc_pattern_matches
 from ..library import DocumentMeta
 from ..store.protocols import TextIndex
-from .keyword import parse_query, tokenize
+from .keyword import join_pairs, parse_query, tokenize
 from .query import Field, FieldName, Query
 
 @dataclass
@@ -84,13 +84,14 @@ def _fold(s: str) -> str:
 
 
 def _words_match(value: str, text: str, stem: bool) -> bool:
-    """Every word of ``value`` (``word*``: a prefix) is a word of ``text``."""
+    """Every word of ``value`` (``word*``: a prefix) is a word of ``text`` (with ``stem``,
+    two adjacent words also written closed up: "big bird" is in "BigBird: ...",
+    :func:`.keyword.join_pairs`)."""
     have = set(tokenize(text, stem=stem))
-    want = parse_query(value, stopwords=False) if stem else None
+    want = join_pairs(parse_query(value, stopwords=False), value, have.__contains__) \
+        if stem else None
     if stem:
-        return bool(want) and all(
-            any(t.matches(h) for h in have) if t.prefix else t.text in have
-            for t in want)
+        return bool(want) and all(t.held_in(have) for t in want)
     words = [_fold(w) for w in value.split()]
     plain = set(tokenize(text, stem=False))
     return bool(words) and all(

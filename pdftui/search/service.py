@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import os
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 from .config import RankingConfig
@@ -45,6 +46,9 @@ class SearchService:
         self._engine: Engine | None = None
         self._gens: dict[str, int] = {}   # caller -> its newest call's number
         self._lock = threading.Lock()
+        #: seconds each search waits on the worker before it runs (0 in the product; the
+        #: tests slow the worker as a loaded machine would)
+        self.delay_s = 0.0
 
     def _get_engine(self) -> Engine:
         if self._engine is None:
@@ -60,6 +64,8 @@ class SearchService:
             if call is not None and not self._current(*call):
                 raise Superseded()
 
+        if self.delay_s > 0:
+            time.sleep(self.delay_s)
         check()
         return self._get_engine().search(query, mode, granularity, top_k, docs, check)
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..search.keyword import (B, K1, MAX_TERMS, _CJK_RUN_RE, Ranking, Term,
+from ..search.keyword import (B, K1, MAX_TERMS, _CJK_RUN_RE, Ranking, Term, join_pairs,
                               _count_matrix, _row_sums, distinct, member, parse_query,
                               tokenize)
 from ..search import bm25
@@ -267,9 +267,9 @@ class KeywordIndex:
 
     def title_rows(self, value: str) -> set[int]:
         """Ids of the sections whose title holds every term of ``value`` (stems;
-        ``word*`` prefixes)."""
+        ``word*`` prefixes; adjacent words also written closed up: :func:`.join_pairs`)."""
         rows: set[int] | None = None
-        for term in parse_query(value, stopwords=True):
+        for term in join_pairs(parse_query(value, stopwords=True), value, self.has_stem):
             got = {r for r, col, _n in self.term_rows("sections", term) if col == "title"}
             rows = got if rows is None else rows & got
         return rows or set()
@@ -345,7 +345,9 @@ class KeywordIndex:
 
     def term_rows(self, kind: str, term: Term) -> list[tuple[int, str, int]]:
         """``[(row id, column, tf)]`` for one term from the fts5vocab instance table
-        (with the term's open-compound occurrences when ``self.decompound``), or for an
+        (with the occurrences of its closed-up spellings, ``term.joined``, and its
+        open-compound occurrences when ``self.decompound``; a row may come once per
+        spelling), or for an
         identifier from the ``page_idents`` / ``section_idents`` table."""
         if term.ident:
             if kind == "pages":
@@ -357,8 +359,10 @@ class KeywordIndex:
         if term.parts:
             return self._adjacent_rows(vocab, term.parts)
         if self.decompound and not term.prefix:
-            sql = f"SELECT doc, col, count(*) FROM {vocab} WHERE term = ? GROUP BY doc, col"
-            return self.db.execute(sql, (term.text,)).fetchall() + \
+            words = (term.text, *term.joined)
+            sql = (f"SELECT doc, col, count(*) FROM {vocab} WHERE term IN"
+                   f" ({','.join('?' * len(words))}) GROUP BY doc, col")
+            return self.db.execute(sql, words).fetchall() + \
                 self._split_rows(vocab, term.text)
         if term.prefix:
             alt = "".join(" OR term = ?" for _ in term.stems)
@@ -366,8 +370,9 @@ class KeywordIndex:
                    f"{alt} GROUP BY doc, col")
             args: tuple = (term.text, prefix_upper(term.text), *term.stems)
         else:
-            sql = f"SELECT doc, col, count(*) FROM {vocab} WHERE term = ? GROUP BY doc, col"
-            args = (term.text,)
+            args = (term.text, *term.joined)
+            sql = (f"SELECT doc, col, count(*) FROM {vocab} WHERE term IN"
+                   f" ({','.join('?' * len(args))}) GROUP BY doc, col")
         return self.db.execute(sql, args).fetchall()
 
     def rank(self, terms: list[Term], contents: set[int] | None = None, kind: str = "pages",
@@ -583,8 +588,9 @@ class KeywordIndex:
         if term.prefix:   # as term_rows: the prefix's range and the typed word's stems
             where = "(term >= ? AND term < ?)" + "".join(" OR term = ?" for _ in term.stems)
             args: tuple = (term.text, prefix_upper(term.text), *term.stems)
-        else:
-            where, args = "term = ?", (term.text,)
+        else:   # the word and its closed-up spellings (Term.joined), one term
+            args = (term.text, *term.joined)
+            where = "term = ?" if len(args) == 1 else f"term IN ({','.join('?' * len(args))})"
         if self.postings:
             arr = self._posting_array(kind, where, args, contents)
             if self._legacy_in(contents):

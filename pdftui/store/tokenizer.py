@@ -113,7 +113,8 @@ def tokens_many(texts: list[str], only: list[Term] | None = None) -> list[set[st
             rows = db.execute("SELECT DISTINCT term, doc FROM qv")
         else:
             exact = [t.text for t in only if not t.prefix and not t.parts] + \
-                [x for t in only if t.prefix for x in t.stems]
+                [x for t in only if t.prefix for x in t.stems] + \
+                [x for t in only for x in t.joined]
             conds, args = [], []
             if exact:
                 conds.append(f"term IN ({','.join('?' * len(exact))})")

@@ -36,7 +36,7 @@ class Action:
     ``id``: the keymap name (unique); ``key``: Textual key names, comma-separated;
     ``action``: the Textual action string run in ``pane``'s namespace; ``pane``: where it
     is bound (``app``, ``results``, ``reader``, ``documents``, ``doclist``, ``compare``,
-    ``help``, ``goto``, ``confirm_quit``, ``hits``: the results table, ``image``: the
+    ``help``, ``goto``, ``confirm_quit``, ``copy_path``, ``hits``: the results table, ``image``: the
     reader's image view); ``group`` / ``help``: its help screen row (no ``help``: listed
     only through another action's ``row``); ``label``: how the help writes the key
     (default: from the key); ``row``: the help key cell, ``{id}`` standing for an action's
@@ -143,7 +143,7 @@ ACTIONS: tuple[Action, ...] = (
        "reader: clip the hit's paragraph (or the top one), with page and section, into the "
        "notes", palette="Reader: clip the paragraph"),
     _a("open", "o", "open_viewer", "Open in viewer", "app", T,
-       "open the page in your PDF viewer (no display: copy path#page=N)",
+       "open the page in your PDF viewer (no display: shows path#page=N to copy)",
        palette="Open in viewer"),
     _a("cite.references", "b", "citations('references')", "References", "app", T,
        "the document's references, this folder's documents first (Enter opens one; the "
@@ -257,6 +257,9 @@ ACTIONS: tuple[Action, ...] = (
     _a("quit.yes_q", "q", "answer(True)", "Quit", "confirm_quit"),
     _a("quit.no", "n", "answer(False)", "Stay", "confirm_quit", show=True),
     _a("quit.no_escape", "escape", "answer(False)", "Stay", "confirm_quit"),
+    # -- the path to copy (no display) ------------------------------------------------------
+    _a("copy_path.close", "escape", "close", "Close", "copy_path", show=True),
+    _a("copy_path.close_enter", "enter", "close", "Close", "copy_path"),
 )
 
 BY_ID: dict[str, Action] = {a.id: a for a in ACTIONS}

@@ -72,6 +72,9 @@ class PdftuiApp(App):
                  data_dir: str | os.PathLike | None = None) -> None:
         super().__init__()
         self.root = os.path.realpath(os.fspath(folder))
+        #: the folder as it was given (absolute, symbolic links kept): the paths shown
+        #: to the user to open or copy name the files the way the user knows them
+        self.given_root = os.path.abspath(os.fspath(folder))
         self.cache_dir = cache_dir
         self.model = model
         self.do_index = index

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from collections.abc import Callable
 from typing import TypeVar
 
@@ -16,7 +17,9 @@ class LibraryGate:
     """One :class:`pdftui.library.Library`, opened lazily, used by one thread at a time.
 
     Thread workers call :meth:`run` with a function of the library; the lock keeps the
-    single SQLite connection from being used by two threads at once.
+    single SQLite connection from being used by two threads at once. ``delay_s`` (seconds,
+    0 in the product) holds each call that long before it runs, as a loaded machine
+    would: the tests type keys while the readers' workers are slow.
     """
 
     def __init__(self, root: str | os.PathLike, cache_dir: str | os.PathLike | None = None):
@@ -24,10 +27,13 @@ class LibraryGate:
         self.cache_dir = cache_dir
         self._lock = threading.Lock()
         self._lib: Library | None = None
+        self.delay_s = 0.0
 
     def run(self, fn: Callable[[Library], T]) -> T:
         """``fn(library)`` under the lock (call from a worker thread, never the UI thread)."""
         with self._lock:
+            if self.delay_s > 0:
+                time.sleep(self.delay_s)
             if self._lib is None:
                 self._lib = Library(self.root, self.cache_dir)
             return fn(self._lib)

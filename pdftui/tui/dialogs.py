@@ -40,6 +40,36 @@ class ConfirmQuitScreen(ModalScreen[bool]):
         self.dismiss(yes)
 
 
+class CopyPathScreen(ModalScreen[None]):
+    """The page to open, where no viewer can show it (no display: over SSH): why
+    (``reason``), and ``path#page=N`` (``shown``, as the folder was given, not resolved)
+    on lines of its own to select with the terminal's own selection, since the copy sent
+    through the terminal (OSC 52) cannot be confirmed (tmux drops it by default). Esc or
+    Enter closes it."""
+
+    BINDINGS = bindings("copy_path")
+
+    def __init__(self, reason: str, shown: str) -> None:
+        super().__init__()
+        self.reason = reason
+        self.shown = shown
+
+    def compose(self) -> ComposeResult:
+        text = Text("Open this page yourself\n", style="bold")
+        text.append(clean_text(self.reason) + "\n\n")
+        text.append("It was also sent to your terminal's clipboard (OSC 52), which works "
+                    "only where the terminal lets it (tmux: set -g set-clipboard on). "
+                    "To copy it by hand, select it here:\n\n", style="dim")
+        with Vertical(id="copy-path-box"):
+            yield Static(text, markup=False)
+            yield Static(Text(clean_text(self.shown)), id="copy-path", markup=False)
+            yield Static(Text("\nEsc / Enter closes", style="dim"), markup=False)
+
+    def action_close(self) -> None:
+        """Close the dialog."""
+        self.dismiss(None)
+
+
 #: Export formats offered: (value, label, file extension).
 EXPORT_FORMATS = (("markdown", "Markdown reading list", "md"), ("bibtex", "BibTeX", "bib"),
                   ("csv", "CSV", "csv"), ("json", "JSON", "json"))

@@ -9,7 +9,11 @@ search box is handled here, in the order read: "/" focuses the box at once, prin
 are typed into it, and the box's bindings (then the app's) run at once. Outside the box a
 printable key is a command of the focused pane or nothing (a hint says so): never typed
 into the box, never both. A key that opens a text field (:data:`~.actions.OPENERS`) holds
-the keys read after it until the field has the focus, then types them there.
+the keys read after it until the field has the focus, then types them there. Enter on
+a list whose choice opens the reader (the hits, the documents) or in the search box
+likewise holds the keys read after it until the pane it leads to has the focus
+(:meth:`KeyRouter.pane_shown`): the choice travels as messages, and a Tab read meanwhile
+moved on from where the focus was, not from where it was going.
 """
 
 from __future__ import annotations
@@ -21,6 +25,10 @@ from textual.widgets import Input, TextArea
 
 from ..text import clean_text
 from .actions import OPENERS
+
+#: Where Enter moves the focus to another pane: the lists whose choice opens in the
+#: reader (the hits, the documents) and the search box (its query's results).
+MOVERS = frozenset({"hits", "doc-list", "query"})
 
 if TYPE_CHECKING:
     from .app import PdftuiApp
@@ -34,6 +42,8 @@ class KeyRouter:
         self.app = app
         self._key_buffer: list[events.Key] | None = None   # see route, _flush_keys
         self._opener_key = ""   # the last opener's key, for _flush_keys's hint
+        self._moving = 0   # the serial of an Enter whose pane change is on its way, or 0
+        self._serial = 0
 
     async def route(self, event: events.Key) -> bool:
         """True when ``event`` was handled here (Textual must not forward it)."""
@@ -45,6 +55,16 @@ class KeyRouter:
         if not app.screen_stack:
             return False
         main = app.main_screen
+        if app.screen is main and event.key == "enter" and app.focused is not None \
+                and app.focused.id in MOVERS:
+            # the choice reaches the main screen as messages: hold what follows until the
+            # reader it opens has the focus (pane_shown), else a few refreshes
+            self._serial += 1
+            self._key_buffer, self._moving = [], self._serial
+            app.call_after_refresh(self._release, self._serial, 10)
+            if app.focused.id == "query":   # the box's Enter runs here, at once
+                return await self._box_key(app.focused, event)
+            return False
         if app.screen is not main:   # a dialog: its fields keep the order too
             focused = app.focused
             return await self._field_key(focused, event) if isinstance(focused, Input) \
@@ -58,6 +78,27 @@ class KeyRouter:
         if isinstance(focused, TextArea):
             return False
         return await self._pane_key(event)
+
+    def pane_shown(self) -> None:
+        """A pane took the focus (:meth:`.main_screen.MainScreen.show_pane`): the keys
+        held since an Enter that was moving the focus run now, from there."""
+        if self._moving:
+            self.app.call_later(self._release, self._moving, 0)
+
+    def _release(self, serial: int, tries: int) -> None:
+        """Run the keys held since a moving Enter (see :meth:`route`): now when ``tries``
+        is 0 (the pane is shown), else after ``tries`` more refreshes unless
+        :meth:`pane_shown` came first (an Enter that opened nothing: a group row)."""
+        if self._moving != serial:
+            return
+        if tries:
+            self.app.call_after_refresh(self._release, serial, tries - 1)
+            return
+        held, self._key_buffer, self._moving = self._key_buffer or [], None, 0
+        for old in held:   # posted again, in order, ahead of any key read after them
+            event = events.Key(old.key, old.character)
+            event.set_sender(self.app)
+            self.app.post_message(event)
 
     async def _pane_key(self, event: events.Key) -> bool:
         """A key of a pane of the main screen (the focus outside the text fields)."""

@@ -499,6 +499,7 @@ class MainScreen(FailureHandler, Screen):
         # the pane's widget takes the focus at once (a hidden pane's widget can take it:
         # it is shown at the next refresh), on this screen even under a dialog
         self.query_one(PANE_CLASSES[name]).focus_main()
+        self.app.keys.pane_shown()   # keys held for this move run now (key_router)
 
     def current_pane(self) -> str:
         """The pane in use: "search", "corpus", "results" or "reader"."""

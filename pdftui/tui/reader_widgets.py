@@ -32,9 +32,11 @@ def reader_of(node: Widget) -> ReaderPane | None:
 
 
 def toc_prompt(section: Section, label: str = "") -> Text:
-    """A table-of-contents line: the title indented by its level, then its page."""
+    """A table-of-contents entry: the title indented by its level, then its page; a title
+    longer than the list is wide goes on over the next lines (never cut: the list is
+    narrow beside the text, 17 columns at 160)."""
     level = max(0, int(section.level or 1) - 1)
-    out = Text("  " * min(level, 6), no_wrap=True, overflow="ellipsis")
+    out = Text("  " * min(level, 6), overflow="fold")
     out.append_text(literal(section.title or "(untitled)",
                             style="bold" if level == 0 else ""))
     out.append(f"  {page_ref(section.start_page, label)}", style="dim")

@@ -349,16 +349,21 @@ class TriageController:
     async def _open_viewer(self, doc: str, page: int) -> None:
         from ..triage.viewer import open_at_page
 
-        path = os.path.join(self.root, doc)
+        from .dialogs import CopyPathScreen
+
+        # the path as the folder was given (a symbolic link is not resolved)
+        path = os.path.join(getattr(self.screen.app, "given_root", self.root), doc)
         # a bad $PDFTUI_VIEWER raises ViewerError: FailureHandler says so
         launch = await asyncio.to_thread(open_at_page, path, page)
         notify = self.screen.notify
         if not launch.started:
             if launch.clipboard:
+                # OSC 52 cannot be confirmed (tmux drops it by default): the path is
+                # also shown, to be selected by hand
                 self.screen.app.copy_to_clipboard(launch.clipboard)
                 self.last_clipboard = launch.clipboard
-                # the message names what was copied: one notification says it once
-                notify(clean_text(launch.message), title="No display", timeout=8)
+                reason = launch.message.split(": copied ")[0]
+                self.screen.app.push_screen(CopyPathScreen(reason, launch.clipboard))
             else:
                 notify(clean_text(launch.message), severity="warning", timeout=6)
             return

@@ -92,8 +92,8 @@ def start_service(cache_dir: Path, env=os.environ) -> None:
 
 
 def answered(argv: list[str], prog_name: str = "pdftui") -> int | None:
-    """Answer ``pdftui ARGV`` through the service when :func:`wanted`: print its stdout
-    and stderr and return its exit code. None: run the command in-process (no service,
+    """Answer ``pdftui ARGV`` through the service when :func:`wanted`: print its stderr
+    (the notes), then its stdout, and return its exit code. None: run the command in-process (no service,
     not the user's, not wanted, or any failure; a service is then started for the next
     call unless one is there)."""
     if not wanted(argv):
@@ -110,7 +110,9 @@ def answered(argv: list[str], prog_name: str = "pdftui") -> int | None:
         if not os.path.lexists(path) or is_own_socket(path):   # absent or stale: start one
             start_service(cache_dir)
         return None
-    for stream, text in ((sys.stdout, answer["stdout"]), (sys.stderr, answer["stderr"])):
+    # the notes first, as the command prints them before its table: with both streams in
+    # one pipe (`2>&1 | less`) a note never lands on or after the table's last line
+    for stream, text in ((sys.stderr, answer["stderr"]), (sys.stdout, answer["stdout"])):
         try:   # as the command's own streams: what the encoding cannot show is replaced
             stream.reconfigure(errors="replace")
         except (AttributeError, ValueError, OSError):

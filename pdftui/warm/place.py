@@ -4,7 +4,9 @@ one the user may talk to (see :mod:`pdftui.warm`).
 The socket is ``$XDG_RUNTIME_DIR/pdftui/search-<key>.sock`` (else
 ``/tmp/pdftui-<uid>/search-<key>.sock``, also when the first is too long for a socket),
 ``<key>`` the first 16 hex digits of the
-sha256 of the cache folder's real path: one service per cache. The folder holding it is
+sha256 of the cache folder's real path and of the installed code (:func:`code_stamp`): one
+service per cache and version of pdftui, so a client never asks a service still running
+code it no longer has (the old service stops itself: :mod:`.server`). The folder holding it is
 created with mode 0700 and used only when it belongs to the user and no one else may
 enter it; the socket is bound with mode 0600 and a client talks only to a socket owned by
 the user (the server also checks the peer's uid, ``SO_PEERCRED``).
@@ -15,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
+import sys
 from pathlib import Path
 
 #: Seconds without a request after which the service stops (``PDFTUI_SERVICE_IDLE_S``).
@@ -74,11 +77,35 @@ def private_dir(env=os.environ, runtime: bool = True) -> Path | None:
     return base
 
 
-def socket_path(cache_dir: Path, env=os.environ) -> Path | None:
-    """The service socket of ``cache_dir`` (see the module docstring; under ``/tmp`` when
-    the runtime folder's path is too long for a socket, more than
-    :data:`MAX_SOCKET_PATH` bytes), or None when there is no private folder for it."""
-    key = hashlib.sha256(os.fsencode(os.path.realpath(cache_dir))).hexdigest()[:16]
+def code_stamp(package: Path | None = None) -> str:
+    """16 hex digits that change whenever the installed pdftui code does: the sha256 of
+    the interpreter's path, the package folder's path and each of its ``.py`` files'
+    name, size and modification time (ns). ``package``: the folder of the ``pdftui``
+    package (default: this one's). About a millisecond (one stat per module); an
+    unreadable file counts as changed, never raises."""
+    root = package or Path(__file__).resolve().parent.parent
+    h = hashlib.sha256(os.fsencode(sys.executable) + b"\0" + os.fsencode(root))
+    for folder, dirs, files in os.walk(root, onerror=lambda _exc: None):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        for name in sorted(f for f in files if f.endswith(".py")):
+            path = os.path.join(folder, name)
+            try:
+                st = os.stat(path)
+                h.update(os.fsencode(os.path.relpath(path, root))
+                         + f"\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+            except OSError:
+                h.update(b"?")
+    return h.hexdigest()[:16]
+
+
+def socket_path(cache_dir: Path, env=os.environ, code: str | None = None) -> Path | None:
+    """The service socket of ``cache_dir`` for the code ``code`` (:func:`code_stamp`,
+    default: the installed code's now; see the module docstring; under ``/tmp`` when the
+    runtime folder's path is too long for a socket, more than :data:`MAX_SOCKET_PATH`
+    bytes), or None when there is no private folder for it."""
+    code = code_stamp() if code is None else code
+    key = hashlib.sha256(os.fsencode(os.path.realpath(cache_dir)) + b"\0"
+                         + code.encode()).hexdigest()[:16]
     for runtime in (True, False):
         base = private_dir(env, runtime)
         path = base / f"search-{key}.sock" if base is not None else None

@@ -7,7 +7,10 @@ same user (``SO_PEERCRED``), puts the request's working folder and environment i
 runs the ``pdftui`` click command on the request's arguments with stdout and stderr
 captured (encoded as the client's stdout is), and sends ``{"code", "stdout", "stderr"}``;
 an exception the command lets out (a bug, not an exit) sends ``{"fallback": true}`` so
-the client runs the command itself. The :class:`pdftui.search.SearchService` of each
+the client runs the command itself. Its socket is named after the installed code as it
+was when it started (:func:`pdftui.warm.place.code_stamp`): once that code changes,
+clients look for another socket, and it stops itself at its next look
+(:data:`CHECK_S`). The :class:`pdftui.search.SearchService` of each
 folder, cache, model and ``PDFTUI_*`` setting stays loaded between requests
 (:func:`pdftui.cli.searching.keep_services`). After :func:`pdftui.warm.place.idle_seconds`
 without a request it removes its socket and exits.
@@ -22,12 +25,15 @@ import os
 import socket
 import struct
 import sys
+import time
 from pathlib import Path
 
-from .place import idle_seconds, is_own_socket, socket_path
+from .place import code_stamp, idle_seconds, is_own_socket, socket_path
 
 #: The largest request read, bytes (a command line and an environment).
 MAX_REQUEST = 1 << 20
+#: Seconds between two looks, while idle, at whether the installed code changed.
+CHECK_S = 5.0
 
 
 def _live(path: Path) -> bool:
@@ -156,11 +162,13 @@ def handle(conn: socket.socket) -> None:
 
 def serve(cache_dir: Path) -> int:
     """Run the service of ``cache_dir`` until it has been idle for
-    :func:`idle_seconds`; 0 when it ran, 1 when another holds the socket or there is
-    no private folder for one."""
+    :func:`idle_seconds` or the installed code changed (:func:`code_stamp`, looked at
+    every :data:`CHECK_S` idle seconds); 0 when it ran, 1 when another holds the socket
+    or there is no private folder for one."""
     from ..cli import searching
 
-    path = socket_path(cache_dir)
+    code = code_stamp()
+    path = socket_path(cache_dir, code=code)
     if path is None:
         return 1
     with open(f"{path}.lock", "a+b") as lock:
@@ -175,15 +183,20 @@ def serve(cache_dir: Path) -> int:
         if sock is None:
             return 1
         searching.keep_services(True)
-        sock.settimeout(idle_seconds())
+        idle = idle_seconds()
+        sock.settimeout(min(idle, CHECK_S))
+        last = time.monotonic()
         try:
             while True:
                 try:
                     conn, _ = sock.accept()
                 except TimeoutError:
-                    break   # idle: stop
+                    if time.monotonic() - last >= idle or code_stamp() != code:
+                        break   # idle, or its code is no longer the installed one: stop
+                    continue
                 conn.settimeout(None)
                 handle(conn)
+                last = time.monotonic()
         finally:
             sock.close()
             try:

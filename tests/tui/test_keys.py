@@ -300,3 +300,99 @@ def test_the_image_view_says_how_to_get_a_readable_page(make_app):
                 assert "kitty graphics or sixel" in caption
                 assert "o opens it" in text   # on screen, not cut away
     run(go())
+
+
+def test_tab_and_letters_with_no_pause_under_slow_workers_reach_the_next_pane(make_app):
+    """Tab (or Shift+Tab) and letters sent in one burst, while the search worker and the
+    library worker are held ``delay_s`` per call (a real delay on the real threads): the
+    letters land in the pane the focus moved to, never in a command or a dialog of the
+    pane left ("g" is the reader's go-to-page, "e" the export, "f" the documents' filter),
+    and the footer names the focused pane's keys when the burst is done."""
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            main = app.main_screen
+            await settle(pilot)
+            await search(pilot, "attention")
+            await wait_for(pilot, lambda: focused_pane(app) == "results", what="results")
+            box = app.query_one("#query", Input)
+            service = await app.get_service()
+            app.gate.delay_s = service.delay_s = 0.3
+            try:
+                # the reader opening slowly; Tab from it goes round to the search box
+                send_keys(app, ["enter", "tab", "ctrl+u", *"google"])
+                await wait_for(pilot, lambda: box.value == "google", timeout=15,
+                               what=f"'google' in the box, not {box.value!r}, "
+                                    f"focus {focused_pane(app)!r}, screen {app.screen}")
+                assert app.screen is main and focused_pane(app) == "search"
+                # Enter runs a slow search and moves to the results; Shift+Tab from there
+                # to the documents, whose filter takes "bert" (from the box Shift+Tab
+                # went to the reader, where "f" is no key)
+                send_keys(app, ["enter", "shift+tab", "f", *"bert"])
+                flt = app.query_one("#corpus-filter", Input)
+                await wait_for(pilot, lambda: flt.value == "bert", timeout=15,
+                               what=f"'bert' in the filter, not {flt.value!r}, "
+                                    f"focus {focused_pane(app)!r}, screen {app.screen}")
+                assert app.screen is main
+                assert not isinstance(app.screen, GoToPageScreen)
+            finally:
+                app.gate.delay_s = service.delay_s = 0.0
+    run(go())
+
+
+def test_the_footer_follows_the_results_pane_after_esc_closes_a_dialog(make_app):
+    """With the results pane focused, a dialog opened and closed by Esc (the export, the
+    note, the go-to-page of the reader left just before) leaves the footer showing the
+    results pane's keys, under slow workers too."""
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(160, 48)) as pilot:
+            main = app.main_screen
+            await settle(pilot)
+            await search(pilot, "attention")
+            await pilot.press("enter")
+            await reader_ready(pilot)
+            service = await app.get_service()
+            app.gate.delay_s = service.delay_s = 0.3
+            try:
+                for keys in (["shift+tab", "e", "escape"], ["a", "escape"],
+                             ["tab", "g", "escape", "shift+tab"]):
+                    send_keys(app, keys)
+                    await wait_for(
+                        pilot, lambda: app.screen is main and focused_pane(app) == "results"
+                        and footer_pane(app) == "results", timeout=15,
+                        what=f"{keys}: focus {focused_pane(app)!r}, "
+                             f"footer {footer_pane(app)!r}, screen {app.screen}")
+            finally:
+                app.gate.delay_s = service.delay_s = 0.0
+    run(go())
+
+
+def test_the_contents_list_names_every_section_whole_at_160_columns(make_app):
+    """Fresh-user finding: the contents list cut section titles even at 160 columns (it
+    is 17 columns beside the reader's text). A title longer than the list goes on over
+    the next lines: every entry shown is whole, none ends in "…"."""
+    import re
+
+    from pdftui.tui.reader_widgets import TocList
+
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(160, 48)) as pilot:
+            await settle(pilot)
+            await search(pilot, "attention")
+            await pilot.press("enter")
+            reader = await reader_ready(pilot, lambda r: r.view.request.doc == ATTENTION)
+            toc = app.query_one(TocList)
+            await pilot.press("t")
+            await wait_for(pilot, lambda: toc.display and toc.option_count > 3
+                           and toc.region.width > 0, what="the contents")
+            await pilot.pause()
+            x, y, w, h = toc.region
+            region = [line[x:x + w] for line in screen_lines(app)[y:y + h]]
+            shown = re.sub(r"[\s│┃]+", "", "".join(region))   # its right border too
+            assert "…" not in shown, region
+            titles = [s.title for s in reader.view.sections if s.title][:6]
+            for title in titles:
+                assert re.sub(r"\s+", "", title) in shown, (title, region)
+    run(go())
