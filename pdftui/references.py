@@ -33,7 +33,7 @@ from .text import clean_text
 
 #: The parser's version: a content whose stored entries were read by another is read again
 #: from its stored blocks (no PDF is opened).
-REFERENCES_VERSION = 1
+REFERENCES_VERSION = 2
 #: Most entries kept per document.
 MAX_ENTRIES = 10_000
 #: Longest raw entry text kept, in characters.
@@ -242,7 +242,9 @@ def _split_labelled(lines: list[_Line], rx: re.Pattern, fmt: str) -> list[_Entry
     return out
 
 
-_RUN_IN_RE = re.compile(r"(?<=[.,;)\]]\s)\[(\d{1,4})\]\s")
+#: A ``[n]`` label inside a line, after any word (``... 1068 [3] Ehlers``, ``.../ [102]``);
+#: :func:`_run_in` takes it only when it is the number the list expects next.
+_RUN_IN_RE = re.compile(r"(?<=\S\s)\[(\d{1,4})\]\s")
 
 
 _RUN_IN_NUMBER_RE = re.compile(r"(?<=[.;)]\s)(\d{1,4})\.\s(?=[A-ZÀ-ÞŁŚŻ])")
@@ -297,10 +299,15 @@ def _split_indent(lines: list[_Line]) -> list[_Entry]:
 
 #: Where an author-year entry starts inside running text: after a sentence's end, a list
 #: of ``Surname, I.`` names followed by a year (``... Proc. ICLR. Atwood, J., Towsley, D.,
-#: 2016. Diffusion...``).
+#: 2016. Diffusion...``), or such a list running to the line's end, its year on the next
+#: line (``... NIPS 1-9. Borgwardt, K.M., Ong, C.S., Sch€onauer,``; ``€`` is how some
+#: PDFs set an umlaut).
+_AY_NAME = r"[A-ZÀ-ÞŁŚŻ][\w'’€\-]+(?:\s[A-ZÀ-ÞŁŚŻ][\w'’€\-]+)?"
+_AY_INITS = r"(?:[A-Z]\.\s?-?)+[A-Z]?\.?"
 _AUTHOR_YEAR_START_RE = re.compile(
-    r"(?<=[.)]\s)(?=(?:[A-ZÀ-ÞŁŚŻ][\w'’\-]+(?:\s[A-ZÀ-ÞŁŚŻ][\w'’\-]+)?,\s(?:[A-Z]\.\s?-?)+"
-    r"[A-Z]?\.?,?\s(?:and\s|&\s)?)+(?:et\sal\.,?\s)?\(?(?:19|20)\d\d[a-z]?\)?[.,])")
+    rf"(?<=[.)]\s)(?=(?:{_AY_NAME},\s{_AY_INITS},?\s(?:and\s|&\s)?)+(?:et\sal\.,?\s)?"
+    rf"\(?(?:19|20)\d\d[a-z]?\)?[.,]"
+    rf"|(?:{_AY_NAME},\s{_AY_INITS},\s?)+(?:{_AY_NAME},?)?\s*$)")
 
 
 def _run_in_author_year(text: str) -> list[str]:

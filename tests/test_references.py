@@ -159,3 +159,33 @@ def test_names_then_year_styles_read_names_and_year_and_no_journal_as_title():
     assert r.title == "Algorithmic number theory—The complexity contribution"
     r = parse_entry("Ehlers J, Geren P and Sachs R K, 1968 J. Math. Phys. 9 1344", 14)
     assert (r.authors, r.year, r.title) == (("Ehlers", "Geren", "Sachs"), 1968, "")
+
+
+def test_run_in_label_after_a_number_or_url_is_cut():
+    """A run-in ``[n]`` after a page number or a URL (no sentence end before it) still
+    starts the entry the list expects next, and the ones after it keep being cut."""
+    refs = read_references(_blocks(
+        (48, "[1] Hinshaw G et al, 2008 Astrophys. J. Suppl. Ser. 180 225 [2] Ehlers J, Geren"
+             " P and Sachs R K, 1968 J. Math. Phys. 9 1344"),
+        (48, "[3] “Project gutenberg.” [Online]. Available: https:// www.gutenberg.org/ [4] T."
+             " H. Trinh and Q. V. Le, “A simple method for commonsense reasoning,” 2018. [5] A."
+             " Radford, K. Narasimhan, T. Salimans, and I. Sutskever, “Improving language"
+             " understanding by generative pre-training,” 2018.")))
+    assert [r.label for r in refs] == ["[1]", "[2]", "[3]", "[4]", "[5]"]
+    assert [r.first_author for r in refs] == ["Hinshaw", "Ehlers", "", "Trinh", "Radford"]
+    assert refs[4].year == 2018
+
+
+def test_author_year_entry_starting_at_a_line_end_is_cut():
+    """An author-year entry set as running text whose author list reaches the line's end
+    (its year on the next line) starts a new entry there."""
+    refs = read_references(_blocks(
+        (40, "Battaglia, P., Pascanu, R., Lai, M., 2016. Interaction networks for learning"
+             " about objects. Proceedings of NIPS 4509-4517. Bojchevski, A., Klicpera, J.,"),
+        (40, "Perozzi, B., 2018. NetGAN: generating graphs via random walks. Proceedings of"
+             " ICML. Borgwardt, K.M., Ong, C.S., Sch€onauer,"),
+        (40, "S., Vishwanathan, S., Smola, A.J., Kriegel, H.-P., 2005. Protein function"
+             " prediction via graph kernels. Bioinformatics 21, 47-56.")))
+    assert [(r.first_author, r.year) for r in refs] == [
+        ("Battaglia", 2016), ("Bojchevski", 2018), ("Borgwardt", 2005)]
+    assert refs[1].title == "NetGAN: generating graphs via random walks"
