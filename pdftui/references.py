@@ -33,7 +33,7 @@ from .text import clean_text
 
 #: The parser's version: a content whose stored entries were read by another is read again
 #: from its stored blocks (no PDF is opened).
-REFERENCES_VERSION = 2
+REFERENCES_VERSION = 3
 #: Most entries kept per document.
 MAX_ENTRIES = 10_000
 #: Longest raw entry text kept, in characters.
@@ -390,13 +390,19 @@ def parse_entry(text: str, page: int, ordinal: int = 0, label: str = "") -> Refe
     not found are left empty; the label, when the list printed none, is made from the
     first author and year (``Vaswani et al., 2017``) once both are read."""
     raw = text[:MAX_RAW_CHARS]
-    body = fix_accents(unicodedata.normalize("NFC", raw[:PARSE_CHARS]))
+    body = fix_accents(unicodedata.normalize("NFC", _LOOSE_MARK_RE.sub(
+        r"\2\1", raw[:PARSE_CHARS])))
     arxiv = _arxiv(body)
     doi = _doi(body)
     authors, year, title, venue = _shape(body)
     if not label and authors and year:
         label = _author_year_label(authors, year)
     return Reference(ordinal, page, label, raw, tuple(authors), year, title, venue, arxiv, doi)
+
+
+#: A combining accent set apart from its letter by a space (``C ́el ́erier``: the mark
+#: printed before the letter it sits on); moved after that letter so NFC composes them.
+_LOOSE_MARK_RE = re.compile(r"\s([\u0300-\u036f])([^\W\d_])")
 
 
 def _arxiv(text: str) -> str:
@@ -444,6 +450,8 @@ def _shape(body: str) -> tuple[list[str], int | None, str, str]:
         names, _colon, title = head.partition(":")
         authors = _names(names)
         head, rest = names, [title.strip(), *rest]
+    if not authors and (vancouver := _VANCOUVER_LIST_RE.match(text)):
+        return _after_vancouver(_names(vancouver.group(1)), text[vancouver.end():], years)
     if not authors:
         return _names_then_year(text) or (
             [], int(years[-1].group(1)) if years else None, "", "")
@@ -494,6 +502,9 @@ def _after_authors(authors: list[str], rest: str, years: list[re.Match]
     if y:
         rest = (" " + rest)[y.end():]
     sentences = _sentences(rest)
+    lead = None
+    if sentences and _is_year(sentences[0]):   # PeerJ: ``Whelan S. 2013. Title.``
+        lead = _YEAR_RE.search(sentences.pop(0))
     title = _tidy_title(sentences[0]) if sentences else ""
     if title and not _title_like(title):
         title = ""
@@ -538,6 +549,32 @@ def _in_id(text: str, at: int) -> bool:
 
 _PAREN_YEAR_RE = re.compile(r"\(((?:1[89]\d|20[0-3])\d)[a-z]?\)")
 _BARE_YEAR_RE = re.compile(r"^\(?((?:1[89]\d|20[0-3])\d)[a-z]?\)?$")
+
+
+#: A Vancouver author list ending in a period (``Harris JJ, Jolivet R, Attwell D.``,
+#: ``Fraiman D, Chialvo DR, et al.``): its last initials' period ends the sentence.
+_VANCOUVER_NAME = r"[A-ZÀ-ÞŁŚŻ][\w'’\-]*(?:\s[A-Za-zÀ-ÿ][\w'’\-]+){0,3}\s[A-Z](?:\s?[A-Z]){0,2}"
+_VANCOUVER_LIST_RE = re.compile(
+    rf"^({_VANCOUVER_NAME}(?:,\s{_VANCOUVER_NAME}){{0,30}}(?:,?\set\sal)?)\.\s+(?=\S)")
+
+
+def _after_vancouver(authors: list[str], rest: str, years: list[re.Match]
+                     ) -> tuple[list[str], int | None, str, str]:
+    """``(surnames, year, title, venue)`` of a Vancouver entry after its author list:
+    title, then journal, then ``2012;75(5):762-77`` (the year the first after the title)."""
+    sentences = _sentences(rest)
+    lead = None
+    if sentences and _is_year(sentences[0]):   # PeerJ: ``Whelan S. 2013. Title.``
+        lead = _YEAR_RE.search(sentences.pop(0))
+    title = _tidy_title(sentences[0]) if sentences else ""
+    if title and not _title_like(title):
+        title = ""
+    after = " ".join(sentences[1:])
+    later = [m for m in _YEAR_RE.finditer(after) if not _in_id(after, m.start())]
+    if lead is not None:
+        later = [lead]
+    year = int(later[0].group(1)) if later else (int(years[-1].group(1)) if years else None)
+    return authors, year, title, _venue(after) if title else ""
 
 
 def _strip_year(head: str) -> str:

@@ -189,3 +189,29 @@ def test_author_year_entry_starting_at_a_line_end_is_cut():
     assert [(r.first_author, r.year) for r in refs] == [
         ("Battaglia", 2016), ("Bojchevski", 2018), ("Borgwardt", 2005)]
     assert refs[1].title == "NetGAN: generating graphs via random walks"
+
+
+def test_vancouver_entry_whose_last_initials_end_the_author_list():
+    """``Harris JJ, Jolivet R, Attwell D. Title. Journal. 2012;75(5):762-77.``: the
+    period after the last initials ends the author list, the title follows."""
+    ref = parse_entry("Harris JJ, Jolivet R, Attwell D. Synaptic energy use and supply."
+                      " Neuron. 2012;75(5):762–77. https://doi.org/10.1016/j.neuron.2012.08.019"
+                      " PMID: 22958818", 3)
+    assert (ref.authors, ref.year) == (("Harris", "Jolivet", "Attwell"), 2012)
+    assert ref.title == "Synaptic energy use and supply"
+    assert ref.doi == "10.1016/j.neuron.2012.08.019"
+    other = parse_entry("Ponce-Alvarez A, Deco G, Hagmann P, Romani GL, Mantini D, Corbetta"
+                        " M. Resting-state temporal synchronization networks emerge from"
+                        " connectivity topology. PLoS Comput Biol. 2015;11(2):e1004100.", 3)
+    assert (other.first_author, other.year) == ("Ponce-Alvarez", 2015)
+    assert other.title.startswith("Resting-state temporal synchronization")
+
+
+def test_accent_printed_apart_before_its_letter_joins_the_letter():
+    """A combining accent after a space (``C ́el ́erier``) belongs to the next letter."""
+    ref = parse_entry("C \u0301el \u0301erier M N, 2007 New Adv. Phys. 1 29", 14)
+    assert (ref.first_author, ref.year, ref.title) == ("Célérier", 2007, "")
+    ref = parse_entry("D. Beauquier, M. Nivat, E. R \u0301emila and M. Robson. Tiling figures"
+                      " of the plane with two bars. Comput. Geom. 5 (1995), 1-25.", 2)
+    assert ref.authors == ("Beauquier", "Nivat", "Rémila", "Robson")
+    assert ref.title == "Tiling figures of the plane with two bars"
