@@ -33,7 +33,7 @@ from .text import clean_text
 
 #: The parser's version: a content whose stored entries were read by another is read again
 #: from its stored blocks (no PDF is opened).
-REFERENCES_VERSION = 3
+REFERENCES_VERSION = 4
 #: Most entries kept per document.
 MAX_ENTRIES = 10_000
 #: Longest raw entry text kept, in characters.
@@ -144,8 +144,31 @@ def split_entries(blocks: Sequence[RefBlock]) -> list[tuple[int, str, str]]:
     elif style == "number":
         entries = _split_labelled(lines, _NUMBER_RE, "{}.")
     else:
-        entries = _split_indent(lines)
-    return [(e.page, e.label, _join(e.lines)) for e in entries[:MAX_ENTRIES]]
+        return [(e.page, e.label, _join(e.lines)) for e in _split_indent(lines)[:MAX_ENTRIES]]
+    out = [(e.page, e.label, piece) for e in entries for piece in _grouped(_join(e.lines))]
+    return out[:MAX_ENTRIES]
+
+
+_G_CAP = "A-ZÀ-ÞŁŚŻØ"
+_G_NAME = rf"[{_G_CAP}][^\s,;.\[\]()]*(?:\s[\u0300-\u036f][^\s,;.\[\]()]*)*"
+_G_INITS = rf"(?:\s[{_G_CAP}]){{1,3}}"
+#: Where a further work starts inside one labelled entry (several works grouped under one
+#: label, as JCAP and physics journals print them): after a ``[SPIRES]``-like tag, a
+#: sentence's end, a semicolon or a page number, a ``Surname I I`` list with its year
+#: (``... 483 565 [SPIRES] Riess A G et al, 1998 Astrophys. J. ...``).
+_GROUPED_RE = re.compile(
+    rf"(?<=[\].;\d]\s)(?={_G_NAME}{_G_INITS}(?:\set\sal|(?:,\s{_G_NAME}{_G_INITS})*"
+    rf"(?:,?\sand\s{_G_NAME}{_G_INITS})?),\s(?:1[89]|20)\d\d[a-z]?\s)")
+
+
+def _grouped(text: str) -> list[str]:
+    """An entry's text cut before each further work grouped under its label (see
+    :data:`_GROUPED_RE`); one piece when it holds one work."""
+    cuts = [m.start() for m in _GROUPED_RE.finditer(text)]
+    if not cuts:
+        return [text]
+    bounds = [0, *cuts, len(text)]
+    return [text[a:b].strip() for a, b in zip(bounds, bounds[1:]) if text[a:b].strip()]
 
 
 def _lines(blocks: Sequence[RefBlock]) -> list[_Line]:
@@ -390,8 +413,10 @@ def parse_entry(text: str, page: int, ordinal: int = 0, label: str = "") -> Refe
     not found are left empty; the label, when the list printed none, is made from the
     first author and year (``Vaswani et al., 2017``) once both are read."""
     raw = text[:MAX_RAW_CHARS]
-    body = fix_accents(unicodedata.normalize("NFC", _LOOSE_MARK_RE.sub(
-        r"\2\1", raw[:PARSE_CHARS])))
+    body = _LOOSE_MARK_RE.sub(r"\2\1", raw[:PARSE_CHARS])
+    if "€" in body:
+        body = _EURO_UMLAUT_RE.sub(lambda m: m.group(1) + "\u0308", body)
+    body = fix_accents(unicodedata.normalize("NFC", body))
     arxiv = _arxiv(body)
     doi = _doi(body)
     authors, year, title, venue = _shape(body)
@@ -403,6 +428,8 @@ def parse_entry(text: str, page: int, ordinal: int = 0, label: str = "") -> Refe
 #: A combining accent set apart from its letter by a space (``C ́el ́erier``: the mark
 #: printed before the letter it sits on); moved after that letter so NFC composes them.
 _LOOSE_MARK_RE = re.compile(r"\s([\u0300-\u036f])([^\W\d_])")
+#: ``€`` between letters: how some PDFs set an umlaut (``Sch€onauer``); the diaeresis.
+_EURO_UMLAUT_RE = re.compile(r"(?<=[^\W\d_])€([aeiouAEIOU])")
 
 
 def _arxiv(text: str) -> str:
@@ -650,7 +677,7 @@ def _names(part: str) -> list[str]:
 #: A Vancouver name: surname words, then the initials in capitals without periods
 #: (``Raichle ME``, ``Ponce-Alvarez A``, ``O’Malley KF``, ``Sachs R K``).
 _VANCOUVER_RE = re.compile(r"^([A-ZÀ-ÞŁŚŻ][\w'’\-]*(?:\s[A-Za-zÀ-ÿ][\w'’\-]+)*)"
-                           r"\s([A-Z](?:\s?[A-Z]){0,2})$")
+                           r"\s([A-ZÀ-ÞŁŚŻ](?:\s?[A-ZÀ-ÞŁŚŻ]){0,2})$")
 
 
 def _name_piece(piece: str) -> bool:

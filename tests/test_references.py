@@ -215,3 +215,27 @@ def test_accent_printed_apart_before_its_letter_joins_the_letter():
                       " of the plane with two bars. Comput. Geom. 5 (1995), 1-25.", 2)
     assert ref.authors == ("Beauquier", "Nivat", "Rémila", "Robson")
     assert ref.title == "Tiling figures of the plane with two bars"
+
+
+def test_works_grouped_under_one_label_are_entries_of_that_label():
+    """JCAP groups several works under one label; each is its own entry (same label),
+    with no title invented where the style prints none."""
+    refs = read_references(_blocks(
+        (48, "[1] Perlmutter S et al, 1997 Astrophys. J. 483 565 [SPIRES] Riess A G et al,"
+             " 1998 Astrophys. J. 116 1009 [SPIRES]"),
+        (48, "[2] Hinshaw G et al, 2008 Astrophys. J. Suppl. Ser. submitted arXiv:0803.0732"
+             " Tegmark M et al, 2006 Phys. Rev. D 74 123507 [SPIRES] Alnes H, Amarzguioui M"
+             " and Grøn Ø, 2006 Phys. Rev. D 73 083519 [SPIRES]")))
+    assert [(r.label, r.first_author, r.year, r.arxiv_id) for r in refs] == [
+        ("[1]", "Perlmutter", 1997, ""), ("[1]", "Riess", 1998, ""),
+        ("[2]", "Hinshaw", 2008, "0803.0732"), ("[2]", "Tegmark", 2006, ""),
+        ("[2]", "Alnes", 2006, "")]
+    assert all(r.title == "" for r in refs)
+
+
+def test_euro_sign_between_letters_reads_as_an_umlaut():
+    """``Sch€onauer`` (an umlaut set as ``€``) is a surname inside an author list."""
+    ref = parse_entry("Borgwardt, K.M., Ong, C.S., Sch€onauer, S., Vishwanathan, S., 2005."
+                      " Protein function prediction via graph kernels. Bioinformatics 21.", 21)
+    assert ref.authors == ("Borgwardt", "Ong", "Schönauer", "Vishwanathan")
+    assert ref.title == "Protein function prediction via graph kernels"
