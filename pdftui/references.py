@@ -371,10 +371,11 @@ def _continues(before: str, text: str) -> bool:
     if not before:
         return False
     return (text[:1].islower() or before.endswith(("-", ",", "and", "&", ":"))
-            or not re.search(r"[.)\]]$|\d$", before))
+            or not before.endswith((".", ")", "]")) and not before[-1:].isdigit())
 
 
 _HYPHEN_RE = re.compile(r"(?<=[a-z])-$")
+_SPACES_RE = re.compile(r"\s+")
 
 
 def _join(lines: list[str]) -> str:
@@ -386,7 +387,7 @@ def _join(lines: list[str]) -> str:
             out = out[:-1] + line
         else:
             out = f"{out} {line}" if out else line
-    out = re.sub(r"\s+", " ", out).strip()
+    out = " ".join(out.split())
     return out[:MAX_RAW_CHARS]
 
 
@@ -413,10 +414,7 @@ def parse_entry(text: str, page: int, ordinal: int = 0, label: str = "") -> Refe
     not found are left empty; the label, when the list printed none, is made from the
     first author and year (``Vaswani et al., 2017``) once both are read."""
     raw = text[:MAX_RAW_CHARS]
-    body = _LOOSE_MARK_RE.sub(r"\2\1", raw[:PARSE_CHARS])
-    if "€" in body:
-        body = _EURO_UMLAUT_RE.sub(lambda m: m.group(1) + "\u0308", body)
-    body = fix_accents(unicodedata.normalize("NFC", body))
+    body = _normal_text(raw[:PARSE_CHARS])
     arxiv = _arxiv(body)
     doi = _doi(body)
     authors, year, title, venue = _shape(body)
@@ -430,6 +428,18 @@ def parse_entry(text: str, page: int, ordinal: int = 0, label: str = "") -> Refe
 _LOOSE_MARK_RE = re.compile(r"\s([\u0300-\u036f])([^\W\d_])")
 #: ``€`` between letters: how some PDFs set an umlaut (``Sch€onauer``); the diaeresis.
 _EURO_UMLAUT_RE = re.compile(r"(?<=[^\W\d_])€([aeiouAEIOU])")
+
+
+def _normal_text(text: str) -> str:
+    """``text`` with its accents joined to their letters (NFC; see :data:`_LOOSE_MARK_RE`,
+    :data:`_EURO_UMLAUT_RE`, :func:`fix_accents`); ASCII text without a backquote (the one
+    ASCII spacing accent) is returned as it is."""
+    if text.isascii():
+        return fix_accents(text) if "`" in text else text
+    text = _LOOSE_MARK_RE.sub(r"\2\1", text)
+    if "€" in text:
+        text = _EURO_UMLAUT_RE.sub(lambda m: m.group(1) + "\u0308", text)
+    return fix_accents(unicodedata.normalize("NFC", text))
 
 
 def _arxiv(text: str) -> str:
@@ -459,9 +469,9 @@ def _shape(body: str) -> tuple[list[str], int | None, str, str]:
     text = _URL_RE.sub(" ", body)
     years = [m for m in _YEAR_RE.finditer(text) if not _in_id(text, m.start())]
     quoted = _QUOTED_RE.search(text)
-    if quoted and text[:quoted.start()].rstrip().endswith((",", ".", ":")) and \
-            _names(text[:quoted.start()]):
-        authors = _names(text[:quoted.start()])
+    authors = _names(text[:quoted.start()]) if quoted and \
+        text[:quoted.start()].rstrip().endswith((",", ".", ":")) else []
+    if authors:
         year = int(years[-1].group(1)) if years else None
         return authors, year, _tidy_title(quoted.group(1)), _venue(text[quoted.end():])
     inverted = _inverted_prefix(text)
@@ -623,33 +633,41 @@ def _year_after_authors(head: str, rest: list[str]) -> int | None:
     return None
 
 
-_SENTENCE_END_RE = re.compile(r"(\S*)([.?!])(?=\s|$)")
 
 
 def _sentences(text: str) -> list[str]:
     """``text`` cut at each period, question or exclamation mark that ends a sentence: not
     after an initial (``Yann N.``), an abbreviation (``Proc.``) or inside a number."""
     out: list[str] = []
-    start = 0
-    for m in _SENTENCE_END_RE.finditer(text):
-        word = text[max(start, m.start(1)):m.start(2)]   # the word before the mark
-        bare = word.strip("([{,")
-        if m.group(2) == "." and (_is_initial(bare) or bare.lower() in _ABBREV):
-            continue
-        piece = text[start:m.end()].strip()
-        if piece:
-            out.append(piece.rstrip(".").strip())
-        start = m.end()
-    tail = text[start:].strip()
-    if tail:
-        out.append(tail)
+    held: list[str] = []   # pieces of a sentence whose period did not end it
+    for piece in _AFTER_MARK_RE.split(text.strip()):
+        held.append(piece)
+        if piece.endswith("."):
+            bare = piece[piece.rfind(" ") + 1:-1].lstrip("([{,")
+            if _is_initial(bare) or bare.lower() in _ABBREV:
+                continue
+        sentence = " ".join(held)
+        held = []
+        if sentence.endswith((".", "?", "!")):
+            sentence = sentence.rstrip(".").strip()
+        if sentence:
+            out.append(sentence)
+    if held:
+        out.append(" ".join(held))
     return out
+
+
+#: The spaces after a sentence mark (a candidate sentence end).
+_AFTER_MARK_RE = re.compile(r"(?<=[.?!])\s+")
 
 
 def _is_initial(word: str) -> bool:
     """``N``, ``J.-P`` style initials (the period after them does not end a
     sentence)."""
-    return bool(re.fullmatch(r"[A-ZÀ-ÞŁŚŻ](?:\.-?[A-ZÀ-ÞŁŚŻ]){0,2}", word))
+    return len(word) <= 6 and bool(_INITIAL_RE.fullmatch(word))
+
+
+_INITIAL_RE = re.compile(r"[A-ZÀ-ÞŁŚŻ](?:\.-?[A-ZÀ-ÞŁŚŻ]){0,2}")
 
 
 _ET_AL_RE = re.compile(r"\bet\s+al\b\.?|\band others\b|\(eds?\.?\)|\beds?\.$", re.I)
@@ -722,16 +740,23 @@ def _title_like(title: str) -> bool:
     letters = len(title) - len(_NOT_LETTER_RE.findall(title))
     if len(title) < 3 or letters < 3 or letters < 0.5 * len(title):
         return False
-    return not re.match(r"^(in|proceedings|proc|arxiv|preprint|journal)\b", title, re.I)
+    return not _VENUE_WORD_RE.match(title)
+
+
+_VENUE_WORD_RE = re.compile(r"(in|proceedings|proc|arxiv|preprint|journal)\b", re.I)
+_IN_RE = re.compile(r"^\s*(In:?\s+)")
+_PAGES_RE = re.compile(r"\d+\s*[–-]\s*\d")
+_BEFORE_PAGES_RE = re.compile(r"[,.\s]*(pp\.?|pages?)?\s*$")
 
 
 def _venue(rest: str) -> str:
     """The venue of the text after the title: leading ``In``, trailing pages, year and
     punctuation removed; '' when nothing is left."""
-    v = re.sub(r"^\s*(In:?\s+)", "", rest.strip())
-    v = re.sub(r"[,.\s]*(pp\.?|pages?)?\s*\d+\s*[–-]\s*\d+.*$", "", v)
+    v = _IN_RE.sub("", rest.strip())
+    if pages := _PAGES_RE.search(v):   # the first page range and all after it
+        v = _BEFORE_PAGES_RE.sub("", v[:pages.start()])
     v = _YEAR_RE.sub("", v)
-    v = re.sub(r"\s+", " ", v).strip(" ,.;:()")
+    v = _SPACES_RE.sub(" ", v).strip(" ,.;:()")
     return v[:200] if len(v) - len(_NOT_LETTER_RE.findall(v)) >= 2 else ""
 
 
