@@ -177,8 +177,7 @@ def _lines(blocks: Sequence[RefBlock]) -> list[_Line]:
     out: list[_Line] = []
     total = 0
     for b in blocks:
-        for i, line in enumerate(b.text.split("\n")):
-            line = clean_text(line)
+        for i, line in enumerate(clean_text(b.text, keep_newlines=True).split("\n")):
             if line[:1] in _HEAD_STARTS:
                 line = _HEAD_PREFIX_RE.sub("", line)
             line = line.strip()
@@ -375,7 +374,6 @@ def _continues(before: str, text: str) -> bool:
 
 
 _HYPHEN_RE = re.compile(r"(?<=[a-z])-$")
-_SPACES_RE = re.compile(r"\s+")
 
 
 def _join(lines: list[str]) -> str:
@@ -752,11 +750,12 @@ _BEFORE_PAGES_RE = re.compile(r"[,.\s]*(pp\.?|pages?)?\s*$")
 def _venue(rest: str) -> str:
     """The venue of the text after the title: leading ``In``, trailing pages, year and
     punctuation removed; '' when nothing is left."""
-    v = _IN_RE.sub("", rest.strip())
+    v = rest.strip()
+    if v.startswith("In"):
+        v = _IN_RE.sub("", v)
     if pages := _PAGES_RE.search(v):   # the first page range and all after it
         v = _BEFORE_PAGES_RE.sub("", v[:pages.start()])
-    v = _YEAR_RE.sub("", v)
-    v = _SPACES_RE.sub(" ", v).strip(" ,.;:()")
+    v = " ".join(_YEAR_RE.sub("", v).split()).strip(" ,.;:()")
     return v[:200] if len(v) - len(_NOT_LETTER_RE.findall(v)) >= 2 else ""
 
 
