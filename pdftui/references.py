@@ -441,6 +441,9 @@ def _normal_text(text: str) -> str:
 
 
 def _arxiv(text: str) -> str:
+    low = text.lower()
+    if "arxiv" not in low and "abs/" not in low:   # all that _ARXIV_RE can match
+        return ""
     m = _ARXIV_RE.search(text)
     return m.group(1) if m else ""
 
@@ -464,7 +467,7 @@ def _author_year_label(authors: list[str], year: int) -> str:
 
 def _shape(body: str) -> tuple[list[str], int | None, str, str]:
     """``(surnames, year, title, venue)`` of an entry's text, empty where not read."""
-    text = _URL_RE.sub(" ", body)
+    text = _URL_RE.sub(" ", body) if "http" in body or "www." in body else body
     years = [m for m in _YEAR_RE.finditer(text) if not _in_id(text, m.start())]
     quoted = _QUOTED_RE.search(text)
     authors = _names(text[:quoted.start()]) if quoted and \
@@ -679,7 +682,9 @@ def _names(part: str) -> list[str]:
     part = part.strip().rstrip(",.;:")
     if not part or len(part) > 600 or len(_DIGIT_RE.findall(part)) > 2:
         return []
-    part = _ET_AL_RE.sub("", part)
+    low = part.lower()
+    if "et" in low or "other" in low or "ed" in low:   # all that _ET_AL_RE can match
+        part = _ET_AL_RE.sub("", part)
     pieces = [p.strip() for p in _NAME_SPLIT_RE.split(part) if p.strip()]
     if not pieces or not all(_name_piece(p) for p in pieces):
         return []
