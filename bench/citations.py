@@ -285,6 +285,18 @@ def replica_step(src: str, n: int, work: str | None) -> dict:
             "step_nothing_changed_s": again}
 
 
+def half(links: dict | None, fields: list | None, which: str) -> tuple:
+    """The truth restricted to half ``which`` ("A" or "B") of its documents: every document
+    either file names, sorted by name, A the even positions (0, 2, ...), B the odd ones."""
+    docs = sorted(set((links or {}).get("citing", {})) | {t["doc"] for t in fields or []})
+    keep = set(docs[0 if which == "A" else 1::2])
+    if links is not None:
+        links = {**links, "citing": {d: v for d, v in links["citing"].items() if d in keep}}
+    if fields is not None:
+        fields = [t for t in fields if t["doc"] in keep]
+    return links, fields
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--cache-dir", required=True)
@@ -297,6 +309,9 @@ def main() -> None:
     ap.add_argument("--replica", type=int, default=0,
                     help="also time the step on N replicas of the corpus (bench/scale.py)")
     ap.add_argument("--replica-work", default=None)
+    ap.add_argument("--half", choices=("A", "B"), default=None,
+                    help="score only half of the truth's documents: all documents named in"
+                         " either truth file, sorted by name; A the even positions, B odd")
     ap.add_argument("--list-doc", default="arxiv-1706.03762v7-attention-is-all-you-need.pdf",
                     help="the document whose lists are timed (default: the most cited)")
     args = ap.parse_args()
@@ -305,10 +320,14 @@ def main() -> None:
                  "lists_ms": list_times(args.cache_dir, root, args.list_doc)}
     links = HERE / "citations_links.json"
     fields = HERE / "citations_fields.json"
-    if links.exists():
-        out["links"] = score_links(args.cache_dir, root, json.loads(links.read_text()))
-    if fields.exists():
-        out["fields"] = score_fields(args.cache_dir, root, json.loads(fields.read_text()))
+    link_truth = json.loads(links.read_text()) if links.exists() else None
+    field_truth = json.loads(fields.read_text()) if fields.exists() else None
+    if args.half:
+        link_truth, field_truth = half(link_truth, field_truth, args.half)
+    if link_truth is not None:
+        out["links"] = score_links(args.cache_dir, root, link_truth)
+    if field_truth is not None:
+        out["fields"] = score_fields(args.cache_dir, root, field_truth)
     if args.cold_index:
         with tempfile.TemporaryDirectory() as tmp:
             where = subset_folder(root, args.cold_subset, tmp) if args.cold_subset else root

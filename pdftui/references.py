@@ -33,7 +33,7 @@ from .text import clean_text
 
 #: The parser's version: a content whose stored entries were read by another is read again
 #: from its stored blocks (no PDF is opened).
-REFERENCES_VERSION = 1
+REFERENCES_VERSION = 4
 #: Most entries kept per document.
 MAX_ENTRIES = 10_000
 #: Longest raw entry text kept, in characters.
@@ -144,8 +144,31 @@ def split_entries(blocks: Sequence[RefBlock]) -> list[tuple[int, str, str]]:
     elif style == "number":
         entries = _split_labelled(lines, _NUMBER_RE, "{}.")
     else:
-        entries = _split_indent(lines)
-    return [(e.page, e.label, _join(e.lines)) for e in entries[:MAX_ENTRIES]]
+        return [(e.page, e.label, _join(e.lines)) for e in _split_indent(lines)[:MAX_ENTRIES]]
+    out = [(e.page, e.label, piece) for e in entries for piece in _grouped(_join(e.lines))]
+    return out[:MAX_ENTRIES]
+
+
+_G_CAP = "A-ZÀ-ÞŁŚŻØ"
+_G_NAME = rf"[{_G_CAP}][^\s,;.\[\]()]*(?:\s[\u0300-\u036f][^\s,;.\[\]()]*)*"
+_G_INITS = rf"(?:\s[{_G_CAP}]){{1,3}}"
+#: Where a further work starts inside one labelled entry (several works grouped under one
+#: label, as JCAP and physics journals print them): after a ``[SPIRES]``-like tag, a
+#: sentence's end, a semicolon or a page number, a ``Surname I I`` list with its year
+#: (``... 483 565 [SPIRES] Riess A G et al, 1998 Astrophys. J. ...``).
+_GROUPED_RE = re.compile(
+    rf"(?<=[\].;\d]\s)(?={_G_NAME}{_G_INITS}(?:\set\sal|(?:,\s{_G_NAME}{_G_INITS})*"
+    rf"(?:,?\sand\s{_G_NAME}{_G_INITS})?),\s(?:1[89]|20)\d\d[a-z]?\s)")
+
+
+def _grouped(text: str) -> list[str]:
+    """An entry's text cut before each further work grouped under its label (see
+    :data:`_GROUPED_RE`); one piece when it holds one work."""
+    cuts = [m.start() for m in _GROUPED_RE.finditer(text)]
+    if not cuts:
+        return [text]
+    bounds = [0, *cuts, len(text)]
+    return [text[a:b].strip() for a, b in zip(bounds, bounds[1:]) if text[a:b].strip()]
 
 
 def _lines(blocks: Sequence[RefBlock]) -> list[_Line]:
@@ -154,8 +177,7 @@ def _lines(blocks: Sequence[RefBlock]) -> list[_Line]:
     out: list[_Line] = []
     total = 0
     for b in blocks:
-        for i, line in enumerate(b.text.split("\n")):
-            line = clean_text(line)
+        for i, line in enumerate(clean_text(b.text, keep_newlines=True).split("\n")):
             if line[:1] in _HEAD_STARTS:
                 line = _HEAD_PREFIX_RE.sub("", line)
             line = line.strip()
@@ -242,7 +264,9 @@ def _split_labelled(lines: list[_Line], rx: re.Pattern, fmt: str) -> list[_Entry
     return out
 
 
-_RUN_IN_RE = re.compile(r"(?<=[.,;)\]]\s)\[(\d{1,4})\]\s")
+#: A ``[n]`` label inside a line, after any word (``... 1068 [3] Ehlers``, ``.../ [102]``);
+#: :func:`_run_in` takes it only when it is the number the list expects next.
+_RUN_IN_RE = re.compile(r"(?<=\S\s)\[(\d{1,4})\]\s")
 
 
 _RUN_IN_NUMBER_RE = re.compile(r"(?<=[.;)]\s)(\d{1,4})\.\s(?=[A-ZÀ-ÞŁŚŻ])")
@@ -297,10 +321,15 @@ def _split_indent(lines: list[_Line]) -> list[_Entry]:
 
 #: Where an author-year entry starts inside running text: after a sentence's end, a list
 #: of ``Surname, I.`` names followed by a year (``... Proc. ICLR. Atwood, J., Towsley, D.,
-#: 2016. Diffusion...``).
+#: 2016. Diffusion...``), or such a list running to the line's end, its year on the next
+#: line (``... NIPS 1-9. Borgwardt, K.M., Ong, C.S., Sch€onauer,``; ``€`` is how some
+#: PDFs set an umlaut).
+_AY_NAME = r"[A-ZÀ-ÞŁŚŻ][\w'’€\-]+(?:\s[A-ZÀ-ÞŁŚŻ][\w'’€\-]+)?"
+_AY_INITS = r"(?:[A-Z]\.\s?-?)+[A-Z]?\.?"
 _AUTHOR_YEAR_START_RE = re.compile(
-    r"(?<=[.)]\s)(?=(?:[A-ZÀ-ÞŁŚŻ][\w'’\-]+(?:\s[A-ZÀ-ÞŁŚŻ][\w'’\-]+)?,\s(?:[A-Z]\.\s?-?)+"
-    r"[A-Z]?\.?,?\s(?:and\s|&\s)?)+(?:et\sal\.,?\s)?\(?(?:19|20)\d\d[a-z]?\)?[.,])")
+    rf"(?<=[.)]\s)(?=(?:{_AY_NAME},\s{_AY_INITS},?\s(?:and\s|&\s)?)+(?:et\sal\.,?\s)?"
+    rf"\(?(?:19|20)\d\d[a-z]?\)?[.,]"
+    rf"|(?:{_AY_NAME},\s{_AY_INITS},\s?)+(?:{_AY_NAME},?)?\s*$)")
 
 
 def _run_in_author_year(text: str) -> list[str]:
@@ -341,7 +370,7 @@ def _continues(before: str, text: str) -> bool:
     if not before:
         return False
     return (text[:1].islower() or before.endswith(("-", ",", "and", "&", ":"))
-            or not re.search(r"[.)\]]$|\d$", before))
+            or not before.endswith((".", ")", "]")) and not before[-1:].isdigit())
 
 
 _HYPHEN_RE = re.compile(r"(?<=[a-z])-$")
@@ -356,7 +385,7 @@ def _join(lines: list[str]) -> str:
             out = out[:-1] + line
         else:
             out = f"{out} {line}" if out else line
-    out = re.sub(r"\s+", " ", out).strip()
+    out = " ".join(out.split())
     return out[:MAX_RAW_CHARS]
 
 
@@ -383,7 +412,7 @@ def parse_entry(text: str, page: int, ordinal: int = 0, label: str = "") -> Refe
     not found are left empty; the label, when the list printed none, is made from the
     first author and year (``Vaswani et al., 2017``) once both are read."""
     raw = text[:MAX_RAW_CHARS]
-    body = fix_accents(unicodedata.normalize("NFC", raw[:PARSE_CHARS]))
+    body = _normal_text(raw[:PARSE_CHARS])
     arxiv = _arxiv(body)
     doi = _doi(body)
     authors, year, title, venue = _shape(body)
@@ -392,7 +421,29 @@ def parse_entry(text: str, page: int, ordinal: int = 0, label: str = "") -> Refe
     return Reference(ordinal, page, label, raw, tuple(authors), year, title, venue, arxiv, doi)
 
 
+#: A combining accent set apart from its letter by a space (``C ́el ́erier``: the mark
+#: printed before the letter it sits on); moved after that letter so NFC composes them.
+_LOOSE_MARK_RE = re.compile(r"\s([\u0300-\u036f])([^\W\d_])")
+#: ``€`` between letters: how some PDFs set an umlaut (``Sch€onauer``); the diaeresis.
+_EURO_UMLAUT_RE = re.compile(r"(?<=[^\W\d_])€([aeiouAEIOU])")
+
+
+def _normal_text(text: str) -> str:
+    """``text`` with its accents joined to their letters (NFC; see :data:`_LOOSE_MARK_RE`,
+    :data:`_EURO_UMLAUT_RE`, :func:`fix_accents`); ASCII text without a backquote (the one
+    ASCII spacing accent) is returned as it is."""
+    if text.isascii():
+        return fix_accents(text) if "`" in text else text
+    text = _LOOSE_MARK_RE.sub(r"\2\1", text)
+    if "€" in text:
+        text = _EURO_UMLAUT_RE.sub(lambda m: m.group(1) + "\u0308", text)
+    return fix_accents(unicodedata.normalize("NFC", text))
+
+
 def _arxiv(text: str) -> str:
+    low = text.lower()
+    if "arxiv" not in low and "abs/" not in low:   # all that _ARXIV_RE can match
+        return ""
     m = _ARXIV_RE.search(text)
     return m.group(1) if m else ""
 
@@ -416,12 +467,12 @@ def _author_year_label(authors: list[str], year: int) -> str:
 
 def _shape(body: str) -> tuple[list[str], int | None, str, str]:
     """``(surnames, year, title, venue)`` of an entry's text, empty where not read."""
-    text = _URL_RE.sub(" ", body)
+    text = _URL_RE.sub(" ", body) if "http" in body or "www." in body else body
     years = [m for m in _YEAR_RE.finditer(text) if not _in_id(text, m.start())]
     quoted = _QUOTED_RE.search(text)
-    if quoted and text[:quoted.start()].rstrip().endswith((",", ".", ":")) and \
-            _names(text[:quoted.start()]):
-        authors = _names(text[:quoted.start()])
+    authors = _names(text[:quoted.start()]) if quoted and \
+        text[:quoted.start()].rstrip().endswith((",", ".", ":")) else []
+    if authors:
         year = int(years[-1].group(1)) if years else None
         return authors, year, _tidy_title(quoted.group(1)), _venue(text[quoted.end():])
     inverted = _inverted_prefix(text)
@@ -437,6 +488,8 @@ def _shape(body: str) -> tuple[list[str], int | None, str, str]:
         names, _colon, title = head.partition(":")
         authors = _names(names)
         head, rest = names, [title.strip(), *rest]
+    if not authors and (vancouver := _VANCOUVER_LIST_RE.match(text)):
+        return _after_vancouver(_names(vancouver.group(1)), text[vancouver.end():], years)
     if not authors:
         return _names_then_year(text) or (
             [], int(years[-1].group(1)) if years else None, "", "")
@@ -487,6 +540,9 @@ def _after_authors(authors: list[str], rest: str, years: list[re.Match]
     if y:
         rest = (" " + rest)[y.end():]
     sentences = _sentences(rest)
+    lead = None
+    if sentences and _is_year(sentences[0]):   # PeerJ: ``Whelan S. 2013. Title.``
+        lead = _YEAR_RE.search(sentences.pop(0))
     title = _tidy_title(sentences[0]) if sentences else ""
     if title and not _title_like(title):
         title = ""
@@ -533,6 +589,32 @@ _PAREN_YEAR_RE = re.compile(r"\(((?:1[89]\d|20[0-3])\d)[a-z]?\)")
 _BARE_YEAR_RE = re.compile(r"^\(?((?:1[89]\d|20[0-3])\d)[a-z]?\)?$")
 
 
+#: A Vancouver author list ending in a period (``Harris JJ, Jolivet R, Attwell D.``,
+#: ``Fraiman D, Chialvo DR, et al.``): its last initials' period ends the sentence.
+_VANCOUVER_NAME = r"[A-ZÀ-ÞŁŚŻ][\w'’\-]*(?:\s[A-Za-zÀ-ÿ][\w'’\-]+){0,3}\s[A-Z](?:\s?[A-Z]){0,2}"
+_VANCOUVER_LIST_RE = re.compile(
+    rf"^({_VANCOUVER_NAME}(?:,\s{_VANCOUVER_NAME}){{0,30}}(?:,?\set\sal)?)\.\s+(?=\S)")
+
+
+def _after_vancouver(authors: list[str], rest: str, years: list[re.Match]
+                     ) -> tuple[list[str], int | None, str, str]:
+    """``(surnames, year, title, venue)`` of a Vancouver entry after its author list:
+    title, then journal, then ``2012;75(5):762-77`` (the year the first after the title)."""
+    sentences = _sentences(rest)
+    lead = None
+    if sentences and _is_year(sentences[0]):   # PeerJ: ``Whelan S. 2013. Title.``
+        lead = _YEAR_RE.search(sentences.pop(0))
+    title = _tidy_title(sentences[0]) if sentences else ""
+    if title and not _title_like(title):
+        title = ""
+    after = " ".join(sentences[1:])
+    later = [m for m in _YEAR_RE.finditer(after) if not _in_id(after, m.start())]
+    if lead is not None:
+        later = [lead]
+    year = int(later[0].group(1)) if later else (int(years[-1].group(1)) if years else None)
+    return authors, year, title, _venue(after) if title else ""
+
+
 def _strip_year(head: str) -> str:
     """The author part of a first sentence with a trailing ``(2014a)`` removed."""
     return _PAREN_YEAR_RE.sub("", head).strip().rstrip(",")
@@ -552,33 +634,41 @@ def _year_after_authors(head: str, rest: list[str]) -> int | None:
     return None
 
 
-_SENTENCE_END_RE = re.compile(r"(\S*)([.?!])(?=\s|$)")
 
 
 def _sentences(text: str) -> list[str]:
     """``text`` cut at each period, question or exclamation mark that ends a sentence: not
     after an initial (``Yann N.``), an abbreviation (``Proc.``) or inside a number."""
     out: list[str] = []
-    start = 0
-    for m in _SENTENCE_END_RE.finditer(text):
-        word = text[max(start, m.start(1)):m.start(2)]   # the word before the mark
-        bare = word.strip("([{,")
-        if m.group(2) == "." and (_is_initial(bare) or bare.lower() in _ABBREV):
-            continue
-        piece = text[start:m.end()].strip()
-        if piece:
-            out.append(piece.rstrip(".").strip())
-        start = m.end()
-    tail = text[start:].strip()
-    if tail:
-        out.append(tail)
+    held: list[str] = []   # pieces of a sentence whose period did not end it
+    for piece in _AFTER_MARK_RE.split(text.strip()):
+        held.append(piece)
+        if piece.endswith("."):
+            bare = piece[piece.rfind(" ") + 1:-1].lstrip("([{,")
+            if _is_initial(bare) or bare.lower() in _ABBREV:
+                continue
+        sentence = " ".join(held)
+        held = []
+        if sentence.endswith((".", "?", "!")):
+            sentence = sentence.rstrip(".").strip()
+        if sentence:
+            out.append(sentence)
+    if held:
+        out.append(" ".join(held))
     return out
+
+
+#: The spaces after a sentence mark (a candidate sentence end).
+_AFTER_MARK_RE = re.compile(r"(?<=[.?!])\s+")
 
 
 def _is_initial(word: str) -> bool:
     """``N``, ``J.-P`` style initials (the period after them does not end a
     sentence)."""
-    return bool(re.fullmatch(r"[A-ZÀ-ÞŁŚŻ](?:\.-?[A-ZÀ-ÞŁŚŻ]){0,2}", word))
+    return len(word) <= 6 and bool(_INITIAL_RE.fullmatch(word))
+
+
+_INITIAL_RE = re.compile(r"[A-ZÀ-ÞŁŚŻ](?:\.-?[A-ZÀ-ÞŁŚŻ]){0,2}")
 
 
 _ET_AL_RE = re.compile(r"\bet\s+al\b\.?|\band others\b|\(eds?\.?\)|\beds?\.$", re.I)
@@ -592,7 +682,9 @@ def _names(part: str) -> list[str]:
     part = part.strip().rstrip(",.;:")
     if not part or len(part) > 600 or len(_DIGIT_RE.findall(part)) > 2:
         return []
-    part = _ET_AL_RE.sub("", part)
+    low = part.lower()
+    if "et" in low or "other" in low or "ed" in low:   # all that _ET_AL_RE can match
+        part = _ET_AL_RE.sub("", part)
     pieces = [p.strip() for p in _NAME_SPLIT_RE.split(part) if p.strip()]
     if not pieces or not all(_name_piece(p) for p in pieces):
         return []
@@ -606,7 +698,7 @@ def _names(part: str) -> list[str]:
 #: A Vancouver name: surname words, then the initials in capitals without periods
 #: (``Raichle ME``, ``Ponce-Alvarez A``, ``O’Malley KF``, ``Sachs R K``).
 _VANCOUVER_RE = re.compile(r"^([A-ZÀ-ÞŁŚŻ][\w'’\-]*(?:\s[A-Za-zÀ-ÿ][\w'’\-]+)*)"
-                           r"\s([A-Z](?:\s?[A-Z]){0,2})$")
+                           r"\s([A-ZÀ-ÞŁŚŻ](?:\s?[A-ZÀ-ÞŁŚŻ]){0,2})$")
 
 
 def _name_piece(piece: str) -> bool:
@@ -651,16 +743,24 @@ def _title_like(title: str) -> bool:
     letters = len(title) - len(_NOT_LETTER_RE.findall(title))
     if len(title) < 3 or letters < 3 or letters < 0.5 * len(title):
         return False
-    return not re.match(r"^(in|proceedings|proc|arxiv|preprint|journal)\b", title, re.I)
+    return not _VENUE_WORD_RE.match(title)
+
+
+_VENUE_WORD_RE = re.compile(r"(in|proceedings|proc|arxiv|preprint|journal)\b", re.I)
+_IN_RE = re.compile(r"^\s*(In:?\s+)")
+_PAGES_RE = re.compile(r"\d+\s*[–-]\s*\d")
+_BEFORE_PAGES_RE = re.compile(r"[,.\s]*(pp\.?|pages?)?\s*$")
 
 
 def _venue(rest: str) -> str:
     """The venue of the text after the title: leading ``In``, trailing pages, year and
     punctuation removed; '' when nothing is left."""
-    v = re.sub(r"^\s*(In:?\s+)", "", rest.strip())
-    v = re.sub(r"[,.\s]*(pp\.?|pages?)?\s*\d+\s*[–-]\s*\d+.*$", "", v)
-    v = _YEAR_RE.sub("", v)
-    v = re.sub(r"\s+", " ", v).strip(" ,.;:()")
+    v = rest.strip()
+    if v.startswith("In"):
+        v = _IN_RE.sub("", v)
+    if pages := _PAGES_RE.search(v):   # the first page range and all after it
+        v = _BEFORE_PAGES_RE.sub("", v[:pages.start()])
+    v = " ".join(_YEAR_RE.sub("", v).split()).strip(" ,.;:()")
     return v[:200] if len(v) - len(_NOT_LETTER_RE.findall(v)) >= 2 else ""
 
 

@@ -159,3 +159,83 @@ def test_names_then_year_styles_read_names_and_year_and_no_journal_as_title():
     assert r.title == "Algorithmic number theory—The complexity contribution"
     r = parse_entry("Ehlers J, Geren P and Sachs R K, 1968 J. Math. Phys. 9 1344", 14)
     assert (r.authors, r.year, r.title) == (("Ehlers", "Geren", "Sachs"), 1968, "")
+
+
+def test_run_in_label_after_a_number_or_url_is_cut():
+    """A run-in ``[n]`` after a page number or a URL (no sentence end before it) still
+    starts the entry the list expects next, and the ones after it keep being cut."""
+    refs = read_references(_blocks(
+        (48, "[1] Hinshaw G et al, 2008 Astrophys. J. Suppl. Ser. 180 225 [2] Ehlers J, Geren"
+             " P and Sachs R K, 1968 J. Math. Phys. 9 1344"),
+        (48, "[3] “Project gutenberg.” [Online]. Available: https:// www.gutenberg.org/ [4] T."
+             " H. Trinh and Q. V. Le, “A simple method for commonsense reasoning,” 2018. [5] A."
+             " Radford, K. Narasimhan, T. Salimans, and I. Sutskever, “Improving language"
+             " understanding by generative pre-training,” 2018.")))
+    assert [r.label for r in refs] == ["[1]", "[2]", "[3]", "[4]", "[5]"]
+    assert [r.first_author for r in refs] == ["Hinshaw", "Ehlers", "", "Trinh", "Radford"]
+    assert refs[4].year == 2018
+
+
+def test_author_year_entry_starting_at_a_line_end_is_cut():
+    """An author-year entry set as running text whose author list reaches the line's end
+    (its year on the next line) starts a new entry there."""
+    refs = read_references(_blocks(
+        (40, "Battaglia, P., Pascanu, R., Lai, M., 2016. Interaction networks for learning"
+             " about objects. Proceedings of NIPS 4509-4517. Bojchevski, A., Klicpera, J.,"),
+        (40, "Perozzi, B., 2018. NetGAN: generating graphs via random walks. Proceedings of"
+             " ICML. Borgwardt, K.M., Ong, C.S., Sch€onauer,"),
+        (40, "S., Vishwanathan, S., Smola, A.J., Kriegel, H.-P., 2005. Protein function"
+             " prediction via graph kernels. Bioinformatics 21, 47-56.")))
+    assert [(r.first_author, r.year) for r in refs] == [
+        ("Battaglia", 2016), ("Bojchevski", 2018), ("Borgwardt", 2005)]
+    assert refs[1].title == "NetGAN: generating graphs via random walks"
+
+
+def test_vancouver_entry_whose_last_initials_end_the_author_list():
+    """``Harris JJ, Jolivet R, Attwell D. Title. Journal. 2012;75(5):762-77.``: the
+    period after the last initials ends the author list, the title follows."""
+    ref = parse_entry("Harris JJ, Jolivet R, Attwell D. Synaptic energy use and supply."
+                      " Neuron. 2012;75(5):762–77. https://doi.org/10.1016/j.neuron.2012.08.019"
+                      " PMID: 22958818", 3)
+    assert (ref.authors, ref.year) == (("Harris", "Jolivet", "Attwell"), 2012)
+    assert ref.title == "Synaptic energy use and supply"
+    assert ref.doi == "10.1016/j.neuron.2012.08.019"
+    other = parse_entry("Ponce-Alvarez A, Deco G, Hagmann P, Romani GL, Mantini D, Corbetta"
+                        " M. Resting-state temporal synchronization networks emerge from"
+                        " connectivity topology. PLoS Comput Biol. 2015;11(2):e1004100.", 3)
+    assert (other.first_author, other.year) == ("Ponce-Alvarez", 2015)
+    assert other.title.startswith("Resting-state temporal synchronization")
+
+
+def test_accent_printed_apart_before_its_letter_joins_the_letter():
+    """A combining accent after a space (``C ́el ́erier``) belongs to the next letter."""
+    ref = parse_entry("C \u0301el \u0301erier M N, 2007 New Adv. Phys. 1 29", 14)
+    assert (ref.first_author, ref.year, ref.title) == ("Célérier", 2007, "")
+    ref = parse_entry("D. Beauquier, M. Nivat, E. R \u0301emila and M. Robson. Tiling figures"
+                      " of the plane with two bars. Comput. Geom. 5 (1995), 1-25.", 2)
+    assert ref.authors == ("Beauquier", "Nivat", "Rémila", "Robson")
+    assert ref.title == "Tiling figures of the plane with two bars"
+
+
+def test_works_grouped_under_one_label_are_entries_of_that_label():
+    """JCAP groups several works under one label; each is its own entry (same label),
+    with no title invented where the style prints none."""
+    refs = read_references(_blocks(
+        (48, "[1] Perlmutter S et al, 1997 Astrophys. J. 483 565 [SPIRES] Riess A G et al,"
+             " 1998 Astrophys. J. 116 1009 [SPIRES]"),
+        (48, "[2] Hinshaw G et al, 2008 Astrophys. J. Suppl. Ser. submitted arXiv:0803.0732"
+             " Tegmark M et al, 2006 Phys. Rev. D 74 123507 [SPIRES] Alnes H, Amarzguioui M"
+             " and Grøn Ø, 2006 Phys. Rev. D 73 083519 [SPIRES]")))
+    assert [(r.label, r.first_author, r.year, r.arxiv_id) for r in refs] == [
+        ("[1]", "Perlmutter", 1997, ""), ("[1]", "Riess", 1998, ""),
+        ("[2]", "Hinshaw", 2008, "0803.0732"), ("[2]", "Tegmark", 2006, ""),
+        ("[2]", "Alnes", 2006, "")]
+    assert all(r.title == "" for r in refs)
+
+
+def test_euro_sign_between_letters_reads_as_an_umlaut():
+    """``Sch€onauer`` (an umlaut set as ``€``) is a surname inside an author list."""
+    ref = parse_entry("Borgwardt, K.M., Ong, C.S., Sch€onauer, S., Vishwanathan, S., 2005."
+                      " Protein function prediction via graph kernels. Bioinformatics 21.", 21)
+    assert ref.authors == ("Borgwardt", "Ong", "Schönauer", "Vishwanathan")
+    assert ref.title == "Protein function prediction via graph kernels"
