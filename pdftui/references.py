@@ -33,7 +33,7 @@ from .text import clean_text
 
 #: The parser's version: a content whose stored entries were read by another is read again
 #: from its stored blocks (no PDF is opened).
-REFERENCES_VERSION = 4
+REFERENCES_VERSION = 5
 #: Most entries kept per document.
 MAX_ENTRIES = 10_000
 #: Longest raw entry text kept, in characters.
@@ -412,7 +412,7 @@ def parse_entry(text: str, page: int, ordinal: int = 0, label: str = "") -> Refe
     not found are left empty; the label, when the list printed none, is made from the
     first author and year (``Vaswani et al., 2017``) once both are read."""
     raw = text[:MAX_RAW_CHARS]
-    body = _normal_text(raw[:PARSE_CHARS])
+    body = _join_broken_doi(_normal_text(raw[:PARSE_CHARS]))
     arxiv = _arxiv(body)
     doi = _doi(body)
     authors, year, title, venue = _shape(body)
@@ -446,6 +446,20 @@ def _arxiv(text: str) -> str:
         return ""
     m = _ARXIV_RE.search(text)
     return m.group(1) if m else ""
+
+
+#: A DOI that ends the entry, broken after one of its dots at a line end
+#: (``10.48550/arXiv. 1912.01703.``): the part after the break is not a bare year.
+_BROKEN_DOI_RE = re.compile(
+    r"(10\.\d{4,9}/\S*?\.)\s+(?!(?:1[89]|20)\d\d\.?\s*$)([\w./\-]+)\s*$")
+
+
+def _join_broken_doi(text: str) -> str:
+    """``text`` with a DOI broken at a line end after a dot joined again, when what
+    follows the break runs to the end of the entry (see :data:`_BROKEN_DOI_RE`)."""
+    if "10." not in text:
+        return text
+    return _BROKEN_DOI_RE.sub(r"\1\2", text)
 
 
 def _doi(text: str) -> str:

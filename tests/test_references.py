@@ -32,6 +32,19 @@ def test_numbered_entries_with_continuation_lines():
     assert refs[1].arxiv_id == "1703.03906"
 
 
+def test_a_doi_broken_after_a_dot_at_the_line_end_is_read_whole():
+    r = parse_entry("A. Paszke, S. Gross and S. Chintala. PyTorch: An Imperative Style, "
+                    "High-Performance Deep Learning Library. 2019. doi: "
+                    "https://doi.org/10.48550/arXiv. 1912.01703.", 7)
+    assert (r.doi, r.year) == ("10.48550/arXiv.1912.01703", 2019)
+    r = parse_entry("K. Simonyan and A. Zisserman. Very Deep Convolutional Networks. In: "
+                    "ICLR. 2015. doi: https://doi.org/10.48550/arXiv.1409. 1556.", 7)
+    assert r.doi == "10.48550/arXiv.1409.1556"
+    # a year after a DOI that ends its sentence is no part of it
+    r = parse_entry("A. Author. A title of the work. J. Things, doi:10.1000/abc. 2020.", 7)
+    assert r.doi == "10.1000/abc"
+
+
 def test_run_in_numbered_list_is_cut_at_each_next_label():
     refs = read_references(_blocks(
         (317, "8. REFERENCES [1] D. Achlioptas. Database-friendly random projections:"),
