@@ -17,6 +17,7 @@ from pdftui.search.keyword import parse_query
 from pdftui.store.text_index import KeywordIndex
 
 from .conftest import SHARED, SMALL_DOCS, shared_file
+from pdftui.store.schema import SCHEMA_VERSION
 
 #: Queries beyond the graded ones: prefixes, compounds, phrases' words, CJK, identifiers.
 SYNTAX = ["fin*", "attent*", "verif*", "feedforward", "speakerverification", "dark matter",
@@ -104,7 +105,7 @@ def test_postings_follow_their_content_and_migrate(indexed, tmp_path):
     db.close()
     cache = Cache(cache_dir)
     try:
-        assert cache.db.execute("PRAGMA user_version").fetchone()[0] == 8
+        assert cache.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
         assert cache.db.execute("SELECT count(*) FROM postings").fetchone()[0] == 0
         assert _differences(cache.db, SYNTAX) == []
         missing = cache.postings_missing(str(folder.resolve()))

@@ -70,7 +70,9 @@ class KeyRouter:
             return await self._field_key(focused, event) if isinstance(focused, Input) \
                 else False
         focused = app.focused
-        box = main.query_one("#query", Input)
+        box = next(iter(main.query("#query").results(Input)), None)
+        if box is None:   # the main screen is closing (a key queued before quit)
+            return False
         if focused is box:
             return await self._box_key(box, event)
         if isinstance(focused, Input):      # the documents filter
