@@ -15,7 +15,7 @@ from pathlib import Path
 from .errors import CacheError
 
 #: Bump when extraction output changes: contents extracted by an older version are redone.
-EXTRACTOR_VERSION = 24  # 7, 9, 10: numbering; 8: floats; 11, 12: heading column; 13: number block;
+EXTRACTOR_VERSION = 25  # 7, 9, 10: numbering; 8: floats; 11, 12: heading column; 13: number block;
 #   14: page labels built by pdftui (bounded), hashes of the bytes extracted; 15: annotations;
 #   16: OCR of scanned pages; 17: ruled table rows as records, numbered OCR headings;
 #   18: bookmarks sharing a point or pointing at no block placed by their titles;
@@ -26,6 +26,8 @@ EXTRACTOR_VERSION = 24  # 7, 9, 10: numbering; 8: floats; 11, 12: heading column
 #   23: no unnumbered heading between consecutive appendix numbers (A.1 -> A.2);
 #   24: detector: "§ 1." and roman parts, headings ending in a number, contents pages,
 #       numbered/unnumbered headings in the style of kept ones, no title block
+#   25: hidden text (invisible, under 1 pt, background-coloured, off-page) taken out of
+#       the blocks and kept as labelled runs after the page's visible blocks
 #: ``units.page`` of a section's head unit (``units.ordinal`` = ``sections.ordinal``): the
 #: first embedding unit of the section's own text, from its heading. Page units are >= 1.
 SECTION_HEAD_PAGE = 0
