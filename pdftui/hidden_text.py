@@ -55,6 +55,8 @@ DESCRIPTIONS = {
     HiddenKind.BACKGROUND: "same colour as the background",
     HiddenKind.OFF_PAGE: "outside the page",
 }
+#: What the documents pane and ``docs`` say about a flagged document.
+FLAG = "hidden instructions: text a reader cannot see, addressed to machine readers"
 #: Smallest font size (points) counted as readable.
 MIN_VISIBLE_PT = 1.0
 #: A span under 1 pt is tiny only when its box is this thin too (points): a Type 3 font
@@ -296,3 +298,46 @@ def off_page_blocks(raw_blocks: list, page) -> tuple[list, list[HiddenRun]]:
         else:
             kept.append(b)
     return kept, runs
+
+
+@dataclass(frozen=True, slots=True)
+class HiddenSpan:
+    """A hidden run as a reader or ``--json`` sees it: ``kind`` (a :class:`HiddenKind`
+    value), ``text``, ``instruction`` (reads like an instruction to a machine reader),
+    and its character range ``start``..``end`` (end exclusive) in the text shown with it
+    (a page's or a section's), None when that text does not hold it (hidden text not
+    indexed)."""
+
+    kind: str
+    text: str
+    instruction: bool = False
+    start: int | None = None
+    end: int | None = None
+
+    def to_json(self) -> dict:
+        """``{"kind", "label", "text", "start", "end", "instruction"}``."""
+        return {"kind": self.kind, "label": label(self.kind), "text": self.text,
+                "start": self.start, "end": self.end, "instruction": self.instruction}
+
+
+def locate(text: str, runs) -> list[HiddenSpan]:
+    """The hidden ``runs`` (objects with ``kind``, ``text``, ``instruction``, in page
+    order) placed in ``text``: each at its first occurrence after the previous one's
+    end (start and end None when ``text`` does not hold it)."""
+    out, at = [], 0
+    for r in runs:
+        i = text.find(r.text, at) if r.text else -1
+        if i < 0:
+            out.append(HiddenSpan(r.kind, r.text, bool(r.instruction)))
+            continue
+        at = i + len(r.text)
+        out.append(HiddenSpan(r.kind, r.text, bool(r.instruction), i, at))
+    return out
+
+
+def labelled(text: str, spans: list[HiddenSpan]) -> str:
+    """``text`` with :func:`label` put before each located span of ``spans`` (what
+    plain-text output shows: hidden text never passes as body text)."""
+    for s in sorted((s for s in spans if s.start is not None), key=lambda s: -s.start):
+        text = f"{text[:s.start]}{label(s.kind)} {text[s.start:]}"
+    return text
