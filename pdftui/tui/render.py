@@ -235,7 +235,8 @@ def hidden_line(h, pattern=None, limit: int = 300) -> Text:
     from ..hidden_text import label
     from ..text import clip
 
-    out = Text(label(h.kind) + " ", style="bold dim")
+    out = Text()
+    out.append(label(h.kind) + " ", style="bold dim")
     body = literal(clip(h.text, limit), style="dim")
     highlight(body, pattern)
     out.append_text(body)
