@@ -208,3 +208,28 @@ def test_a_search_while_two_indexers_stored_nothing_gives_the_indexing_answer(
     finally:
         go.touch()
         other.wait(120)
+
+
+def test_a_document_without_headings_is_searched_page_by_page_in_section_mode(tmp_path):
+    """A PDF with no outline and no heading: section search finds its word (it found
+    nothing while page search did), the hit names the page as its section, and the
+    coverage says the document was searched page by page."""
+    import json
+
+    from .harness import cli
+
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    builders.make_pdf(folder / "plain.pdf", ["just some running words about a fernbrake",
+                                             "and more words on the next page of prose"])
+    cache, data = tmp_path / "cache", tmp_path / "data"
+    r = cli("search", folder, "fernbrake", "--mode", "keyword", "--granularity", "section",
+            "--cache-dir", cache, "--data-dir", data, "--json", timeout=120)
+    assert r.rc == 0, r.err
+    out = json.loads(r.out)
+    assert [(h["doc"], h["section"], h["page"]) for h in out["hits"]] == \
+        [("plain.pdf", "page 1", 1)]
+    assert "1 document without headings: searched page by page" in out["coverage"]["note"]
+    r = cli("read", folder, "plain.pdf", "--sections", "--cache-dir", cache, "--data-dir",
+            data, "--json", timeout=60)
+    assert [s["title"] for s in json.loads(r.out)] == ["page 1", "page 2"]

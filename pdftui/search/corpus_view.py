@@ -20,7 +20,8 @@ import numpy as np
 from ..document import Section, innermost
 from ..furniture import Furniture, blanked
 from ..library import read_furniture, read_page_blocks
-from ..store.reader import (hidden_positions, read_block_texts, read_bracketed_blocks,
+from ..sections import PAGES_SOURCE
+from ..store.reader import (hidden_positions, page_sectioned_contents, read_block_texts, read_bracketed_blocks,
                             read_embedding_states, read_file_states, read_section_keys, read_sections,
                             read_vocabulary)
 from ..ocr import pending_note
@@ -77,6 +78,7 @@ class _Memo:
         self.kinds: dict[tuple, frozenset[int]] = {}
         self.furniture: dict[int, Furniture] = {}
         self.hidden: dict[int, dict[tuple[int, int], str]] = {}
+        self.page_sectioned: frozenset[int] | None = None
         self.head_texts: dict[int, str] = {}
         self.scopes: dict = {}
         self.section_index: tuple | None = None      # (matrix, contents, SectionUnits)
@@ -246,6 +248,13 @@ class CorpusView:
         if got is None:
             got = self.memo.furniture[cid] = read_furniture(self.db, cid)
         return got
+
+    def page_sectioned(self) -> frozenset[int]:
+        """Ids of the contents without headings, whose sections are their pages
+        (:func:`pdftui.sections.page_sections`), read once."""
+        if self.memo.page_sectioned is None:
+            self.memo.page_sectioned = page_sectioned_contents(self.db, PAGES_SOURCE)
+        return self.memo.page_sectioned
 
     def hidden(self, cid: int) -> dict[tuple[int, int], str]:
         """``{(page, block): kind}`` of content ``cid``'s hidden text blocks

@@ -431,3 +431,10 @@ def instruction_contents(db: sqlite3.Connection) -> set[int]:
     reader (the partial index ``hidden_instruction``)."""
     return {r[0] for r in db.execute(
         "SELECT DISTINCT content_id FROM hidden_text WHERE instruction = 1")}
+
+
+def page_sectioned_contents(db: sqlite3.Connection, source: str) -> frozenset[int]:
+    """Ids of the contents whose sections are of ``source`` (the one section per page of a
+    document without headings: :data:`pdftui.sections.PAGES_SOURCE`)."""
+    return frozenset(r[0] for r in db.execute(
+        "SELECT DISTINCT content_id FROM sections WHERE source = ?", (source,)))
