@@ -155,15 +155,15 @@ def over_budget(doc, page_cap: int = MAX_PAGE_INFLATED,
         forms: dict[int, dict[str, int]] = {}
         for xref, name, invoker, _bbox in doc.get_page_xobjects(i):
             forms.setdefault(invoker, {})[name] = xref
-        page = 0
+        page, drawn = 0, {}
         for xref in dict.fromkeys(doc[i].get_contents()):
-            page += _drawn(doc, xref, forms, 0, costs, page_cap)
+            page += _drawn(doc, xref, forms, 0, costs, page_cap, drawn)
             if page > page_cap:
                 break
         named = set().union(*(costs[c].uses for c in doc[i].get_contents() if c in costs))
         for name, xref in forms.get(0, {}).items():   # a form no content names: once
             if name not in named and page <= page_cap:
-                page += _drawn(doc, xref, forms, xref, costs, page_cap)
+                page += _drawn(doc, xref, forms, xref, costs, page_cap, drawn)
         if page > page_cap:
             return (f"too large when inflated (page {i + 1} content over the"
                     f" {page_cap // MIB} MiB page cap)")
@@ -174,10 +174,25 @@ def over_budget(doc, page_cap: int = MAX_PAGE_INFLATED,
 
 
 def _drawn(doc, xref: int, forms: dict[int, dict[str, int]], invoker: int,
-           costs: dict[int, StreamCost], cap: int, depth: int = 0) -> int:
+           costs: dict[int, StreamCost], cap: int, drawn: dict[int, int],
+           depth: int = 0) -> int:
     """Bytes MuPDF interprets for stream ``xref`` drawn once (its resources are those of
     ``invoker``: 0 for the page's content, else the form's own xref): its size plus each
-    form it draws times the uses, counted past ``cap`` at most (then it stops)."""
+    form it draws times the uses, counted past ``cap`` at most (then it stops). ``drawn``
+    keeps each form's total on this page, so forms sharing forms are counted in time
+    linear in the forms."""
+    if invoker and xref in drawn:
+        return drawn[xref]
+    n = _drawn_once(doc, xref, forms, invoker, costs, cap, drawn, depth)
+    if invoker:
+        drawn[xref] = n
+    return n
+
+
+def _drawn_once(doc, xref: int, forms: dict[int, dict[str, int]], invoker: int,
+                costs: dict[int, StreamCost], cap: int, drawn: dict[int, int],
+                depth: int) -> int:
+    """:func:`_drawn` without the per-page memo."""
     if xref not in costs:
         costs[xref] = stream_cost(doc, xref, cap)
     cost = costs[xref]
@@ -189,7 +204,7 @@ def _drawn(doc, xref: int, forms: dict[int, dict[str, int]], invoker: int,
         child = names.get(name)
         if child is None or child == xref:
             continue
-        n += times * _drawn(doc, child, forms, child, costs, cap, depth + 1)
+        n += times * _drawn(doc, child, forms, child, costs, cap, drawn, depth + 1)
         if n > cap:
             return n
     return n
