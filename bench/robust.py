@@ -908,7 +908,7 @@ def _extraction_workers(pid: int) -> list:
 
 
 def _signal_round(tmp: Path, name: str, sig: int, row: Row) -> None:
-    """Index a folder with a slow file (8 pages of 12 MB of text operators, under the caps), send
+    """Index a folder with a slow file (12 MB of text operators, under the caps), send
     ``sig`` once a worker runs, and judge: exit within 30 s, no worker left, no traceback
     or leaked semaphore on stderr, the next run (the slow file removed) completes."""
     import psutil
@@ -917,7 +917,7 @@ def _signal_round(tmp: Path, name: str, sig: int, row: Row) -> None:
     folder = tmp / f"sig-{name}"
     folder.mkdir(parents=True)
     make_pdf(folder / "normal.pdf", ["the quillwort grows by the pond"])
-    build_inflation_bomb(folder / "slow.pdf", 12 << 20, pages=8)
+    build_inflation_bomb(folder / "slow.pdf", 12 << 20)
     cache = tmp / f"cache-sig-{name}"
     proc = subprocess.Popen([sys.executable, "-m", "pdftui.cli", "index", "--no-embed",
                              "--cache-dir", str(cache), str(folder)],

@@ -481,13 +481,11 @@ def user_data_with_marks(data_dir: Path, root: Path, docs: list[str], n_extra: i
                            "padding note " * 20)
 
 
-def build_inflation_bomb(path: Path, inflated: int, word: str = "bombcoverword",
-                         pages: int = 1) -> Path:
-    """A PDF whose content stream inflates to about ``inflated`` bytes of text drawing
-    operators (``(bombfill) Tj`` repeated at one spot) yet stays small on disk (Flate,
-    compressed here chunk by chunk so the builder never holds it inflated); the page also
-    shows ``word``. ``pages`` > 1: as many pages drawing that one stream (a slow file
-    under the caps: each page is extracted in turn)."""
+def build_inflation_bomb(path: Path, inflated: int, word: str = "bombcoverword") -> Path:
+    """A 1-page PDF whose content stream inflates to about ``inflated`` bytes of text
+    drawing operators (``(bombfill) Tj`` repeated at one spot) yet stays small on disk
+    (Flate, compressed here chunk by chunk so the builder never holds it inflated); the
+    page also shows ``word``."""
     import zlib
 
     import pymupdf
@@ -495,8 +493,6 @@ def build_inflation_bomb(path: Path, inflated: int, word: str = "bombcoverword",
     doc = pymupdf.open()
     page = doc.new_page(width=400, height=300)
     page.insert_text((10, 30), word, fontsize=10)
-    extra = [doc.new_page(width=400, height=300).xref for _ in range(pages - 1)]
-    page = doc[0]
     xref = page.get_contents()[0]
     unit = b"1 0 0 1 10 50 Tm (bombfill) Tj\n"
     chunk = unit * ((1 << 20) // len(unit) + 1)
@@ -509,10 +505,6 @@ def build_inflation_bomb(path: Path, inflated: int, word: str = "bombcoverword",
     out += [co.compress(b"ET Q\n"), co.flush()]
     doc.update_stream(xref, b"".join(out), compress=False)
     doc.xref_set_key(xref, "Filter", "/FlateDecode")
-    kind, res = doc.xref_get_key(page.xref, "Resources")
-    for other in extra:   # the same stream and resources on each further page
-        doc.xref_set_key(other, "Contents", f"{xref} 0 R")
-        doc.xref_set_key(other, "Resources", res)
     path.parent.mkdir(parents=True, exist_ok=True)
     doc.save(path)
     doc.close()

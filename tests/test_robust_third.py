@@ -23,11 +23,11 @@ from . import builders
 MIB = 1 << 20
 
 
-def _folder(base: Path, bomb_bytes: int, pages: int = 1) -> Path:
+def _folder(base: Path, bomb_bytes: int) -> Path:
     folder = base / "docs"
     folder.mkdir(parents=True)
     builders.make_pdf(folder / "normal.pdf", ["the quillwort grows by the pond"])
-    builders.build_inflation_bomb(folder / "bomb.pdf", bomb_bytes, pages=pages)
+    builders.build_inflation_bomb(folder / "bomb.pdf", bomb_bytes)
     return folder
 
 
@@ -134,10 +134,9 @@ def _alive(procs: list[psutil.Process]) -> list[psutil.Process]:
 
 
 def _quit_while_extracting(tmp_path: Path, sig: int) -> tuple[int, str, list]:
-    """Index a folder holding a slow file (8 pages of 12 MB of text operators each,
-    under the caps), send ``sig`` once a worker runs, and return (exit code, stderr,
-    workers left)."""
-    folder = _folder(tmp_path, 12 * MIB, pages=8)
+    """Index a folder holding a slow file (12 MB of text operators, under the caps),
+    send ``sig`` once a worker runs, and return (exit code, stderr, workers left)."""
+    folder = _folder(tmp_path, 12 * MIB)
     cache = tmp_path / "cache"
     err_path = tmp_path / "stderr.txt"
     with open(err_path, "wb") as err:
