@@ -20,6 +20,8 @@ per-input timeout, into fresh temporary caches, and is judged against what it sh
 - untrusted text: markup, ANSI escapes, NUL, control characters, combining stacks and a
   10,000-character word in text, title, outline and file name; output must be literal.
 
+- third pass (issue 33): decompression bombs (Flate content, a Form XObject drawn 1,000
+  times, LZW), hidden text of each kind and the OCR control, quitting during extraction.
 - second pass (issue 17): hostile /PageLabels, a file replaced (mv) during ``index`` and a
   cache poisoned that way, a read-only mount and a full disk under the cache (real
   mounts), Latin-1 / ASCII stdout and TERM=dumb, annotations, a 96,000-character
@@ -56,12 +58,16 @@ if str(REPO) not in sys.path:
 from tests.builders import (  # noqa: E402
     CORPUS,
     EXPECT,
+    HIDDEN_WORDS,
     LONG_BLOCK_WORD,
     TRICKY,
     UNREADABLE_EXPECT,
     build_annotated,
     build_hostile_labels,
+    build_hidden_text,
     build_inflation_bomb,
+    build_lzw_bomb,
+    build_xobject_bomb,
     build_hostile_tree,
     build_long_block,
     build_replace_race,
@@ -804,20 +810,25 @@ def print_table(rows: list[Row]) -> None:
 
 def bench_bombs(tmp: Path, timeout: float) -> Row:
     """Decompression bombs (one page inflating to 100 MB and to 1 GB of text operators,
-    beside a normal file): each index must finish within 30 s, skip the bomb naming the
-    cap and index the normal file; the next run must not extract the bomb again."""
+    a 1 MB Form XObject drawn 1,000 times, an LZW stream decoding to 1 GB; each beside a
+    normal file): each index must finish within 30 s, skip the bomb naming the cap and
+    index the normal file; the next run must not extract the bomb again."""
     row = Row("bombs")
-    for mb in (100, 1024):
-        folder = tmp / f"bomb{mb}"
+    kinds = [(f"{mb} MB bomb", lambda p, mb=mb: build_inflation_bomb(p, mb << 20))
+             for mb in (100, 1024)]
+    kinds += [("1 MB form drawn 1,000 times", lambda p: build_xobject_bomb(p, 1 << 20, 1000)),
+              ("1 GB LZW bomb", lambda p: build_lzw_bomb(p, 1 << 30))]
+    for n, (mb, build) in enumerate(kinds):
+        folder = tmp / f"bomb{n}"
         folder.mkdir(parents=True)
         make_pdf(folder / "normal.pdf", ["the quillwort grows by the pond"])
-        build_inflation_bomb(folder / "bomb.pdf", mb << 20)
-        cache = tmp / f"cache-bomb{mb}"
+        build(folder / "bomb.pdf")
+        cache = tmp / f"cache-bomb{n}"
         for run in ("first", "second"):
             r = cli("index", folder, "--cache-dir", cache, "--no-embed", "--json",
                     timeout=min(timeout, 30.0))
             row.tried += 1
-            row.account(r, f"{mb} MB bomb, {run} index")
+            row.account(r, f"{mb}, {run} index")
             if r.hung or r.crashed:
                 continue
             s = json.loads(r.out)
@@ -829,7 +840,52 @@ def bench_bombs(tmp: Path, timeout: float) -> Row:
                 row.skipped[reasons["bomb.pdf"]] += 1
             else:
                 row.wrong += 1
-                row.problems.append(f"{mb} MB bomb, {run} index: {s}")
+                row.problems.append(f"{mb}, {run} index: {s}")
+    return row
+
+
+def bench_hidden(tmp: Path, timeout: float) -> Row:
+    """Hidden text of each kind (white on white hiding an instruction, a 0.5 pt font,
+    render mode 3, off the page) and the OCR control (render mode 3 over an image): each
+    indexed; its hidden word found by keyword search with the run named by its kind in
+    the hit's ``hidden_text`` and absent from the excerpt; the control's word found with
+    no hidden text; ``docs --json`` flags only the document hiding an instruction."""
+    row = Row("hidden text")
+    folder, cache = tmp / "hidden", tmp / "cache-hidden"
+    kinds = list(HIDDEN_WORDS) + ["ocr"]
+    for kind in kinds:
+        build_hidden_text(folder / f"{kind}.pdf", kind, instruction=kind == "background")
+    r = cli("index", folder, "--cache-dir", cache, "--no-embed", "--json", timeout=timeout)
+    row.account(r, "index hidden/")
+    if r.hung or r.crashed:
+        return row
+    for kind in kinds:
+        word = HIDDEN_WORDS.get(kind, "ocrlayerword")
+        r = cli("search", folder, word, "--mode", "keyword", "--cache-dir", cache, "--json",
+                timeout=timeout)
+        row.tried += 1
+        row.account(r, f"search {kind}")
+        if r.hung or r.crashed:
+            continue
+        hits = json.loads(r.out)["hits"]
+        runs = [x["kind"] for h in hits for x in h["hidden_text"]]
+        want = [] if kind == "ocr" else [kind]
+        if [h["doc"] for h in hits] == [f"{kind}.pdf"] and runs == want and \
+                (kind == "ocr" or word not in hits[0]["excerpt"]):
+            row.indexed += 1
+        else:
+            row.wrong += 1
+            row.problems.append(f"{kind}: hits {[(h['doc'], h['hidden_text']) for h in hits]}")
+    r = cli("docs", folder, "--cache-dir", cache, "--json", timeout=timeout)
+    row.tried += 1
+    row.account(r, "docs --json")
+    if not (r.hung or r.crashed):
+        flagged = {d["doc"] for d in json.loads(r.out)["documents"] if d["hidden_instructions"]}
+        if flagged == {"background.pdf"}:
+            row.indexed += 1
+        else:
+            row.wrong += 1
+            row.problems.append(f"flagged {sorted(flagged)}, expected background.pdf only")
     return row
 
 
@@ -919,7 +975,7 @@ def main() -> int:
     ap.add_argument("--only", default=None,
                     help="comma list of: made,real,tree,cache,queries,kill,concurrency,"
                          "changes,untrusted,labels,race,readonly,encodings,content,"
-                         "bombs,signals")
+                         "bombs,hidden,signals")
     a = ap.parse_args()
     kills = a.kills if a.kills is not None else (3 if a.quick else 10)
     only = set(a.only.split(",")) if a.only else None
@@ -940,6 +996,7 @@ def main() -> int:
         ("encodings", lambda: bench_encodings(tmp, a.timeout)),
         ("content", lambda: bench_content(tmp, a.timeout)),
         ("bombs", lambda: bench_bombs(tmp, a.timeout)),
+        ("hidden", lambda: bench_hidden(tmp, a.timeout)),
         ("signals", lambda: bench_signals(tmp, a.timeout)),
     ]
     rows: list[Row] = []

@@ -47,11 +47,29 @@ class Line:
 
 
 @dataclass(slots=True)
+class HiddenText:
+    """A run of text on a page that a reader cannot see (:mod:`pdftui.hidden_text`).
+
+    ``kind`` is a :class:`pdftui.hidden_text.HiddenKind` value ("invisible", "tiny",
+    "background", "off-page"); ``text`` normalised as a block's; ``block`` the index of the
+    page block holding it (hidden runs are the page's last blocks), or None when hidden
+    text is not indexed (then it is in no block and not in the page text);
+    ``instruction`` is true when it reads like an instruction to a machine reader.
+    """
+
+    kind: str
+    text: str
+    block: int | None = None
+    instruction: bool = False
+
+
+@dataclass(slots=True)
 class Page:
     """One page: 1-based ``number``, printed ``label`` ('' when the PDF has no labels).
 
     ``ocr`` is true when the page had no text layer and its text was recognised from its
-    image (Tesseract): the words may hold recognition errors.
+    image (Tesseract): the words may hold recognition errors. ``hidden`` holds the runs
+    of text a reader cannot see (:class:`HiddenText`), in page order.
     """
 
     number: int
@@ -62,6 +80,7 @@ class Page:
     width: float = 0.0
     height: float = 0.0
     ocr: bool = False
+    hidden: list[HiddenText] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -225,6 +244,9 @@ class Extraction:
     metadata: "Metadata | None" = None
     ocr_missing: int = 0
     ocr_results: dict[int, bytes] = field(default_factory=dict)
+    #: True when hidden text was left out of the page text (``PDFTUI_HIDDEN_TEXT=skip``):
+    #: its runs are still in each page's ``hidden``, with no block.
+    hidden_skipped: bool = False
 
 
 @dataclass(slots=True, frozen=True)

@@ -24,8 +24,9 @@ Text pipeline per page
 This module runs the stages in order; each stage is a module of its own.
 
 1. One ``TextPage`` is built per page with ``TEXT_PRESERVE_WHITESPACE |
-   TEXT_MEDIABOX_CLIP`` (ligatures are *not* preserved, so MuPDF expands them; NFKC
-   catches the rest). Plain text is extracted first (cheap) and feeds the garbage
+   TEXT_MEDIABOX_CLIP`` over the whole plane (text outside the page box is kept, to be
+   told hidden); ligatures are *not* preserved, so MuPDF expands them; NFKC
+   catches the rest. Plain text is extracted first (cheap) and feeds the garbage
    statistics (:mod:`pdftui.text_quality`).
 2. Slow-page guard: "dict" extraction costs roughly 10 µs per glyph span, plain text
    ~40 ns per char. When the plain text of a page is longer than
@@ -33,7 +34,11 @@ This module runs the stages in order; each stage is a module of its own.
    TextPage alone took more than half the budget, the page falls back to "blocks"
    extraction: same block texts and bboxes, but no per-line font information
    (``Page.lines`` is empty for that page and a note names the page).
-3. Blocks are put in reading order (:mod:`pdftui.layout`): a page is read column by
+3. Hidden text (render mode 3 with nothing drawn beneath, under 1 pt, the background's
+   colour, off the page: :mod:`pdftui.hidden_text`) is taken out of the font-aware pass's
+   spans; its runs become the page's last blocks, after annotations (unless
+   ``PDFTUI_HIDDEN_TEXT=skip``), and ``Page.hidden`` says which.
+   Blocks are put in reading order (:mod:`pdftui.layout`): a page is read column by
    column only when it is clearly two-column; ruled tables become one block per row.
 4. Lines are normalised and joined inside a block (:mod:`pdftui.page_text`); a block that
    continues the previous block's paragraph across a column break is glued to it
@@ -57,8 +62,9 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pdftui import ocr
-from pdftui.document import Extraction, Metadata, Page
+from pdftui import hidden_text, ocr
+from pdftui.document import Block, Extraction, HiddenText, Metadata, Page
+from pdftui.hidden_text import HiddenRun
 from pdftui.corpus import safe_name
 from pdftui.layout import (RawBlock, blocks_and_lines, blocks_from_blocks, blocks_from_dict,
                            merge_continued_blocks, reading_order, table_records)
@@ -372,6 +378,7 @@ class _Tally:
     widget_values: int = 0
     annotations: int = 0
     table_pages: list[tuple[int, int]] = field(default_factory=list)   # (page, rows)
+    hidden_pages: list[int] = field(default_factory=list)
 
 
 def _extract_open(doc, p: Path, stem: str, page_timeout_s: float, heartbeat: str | None,
@@ -410,7 +417,8 @@ def _extract_open(doc, p: Path, stem: str, page_timeout_s: float, heartbeat: str
     return Extraction(title=title, page_count=n, pages=pages, outline=outline,
                       outline_dropped=dropped, sections=[], skip_reason=None,
                       text_quality=quality, notes=notes, metadata=metadata,
-                      ocr_missing=budget.pending, ocr_results=budget.results)
+                      ocr_missing=budget.pending, ocr_results=budget.results,
+                      hidden_skipped=not hidden_text.indexed())
 
 
 def _page_or_failure(run: _PageRun, i: int, tally: _Tally, notes: list[str]) -> Page:
@@ -440,7 +448,7 @@ def _extract_page(run: _PageRun, i: int, tally: _Tally, t0: float) -> Page:
     prect = page.rect
     run.matrices[i] = (page.transformation_matrix, prect.height)
     label = strip_control(run.labels[i], keep_newlines=False, keep_tabs=False)
-    tp = page.get_textpage(flags=run.flags)
+    tp = _textpage(page, run.flags)
     t_tp = time.perf_counter() - t0
     raw = tp.extractText()
     unmappable = False
@@ -452,7 +460,7 @@ def _extract_page(run: _PageRun, i: int, tally: _Tally, t0: float) -> Page:
             )
     run.stats.add(raw, fonts_unmappable=unmappable)
     scan = run.budget.page(doc, i, run.flags) if not raw.strip() else None
-    raw_blocks, with_lines = _raw_blocks(run, page, tp, raw, scan, t_tp, i + 1, tally)
+    raw_blocks, with_lines, runs = _raw_blocks(run, page, tp, raw, scan, t_tp, i + 1, tally)
     del tp
     raw_blocks = reading_order(raw_blocks, prect.x0, prect.width)
     soft = soft_hyphen_fixes(page, raw) if "-" in raw else {}
@@ -462,34 +470,67 @@ def _extract_page(run: _PageRun, i: int, tally: _Tally, t0: float) -> Page:
     for ablock in annotation_blocks(page, "\n".join(b.text for b in blocks)):
         blocks.append(ablock)
         tally.annotations += 1
+    hidden = _hidden_blocks(runs, blocks)
+    if hidden:
+        tally.hidden_pages.append(i + 1)
     text = "\n\n".join(b.text for b in blocks)
     if not text:
         tally.empty_pages += 1
     elif scan is not None:
         run.budget.done.append(i + 1)
     return Page(i + 1, label, text, blocks, lines, round(prect.width, 2),
-                round(prect.height, 2), ocr=scan is not None and bool(text))
+                round(prect.height, 2), ocr=scan is not None and bool(text), hidden=hidden)
+
+
+def _textpage(page, flags: int):
+    """The page's TextPage over the whole plane (text outside the page box is kept, so
+    :func:`pdftui.hidden_text.take_hidden` can name it off-page)."""
+    from .mupdf import pymupdf
+
+    return page.get_textpage(flags=flags, clip=pymupdf.INFINITE_RECT())
+
+
+def _hidden_blocks(runs: list[HiddenRun], blocks: list[Block]) -> list[HiddenText]:
+    """The page's hidden runs as :class:`HiddenText`; when hidden text is indexed
+    (:func:`pdftui.hidden_text.indexed`) each becomes one more block after ``blocks``
+    (appended in place), so the page text holds it after its visible text."""
+    out: list[HiddenText] = []
+    keep = hidden_text.indexed()
+    for r in runs:
+        text = r.text
+        if not text:
+            continue
+        at = None
+        if keep:
+            at = len(blocks)
+            blocks.append(Block(text, *r.bbox))
+        out.append(HiddenText(r.kind.value, text, at, hidden_text.instruction_like(text)))
+    return out
 
 
 def _raw_blocks(run: _PageRun, page, tp, raw: str, scan, t_tp: float, number: int,
-                tally: _Tally) -> tuple[list[RawBlock], bool]:
-    """``(raw blocks, with lines)`` of page ``number`` (1-based): from the OCR text page
-    ``scan`` when the page was recognised; the cheap "blocks" pass (no font info, no
-    lines) for a page too dense (``raw`` longer than ``max_dict_chars``) or too slow
-    (its TextPage took ``t_tp`` seconds, over half the budget); else the font-aware pass,
-    with ruled tables as one block per row when ``find_tables``."""
+                tally: _Tally) -> tuple[list[RawBlock], bool, list[HiddenRun]]:
+    """``(raw blocks, with lines, hidden runs)`` of page ``number`` (1-based): from the
+    OCR text page ``scan`` when the page was recognised (no hidden runs); the cheap
+    "blocks" pass (no font info, no lines; only off-page blocks are told hidden) for a
+    page too dense (``raw`` longer than ``max_dict_chars``) or too slow (its TextPage took
+    ``t_tp`` seconds, over half the budget); else the font-aware pass, its hidden spans
+    taken out (:func:`pdftui.hidden_text.take_hidden`), with ruled tables as one block
+    per row when ``find_tables``."""
     if scan is not None:
-        return blocks_from_dict(scan, need_alnum=True), True
+        return blocks_from_dict(scan, need_alnum=True), True, []
     if len(raw) > run.max_dict_chars or t_tp > run.page_timeout_s / 2:
-        raw_blocks = blocks_from_blocks(tp)
+        raw_blocks, runs = hidden_text.off_page_blocks(blocks_from_blocks(tp), page)
         tally.fallback_pages.append(number)
-        return raw_blocks, False
-    raw_blocks = blocks_from_dict(tp)
+        return raw_blocks, False, runs
+    page_dict = tp.extractDICT()
+    runs = hidden_text.take_hidden(page_dict, page)
+    raw_blocks = blocks_from_dict(page_dict)
     if run.find_tables:
         raw_blocks, n_rows = table_records(page, raw_blocks)
         if n_rows:
             tally.table_pages.append((number, n_rows))
-    return raw_blocks, True
+    return raw_blocks, True, runs
 
 
 def _loop_notes(tally: _Tally, budget, page_timeout_s: float, notes: list[str]) -> None:
@@ -505,6 +546,9 @@ def _loop_notes(tally: _Tally, budget, page_timeout_s: float, notes: list[str]) 
         notes.append(f"{tally.annotations} annotation(s) (notes, comments) added to the page text")
     if tally.widget_values:
         notes.append(f"{tally.widget_values} form field value(s) added to the page text")
+    if tally.hidden_pages:
+        notes.append(f"hidden text (a reader cannot see it) on {len(tally.hidden_pages)}"
+                     f" page(s): {_pagelist(tally.hidden_pages)}")
     notes.extend(budget.notes(_pagelist))
     table_pages = tally.table_pages
     if table_pages:

@@ -11,10 +11,11 @@ import os
 import re
 import sqlite3
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .errors import NotFound
 from .furniture import Furniture, detect
+from .hidden_text import HiddenSpan, locate
 from .document import Metadata, Section, innermost, last_page
 from .ocr import pending_note
 from .store import reader
@@ -57,10 +58,13 @@ class DocumentInfo:
     #: Scanned pages still without text that the next index will OCR (Tesseract missing,
     #: the OCR budget spent, a busy machine).
     ocr_pending: int = 0
+    #: The document holds hidden text (:mod:`pdftui.hidden_text`) that reads like an
+    #: instruction to a machine reader ("ignore all previous instructions ...").
+    hidden_instructions: bool = False
 
     def to_json(self) -> dict:
-        """``{"doc", "title", "authors", "year", "arxiv_id", "doi", "pages", "status"}``
-        (plus ``reason`` when skipped)."""
+        """``{"doc", "title", "authors", "year", "arxiv_id", "doi", "pages", "status",
+        "hidden_instructions"}`` (plus ``reason`` when skipped, OCR counts when any)."""
         d = {"doc": self.doc, "title": self.title, "authors": list(self.authors),
              "year": self.year, "arxiv_id": self.arxiv_id, "doi": self.doi,
              "pages": self.pages, "status": self.status}
@@ -70,6 +74,7 @@ class DocumentInfo:
             d["ocr_pages"] = self.ocr_pages   # pages whose text was recognised by OCR
         if self.ocr_pending:
             d["ocr_pending"] = self.ocr_pending   # scanned pages the next index will OCR
+        d["hidden_instructions"] = self.hidden_instructions
         return d
 
 
@@ -155,13 +160,24 @@ class SectionText:
     path: str = ""
     section_id: int | None = None
     ocr: bool = False
+    #: The hidden runs of its pages (:class:`pdftui.store.reader.HiddenRow`, page order):
+    #: a page's all, a section's those its text holds.
+    hidden: list = field(default_factory=list)
+
+    def hidden_spans(self) -> list[HiddenSpan]:
+        """The hidden runs placed in ``text`` (:func:`pdftui.hidden_text.locate`)."""
+        return locate(self.text, self.hidden)
 
     def to_json(self) -> dict:
-        """``{"doc", "title", "start_page", "end_page", "text"}`` plus path, id and ``ocr``
-        (true when some of the text was recognised by OCR from a scan)."""
+        """``{"doc", "title", "start_page", "end_page", "text"}`` plus path, id, ``ocr``
+        (true when some of the text was recognised by OCR from a scan) and
+        ``hidden_text``: ``[{"kind", "label", "text", "start", "end", "instruction"}]``,
+        the runs a reader of the PDF cannot see, with their character range in ``text``
+        (None when hidden text is not indexed)."""
         return {"doc": self.doc, "title": self.title, "start_page": self.start_page,
                 "end_page": self.end_page, "text": self.text, "section_path": self.path,
-                "section_id": self.section_id, "ocr": self.ocr}
+                "section_id": self.section_id, "ocr": self.ocr,
+                "hidden_text": [h.to_json() for h in self.hidden_spans()]}
 
 
 #: Leading heading numbers: "3", "3.2.", "A.1", "B.", "IV.", "Chapter 4", "Appendix A".
@@ -257,6 +273,7 @@ class Library:
         # row is read); the folder's contents pick theirs below
         ocr_pages = reader.ocr_page_counts(self.db)
         emb = reader.embedded_fractions(self.db, model_id) if model_id else {}
+        flagged = reader.instruction_contents(self.db)
         out = []
         for doc, freason, cid, title, pages, creason, quality, sha, missing, *md in rows:
             if cid is None and not freason:
@@ -277,6 +294,7 @@ class Library:
                 status = "indexed" if frac >= 1.0 else "embedding"
                 out.append(DocumentInfo(doc, title, pages, status, "", frac, cid, sha,
                                         ocr_pages=ocr_pages.get(cid, 0), ocr_pending=missing))
+            out[-1].hidden_instructions = cid in flagged
             _set_metadata(out[-1], *md)
         return out
 
@@ -310,7 +328,13 @@ class Library:
             raise NotFound(f"{doc} has no page {number} (it has {self.page_count(doc)})")
         text, label, ocr = row
         title = f"page {number}" + (f" ({label})" if label and label != str(number) else "")
-        return SectionText(doc, title, number, number, text, ocr=ocr)
+        return SectionText(doc, title, number, number, text, ocr=ocr,
+                           hidden=self.hidden(doc, number, number))
+
+    def hidden(self, doc: str, first: int, last: int) -> list:
+        """The hidden runs (:class:`pdftui.store.reader.HiddenRow`) of pages
+        ``first``..``last`` (1-based) of ``doc``, in page order."""
+        return reader.read_hidden(self.db, self.content_id(doc), first, last)
 
     def page_label(self, doc: str, number: int) -> str:
         """The printed page label of page ``number`` ('' when none)."""
@@ -346,8 +370,9 @@ class Library:
             raise NotFound(f"no section {key!r} in {doc}")
         sid, title, path, start, end, end_block, text = row
         last = last_page(start, end, end_block)
+        runs = [h for h in reader.read_hidden(self.db, cid, start, last) if h.text in text]
         return SectionText(doc, title, start, last, text, path, sid,
-                           ocr=self.ocr_in(cid, start, last))
+                           ocr=self.ocr_in(cid, start, last), hidden=runs)
 
     def furniture(self, doc: str) -> Furniture:
         """The running headers, footers and page numbers of ``doc``

@@ -57,12 +57,18 @@ _HYPHENS = ("-", "\u2010", "\u2011")
 _LEAD_PUNCT = "([{\"'\u201c\u2018\u00ab<"
 
 
-def _join_hyphenated(prev: str, nxt: str) -> str:
-    """Join ``prev`` (ending in a hyphen) with the following line ``nxt``."""
-    head, _, last = prev.rpartition(" ")
+#: Characters at the end of the joined text that line joining looks at (the last word's
+#: hyphenation fragment); a longer word is judged by its last characters.
+_TAIL_CHARS = 64
+
+
+def _hyphen_join(prev: str, nxt: str) -> tuple[int, str]:
+    """How to join the text ending ``prev`` (its last characters, ending in a hyphen) with
+    the next line ``nxt``: ``(characters to drop from the end, separator)``."""
+    last = prev.rpartition(" ")[2]
     frag = last[:-1].lstrip(_LEAD_PUNCT)
     if not frag:  # a free-standing dash at the line end: keep it, keep the space
-        return prev + " " + nxt
+        return 0, " "
     first = nxt[0]
     if (
         len(frag) >= 2
@@ -72,8 +78,8 @@ def _join_hyphenated(prev: str, nxt: str) -> str:
         and first.islower()
         and not any(h in frag for h in _HYPHENS)
     ):
-        return prev[:-1] + nxt  # line-break artefact: zeppe- + linophile
-    return prev + nxt  # real hyphen: state-of-the- + art, n- + octanal, 10- + 20
+        return 1, ""  # line-break artefact: zeppe- + linophile
+    return 0, ""  # real hyphen: state-of-the- + art, n- + octanal, 10- + 20
 
 
 def _is_cjk(c: str) -> bool:
@@ -101,25 +107,37 @@ def join_lines(lines: list[str]) -> str:
     a space (``state-of-the-art``, ``n-octanal``, ``10-20``). Other lines are joined by a
     single space.
     """
-    out = ""
+    parts: list[str] = []
+    tail = ""   # the last _TAIL_CHARS characters joined so far
     for raw in lines:
         soft = raw.rstrip().endswith("\u00ad")
         ln = normalize_text(raw) if ("\u00ad" in raw or "\x1b" in raw) else raw.strip()
         if not ln:
             continue
-        if not out:
-            out = ln
-        elif out.endswith("\u00ad"):
-            out = out[:-1] + ln
-        elif out.endswith(_HYPHENS):
-            out = _join_hyphenated(out, ln)
-        elif _is_cjk(out[-1]) and _is_cjk(ln[0]):
-            out = out + ln  # CJK text has no spaces between words or wrapped lines
-        else:
-            out = out + " " + ln
-        if soft:
-            out += "\u00ad"
-    return out.rstrip("\u00ad")
+        drop, sep = 0, " "
+        if not parts:
+            sep = ""
+        elif tail.endswith("\u00ad"):
+            drop, sep = 1, ""
+        elif tail.endswith(_HYPHENS):
+            drop, sep = _hyphen_join(tail, ln)
+        elif _is_cjk(tail[-1]) and _is_cjk(ln[0]):
+            sep = ""  # CJK text has no spaces between words or wrapped lines
+        if drop:
+            _drop_last(parts)
+            tail = tail[:-1]
+        mark = "\u00ad" if soft else ""
+        parts += [sep, ln, mark]
+        tail = (tail + sep + ln + mark)[-_TAIL_CHARS:]
+    return "".join(parts).rstrip("\u00ad")
+
+
+def _drop_last(parts: list[str]) -> None:
+    """Drop the last character of the text ``parts`` join to (empty parts skipped)."""
+    while parts and not parts[-1]:
+        parts.pop()
+    if parts:
+        parts[-1] = parts[-1][:-1]
 
 
 # soft hyphen drawn by a simple-font byte 0xAD: MuPDF reports it as '-'

@@ -441,7 +441,8 @@ def reference_headings(pages: list[Page], headings: list[OutlineEntry]
 def sections_for(extraction: Extraction) -> list[Section]:
     """Sections from the outline when it has >= 2 usable entries (or 1 and the detector
     finds nothing), else from :func:`detect_headings`; ``source`` says which. Either way
-    an unlisted reference list gets its own section (:func:`reference_headings`)."""
+    an unlisted reference list gets its own section (:func:`reference_headings`). A
+    document with neither gets one section per page (:func:`page_sections`)."""
     if extraction.skip_reason is not None or not extraction.pages:
         return []
     pages = extraction.pages
@@ -454,4 +455,23 @@ def sections_for(extraction: Extraction) -> list[Section]:
                               "detected")
     if outline:
         return build_sections(pages, outline + reference_headings(pages, outline), "outline")
-    return []
+    return page_sections(pages)
+
+
+#: ``Section.source`` of the sections a document without headings or outline gets: one
+#: per page with text, so section search finds it as page search does.
+PAGES_SOURCE = "pages"
+
+
+def page_sections(pages: list[Page]) -> list[Section]:
+    """One section per page with text ("page 3", or its printed label: "page iv"), for a
+    document without headings or outline (section search searched nothing of it while
+    page search found it). ``source`` is :data:`PAGES_SOURCE`."""
+    out = []
+    for page in pages:
+        if not page.text.strip():
+            continue
+        title = f"page {page.label or page.number}"
+        out.append(Section(len(out), 1, title, title, page.number, 0, page.number,
+                           len(page.blocks), page.text, PAGES_SOURCE))
+    return out

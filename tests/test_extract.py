@@ -65,6 +65,27 @@ def test_join_lines_rules():
     assert join_lines(["dis\u00ad", "cretionary"]) == "discretionary"
 
 
+def test_join_lines_of_a_page_of_many_thousand_lines():
+    """20,000 lines (a dense page: each third one hyphenated at its end, soft hyphens,
+    a very long unbroken word) join exactly as short blocks do; the join is linear (it was
+    quadratic: each line re-read the whole text joined so far)."""
+    lines, want = [], []
+    for i in range(20_000):
+        if i % 3 == 0:
+            lines += [f"line {i} ends in a bro-", "ken word"]
+            want.append(f"line {i} ends in a broken word")
+        elif i % 3 == 1:
+            lines += [f"line {i} has a dis\u00ad", "cretionary break"]
+            want.append(f"line {i} has a discretionary break")
+        else:
+            lines.append(f"line {i} is state-of-the-")
+            lines.append("art")
+            want.append(f"line {i} is state-of-the-art")
+    lines += ["x" * 5000 + "abc-", "def", "1" * 5000 + "-", "two"]
+    want.append("x" * 5000 + "abcdef " + "1" * 5000 + "-two")   # judged on the word's end
+    assert join_lines(lines) == " ".join(want)
+
+
 def test_normalize_text():
     assert normalize_text("\ufb01nancial") == "financial"
     assert normalize_text("\uff21\uff22\uff23") == "ABC"

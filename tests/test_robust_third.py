@@ -44,6 +44,51 @@ def test_a_decompression_bomb_is_skipped_by_its_cap_and_kept_skipped(tmp_path):
     assert again.indexed == 0 and {sk["doc"] for sk in again.skipped} == {"bomb.pdf"}
 
 
+def test_a_form_xobject_drawn_many_times_counts_once_per_use(tmp_path):
+    """A 1 MB Form XObject drawn 200 times (4 KB on disk) is 200 MB for MuPDF to
+    interpret: skipped by the page cap (it was counted once, 1 MB, and extracted for
+    minutes); the same form drawn 3 times is indexed."""
+    from pdftui.extract import extract_document
+
+    bomb = extract_document(builders.build_xobject_bomb(tmp_path / "forms.pdf",
+                                                        1 * MIB, 200))
+    assert bomb.skip_reason is not None and "page 1 content over the 16 MiB page cap" \
+        in bomb.skip_reason
+    fine = extract_document(builders.build_xobject_bomb(tmp_path / "three.pdf", 1 * MIB, 3))
+    assert fine.skip_reason is None and "formcoverword" in fine.pages[0].text
+
+
+def test_an_lzw_bomb_is_counted_without_being_decoded(tmp_path):
+    """A content stream of LZW data decoding to 1 GiB (0.8 MB on disk), extracted in a
+    process limited to 1.5 GiB of address space: skipped by the page cap, its size counted
+    from the codes (MuPDF decoded it whole: the worker ran out of memory instead)."""
+    import json
+
+    path = builders.build_lzw_bomb(tmp_path / "lzw.pdf", 1 << 30)
+    code = (
+        "import json, resource, sys\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (1536 << 20, 1536 << 20))\n"
+        "from pdftui.extract import extract_document\n"
+        "ex = extract_document(sys.argv[1])\n"
+        "print(json.dumps(ex.skip_reason))\n")
+    r = subprocess.run([sys.executable, "-c", code, os.fspath(path)], capture_output=True,
+                       text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    reason = json.loads(r.stdout.strip().splitlines()[-1])
+    assert reason == "too large when inflated (page 1 content over the 16 MiB page cap)"
+
+
+def test_lzw_size_counts_what_mupdf_decodes(tmp_path):
+    """The LZW length count equals MuPDF's decoded length (a 3 MB run of spaces)."""
+    import pymupdf
+
+    from pdftui.extraction_budget import lzw_size
+
+    doc = pymupdf.open(builders.build_lzw_bomb(tmp_path / "small.pdf", 3 * MIB))
+    xref = doc[0].get_contents()[1]
+    assert lzw_size(doc.xref_stream_raw(xref), 1 << 30) == len(doc.xref_stream(xref)) > 3e6
+
+
 def _start_index(folder: Path, cache: Path, err) -> subprocess.Popen:
     cmd = [sys.executable, "-m", "pdftui.cli", "index", "--no-embed", "--cache-dir",
            os.fspath(cache), os.fspath(folder)]
@@ -163,3 +208,28 @@ def test_a_search_while_two_indexers_stored_nothing_gives_the_indexing_answer(
     finally:
         go.touch()
         other.wait(120)
+
+
+def test_a_document_without_headings_is_searched_page_by_page_in_section_mode(tmp_path):
+    """A PDF with no outline and no heading: section search finds its word (it found
+    nothing while page search did), the hit names the page as its section, and the
+    coverage says the document was searched page by page."""
+    import json
+
+    from .harness import cli
+
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    builders.make_pdf(folder / "plain.pdf", ["just some running words about a fernbrake",
+                                             "and more words on the next page of prose"])
+    cache, data = tmp_path / "cache", tmp_path / "data"
+    r = cli("search", folder, "fernbrake", "--mode", "keyword", "--granularity", "section",
+            "--cache-dir", cache, "--data-dir", data, "--json", timeout=120)
+    assert r.rc == 0, r.err
+    out = json.loads(r.out)
+    assert [(h["doc"], h["section"], h["page"]) for h in out["hits"]] == \
+        [("plain.pdf", "page 1", 1)]
+    assert "1 document without headings: searched page by page" in out["coverage"]["note"]
+    r = cli("read", folder, "plain.pdf", "--sections", "--cache-dir", cache, "--data-dir",
+            data, "--json", timeout=60)
+    assert [s["title"] for s in json.loads(r.out)] == ["page 1", "page 2"]

@@ -41,6 +41,7 @@ def read(folder, doc, page, section, list_sections, width, cache_dir, data_dir, 
     listings, syntax summaries and tables keep their printed lines (in the text and in
     --json's "text"; other paragraphs are one line each). Reading needs no user data;
     --data-dir is accepted as by the other commands."""
+    from ..hidden_text import label, labelled
     from ..library import Library, NotFound
 
     if sum(x is not None and x is not False for x in (page, section, list_sections)) > 1:
@@ -70,8 +71,13 @@ def read(folder, doc, page, section, list_sections, width, cache_dir, data_dir, 
                           + (f"-{out.end_page}" if out.end_page != out.start_page else "")
                           + (" · OCR (recognised from a scan)" if out.ocr else "")))
     click.echo()
-    text = clean_text(_heading_apart(out.text, out.title if section is not None else ""),
+    spans = out.hidden_spans()
+    text = clean_text(_heading_apart(labelled(out.text, spans),
+                                     out.title if section is not None else ""),
                       keep_newlines=True)
+    apart = [s for s in spans if s.start is None]   # hidden text left out of the index
+    if apart:
+        text += "\n\n" + "\n\n".join(clean_text(f"{label(s.kind)} {s.text}") for s in apart)
     if width is None and sys.stdout.isatty():
         width = shutil.get_terminal_size().columns
     click.echo(_wrapped(text, width) if width else text)

@@ -391,6 +391,9 @@ def _print_result(result, folds: list, scope: str = "", width: int | None = None
             body.append(clean_text(f"  · versions {' '.join(fold.versions)}"))
         body.append("\n" + shorten(clean_text(h.get("excerpt") or ""), 320, pattern),
                     style="")
+        for x in (h.get("hidden_text") or [])[:3]:   # never in the excerpt: apart, labelled
+            body.append(f"\n{x['label']} ", style="bold dim")
+            body.append(shorten(clean_text(x["text"]), 160, pattern), style="dim")
         table.add_row(str(shown), str(h.get("keyword_rank") or "-"),
                       str(h.get("semantic_rank") or "-"), body)
     console.print(table)

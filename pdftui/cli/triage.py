@@ -114,6 +114,10 @@ def _doc_cell(d, note: str, cited: int = 0):
     if d.status != "indexed":
         reason = f" ({d.reason})" if d.reason and d.reason != d.status else ""
         cell.append(clean_text(f"\nstatus: {d.status}{reason}"), style="bold")
+    if getattr(d, "hidden_instructions", False):
+        from ..hidden_text import FLAG
+
+        cell.append(f"\n! {FLAG}", style="bold")
     return cell
 
 

@@ -20,6 +20,7 @@ import threading
 import time
 
 from ..cache import EXTRACTOR_VERSION
+from .. import hidden_text
 from ..store.database import Cache
 from ..corpus import FoundFile, check_folder, discover, sha256_file, sniff
 from .. import ocr
@@ -343,6 +344,8 @@ def _current(cache: Cache, content_id: int) -> bool:
     machine could now do (scanned pages met before Tesseract was installed)?"""
     if cache.extractor_version(content_id) != EXTRACTOR_VERSION:
         return False
+    if cache.hidden_skipped(content_id) == hidden_text.indexed():
+        return False   # the hidden-text setting changed since it was extracted
     return not (cache.ocr_missing(content_id) and ocr.available())
 
 

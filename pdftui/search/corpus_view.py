@@ -19,8 +19,9 @@ import numpy as np
 from ..document import Section, innermost
 from ..furniture import Furniture, blanked
 from ..library import read_furniture, read_page_blocks
-from ..store.reader import (read_block_texts, read_bracketed_blocks, read_embedding_states,
-                            read_file_states, read_section_keys, read_sections,
+from ..sections import PAGES_SOURCE
+from ..store.reader import (hidden_positions, page_sectioned_contents, read_block_texts, read_bracketed_blocks,
+                            read_embedding_states, read_file_states, read_section_keys, read_sections,
                             read_vocabulary)
 from ..ocr import pending_note
 from ..corpus import doc_matches
@@ -75,6 +76,8 @@ class _Memo:
         self.titles: dict[int, dict[int, str]] = {}
         self.kinds: dict[int, frozenset[int]] = {}
         self.furniture: dict[int, Furniture] = {}
+        self.hidden: dict[int, dict[tuple[int, int], str]] = {}
+        self.page_sectioned: frozenset[int] | None = None
         self.head_texts: dict[int, str] = {}
         self.scopes: dict = {}
         self.section_index: tuple | None = None      # (matrix, contents, SectionUnits)
@@ -246,10 +249,30 @@ class CorpusView:
             got = self.memo.furniture[cid] = read_furniture(self.db, cid)
         return got
 
+    def page_sectioned(self) -> frozenset[int]:
+        """Ids of the contents without headings, whose sections are their pages
+        (:func:`pdftui.sections.page_sections`), read once."""
+        if self.memo.page_sectioned is None:
+            self.memo.page_sectioned = page_sectioned_contents(self.db, PAGES_SOURCE)
+        return self.memo.page_sectioned
+
+    def hidden(self, cid: int) -> dict[tuple[int, int], str]:
+        """``{(page, block): kind}`` of content ``cid``'s hidden text blocks
+        (:mod:`pdftui.hidden_text`), read once."""
+        got = self.memo.hidden.get(cid)
+        if got is None:
+            got = self.memo.hidden[cid] = hidden_positions(self.db, cid)
+        return got
+
     def prose_blocks(self, cid: int, page: int) -> list[str]:
-        """The block texts of one page with its furniture blanked (indices kept): what an
-        excerpt is chosen from."""
-        return blanked(self.blocks(cid, page), page, self.furniture(cid))
+        """The block texts of one page with its furniture and its hidden text blanked
+        (indices kept): what an excerpt is chosen from (an excerpt never takes text a
+        reader cannot see; the hit carries it apart, labelled)."""
+        out = blanked(self.blocks(cid, page), page, self.furniture(cid))
+        hidden = self.hidden(cid)
+        if hidden:
+            out = ["" if (page, i) in hidden else t for i, t in enumerate(out)]
+        return out
 
     def head_text(self, cid: int) -> str:
         """Content ``cid``'s head field (:func:`.head_field.head_text`), read once."""

@@ -38,6 +38,7 @@ class NoteKind(Enum):
     PARSER = "parser"                      # the query parser's own notes
     TRUNCATED = "truncated"                # query text or terms cut
     NO_LETTER = "no letter"
+    PAGES_AS_SECTIONS = "pages as sections"   # documents without headings, by page
 
 
 @dataclass(frozen=True)

@@ -170,6 +170,8 @@ class Engine:
         coverage = self.coverage(scope, mode is not Mode.KEYWORD)
         q = parse(text)
         searchable, coverage = self._admit(q, view.searchable(scope), coverage)
+        if granularity is Granularity.SECTION:
+            coverage = _pages_as_sections(view, searchable, coverage)
         lists = self.rank(text, mode, granularity, searchable, coverage, check, top_k, q)
         coverage = lists.coverage
         check()
@@ -305,3 +307,15 @@ class Engine:
     def hits(self, ranked: Ranked, granularity: Granularity, top_k: int) -> list[Hit]:
         """The first ``top_k`` keys of the ranked run as hits (:class:`.hits.HitMaker`)."""
         return HitMaker(self.view, self.kw, self._matrix).hits(ranked, granularity, top_k)
+
+
+def _pages_as_sections(view, searchable, coverage: cov.Coverage) -> cov.Coverage:
+    """``coverage`` with a note naming how many ``searchable`` documents have no headings
+    and were searched with their pages as sections (:func:`pdftui.sections.page_sections`)."""
+    paged = view.page_sectioned()
+    n = sum(1 for d in searchable if d.content_id in paged) if paged else 0
+    if not n:
+        return coverage
+    return coverage.add_note(cov.Note(
+        cov.NoteKind.PAGES_AS_SECTIONS,
+        f"{n} document{'s' if n != 1 else ''} without headings: searched page by page"))

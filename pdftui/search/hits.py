@@ -8,7 +8,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..store.reader import PageText, any_ocr, read_block_texts, read_pages
+from ..hidden_text import HiddenSpan, locate
+from ..store.reader import (HiddenRow, PageText, any_ocr, read_block_texts, read_hidden,
+                            read_pages)
 from . import keyword
 from .arms import KeywordArm, Ranked, SemanticArm
 from .corpus_view import CorpusView
@@ -43,6 +45,9 @@ class Hit:
     arms: tuple[Contribution, ...] = ()
     factors: tuple[Factor, ...] = ()
     cosine: float | None = None
+    #: The hidden text (:class:`pdftui.hidden_text.HiddenSpan`) of the hit's page (a page
+    #: hit: placed in the page's text) or section (not placed): never in ``excerpt``.
+    hidden_text: list[HiddenSpan] = field(default_factory=list)
 
     def to_json(self) -> dict:
         """The hit as a JSON-ready dict (section keys only for section hits). ``arms``:
@@ -56,7 +61,8 @@ class Hit:
              "excerpt": self.excerpt, "section_path": self.section_path, "ocr": self.ocr,
              "arms": [c.to_json() for c in self.arms],
              "factors": [f.to_json() for f in self.factors],
-             "cosine": None if self.cosine is None else round(self.cosine, 6)}
+             "cosine": None if self.cosine is None else round(self.cosine, 6),
+             "hidden_text": [h.to_json() for h in self.hidden_text]}
         if self.section is not None:
             d.update(section=self.section, start_page=self.start_page, end_page=self.end_page,
                      section_id=self.section_id)
@@ -193,19 +199,34 @@ class HitMaker:
                              section_starts=self.view.section_starts(cid, page),
                              section_titles=self.view.section_titles(cid, page),
                              head=self.view.head_text(cid))
+        hidden = self._hidden(cid, page, page)
         if bi < 0:
-            excerpt = cap(info.text, MAX_CHARS)
+            excerpt = cap("\n\n".join(b for b in blocks if b) if hidden else info.text,
+                          MAX_CHARS)
         return Hit(rank, doc, page, info.label or str(page), score, kw_rank, sem_rank, excerpt,
                    self.view.section_path_at(cid, page, max(bi, 0)),
-                   ocr=any_ocr(self.db, cid, page, page), cosine=cosine)
+                   ocr=any_ocr(self.db, cid, page, page), cosine=cosine,
+                   hidden_text=locate(info.text, hidden))
+
+    def _hidden(self, cid: int, first: int, last: int, within=None) -> list[HiddenRow]:
+        """The hidden runs of pages ``first``..``last`` of content ``cid`` (only those
+        in section ``within`` when given); read only for a content that has some."""
+        positions = self.view.hidden(cid)
+        if not positions or not any(first <= p <= last for p, _b in positions):
+            return []
+        rows = read_hidden(self.db, cid, first, last)
+        if within is not None:
+            rows = [r for r in rows if r.block is not None and within.contains(r.page, r.block)]
+        return rows
 
     def _section_blocks(self, cid: int, span) -> list[str]:
         """The texts of content ``cid``'s blocks inside ``span`` (a :class:`Section` or
         its own span), running headers and footers left out, at most 400 read."""
-        furniture = self.view.furniture(cid)
+        furniture, hidden = self.view.furniture(cid), self.view.hidden(cid)
         return [b.text for b in read_block_texts(self.db, cid, span.start_page,
                                                  span.end_page, limit=400)
-                if span.contains(b.page, b.ordinal) and (b.page, b.ordinal) not in furniture]
+                if span.contains(b.page, b.ordinal) and (b.page, b.ordinal) not in furniture
+                and (b.page, b.ordinal) not in hidden]
 
     def _section_hit(self, ranked: Ranked, key: Key, rank: int, score: float,
                      kw_rank: int | None, sem_rank: int | None) -> Hit | None:
@@ -229,7 +250,9 @@ class HitMaker:
                               head=self.view.head_text(cid))
         got = read_pages(self.db, cid, [sp]).get(sp)
         label = (got.label if got is not None else "") or str(sp)
+        hidden = self._hidden(cid, sp, sec.end_page, within=sec)
         return Hit(rank, doc, sp, label, score, kw_rank, sem_rank, excerpt, sec.path,
                    sec.title, sp, max(sec.last_page, sp), sid,
-                   ocr=any_ocr(self.db, cid, sp, sec.end_page))
+                   ocr=any_ocr(self.db, cid, sp, sec.end_page),
+                   hidden_text=locate("", hidden))
 

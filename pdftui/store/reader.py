@@ -395,3 +395,46 @@ def section_rows(db: sqlite3.Connection, content_id: int) -> list[tuple]:
     return db.execute(
         f"SELECT {SECTION_TEXT_COLS} FROM sections WHERE content_id=? ORDER BY ordinal",
         (content_id,)).fetchall()
+
+
+@dataclass(frozen=True, slots=True)
+class HiddenRow:
+    """One stored hidden run (:class:`pdftui.document.HiddenText`) of a page: 1-based
+    ``page``, ``kind``, the page ``block`` holding it (None: not in the page text),
+    ``instruction``, ``text``."""
+
+    page: int
+    kind: str
+    block: int | None
+    instruction: bool
+    text: str
+
+
+def read_hidden(db: sqlite3.Connection, content_id: int, first: int, last: int
+                ) -> list[HiddenRow]:
+    """The hidden runs of pages ``first``..``last`` (1-based) of a content, in page
+    order."""
+    return [HiddenRow(p, k, b, bool(i), t) for p, k, b, i, t in db.execute(
+        "SELECT page, kind, block, instruction, text FROM hidden_text WHERE content_id=?"
+        " AND page BETWEEN ? AND ? ORDER BY page, ordinal", (content_id, first, last))]
+
+
+def hidden_positions(db: sqlite3.Connection, content_id: int) -> dict[tuple[int, int], str]:
+    """``{(page, block): kind}`` of a content's hidden runs (block -1: a run that is no
+    page block, hidden text not indexed)."""
+    return {(p, -1 if b is None else b): k for p, b, k in db.execute(
+        "SELECT page, block, kind FROM hidden_text WHERE content_id=?", (content_id,))}
+
+
+def instruction_contents(db: sqlite3.Connection) -> set[int]:
+    """Ids of the contents with hidden text that reads like an instruction to a machine
+    reader (the partial index ``hidden_instruction``)."""
+    return {r[0] for r in db.execute(
+        "SELECT DISTINCT content_id FROM hidden_text WHERE instruction = 1")}
+
+
+def page_sectioned_contents(db: sqlite3.Connection, source: str) -> frozenset[int]:
+    """Ids of the contents whose sections are of ``source`` (the one section per page of a
+    document without headings: :data:`pdftui.sections.PAGES_SOURCE`)."""
+    return frozenset(r[0] for r in db.execute(
+        "SELECT DISTINCT content_id FROM sections WHERE source = ?", (source,)))

@@ -47,7 +47,7 @@ def replicate_content(cache: Cache, source: Path, content_id: int, sha256: str,
 
 def _copy_text(db, args: dict, keep_page: str, searchable: bool) -> None:
     """:func:`replicate_content`'s text rows: pages (those ``keep_page`` keeps), blocks,
-    outline and sections of content ``args["old"]`` in ``src`` copied to ``args["cid"]``;
+    hidden text, outline and sections of content ``args["old"]`` in ``src`` copied to ``args["cid"]``;
     both FTS indexes filled from the copy when it is ``searchable``."""
     db.execute("INSERT INTO pages(content_id, number, label, text, n_tokens) SELECT :cid,"
                f" number, label, text, n_tokens FROM src.pages WHERE content_id = :old"
@@ -57,6 +57,10 @@ def _copy_text(db, args: dict, keep_page: str, searchable: bool) -> None:
                    " FROM pages WHERE content_id = :cid AND trim(text) != ''", args)
     db.execute("INSERT INTO blocks SELECT :cid, page, ordinal, x0, y0, x1, y1, text"
                " FROM src.blocks WHERE content_id = :old AND page NOT IN"
+               " (SELECT value FROM json_each(:drop))", args)
+    db.execute("INSERT INTO hidden_text(content_id, page, ordinal, kind, block, instruction,"
+               " text) SELECT :cid, page, ordinal, kind, block, instruction, text"
+               " FROM src.hidden_text WHERE content_id = :old AND page NOT IN"
                " (SELECT value FROM json_each(:drop))", args)
     db.execute("INSERT INTO outline SELECT :cid, ordinal, level, title, page, y"
                " FROM src.outline WHERE content_id = :old", args)

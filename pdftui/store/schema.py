@@ -66,10 +66,11 @@ from pathlib import Path
 
 from ..errors import CacheError
 
-SCHEMA_VERSION = 9  # 2: sections.own_chars; 3: metadata; 4: pages.ocr, contents.ocr_missing;
+SCHEMA_VERSION = 10  # 2: sections.own_chars; 3: metadata; 4: pages.ocr, contents.ocr_missing;
 #   5: identifiers and words; 6: ocr_pages; 7: pages_ocr (partial index of OCR'd pages);
 #   8: postings (per-row term counts of both FTS tables);
 #   9: reference_entries, references_read, citation_links, citation_state
+#   10: hidden_text, contents.hidden_skipped (issue 33: text a reader cannot see)
 
 #: The FTS5 tokenizer of both FTS tables, and of every query tokenised to match them
 #: (:mod:`pdftui.store.tokenizer`) and of the postings' counts (:mod:`pdftui.store.postings`):
@@ -94,7 +95,8 @@ CREATE TABLE IF NOT EXISTS contents(
     extractor_version INTEGER NOT NULL,
     indexed_at REAL NOT NULL,
     ocr_missing INTEGER NOT NULL DEFAULT 0,
-    postings INTEGER NOT NULL DEFAULT 0
+    postings INTEGER NOT NULL DEFAULT 0,
+    hidden_skipped INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS files(
     root TEXT NOT NULL,
@@ -137,6 +139,17 @@ CREATE TABLE IF NOT EXISTS blocks(
     text TEXT NOT NULL,
     PRIMARY KEY(content_id, page, ordinal)
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS hidden_text(
+    content_id INTEGER NOT NULL,
+    page INTEGER NOT NULL,
+    ordinal INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    block INTEGER,
+    instruction INTEGER NOT NULL DEFAULT 0,
+    text TEXT NOT NULL,
+    PRIMARY KEY(content_id, page, ordinal)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS hidden_instruction ON hidden_text(content_id) WHERE instruction = 1;
 CREATE TABLE IF NOT EXISTS outline(
     content_id INTEGER NOT NULL,
     ordinal INTEGER NOT NULL,
@@ -355,6 +368,13 @@ def _upgrade_from_5(db: sqlite3.Connection, version: int) -> int:
         # v8 -> v9: the reference and citation tables (created by SCHEMA). Nothing is
         # filled here: the next index reads each content's reference list from its
         # stored blocks (no PDF is opened) and links the folder's entries
+        version = 9
+    # --- v9 -> v10 (issue 33, hidden text) -------------------------------------------
+    if version == 9:
+        # the hidden_text table (created by SCHEMA) and contents.hidden_skipped (1 when
+        # hidden text was left out of the page text); contents extracted before hold no
+        # hidden runs and re-extract (EXTRACTOR_VERSION 26)
+        _add_int_column(db, "contents", "hidden_skipped")
         version = SCHEMA_VERSION
     return version
 

@@ -91,6 +91,12 @@ def _insert_pages(db: sqlite3.Connection, cid: int, ex: Extraction, index_text: 
             [(cid, page.number, i, b.x0, b.y0, b.x1, b.y1, b.text)
              for i, b in enumerate(page.blocks)],
         )
+        if page.hidden:
+            db.executemany(
+                "INSERT INTO hidden_text(content_id, page, ordinal, kind, block,"
+                " instruction, text) VALUES(?,?,?,?,?,?,?)",
+                [(cid, page.number, i, h.kind, h.block, int(h.instruction), h.text)
+                 for i, h in enumerate(page.hidden)])
     return n_tokens_total
 
 
@@ -335,7 +341,8 @@ class ContentWriter:
                        " (SELECT sha256 FROM contents WHERE id = ?)", (content_id,))
             for table in ("pages", "blocks", "outline", "sections", "units", "embeddings",
                           "metadata", "page_idents", "section_idents", "words", "postings",
-                          "reference_entries", "references_read", "citation_state"):
+                          "reference_entries", "references_read", "citation_state",
+                          "hidden_text"):
                 db.execute(f"DELETE FROM {table} WHERE content_id = ?", (content_id,))
             db.execute("DELETE FROM citation_links WHERE citing = ? OR cited = ?",
                        (content_id, content_id))
@@ -368,7 +375,8 @@ class ContentWriter:
         with self.write() as db:
             found = self.content_by_sha(sha256)
             if found and found[1] == EXTRACTOR_VERSION and not (
-                    ex.ocr_missing < self.ocr_missing(found[0])):
+                    ex.ocr_missing < self.ocr_missing(found[0])) \
+                    and self.hidden_skipped(found[0]) == ex.hidden_skipped:
                 return found[0]
             old = _Previous.of(db, found[0]) if found else _Previous()
             if found:
@@ -376,11 +384,11 @@ class ContentWriter:
             cur = db.execute(
                 "INSERT INTO contents(sha256, size, title, page_count, skip_reason,"
                 " text_quality, outline_dropped, notes, n_tokens, extractor_version,"
-                " indexed_at, ocr_missing) VALUES(?,?,?,?,?,?,?,?,0,?,?,?)",
+                " indexed_at, ocr_missing, hidden_skipped) VALUES(?,?,?,?,?,?,?,?,0,?,?,?,?)",
                 (sha256, size, _storable(ex.title), ex.page_count, ex.skip_reason,
                  ex.text_quality,
                  ex.outline_dropped, json.dumps(ex.notes), EXTRACTOR_VERSION, time.time(),
-                 ex.ocr_missing),
+                 ex.ocr_missing, int(ex.hidden_skipped)),
             )
             cid = cur.lastrowid
             index_text = ex.skip_reason is None and ex.text_quality == "ok"
@@ -441,6 +449,13 @@ class ContentWriter:
             "SELECT f.doc, c.skip_reason, c.text_quality, c.ocr_missing FROM files f"
             " JOIN contents c ON c.id = f.content_id WHERE f.root = ? ORDER BY f.doc", (root,)
         ).fetchall()
+
+    def hidden_skipped(self, content_id: int) -> bool | None:
+        """Was the content's hidden text left out of its page text (the setting
+        ``PDFTUI_HIDDEN_TEXT=skip`` at extraction)? None: no such content."""
+        row = self.db.execute("SELECT hidden_skipped FROM contents WHERE id=?",
+                              (content_id,)).fetchone()
+        return bool(row[0]) if row else None
 
     def extractor_version(self, content_id: int) -> int | None:
         """The ``EXTRACTOR_VERSION`` a content was extracted with (None: no such content)."""

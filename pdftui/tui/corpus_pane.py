@@ -20,6 +20,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Input, Static
 
+from ..hidden_text import FLAG
 from ..text import clean_text
 from .actions import bindings
 from .doc_list import DocList
@@ -183,6 +184,8 @@ def status_text(info) -> Text:
     pending = getattr(info, "ocr_pending", 0)
     if pending and info.status in ("indexed", "embedding"):
         out.append(f" · {pending} p waiting for OCR (next index)", style="dim italic")
+    if getattr(info, "hidden_instructions", False):
+        out.append(f" · ! {FLAG}", style="bold")
     return out
 
 

@@ -102,6 +102,7 @@ class ReadView:
     ocr: bool = False  # some of the text shown was recognised by OCR from a scan
     target_box: tuple[int, tuple[float, float, float, float]] | None = None  # (page, rect)
     labels: list[str] = field(default_factory=list)  # printed page labels, page 1 first
+    hidden: dict[int, str] = field(default_factory=dict)  # paragraph -> hidden text kind
 
     def __post_init__(self) -> None:
         self.home_section = (self.section_id, self.section_path)
@@ -163,10 +164,22 @@ def _section_view(lib, req: ReadRequest, sec, pages: int, page: int,
         bpage, bno = para_pos[target]
         rows = lib.blocks(doc, bpage)
         box = (bpage, tuple(rows[bno][:4])) if bno < len(rows) else None
+    hidden = _hidden_paragraphs(lib, doc, sec.start_page, sec.end_page, para_pos or [])
     return ReadView(req, lib.title(doc), pages, page, lib.page_label(doc, page),
                     sec.start_page, sec.end_page, paragraphs, target, sec.path,
                     sec.section_id, sections, stop=stop, para_pos=para_pos,
-                    ocr=sec.ocr, target_box=box, labels=lib.page_labels(doc))
+                    ocr=sec.ocr, target_box=box, labels=lib.page_labels(doc), hidden=hidden)
+
+
+def _hidden_paragraphs(lib, doc: str, first: int, last: int,
+                       positions: list[tuple[int, int]]) -> dict[int, str]:
+    """``{paragraph index: hidden kind}`` of the paragraphs at ``positions`` ((page,
+    block) of each) that are hidden text blocks of pages ``first``..``last``."""
+    kinds = {(h.page, h.block): h.kind for h in lib.hidden(doc, first, last)
+             if h.block is not None}
+    if not kinds:
+        return {}
+    return {i: kinds[pos] for i, pos in enumerate(positions) if pos in kinds}
 
 
 def _page_view(lib, req: ReadRequest, pages: int, page: int,
@@ -184,11 +197,13 @@ def _page_view(lib, req: ReadRequest, pages: int, page: int,
     sec = lib.section_at(doc, page, target or 0)
     box = (page, tuple(rows[target][:4])) if rows and target is not None \
         and 0 <= target < len(rows) else None
+    hidden = _hidden_paragraphs(lib, doc, page, page,
+                                [(page, b) for b in range(len(blocks))])
     return ReadView(req, lib.title(doc), pages, page, lib.page_label(doc, page), page, page,
                     paragraphs, target, sec.path if sec else "",
                     sec.section_id if sec else None, lib.sections(doc), note,
                     ocr=lib.ocr_in(lib.content_id(doc), page, page),
-                    target_box=box, labels=lib.page_labels(doc))
+                    target_box=box, labels=lib.page_labels(doc), hidden=hidden)
 
 
 

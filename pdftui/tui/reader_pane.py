@@ -31,6 +31,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from ..document import innermost
+from ..hidden_text import HiddenSpan, label
 from ..headings import split_heading
 from ..text import clean_text
 from .failures import FailureHandler
@@ -40,7 +41,7 @@ from .page_view import PageShot
 from .read_view import ReadRequest, ReadView, heading_starts, load_view, prose_from
 from .reader_widgets import ReaderBody, ReaderImage, TocList, toc_prompt
 from .results_pane import short_section
-from .render import highlight, literal, page_ref
+from .render import hidden_line, highlight, literal, page_ref
 
 if TYPE_CHECKING:
     from ..search.hits import Hit
@@ -166,7 +167,9 @@ class ReaderPane(FailureHandler, Vertical):
         for i, para in enumerate(view.paragraphs):
             split = split_heading(para, headings[i]) \
                 if i in headings and "\n" not in para else None
-            if split is not None:   # the heading on its own line above its paragraph
+            if i in view.hidden:   # text a reader of the PDF cannot see: labelled, dimmed
+                text = hidden_line(HiddenSpan(view.hidden[i], para), None, len(para))
+            elif split is not None:   # the heading on its own line above its paragraph
                 text = literal(split[0], style="bold")
                 text.append("\n")
                 text.append_text(literal(split[1]))
@@ -175,6 +178,8 @@ class ReaderPane(FailureHandler, Vertical):
             highlight(text, self.pattern)
             w = Static(text, markup=False,
                        classes="para -short" if len(para) < 40 and "\n" not in para else "para")
+            if i in view.hidden:
+                w.add_class("-hidden")
             if i == view.target:
                 w.add_class("-hit")
             widgets.append(w)
@@ -682,6 +687,8 @@ class ReaderPane(FailureHandler, Vertical):
             if index in headings and "\n" not in para else None
         if split is not None:   # as the reader shows it: the heading on its own line
             para = f"{split[0]}\n{split[1]}"
+        if index in v.hidden:   # a clip never takes hidden text unlabelled
+            para = f"{label(v.hidden[index])} {para}"
         return v.request.doc, clean_text(para, keep_newlines=True), page, v.section_path
 
     def focus_main(self) -> None:

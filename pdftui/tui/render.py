@@ -225,3 +225,19 @@ def unique_names(docs: list[str], width: int, shorten) -> dict[str, str]:
             start = max(0, common - 4)
             names[d] = _fit(("…" if start else "") + stems[d][start:], width)
     return names
+
+
+def hidden_line(h, pattern=None, limit: int = 300) -> Text:
+    """One run of hidden text (anything with ``kind`` and ``text``: a
+    :class:`pdftui.hidden_text.HiddenSpan`, a stored row): its label
+    (``[hidden: invisible text]``) in bold, its text dimmed, at most ``limit``
+    characters, the query's words highlighted."""
+    from ..hidden_text import label
+    from ..text import clip
+
+    out = Text()
+    out.append(label(h.kind) + " ", style="bold dim")
+    body = literal(clip(h.text, limit), style="dim")
+    highlight(body, pattern)
+    out.append_text(body)
+    return out

@@ -25,7 +25,8 @@ from .explain import arms_line
 from ..versions import version_groups
 from .hit_rows import Row, flat_rows, group_key, grouped_rows
 from .messages import HitHighlighted, OpenHit, PaneFocused
-from .render import coverage_line, highlight, literal, page_ref, terms_pattern
+from .render import (coverage_line, hidden_line, highlight, literal, page_ref,
+                     terms_pattern)
 
 if TYPE_CHECKING:
     from ..search.hits import Hit, SearchResult
@@ -36,6 +37,10 @@ _FIXED = {"rank": 3, "mark": 1, "page": 6, "kw": 4, "sem": 4, "score": 6}
 SCORE_MIN_WIDTH = 90
 #: The mark column's glyphs (as in the documents pane).
 MARK_GLYPHS = {"keep": "+", "to-read": "r", "skip": "-"}
+
+
+#: Hidden runs of a hit shown under its excerpt.
+MAX_HIDDEN_SHOWN = 5
 
 
 def hit_where(hit: Hit) -> str:
@@ -461,7 +466,10 @@ class ResultsPane(Vertical):
             highlight(body, self.pattern)
         else:  # a page without a text layer, or only a figure
             body = Text("(no text on this page: Enter opens it in the reader)", style="dim")
-        box.update(Text("\n").join([head, body]))
+        parts = [head, body]
+        for h in hit.hidden_text[:MAX_HIDDEN_SHOWN]:   # apart, dimmed, labelled
+            parts.append(hidden_line(h, self.pattern))
+        box.update(Text("\n").join(parts))
         self.query_one("#excerpt-box").scroll_home(animate=False)
 
     # -- navigation -----------------------------------------------------------------------
