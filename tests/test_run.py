@@ -28,6 +28,18 @@ def test_the_coverage_gate_scales_each_keyword_contribution():
     assert base.scores[B] == pytest.approx(1 / 62 + 2 / 61)   # the input run is unchanged
 
 
+def test_head_field_and_document_arm_add_to_the_run():
+    base = run.rrf([(Arm.KEYWORD, [A, B], 1.0)])
+    got = run.add_head(base, [(C, 1.0), (A, 0.5)], 1.0)
+    assert got.keys == [A, B, C]                               # C joins the run
+    assert got.scores[C] == pytest.approx(1 / 61)
+    assert got.scores[A] == pytest.approx(1 / 61 + 0.25 / 62)
+    got = run.add_document_arm(got, {"b.pdf": 1, "c.pdf": 3}.get, 0.5)
+    assert got.scores[B] == pytest.approx(1 / 62 + 0.5 / 61)
+    assert got.scores[A] == pytest.approx(1 / 61 + 0.25 / 62)  # a.pdf is not ranked
+    assert [c.arm for c in got.evidence[C]] == [Arm.HEAD, Arm.DOCUMENT]
+
+
 def test_order_breaks_equal_scores_by_the_better_arm_place():
     got = run.rrf([(Arm.KEYWORD, [A, B], 1.0), (Arm.SEMANTIC, [B, A], 1.0)])
     assert got.scores[A] == got.scores[B]
@@ -55,7 +67,7 @@ def test_a_section_collects_from_three_listed_subsections_not_from_one():
     parent = {s1: par, s2: par, s3: par, s4: lone}.get
     keys = [s1, far, s4, s2, s3, par, lone]
     base = run.order(run.rrf([(Arm.SEMANTIC, keys, 1.0)]), [], keys)
-    got = run.add_subsections(base, parent, 0.2, children=3, depth=30)
+    got = run.add_subsections(base, parent, 0.2, min_children=3, depth=30)
     assert got.scores[lone] == base.scores[lone]      # one listed subsection lifts nothing
     # 1/66 + 0.2 x (1/61 + 1/64 + 1/65) would pass s1 (1/61): it stops just below it
     assert base.scores[par] + 0.2 * (1 / 61 + 1 / 64 + 1 / 65) > 1 / 61
@@ -64,10 +76,39 @@ def test_a_section_collects_from_three_listed_subsections_not_from_one():
     assert (c.arm, c.rank, c.weight) == (Arm.SUBSECTIONS, 1, 0.2)
     assert c.score == pytest.approx(got.scores[par] - base.scores[par])
     assert run.order(got, [], keys).keys[:3] == [s1, par, far]
-    small = run.add_subsections(base, parent, 0.01, children=3, depth=30)
+    small = run.add_subsections(base, parent, 0.01, min_children=3, depth=30)
     assert small.scores[par] == pytest.approx(1 / 66 + 0.01 * (1 / 61 + 1 / 64 + 1 / 65))
-    assert run.add_subsections(base, parent, 0.2, children=3, depth=4).scores[par] == \
+    assert run.add_subsections(base, parent, 0.2, min_children=3, depth=4).scores[par] == \
         base.scores[par]                              # its subsections beyond the depth
+
+
+def test_a_section_passes_its_best_subsection_only_when_the_evidence_is_spread():
+    """issue 18: a parent passes its best listed subsection (by the least step, never
+    another section) when that leads the next two by at most ``spread`` of the score range
+    of the places looked at; a subsection far ahead of its siblings stays first."""
+    import math
+
+    par, far = ("d", 1), ("d", 9)
+    s1, s2, s3 = ("d", 2), ("d", 3), ("d", 4)
+    parent = {s1: par, s2: par, s3: par}.get
+    # far 1st, then the three subsections close together, the parent 6th, then filler
+    keys = [far, s1, s2, s3, ("e", 1), par] + [("f", i) for i in range(24)]
+    base = run.order(run.rrf([(Arm.SEMANTIC, keys, 1.0)]), [], keys)
+    span = 1 / 61 - 1 / 90
+    lead = 1 / 62 - (1 / 63 + 1 / 64) / 2
+    assert lead <= 0.55 * span
+    got = run.order(run.add_subsections(base, parent, 0.2, 3, 30, spread=0.55), [], keys)
+    assert got.keys[:3] == [far, par, s1]            # past s1, not past far
+    assert got.scores[par] == math.nextafter(1 / 62, math.inf)
+    off = run.order(run.add_subsections(base, parent, 0.2, 3, 30), [], keys)
+    assert off.keys[:3] == [far, s1, par]            # spread 0: just below s1, as before
+    # the best subsection far ahead of the next two: the parent stays below it
+    keys2 = [s1, far] + [("f", i) for i in range(22)] + [s2, s3, par] + \
+        [("g", i) for i in range(5)]
+    base2 = run.order(run.rrf([(Arm.SEMANTIC, keys2, 1.0)]), [], keys2)
+    assert 1 / 61 - (1 / 85 + 1 / 86) / 2 > 0.55 * (1 / 61 - 1 / 90)
+    got2 = run.order(run.add_subsections(base2, parent, 0.2, 3, 30, spread=0.55), [], keys2)
+    assert got2.keys[0] == s1 and got2.scores[par] < got2.scores[s1]
 
 
 def test_the_documents_own_order_adds_a_falling_share_to_their_pages():
@@ -89,6 +130,42 @@ def test_the_documents_own_order_adds_a_falling_share_to_their_pages():
     assert c.score == pytest.approx(0.18 / 12)
 
 
+def test_a_named_documents_sections_are_a_list_of_their_own():
+    """Issue 18: the sections of a document the query names, in the run's order, gain
+    ``weight x share^2 / (k + their place in that document)``; other documents' keys are
+    untouched, and the named document's best key may pass another document's."""
+    r1, p1, p2, s1 = ("raft.pdf", 7), ("paxos.pdf", 4), ("paxos.pdf", 2), ("spanner.pdf", 9)
+    base = run.order(run.rrf([(Arm.SEMANTIC, [r1, p1, s1, p2], 1.0)]), [], [])
+    got = run.add_named(base, {"paxos.pdf": 0.8}, 1.0, 60)
+    assert got.keys == [p1, p2, r1, s1]             # the named paper's sections gather
+    assert got.scores[p1] == pytest.approx(1 / 62 + 0.64 / 61)
+    assert got.scores[p2] == pytest.approx(1 / 64 + 0.64 / 62)
+    assert got.scores[r1] == base.scores[r1] and got.scores[s1] == base.scores[s1]
+    c = got.evidence[p2][-1]
+    assert (c.arm, c.rank, c.weight, c.k) == (Arm.NAMED, 2, pytest.approx(0.64), 60)
+    assert run.add_named(base, {}, 1.0, 60) is base
+
+
+def test_a_documents_listed_sections_are_reordered_by_their_best_passage():
+    """Issue 18: among one document's listed sections, placed by their best passage's
+    share, each gains ``weight x share^2 / (k + place)``, times its factors; a document
+    with one listed section gains nothing, nor does a section with no share."""
+    a1, a2, a3, b1 = ("a.pdf", 11), ("a.pdf", 12), ("a.pdf", 13), ("b.pdf", 21)
+    base = run.order(run.rrf([(Arm.SEMANTIC, [a1, b1, a2, a3], 1.0)]), [], [])
+    base = run.demote(base, {a3}, 0.5, "opening")
+    shares = {a1: 0.2, b1: 1.0, a2: 0.9, a3: 0.5}
+    got = run.add_passages(base, shares, 1.0, 60)
+    assert got.scores[b1] == base.scores[b1]                 # alone in its document
+    assert got.scores[a2] == pytest.approx(1 / 63 + 0.81 / 61)
+    assert got.scores[a3] == pytest.approx(0.5 * (1 / 64 + 0.25 / 62))
+    assert got.scores[a1] == pytest.approx(1 / 61 + 0.04 / 63)
+    assert got.keys == [a2, a1, b1, a3]
+    c = got.evidence[a2][-1]
+    assert (c.arm, c.rank, c.k) == (Arm.PASSAGE, 1, 60) and c.weight == pytest.approx(0.81)
+    none = run.add_passages(base, {a1: 0.0, a2: 0.0}, 1.0, 60)
+    assert none.scores == base.scores
+
+
 def test_the_first_places_hold_the_first_documents():
     """The first ``places`` keys hold the best key of each of the first ``docs``
     documents: a missing one takes the last of those places, the keys it passes move down
@@ -105,6 +182,26 @@ def test_the_first_places_hold_the_first_documents():
     # c's best key is a demoted reference page: c's next key stands for it
     down = run.demote(base, {c1}, 0.9, "reference list")
     assert run.share_places(down, 3, 5, "x").keys[:5] == a[:3] + [b1, c2]
+
+
+def test_the_document_both_arms_rank_first_leads():
+    """described-014 ("how much of written English is predictable and could be dropped"):
+    both arms rank Shannon's paper first (keyword p. 5, semantic p. 15), yet a GPT-2
+    page that is 7th and 16th in them led the fused list. Now the agreed document's
+    best fused page leads; on the development set the two arms agree on 48 of 82 page
+    queries and the agreed document is graded 3 in all of them."""
+    shannon5, shannon15, gpt2 = ("shannon.pdf", 5), ("shannon.pdf", 15), ("gpt2.pdf", 6)
+    fused = run.rrf([(Arm.KEYWORD, [shannon5, gpt2], 0.1),
+                     (Arm.SEMANTIC, [shannon15, gpt2], 1.0)])
+    fused = run._resorted(fused, {gpt2: 0.047, shannon15: 0.044, shannon5: 0.019})
+    got = run.agreed_first(fused, "agree")
+    assert got.keys == [shannon15, gpt2, shannon5]
+    assert got.scores == fused.scores                       # scores are left as they are
+    assert [f.name for f in got.factors[shannon15]] == ["agree"]
+    # the arms' first documents differ: nothing moves
+    other = run.rrf([(Arm.KEYWORD, [gpt2, shannon5], 1.0), (Arm.SEMANTIC, [shannon15], 1.0)])
+    other = run._resorted(other, {shannon5: 0.05, gpt2: 0.04, shannon15: 0.03})
+    assert run.agreed_first(other, "agree").keys == [shannon5, gpt2, shannon15]
 
 
 def test_keyword_ranks_stand_in_for_the_semantic_arm_in_documents_not_embedded():

@@ -2,8 +2,9 @@
 
 :class:`KeywordArm` is the stage-1 keyword list (per-document BM25 ranks fused across
 documents, :func:`.keyword.fuse_arrays`) with each key's share of the query's rarity
-mass (``rarity_share``); :class:`SemanticArm` the
-semantic list (pages by cosine, or sections by their units and head units);
+mass (``rarity_share``) and the head-field list; :class:`SemanticArm` the semantic list
+(pages by cosine, or
+sections by their units and head units) with the document-level arm's ranks;
 :class:`Ranked` one query's arms, the fused :class:`.run.Run` and the weights in force.
 """
 
@@ -18,7 +19,7 @@ if TYPE_CHECKING:   # types only: nothing here runs numpy or SQLite
     from . import keyword, restrict, section_semantic
     from .coverage import Coverage
     from .query import Query
-    from .semantic import PageRanking
+    from .semantic import DocRanks, PageRanking
 
 
 @dataclass
@@ -27,7 +28,10 @@ class KeywordArm:
     keyword mode) with their stage-1 ``scores`` and ``rarity_share`` (share of the query's
     rarity mass, in [0, 1]); ``best_rarity_share`` over every row; ``strength`` the keyword
     evidence (:func:`.evidence.keyword_strength`); ``fused`` / ``ranking`` the whole
-    stage-1 list (ranks of shown hits beyond ``keys``)."""
+    stage-1 list (ranks of shown hits beyond ``keys``); ``head`` the head-field list
+    ``[((doc, 1), share)]``; ``named`` (section search) ``{content: query terms}`` of the
+    documents the query names and the terms naming each, ``named_share`` ``{doc: share of
+    the query's rarity mass its head holds}`` of those documents."""
 
     keys: list[Key] = field(default_factory=list)
     scores: list[float] = field(default_factory=list)
@@ -36,19 +40,23 @@ class KeywordArm:
     strength: float = 0.0
     fused: "keyword.Fused | None" = None
     ranking: "keyword.Ranking | None" = None
+    head: list[tuple[Key, float]] = field(default_factory=list)
+    named: dict[int, frozenset[str]] = field(default_factory=dict)
+    named_share: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass
 class SemanticArm:
     """``keys`` best first (the first ``depth``); ``first_unit_weight`` the page-head share
-    A used; ``best`` the best unit
+    A used; ``gap`` the cosine of the best page minus the 100th's; ``best`` the best unit
     cosine of a page searched; page search: ``pages`` the whole ranking, ``docs_of``
     ``{content: [doc]}``, ``cut`` True when ``keys`` stops before it; section search:
     ``units`` / ``heads`` the two lists hybrid fuses, ``sections`` their RRF (the arm's
-    own order) and ``scope``."""
+    own order) and ``scope``; ``doc_rank`` the document-level arm."""
 
     keys: list[Key] = field(default_factory=list)
     first_unit_weight: float | None = None
+    gap: float | None = None
     best: float | None = None
     pages: "PageRanking | None" = None
     docs_of: dict[int, list[str]] = field(default_factory=dict)
@@ -57,6 +65,7 @@ class SemanticArm:
     heads: list[Key] | None = None
     sections: "section_semantic.Keys | None" = None
     scope: "section_semantic.DocScope | None" = None
+    doc_rank: "DocRanks | None" = None
 
 
 @dataclass

@@ -14,19 +14,26 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import evidence, fusion
+from . import evidence, fusion, keyword
 
 
 @dataclass(frozen=True)
 class KeywordConfig:
     """The keyword arm (stage 1: per-document BM25 ranks fused across documents)."""
 
-    #: Section BM25: weight of a title occurrence (the body's: 1).
-    title_weight: float = 4.0
-    #: Two consecutive query terms within this many tokens are a near pair: a row holding
-    #: one gains the smaller idf of the two, and documents are compared by BM25 with each
-    #: pair as one more term (its tf: the rows holding it). 0: no pairs.
+    #: Section BM25: weight of a title occurrence.
+    title_weight: float = keyword.TITLE_WEIGHT
+    #: Stage 1: weight of the document list (BM25 over documents as units) next to the
+    #: page ranks.
+    doc_weight: float = 1.0
+    #: A row holding two consecutive query terms within ``proximity_window`` tokens gains
+    #: this x idf.
+    proximity: float = 2.0
+    #: Tokens within which two consecutive query terms count as near (``proximity``).
     proximity_window: int = 3
+    #: Documents are compared by BM25 with each near pair as one more term (its tf: the
+    #: rows holding it) x this.
+    doc_proximity: float = 0.5
     #: Hybrid: each keyword contribution x the key's coverage (share of the query's rarity
     #: mass) ** this: the keyword coverage gate.
     coverage_power: float = 2.0
@@ -45,16 +52,48 @@ class SemanticConfig:
     #: Hybrid pages of a folder: a page's cosine plus this x its document's best unit
     #: cosine.
     doc_context: float = 0.25
+    #: Hybrid: semantic weight lost when the semantic list is flat and some page holds
+    #: every rare word.
+    conf_loss: float = 0.75
+    #: Flatness: the cosine gap top-1 .. 100th at which the semantic list is no
+    #: evidence ...
+    gap_lo: float = 0.10
+    #: ... and full evidence.
+    gap_hi: float = 0.25
+    #: Hybrid, documents not embedded yet: their keyword ranks stand in for the semantic
+    #: arm (:func:`.run.add_stand_in`).
+    stand_in: bool = True
 
 
 @dataclass(frozen=True)
 class PagesConfig:
     """Hybrid page search: the lists fused besides the two arms, and the finish."""
 
+    #: Keyword list weight.
+    keyword_weight: float = 1.0
+    #: Document-level head-vector arm, x (1 - the query's best keyword coverage).
+    document: float = 0.5
+    #: Weight of the head-field list (documents whose title / byline holds the query's
+    #: rare words), before its share^2.
+    head: float = 1.0
+    #: A document enters the head-field list when its head holds at least this share of
+    #: the query's rarity mass.
+    head_share: float = 0.5
+    #: Score factor of a reference-list page for a query that does not ask for citations.
+    reference: float = 0.9
+    #: A folder's pages: the document both arms rank first leads (:func:`.run.agreed_first`).
+    arms_agree: bool = True
     #: The documents in order of their best page as one more RRF list, at this weight ...
     document_order: float = 0.18
     #: ... over this RRF constant: the first document's pages gain weight / (k + 1).
     document_order_k: int = 10
+    #: A term lookup (see ``RankingConfig.short_terms``): semantic weight x this.
+    short_semantic: float = 0.1
+    #: A term lookup's query terms must all be on one page: its best coverage at least
+    #: this.
+    lookup_coverage: float = 0.999
+    #: A term lookup's pages holding it as a phrase are one more list, at this weight.
+    phrase: float = 0.5
     #: The first ``first_places`` hits hold the best page of the first this many documents.
     first_documents: int = 4
     #: See ``first_documents``.
@@ -65,22 +104,56 @@ class PagesConfig:
 class SectionsConfig:
     """Hybrid section search: the lists fused besides the two arms, and the finish."""
 
-    #: The first this many fused places are what the subsection lift and the title list
-    #: look at.
-    places: int = 30
-    #: A section collects this x the sum of its ``subsections`` best subsections' scores
-    #: (up to just below its best one's) ...
+    #: Keyword list weight.
+    keyword_weight: float = 1.0
+    #: Section head unit list weight.
+    head_weight: float = 1.0
+    #: A section collects this x the sum of its 3 best subsections' scores ...
     subsection_share: float = 0.2
-    #: ... when at least this many of them are among the first ``places``.
-    subsections: int = 3
+    #: ... when at least this many of them are among the first ``subsection_depth`` hits ...
+    subsection_min: int = 3
+    #: ... (the places looked at, at most) ...
+    subsection_depth: int = 30
+    #: ... and it is at least this deep (not a chapter) ...
+    subsection_level: int = 2
+    #: ... and passes its best one when that leads the next two by at most this share of
+    #: the score range of the places looked at (evidence spread out).
+    subsection_spread: float = 0.55
+    #: The places looked at: at most this share of the sections searched (3,753 in the
+    #: corpus: 30).
+    subsection_scope: float = 0.01
     #: Score factor of a section starting in its document's opening (its first
     #: HEAD_UNITS units: title, abstract, introduction's start) that is its first section
     #: or titled as a summary.
     opening_weight: float = 0.75
-    #: The list of sections (among the first ``places``) whose title holds the query
-    #: terms its document's head does not, at least this share of them (and two), is
-    #: one more RRF list at weight 1. Above 1: no title qualifies, the list is off.
+    #: Sections of a document the query names: its name counts as held (coverage), and
+    #: their cosines are read against the query without it.
+    named_docs: bool = True
+    #: ... and they are one more list, in their fused order, at this x share^2 / (k + place).
+    named: float = 1.0
+    #: A document is named by a query term at most this share of the texts searched hold
+    #: (or ``keyword_arm.NAME_MIN_DOCS``) ...
+    name_df: float = 0.1
+    #: ... whose head holds at least this share of the query's rarity mass.
+    name_share: float = 0.2
+    #: Named sections' units: the better of the cosines with and without the naming words.
+    named_max: bool = True
+    #: Weight of the list of sections whose title holds the query terms its document's
+    #: head does not ...
+    title: float = 1.0
+    #: ... among the first this many fused places ...
+    title_places: int = 30
+    #: ... at least this share of them (and two).
     title_share: float = 0.5
+    #: The first ``passage_places`` hits of a document reordered by their best passage
+    #: (two blocks): this x share^2 / (k + place by share).
+    passages: float = 0.1
+    #: See ``passages``.
+    passage_places: int = 10
+    #: Score factor of a section titled "Related Work" (not for a term lookup).
+    related: float = 0.75
+    #: Score factor of a section titled as a reference list.
+    reference: float = 0.5
 
 
 @dataclass(frozen=True)
@@ -105,14 +178,11 @@ class RankingConfig:
     k: int = fusion.K
     #: Arm list depth fed to stage-2 fusion.
     depth: int = 100
-    #: A scope of at most this many documents is searched as one: no coverage gate, no
-    #: page-head blend, no document context, no cross-document finish.
+    #: A scope of at most this many documents is searched as one: no document-level arm,
+    #: no head field, no coverage gate, no page-head blend.
     few_docs: int = 3
-    #: Score factor of a reference list (a page that is one, a section titled as one) for
-    #: a query that does not ask for citations.
-    reference: float = 0.9
     #: A term lookup is a query of at most this many terms some page holds all of
-    #: ("frame skipping").
+    #: ("frame skipping"); related work is not demoted for one.
     short_terms: int = 3
     #: The keyword arm.
     keyword: KeywordConfig = field(default_factory=KeywordConfig)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -74,7 +75,7 @@ class _Memo:
         self.parents: dict[int, dict[int, tuple[int, int]]] = {}
         self.ref_pages: dict[int, frozenset[int]] = {}
         self.titles: dict[int, dict[int, str]] = {}
-        self.kinds: dict[int, frozenset[int]] = {}
+        self.kinds: dict[tuple, frozenset[int]] = {}
         self.furniture: dict[int, Furniture] = {}
         self.hidden: dict[int, dict[tuple[int, int], str]] = {}
         self.page_sectioned: frozenset[int] | None = None
@@ -202,14 +203,13 @@ class CorpusView:
             got = self.memo.titles[cid] = {s.id: s.title for s in self.sections(cid)}
         return got
 
-    def reference_sections(self, cid: int) -> frozenset[int]:
-        """Ids of content ``cid``'s sections titled as a reference list
-        (:func:`.references.is_references_title`), cached."""
-        got = self.memo.kinds.get(cid)
+    def titled_ids(self, cid: int, is_kind: Callable[[str], bool]) -> frozenset[int]:
+        """Ids of content ``cid``'s sections whose title ``is_kind`` accepts, cached per
+        kind."""
+        got = self.memo.kinds.get((cid, is_kind))
         if got is None:
-            got = self.memo.kinds[cid] = frozenset(
-                sid for sid, title in self.titles_by_id(cid).items()
-                if references.is_references_title(title))
+            got = self.memo.kinds[(cid, is_kind)] = frozenset(
+                sid for sid, title in self.titles_by_id(cid).items() if is_kind(title))
         return got
 
     def parents(self, cid: int) -> dict[int, tuple[int, int]]:

@@ -267,7 +267,7 @@ class Engine:
             if q.has_syntax else restrict.Restriction()
         c = make_plan(q, query_terms(q, self.kw), res, granularity, mode, searchable,
                       view.lookups(searchable), o.few_docs, o.depth, top_k)
-        if mode is Mode.HYBRID:
+        if mode is Mode.HYBRID and o.semantic.stand_in:
             c.pending = frozenset(coverage.embedding) & c.by_doc.keys()
         kw = keyword_arm(c, self.kw, view, o) if mode is not Mode.SEMANTIC and c.terms \
             else KeywordArm()
@@ -302,7 +302,7 @@ class Engine:
             return SemanticArm(), coverage.with_(semantic_searched=0).only_note(cov.Note(
                 cov.NoteKind.SEMANTIC_UNAVAILABLE, f"semantic search unavailable: {exc}"))
         check()
-        return semantic_arm(c, kw, m, qv, self.view, self.config), coverage
+        return semantic_arm(c, kw, m, qv, self.embed_query, self.view, self.config), coverage
 
     def hits(self, ranked: Ranked, granularity: Granularity, top_k: int) -> list[Hit]:
         """The first ``top_k`` keys of the ranked run as hits (:class:`.hits.HitMaker`)."""

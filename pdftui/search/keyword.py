@@ -56,6 +56,8 @@ K1 = 1.2
 B = 0.75
 MAX_QUERY_CHARS = 1000
 MAX_TERMS = 32
+TITLE_WEIGHT = 4.0
+"""Section-title column weight relative to the body (measured by bench/quality.py)."""
 
 #: Very common English function words and question words, dropped from queries (unless a
 #: query has nothing else). Kept lower-case and unstemmed; compared after stemming.
@@ -648,7 +650,8 @@ class Fused:
         return len(self.row)
 
 
-def fuse_arrays(ranking: Ranking, docs, tiebreak: str = "page_coverage") -> Fused:
+def fuse_arrays(ranking: Ranking, docs, tiebreak: str = "page_coverage",
+                doc_weight: float = 1.0, doc_k: int = fusion.K) -> Fused:
     """:func:`fuse` as a :class:`Fused` (no Python object per row)."""
     sc = _scope(ranking, docs)
     hit = np.flatnonzero(sc.row >= 0)
@@ -673,19 +676,20 @@ def fuse_arrays(ranking: Ranking, docs, tiebreak: str = "page_coverage") -> Fuse
     seq = np.arange(len(row))
     drank = np.zeros(len(sc.names), dtype=np.int64)
     drank[doc_order_array(ranking, sc)] = np.arange(1, len(hit) + 1)
-    score = 1.0 / (fusion.K + rank) + 1.0 / (fusion.K + drank[doc])
+    score = 1.0 / (fusion.K + rank) + doc_weight / (doc_k + drank[doc])
     keys = (seq,) + tuple(-t for t in reversed(tb)) + (-score,)
     o = np.lexsort(keys)
     return Fused(sc.names, doc[o], row[o], score[o])
 
 
-def fuse(ranking: Ranking, docs: dict[str, int], tiebreak: str = "page_coverage"
+def fuse(ranking: Ranking, docs: dict[str, int], tiebreak: str = "page_coverage",
+         doc_weight: float = 1.0, doc_k: int = fusion.K
          ) -> list[tuple[tuple[str, int], float]]:
     """Stage 1: one cross-corpus list of ``((doc, row id), rrf score)`` best first.
 
     ``docs`` maps each document in scope to its content id (two documents with the same
     bytes both appear). Two lists are fused (two-list RRF): each row scores ``1/(60 + its
-    rank inside its own document) + 1/(60 + its document's rank)``, documents
+    rank inside its own document) + doc_weight/(doc_k + its document's rank)``, documents
     ranked by :func:`doc_bm25` (:func:`doc_order`), which lets a strong document's second
     page outrank a weak document's best one. Equal scores are ordered by ``tiebreak``:
 
@@ -698,6 +702,6 @@ def fuse(ranking: Ranking, docs: dict[str, int], tiebreak: str = "page_coverage"
     defaults are what the search service uses, which reads :func:`fuse_arrays` (the same
     list as arrays).
     """
-    f = fuse_arrays(ranking, docs, tiebreak)
+    f = fuse_arrays(ranking, docs, tiebreak, doc_weight, doc_k)
     ids = ranking.ids[f.row].tolist()
     return [((f.names[d], r), s) for d, r, s in zip(f.doc.tolist(), ids, f.score.tolist())]

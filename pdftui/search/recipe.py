@@ -2,7 +2,9 @@
 
 Pure functions over typed values (:class:`.arms.KeywordArm`, :class:`.arms.SemanticArm`,
 :class:`.signals.Signals`, the configuration): fuse (weighted RRF of the arms, the keyword
-coverage gate, the stand-in), order, then finish (reference lists demoted, the documents' own order and the first places shared among documents, the
+coverage gate, the stand-in, the phrase list, the head field, a named document's
+sections, the document arm), order, then finish (reference lists and related work
+demoted, the documents' own order and the first places shared among documents, the
 identifier pin, the restriction). :func:`hybrid_pages` and :func:`hybrid_sections` return
 the run with the :class:`.run.Weights` in force; :func:`single_arm` is keyword or semantic
 mode. Nothing here touches SQLite, numpy or a model.
@@ -11,7 +13,7 @@ mode. Nothing here touches SQLite, numpy or a model.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 
 from . import run
 from .arms import KeywordArm, SemanticArm
@@ -20,16 +22,48 @@ from .run import Arm, Key, Run, Weights
 from .signals import Signals
 
 
+def semantic_confidence(gap: float | None, best_rarity_share: float, o: RankingConfig
+                        ) -> float:
+    """Multiplier of the semantic weight in hybrid fusion: 1 - ``semantic.conf_loss`` x (keyword
+    evidence) x (1 - semantic evidence). Keyword evidence = the best page's share of
+    the query's rarity mass (1: some page holds every rare word); semantic evidence =
+    how far the best cosine stands above the 100th (:func:`.semantic_arm.semantic_gap`),
+    0 at ``semantic.gap_lo`` .. 1 at ``semantic.gap_hi``. A name or a code that the keyword arm
+    finds and the embedding cannot tell from noise ("Ghemawat": a flat list of unrelated
+    pages) leaves the keyword arm in charge; a described query keeps the semantic
+    arm whatever its spread. A query-performance predictor in the spirit of the
+    score-distribution ones (Cronen-Townsend et al., "Predicting query performance",
+    SIGIR 2002; Shtok et al., "Predicting query performance by query-drift
+    estimation", TOIS 2012)."""
+    if gap is None or o.semantic.conf_loss <= 0:
+        return 1.0
+    span = max(o.semantic.gap_hi - o.semantic.gap_lo, 1e-9)
+    sem_ev = min(1.0, max(0.0, (gap - o.semantic.gap_lo) / span))
+    return 1.0 - o.semantic.conf_loss * best_rarity_share * (1.0 - sem_ev)
+
+
 def embedded(pending: Collection[str], keys: Sequence[Key]) -> Sequence[Key]:
     """``keys`` without those of documents not embedded yet (``pending``: a document's
     stored units count once all of them are; until then its keyword ranks stand in)."""
     return [k for k in keys if k[0] not in pending] if pending else keys
 
 
+def doc_ranks(pending: Collection[str], kwl: Sequence[Key],
+              ranks: Callable[[str], int | None]) -> Callable[[str], int | None]:
+    """The document arm's rank of a document (``ranks``); for one not embedded yet (no
+    head vector to rank), its place among the documents of the keyword list ``kwl``."""
+    if not pending:
+        return ranks
+    place: dict[str, int] = {}
+    for doc, _ in kwl:
+        place.setdefault(doc, len(place) + 1)
+    return lambda doc: place.get(doc) if doc in pending else ranks(doc)
+
+
 @dataclasses.dataclass(frozen=True)
 class _Fused:
     """The arms fused, before the granularity's own steps: the run, the keyword and semantic
-    lists fed to it, the semantic weight's multiplier (0 for a term lookup, else 1), the stand-in's weight, whether the coverage
+    lists fed to it, the semantic confidence, the stand-in's weight, whether the coverage
     gate ran, and the keyword weight."""
 
     got: Run
@@ -41,26 +75,23 @@ class _Fused:
     kw_w: float
 
 
-def _fuse(kw: KeywordArm, sem: SemanticArm, sig: Signals, o: RankingConfig, depth: int
-          ) -> _Fused:
-    """Weighted RRF of the arms' first ``depth`` keys (the keyword list at weight 1, the
-    semantic list at ``semantic.weight``, the section head list too when the arm has one,
-    at weight 1; a term lookup's semantic list not at all), the keyword coverage gate and
-    the stand-in."""
-    kw_w = 1.0
+def _fuse(kw: KeywordArm, sem: SemanticArm, sig: Signals, o: RankingConfig, depth: int,
+          kw_w: float) -> _Fused:
+    """Weighted RRF of the arms' first ``depth`` keys (the section head list too when the
+    arm has one), the keyword coverage gate, the stand-in and the phrase list."""
     kwl, sml = kw.keys[:depth], embedded(sig.pending, sem.keys[:depth])
-    # a term lookup: two or three words are a weak reading for the embedding
-    conf = 0.0 if sig.term_lookup else 1.0
+    conf = semantic_confidence(sem.gap, kw.best_rarity_share, o)
+    if sig.term_lookup:
+        conf *= o.pages.short_semantic
     if sem.heads is not None:
         got = run.rrf([(Arm.KEYWORD, kwl, kw_w),
                        (Arm.SEMANTIC, embedded(sig.pending, sem.units), o.semantic.weight),
                        (Arm.SECTION_HEAD, embedded(sig.pending, sem.heads),
-                        1.0)], k=o.k)
-        w_stand = o.semantic.weight + 1.0
+                        o.sections.head_weight)], k=o.k)
+        w_stand = o.semantic.weight + o.sections.head_weight
     else:
-        # a term lookup's semantic list is not fused (weight 0)
-        got = run.rrf([(Arm.KEYWORD, kwl, kw_w)]
-                      + ([(Arm.SEMANTIC, sml, o.semantic.weight)] if conf else []), k=o.k)
+        got = run.rrf([(Arm.KEYWORD, kwl, kw_w), (Arm.SEMANTIC, sml, o.semantic.weight * conf)],
+                      k=o.k)
         w_stand = o.semantic.weight * conf
     gated = bool(kw.rarity_share) and not sig.few
     if gated:
@@ -68,30 +99,44 @@ def _fuse(kw: KeywordArm, sem: SemanticArm, sig: Signals, o: RankingConfig, dept
                                o.keyword.coverage_power, o.k)
     if sig.pending:
         got = run.add_stand_in(got, kwl, sig.pending, w_stand, o.k)
+    # "label smoothing": the pages saying it, not gnuplot's labels and smoothing
+    got = run.add_phrase(got, sig.phrase, o.pages.phrase, o.k)
     return _Fused(got, kwl, sml, conf, w_stand, gated, kw_w)
 
 
-def _weights(f: _Fused, sem: SemanticArm, sig: Signals, o: RankingConfig,
-             pages: bool) -> Weights:
+def _weights(f: _Fused, kw: KeywordArm, sem: SemanticArm, sig: Signals, o: RankingConfig,
+             pages: bool, w_doc: float | None, named: bool) -> Weights:
     """The weights in force after the arms' fusion (:class:`.run.Weights`)."""
     return Weights(
         o.k, f.kw_w, o.keyword.coverage_power if f.gated else None,
         o.semantic.weight if sem.heads is not None else o.semantic.weight * f.conf,
-        f.conf if sem.heads is None else None,
-        sem.first_unit_weight, 1.0 if sem.heads is not None else None,
-        o.reference, sig.few,
-        stand_in=f.w_stand if sig.pending else None)
+        f.conf if sem.heads is None and sem.gap is not None else None,
+        sem.first_unit_weight, w_doc, o.pages.head * f.kw_w if kw.head else None,
+        o.sections.head_weight if sem.heads is not None else None,
+        o.pages.reference if pages else o.sections.reference, sig.few,
+        named=o.sections.named if named else None,
+        stand_in=f.w_stand if sig.pending else None,
+        phrase=o.pages.phrase if sig.phrase else None)
 
 
 def hybrid_pages(kw: KeywordArm, sem: SemanticArm, sig: Signals, o: RankingConfig,
                  depth: int) -> tuple[Run, Weights]:
-    """Hybrid page search: the arms' first ``depth`` keys fused (:func:`_fuse`), the
-    order; then reference-list pages demoted and, in a
-    folder, the documents' own order and the first places shared among documents; the
-    common finish (:func:`finish`)."""
-    f = _fuse(kw, sem, sig, o, depth)
+    """Hybrid page search: the arms' first ``depth`` keys fused (:func:`_fuse`), the head
+    field, the document arm, the order; then reference-list pages demoted and, in a
+    folder, the documents' own order, the first places shared among documents and the
+    arms' agreed first document; the common finish (:func:`finish`)."""
+    f = _fuse(kw, sem, sig, o, depth, o.pages.keyword_weight)
     got = f.got
-    weights = _weights(f, sem, sig, o, True)
+    if kw.head:
+        got = run.add_head(got, kw.head, o.pages.head * f.kw_w, o.k)
+    w_doc = None
+    if sem.doc_rank:
+        # like the adaptive page score: the document's head counts the more,
+        # the less of the query's rarity mass any page holds
+        w_doc = o.pages.document * (1.0 - kw.best_rarity_share)
+        got = run.add_document_arm(got, doc_ranks(sig.pending, f.kwl, sem.doc_rank.get),
+                                   w_doc, o.k)
+    weights = _weights(f, kw, sem, sig, o, True, w_doc, False)
     if not sig.few:
         weights = dataclasses.replace(
             weights, document_order=o.pages.document_order or None,
@@ -106,60 +151,85 @@ def hybrid_pages(kw: KeywordArm, sem: SemanticArm, sig: Signals, o: RankingConfi
     last = not sig.restricted and not sig.identifier and sig.has_text and not reorder
     down = reference_keys(got, sig, o, sig.top_k if sig.top_k > 0 and last else None)
     if down:
-        got = run.demote(got, down, o.reference, "reference list")
+        got = run.demote(got, down, o.pages.reference, "reference list")
     if not sig.few:
         got = documents_first(got, o)
+        if o.pages.arms_agree:
+            got = run.agreed_first(got, "both arms' first document")
     return finish(got, sig), weights
 
 
 def hybrid_sections(kw: KeywordArm, sem: SemanticArm, sig: Signals, o: RankingConfig,
                     depth: int) -> tuple[Run, Weights]:
-    """Hybrid section search: the arms' first ``depth`` keys fused (:func:`_fuse`), the
-    order; the opening's demotion, the subsections' lift,
-    the titled list (:func:`_section_steps`); then reference lists
-    demoted; the common finish (:func:`finish`)."""
-    f = _fuse(kw, sem, sig, o, depth)
+    """Hybrid section search: the arms' first ``depth`` keys fused (:func:`_fuse`), a
+    named document's sections, the order; the opening's demotion, the subsections' lift,
+    the titled list, the best passages (:func:`_section_steps`); then reference lists and
+    (but for a term lookup) related work demoted; the common finish (:func:`finish`)."""
+    f = _fuse(kw, sem, sig, o, depth, o.sections.keyword_weight)
     got = f.got
-    weights = _weights(f, sem, sig, o, False)
+    if kw.head:
+        got = run.add_head(got, kw.head, o.pages.head * f.kw_w, o.k)
+    named = kw.named_share if o.sections.named > 0 else {}
+    if named:
+        # the name says which document, the rest of the query which of its sections
+        got = run.add_named(run.order(got, f.kwl, f.sml), named, o.sections.named, o.k)
+    weights = _weights(f, kw, sem, sig, o, False, None, bool(named))
     got = run.order(got, f.kwl, f.sml)
     got, weights = _section_steps(got, f, kw, sem, sig, o, weights)
-    if o.reference < 1.0 and not sig.citation_query:
+    if o.sections.reference < 1.0 and not sig.citation_query:
         down = {key for key in got.scores if sig.reference_section(key)}
         if down:
-            got = run.demote(got, down, o.reference, "reference list")
+            got = run.demote(got, down, o.sections.reference, "reference list")
+    if o.sections.related < 1.0 and sig.n_terms > o.short_terms \
+            and not sig.related_query:
+        # a description of a method or a question about a paper's own way, not a term
+        # lookup ("viewstamped replication": the related work tells of it)
+        down = {key for key in got.scores if sig.related_section(key)}
+        if down:
+            got = run.demote(got, down, o.sections.related, "related work")
     return finish(got, sig), weights
 
 
 def _section_steps(got: Run, f: _Fused, kw: KeywordArm, sem: SemanticArm, sig: Signals,
                    o: RankingConfig, weights: Weights) -> tuple[Run, Weights]:
     """Hybrid sections after fusion: the opening's demotion, the subsections' lift, the
-    list of sections whose title states the query."""
+    list of sections whose title states the query, and the best passages."""
     if o.sections.opening_weight != 1.0 and not sig.few:
         # a document's opening (abstract, introduction) tells of every part of it, so
         # it matches a query about any one part: the part itself should come first
         got = run.demote(got, [key for key in got.scores if sig.opening(key)],
                          o.sections.opening_weight, "opening")
-    if o.sections.subsection_share > 0 and not sig.few:
+    # among a few documents' sections a parent's subsections fill any list's first
+    # places: the places looked at are a share of the sections searched
+    n_sec = len(sem.sections) if sem.sections is not None else 0
+    depth = min(o.sections.subsection_depth, int(n_sec * o.sections.subsection_scope))
+    if o.sections.subsection_share > 0 and not sig.few and depth >= o.sections.subsection_min:
         got = run.order(run.add_subsections(got, sig.parent_of, o.sections.subsection_share,
-                                            o.sections.subsections, o.sections.places),
-                        f.kwl, f.sml)
+                                            o.sections.subsection_min, depth,
+                                            spread=o.sections.subsection_spread), f.kwl, f.sml)
         weights = dataclasses.replace(weights, subsections=o.sections.subsection_share)
-    titled = sig.titled(list(got.scores)[:o.sections.places])
-    if titled:
-        # one more RRF list at weight 1
-        got = run.add_titled(got, titled, 1.0, o.k)
-        weights = dataclasses.replace(weights, title=1.0)
+    if o.sections.title > 0:
+        titled = sig.titled(list(got.scores)[:o.sections.title_places])
+        if titled:
+            got = run.add_titled(got, titled, o.sections.title, o.k)
+            weights = dataclasses.replace(weights, title=o.sections.title)
+    if o.sections.passages > 0 and not sig.few and kw.ranking:
+        # a document's sections among themselves: the one holding the query's rare
+        # words together, in a paragraph or two, before those holding them scattered
+        shares = sig.passage_shares(got, o.sections.passage_places)
+        got = run.add_passages(got, shares, o.sections.passages, o.k)
+        weights = dataclasses.replace(weights, passages=o.sections.passages)
     return got, weights
 
 
 def reference_keys(fused: Run, sig: Signals, o: RankingConfig, shown: int | None = None
                    ) -> set[Key] | None:
     """The reference-list pages of ``fused`` (best first) whose score is to be
-    multiplied by ``reference``; None when the query asks for citations (or the factor
+    multiplied by ``pages.reference``; None when the query asks for citations (or the factor
     is 1). With ``shown``, only the pages that could be among the first ``shown``
-    afterwards are looked at: a page scoring under ``reference`` x the shown-th score
+    afterwards are looked at: a page scoring under ``pages.reference`` x the shown-th score
     stays below every one of the first ``shown``, whichever pages are demoted."""
-    w = o.reference
+    w = o.pages.reference
     if w >= 1.0 or not len(fused) or sig.citation_query:
         return None
     pairs = fused.pairs()

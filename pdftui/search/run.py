@@ -35,17 +35,22 @@ class Arm(str, Enum):
     KEYWORD = "keyword"          # stage-1 list of per-document BM25 ranks
     SEMANTIC = "semantic"        # pages by cosine; sections by their best unit
     SECTION_HEAD = "section_head"  # sections by their head unit's cosine
+    HEAD = "head"                # the head field: page 1 of documents whose byline holds it
+    DOCUMENT = "document"        # the document-level arm: documents by their head vector
     SUBSECTIONS = "subsections"  # a section by the fused scores of its listed subsections
     DOCUMENT_ORDER = "document_order"  # a page by its document's place in the fused run
+    NAMED = "named"              # a section of a document the query names, by its place
+    PASSAGE = "passage"          # a section by its best passage, among its document's first
     STAND_IN = "stand_in"        # a document not embedded yet: its keyword rank stands in
     TITLE = "title"              # a section whose title holds the query's own terms
+    PHRASE = "phrase"            # a term lookup's pages holding its words as a phrase
 
 
 @dataclass(frozen=True)
 class Contribution:
     """What one arm added to a key's score: ``score = weight / (k + rank)``, ``rank``
     1-based in that arm's list, ``weight`` the weight in force for this key (after the
-    coverage gate, a term lookup's semantic multiplier), ``k`` the RRF
+    coverage gate, the semantic confidence, the document arm's scaling), ``k`` the RRF
     constant of that list."""
 
     arm: Arm
@@ -185,6 +190,21 @@ def add_stand_in(run: Run, keys: Sequence[Key], pending: Collection[str], weight
     return run._with(scores, ev)
 
 
+def add_phrase(run: Run, keys: Sequence[Key], weight: float, k: int = K) -> Run:
+    """The pages holding a term lookup's words as a phrase (``keys``, best first: their
+    keyword order) as one more list: the key at place r gains ``weight / (k + r)``; a key
+    no other arm listed joins the run. Returns the run best first (stable)."""
+    if not keys:
+        return run
+    scores = dict(run.scores)
+    ev = dict(run.evidence)
+    for r, key in enumerate(keys, start=1):
+        s = rrf_score(r, k, weight)
+        scores[key] = scores.get(key, 0.0) + s
+        _add(ev, key, Contribution(Arm.PHRASE, r, weight, s, k))
+    return _resorted(run, scores, ev)
+
+
 def add_titled(run: Run, keys: Sequence[Key], weight: float, k: int = K) -> Run:
     """Sections whose title states the query (``keys``, in ``run``'s order, which must be
     best first) as one more list: the key at place r gains ``weight / (k + r)``. Returns
@@ -200,32 +220,130 @@ def add_titled(run: Run, keys: Sequence[Key], weight: float, k: int = K) -> Run:
     return _resorted(run, scores, ev)
 
 
+def add_head(run: Run, head: Sequence[tuple[Key, float]], weight: float,
+             k: int = K) -> Run:
+    """Add the head-field list ``[(key, share)]`` (best first): ``weight x share^2 /
+    (k + rank)`` per listed key (a head holding all the query's rare words counts fully);
+    a key no other arm listed joins the run."""
+    scores = dict(run.scores)
+    ev = dict(run.evidence)
+    for i, (key, share) in enumerate(head, start=1):
+        w = weight * share * share
+        s = rrf_score(i, k, w)
+        scores[key] = scores.get(key, 0.0) + s
+        _add(ev, key, Contribution(Arm.HEAD, i, w, s, k))
+    return run._with(scores, ev)
+
+
+def add_named(run: Run, shares: Mapping[str, float], weight: float, k: int = K) -> Run:
+    """Sections of the documents a query names (``{doc: share}``, the share of the query's
+    rarity mass the document's head holds, as the head field's): each named document's
+    keys, in ``run``'s order (which must be best first), are one list of their own, a key
+    gaining ``weight x share^2 / (k + r)``, r its 1-based place among its document's keys.
+    The name says which document; the rest of the query says which part, and the part
+    that comes first there comes first here. Returns the run best first (stable)."""
+    if not shares:
+        return run
+    place: dict[str, int] = {}
+    scores = dict(run.scores)
+    ev = dict(run.evidence)
+    for key in run.scores:
+        share = shares.get(key[0])
+        if share is None:
+            continue
+        r = place[key[0]] = place.get(key[0], 0) + 1
+        w = weight * share * share
+        s = rrf_score(r, k, w)
+        scores[key] += s
+        _add(ev, key, Contribution(Arm.NAMED, r, w, s, k))
+    return _resorted(run, scores, ev)
+
+
+def add_passages(run: Run, shares: Mapping[Key, float], weight: float, k: int = K) -> Run:
+    """Reorder each document's listed sections by their best passage: ``shares`` ``{key:
+    share of the query's rarity mass its best passage holds}`` (the first hits of ``run``,
+    :func:`.passages.best_share`); the keys of one document (two or more listed) are
+    placed by share, best first, and each key with a share gains ``weight x share^2 /
+    (k + its place)``, times its factors. A document with one listed key gains nothing:
+    this orders a document's sections among themselves. Returns the run best first
+    (stable)."""
+    by_doc: dict[str, list[Key]] = {}
+    for key in shares:
+        if key in run.scores:
+            by_doc.setdefault(key[0], []).append(key)
+    scores = dict(run.scores)
+    ev = dict(run.evidence)
+    for keys in by_doc.values():
+        if len(keys) < 2:
+            continue
+        for r, key in enumerate(sorted(keys, key=lambda x: -shares[x]), start=1):
+            share = shares[key]
+            if share <= 0:
+                continue
+            s = rrf_score(r, k, weight * share * share)
+            scores[key] += s * math.prod(f.factor for f in run.factors.get(key, ()))
+            _add(ev, key, Contribution(Arm.PASSAGE, r, weight * share * share, s, k))
+    return _resorted(run, scores, ev)
+
+
+def add_document_arm(run: Run, rank_of: Callable[[str], int | None], weight: float,
+                     k: int = K) -> Run:
+    """Add the document-level arm: ``weight / (k + the document's rank)`` to every key of
+    ``run`` whose document ``rank_of`` ranks (it only adds to keys another arm listed)."""
+    scores = dict(run.scores)
+    ev = dict(run.evidence)
+    for key in scores:
+        r = rank_of(key[0])
+        if r:
+            s = rrf_score(r, k, weight)
+            scores[key] += s
+            _add(ev, key, Contribution(Arm.DOCUMENT, r, weight, s, k))
+    return run._with(scores, ev)
+
+
 def add_subsections(run: Run, parent_of: Callable[[Key], Key | None], weight: float,
-                    children: int, depth: int) -> Run:
+                    min_children: int, depth: int, best: int = 3,
+                    spread: float = 0.0) -> Run:
     """Sections whose content lives in their subsections: a section with at least
-    ``children`` direct subsections among the run's first ``depth`` keys adds ``weight``
-    x the sum of the ``children`` highest of their scores, up to just below its best
-    listed subsection's score (its Contribution's rank: that subsection's place).
+    ``min_children`` direct subsections among the run's first ``depth`` keys adds
+    ``weight`` x the sum of the ``best`` highest of their scores, up to just below its
+    best listed subsection's score (its Contribution's rank: that subsection's place).
     ``parent_of(key)`` is the key of the section directly enclosing a section (None for a
-    top-level one). A parent whose own text is a short lead-in ("14.2
-    Continuation-Passing Style", its matter in 14.2.1-14.2.4) is shown next to the
-    subsection that matched; it never passes another section (a query for "5.2 Leader
-    election" is not answered by "5.4 Safety" because 5.4.1 is "Election restriction"),
-    nor its own best subsection, and one subsection alone lifts nothing. ``run`` must be
-    in order (:func:`order`); the result is not: order it again."""
+    top-level one, or one whose parent may not collect). A parent whose own text is a
+    short lead-in ("14.2 Continuation-Passing Style", its matter in 14.2.1-14.2.4) is
+    shown next to the subsection that matched; it never passes another section (a query
+    for "5.2 Leader election" is not answered by "5.4 Safety" because 5.4.1 is "Election
+    restriction"), and one subsection alone lifts nothing. It passes its own best
+    subsection, by the least step, only when the query's evidence is spread over its
+    subsections rather than held by one: ``spread`` > 0 and the best one's score exceeds
+    the mean of the next ``best - 1`` by at most ``spread`` x the score range of the
+    places looked at (first minus ``depth``-th: a range, so the rule reads the same in a
+    folder whose sections crowd the first places). A query describing what the parent
+    covers ("capturing the rest of the computation with let/cc" for "14.6 Continuations as
+    a Language Feature" over 14.6.1-14.6.3) finds the parent first; one about a single
+    subsection ("several attention heads run in parallel" for "3.2.2 Multi-Head
+    Attention", "how fast a lost chunkserver's chunks are cloned again" for "6.2.5
+    Recovery Time") still finds the subsection first. ``run`` must be in order
+    (:func:`order`); the result is not: order it again."""
     kids: dict[Key, list[tuple[int, float]]] = {}
-    for i, (key, s) in enumerate(run.pairs(depth), start=1):
+    looked = run.pairs(depth)
+    span = looked[0][1] - looked[-1][1] if looked else 0.0
+    for i, (key, s) in enumerate(looked, start=1):
         par = parent_of(key)
         if par is not None:
             kids.setdefault(par, []).append((i, s))
     scores = dict(run.scores)
     ev = dict(run.evidence)
     for par, got in kids.items():
-        if len(got) < children:
+        if len(got) < min_children:
             continue
         own = scores.get(par, 0.0)
         top = sorted((s for _i, s in got), reverse=True)
-        new = min(own + weight * sum(top[:children]), math.nextafter(top[0], 0.0))
+        rest = top[1:best]
+        spread_out = spread > 0 and bool(rest) and \
+            top[0] - math.fsum(rest) / len(rest) <= spread * span
+        cap = math.nextafter(top[0], math.inf if spread_out else 0.0)
+        new = min(own + weight * sum(top[:best]), cap)
         if new > own:
             scores[par] = new
             _add(ev, par, Contribution(Arm.SUBSECTIONS, got[0][0], weight, new - own))
@@ -332,6 +450,33 @@ def share_places(run: Run, docs: int, places: int, name: str) -> Run:
     return run._with({key: run.scores[key] for key in out + rest}, factors=fac)
 
 
+def first_of_arm(run: Run, arm: Arm) -> Key | None:
+    """The key ``arm`` ranked first (rank 1 in its evidence), None when it listed none."""
+    return next((key for key, ev in run.evidence.items()
+                 if any(c.arm is arm and c.rank == 1 for c in ev)), None)
+
+
+def agreed_first(run: Run, name: str) -> Run:
+    """The run with the document both the keyword and the semantic arm rank first (their
+    rank-1 keys lie in one document) led by that document's best key; unchanged when the
+    arms' first documents differ or it leads already. Scores are left as they are; the
+    moved key records ``Factor(name, 1.0)``. Two arms reading the query in unrelated ways
+    agreeing on a document is the strongest evidence a folder search gets (CombMNZ's
+    premise, Fox & Shaw, TREC-2 1994), which the fused scores of single pages can
+    outvote."""
+    kw, sem = first_of_arm(run, Arm.KEYWORD), first_of_arm(run, Arm.SEMANTIC)
+    if kw is None or sem is None or kw[0] != sem[0]:
+        return run
+    keys = run.keys
+    best = next(key for key in keys if key[0] == kw[0])
+    if keys[0] == best:
+        return run
+    fac = dict(run.factors)
+    fac[best] = fac.get(best, ()) + (Factor(name, 1.0),)
+    keys.remove(best)
+    return run._with({key: run.scores[key] for key in [best] + keys}, factors=fac)
+
+
 def keep(run: Run, ok: Callable[[Key], bool]) -> Run:
     """The run without the keys ``ok`` refuses (order kept)."""
     return run._with({key: s for key, s in run.scores.items() if ok(key)})
@@ -342,8 +487,8 @@ def listing(keys: Sequence[tuple[Key, float]]) -> Run:
     return Run(dict(keys))
 
 
-__all__ = ["Arm", "Contribution", "Factor", "Key", "Run", "Weights",
-           "add_document_order", "add_stand_in", "add_subsections", "add_titled",
+__all__ = ["Arm", "Contribution", "Factor", "Key", "Run", "Weights", "add_document_arm",
+           "add_document_order", "add_head", "add_stand_in", "add_subsections", "add_titled",
            "demote",
            "gate_keyword", "keep", "listing", "order", "pin", "rrf", "share_places", "single"]
 
@@ -354,18 +499,26 @@ class Weights:
 
     ``keyword``: the keyword list's RRF weight before the coverage gate, which scales each
     keyword contribution by the key's coverage ** ``coverage_power``; ``semantic``: the
-    semantic list's weight after ``semantic_confidence`` (its multiplier: 0 for a term
-    lookup of a few words one page holds, its semantic list not fused; else 1); ``first_unit_weight``: the
-    page-head share A of a page's cosine; ``section_head``: the section head list's weight; ``reference``:
+    semantic list's weight after ``semantic_confidence`` (its multiplier: 1 unless the
+    semantic list is flat and some page holds every rare word, times ``pages.short_semantic`` for a
+    term lookup of a few words one page holds); ``first_unit_weight``: the
+    page-head share A of a page's cosine; ``document``: the document-level arm's weight
+    (``pages.document`` x (1 - the best keyword coverage)); ``head``: the head field's weight
+    before its share^2; ``section_head``: the section head list's weight; ``reference``:
     the factor of a reference-list page; ``few``: the scope was searched as one document
-    set (no gate, page-head blend or cross-document finish); ``subsections``: the
+    set (no gate, document arm, head field or page-head blend); ``subsections``: the
     share of its subsections' scores a section collects (:func:`add_subsections`);
     ``document_order``: the weight and ``document_order_k`` the RRF constant of the
     documents' own order (:func:`add_document_order`); ``first_documents``: how many
     documents the first ``first_places`` hits hold at least (:func:`share_places`);
+    ``named``: the weight, before its share^2, of the sections of a document the query
+    names (:func:`add_named`); ``passages``: the weight, before its share^2, of a
+    section's best passage among its document's first hits (:func:`add_passages`);
     ``stand_in``: the weight of the keyword ranks standing in for
     the semantic arm in documents not embedded yet (:func:`add_stand_in`); ``title``: the
-    weight of the list of sections whose title states the query (:func:`add_titled`)."""
+    weight of the list of sections whose title states the query (:func:`add_titled`);
+    ``phrase``: the weight of a term lookup's pages holding it as a phrase
+    (:func:`add_phrase`)."""
 
     k: int
     keyword: float | None = None
@@ -373,6 +526,8 @@ class Weights:
     semantic: float | None = None
     semantic_confidence: float | None = None
     first_unit_weight: float | None = None
+    document: float | None = None
+    head: float | None = None
     section_head: float | None = None
     reference: float | None = None
     few: bool = False
@@ -381,8 +536,11 @@ class Weights:
     document_order_k: int | None = None
     first_documents: int | None = None
     first_places: int | None = None
+    named: float | None = None
+    passages: float | None = None
     stand_in: float | None = None
     title: float | None = None
+    phrase: float | None = None
 
     def to_json(self) -> dict:
         """Every field, floats rounded to 6 places."""

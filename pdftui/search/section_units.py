@@ -32,6 +32,24 @@ def units_inside(us: np.ndarray, ue: np.ndarray, a: int, b: int) -> np.ndarray:
     return hit
 
 
+def block_ranges(secs: list[Section], sid: int, whole: bool
+                 ) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+    """``[((page, block), (page, block))]``, first inclusive, last exclusive: the own
+    text of section ``sid`` of ``secs`` (in document order; up to the next heading of any
+    level) and, ``whole``, the own text of each of its subsections, one range each (a
+    passage does not run across a heading); [] when ``sid`` is not among them."""
+    at = next((i for i, s in enumerate(secs) if s.id == sid), None)
+    if at is None:
+        return []
+    out = []
+    j = at
+    while j == at or (whole and j < len(secs) and secs[j].level > secs[at].level):
+        end = secs[j + 1].start if j + 1 < len(secs) else (secs[j].end_page, 1 << 30)
+        out.append((secs[j].start, end))
+        j += 1
+    return out
+
+
 def block_positions(db: sqlite3.Connection, cid: int):
     """``pos(page, block) -> int``: where block ``block`` (0-based) of ``page`` starts
     in content ``cid``, as ``page * PAGE_STRIDE + character offset`` in its page text

@@ -1,24 +1,29 @@
 """The semantic arm of one query: pages by cosine, or sections by their units and head
-units, as a :class:`.arms.SemanticArm`."""
+units, with the document-level arm's ranks, as a :class:`.arms.SemanticArm`."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
-from . import restrict, section_semantic
+from . import naming, restrict, section_semantic
 from .arms import KeywordArm, SemanticArm
 from .config import RankingConfig
 from .corpus_view import CorpusView
 from .modes import Granularity, Mode
 from .plan import Plan
-from .semantic import VectorMatrix
+from .semantic import DocRanks, VectorMatrix
 
 
 def semantic_arm(c: Plan, kw: KeywordArm, m: VectorMatrix, qv: np.ndarray,
-                 view: CorpusView, o: RankingConfig) -> SemanticArm:
+                 embed: Callable[[str], np.ndarray], view: CorpusView, o: RankingConfig
+                 ) -> SemanticArm:
     """Pages by cosine (``(1 - A) x best unit + A x first unit``, A from the keyword
     arm's best coverage; hybrid pages of a folder plus ``semantic.doc_context`` x the best
-    unit of the page's document), or sections by their units and head units. ``qv`` is the query vector."""
+    unit of the page's document), or sections by their units and head units; the
+    document-level arm's ranks. ``qv`` is the query vector, ``embed`` embeds the query
+    without a document's name (:func:`unnamed_queries`)."""
     docs_of = c.docs_of
     # the less of the query's rarity mass any page holds (a described,
     # vocabulary-mismatched query), the more the page's head counts;
@@ -32,7 +37,7 @@ def semantic_arm(c: Plan, kw: KeywordArm, m: VectorMatrix, qv: np.ndarray,
     if c.res.active and len(ranked):
         ranked = ranked.restrict(c.res.page_mask(m.page_content, m.page_number))
     # the best cosine of any unit on a page searched (and admitted)
-    arm = SemanticArm(first_unit_weight=a,
+    arm = SemanticArm(first_unit_weight=a, gap=semantic_gap(ranked),
                       best=ranked.best_cosine(), docs_of=docs_of)
     if c.granularity is Granularity.PAGE:
         # hybrid fuses the first ``depth`` pages only; ranks and best units of shown
@@ -41,18 +46,53 @@ def semantic_arm(c: Plan, kw: KeywordArm, m: VectorMatrix, qv: np.ndarray,
         arm.keys = [(d, page) for cid, page in ranked.keys(c.depth)
                     for d in docs_of.get(cid, ())]
     else:
-        section_lists(m, qv, view, docs_of, c.res, c.depth, arm, o)
+        alt = unnamed_queries(c, kw.named, embed) if kw.named else []
+        section_lists(m, qv, view, docs_of, c.res, c.depth, arm, o, alt)
+    if o.pages.document > 0 and c.granularity is Granularity.PAGE and not c.few:
+        # contents whose head vector comes from an excluded page are left out
+        bad = {cid for cid, p in c.res.drop_pages if p in m.head_pages(cid)}
+        arm.doc_rank = DocRanks(m.doc_ranks(qv, c.contents, bad), c.by_doc)
     return arm
 
 
+def semantic_gap(ranked: list[tuple], depth: int = 100) -> float:
+    """Score of the best page minus that of the ``depth``-th (or the last) page of a
+    semantic ranking ``[(cid, page, score, unit)]`` (the page's cosine as
+    :meth:`.semantic.VectorMatrix.rank_pages` blends it: head share, document context);
+    0 for an empty one. A flat list (a small gap) means the query vector is close to
+    nothing in particular."""
+    if not ranked:
+        return 0.0
+    return float(ranked[0][2] - ranked[min(depth, len(ranked)) - 1][2])
+
+
+def unnamed_queries(c: Plan, named: dict[int, frozenset[str]],
+                    embed: Callable[[str], np.ndarray]
+                    ) -> list[tuple[np.ndarray, np.ndarray]]:
+    """``[(content ids, query vector)]``: for the documents the query names, the query
+    without the words naming them (:func:`.naming.without_names`), embedded (one
+    query embedding per distinct set of naming words); none when nothing is left."""
+    groups: dict[frozenset[str], list[int]] = {}
+    for cid, held in named.items():
+        groups.setdefault(held, []).append(cid)
+    out = []
+    for held, cids in groups.items():
+        rest = naming.without_names(c.q.semantic_text, held)
+        if rest is not None:
+            out.append((np.array(sorted(cids), dtype=np.int64), embed(rest)))
+    return out
+
+
 def section_lists(m: VectorMatrix, qv: np.ndarray, view: CorpusView, docs_of: dict,
-                  res: restrict.Restriction, depth: int, arm: SemanticArm, o: RankingConfig
-                  ) -> None:
+                  res: restrict.Restriction, depth: int, arm: SemanticArm, o: RankingConfig,
+                  alt=()) -> None:
     """Fill ``arm`` with the semantic section arm: it has two lists, units inside the
     section and the section's head unit; hybrid fuses both (``arm.units``,
     ``arm.heads``, their first ``depth`` keys) with the keyword list; the arm's own
     order (``arm.keys``: its rank column and semantic mode) is their weighted RRF,
-    kept whole as arrays in ``arm.sections`` for the ranks of shown hits."""
+    kept whole as arrays in ``arm.sections`` for the ranks of shown hits. ``alt``
+    (:func:`unnamed_queries`): the units and head units of those contents are read
+    against that query vector instead of ``qv`` (one product over their rows)."""
     scope = section_semantic.DocScope.of(docs_of)
     if not len(m.unit_content) or m.matrix.shape[1] != qv.shape[0]:
         z = np.zeros(0, dtype=np.int64)
@@ -60,15 +100,26 @@ def section_lists(m: VectorMatrix, qv: np.ndarray, view: CorpusView, docs_of: di
     else:
         su = view.section_index(m, docs_of)
         sims = m.similarities(qv)
+        if alt:
+            sims = sims.copy()
+            for cids, q2 in alt:
+                rows = np.flatnonzero(np.isin(m.unit_content, cids))
+                got = m.similarities_of(q2, rows)
+                sims[rows] = np.maximum(sims[rows], got) if o.sections.named_max else got
         units = section_semantic.unit_list(su, sims, scope, rows_ok(res, su.sid))
-    cont, ordinal, sid, sims = section_head_scores(m, qv, scope, view)
-    ok = rows_ok(res, sid)
-    if ok is not None:
-        cont, ordinal, sid, sims = cont[ok], ordinal[ok], sid[ok], sims[ok]
-    heads = section_semantic.head_list(cont, ordinal, sid, sims, scope)
-    arm.units = units.keys(scope.names, depth)
-    arm.heads = heads.keys(scope.names, depth)
-    final = section_semantic.rrf(units, heads, o.semantic.weight, 1.0, o.k)
+    final = units
+    if o.sections.head_weight > 0:
+        cont, ordinal, sid, sims = section_head_scores(m, qv, scope, view)
+        for cids, q2 in alt:
+            sims = rescore_heads(m, q2, cids, sims, scope, view.section_head_ids(m),
+                                 o.sections.named_max)
+        ok = rows_ok(res, sid)
+        if ok is not None:
+            cont, ordinal, sid, sims = cont[ok], ordinal[ok], sid[ok], sims[ok]
+        heads = section_semantic.head_list(cont, ordinal, sid, sims, scope)
+        arm.units = units.keys(scope.names, depth)
+        arm.heads = heads.keys(scope.names, depth)
+        final = section_semantic.rrf(units, heads, o.semantic.weight, o.sections.head_weight, o.k)
     arm.sections, arm.scope = final, scope
     arm.keys = final.keys(scope.names, depth)
 
@@ -84,6 +135,21 @@ def section_head_scores(m: VectorMatrix, q: np.ndarray, scope, view: CorpusView)
     sids = view.section_head_ids(m)
     keep = np.flatnonzero((sids >= 0) & scope.holds(m.section_content))
     return m.section_content[keep], m.section_ordinal[keep], sids[keep], sims[keep]
+
+
+def rescore_heads(m: VectorMatrix, q: np.ndarray, cids: np.ndarray, sims: np.ndarray,
+                  scope, sids: np.ndarray, keep_max: bool) -> np.ndarray:
+    """``sims`` (as :func:`section_head_scores` returns them) with the head units of
+    contents ``cids`` scored against ``q`` instead (the better of both, ``keep_max``)."""
+    keep = np.flatnonzero((sids >= 0) & scope.holds(m.section_content))
+    sel = np.flatnonzero(np.isin(m.section_content[keep], cids))
+    if not len(sel):
+        return sims
+    rows = keep[sel]
+    out = np.array(sims, dtype=np.float32, copy=True)
+    got = m.similarities_of(q, rows, heads=True)
+    out[sel] = np.maximum(out[sel], got) if keep_max else got
+    return out
 
 
 def rows_ok(res: restrict.Restriction, ids: np.ndarray) -> np.ndarray | None:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..search.keyword import (B, K1, MAX_TERMS, _CJK_RUN_RE, Ranking, Term, join_pairs,
+from ..search.keyword import (B, K1, MAX_TERMS, TITLE_WEIGHT, _CJK_RUN_RE, Ranking, Term, join_pairs,
                               _count_matrix, _row_sums, distinct, member, parse_query,
                               tokenize)
 from ..search import bm25
@@ -376,7 +376,7 @@ class KeywordIndex:
         return self.db.execute(sql, args).fetchall()
 
     def rank(self, terms: list[Term], contents: set[int] | None = None, kind: str = "pages",
-             policy: str = "or", title_weight: float = 1.0,
+             policy: str = "or", title_weight: float = TITLE_WEIGHT,
              proximity: float = 0.0, window: int = 3, doc_proximity: float = 0.0
              ) -> Ranking:
         """Rank the rows (``kind`` "pages" or "sections") of each content by BM25.

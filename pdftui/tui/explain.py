@@ -17,8 +17,10 @@ if TYPE_CHECKING:
     from ..search.hits import Hit
 
 ARM_NAMES = {"keyword": "keyword", "semantic": "semantic", "section_head": "heading",
-             "subsections": "subsections", "document_order": "document place",
-             "stand_in": "keyword for semantic", "title": "section title"}
+             "head": "byline", "document": "document", "subsections": "subsections",
+             "document_order": "document place", "named": "named document",
+             "passage": "passage", "stand_in": "keyword for semantic",
+             "title": "section title", "phrase": "phrase"}
 
 
 def _num(x: float) -> str:
@@ -37,7 +39,7 @@ def _r(x: float | None) -> float | None:
 def arms_line(hit: Hit | None) -> str:
     """``"keyword #3 w.25 +.0040 · semantic #1 w1.62 +.0266 = .0306"`` (then ``×.9
     reference list`` when a factor applied); '' for a hit without arm evidence (or None)."""
-    # an arm in force at weight 0 adds nothing
+    # an arm in force at weight 0 (the document arm for a query the pages hold) adds nothing
     arms = [a for a in (hit.arms if hit is not None else ()) if _r(a.weight)]
     if not arms:
         return ""
@@ -54,7 +56,8 @@ def arms_line(hit: Hit | None) -> str:
 
 def weights_line(weights: Weights | None) -> str:
     """The weights in force of a hybrid search: ``"hybrid = Σ w/(60+rank): keyword 1 ×
-    coverage² · semantic 2 (×.1 confidence) · reference lists ×.9"``; '' without them (keyword or semantic mode)."""
+    coverage² · semantic 2 × .81 confidence · document .12 · byline 1 × share² · reference
+    lists ×.9"``; '' without them (keyword or semantic mode)."""
     if weights is None:
         return ""
     w = weights
@@ -76,15 +79,25 @@ def weights_line(weights: Weights | None) -> str:
         parts.append(f"heading {_num(_r(w.section_head))}")
     if _r(w.subsections):
         parts.append(f"subsections {_num(_r(w.subsections))} × their scores")
+    if _r(w.document):
+        parts.append(f"document {_num(_r(w.document))}")
     if _r(w.document_order):
         parts.append(f"document place {_num(_r(w.document_order))}/({w.document_order_k}+place)")
     if w.first_documents:
         parts.append(f"first {w.first_places} hold {w.first_documents} documents")
+    if w.head is not None:
+        parts.append(f"byline {_num(_r(w.head))} × share²")
+    if _r(w.named):
+        parts.append(f"named document {_num(_r(w.named))} × share²")
     if _r(w.title):
         parts.append(f"section title {_num(_r(w.title))}")
+    if _r(w.passages):
+        parts.append(f"passage {_num(_r(w.passages))} × share² in its document")
+    if _r(w.phrase):
+        parts.append(f"phrase {_num(_r(w.phrase))}")
     if w.reference is not None and _r(w.reference) < 1.0:
         parts.append(f"reference lists ×{_num(_r(w.reference))}")
     line = f"hybrid = Σ w/({w.k}+rank): " + " · ".join(parts)
     if w.few:
-        line += " (a few documents: no coverage gate or cross-document finish)"
+        line += " (a few documents: no coverage gate, document arm or byline)"
     return line

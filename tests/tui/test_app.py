@@ -1080,9 +1080,11 @@ def test_explain_lines_from_real_search_json():
     assert arms_line(Hit(1, "a.pdf", 1, "1", 0.0, None, None, "")) == ""
     assert arms_line(None) == ""
     line = weights_line(Weights(k=60, keyword=1.0, coverage_power=2.0, semantic=1.5,
-                                semantic_confidence=0.75, reference=0.9, few=False))
+                                semantic_confidence=0.75, document=0.12, head=1.0,
+                                reference=0.9, few=False))
     assert line == ("hybrid = Σ w/(60+rank): keyword 1 × coverage^2 · semantic 1.5"
-                    " (×.75 confidence) · reference lists ×.9")
+                    " (×.75 confidence) · document .12 · byline 1 × share²"
+                    " · reference lists ×.9")
     pending = Hit(2, "c.pdf", 4, "4", 1 / 62 + 2 / 62, 2, None, "",
                   arms=(Contribution(Arm.KEYWORD, 2, 1.0, 1 / 62),
                         Contribution(Arm.STAND_IN, 2, 2.0, 2 / 62)))
