@@ -64,3 +64,20 @@ def test_attention_reference_list_fields(papers):
     assert len(refs) == 40
     assert refs[0]["authors"] == ["Ba", "Kiros", "Hinton"] and refs[0]["arxiv_id"] == "1607.06450"
     assert all(r["year"] for r in refs)
+
+
+def test_a_pattern_naming_only_versions_of_one_work_names_its_newest(papers):
+    """Trial finding: ``cited-by FOLDER attention`` (and ``refs``, ``similar``, ``read``)
+    refused "matches 2 documents" for the two Transformer versions, which ``mark``
+    already takes as one work. They now read the newest version; a pattern naming two
+    works is still refused."""
+    folder, cache = papers
+    out = _json("cited-by", folder, "attention", "--json", "--cache-dir", cache)
+    assert out["doc"] == V7
+    refs = _json("refs", folder, "attention", "--json", "--cache-dir", cache)
+    assert refs["doc"] == V7 and any(r["match"] == RESNET for r in refs["references"])
+    page = _json("read", folder, "attention", "--page", "1", "--json", "--cache-dir", cache)
+    assert page["doc"] == V7
+    r = CliRunner().invoke(main, ["refs", str(folder), "arxiv-1", "--json",
+                                  "--cache-dir", str(cache)])
+    assert r.exit_code == 2 and "matches" in r.output

@@ -19,7 +19,7 @@ def _graph(folder, cache_dir, doc: str):
     from ..library import Library
 
     _root, documents, _summary = indexed_documents(folder, cache_dir)
-    name = named_doc(folder, [d.doc for d in documents], doc)
+    name = named_doc(folder, documents, doc)
     return CitationGraph.read(Library(folder, cache_dir)), name
 
 

@@ -12,22 +12,43 @@ from .indexing import run_index
 from .output import fail
 
 
-def named_doc(folder: str, known: list[str], doc: str) -> str:
+def named_doc(folder: str, known: list, doc: str) -> str:
     """DOC as the shell gives it (absolute, ./) or a pattern naming one document
     (:func:`pdftui.doc_pattern.resolve_doc`: the rule of the query's ``doc:`` field), as
     the folder's ``doc`` name; exits with a message naming the near miss or the
-    ambiguity."""
+    ambiguity. ``known``: the folder's names, or its documents (objects with ``doc`` and
+    ``title``, e.g. ``DocumentInfo``): then a pattern naming only versions of one work
+    (``attention``: v5 and v7) names its newest version (:func:`.works.newest`)."""
     from ..corpus import relative_pattern
-    from ..doc_pattern import resolve_doc
+    from ..doc_pattern import AmbiguousDocument, match_docs, resolve_doc
     from ..errors import NotFound
 
-    if doc in known:   # a name as pdftui shows it, even one that is also a real path
+    names = [d if isinstance(d, str) else d.doc for d in known]
+    if doc in names:   # a name as pdftui shows it, even one that is also a real path
         return doc
+    pattern = relative_pattern(folder, doc)
     try:
-        return resolve_doc(known, relative_pattern(folder, doc))
+        return resolve_doc(names, pattern)
+    except AmbiguousDocument as exc:
+        one = _one_work([d for d in known if not isinstance(d, str)],
+                        match_docs(names, pattern))
+        if one is None:
+            fail(str(exc), 2, exc.kind)
+        return one
     except NotFound as exc:
         fail(str(exc), 2, exc.kind)
     raise AssertionError("unreachable")
+
+
+def _one_work(documents: list, found: list[str]) -> str | None:
+    """The newest of ``found`` when they are all versions of one work of ``documents``,
+    else None (also when ``documents`` is empty: names only)."""
+    from ..triage.works import newest, works_of
+
+    if not documents:
+        return None
+    works = works_of(documents)
+    return newest(found) if len({works.get(d) for d in found}) == 1 else None
 
 
 def triage_store(data_dir, read_only: bool = False):

@@ -51,7 +51,7 @@ def read(folder, doc, page, section, list_sections, width, cache_dir, data_dir, 
     from ..preformat import kept_text
 
     lib = Library(folder, cache_dir)
-    doc = named_doc(folder, [d.doc for d in lib.documents()], doc)
+    doc = named_doc(folder, lib.documents(), doc)
     try:
         if list_sections:
             _print_sections(lib.sections(doc), as_json)
