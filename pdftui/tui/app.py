@@ -129,8 +129,9 @@ class PdftuiApp(App):
         """Route a key before Textual forwards it, so that no key of a burst is lost or
         reordered (:class:`~.key_router.KeyRouter`)."""
         if isinstance(event, events.Key) and not event.is_forwarded:
-            if self.screen_stack:
-                self.main_screen.triage.user_acted = True
+            if not self.screen_stack:   # the app is closing: a key queued before is dropped
+                return
+            self.main_screen.triage.user_acted = True
             if await self.keys.route(event):
                 return
         await super().on_event(event)
