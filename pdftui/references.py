@@ -161,19 +161,25 @@ _GROUPED_RE = re.compile(
     rf"(?:,?\sand\s{_G_NAME}{_G_INITS})?),\s(?:1[89]|20)\d\d[a-z]?\s)")
 
 
-def _grouped(text: str) -> list[str]:
-    """An entry's text cut before each further work grouped under its label (see
-    :data:`_GROUPED_RE`); one piece when it holds one work."""
-    cuts = [m.start() for m in _GROUPED_RE.finditer(text)]
+def _cut_at(pattern: "re.Pattern[str]", text: str) -> list[str]:
+    """``text`` cut before each match of ``pattern``, the pieces stripped, empty ones
+    dropped; ``[text]`` when nothing matches."""
+    cuts = [m.start() for m in pattern.finditer(text)]
     if not cuts:
         return [text]
     bounds = [0, *cuts, len(text)]
     return [text[a:b].strip() for a, b in zip(bounds, bounds[1:]) if text[a:b].strip()]
 
 
+def _grouped(text: str) -> list[str]:
+    """An entry's text cut before each further work grouped under its label (see
+    :data:`_GROUPED_RE`); one piece when it holds one work."""
+    return _cut_at(_GROUPED_RE, text)
+
+
 def _lines(blocks: Sequence[RefBlock]) -> list[_Line]:
-    """The blocks as lines , heading, empty lines
-    and page numbers dropped, at most :data:`MAX_LIST_CHARS` characters."""
+    """The blocks as lines (heading, empty lines
+    and page numbers dropped, at most :data:`MAX_LIST_CHARS` characters)."""
     out: list[_Line] = []
     total = 0
     for b in blocks:
@@ -335,11 +341,7 @@ _AUTHOR_YEAR_START_RE = re.compile(
 def _run_in_author_year(text: str) -> list[str]:
     """``text`` cut before each author-year entry that starts inside it (one piece when
     none does)."""
-    cuts = [m.start() for m in _AUTHOR_YEAR_START_RE.finditer(text)]
-    if not cuts:
-        return [text]
-    bounds = [0, *cuts, len(text)]
-    return [text[a:b].strip() for a, b in zip(bounds, bounds[1:]) if text[a:b].strip()]
+    return _cut_at(_AUTHOR_YEAR_START_RE, text)
 
 
 def _column_edges(lines: list[_Line]) -> list[float]:
