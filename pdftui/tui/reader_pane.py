@@ -74,6 +74,7 @@ class ReaderPane(FailureHandler, Vertical):
         self.gate = gate
         self.view: ReadView | None = None
         self._placed: ReadView | None = None   # placed by us, not moved by the reader since
+        self._landed: ReadView | None = None   # the last view scrolled to its place
         self.pattern: re.Pattern[str] | None = None
         self.hits: list[Hit] = []
         self.stepped_to: tuple[str, int] | None = None  # (doc, page) reached with n / N
@@ -198,6 +199,7 @@ class ReaderPane(FailureHandler, Vertical):
         if view is not self.view:   # a later view was shown before this deferred call ran:
             return                  # its own scroll is the one that counts
         self._scroll_into_place(view)
+        self._landed = view
         if view.request.scroll in ("bottom", "before", "target"):
             # the first layout may still change the text's height (a scroll bar appearing
             # re-wraps the paragraphs): place it again once that layout has run
@@ -269,7 +271,9 @@ class ReaderPane(FailureHandler, Vertical):
         """In a page view, name the section of the paragraph at the top of the screen
         (the page may hold the end of one section and the start of others)."""
         v = self.view
-        if v is None or v.request.kind != "page" or not v.sections:
+        if v is None or v.request.kind != "page" or not v.sections or v is not self._landed:
+            # a view not yet scrolled to its place: the body's top still says where the
+            # old one was, and a ``]`` read meanwhile counted from a section never shown
             return
         body = self.query_one(ReaderBody)
         paras = list(body.query(".para"))

@@ -10,6 +10,8 @@ from pdftui.tui.corpus_pane import (CorpusPane, DocList, doc_columns, sort_docum
 from pdftui.search.hits import Hit, SearchResult
 from pdftui.tui.hit_rows import flat_rows, grouped_rows
 from pdftui.versions import version_groups
+from pdftui.document import innermost
+from pdftui.tui.read_view import ReadRequest, load_view
 from pdftui.tui.reader_pane import ReaderPane
 from pdftui.tui.reader_widgets import ReaderBody, TocList
 from pdftui.tui.results_pane import HitTable, ResultsPane, leaf_first
@@ -355,6 +357,31 @@ def test_the_contents_follow_the_reader_and_stay_with_their_document(make_app):
             await pilot.press("enter")
             await reader_ready(pilot, lambda r: r.view.request.doc != ATTENTION)
             assert not toc.has_class("-shown") and not reader.toc_shown
+    run(go())
+
+
+def test_a_step_shown_but_not_yet_scrolled_names_its_own_section(make_app):
+    """A ``]`` step's page, shown and not yet scrolled to its section, names that section
+    (5.2 on page 7), not the one at the top of the page (4, which the body's old scroll
+    position pointed at): under load a ``]`` read in that moment counted from 4, and
+    twenty-three presses stopped at 6.1."""
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            reader, _toc = await open_from_documents(pilot, ATTENTION)
+            sec = next(s for s in reader.view.sections if s.path.endswith("5.2 Hardware"
+                                                                          " and Schedule"))
+            top = innermost(reader.view.sections, sec.start_page, 0)
+            assert top is not None and top.id != sec.id   # the page starts in another
+            req = ReadRequest(ATTENTION, "page", sec.start_page, block=sec.start_block)
+            view = await asyncio.to_thread(reader.gate.run,
+                                           lambda lib: load_view(lib, req, None))
+            await reader._show_view(view)   # what Loaded runs; its scroll is deferred
+            reader.follow_scroll()          # what a scroll event in between runs
+            assert reader.view.section_id == sec.id
+            await wait_for(pilot, lambda: reader._landed is view, what="placed")
+            assert reader.view.section_id == sec.id
     run(go())
 
 
