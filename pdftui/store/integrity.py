@@ -2,8 +2,10 @@
 
 A cache is checked with SQLite's ``PRAGMA quick_check`` (the b-trees and their pages, not
 the indexes' contents: 0.45 s on the 116 MB cache of the 105-document corpus, warm) by
-``pdftui index`` and when it is opened after an unclean state (a write-ahead log left
-behind by a process that did not close it, or one still writing); never on a search. A
+``pdftui index`` and when a process first opens it after an unclean state (a
+write-ahead log left behind by a process that did not close it, or one still writing):
+once per process and file, so a warm search service or TUI pays it once, not per
+search. A
 damaged file is renamed ``index.sqlite3.damaged-YYYYmmdd-HHMMSS`` (its ``-wal`` and
 ``-shm`` with it), never deleted, so the next run starts a new cache.
 """
@@ -19,6 +21,11 @@ from urllib.parse import quote
 
 #: sqlite3 error texts that mean the file itself is damaged (not locked, not full).
 DAMAGE_RE = re.compile(r"malformed|not a database|corrupt|disk image", re.I)
+
+#: The cache files (device, inode) this process has checked and found sound: a
+#: long-lived process (the search service, the TUI) checks its cache once, not on every
+#: command, since its own open connection keeps the write-ahead log non-empty.
+_SOUND: set[tuple[int, int]] = set()
 
 
 def is_damage(exc: BaseException) -> bool:
@@ -56,6 +63,16 @@ def problem(path: Path, timeout_s: float = 60.0) -> str | None:
         db.close()
     found = [r[0] for r in rows if r[0] != "ok"]
     return "; ".join(found)[:200] if found else None
+
+
+def _file_id(path: Path) -> tuple[int, int] | None:
+    """(device, inode) of ``path``, or None when it cannot be read: a cache moved aside
+    and rebuilt is another file, checked again."""
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
 
 
 def move_aside(path: Path) -> Path:
@@ -98,17 +115,20 @@ def damaged(cache_dir: Path, why: str, folder: str | os.PathLike = "FOLDER"):
 def check_cache(cache_dir: Path, db_name: str, *, full: bool, rebuild: bool,
                 folder: str | os.PathLike = "FOLDER") -> str | None:
     """Check the cache at ``cache_dir`` before a run: always when ``full`` (``pdftui
-    index``), else only after an unclean state (:func:`unclean`). A damaged file is moved
+    index``), else only after an unclean state (:func:`unclean`) and once per process
+    and file (a sound file stays sound for a reading process). A damaged file is moved
     aside when ``rebuild`` and the line saying so is returned; without ``rebuild`` it
     raises :class:`pdftui.errors.CacheDamaged` (:func:`damaged_message`). None: nothing
     to say. ``OSError`` when the file cannot be renamed becomes ``CacheDamaged`` too."""
     from ..errors import CacheDamaged
 
     path = Path(cache_dir) / db_name
-    if not (full or unclean(path)):
+    if not (full or unclean(path)) or (not full and _file_id(path) in _SOUND):
         return None
     why = problem(path)
     if why is None:
+        if (fid := _file_id(path)) is not None:
+            _SOUND.add(fid)
         return None
     if not rebuild:
         raise damaged(Path(cache_dir), why, folder)
