@@ -1,5 +1,5 @@
-"""``python -m pdftui ...`` and the ``pdftui`` command: a ``search`` the background search
-service can answer is answered by it (:mod:`pdftui.warm`, imported before anything
+"""``python -m pdftui ...`` and the ``pdftui`` command: a command the background search
+service can answer (``search``, ``read``, ``docs``, ``mark``...) is answered by it (:mod:`pdftui.warm`, imported before anything
 heavy), anything else runs the click command (:mod:`pdftui.cli`)."""
 
 from __future__ import annotations

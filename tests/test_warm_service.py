@@ -111,6 +111,28 @@ SEARCHES = [["attention heads", "--mode", "keyword", "--json"],
             ["nosuchwordanywhere", "--mode", "keyword", "--json"]]
 
 
+def test_read_docs_and_mark_answer_through_the_service_as_the_command_does(world):
+    """``read``, ``docs`` and ``mark`` (1.3-2.1 s, ~1 s, 0.6 s one-shot on the corpus)
+    are answered by the service with the command's own output, and a mark made through
+    it is the user's mark."""
+    folder, env = world
+    alone = {**env, "PDFTUI_SERVICE": "0"}
+    assert _pdftui(["search", str(folder), *SEARCHES[0]], env).returncode == 0
+    path = _path(env)
+    wait_for(lambda: _live(path), what="the service to listen")
+    for args in (["read", str(folder), "alpha", "--page", "2"], ["docs", str(folder)],
+                 ["docs", str(folder), "--json"]):
+        answer = client.ask(path, client.request(args, env))
+        in_process = _pdftui(args, alone)
+        assert answer is not None and answer["code"] == in_process.returncode == 0, args
+        assert answer["stdout"] == in_process.stdout, args
+    marked = client.ask(path, client.request(["mark", str(folder), "beta", "keep"], env))
+    assert marked is not None and marked["code"] == 0, marked
+    docs = json.loads(_pdftui(["docs", str(folder), "--json"], alone).stdout)
+    rows = docs["documents"] if isinstance(docs, dict) else docs
+    assert {d["doc"]: d.get("mark") for d in rows}["beta-bitcoin.pdf"] == "keep"
+
+
 def test_a_first_search_starts_the_service_which_answers_as_the_command_does(world):
     folder, env = world
     alone = {**env, "PDFTUI_SERVICE": "0"}
@@ -263,7 +285,12 @@ class _Tty:
     (["search", "F", "q", "--wait-embed"], {}, False, False),
     (["search", "--help"], {}, False, False),
     (["search", "F", "q"], {"PDFTUI_SERVICE": "0"}, False, False),
-    (["read", "F", "d"], {}, False, False),
+    (["read", "F", "d"], {}, False, True),                # the one-shot commands
+    (["docs", "F", "--json"], {}, False, True),
+    (["mark", "F", "d", "keep"], {}, False, True),
+    (["index", "F"], {}, False, False),                   # not these
+    (["export", "F"], {}, False, False),
+    (["clips", "F"], {}, False, False),
     (["search", "F", "--", "-q"], {}, False, True),       # a query starting with '-'
 ])
 def test_which_command_lines_the_service_answers(argv, env, tty, want):

@@ -1,5 +1,5 @@
 """``python -m pdftui.cli ARGS``: the ``pdftui`` command (as the console script runs it;
-a ``search`` the background search service can answer is answered by it)."""
+a command the background search service can answer is answered by it)."""
 
 import sys
 

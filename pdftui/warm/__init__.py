@@ -1,9 +1,11 @@
-"""The optional background search service: a warm answer for one-shot ``pdftui search``.
+"""The optional background search service: a warm answer for one-shot ``pdftui search``
+(and ``read``, ``docs``, ``mark``, ``refs``, ``cited-by``, ``similar``:
+:data:`.client.SERVED`).
 
 A one-shot ``pdftui search`` pays for starting Python, importing the search engine and,
 for a semantic or hybrid query, loading the embedding model and the unit matrix: seconds,
 where the search itself takes tens of milliseconds. The service is one long-lived process
-per cache folder that keeps them loaded and runs the ``search`` command for the CLI:
+per cache folder that keeps them loaded and runs those commands for the CLI:
 
 - :mod:`.place`: where its Unix socket lives (the user's runtime folder, mode 0600, in a
   folder only the user can enter) and the checks that a socket is the user's own;

@@ -1,4 +1,4 @@
-"""What ``pdftui search`` does before anything else: ask the background search service of
+"""What ``pdftui search`` (and the other commands of :data:`SERVED`) does before anything else: ask the background search service of
 its cache (:mod:`pdftui.warm`), print its answer and return its exit code, or return None
 and let the command run in-process. Imports only the standard library (and platformdirs
 for a default cache folder), so asking costs a few milliseconds."""
@@ -20,17 +20,21 @@ CONNECT_S = 0.5
 ANSWER_S = 120.0
 #: The environment a request carries: what the command reads besides its arguments.
 ENV_PREFIXES = ("PDFTUI_", "HF_", "ORT_")
+#: The commands the service answers: the one-shot commands scripts loop over (reading
+#: commands and ``mark``, whose write is the same in either process).
+SERVED = frozenset({"search", "read", "docs", "mark", "refs", "cited-by", "similar"})
 ENV_NAMES = ("COLUMNS", "LINES", "HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "TERM",
              "NO_COLOR", "FORCE_COLOR", "TTY_COMPATIBLE", "LANG", "LC_ALL", "LC_CTYPE")
 
 
 def wanted(argv: list[str], env=os.environ, stdout=None) -> bool:
     """True when the command line ``argv`` (the command's name first) may be answered by
-    the service: a ``search`` of one query (not ``-``, stdin), without ``--wait-embed``
-    or ``--help``, with stdout not a terminal (a table is drawn for the terminal it goes
-    to), and the service not turned off (``PDFTUI_SERVICE=0``)."""
+    the service: a command of :data:`SERVED` (a ``search`` of one query: not ``-``,
+    stdin), without ``--wait-embed`` or ``--help``, with stdout not a terminal (a table
+    is drawn for the terminal it goes to), and the service not turned off
+    (``PDFTUI_SERVICE=0``)."""
     stdout = stdout if stdout is not None else sys.stdout
-    if env.get(ENV_SWITCH, "1") == "0" or not argv or argv[0] != "search":
+    if env.get(ENV_SWITCH, "1") == "0" or not argv or argv[0] not in SERVED:
         return False
     opts = argv[:argv.index("--")] if "--" in argv else argv
     if any(a in ("--help", "-h", "--wait-embed", "-") for a in opts) or "-" in argv[1:]:
