@@ -481,11 +481,13 @@ def user_data_with_marks(data_dir: Path, root: Path, docs: list[str], n_extra: i
                            "padding note " * 20)
 
 
-def build_inflation_bomb(path: Path, inflated: int, word: str = "bombcoverword") -> Path:
-    """A 1-page PDF whose content stream inflates to about ``inflated`` bytes of text
-    drawing operators (``(bombfill) Tj`` repeated at one spot) yet stays small on disk
-    (Flate, compressed here chunk by chunk so the builder never holds it inflated); the
-    page also shows ``word``."""
+def build_inflation_bomb(path: Path, inflated: int, word: str = "bombcoverword",
+                         pages: int = 1) -> Path:
+    """A PDF whose content stream inflates to about ``inflated`` bytes of text drawing
+    operators (``(bombfill) Tj`` repeated at one spot) yet stays small on disk (Flate,
+    compressed here chunk by chunk so the builder never holds it inflated); the page also
+    shows ``word``. ``pages`` > 1: that many pages drawing the same stream (one stored
+    copy, ``inflated`` bytes for MuPDF to interpret on each page)."""
     import zlib
 
     import pymupdf
@@ -505,6 +507,9 @@ def build_inflation_bomb(path: Path, inflated: int, word: str = "bombcoverword")
     out += [co.compress(b"ET Q\n"), co.flush()]
     doc.update_stream(xref, b"".join(out), compress=False)
     doc.xref_set_key(xref, "Filter", "/FlateDecode")
+    for _ in range(pages - 1):
+        more = doc.new_page(width=400, height=300)
+        doc.xref_set_key(more.xref, "Contents", f"{xref} 0 R")
     path.parent.mkdir(parents=True, exist_ok=True)
     doc.save(path)
     doc.close()

@@ -24,11 +24,11 @@ from . import builders
 MIB = 1 << 20
 
 
-def _folder(base: Path, bomb_bytes: int) -> Path:
+def _folder(base: Path, bomb_bytes: int, pages: int = 1) -> Path:
     folder = base / "docs"
     folder.mkdir(parents=True)
     builders.make_pdf(folder / "normal.pdf", ["the quillwort grows by the pond"])
-    builders.build_inflation_bomb(folder / "bomb.pdf", bomb_bytes)
+    builders.build_inflation_bomb(folder / "bomb.pdf", bomb_bytes, pages=pages)
     return folder
 
 
@@ -135,9 +135,11 @@ def _alive(procs: list[psutil.Process]) -> list[psutil.Process]:
 
 
 def _quit_while_extracting(tmp_path: Path, sig: int) -> tuple[int, str, list]:
-    """Index a folder holding a slow file (12 MB of text operators, under the caps),
-    send ``sig`` once a worker runs, and return (exit code, stderr, workers left)."""
-    folder = _folder(tmp_path, 12 * MIB)
+    """Index a folder holding a slow file (16 pages of 12 MB of text operators each, under
+    the page and document caps: about a minute of extraction, so the signal always comes
+    while a worker extracts it), send ``sig`` once a worker runs, and return (exit code,
+    stderr, workers left)."""
+    folder = _folder(tmp_path, 12 * MIB, pages=16)
     cache = tmp_path / "cache"
     err_path = tmp_path / "stderr.txt"
     with open(err_path, "wb") as err:
@@ -161,9 +163,6 @@ def _quit_while_extracting(tmp_path: Path, sig: int) -> tuple[int, str, list]:
     return code, err_path.read_text(errors="replace"), left
 
 
-@pytest.mark.slow   # its "slow" file extracts in 3.7 s CPU since join_lines is linear, so
-# the index may finish before the signal comes (exit 0); in the slow tier until a slow
-# input that does not rely on the old quadratic join replaces it
 def test_sigterm_ends_index_and_its_workers(tmp_path):
     """SIGTERM to ``pdftui index`` while a worker extracts a slow file ends the command
     and its workers (before, the worker ran on to the document's time limit)."""
@@ -172,9 +171,6 @@ def test_sigterm_ends_index_and_its_workers(tmp_path):
     assert left == []
 
 
-@pytest.mark.slow   # its "slow" file extracts in 3.7 s CPU since join_lines is linear, so
-# the index may finish before the signal comes (exit 0); in the slow tier until a slow
-# input that does not rely on the old quadratic join replaces it
 def test_ctrl_c_prints_no_worker_traceback_and_the_index_resumes(tmp_path):
     """SIGINT (Ctrl-C) ends the index with one line: no worker's KeyboardInterrupt
     traceback, no leaked semaphore warning; the next run completes."""
