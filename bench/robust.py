@@ -21,7 +21,16 @@ per-input timeout, into fresh temporary caches, and is judged against what it sh
   10,000-character word in text, title, outline and file name; output must be literal.
 
 - third pass (issue 33): decompression bombs (Flate content, a Form XObject drawn 1,000
-  times, LZW), hidden text of each kind and the OCR control, quitting during extraction.
+  times, LZW), hidden text of each kind and the OCR control, quitting during extraction;
+  damaged stores (random bytes, truncation, replacement of the cache: ``index`` moves it
+  aside and rebuilds; a damaged user-data file named as such and left alone; marks
+  reachable without a usable cache), names that collide (an undecodable byte name and its
+  escaped form, a control character: distinct, taken back by ``read`` and ``mark``), a
+  full disk under the user data (a failed ``mark`` changes nothing; reading needs no
+  space) and CSV cells a spreadsheet would run.
+
+The background search service is off (``PDFTUI_SERVICE=0``, unless set): each input is
+judged in the command's own process, and no service outlives the bench's caches.
 - second pass (issue 17): hostile /PageLabels, a file replaced (mv) during ``index`` and a
   cache poisoned that way, a read-only mount and a full disk under the cache (real
   mounts), Latin-1 / ASCII stdout and TERM=dumb, annotations, a 96,000-character
@@ -55,6 +64,8 @@ REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
+os.environ.setdefault("PDFTUI_SERVICE", "0")
+
 from tests.builders import (  # noqa: E402
     CORPUS,
     EXPECT,
@@ -63,6 +74,9 @@ from tests.builders import (  # noqa: E402
     TRICKY,
     UNREADABLE_EXPECT,
     build_annotated,
+    build_colliding_names,
+    damage_file,
+    user_data_with_marks,
     build_hostile_labels,
     build_hidden_text,
     build_inflation_bomb,
@@ -908,7 +922,8 @@ def _extraction_workers(pid: int) -> list:
 
 
 def _signal_round(tmp: Path, name: str, sig: int, row: Row) -> None:
-    """Index a folder with a slow file (12 MB of text operators, under the caps), send
+    """Index a folder with a slow file (16 pages of 12 MB of text operators, under the
+    caps: about a minute of extraction), send
     ``sig`` once a worker runs, and judge: exit within 30 s, no worker left, no traceback
     or leaked semaphore on stderr, the next run (the slow file removed) completes."""
     import psutil
@@ -917,7 +932,7 @@ def _signal_round(tmp: Path, name: str, sig: int, row: Row) -> None:
     folder = tmp / f"sig-{name}"
     folder.mkdir(parents=True)
     make_pdf(folder / "normal.pdf", ["the quillwort grows by the pond"])
-    build_inflation_bomb(folder / "slow.pdf", 12 << 20)
+    build_inflation_bomb(folder / "slow.pdf", 12 << 20, pages=16)
     cache = tmp / f"cache-sig-{name}"
     proc = subprocess.Popen([sys.executable, "-m", "pdftui.cli", "index", "--no-embed",
                              "--cache-dir", str(cache), str(folder)],
@@ -965,6 +980,171 @@ def bench_signals(tmp: Path, timeout: float) -> Row:
     return row
 
 
+def _two_docs(tmp: Path, name: str) -> tuple[Path, Path, Path]:
+    """A folder of two small PDFs ("alphaword", "betaword"), indexed: (folder, cache, data)."""
+    folder = tmp / name
+    folder.mkdir(parents=True)
+    make_pdf(folder / "one.pdf", ["alphaword on the first page", "more alphaword"])
+    make_pdf(folder / "two.pdf", ["betaword on the first page"])
+    cache, data = tmp / f"cache-{name}", tmp / f"data-{name}"
+    cli("index", folder, "--cache-dir", cache, "--no-embed", timeout=90)
+    return folder, cache, data
+
+
+def _hits(folder: Path, cache: Path, data: Path, word: str, timeout: float) -> Run:
+    return cli("search", folder, word, "--mode", "keyword", "--cache-dir", cache,
+               "--data-dir", data, "--json", timeout=timeout)
+
+
+def _judge(row: Row, r: Run, what: str, ok, refused: bool = False) -> None:
+    """Count ``r`` (one input): a crash or hang as such, else right when ``ok(r)``.
+    ``refused``: exit 1 is the right answer (a refusal with its message), so only a
+    traceback counts as a crash."""
+    row.tried += 1
+    if refused and r.rc == 1 and "Traceback" not in r.err and not r.hung:
+        r = Run(0, r.out, r.err, r.seconds, r.hung)   # judged by ok() below
+    row.account(r, what)
+    if r.hung or r.crashed:
+        return
+    try:
+        right = ok(r)
+    except (ValueError, KeyError, TypeError) as exc:
+        right, r = False, Run(r.rc, r.out, f"{r.err} [{type(exc).__name__}: {exc}]", r.seconds)
+    if right:
+        row.indexed += 1
+    else:
+        row.wrong += 1
+        row.problems.append(f"{what}: rc={r.rc} {(r.out + r.err).strip()[-300:]}")
+
+
+def bench_stores(tmp: Path, timeout: float) -> Row:
+    """Damaged stores: a cache with 4 KB of random bytes, truncated, or replaced by text
+    is moved aside by ``index`` (one line, never deleted) and rebuilt; with the cache
+    truncated, ``docs``, ``mark`` and ``export`` still reach the marks; a damaged user-data
+    file is named as such by ``docs``, ``export`` and ``mark`` and left byte for byte."""
+    row = Row("stores")
+    for how in ("random", "truncate", "replace"):
+        folder, cache, data = _two_docs(tmp, f"store-{how}")
+        damage_file(cache / "index.sqlite3", how)
+        r = cli("index", folder, "--cache-dir", cache, "--no-embed", "--json", timeout=timeout)
+        kept = [p for p in cache.iterdir() if ".damaged-" in p.name]
+        _judge(row, r, f"cache {how}: index", lambda r, kept=kept: r.rc == 0
+               and json.loads(r.out)["indexed"] == 2 and "moved it to" in r.err and kept)
+        _judge(row, _hits(folder, cache, data, "alphaword", timeout), f"cache {how}: search",
+               lambda r: [h["doc"] for h in json.loads(r.out)["hits"]][:1] == ["one.pdf"])
+    folder, cache, data = _two_docs(tmp, "store-userdata")
+    cli("mark", folder, "one.pdf", "keep", "--cache-dir", cache, "--data-dir", data,
+        timeout=timeout)
+    damage_file(cache / "index.sqlite3", "truncate")
+    for cmd in (["docs", folder, "--json"], ["export", folder, "--format", "json"],
+                ["mark", folder, "two.pdf", "skip"]):
+        r = cli(*cmd, "--cache-dir", cache, "--data-dir", data, timeout=timeout)
+        _judge(row, r, f"no usable cache: {cmd[0]}", lambda r, c=cmd[0]: r.rc == 0 and (
+            c == "mark" or "one.pdf" in r.out))
+    folder, cache, data = _two_docs(tmp, "store-damaged-data")
+    user_data_with_marks(data, folder, ["one.pdf"])
+    path = data / "triage.sqlite3"
+    damage_file(path, "pages")
+    before = path.read_bytes()
+    for cmd in (["docs", folder], ["export", folder], ["mark", folder, "two.pdf", "keep"]):
+        r = cli(*cmd, "--cache-dir", cache, "--data-dir", data, timeout=timeout)
+        _judge(row, r, f"damaged user data: {cmd[0]}", lambda r: "user data file" in r.err
+               and "damaged" in r.err and path.read_bytes() == before, refused=True)
+    return row
+
+
+def bench_names(tmp: Path, timeout: float) -> Row:
+    """Names that collide: a byte name that is not UTF-8, a file literally named with its
+    escaped form, a control character: three documents, each word found in its own file
+    on two runs (nothing re-extracted), every shown name taken back by ``read`` and
+    ``mark``."""
+    row = Row("names")
+    base = tmp / "names-base"
+    base.mkdir()
+    folder, cache, data = build_colliding_names(base)
+    words = {"undecodablebyte": "caf\\xe9.pdf", "literalescape": "caf\\\\xe9.pdf",
+             "bellcontrol": "bell\\x07.pdf"}
+    for run in ("first", "second"):
+        r = cli("index", folder, "--cache-dir", cache, "--no-embed", "--json", timeout=timeout)
+        _judge(row, r, f"{run} index", lambda r, run=run: json.loads(r.out)["indexed"]
+               == (3 if run == "first" else 0) and json.loads(r.out)["documents"] == 3)
+        for word, doc in words.items():
+            _judge(row, _hits(folder, cache, data, word, timeout), f"{run}: {word}",
+                   lambda r, doc=doc: {h["doc"] for h in json.loads(r.out)["hits"]} == {doc})
+    for doc in words.values():
+        _judge(row, cli("read", folder, doc, "--cache-dir", cache, timeout=timeout),
+               f"read {doc}", lambda r: r.rc == 0)
+        _judge(row, cli("mark", folder, doc, "keep", "--cache-dir", cache, "--data-dir", data,
+                        timeout=timeout), f"mark {doc}", lambda r, doc=doc: doc in r.out)
+    return row
+
+
+def _file_size_limit(limit: int):
+    """A preexec_fn: the child's files cannot grow past ``limit`` bytes (a full disk)."""
+    import resource
+
+    def apply():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+    return apply
+
+
+def bench_disks(tmp: Path, timeout: float) -> Row:
+    """A full disk under the user data (RLIMIT_FSIZE): a ``mark`` whose note does not fit
+    fails saying so and changes nothing; ``docs`` and ``export`` read the marks with no
+    room for a side file."""
+    import sqlite3
+
+    row = Row("disks")
+    folder, cache, data = _two_docs(tmp, "disk")
+    cli("mark", folder, "one.pdf", "skip", "--cache-dir", cache, "--data-dir", data,
+        timeout=timeout)
+    r = cli("mark", folder, "one.pdf", "keep", "--note", "n" * 100_000, "--cache-dir", cache,
+            "--data-dir", data, timeout=timeout, preexec_fn=_file_size_limit(60_000))
+
+    def unchanged(r: Run) -> bool:
+        db = sqlite3.connect(data / "triage.sqlite3")
+        try:
+            rows = db.execute("SELECT mark, note FROM records").fetchall()
+        finally:
+            db.close()
+        return "nothing was changed" in r.err and rows == [("skip", "")]
+    _judge(row, r, "mark on a full disk", unchanged, refused=True)
+    for cmd in (["docs", folder, "--json"],
+                ["export", folder, "--format", "json", "--marked", "all"]):
+        r = cli(*cmd, "--cache-dir", cache, "--data-dir", data, timeout=timeout,
+                preexec_fn=_file_size_limit(10_000))
+        _judge(row, r, f"{cmd[0]} with no free space", lambda r: r.rc == 0 and "one.pdf" in r.out)
+    return row
+
+
+def bench_csv(tmp: Path, timeout: float) -> Row:
+    """CSV cells a spreadsheet would run (a note and a title starting with ``=``, ``+``,
+    ``-``, ``@``): each written with a leading ``'``, as text."""
+    import csv
+    import io
+
+    row = Row("csv")
+    folder = tmp / "csv"
+    folder.mkdir()
+    cache, data = tmp / "cache-csv", tmp / "data-csv"
+    notes = ["=HYPERLINK(\"http://x\")", "+1+1", "-2+3", "@SUM(A1:A2)"]
+    for i, note in enumerate(notes):
+        make_pdf(folder / f"p{i}.pdf", [f"csvword{i} page"])
+    cli("index", folder, "--cache-dir", cache, "--no-embed", timeout=timeout)
+    for i, note in enumerate(notes):
+        cli("mark", folder, f"p{i}.pdf", "keep", "--note", note, "--cache-dir", cache,
+            "--data-dir", data, timeout=timeout)
+    r = cli("export", folder, "--format", "csv", "--cache-dir", cache, "--data-dir", data,
+            timeout=timeout)
+
+    def neutral(r: Run) -> bool:
+        cells = [c for line in csv.reader(io.StringIO(r.out)) for c in line]
+        bad = [c for c in cells if c[:1] in ("=", "+", "-", "@")]
+        return r.rc == 0 and not bad and all(f"'{n}" in cells for n in notes)
+    _judge(row, r, "export --format csv", neutral)
+    return row
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -975,7 +1155,7 @@ def main() -> int:
     ap.add_argument("--only", default=None,
                     help="comma list of: made,real,tree,cache,queries,kill,concurrency,"
                          "changes,untrusted,labels,race,readonly,encodings,content,"
-                         "bombs,hidden,signals")
+                         "bombs,hidden,signals,stores,names,disks,csv")
     a = ap.parse_args()
     kills = a.kills if a.kills is not None else (3 if a.quick else 10)
     only = set(a.only.split(",")) if a.only else None
@@ -998,6 +1178,10 @@ def main() -> int:
         ("bombs", lambda: bench_bombs(tmp, a.timeout)),
         ("hidden", lambda: bench_hidden(tmp, a.timeout)),
         ("signals", lambda: bench_signals(tmp, a.timeout)),
+        ("stores", lambda: bench_stores(tmp, a.timeout)),
+        ("names", lambda: bench_names(tmp, a.timeout)),
+        ("disks", lambda: bench_disks(tmp, a.timeout)),
+        ("csv", lambda: bench_csv(tmp, a.timeout)),
     ]
     rows: list[Row] = []
     t0 = time.monotonic()
