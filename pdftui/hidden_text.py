@@ -306,32 +306,36 @@ class HiddenSpan:
     value), ``text``, ``instruction`` (reads like an instruction to a machine reader),
     and its character range ``start``..``end`` (end exclusive) in the text shown with it
     (a page's or a section's), None when that text does not hold it (hidden text not
-    indexed)."""
+    indexed, or a section hit, which carries no whole text), and its 1-based ``page``
+    (None when not known)."""
 
     kind: str
     text: str
     instruction: bool = False
     start: int | None = None
     end: int | None = None
+    page: int | None = None
 
     def to_json(self) -> dict:
-        """``{"kind", "label", "text", "start", "end", "instruction"}``."""
+        """``{"kind", "label", "text", "page", "start", "end", "instruction"}``."""
         return {"kind": self.kind, "label": label(self.kind), "text": self.text,
-                "start": self.start, "end": self.end, "instruction": self.instruction}
+                "page": self.page, "start": self.start, "end": self.end,
+                "instruction": self.instruction}
 
 
 def locate(text: str, runs) -> list[HiddenSpan]:
-    """The hidden ``runs`` (objects with ``kind``, ``text``, ``instruction``, in page
-    order) placed in ``text``: each at its first occurrence after the previous one's
-    end (start and end None when ``text`` does not hold it)."""
+    """The hidden ``runs`` (objects with ``kind``, ``text``, ``instruction`` and, when
+    known, ``page``, in page order) placed in ``text``: each at its first occurrence
+    after the previous one's end (start and end None when ``text`` does not hold it)."""
     out, at = [], 0
     for r in runs:
+        page = getattr(r, "page", None)
         i = text.find(r.text, at) if r.text else -1
         if i < 0:
-            out.append(HiddenSpan(r.kind, r.text, bool(r.instruction)))
+            out.append(HiddenSpan(r.kind, r.text, bool(r.instruction), page=page))
             continue
         at = i + len(r.text)
-        out.append(HiddenSpan(r.kind, r.text, bool(r.instruction), i, at))
+        out.append(HiddenSpan(r.kind, r.text, bool(r.instruction), i, at, page))
     return out
 
 

@@ -116,7 +116,20 @@ def test_hidden_text_is_searchable_labelled_and_never_in_the_excerpt(hidden_fold
     assert [(x["kind"], x["label"]) for x in hit["hidden_text"]] == \
         [(kind, hidden_text.label(kind))]
     assert word in hit["hidden_text"][0]["text"]
+    assert hit["hidden_text"][0]["page"] == hit["page"]
     assert word not in hit["excerpt"] and "hiddencoverword" in hit["excerpt"]
+
+
+def test_a_section_hit_says_on_which_page_its_hidden_text_is(hidden_folder):
+    """A section hit carries no whole text to place its hidden runs in (start and end are
+    None): each run names its page instead."""
+    folder, cache, data = hidden_folder
+    word = builders.HIDDEN_WORDS["tiny"]
+    hits = _json("search", folder, word, "--mode", "keyword", "--granularity", "section",
+                 "--cache-dir", cache, "--data-dir", data, "--json")["hits"]
+    assert hits and hits[0]["doc"] == "tiny.pdf"
+    [run] = hits[0]["hidden_text"]
+    assert run["start"] is None and run["page"] == 1
 
 
 def test_read_json_places_hidden_text_and_plain_read_labels_it(hidden_folder):
