@@ -155,3 +155,46 @@ def test_a_killed_embedder_is_taken_over_at_once(tmp_path):
     assert s.embedding_pending == 0
     assert s.units == _stored_units(cache) - kept   # only what the killed run left
     assert not any("followed" in n["note"] for n in s.notes)  # the dead holder is not waited for
+
+
+def test_a_run_with_nothing_to_do_commits_nothing_to_the_index(tmp_path):
+    """Every ``pdftui search`` brings the index up to date first; with nothing to do, its
+    run's lease was still written to the index, so a warm reader (the search service)
+    saw the index change and read its view and vectors again on every search (0.5 s of a
+    warm section search on the corpus). The leases live in their own file: the index's
+    ``data_version`` seen by another connection stays as it was, and the lease is still
+    taken (another run sees the holder)."""
+    folder = tmp_path / "f"
+    make_many(folder, 2)
+    cache = tmp_path / "c"
+    index_folder(folder, cache, embed=False)
+    watcher = sqlite3.connect(cache / "index.sqlite3")
+    before = watcher.execute("PRAGMA data_version").fetchone()[0]
+    index_folder(folder, cache, embed=False)
+    assert watcher.execute("PRAGMA data_version").fetchone()[0] == before
+    c = Cache(cache)
+    try:
+        lease = Lease(cache, "index:test")
+        assert lease.take(c) is None and c.lease("index:test").holder == lease.holder
+        assert watcher.execute("PRAGMA data_version").fetchone()[0] == before
+        lease.release(c)
+        assert c.lease("index:test") is None
+    finally:
+        c.close()
+        watcher.close()
+
+
+def test_a_damaged_leases_file_is_replaced(tmp_path):
+    """Leases are ephemeral: random bytes in the leases file cost nothing but the file."""
+    cache = tmp_path / "c"
+    c = Cache(cache)
+    try:
+        lease = Lease(cache, "index:test")
+        assert lease.take(c) is None
+        c.close_leases()
+        (cache / "leases.sqlite3").write_bytes(b"not a database at all " * 300)
+        assert c.lease("index:test") is None
+        assert Lease(cache, "index:other").take(c) is None
+        assert c.lease("index:other") is not None
+    finally:
+        c.close()

@@ -4,7 +4,8 @@ schema migrated, and the short write transactions every change goes through.
 :class:`Cache` is the one object the indexer, the search service and the reader hold: its
 methods come from :class:`~pdftui.store.writer.ContentWriter` (files and contents),
 :class:`~pdftui.store.embeddings.EmbeddingStore` (embedding units) and
-:class:`~pdftui.store.leases.LeaseStore` (who is embedding now).
+:class:`~pdftui.store.leases.LeaseStore` (who is indexing or embedding now, in a file of
+its own).
 """
 
 from __future__ import annotations
@@ -167,7 +168,8 @@ class Cache(ContentWriter, EmbeddingStore, LeaseStore, CitationStore):
                 raise
 
     def close(self) -> None:
-        """Close the connection (idempotent)."""
+        """Close the connection and the leases file's (idempotent)."""
+        self.close_leases()
         try:
             if self.db is not None:
                 self.db.close()

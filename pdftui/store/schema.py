@@ -45,8 +45,11 @@ Layout (``SCHEMA_VERSION`` is kept in ``PRAGMA user_version``):
   which content of the folder (``cited``) (:mod:`pdftui.citations`); ``citation_state``:
   the contents of the folder the links were computed with, each with a fingerprint of
   what matching reads of it, so a change re-matches only what it touches.
-- ``leases``: who is embedding for a model right now, with a heartbeat and the progress it
-  published (:mod:`pdftui.lease`), so a second process follows instead of embedding again.
+- ``leases``: who is indexing a folder or embedding for a model right now, with a
+  heartbeat and the progress it published (:mod:`pdftui.lease`), so a second process
+  follows instead of embedding again. Kept in a file of its own, ``leases.sqlite3``
+  (:mod:`pdftui.store.leases`), so that taking a lease is no change to the index; the
+  table in this file is left from older versions and unused.
 
 BM25 statistics are per document: :mod:`pdftui.store.text_index` reads each term's rows and
 counts from ``postings`` and scores each document's pages with that document's own
