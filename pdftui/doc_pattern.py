@@ -9,7 +9,9 @@ digit (an arXiv version: ``v7`` names ``…1706.03762v7-….pdf``). So ``raft`` 
 ``raft-2014-….pdf`` but not ``papermage-2023-08-draft.pdf``, ``attention`` names the two
 versions of "Attention Is All You Need" but not ``…-flashattention.pdf``, and a pattern
 that starts with such a character (``-draft``, ``.pdf``) is found anywhere. A glob
-matches the path or any end of it (``resnet*``, ``arxiv-17*``, ``*.pdf``, ``*raft*``).
+matches the path or any end of it that starts where a word starts, by the same rule
+(``resnet*``, ``arxiv-17*``, ``raft*`` not ``…-draft.pdf``); a glob that starts with ``*``
+or ``?`` therefore matches anywhere (``*.pdf``, ``*raft*``).
 
 A filter (``doc:``, ``--doc``) takes every document a pattern names (:func:`match_docs`).
 A command acting on one document (:func:`resolve_doc`) takes the document named exactly,
@@ -50,11 +52,22 @@ def doc_pattern_matches(doc: str, pattern: str) -> bool:
         return True
     if not _is_glob(pat_f):
         return _at_word_start(doc_f, pat_f)
-    return fnmatchcase(doc_f, pat_f) or fnmatchcase(doc_f, "*" + pat_f)
+    return any(fnmatchcase(doc_f[i:], pat_f) for i in _word_starts(doc_f))
 
 
 def _is_glob(pattern: str) -> bool:
     return any(c in pattern for c in GLOB_CHARS)
+
+
+def _word_starts(doc: str) -> list[int]:
+    """Offsets in ``doc`` where a word starts: 0, after a character that is not a letter
+    or digit, and at a letter after a digit."""
+    return [i for i in range(len(doc)) if i == 0 or _starts_word(doc, i)]
+
+
+def _starts_word(doc: str, i: int) -> bool:
+    before = doc[i - 1]
+    return not before.isalnum() or (before.isdigit() and doc[i].isalpha())
 
 
 def _at_word_start(doc: str, pattern: str) -> bool:
@@ -66,7 +79,7 @@ def _at_word_start(doc: str, pattern: str) -> bool:
         return pattern in doc
     i = doc.find(pattern)
     while i >= 0:
-        if i == 0 or not doc[i - 1].isalnum() or (doc[i - 1].isdigit() and doc[i].isalpha()):
+        if i == 0 or _starts_word(doc, i):
             return True
         i = doc.find(pattern, i + 1)
     return False

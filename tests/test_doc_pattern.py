@@ -63,6 +63,22 @@ def test_a_plain_pattern_names_a_word_start_never_the_inside_of_a_word():
         resolve_doc(known, "*raft*")
 
 
+def test_a_glob_starts_where_a_word_starts():
+    """Fresh-user finding: ``raft*`` named papermage's "draft" too (a glob matched from
+    any character of the path), so ``--doc raft*``, ``read`` and ``mark`` refused the Raft
+    paper as ambiguous. A glob matches from a word's start, as a plain pattern does; one
+    that starts with ``*`` still matches anywhere."""
+    known = ["raft-2014-consensus.pdf", "papermage-2023-08-draft.pdf", "notes/my raft.pdf",
+             "arxiv-1706.03762v7-attention.pdf"]
+    assert match_docs(known, "raft*") == [known[0], known[2]]
+    assert resolve_doc(known[:2], "raft*") == known[0]
+    assert match_docs(known, "raft*.pdf") == [known[0], known[2]]
+    assert match_docs(known, "*raft*") == known[:3]
+    assert match_docs(known, "v?-att*") == [known[3]]    # a letter after a digit starts a word
+    assert match_docs(known, "1706*") == [known[3]]      # after '-'
+    assert match_docs(known, "706*") == []               # inside a number
+
+
 def test_an_arxiv_version_names_its_file_letters_after_digits_start_a_word():
     """Fresh-user finding: ``--doc v7`` named nothing (it follows a digit in
     ``1706.03762v7``); a letter after a digit starts a word, a digit after a letter and a
