@@ -105,11 +105,20 @@ def resolve_doc(known: list[str], pattern: str) -> str:
     raise NotFound(no_match_message(pattern, known))
 
 
-def ambiguity_message(pattern: str, found: list[str], shown: int = 3) -> str:
-    """``'attention' matches 4 documents (a.pdf, b.pdf, c.pdf, …): name one``."""
-    more = ", …" if len(found) > shown else ""
-    return (f"{pattern!r} matches {len(found)} documents ({', '.join(found[:shown])}{more}):"
-            " name one")
+#: Most candidates a message lists; more are counted (``… and 3 more``).
+SHOWN = 8
+
+
+def ambiguity_message(pattern: str, found: list[str], shown: int = SHOWN) -> str:
+    """``'attention' matches 4 documents (a.pdf, b.pdf, c.pdf, d.pdf): name one``; past
+    ``shown`` candidates the rest are counted (``…, h.pdf and 3 more``)."""
+    return f"{pattern!r} matches {len(found)} documents ({_listed(found, shown)}): name one"
+
+
+def _listed(found: list[str], shown: int) -> str:
+    """``a, b, c`` or, past ``shown`` names, ``a, b and 3 more``."""
+    head = ", ".join(found[:shown])
+    return head + (f" and {len(found) - shown} more" if len(found) > shown else "")
 
 
 def no_match_message(pattern: str, known: list[str]) -> str:
@@ -125,7 +134,7 @@ def no_match_message(pattern: str, known: list[str]) -> str:
     return head + (f"; did you mean {close[0]!r}?" if close else "")
 
 
-def _inside_words(pattern: str, known: list[str], shown: int = 3) -> str:
+def _inside_words(pattern: str, known: list[str], shown: int = SHOWN) -> str:
     """``'*former*' matches 2: a.pdf, b.pdf`` when the plain ``pattern`` is found only
     inside words of ``known`` names; '' for a glob or when it is nowhere."""
     pattern = _plain(pattern)
@@ -135,5 +144,4 @@ def _inside_words(pattern: str, known: list[str], shown: int = 3) -> str:
     found = match_docs(known, glob)
     if not found:
         return ""
-    more = ", …" if len(found) > shown else ""
-    return f"{glob!r} matches {len(found)}: {', '.join(found[:shown])}{more}"
+    return f"{glob!r} matches {len(found)}: {_listed(found, shown)}"

@@ -21,8 +21,8 @@ GAN = "arxiv-1406.2661-generative-adversarial-nets.pdf"
 
 def _json(*args) -> dict:
     r = CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
-    assert r.exit_code == 0, r.output
-    return json.loads(r.output)
+    assert r.exit_code == 0, r.stdout
+    return json.loads(r.stdout)
 
 
 @pytest.fixture(scope="module")
@@ -78,6 +78,9 @@ def test_a_pattern_naming_only_versions_of_one_work_names_its_newest(papers):
     assert refs["doc"] == V7 and any(r["match"] == RESNET for r in refs["references"])
     page = _json("read", folder, "attention", "--page", "1", "--json", "--cache-dir", cache)
     assert page["doc"] == V7
+    r = CliRunner().invoke(main, ["read", str(folder), "attention", "--page", "1",
+                                  "--cache-dir", str(cache)])
+    assert f"using the newest, {V7} (also {V5})" in r.stderr   # says which, names the other
     r = CliRunner().invoke(main, ["refs", str(folder), "arxiv-1", "--json",
                                   "--cache-dir", str(cache)])
     assert r.exit_code == 2 and "matches" in r.output

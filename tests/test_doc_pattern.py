@@ -162,3 +162,18 @@ def test_search_doc_raft_leaves_the_draft_out_and_every_command_agrees(tmp_path)
     r = _cli("mark", folder, "aft", "keep", "--cache-dir", cache, "--data-dir",
              tmp_path / "data", "--json")
     assert r.returncode == 2 and json.loads(r.stdout)["error"]["kind"] == "not_found"
+
+
+def test_an_ambiguity_lists_every_candidate_up_to_eight():
+    """Fresh-user finding: ``'*attention*' matches 4 (a, b, c, …)`` hid the fourth name
+    the user needed. Up to eight candidates are all listed; past that the rest are
+    counted."""
+    four = [f"paper-{i}-attention.pdf" for i in range(4)]
+    with pytest.raises(AmbiguousDocument) as e:
+        resolve_doc(four, "*attention*")
+    assert all(name in str(e.value) for name in four) and "…" not in str(e.value)
+    twelve = [f"paper-{i:02d}-attention.pdf" for i in range(12)]
+    with pytest.raises(AmbiguousDocument) as e:
+        resolve_doc(twelve, "*attention*")
+    assert "paper-07-attention.pdf and 4 more" in str(e.value)
+    assert "paper-08" not in str(e.value)

@@ -311,3 +311,16 @@ def test_clips_without_doc_lists_every_documents_clips(folder, tmp_path):
     assert r.returncode == 2 and "--delete needs DOC" in r.stderr
     with TriageStore(data) as store:
         assert len(store.get(DocKey.of(folder, ATTENTION)).clips) == 2
+
+
+def test_docs_to_a_pipe_never_cuts_a_file_name_in_two(tmp_path):
+    """Fresh-user finding: ``pdftui docs`` into a pipe (rich's 80 columns) folded long
+    file names (``…representations.pd`` / ``f``), so ``grep`` for a name missed it. To a
+    pipe the table is as wide as the longest name needs."""
+    long_name = "arxiv-2005.07143-ecapa-tdnn-speaker-verification-with-a-much-longer-name.pdf"
+    folder = copy_docs(tmp_path / "papers", [ECAPA])
+    os.rename(folder / ECAPA, folder / long_name)
+    r = _run("docs", folder, "--cache-dir", tmp_path / "cache", "--data-dir", tmp_path / "d",
+             env_extra={"COLUMNS": "80"})
+    assert r.returncode == 0, r.stderr
+    assert any(long_name in line for line in r.stdout.splitlines()), r.stdout

@@ -18,7 +18,8 @@ def named_doc(folder: str, known: list, doc: str) -> str:
     the folder's ``doc`` name; exits with a message naming the near miss or the
     ambiguity. ``known``: the folder's names, or its documents (objects with ``doc`` and
     ``title``, e.g. ``DocumentInfo``): then a pattern naming only versions of one work
-    (``attention``: v5 and v7) names its newest version (:func:`.works.newest`)."""
+    (``attention``: v5 and v7) names its newest version (:func:`.works.newest`), and a
+    note on stderr says which and names the others."""
     from ..corpus import relative_pattern
     from ..doc_pattern import AmbiguousDocument, match_docs, resolve_doc
     from ..errors import NotFound
@@ -34,6 +35,9 @@ def named_doc(folder: str, known: list, doc: str) -> str:
                         match_docs(names, pattern))
         if one is None:
             fail(str(exc), 2, exc.kind)
+        others = [d for d in match_docs(names, pattern) if d != one]
+        click.echo(f"pdftui: {pattern!r} names versions of one paper: using the newest, "
+                   f"{clean_text(one)} (also {', '.join(map(clean_text, others))})", err=True)
         return one
     except NotFound as exc:
         fail(str(exc), 2, exc.kind)

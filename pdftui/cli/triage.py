@@ -62,7 +62,11 @@ def docs(folder, cache_dir, data_dir, as_json, sort):
         table.add_row("" if t.mark.value == "none" else t.mark.value, str(d.year or ""),
                       str(d.pages) if d.pages else "", _doc_cell(d, t.note,
                                                                  cited.get(d.doc, 0)))
-    Console(highlight=False).print(table)
+    console = Console(highlight=False)
+    if not console.is_terminal:   # a pipe: wide enough that no file name is cut in two
+        console.width = max(console.width, NAME_COLUMN_AT + max((len(d.doc) for d, _ in rows),
+                                                                default=0))
+    console.print(table)
     marked = {works[d.doc]: t.mark.value for d, t in rows if t.mark.value != "none"}
     marks = Counter(marked.values())
     problems = sum(1 for d, _t in rows if d.status != "indexed")
@@ -72,6 +76,10 @@ def docs(folder, cache_dir, data_dir, as_json, sort):
                   if n_works != len(rows) else "")
                + "".join(f" · {n} {m}" for m, n in sorted(marks.items()))
                + (f" · {problems} not fully indexed (see status)" if problems else ""))
+
+
+#: Columns before the document column of ``docs``' table (mark, year, pages, rules).
+NAME_COLUMN_AT = 25
 
 
 def _cited_counts(folder, cache_dir) -> dict[str, int]:

@@ -275,7 +275,9 @@ def to_markdown(items: list[ExportItem], heading: str = "Reading list") -> str:
     skipped = sum(i.mark is Mark.SKIP for i in items)
     listed = len(items) - skipped
     count = f"{listed} document{'s' if listed != 1 else ''}"
-    if skipped:   # the skipped papers are not counted in, nor numbered with, the list
+    if skipped and not listed:   # --marked skip: the list is the skipped papers
+        count = f"{skipped} skipped document{'s' if skipped != 1 else ''}"
+    elif skipped:   # the skipped papers are not counted in, nor numbered with, the list
         count += f" · {skipped} skipped"
     out = [f"# {md_escape(_plain(heading))}", "",
            f"{count} · exported {time.strftime('%Y-%m-%d')}", ""]
