@@ -106,6 +106,25 @@ def test_per_arm_ranks_match_single_arm_searches(indexed):
     assert hyb.hits[0].doc == "arxiv-0908.0054-ultralight-bosonic-dark-matter-cmb.pdf"
 
 
+def test_a_section_hit_names_one_semantic_rank(indexed):
+    """Fresh-user finding: a section hit showed ``sem 12`` in its row and ``semantic #1`` in
+    its detail (the JSON too: ``semantic_rank`` 12, the arm ``semantic`` rank 1): hybrid
+    fuses the sections' best passages and their headings apart, and the first list was
+    called "semantic". It is ``section_body`` now; ``semantic_rank`` is the section's place
+    in semantic mode, and no contribution named ``semantic`` says otherwise."""
+    _folder, _cache, service = indexed
+    q = "channel attention that rescales feature maps"
+    hyb = service.search_sync(q, mode="hybrid", granularity="section", top_k=10)
+    sem = service.search_sync(q, mode="semantic", granularity="section", top_k=100)
+    place = {(h.doc, h.section_id): h.rank for h in sem.hits}
+    assert hyb.hits
+    for h in hyb.hits:
+        arms = {c.arm.value: c.rank for c in h.arms}
+        assert "semantic" not in arms or arms["semantic"] == h.semantic_rank
+        assert h.semantic_rank == place.get((h.doc, h.section_id))
+    assert any("section_body" in {c.arm.value for c in h.arms} for h in hyb.hits)
+
+
 def test_scope_and_sections(indexed):
     _folder, _cache, service = indexed
     res = service.search_sync("attention", mode="hybrid", docs="arxiv-2005*")

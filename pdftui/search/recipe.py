@@ -85,7 +85,8 @@ def _fuse(kw: KeywordArm, sem: SemanticArm, sig: Signals, o: RankingConfig, dept
         conf *= o.pages.short_semantic
     if sem.heads is not None:
         got = run.rrf([(Arm.KEYWORD, kwl, kw_w),
-                       (Arm.SEMANTIC, embedded(sig.pending, sem.units), o.semantic.weight),
+                       (Arm.SECTION_BODY, embedded(sig.pending, sem.units),
+                        o.semantic.weight),
                        (Arm.SECTION_HEAD, embedded(sig.pending, sem.heads),
                         o.sections.head_weight)], k=o.k)
         w_stand = o.semantic.weight + o.sections.head_weight

@@ -33,8 +33,9 @@ class Arm(str, Enum):
     """The lists a fused score is made of."""
 
     KEYWORD = "keyword"          # stage-1 list of per-document BM25 ranks
-    SEMANTIC = "semantic"        # pages by cosine; sections by their best unit
-    SECTION_HEAD = "section_head"  # sections by their head unit's cosine
+    SEMANTIC = "semantic"        # pages by cosine; sections: semantic mode's own order
+    SECTION_BODY = "section_body"  # sections by their best unit's cosine (hybrid)
+    SECTION_HEAD = "section_head"  # sections by their head unit's cosine (hybrid)
     HEAD = "head"                # the head field: page 1 of documents whose byline holds it
     DOCUMENT = "document"        # the document-level arm: documents by their head vector
     SUBSECTIONS = "subsections"  # a section by the fused scores of its listed subsections

@@ -16,7 +16,8 @@ if TYPE_CHECKING:
     from ..search.run import Weights
     from ..search.hits import Hit
 
-ARM_NAMES = {"keyword": "keyword", "semantic": "semantic", "section_head": "heading",
+ARM_NAMES = {"keyword": "keyword", "semantic": "semantic", "section_body": "body",
+             "section_head": "heading",
              "head": "byline", "document": "document", "subsections": "subsections",
              "document_order": "document place", "named": "named document",
              "passage": "passage", "stand_in": "keyword for semantic",
