@@ -21,6 +21,7 @@ from ..document import Section, innermost
 from ..furniture import Furniture, blanked
 from ..library import read_furniture, read_page_blocks
 from ..sections import PAGES_SOURCE
+from ..store.citations import read_references
 from ..store.reader import (hidden_positions, page_sectioned_contents, read_block_texts, read_bracketed_blocks,
                             read_embedding_states, read_file_states, read_section_keys, read_sections,
                             read_vocabulary)
@@ -297,10 +298,19 @@ class CorpusView:
                 pages.setdefault(b.page, []).append(b.text)
             if not spans:   # numbered entries only: the pages holding some, in full
                 pages = {p: self.blocks(cid, p) for p in pages}
+            entries = self._entry_chars(cid) if spans else {}
             got = frozenset(p for p, blocks in pages.items() if references.is_reference_page(
-                blocks, any(a <= p <= b for a, b in spans)))
+                blocks, any(a <= p <= b for a, b in spans), entries.get(p, 0)))
             self.memo.ref_pages[cid] = got
         return got
+
+    def _entry_chars(self, cid: int) -> dict[int, int]:
+        """``{page: characters of the reference entries starting on it}`` from the parsed
+        entries the index stored ({} when it stored none)."""
+        out: dict[int, int] = {}
+        for ref in read_references(self.db, cid):
+            out[ref.page] = out.get(ref.page, 0) + len(ref.raw)
+        return out
 
     # -- section units ----------------------------------------------------------------------
     def unit_map(self, m: VectorMatrix, cid: int):

@@ -53,18 +53,30 @@ def reference_share(blocks: Sequence[str]) -> float:
     return sum(len(b.strip()) for b in body if is_entry(b)) / total
 
 
-def is_reference_page(blocks: Sequence[str], in_references: bool) -> bool:
+def is_reference_page(blocks: Sequence[str], in_references: bool, entry_chars: int = 0
+                      ) -> bool:
     """True when a page is (mostly) reference list. ``in_references``: the page lies in a
     section titled References / Bibliography (from the outline or the heading detector);
-    such a page needs a :func:`reference_share` of 0.3 (entries are often split into
-    several blocks, some without a year); any other page needs numbered entries
-    (``[12] ...``) holding :data:`PAGE_SHARE` of its text, so a paragraph dense with
-    author-year citations is never taken for a bibliography."""
+    such a page needs 0.3 of its text (after the heading) in entries: by
+    :func:`reference_share` (blocks that each read as an entry) or by ``entry_chars``, the
+    characters of the entries the reference parser (:mod:`pdftui.references`) found
+    starting on the page (a layout that makes each printed line a block leaves few blocks
+    that read as an entry alone); any other page needs numbered entries (``[12] ...``)
+    holding :data:`PAGE_SHARE` of its text, so a paragraph dense with author-year
+    citations is never taken for a bibliography."""
     if in_references:
-        return reference_share(blocks) >= 0.3
+        return max(reference_share(blocks), _share(blocks, entry_chars)) >= 0.3
     total = sum(len(b.strip()) for b in blocks)
     numbered = sum(len(b.strip()) for b in blocks if _NUMBERED_RE.match(b) and is_entry(b))
     return total > 0 and numbered / total >= PAGE_SHARE
+
+
+def _share(blocks: Sequence[str], chars: int) -> float:
+    """``chars`` as a share (0..1) of the page's text after its "References" heading."""
+    start = next((i for i, b in enumerate(blocks) if _HEADING_RE.match(b)), None)
+    body = blocks[start + 1:] if start is not None else blocks
+    total = sum(len(b.strip()) for b in body)
+    return min(1.0, chars / total) if total else 0.0
 
 
 def is_references_title(title: str) -> bool:
