@@ -401,15 +401,21 @@ _AY_VNAME = (rf"(?:(?:{_PARTICLES_ALT})\s)*[A-ZÀ-ÞĀ-ſ][\w'’€\-]+"
 _AUTHOR_YEAR_START_RE = re.compile(
     rf"(?<=[.)]\s)(?=(?:{_AY_NAME},\s{_AY_INITS},?\s(?:and\s|&\s)?)+(?:et\sal\.,?\s)?"
     rf"\(?(?:19|20)\d\d[a-z]?\)?[.,]"
-    rf"|(?:{_AY_NAME},\s{_AY_INITS},\s?)+(?:{_AY_NAME},?)?\s*$"
-    rf"|(?:{_AY_VNAME},\s)*{_AY_VNAME}(?:,\set\sal)?\.\s(?:19|20)\d\d[a-z]?\.(?:\s|$)"
-    rf"|(?:{_AY_VNAME},\s)+(?:{_AY_VNAME}\.?|{_AY_NAME})?\s*$)")
+    rf"|(?:{_AY_NAME},\s{_AY_INITS},\s?)+(?:{_AY_NAME},?)?\s*$)")
+_VANCOUVER_YEAR_START_RE = re.compile(
+    rf"(?<=[.)]\s)(?=(?:{_AY_VNAME},\s)*{_AY_VNAME}(?:,\set\sal)?\.\s(?:19|20)\d\d[a-z]?\."
+    rf"(?:\s|$)|(?:{_AY_VNAME},\s)+(?:{_AY_VNAME}\.?|{_AY_NAME})?\s*$)")
+#: What a line holding a Vancouver name has (a cheap test before the pattern above).
+_VANCOUVER_HINT_RE = re.compile(r"[a-z’'] [A-Z]{1,3}(?:,|\.\s(?:19|20)\d\d)")
 
 
 def _run_in_author_year(text: str) -> list[str]:
     """``text`` cut before each author-year entry that starts inside it (one piece when
-    none does)."""
-    return _cut_at(_AUTHOR_YEAR_START_RE, text)
+    none does): ``Surname, I.`` lists, or Vancouver ``Surname II`` ones."""
+    pieces = _cut_at(_AUTHOR_YEAR_START_RE, text)
+    if not _VANCOUVER_HINT_RE.search(text):
+        return pieces
+    return [p for piece in pieces for p in _cut_at(_VANCOUVER_YEAR_START_RE, piece)]
 
 
 def _column_edges(lines: list[_Line]) -> list[float]:
@@ -475,11 +481,14 @@ _HYPHEN_RE = re.compile(r"(?<=[a-z])-$")
 
 def _join(lines: list[str]) -> str:
     """An entry's lines as one string: a line ending in a hyphen after a lower-case letter
-    joins the next line's lower-case word without it (``rep-`` + ``resentations``)."""
+    joins the next line's lower-case word without it (``rep-`` + ``resentations``), and a
+    capitalised one with it (``Grabska-`` + ``Barwinska``)."""
     out = ""
     for line in lines:
         if out.endswith("-") and _HYPHEN_RE.search(out) and line[:1].islower():
             out = out[:-1] + line
+        elif out.endswith("-") and out[-2:-1].isalpha() and line[:1].isupper():
+            out += line   # a hyphenated name or compound broken there: Grabska-Barwinska
         else:
             out = f"{out} {line}" if out else line
     out = " ".join(out.split())
@@ -488,7 +497,8 @@ def _join(lines: list[str]) -> str:
 
 # ----------------------------------------------------------------------------- fields
 _ARXIV_RE = re.compile(r"(?:arXiv[:\s]*|arxiv\.org/(?:abs|pdf)/|abs/|CoRR[,\s]+abs/)"
-                       r"(\d{4}\.\d{4,5}|[a-z\-]+(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?", re.I)
+                       r"(\d{4}\.\d{4,5}|[a-z\-]+(?:\.[A-Z]{2})?/\d{7}|\d{8,9}(?!\d))(?:v\d+)?",
+                       re.I)
 _DOI_RE = re.compile(r"(?:doi[:\s]*|doi\.org/)?\b(10\.\d{4,9}/[^\s\"<>]+)", re.I)
 #: A year: four digits 1800-2039 that are no part of a longer number, a decimal or an
 #: identifier (``1810.12885``, ``abs/1810``).
@@ -503,11 +513,13 @@ jr sr st dr mr ms vs cf fig eq sec ch nat acad sci natl assoc comput mach ieee a
 eng soc phys rev lett math stat appl res lab tech rep""".split())
 #: 1-6 words each opening with a letter (any case: particles, a letter split from its word
 #: as in ``Ł ukasz``) and made of word characters, apostrophes, periods and hyphens.
-_NAME_PIECE_RE = re.compile(r"[A-ZÀ-ÞĀ-ſ][\w'’.\-]*(?:\s+[A-ZÀ-ÞĀ-ſ][\w'’.\-]*){0,5}",
-                            re.I)
-#: A word of a title's (``Chow quotients of Grassmannians``), never of a name.
-_TITLE_WORD_RE = re.compile(r"\s(?:of|the|for|in|on|with|to|from|by|at|an|a|is|are|via|"
-                            r"using|towards|through|into|how|what|why)\s")
+#: After the first word, none is a title's word (``Chow quotients of Grassmannians``).
+_TITLE_WORDS = (r"(?-i:of|the|for|in|on|with|to|from|by|at|an|a|is|are|via|using|towards|"
+                r"through|into|how|what|why)(?:\s|$)")
+_NAME_PIECE_RE = re.compile(rf"[A-ZÀ-ÞĀ-ſ][\w'’.\-]*(?:\s+(?!{_TITLE_WORDS})"
+                            r"[A-ZÀ-ÞĀ-ſ][\w'’.\-]*){0,5}", re.I)
+#: A surname opening with an elided particle (``d’Ascoli``, ``dell’Orco``).
+_ELIDED_RE = re.compile(r"[a-z]{1,4}['’][A-ZÀ-ÞĀ-ſ]")
 _INITIALS_RE = re.compile(r"^(?:[A-Z]\.?-?\s?){1,4}$")
 
 
@@ -535,9 +547,11 @@ _ET_AL_ONLY_RE = re.compile(r"\bet\.?\s*al\b|\band\s+others\b", re.I)
 def _has_et_al(body: str, title: str) -> bool:
     """Does the entry print "et al." / "and others" before its title (its whole text
     when no title was read)?"""
+    if " al" not in body and "others" not in body:
+        return False
     at = body.find(title[:30]) if title else -1
     head = body[:at] if at > 0 else body[:300]
-    return ("al" in head or "others" in head) and bool(_ET_AL_ONLY_RE.search(head))
+    return bool(_ET_AL_ONLY_RE.search(head))
 
 
 #: A combining accent set apart from its letter by a space (``C ́el ́erier``: the mark
@@ -560,6 +574,7 @@ def _normal_text(text: str) -> str:
         return fix_accents(text) if "`" in text else text
     if _MARK_RE.search(text):
         text = _TRAILING_MARK_RE.sub(r"\1", _LOOSE_MARK_RE.sub(r"\2\1", text))
+        text = text.replace("ı\u0308", "ï").replace("ı\u0301", "í")
     if "€" in text:
         text = _EURO_UMLAUT_RE.sub(lambda m: m.group(1) + "\u0308", text)
     return fix_accents(unicodedata.normalize("NFC", text))
@@ -570,7 +585,10 @@ def _arxiv(text: str) -> str:
     if "arxiv" not in low and "abs/" not in low:   # all that _ARXIV_RE can match
         return ""
     m = _ARXIV_RE.search(text)
-    return m.group(1) if m else ""
+    if not m:
+        return ""
+    got = m.group(1)   # an id printed without its dot (arXiv:14091259) gets it back
+    return f"{got[:4]}.{got[4:]}" if got.isdigit() else got
 
 
 #: A DOI that ends the entry, broken after one of its dots at a line end
@@ -686,7 +704,7 @@ _CAP = "A-ZÀ-ÞĀ-ſ"
 _INITS = f"(?:[{_CAP}](?![\\w’'])\\.?\\s?-?\\s?)*[{_CAP}](?![\\w’'])\\.?"
 _ONE = f"({_SURNAME}),\\s+{_INITS}"
 _INVERTED_RE = re.compile(
-    f"^{_ONE}((?:,\\s+(?:and\\s+|AND\\s+|&\\s+)?{_SURNAME},\\s+{_INITS})*)"
+    f"^{_ONE}((?:[,;]\\s+(?:and\\s+|AND\\s+|&\\s+)?{_SURNAME},\\s+{_INITS})*)"
     f"(?:,?\\s+(?:and|AND|&)\\s+{_SURNAME},\\s+{_INITS})?(?:,?\\s+et\\.?\\s*al\\.?)?")
 _NAME_IN_LIST_RE = re.compile(f"({_SURNAME}),\\s+({_INITS})")
 _LEAD_YEAR_RE = re.compile(r"^[\s,.]*\(?((?:1[89]\d|20[0-3])\d)[a-z]?\)?[.,:]?\s+")
@@ -752,9 +770,10 @@ def _comma_names(text: str) -> tuple[list[_Name], str] | None:
     """``(names, rest)`` of an entry opening with given-name-first names parted by commas
     and ended by a comma (``Louis J. Billera, Susan P. Holmes, and Karen Vogtmann,
     Geometry of ...``; ``S. Pinker, The Language Instinct: ...``): the list ends at its
-    ``and`` name or before the first part that is no name, which must then read as a
-    title's start (two words or more, one in lower case). None otherwise."""
-    parts = text[:PARSE_CHARS].split(", ")
+    ``and`` name, followed by a capitalised part without a year (the title, maybe of one
+    word: ``Triangulations``), or before the first part that is no name, which must then
+    read as a title's start (:func:`_title_start`). None otherwise."""
+    parts = text.split(", ", 60)
     names: list[_Name] = []
     for i, part in enumerate(parts[:-1]):
         last = part.startswith(("and ", "& "))
@@ -878,6 +897,10 @@ def _venue_part(parts: list[str], i: int) -> bool:
 _VOLUME_RE = re.compile(r"\d|(?:vol\b|vol\.|volume\b|no\.)", re.I)
 
 
+#: A journal's volume and pages (``273:31–53``, ``5(2):86``).
+_VOLUME_PAGES_RE = re.compile(r"\d+\s?(?:\(\w+\))?:\s?\w*\d")
+
+
 def _title_sentence(title: str) -> str:
     """``title`` cut before a sentence of it that reads as a venue (``Is quantum
     mechanics useful? Philos. Trans. Roy. Soc. London Ser. A``) or as a publisher's name
@@ -886,6 +909,7 @@ def _title_sentence(title: str) -> str:
         tail = title[m.end():]
         words = tail.split()
         if _abbreviations(tail) >= 2 or _VENUE_PART_RE.search(tail) or \
+                _VOLUME_PAGES_RE.search(tail) or \
                 len(words) <= 4 and all(w[:1].isupper() for w in words):
             return title[:m.start()]
     return title
@@ -982,15 +1006,16 @@ _AFTER_MARK_RE = re.compile(r"(?<=[.?!])\s+")
 
 
 def _is_initial(word: str) -> bool:
-    """``N``, ``J.-P`` style initials (the period after them does not end a
+    """``N``, ``J.-P``, ``A.-r`` style initials (the period after them does not end a
     sentence)."""
     return len(word) <= 6 and bool(_INITIAL_RE.fullmatch(word))
 
 
-_INITIAL_RE = re.compile(r"[A-ZÀ-ÞĀ-ſ](?:\.-?[A-ZÀ-ÞĀ-ſ]){0,2}")
+_INITIAL_RE = re.compile(r"[A-ZÀ-ÞĀ-ſ](?:\.-?[A-ZÀ-ÞĀ-ſa-z]){0,2}")
 
 
-_ET_AL_RE = re.compile(r"\bet\.?\s*al\b\.?|\band others\b|\(eds?\.?\)|\beds?\.$", re.I)
+_ET_AL_RE = re.compile(r"\bet\.?\s*al\b\.?|\band others\b|\(eds?\.?\)|\beds?\.$|"
+                       r",?\s*\beditors?$", re.I)
 _NAME_SPLIT_RE = re.compile(r",|;|\band\b|&")
 
 
@@ -1049,10 +1074,9 @@ def _name_piece(piece: str) -> bool:
     """Does a piece read as one name: 1-6 name-like words (letters, broken accents and
     particles in lower case allowed), the last one capitalised (the surname, or
     initials), none a title's word (``of``, ``for``; a group's leading ``the`` aside)?"""
-    if not _NAME_PIECE_RE.fullmatch(piece) or piece[piece.rfind(" ") + 1:][:1].islower():
-        return False
-    bare = piece[4:] if piece.startswith("the ") else piece
-    return " " not in bare or not _TITLE_WORD_RE.search(f" {bare} ")
+    last = piece[piece.rfind(" ") + 1:]
+    return bool(_NAME_PIECE_RE.fullmatch(piece)) and \
+        (not last[:1].islower() or bool(_ELIDED_RE.match(last)))
 
 
 def _inverted(pieces: list[str]) -> bool:
@@ -1103,7 +1127,7 @@ def _first_title(sentences: list[str]) -> tuple[str, list[str]]:
             and len(rest[0].split()) >= 3 and not _VENUE_PART_RE.search(rest[0]) \
             and not _abbreviations(rest[0]) and not _DIGIT_RE.search(rest[0]):
         title, rest = f"{title} {rest[0]}", rest[1:]
-    title = _tidy_title(title)
+    title = _tidy_title(_title_sentence(_TITLE_TAIL_RE.sub("", title)))
     return (title if _title_like(title) else ""), rest
 
 

@@ -118,9 +118,14 @@ def test_hostile_entries_are_bounded_and_stored_as_text():
     huge = read_references(_blocks((72, "[1] " + "word " * 10_000),
                                    (72, "[2] \x1b[31mRed\x1b[0m [bold]Name[/bold]. A title."
                                         " Venue, 2001.")))
+    runs = [read_references(_blocks((72, text))) for text in (
+        "x. " + ("Aa B, " * 30 + "Aa B. 2001. Title. ") * 150,   # Vancouver run-ins
+        "Louis J. Billera, " * 3000, "(1982a), " + "Title, " * 7000, ". Aa B" * 8000)]
     assert time.monotonic() - t0 < 30   # bounded, not a timing goal
     assert len(huge[0].raw) <= MAX_RAW_CHARS
     assert "\x1b" not in huge[1].raw and "[bold]" in huge[1].raw
+    assert all(len(r.raw) <= MAX_RAW_CHARS and len(r.given) == len(r.authors)
+               for refs in runs for r in refs)
 
 
 def test_split_keeps_page_of_each_entry():
@@ -492,3 +497,44 @@ def test_an_arxiv_doi_gives_the_arxiv_id_and_a_doi_broken_after_its_slash_is_joi
                     " meta-analyses. Lancet 1999;354:1896e900. (PMID: 10584742), doi: 10.1016/"
                     " S0140-6736(99)04149-5.", 7)
     assert r.doi == "10.1016/S0140-6736(99)04149-5"
+
+
+def test_more_name_forms_semicolons_dotless_i_editors_elided_particles_lower_initials():
+    r = parse_entry("A \u0308\u0131meur, E.; Brassard, G. & Gambs, S. “Machine Learning in a"
+                    " Quantum World”. In “Advances in Artificial Intelligence”, 431–442."
+                    " Springer (2006)", 24, 0, "[5]")
+    assert (r.authors, r.year) == (("Aïmeur", "Brassard", "Gambs"), 2006)
+    assert r.title == "Machine Learning in a Quantum World"
+    r = parse_entry("B. Beyer, C. Jones, et al., editors. Site Reliability Engineering: How"
+                    " Google Runs Production Systems. O’Reilly, 2016.", 12, 0, "[19]")
+    assert (r.first_author, r.et_al, r.year) == ("Beyer", True, 2016)
+    assert r.title == "Site Reliability Engineering: How Google Runs Production Systems"
+    r = parse_entry("S. d’Ascoli, J. Rapin, Y. Benchetrit, H. Banville, and J.-R. King. TRIBE:"
+                    " TRImodal Brain Encoder for whole-brain fMRI response prediction."
+                    " arXiv:2507.22229, 2025.", 7)
+    assert (r.first_author, r.arxiv_id) == ("d’Ascoli", "2507.22229")
+    r = parse_entry("A. Graves, A.-r. Mohamed, and G. Hinton. Speech recognition with deep"
+                    " recurrent neural networks. In ICASSP, 2013.", 9)
+    assert (r.authors, r.title) == (("Graves", "Mohamed", "Hinton"),
+                                    "Speech recognition with deep recurrent neural networks")
+
+
+def test_a_title_ending_in_a_capital_and_an_arxiv_id_without_its_dot():
+    r = parse_entry("N. Alon. Problems and results in extremal combinatorics, Part I. Discrete"
+                    " Math, 273:31–53, 2003.", 7, 0, "[4]")
+    assert (r.title, r.year) == ("Problems and results in extremal combinatorics, Part I", 2003)
+    r = parse_entry("Cho K, Van Merriënboer B, Bahdanau D, Bengio Y. On the properties of neural"
+                    " machine translation: Encoder-decoder approaches. arXiv preprint"
+                    " arXiv:14091259. 2014;.", 9, 0, "[2]")
+    assert (r.arxiv_id, r.year, r.authors[1]) == ("1409.1259", 2014, "Van Merriënboer")
+
+
+def test_a_hyphenated_name_broken_at_a_line_end_keeps_its_hyphen():
+    refs = read_references(_blocks(
+        (72, "Avsec, Z., Agarwal, V., Visentin, D., Ledsam, J. R., Grabska-"),
+        (84, "Barwinska, A., Taylor, K. R., Assael, Y., Jumper, J., Kohli, P., and Kelley, D."
+             " R. Effective gene expression prediction from sequence by integrating"
+             " long-range interactions. Nature Methods, 18(10):1196–1203, 2021.")))
+    assert refs[0].authors[4] == "Grabska-Barwinska"
+    assert refs[0].title.startswith("Effective gene expression prediction")
+    assert refs[0].year == 2021
