@@ -1,24 +1,34 @@
 """Reference entries: a document's reference list split into entries, each parsed into
-fields (authors' surnames, year, title, venue, arXiv id, DOI) with its page and printed
-label.
+fields (authors' surnames and given names, "et al.", year, title, venue, arXiv id, DOI)
+with its page and printed label.
 
 Input is the stored blocks of the sections titled "References" / "Bibliography"
 (:func:`is_reference_heading`), in reading order, so no PDF is
-read again. Splitting (:func:`split_entries`) knows three styles:
+read again. Running heads and feet of the list's pages are dropped first: a page-edge block
+whose text recurs at another page's edge (whole, or opening a block there), or that opens
+or ends with its page's number. Splitting (:func:`split_entries`) knows three styles:
 
 - labelled: each entry opens with ``[12]``, ``[Vas+17]`` or ``12.`` (most of a list's
-  blocks do);
+  blocks do, or the labels count up as they run in: a column set as one block);
 - hanging indent: an entry's first line sits at its column's left edge and the lines after
   it are indented (the blocks of one column compared by their left ``x0``);
-- one block per entry: neither of the above; a block that opens in lower case or follows a
-  hyphen continues the entry before it.
+- one block per entry: neither of the above; a block that opens in lower case, with a
+  bare year, a DOI or a journal's volume, or follows a hyphen, a comma or the year after
+  the names, continues the entry before it.
+
+Author-year entries set as running text are cut where ``Surname, I., ..., Year.`` or
+``Surname II, ... Year.`` starts. An entry that repeats the names of the one before it
+(``(1982a), Title``, ``———, Title``) is an entry of its own with their authors.
 
 Fields (:func:`parse_entry`) come from the usual shapes ``Authors. Year. Title. Venue.``,
-``Authors (Year). Title. Venue.``, ``Authors. Title. Venue, Year.`` and
-``Authors, "Title," Venue, Year``; an entry none of them fits keeps its raw text and no
-field that was not read (no invented title or author). Work is bounded on hostile text:
-at most :data:`MAX_ENTRIES` entries per document, each parsed on its first
-:data:`PARSE_CHARS` characters and stored up to :data:`MAX_RAW_CHARS`.
+``Authors (Year). Title. Venue.``, ``Authors. Title. Venue, Year.``,
+``Authors, "Title," Venue, Year``, ``Names (Year), Title, Journal, Volume, pp.`` and
+``Given Surname, Given Surname, and Given Surname, Title, Journal Volume (Year)`` (a title
+ended by a comma runs to the first part that reads as a venue, a publisher, an edition or
+a volume); an entry none of them fits keeps its raw text and no field that was not read
+(no invented title or author). Work is bounded on hostile text: at most
+:data:`MAX_ENTRIES` entries per document, each parsed on its first :data:`PARSE_CHARS`
+characters and stored up to :data:`MAX_RAW_CHARS`.
 """
 
 from __future__ import annotations
