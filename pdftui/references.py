@@ -1064,8 +1064,11 @@ _Fields = tuple[list[_Name], int | None, str, str]
 
 
 def _given(text: str) -> str:
-    """Given names or initials as printed, spaces normalised, a trailing comma dropped."""
-    return " ".join(text.split()).strip(" ,;")
+    """The initials after a ``Surname,`` as printed, spaces normalised, a trailing comma
+    dropped, and the last initial's period given back where the end of the author list
+    took it (``Hinton, G. E`` -> ``G. E.``)."""
+    given = " ".join(text.split()).strip(" ,;")
+    return given + "." if given[-1:].isupper() else given
 
 
 def _spread_initials(initials: str) -> str:
@@ -1112,7 +1115,14 @@ def _surname(name: str) -> _Name:
     else:
         while i > 0 and words[i - 1].lower() in _PARTICLES:
             i -= 1
-    return _clean_surname(" ".join(words[i:])), " ".join(words[:i]).strip(",;")
+    given = " ".join(words[:i]).strip(",;")
+    if " " in given:   # a letter split from its word: Ł ukasz
+        given = _SPLIT_LETTER_RE.sub(r"\1", given)
+    return _clean_surname(" ".join(words[i:])), given
+
+
+#: A capital letter set apart from the rest of its word (``Ł ukasz``, ``Ond rej``).
+_SPLIT_LETTER_RE = re.compile(r"\b([A-ZÀ-ÞĀ-ſ]) (?=[a-zß-ÿ]{2,}\b)")
 
 
 _SUFFIXES = frozenset(("jr", "sr", "ii", "iii"))

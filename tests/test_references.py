@@ -483,6 +483,13 @@ def test_given_names_and_et_al_parallel_to_the_surnames():
     r = parse_entry("Volpi T, Silvestri E, et al. The brain’s “dark energy” puzzle. J"
                     " Neurosci. 2024;44(1):e1234.", 3)
     assert (r.given, r.et_al) == (("T.", "E."), True)
+    r = parse_entry("Ba, J. L., Kiros, J. R., and Hinton, G. E. Layer normalization. arXiv"
+                    " preprint arXiv:1607.06450, 2016.", 10)
+    assert r.given == ("J. L.", "J. R.", "G. E.")   # the period the list's end took
+    r = parse_entry("Aidan N Gomez, Ł ukasz Kaiser, and Illia Polosukhin. Attention is all you"
+                    " need. In NIPS, 2017.", 10)
+    assert (r.authors, r.given) == (("Gomez", "Kaiser", "Polosukhin"),
+                                    ("Aidan N", "Łukasz", "Illia"))
     r = parse_entry("Together Computer. Redpajama: an open dataset. 2023.", 6)
     assert len(r.given) == len(r.authors)
     r = parse_entry("Phys. Rev. Lett. 85, 1158 - 1161 (2000), et al.", 4)
