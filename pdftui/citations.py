@@ -103,12 +103,15 @@ def _arxiv_year(arxiv_id: str) -> int | None:
 
 @dataclass(slots=True)
 class TargetIndex:
-    """Documents looked up by arXiv id, DOI and the first two words of their title."""
+    """Documents looked up by arXiv id, DOI and the first two words of their title
+    (``first_words``: the first words of those, so that an entry's text is looked up at
+    them only)."""
 
     by_arxiv: dict[str, list[Target]] = field(default_factory=dict)
     by_doi: dict[str, list[Target]] = field(default_factory=dict)
     by_start: dict[str, list[Target]] = field(default_factory=dict)
     titles: dict[int, str] = field(default_factory=dict)
+    first_words: set[str] = field(default_factory=set)
 
     @classmethod
     def of(cls, targets: Iterable[Target]) -> TargetIndex:
@@ -123,6 +126,7 @@ class TargetIndex:
             if len(words) >= MIN_TITLE_WORDS:
                 out.titles[t.content_id] = " ".join(words)
                 out.by_start.setdefault(" ".join(words[:2]), []).append(t)
+                out.first_words.add(words[0])
         return out
 
 
@@ -136,7 +140,8 @@ def matches(ref: Reference, index: TargetIndex) -> list[int]:
         found.update(t.content_id for t in index.by_doi.get(ref.doi.lower(), ()))
     raw = norm(ref.raw[:RAW_CHARS])
     words = raw.split()
-    starts = {" ".join(words[i:i + 2]) for i in range(len(words) - 1)}
+    first = index.first_words
+    starts = {f"{w} {words[i + 1]}" for i, w in enumerate(words[:-1]) if w in first}
     for start in starts:
         for t in index.by_start.get(start, ()):
             if t.content_id not in found and _same_work(ref, raw, t, index.titles[t.content_id]):

@@ -43,7 +43,7 @@ def test_refs_json_links_same_work_and_all_versions_not_a_follow_up(citing):
     assert out["doc"] == "dense.pdf"
     refs = out["references"]
     assert set(refs[0]) == {"page", "label", "raw", "authors", "year", "title", "venue",
-                            "arxiv_id", "doi", "match", "matches"}
+                            "arxiv_id", "doi", "match", "matches", "given", "et_al"}
     assert [(r["match"], r["matches"]) for r in refs] == [
         ("lattice.pdf", ["lattice.pdf"]),
         (None, []),                            # the follow-up "... II: Extensions"
@@ -155,6 +155,29 @@ def test_an_older_cache_gains_references_without_re_extraction(tmp_path):
     summary = index_folder(folder, cache, embed=False)
     assert summary.indexed == 0 and summary.unchanged == 5   # no PDF extracted again
     assert _refs(folder, cache, "dense.pdf")[0]["match"] == "lattice.pdf"
+
+
+def test_a_cache_of_layout_10_reads_given_names_again_from_stored_blocks(tmp_path):
+    """A cache whose entries were read before they kept given names and "et al." (layout
+    10, REFERENCES_VERSION 5) gains them on the next index, read again from the stored
+    blocks: no PDF is extracted again."""
+    folder = build_citing_folder(tmp_path / "papers")
+    cache = tmp_path / "cache"
+    index_folder(folder, cache, embed=False)
+    db = sqlite3.connect(cache / "index.sqlite3")
+    for column in ("given", "et_al"):
+        db.execute(f"ALTER TABLE reference_entries DROP COLUMN {column}")
+    db.execute("UPDATE references_read SET version = 5")
+    db.execute("PRAGMA user_version = 10")
+    db.commit()
+    db.close()
+    summary = index_folder(folder, cache, embed=False)
+    assert summary.indexed == 0 and summary.unchanged == 5   # no PDF extracted again
+    refs = _refs(folder, cache, "dense.pdf")
+    assert refs[0]["authors"] == ["Lovelace", "Babbage"] and refs[0]["given"] == ["A.", "C."]
+    assert refs[0]["et_al"] is False and refs[0]["match"] == "lattice.pdf"
+    survey = _refs(folder, cache, "survey.pdf")
+    assert survey[0]["given"] == ["Ada", "Charles"]
 
 
 def test_hostile_reference_text_is_bounded_and_shown_as_text(tmp_path):

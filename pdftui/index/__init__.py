@@ -255,9 +255,10 @@ def _cite(cache: Cache, root: str, cancel: threading.Event) -> None:
     then the folder's links brought up to date; no PDF is opened."""
     from .citations import fill_references, update_links
 
-    fill_references(cache, root, cancel)
+    read: dict = {}
+    fill_references(cache, root, cancel, read)
     if not cancel.is_set():
-        update_links(cache, root)
+        update_links(cache, root, read)
 
 
 def _embedding_summary(summary: IndexSummary, embedder, embed_thread) -> None:

@@ -14,21 +14,27 @@ from __future__ import annotations
 import threading
 
 from ..citations import Target, TargetIndex, link
-from ..references import REFERENCES_VERSION, RefBlock, is_reference_heading, read_references
+from ..references import (REFERENCES_VERSION, RefBlock, Reference, is_reference_heading,
+                          read_references)
 from ..store.citations import reference_blocks, references_of
 from ..store.database import Cache
 from ..store.reader import parse_authors, read_documents, read_sections
 
 
-def fill_references(cache: Cache, root: str, cancel: threading.Event | None = None) -> int:
-    """Read and store the reference entries of ``root``'s contents that lack current ones;
-    returns how many contents were read."""
+def fill_references(cache: Cache, root: str, cancel: threading.Event | None = None,
+                    read: dict[int, list[Reference]] | None = None) -> int:
+    """Read and store the reference entries of ``root``'s contents that lack current ones
+    (also into ``read``, ``{content id: entries}``, when given, so that
+    :func:`update_links` need not read them back); returns how many contents were
+    read."""
     todo = cache.references_missing(root, REFERENCES_VERSION)
     for cid in todo:
         if cancel is not None and cancel.is_set():
             break
-        cache.set_references(cid, read_references(content_blocks(cache, cid)),
-                             REFERENCES_VERSION)
+        refs = read_references(content_blocks(cache, cid))
+        cache.set_references(cid, refs, REFERENCES_VERSION)
+        if read is not None:
+            read[cid] = refs
     return len(todo)
 
 
@@ -56,9 +62,20 @@ def folder_targets(cache: Cache, root: str) -> dict[int, Target]:
     return out
 
 
-def update_links(cache: Cache, root: str) -> int:
+def _entries(cache: Cache, cids: set[int], read: dict[int, list[Reference]]
+             ) -> dict[int, list[Reference]]:
+    """``{content id: entries}`` of ``cids`` (those without entries absent), from ``read``
+    where it has them, else from the cache."""
+    out = {c: read[c] for c in cids if read.get(c)}
+    out.update(references_of(cache.db, cids - set(read)))
+    return out
+
+
+def update_links(cache: Cache, root: str, read: dict[int, list[Reference]] | None = None
+                 ) -> int:
     """Bring ``root``'s citation links up to date with its documents (see the module doc);
-    returns how many documents were (re-)matched."""
+    ``read``: entries :func:`fill_references` just stored (the others are read from the
+    cache). Returns how many documents were (re-)matched."""
     targets = folder_targets(cache, root)
     now = {cid: t.fingerprint(REFERENCES_VERSION) for cid, t in targets.items()}
     before = cache.citation_state(root)
@@ -68,7 +85,7 @@ def update_links(cache: Cache, root: str) -> int:
         return 0
     all_index = TargetIndex.of(targets.values())
     changed_index = TargetIndex.of(targets[c] for c in changed)
-    links = link(references_of(cache.db, changed), all_index)
-    links += link(references_of(cache.db, set(now) - changed), changed_index)
+    links = link(_entries(cache, changed, read or {}), all_index)
+    links += link(_entries(cache, set(now) - changed, read or {}), changed_index)
     cache.update_links(root, dropped, links, now)
     return len(changed)

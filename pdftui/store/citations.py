@@ -42,10 +42,12 @@ class CitationStore:
             db.execute("DELETE FROM reference_entries WHERE content_id = ?", (content_id,))
             db.executemany(
                 "INSERT INTO reference_entries(content_id, ordinal, page, label, raw, authors,"
-                " year, title, venue, arxiv_id, doi) VALUES(?,?,?,?,?,?,?,?,?,?,?)",
+                " year, title, venue, arxiv_id, doi, given, et_al)"
+                " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 [(content_id, r.ordinal, r.page, r.label, r.raw,
                   json.dumps(list(r.authors), ensure_ascii=False), r.year, r.title,
-                  r.venue, r.arxiv_id, r.doi) for r in refs])
+                  r.venue, r.arxiv_id, r.doi, json.dumps(list(r.given), ensure_ascii=False),
+                  int(r.et_al)) for r in refs])
             db.execute("INSERT OR REPLACE INTO references_read(content_id, version)"
                        " VALUES(?, ?)", (content_id, version))
 
@@ -70,22 +72,36 @@ class CitationStore:
                            " VALUES(?,?,?)", [(root, c, f) for c, f in state.items()])
 
 
-def _reference(row) -> Reference:
-    """A :class:`Reference` from a ``reference_entries`` row (ordinal on)."""
-    ordinal, page, label, raw, authors, year, title, venue, arxiv_id, doi = row
+def _json_strings(text: str) -> tuple[str, ...]:
+    """A stored JSON list of strings as a tuple (() when it is not one; strings holding a
+    character that does not print are cleaned, :func:`pdftui.text.clean_text`)."""
     try:
-        names = tuple(str(a) for a in json.loads(authors))
+        got = json.loads(text)
     except (ValueError, TypeError):
-        names = ()
+        return ()
+    if not isinstance(got, list):
+        return ()
+    names = tuple(map(str, got))
+    return names if "".join(names).isprintable() else tuple(map(clean_text, names))
+
+
+def _reference(row) -> Reference:
+    """A :class:`Reference` from a ``reference_entries`` row (ordinal on); ``given`` is
+    () unless it holds one string per surname."""
+    ordinal, page, label, raw, authors, year, title, venue, arxiv_id, doi, given, et_al = row
+    names = _json_strings(authors)
+    givens = _json_strings(given)
     return Reference(ordinal, page, clean_text(label), clean_text(raw), names, year,
-                     clean_text(title), clean_text(venue), arxiv_id, doi)
+                     clean_text(title), clean_text(venue), arxiv_id, doi,
+                     givens if len(givens) == len(names) else (), bool(et_al))
 
 
 def read_references(db: sqlite3.Connection, content_id: int) -> list[Reference]:
     """One content's reference entries in list order ([] when none or not read yet)."""
     return [_reference(r) for r in db.execute(
-        "SELECT ordinal, page, label, raw, authors, year, title, venue, arxiv_id, doi"
-        " FROM reference_entries WHERE content_id = ? ORDER BY ordinal", (content_id,))]
+        "SELECT ordinal, page, label, raw, authors, year, title, venue, arxiv_id, doi,"
+        " given, et_al FROM reference_entries WHERE content_id = ? ORDER BY ordinal",
+        (content_id,))]
 
 
 def references_of(db: sqlite3.Connection, content_ids: Iterable[int]

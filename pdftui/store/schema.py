@@ -39,7 +39,8 @@ Layout (``SCHEMA_VERSION`` is kept in ``PRAGMA user_version``):
   section's ordinal); ``embeddings``: per (content, model) progress, so an interrupted run resumes.
 - ``reference_entries``: each content's reference list, one row per entry
   (:mod:`pdftui.references`: page, label, raw text, surnames as a JSON list, year, title,
-  venue, arXiv id, DOI); ``references_read``: the ``REFERENCES_VERSION`` that read a
+  venue, arXiv id, DOI, given names as a JSON list parallel to the surnames, whether it
+  printed "et al."); ``references_read``: the ``REFERENCES_VERSION`` that read a
   content's list (a content without a current row is read again from its stored blocks).
 - ``citation_links``: per root folder, which entry (``citing`` content, ``ordinal``) is
   which content of the folder (``cited``) (:mod:`pdftui.citations`); ``citation_state``:
@@ -69,11 +70,12 @@ from pathlib import Path
 
 from ..errors import CacheError
 
-SCHEMA_VERSION = 10  # 2: sections.own_chars; 3: metadata; 4: pages.ocr, contents.ocr_missing;
+SCHEMA_VERSION = 11  # 2: sections.own_chars; 3: metadata; 4: pages.ocr, contents.ocr_missing;
 #   5: identifiers and words; 6: ocr_pages; 7: pages_ocr (partial index of OCR'd pages);
 #   8: postings (per-row term counts of both FTS tables);
 #   9: reference_entries, references_read, citation_links, citation_state
 #   10: hidden_text, contents.hidden_skipped (issue 33: text a reader cannot see)
+#   11: reference_entries.given, reference_entries.et_al (BibTeX of reference entries)
 
 #: The FTS5 tokenizer of both FTS tables, and of every query tokenised to match them
 #: (:mod:`pdftui.store.tokenizer`) and of the postings' counts (:mod:`pdftui.store.postings`):
@@ -209,6 +211,8 @@ CREATE TABLE IF NOT EXISTS reference_entries(
     venue TEXT NOT NULL DEFAULT '',
     arxiv_id TEXT NOT NULL DEFAULT '',
     doi TEXT NOT NULL DEFAULT '',
+    given TEXT NOT NULL DEFAULT '[]',
+    et_al INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY(content_id, ordinal)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS references_read(
@@ -378,6 +382,17 @@ def _upgrade_from_5(db: sqlite3.Connection, version: int) -> int:
         # hidden text was left out of the page text); contents extracted before hold no
         # hidden runs and re-extract (EXTRACTOR_VERSION 26)
         _add_int_column(db, "contents", "hidden_skipped")
+        version = 10
+    if version == 10:
+        # reference entries gain their authors' given names and "et al."; their lists are
+        # read again from the stored blocks (REFERENCES_VERSION 6), no PDF is opened
+        # (a table made by SCHEMA after these steps, from an older layout, has them)
+        have = {r[1] for r in db.execute("PRAGMA table_info(reference_entries)")}
+        if have and "given" not in have:
+            db.execute("ALTER TABLE reference_entries ADD COLUMN given TEXT NOT NULL"
+                       " DEFAULT '[]'")
+        if have:
+            _add_int_column(db, "reference_entries", "et_al")
         version = SCHEMA_VERSION
     return version
 
