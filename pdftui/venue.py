@@ -32,15 +32,23 @@ class VenueKind(StrEnum):
 
     ARTICLE = "article"
     INPROCEEDINGS = "inproceedings"
+    PHDTHESIS = "phdthesis"
+    MASTERSTHESIS = "mastersthesis"
+    TECHREPORT = "techreport"
+    BOOK = "book"
 
 
 @dataclass(frozen=True, slots=True)
 class Venue:
-    """A journal (``kind`` ARTICLE, ``name`` its title) or a conference's proceedings
-    (INPROCEEDINGS, ``name`` the book title)."""
+    """Where a work was published: a journal (``kind`` ARTICLE, ``name`` its title), a
+    conference's proceedings (INPROCEEDINGS, the book title), a thesis (PHDTHESIS /
+    MASTERSTHESIS, the school), a report (TECHREPORT, the institution) or a book (BOOK,
+    the publisher). ``year``: the year the venue line prints (the publication year),
+    None when it prints none."""
 
     kind: VenueKind
     name: str
+    year: int | None = None
 
 
 #: Conferences whose proceedings have a name of their own.
@@ -107,7 +115,7 @@ def _conference(text: str) -> Venue | None:
             abbr = (d.get("abbr") or "").upper()
             name = _PROCEEDINGS.get(abbr) or _clean(d.get("name") or abbr)
             if name:
-                return Venue(VenueKind.INPROCEEDINGS, name)
+                return Venue(VenueKind.INPROCEEDINGS, name, _printed_year(text, m))
     return None
 
 
@@ -117,17 +125,35 @@ def _journal(text: str) -> Venue | None:
         if not m:
             continue
         d = m.groupdict()
+        year = _printed_year(text, m)
         if d.get("vldb"):
-            return Venue(VenueKind.ARTICLE, _JOURNALS["PVLDB"])
+            return Venue(VenueKind.ARTICLE, _JOURNALS["PVLDB"], year)
         if d.get("abbr"):
-            return Venue(VenueKind.ARTICLE, _JOURNALS[d["abbr"]])
+            return Venue(VenueKind.ARTICLE, _JOURNALS[d["abbr"]], year)
         name = _clean(d["name"])
         if re.search(r"\b(?:proceedings|conference|symposium|workshop)\b", name, re.I) \
                 and not _JOURNAL_WORDS.search(name):
-            return Venue(VenueKind.INPROCEEDINGS, name)
+            return Venue(VenueKind.INPROCEEDINGS, name, year)
         if len(name) >= 4:
-            return Venue(VenueKind.ARTICLE, name)
+            return Venue(VenueKind.ARTICLE, name, year)
     return None
+
+
+_YEAR_RE = re.compile(r"(?<!\d)(?:1[6-9]|20)\d\d(?!\d)|['’]\s?(?P<yy>\d\d)\b")
+
+
+def _printed_year(text: str, m: re.Match) -> int | None:
+    """The first year in a venue line: the match and the rest of its line (``NIPS 2017``,
+    ``SOSP'03`` -> 2003, ``Research 23 (2022) 1-40``); None when it holds none."""
+    end = text.find("\n", m.end())
+    line = text[m.start():end if end >= 0 else len(text)][:300]
+    y = _YEAR_RE.search(line)
+    if y is None:
+        return None
+    if y.group("yy"):
+        yy = int(y.group("yy"))
+        return (1900 if yy >= 50 else 2000) + yy
+    return int(y.group(0))
 
 
 def find_venue(pages: list[str]) -> Venue | None:
@@ -151,3 +177,102 @@ def arxiv_class(pages: list[str]) -> str:
         if m:
             return m.group("cls")
     return ""
+
+
+# ------------------------------------------------------------------ a reference's venue
+#: A conference named by its acronym alone in a reference ("CVPR", "LREC, volume 2").
+_CONFERENCE_ACRONYMS = frozenset(
+    "AAAI ACL AISTATS ASPLOS ATC BMVC CCS CHI CIKM COLING COLT CONLL CORL CRYPTO CVPR EACL "
+    "ECCV ECML EMNLP EUROCRYPT EUROSYS FAST FOCS ICALP ICASSP ICCV ICDE ICDM ICLR ICML ICPR "
+    "ICRA IJCAI INTERSPEECH IROS ISCA ISWC IUI KDD LREC MICRO MLSYS NAACL NDSS NEURIPS NIPS "
+    "IPDPS NSDI OSDI PODC RECSYS SDM SENSYS SIGCOMM SIGIR SIGMOD SODA SOSP STOC UAI UIST VLDB WACV "
+    "WSDM WWW".split())
+_REF_THESIS_RE = re.compile(r"\b(?:(?P<phd>ph\.?\s?d\.?|doctoral)|(?P<ms>master['’]?s|"
+                            r"m\.?\s?sc?\.?))\s+(?:thesis|dissertation)\b[\s,.:;]*", re.I)
+_REF_REPORT_RE = re.compile(r"\b(?:technical|tech\.?|research)\s+rep(?:ort|\.)?|"
+                            r"\bwhite\s?paper\b[\s,.:;]*", re.I)
+_REF_ARXIV_RE = re.compile(r"\barxiv\b|\bcorr\b|^\s*(?:vol\.\s*)?abs/", re.I)
+_REF_PROCEEDINGS_RE = re.compile(r"\b(?:proceedings|proc\.|conference|symposium|workshop|"
+                                 r"findings of|advances in neural information)", re.I)
+_REF_JOURNAL_RE = re.compile(r"\b(?:journal|transactions|letters|review|bulletin|annals|"
+                             r"magazine|communications of|nature|science|j\.|trans\.)(?:\W|$)",
+                             re.I)
+#: A venue that is a web page or a date, not a publication.
+_REF_NOT_VENUE_RE = re.compile(r"\b(?:accessed|retrieved|url|online at|available at)\b", re.I)
+_MONTHS_RE = re.compile(r"\b(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|"
+                        r"July?|Aug(?:ust)?|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|"
+                        r"Dec(?:ember)?)\.?(?:\s+\d{1,2})?$")
+#: A journal cited by name and volume: "Neuron ;113(16", "Knowl Inf Syst 14",
+#: "Empirical Economics, 13(3".
+_REF_VOLUME_RE = re.compile(r"^(?P<name>[A-Z][A-Za-z.&' \-]{2,80}?)\s*[,;]?\s*;?\s*"
+                            r"\d{1,4}\s*(?:\(\d{1,4}\)?|[,:]|$)")
+_REF_PUBLISHER_RE = re.compile(
+    r"\b(?:[\w.&\- ]*\bpress|publishers?|publishing|springer(?:-verlag)?|wiley|elsevier|"
+    r"mcgraw-hill|addison-?\s?wesley|prentice[- ]hall|morgan kaufmann|o['’]reilly|apress|"
+    r"penguin|pearson)\b", re.I)
+#: What ends a venue's name in a reference: volume, pages, a dangling "(".
+_REF_TAIL_RE = re.compile(r"(?:[,;]?\s*(?:vol(?:ume)?\.?|pp?\.|pages?|no\.)\s.*|"
+                          r"[,;]\s*\d{1,4}|\s*\([^)]{20,}$|[\s,;:(]+)$", re.I)
+
+
+def _ref_name(text: str) -> str:
+    """A reference venue's name: without a leading "In", its volume / pages tail, a
+    dangling parenthesis (closed when short: ``(CVPR`` -> ``(CVPR)``)."""
+    name = re.sub(r"^\s*in:?\s+", "", " ".join(text.split()), flags=re.I)
+    name = _MONTHS_RE.sub("", _REF_TAIL_RE.sub("", name)).strip(" ,;:")
+    if name.count("(") > name.count(")"):
+        name += ")"
+    return name.strip("[]")
+
+
+def reference_venue(venue: str) -> Venue | None:
+    """The kind and name of the venue a reference entry prints (its ``venue`` field), or
+    None when it is an arXiv preprint (the entry's eprint says it) or its kind is not
+    printed. In order: a PhD / master's thesis (the school after it), a technical report
+    (the institution), a conference (proceedings, symposium, workshop words or an
+    acronym such as ``CVPR``), a journal (journal words, or a name followed by its
+    volume: ``Neuron ;113(16``), a book (a publisher alone: ``MIT Press``). A kind
+    without a name (``Technical report`` alone) is None: every value is printed in the
+    entry."""
+    text = " ".join((venue or "").split())
+    if not text or _REF_NOT_VENUE_RE.search(text):
+        return None
+    m = _REF_THESIS_RE.search(text)
+    if m:
+        kind = VenueKind.PHDTHESIS if m.group("phd") else VenueKind.MASTERSTHESIS
+        school = _ref_name(_REF_THESIS_RE.sub(" ", text))
+        return Venue(kind, school) if school else None
+    if _REF_ARXIV_RE.search(text):
+        return None
+    m = _REF_REPORT_RE.search(text)
+    if m:
+        institution = next((_ref_name(p) for p in _REF_REPORT_RE.sub(",", text).split(",")
+                            if re.search(r"[A-Z][a-z]", _ref_name(p))), "")
+        return Venue(VenueKind.TECHREPORT, institution) if institution else None
+    if _REF_PROCEEDINGS_RE.search(text) or _acronym(text):
+        return Venue(VenueKind.INPROCEEDINGS, _ref_name(text))
+    if _REF_JOURNAL_RE.search(text):
+        return Venue(VenueKind.ARTICLE, _journal_name(text))
+    m = _REF_VOLUME_RE.match(text)
+    if m:
+        return Venue(VenueKind.ARTICLE, _ref_name(m.group("name")))
+    publisher = text.split(",", 1)[0]
+    if _REF_PUBLISHER_RE.search(publisher) and len(publisher.split()) <= 6 \
+            and not re.match(r"in\b", publisher, re.I):
+        name = _ref_name(publisher)
+        return Venue(VenueKind.BOOK, name) if name else None
+    return None
+
+
+def _acronym(text: str) -> bool:
+    """Does a venue name a conference by its acronym (``CVPR``, ``in ACL (1)``)?"""
+    return any(w.upper() in _CONFERENCE_ACRONYMS
+               for w in re.findall(r"[A-Za-z]{3,12}", text[:60]) if w[1:] != w[1:].lower()
+               or w.isupper())
+
+
+def _journal_name(text: str) -> str:
+    """A journal's name without its volume (``Communications of the ACM, 58(9`` ->
+    ``Communications of the ACM``)."""
+    m = _REF_VOLUME_RE.match(text)
+    return _ref_name(m.group("name") if m else text)
