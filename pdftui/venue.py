@@ -1,9 +1,11 @@
 """Where a paper was published, as its first pages print it: a journal or a conference,
-and the arXiv primary category of its stamp.
+the year that line prints, and the arXiv primary category of its stamp; and the kind of
+venue a reference entry prints.
 
 Read from the text of pages 1-2 (the cache's page text, whose lines are joined into
 paragraphs) when a folder is exported: the BibTeX entry type and its fields follow
-(``@article`` + ``journal``, ``@inproceedings`` + ``booktitle``; :mod:`pdftui.triage.export`).
+(``@article`` + ``journal``, ``@inproceedings`` + ``booktitle``; :mod:`pdftui.triage.bibtex`),
+and the year of the venue line is the entry's year (ICLR 2021 for a 2020 arXiv paper).
 Every value is printed in the document or left empty: nothing is guessed. The rules, in
 order (the first that matches wins):
 
@@ -18,6 +20,10 @@ order (the first that matches wins):
   in Transactions on Machine Learning Research``, ``Reprinted ... from The Bell System
   Technical Journal``, ``Appeared in Bulletin of the ...``, a PLOS header, an Elsevier
   masthead, a JCAP or PeerJ citation, the VLDB Endowment's notice.
+
+A reference entry's venue text (:func:`reference_venue`) is a thesis, a technical report,
+a conference, a journal or a book by its words (see there); an arXiv one is no venue (the
+entry's eprint says it).
 """
 
 from __future__ import annotations
@@ -185,8 +191,8 @@ _CONFERENCE_ACRONYMS = frozenset(
     "AAAI ACL AISTATS ASPLOS ATC BMVC CCS CHI CIKM COLING COLT CONLL CORL CRYPTO CVPR EACL "
     "ECCV ECML EMNLP EUROCRYPT EUROSYS FAST FOCS ICALP ICASSP ICCV ICDE ICDM ICLR ICML ICPR "
     "ICRA IJCAI INTERSPEECH IROS ISCA ISWC IUI KDD LREC MICRO MLSYS NAACL NDSS NEURIPS NIPS "
-    "IPDPS NSDI OSDI PODC RECSYS SDM SENSYS SIGCOMM SIGIR SIGMOD SODA SOSP STOC UAI UIST VLDB WACV "
-    "WSDM WWW".split())
+    "IPDPS NSDI OSDI PODC RECSYS SDM SENSYS SIGCOMM SIGIR SIGMOD SODA SOSP STOC UAI UIST VLDB "
+    "WACV WSDM WWW".split())
 _REF_THESIS_RE = re.compile(r"\b(?:(?P<phd>ph\.?\s?d\.?|doctoral)|(?P<ms>master['’]?s|"
                             r"m\.?\s?sc?\.?))\s+(?:thesis|dissertation)\b[\s,.:;]*", re.I)
 _REF_REPORT_RE = re.compile(r"\b(?:technical|tech\.?|research)\s+rep(?:ort|\.)?|"

@@ -110,8 +110,8 @@ def _sentence_case(tokens: list[str]) -> bool:
     """Is the title in sentence case ("Iron deficiency anaemia can be improved after
     eradication of Helicobacter pylori")? Its words after the first (and after a colon),
     small words, acronyms and the second halves of hyphenated words left out: at least
-    two in lower case and more than are capitalised. Then a capitalised word there is a
-    name (Helicobacter, Malawi) and keeps its case."""
+    two in lower case and at least as many as are capitalised. Then a capitalised word
+    there is a name (Helicobacter, Malawi) and keeps its case."""
     lower = upper = 0
     start, prev = True, ""
     for tok in tokens:
@@ -123,7 +123,7 @@ def _sentence_case(tokens: list[str]) -> bool:
             lower += tok.islower()
             upper += _capitalised(tok)
         start, prev = False, tok
-    return lower >= 2 and upper < lower
+    return lower >= 2 and upper <= lower
 
 
 def _lead_word(tokens: list[str]) -> int:
