@@ -13,7 +13,9 @@ order (the first that matches wins):
   2017)``), a header (``Published as a conference paper at ICLR 2021``), a proceedings
   line (``Proceedings of the 37th International Conference on Machine Learning``,
   ``Published in the Proceedings of OSDI 2012``, ``To appear in OSDI 2004``), an ACM
-  conference line (``SOSP'03, October 19-22, 2003``);
+  conference line (``SOSP'03, October 19-22, 2003``); a symposium printed by its acronym
+  alone gets its proceedings' name (``Proceedings of the ACM Symposium on Operating
+  Systems Principles (SOSP '03)``);
 - a journal line: a citation line (``Journal of Machine Learning Research 23 (2022)
   1-40``, ``AI Open 1 (2020) 57-81``), a BMC / BMJ footer (``Datta et al. Journal of
   Trauma Management & Outcomes 2010, 4:1``, ``Postgrad Med J 2010;86:272``), ``Published
@@ -112,6 +114,24 @@ def _clean(name: str) -> str:
     return name
 
 
+#: Conferences whose papers print only the acronym (``SOSP '03``, ``OSDI 2004``): the
+#: proceedings' name, the printed form kept after it.
+_SYMPOSIA = {"SOSP": "ACM Symposium on Operating Systems Principles",
+             "OSDI": "USENIX Symposium on Operating Systems Design and Implementation",
+             "STOC": "ACM Symposium on Theory of Computing"}
+_ACRONYM_NAME_RE = re.compile(r"^(?:Proceedings of (?:the )?)?(?P<abbr>[A-Z]{3,8}) "
+                              r"(?P<when>'\d\d|(?:19|20)\d\d)$")
+
+
+def _full_name(name: str) -> str:
+    """``SOSP '03`` -> ``Proceedings of the ACM Symposium on Operating Systems Principles
+    (SOSP '03)`` for the conferences of :data:`_SYMPOSIA`; other names as they are."""
+    m = _ACRONYM_NAME_RE.match(name)
+    if m is None or m.group("abbr") not in _SYMPOSIA:
+        return name
+    return f"Proceedings of the {_SYMPOSIA[m.group('abbr')]} ({m.group('abbr')} {m.group('when')})"
+
+
 def _conference(text: str) -> Venue | None:
     for rx in _CONFERENCE_RULES:
         for m in rx.finditer(text):
@@ -119,7 +139,7 @@ def _conference(text: str) -> Venue | None:
                 continue
             d = m.groupdict()
             abbr = (d.get("abbr") or "").upper()
-            name = _PROCEEDINGS.get(abbr) or _clean(d.get("name") or abbr)
+            name = _PROCEEDINGS.get(abbr) or _full_name(_clean(d.get("name") or abbr))
             if name:
                 return Venue(VenueKind.INPROCEEDINGS, name, _printed_year(text, m))
     return None
