@@ -223,6 +223,12 @@ _REF_PROCEEDINGS_RE = re.compile(r"\b(?:proceedings|proc\.|conference|symposium|
 _REF_JOURNAL_RE = re.compile(r"\b(?:journal|transactions|letters|review|bulletin|annals|"
                              r"magazine|communications of|nature|science|j\.|trans\.)(?:\W|$)",
                              re.I)
+#: Journals called "Proceedings".
+_JOURNAL_PROCEEDINGS_RE = re.compile(
+    r"(?:the )?proc(?:eedings|\.) of the (?:ieee|national academy of sciences(?: of the "
+    r"united states of america)?|royal society(?: [ab])?(?:: [^,;(\d]+)?)\s*"
+    r"(?:$|[,;(]|\d+\s*(?:$|[(,;:]))",
+    re.I)
 #: A venue that is a web page or a date, not a publication.
 _REF_NOT_VENUE_RE = re.compile(r"\b(?:accessed|retrieved|url|online at|available at)\b", re.I)
 _MONTHS_RE = re.compile(r"\b(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|"
@@ -238,7 +244,8 @@ _REF_PUBLISHER_RE = re.compile(
     r"penguin|pearson)\b", re.I)
 #: What ends a venue's name in a reference: volume, pages, a dangling "(".
 _REF_TAIL_RE = re.compile(r"(?:[,;]?\s*(?:vol(?:ume)?\.?|pp?\.|pages?|no\.)\s.*|"
-                          r"[,;]\s*\d{1,4}|\s*\([^)]{20,}$|[\s,;:(]+)$", re.I)
+                          r"[,;]\s*\d{1,4}(?:\s*\(\d{0,4}\)?)?|\s*\([^)]{20,}$|[\s,;:(]+)$",
+                          re.I)
 
 
 def _ref_name(text: str) -> str:
@@ -255,8 +262,9 @@ def reference_venue(venue: str) -> Venue | None:
     """The kind and name of the venue a reference entry prints (its ``venue`` field), or
     None when it is an arXiv preprint (the entry's eprint says it) or its kind is not
     printed. In order: a PhD / master's thesis (the school after it), a technical report
-    (the institution), a conference (proceedings, symposium, workshop words or an
-    acronym such as ``CVPR``), a journal (journal words, or a name followed by its
+    (the institution), a journal called proceedings (``Proceedings of the IEEE``), a
+    conference (proceedings, symposium, workshop words or an acronym such as ``CVPR``),
+    a journal (journal words, or a name followed by its
     volume: ``Neuron ;113(16``), a book (a publisher alone: ``MIT Press``). A kind
     without a name (``Technical report`` alone) is None: every value is printed in the
     entry."""
@@ -275,6 +283,8 @@ def reference_venue(venue: str) -> Venue | None:
         institution = next((_ref_name(p) for p in _REF_REPORT_RE.sub(",", text).split(",")
                             if re.search(r"[A-Z][a-z]", _ref_name(p))), "")
         return Venue(VenueKind.TECHREPORT, institution) if institution else None
+    if _JOURNAL_PROCEEDINGS_RE.match(text):
+        return Venue(VenueKind.ARTICLE, _journal_name(text))
     if _REF_PROCEEDINGS_RE.search(text) or _acronym(text):
         return Venue(VenueKind.INPROCEEDINGS, _ref_name(text))
     if _REF_JOURNAL_RE.search(text):

@@ -109,9 +109,10 @@ def _capitalised(word: str) -> bool:
 def _sentence_case(tokens: list[str]) -> bool:
     """Is the title in sentence case ("Iron deficiency anaemia can be improved after
     eradication of Helicobacter pylori")? Its words after the first (and after a colon),
-    small words, acronyms and the second halves of hyphenated words left out: at least
-    two in lower case and at least as many as are capitalised. Then a capitalised word
-    there is a name (Helicobacter, Malawi) and keeps its case."""
+    small words, one-letter words, acronyms and the second halves of hyphenated words
+    left out: at least two in lower case and no fewer than are capitalised. Then a
+    capitalised word there is a name (Helicobacter, Malawi, "Extensions of Lipschitz
+    mappings into a Hilbert space") and keeps its case."""
     lower = upper = 0
     start, prev = True, ""
     for tok in tokens:
@@ -119,7 +120,7 @@ def _sentence_case(tokens: list[str]) -> bool:
             start = start or any(c in tok for c in ":?!—")
             prev = tok
             continue
-        if not start and prev != "-" and tok.casefold() not in SMALL_WORDS:
+        if not start and prev != "-" and len(tok) > 1 and tok.casefold() not in SMALL_WORDS:
             lower += tok.islower()
             upper += _capitalised(tok)
         start, prev = False, tok
