@@ -61,6 +61,8 @@ def test_the_author_field_is_surname_comma_given_joined_by_and():
     assert author_field(people) == ("Vaswani, Ashish and Le Lan, Gael and Kaiser, Łukasz "
                                     "and King, Jr., Martin Luther")
     assert author_field([Person("Ba"), Person("Kiros")], et_al=True) == "Ba and Kiros and others"
+    assert author_field([Person("Rezende", "D.J."), Person("Chang", "K.C.-C.")]) == \
+        "Rezende, D. J. and Chang, K. C.-C."
     assert author_field([], et_al=True) == ""
     # an empty name would make "A and  and B", which biber skips the entry for
     assert author_field([Person("Ba"), Person(" "), Person("Hinton")]) == "Ba and Hinton"

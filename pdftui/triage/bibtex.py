@@ -140,6 +140,8 @@ _PARTICLES = frozenset("van von der den de del della di da dos das du la le ter 
                        "bin ibn".split())
 _SUFFIXES = frozenset("jr jr. sr sr. ii iii iv".split())
 _AND_RE = re.compile(r"(?i)(?<!\S)and(?!\S)")
+#: Between two initials written together ("D.J."): BibTeX reads "D. J." as two names.
+_INITIALS_RE = re.compile(r"(?<=\b[A-Z]\.)(?=[A-Z]\b)")
 
 
 def person(name: str) -> Person:
@@ -169,15 +171,16 @@ def _name_part(s: str) -> str:
 
 def author_field(people: Iterable[Person], et_al: bool = False) -> str:
     """The ``author`` value: "Surname, Given and Surname, Given" ("Surname" alone when
-    the given names are not known; "Surname, Jr., Given"), then ``and others`` when
-    ``et_al``; '' when there is no one."""
+    the given names are not known; "Surname, Jr., Given"; initials written together
+    spaced, "D.J." -> "D. J."), then ``and others`` when ``et_al``; '' when there is no
+    one."""
     names = []
     for p in people:
         surname = _name_part(p.surname)
         if not surname:
             continue
         parts = [surname] + ([_name_part(p.suffix)] if p.suffix else [])
-        given = _name_part(p.given)
+        given = _name_part(_INITIALS_RE.sub(" ", p.given))
         names.append(", ".join(parts + ([given] if given else [])) if given or p.suffix
                      else surname)
     if names and et_al:
