@@ -112,9 +112,11 @@ def test_links_follow_the_folder_incrementally(tmp_path):
 def test_refs_bibtex_escaped_with_eprint_and_doi(citing):
     folder, cache = citing
     bib = _cli("refs", folder, "dense.pdf", "--format", "bibtex", "--cache-dir", cache)
-    assert bib.count("@misc{") == 4
-    assert "@misc{lovelace2019gradient," in bib and "@misc{lovelace2021gradient," in bib
+    assert bib.count("\n@") + bib.startswith("@") == 4
+    # each entry's type from its venue (pdftui.triage.bibtex), the arXiv one @misc
+    assert "@inproceedings{lovelace2019gradient," in bib and "lovelace2021gradient," in bib
     assert "eprint = {2001.00017}" in bib and "archivePrefix = {arXiv}" in bib
+    assert "@article{turing1950computing," in bib and "journal = {Mind}" in bib
     bib = _cli("refs", folder, "survey.pdf", "--format", "bibtex", "--cache-dir", cache)
     assert "doi = {10.5555/lattice.2021.7}" in bib
     assert bib == _cli("refs", folder, "survey.pdf", "--format", "bibtex", "--cache-dir",

@@ -11,8 +11,9 @@ import re
 import bibtexparser
 import pytest
 
-from pdftui.triage.export import (ExportFormat, ExportItem, citekeys, md_escape, render,
-                                  select, to_bibtex, to_csv, to_json, to_markdown)
+from pdftui.triage.bibtex import citekeys, to_bibtex
+from pdftui.triage.export import (ExportFormat, ExportItem, md_escape, render, select, to_csv,
+                                  to_json, to_markdown)
 from pdftui.triage.store import Clip, Mark
 
 HOSTILE_TITLE = "Evil } @misc{pwn, title={x} [click](http://evil.example) <b>x</b> # 100% & $"
@@ -73,7 +74,7 @@ def test_bibtex_parses_and_keeps_the_values():
     assert len(by_id) == 4                     # the hostile title opened no extra entry
     a = by_id["vaswani2017attentiona"]   # "arxiv-..." sorts before "attention-copy"
     assert a["ENTRYTYPE"] == "misc" and a["title"] == "Attention Is All You Need"
-    assert a["author"] == "Ashish Vaswani and Noam Shazeer" and a["year"] == "2017"
+    assert a["author"] == "Vaswani, Ashish and Shazeer, Noam" and a["year"] == "2017"
     assert a["eprint"] == "1706.03762" and a["archiveprefix"] == "arXiv"
     assert a["url"] == "https://arxiv.org/abs/1706.03762"
     assert a["file"] == "/papers/arxiv-1706.03762v5-attention.pdf"

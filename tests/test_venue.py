@@ -24,8 +24,13 @@ def _pages(name: str) -> list[str]:
      "International Conference on Learning Representations"),
     ("arxiv-2005.00743-synthesizer.pdf", VenueKind.INPROCEEDINGS,
      "Proceedings of the 37th International Conference on Machine Learning"),
-    ("google-2003-file-system.pdf", VenueKind.INPROCEEDINGS, "SOSP '03"),
-    ("google-2012-spanner.pdf", VenueKind.INPROCEEDINGS, "Proceedings of OSDI 2012"),
+    # a symposium printed by its acronym alone: its proceedings' name (issue 34)
+    ("google-2003-file-system.pdf", VenueKind.INPROCEEDINGS,
+     "Proceedings of the ACM Symposium on Operating Systems Principles (SOSP '03)"),
+    ("google-2012-spanner.pdf", VenueKind.INPROCEEDINGS, "Proceedings of the USENIX "
+     "Symposium on Operating Systems Design and Implementation (OSDI 2012)"),
+    ("google-2004-mapreduce.pdf", VenueKind.INPROCEEDINGS, "Proceedings of the USENIX "
+     "Symposium on Operating Systems Design and Implementation (OSDI 2004)"),
     ("arxiv-2101.03961-switch-transformers.pdf", VenueKind.ARTICLE,
      "Journal of Machine Learning Research"),
     ("arxiv-2402.05120-more-agents-is-all-you-need.pdf", VenueKind.ARTICLE,

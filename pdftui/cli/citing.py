@@ -39,7 +39,7 @@ def refs(folder, doc, as_json, fmt, cache_dir):
     finally:
         graph.lib.close()
     if fmt == "bibtex":
-        from ..triage.export import references_bibtex
+        from ..triage.bibtex import references_bibtex
 
         click.echo(references_bibtex([r.reference for r in rows]), nl=False)
         return

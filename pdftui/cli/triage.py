@@ -403,7 +403,8 @@ def _with_first_pages(folder, cache_dir, items: list) -> list:
 def export(folder, marked, fmt, output, cache_dir, data_dir):
     """Export FOLDER's marked documents: a Markdown reading list (notes and clipped
     passages with their pages), BibTeX, CSV or JSON."""
-    from ..triage.export import ExportFormat, citekeys, items_for, render, select
+    from ..triage.bibtex import citekeys
+    from ..triage.export import ExportFormat, items_for, render, select
 
     root, rows = folder_documents(folder, cache_dir, data_dir)
     every = items_for(root, [d for d, _t in rows], {d.doc: t for d, t in rows})

@@ -1,27 +1,18 @@
-"""Exporting a folder's triage: a Markdown reading list, BibTeX, CSV or JSON.
+"""Exporting a folder's triage: a Markdown reading list, BibTeX (written by
+:mod:`pdftui.triage.bibtex`), CSV or JSON.
 
 Every title, author, note and clipped passage comes from an untrusted PDF or from the user,
 so each format escapes it: Markdown specials and link syntax are backslash-escaped (a
-title such as ``[x](http://evil)`` stays text), BibTeX braces, ``@`` and the LaTeX specials
-are escaped so an entry cannot be closed or another one opened, CSV is written by the
+title such as ``[x](http://evil)`` stays text), BibTeX as :mod:`pdftui.triage.bibtex`
+says (an entry cannot be closed or another one opened), CSV is written by the
 ``csv`` module with every cell that a spreadsheet would run as a formula (starting with
 ``=``, ``+``, ``-``, ``@``, a tab or a carriage return) given a leading ``'`` (OWASP's
 CSV injection guidance), JSON by ``json``. Control characters are removed everywhere
 (:func:`pdftui.text.strip_control`).
 
 One item is exported per work (:mod:`pdftui.triage.works`): the versions of one paper
-are one entry, under its newest file, with the files of the others listed.
-
-A citekey is the first author's surname + year + the first word of the title that is not
-an article or a preposition, ASCII letters and digits only (``vaswani2017attention``);
-keys of different works that collide get ``a``, ``b``, ... in document order, so the same
-folder always gives the same keys.
-
-BibTeX entries take their type from what the first pages print (:mod:`pdftui.venue`):
-``@article`` with ``journal``, ``@inproceedings`` with ``booktitle``, else ``@misc``; an
-arXiv paper carries ``eprint``, ``archivePrefix``, ``primaryClass`` and ``url`` as arXiv's
-own BibTeX export writes them. Titles are in title case with the words whose case matters
-protected in braces (:mod:`pdftui.triage.title_case`).
+are one entry, under its newest file, with the files of the others listed. CSV and JSON
+carry each work's citekey (:func:`pdftui.triage.bibtex.citekeys`).
 """
 
 from __future__ import annotations
@@ -32,12 +23,12 @@ import json
 import os
 import re
 import time
-import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
 
 from ..text import strip_control
+from .bibtex import citekeys, to_bibtex
 from .store import Clip, DocTriage, Mark
 from .works import Works, members, merge, newest, works_of
 
@@ -181,49 +172,6 @@ def _plain(s: str | None, keep_newlines: bool = False) -> str:
     return s if keep_newlines else " ".join(s.split())
 
 
-# ---------------------------------------------------------------------------- citekeys
-_STOPWORDS = frozenset("a an the on of in for to and with from by at is are as via".split())
-
-
-def _ascii_word(s: str) -> str:
-    folded = unicodedata.normalize("NFKD", s).encode("ascii", "ignore").decode()
-    return re.sub(r"[^a-z0-9]", "", folded.lower())
-
-
-def _base_key(item: ExportItem) -> str:
-    surname = _ascii_word(item.authors[0].split()[-1]) if item.authors else ""
-    words = [_ascii_word(w) for w in re.split(r"[\s\-:/]+", item.title)]
-    first = next((w for w in words if w and w not in _STOPWORDS), "")
-    return f"{surname or 'anon'}{item.year or 'nd'}{first}"
-
-
-def citekeys(items: list[ExportItem]) -> dict[str, str]:
-    """``{doc: citekey}``: unique, stable for the same documents (collisions get a
-    letter suffix in ``doc`` order). Pass the whole folder's items, not an exported
-    selection, so that a document keeps its key whichever documents are exported."""
-    by_key: dict[str, list[str]] = {}
-    for item in sorted(items, key=lambda i: i.doc):
-        by_key.setdefault(_base_key(item), []).append(item.doc)
-    out: dict[str, str] = {}
-    for key, docs in by_key.items():
-        if len(docs) == 1:
-            out[docs[0]] = key
-            continue
-        for n, doc in enumerate(docs):
-            out[doc] = key + _suffix(n)
-    return out
-
-
-def _suffix(n: int) -> str:
-    """a, b, ..., z, aa, ab, ... for the n-th (0-based) colliding key."""
-    s = ""
-    n += 1
-    while n:
-        n, r = divmod(n - 1, 26)
-        s = chr(97 + r) + s
-    return s
-
-
 # ---------------------------------------------------------------------------- Markdown
 #: What makes Markdown anywhere in a line: escapes, code, emphasis, link and image
 #: brackets, an HTML tag's ``<``, table pipes, strikethrough; ``&`` only where it starts an
@@ -323,148 +271,6 @@ def _md_item(n: int, item: ExportItem) -> list[str]:
                 where += f", {_plain(clip.doc)}"
             out += _md_quote(clip.text) + [">", f"> — {md_escape(where)}", ""]
     return out
-
-
-# ---------------------------------------------------------------------------- BibTeX
-_BIB_SPECIALS = {"\\": r"\textbackslash{}", "{": r"\textbraceleft{}",
-                 "}": r"\textbraceright{}", "@": r"{\char64}",
-                 "%": r"\%", "&": r"\&", "#": r"\#", "$": r"\$", "_": r"\_",
-                 "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
-_BIB_RE = re.compile("[" + re.escape("".join(_BIB_SPECIALS)) + "]")
-
-
-def bib_escape(s: str) -> str:
-    r"""Untrusted text as a braced BibTeX value: ``@``, backslash and the LaTeX specials
-    escaped, and braces written as ``\textbraceleft{}`` / ``\textbraceright{}`` (BibTeX
-    counts every brace, escaped or not, so ``\}`` would still close the value); the
-    value can neither close its entry nor open another."""
-    return _bib_chars(_plain(s))
-
-
-def _bib_chars(s: str) -> str:
-    """:func:`bib_escape` without the clean-up (one piece of a value already cleaned)."""
-    return _BIB_RE.sub(lambda m: _BIB_SPECIALS[m.group(0)], s)
-
-
-def bib_title(item: ExportItem) -> str:
-    """The ``title`` value of an item: title case with acronyms and names in braces
-    (:func:`pdftui.triage.title_case.title_case`, the words' spellings read from its
-    first pages); a title that is only the file's name stays as it is, in braces."""
-    from .title_case import title_case, word_forms
-
-    title = _plain(item.title)
-    stem = os.path.splitext(os.path.basename(item.doc))[0]
-    if not title or title in (stem, os.path.basename(item.doc)):
-        return "{" + bib_escape(title or item.doc) + "}"
-    return title_case(title, word_forms(" ".join(item.first_pages)), _bib_chars)
-
-
-def _bib_type(item: ExportItem) -> tuple[str, list[tuple[str, str]]]:
-    """The entry type and its venue fields: ``article`` + ``journal``,
-    ``inproceedings`` + ``booktitle`` (:func:`pdftui.venue.find_venue`), else
-    ``misc``."""
-    from ..venue import find_venue
-
-    venue = find_venue(list(item.first_pages))
-    if venue is None:
-        return "misc", []
-    field_name = "journal" if venue.kind.value == "article" else "booktitle"
-    return venue.kind.value, [(field_name, bib_escape(venue.name))]
-
-
-def _arxiv_fields(item: ExportItem) -> list[tuple[str, str]]:
-    """``eprint``, ``archivePrefix``, ``primaryClass`` and ``url``, as arXiv's BibTeX
-    export writes them (the class from the stamp, or an old-style id's archive)."""
-    from ..venue import arxiv_class
-
-    if not item.arxiv_id:
-        return []
-    cls = arxiv_class(list(item.first_pages)) or (
-        item.arxiv_id.split("/")[0] if "/" in item.arxiv_id else "")
-    out = [("eprint", bib_escape(item.arxiv_id)), ("archivePrefix", "arXiv")]
-    if cls:
-        out.append(("primaryClass", bib_escape(cls)))
-    return out + [("url", "https://arxiv.org/abs/" + bib_escape(item.arxiv_id))]
-
-
-def _bib_path(s: str) -> str:
-    """A file path as a BibTeX value, as it is (reference managers must find the file)
-    unless its braces are unbalanced, which would end the entry: then they are written
-    as LaTeX commands like in :func:`bib_escape`."""
-    s = _plain(s)
-    depth = 0
-    for c in s:
-        depth += {"{": 1, "}": -1}.get(c, 0)
-        if depth < 0:
-            break
-    if depth == 0:
-        return s
-    return s.replace("{", r"\textbraceleft{}").replace("}", r"\textbraceright{}")
-
-
-def to_bibtex(items: list[ExportItem], keys: dict[str, str] | None = None) -> str:
-    """One BibTeX entry per work, its type from the venue its first pages print
-    (``@article`` + ``journal``, ``@inproceedings`` + ``booktitle``, else ``@misc``),
-    with fields title (title case, :func:`bib_title`), author ("A and B"), year, the
-    venue, eprint + archivePrefix + primaryClass + url for arXiv papers, doi, file, the
-    user's note as ``note`` and the mark as ``keywords`` (``pdftui-to-read``); in
-    :func:`export_order`, skipped works (exported only when asked: ``--marked all`` or
-    ``skip``) last after an ``@comment`` saying so."""
-    keys = keys if keys is not None else citekeys(items)
-    entries = []
-    for item in export_order(items):
-        if item.mark is Mark.SKIP and not any("@comment" in e for e in entries):
-            entries.append("@comment{Skipped: the entries below were marked skip in "
-                           "pdftui; they are not in the reading list}\n")
-        kind, venue = _bib_type(item)
-        fields = [("title", bib_title(item))]
-        if item.authors:
-            fields.append(("author", " and ".join(bib_escape(a) for a in item.authors)))
-        if item.year:
-            fields.append(("year", str(item.year)))
-        fields += venue + _arxiv_fields(item)
-        if item.doi:
-            fields.append(("doi", bib_escape(item.doi)))
-        fields.append(("file", _bib_path(item.path)))
-        if item.note.strip():
-            fields.append(("note", bib_escape(item.note)))
-        if item.mark is not Mark.NONE:
-            fields.append(("keywords", f"pdftui-{item.mark.value}"))
-        body = ",\n".join(f"  {name} = {{{value}}}" for name, value in fields)
-        entries.append(f"@{kind}{{{keys[item.doc]},\n{body}\n}}\n")
-    return "\n".join(entries)
-
-
-def references_bibtex(refs: list) -> str:
-    """A paper's reference list (:class:`pdftui.references.Reference` values) as BibTeX,
-    one ``@misc`` entry per entry in list order: citekeys as :func:`citekeys` makes them
-    (surname, year, first title word; unique), fields escaped (:func:`bib_escape`), title,
-    author (surnames, "A and B"), year, ``howpublished`` (the venue), eprint +
-    archivePrefix, doi, and the entry's raw text as ``note`` when its title was not read
-    (no field is invented)."""
-    items = [ExportItem(f"{r.ordinal:06d}", "", r.title, tuple(r.authors), r.year,
-                        r.arxiv_id, r.doi) for r in refs]
-    keys = citekeys(items)
-    entries = []
-    for r, item in zip(refs, items):
-        fields = []
-        if r.title:
-            fields.append(("title", "{" + bib_escape(r.title) + "}"))
-        if r.authors:
-            fields.append(("author", " and ".join(bib_escape(a) for a in r.authors)))
-        if r.year:
-            fields.append(("year", str(r.year)))
-        if r.venue:
-            fields.append(("howpublished", bib_escape(r.venue)))
-        if r.arxiv_id:
-            fields += [("eprint", bib_escape(r.arxiv_id)), ("archivePrefix", "arXiv")]
-        if r.doi:
-            fields.append(("doi", bib_escape(r.doi)))
-        if not r.title:
-            fields.append(("note", bib_escape(r.raw)))
-        body = ",\n".join(f"  {name} = {{{value}}}" for name, value in fields)
-        entries.append(f"@misc{{{keys[item.doc]},\n{body}\n}}\n")
-    return "\n".join(entries)
 
 
 # ---------------------------------------------------------------------------- CSV, JSON

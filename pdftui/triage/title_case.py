@@ -25,7 +25,7 @@ SMALL_WORDS = frozenset("a an the and but or nor as at by for in of off on per t
 _TOKEN_RE = re.compile(r"[^\W_]+(?:['’][^\W_]+)*|\s+|[\W_]")
 _WORD_RE = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
 #: A capitalised word after a word in lower case: a name inside a sentence ("of Amazon").
-_MID_RE = re.compile(r"\b[a-z]+,?\s+([A-Z][a-z]+)\b")
+_MID_RE = re.compile(r"(?<![\w'’])[a-z]+,?\s+([A-Z][a-z]+)\b")
 _POSSESSIVE_RE = re.compile(r"['’]s$")
 
 
@@ -39,9 +39,15 @@ class WordForms:
     mid: Counter = field(default_factory=Counter)
 
 
-def word_forms(text: str) -> WordForms:
-    """:class:`WordForms` of ``text`` (a paper's first pages)."""
+def word_forms(text: str, title: str = "") -> WordForms:
+    """:class:`WordForms` of ``text`` (a paper's first pages) without the occurrences of
+    ``title`` in it (any case and spacing: its title line and running heads, whose
+    capitals say nothing of how the text writes a word)."""
     text = text or ""
+    words = _WORD_RE.findall(title or "")
+    if len(words) >= 2:
+        pattern = r"[\W_]+".join(re.sub("['’]", "['’]", re.escape(w)) for w in words)
+        text = re.sub(pattern, " ", text, flags=re.I)
     return WordForms(Counter(_WORD_RE.findall(text)), Counter(_MID_RE.findall(text)))
 
 
@@ -79,6 +85,7 @@ def title_case(title: str, forms: WordForms | None = None,
     out: list[str] = []
     start = True   # the first word, or the first after a colon
     lead = _lead_word(tokens)
+    sentence = not caps and _sentence_case(tokens)
     for i, tok in enumerate(tokens):
         if not _WORD_RE.fullmatch(tok):
             out.append(escape(tok))
@@ -86,9 +93,38 @@ def title_case(title: str, forms: WordForms | None = None,
                 start = True
             continue
         last = i == words[-1]
-        out.append(_word(tok, caps, start, last, i == lead, forms, in_title, escape))
+        if sentence and not start and _capitalised(tok):
+            out.append("{" + escape(tok) + "}")    # a name in a sentence-case title
+        else:
+            out.append(_word(tok, caps, start, last, i == lead, forms, in_title, escape))
         start = False
     return "".join(out)
+
+
+def _capitalised(word: str) -> bool:
+    """A word with a capital first letter and the rest in lower case ("Malawi")."""
+    return word[:1].isupper() and word[1:].islower() and word.isalpha()
+
+
+def _sentence_case(tokens: list[str]) -> bool:
+    """Is the title in sentence case ("Iron deficiency anaemia can be improved after
+    eradication of Helicobacter pylori")? Its words after the first (and after a colon),
+    small words, one-letter words, acronyms and the second halves of hyphenated words
+    left out: at least two in lower case and no fewer than are capitalised. Then a
+    capitalised word there is a name (Helicobacter, Malawi, "Extensions of Lipschitz
+    mappings into a Hilbert space") and keeps its case."""
+    lower = upper = 0
+    start, prev = True, ""
+    for tok in tokens:
+        if not _WORD_RE.fullmatch(tok):
+            start = start or any(c in tok for c in ":?!—")
+            prev = tok
+            continue
+        if not start and prev != "-" and len(tok) > 1 and tok.casefold() not in SMALL_WORDS:
+            lower += tok.islower()
+            upper += _capitalised(tok)
+        start, prev = False, tok
+    return lower >= 2 and upper <= lower
 
 
 def _lead_word(tokens: list[str]) -> int:
@@ -103,10 +139,11 @@ def _lead_word(tokens: list[str]) -> int:
 def _word(tok: str, caps: bool, start: bool, last: bool, lead: bool, wf: WordForms,
           in_title: Counter, escape) -> str:
     """One word of the title, cased and protected."""
-    if not tok.isascii() or not tok.isalpha() and not tok.isdigit() and \
+    letters = re.sub("['’]", "", tok)   # Developer's, O'Connell are words
+    if not letters.isascii() or not letters.isalpha() and not tok.isdigit() and \
             any(c.isdigit() for c in tok) and not caps:
         return "{" + escape(tok) + "}"             # wav2vec, E5, non-Latin words as written
-    if not tok.isalpha():
+    if not letters.isalpha():
         return "{" + escape(tok) + "}" if any(c.isupper() for c in tok) else escape(tok)
     forms = wf.all
     base = _POSSESSIVE_RE.sub("", tok)
