@@ -29,15 +29,6 @@ def _one(text: str) -> dict:
     return e
 
 
-@dataclasses.dataclass(frozen=True)
-class _RefWithGiven(Reference):
-    """A reference entry as the parser gives it once it reads given names and "et al."
-    (``given`` parallel to ``authors``)."""
-
-    given: tuple[str, ...] = ()
-    et_al: bool = False
-
-
 # ------------------------------------------------------------------ authors
 @pytest.mark.parametrize("name, want", [
     ("Ashish Vaswani", Person("Vaswani", "Ashish")),
@@ -74,14 +65,13 @@ def test_the_author_field_is_surname_comma_given_joined_by_and():
 
 
 def test_reference_authors_take_given_names_and_et_al_when_the_parser_has_them():
-    """``given`` and ``et_al`` are read with getattr: a Reference without them gives
-    surnames only; one with them gives "Surname, Given" and "and others"."""
+    """A Reference without given names gives surnames only; one with them gives "Surname,
+    Given", and "and others" when the entry printed "et al."."""
     base = Reference(0, 3, "[1]", "Ba, J. L., Kiros, J. R., et al. Layer normalization. "
                      "arXiv preprint arXiv:1607.06450, 2016.", ("Ba", "Kiros"), 2016,
                      "Layer normalization", "arXiv preprint arXiv:1607.06450", "1607.06450")
     assert _one(references_bibtex([base]))["author"] == "Ba and Kiros"
-    now = _RefWithGiven(**{f.name: getattr(base, f.name) for f in dataclasses.fields(base)},
-                        given=("J. L.", "J. R."), et_al=True)
+    now = dataclasses.replace(base, given=("J. L.", "J. R."), et_al=True)
     e = _one(references_bibtex([now]))
     assert e["author"] == "Ba, J. L. and Kiros, J. R. and others"
     shorter = dataclasses.replace(now, given=("Jimmy Lei",), et_al=False)
@@ -291,16 +281,30 @@ def test_biber_reads_hostile_and_non_ascii_entries_without_a_warning(tmp_path):
 
 
 # ------------------------------------------------------------------ the whole corpus
-@pytest.fixture(scope="module")
-def corpus_index(tmp_path_factory):
-    """The whole corpus indexed without embeddings (shared by the session), with marks:
-    every fifth work keep, every seventh to read, every eleventh skip."""
+#: A varied part of the corpus for the corpus tier (the whole corpus is the slow tier's):
+#: SMALL's papers, manuals and versions, and papers of a symposium (SOSP, OSDI), a journal,
+#: ACL's two columns, arXiv-only, a white paper and a journal article.
+SELECTION = ["debian-octave-refcard-a4.pdf", "arxiv-0908.0054-ultralight-bosonic-dark-matter-cmb.pdf",
+             "arxiv-2005.07143-ecapa-tdnn-speaker-verification.pdf",
+             "arxiv-2402.05672-multilingual-e5-embeddings.pdf", "arxiv-1512.03385-resnet.pdf",
+             "arxiv-1706.03762v5-attention-is-all-you-need.pdf",
+             "arxiv-1706.03762v7-attention-is-all-you-need.pdf", "texlive-euler.pdf",
+             "amazon-2007-dynamo.pdf", "google-2012-spanner.pdf", "google-2004-mapreduce.pdf",
+             "arxiv-1810.04805-bert.pdf", "arxiv-2108.09084-fastformer.pdf",
+             "arxiv-2007.14062-big-bird.pdf", "lamport-2001-paxos-made-simple.pdf",
+             "nakamoto-2008-bitcoin.pdf", "raft-2014-understandable-consensus-algorithm.pdf",
+             "aiopen-2020-gnn-review-of-methods-and-applications.pdf"]
+
+
+def _indexed(tmp_path_factory, name: str, docs: list[str] | None):
+    """``(folder, cache)`` of ``docs`` (None: the whole corpus) indexed without
+    embeddings, shared by the session."""
     from .conftest import CORPUS, shared_index
 
-    docs = sorted(p.name for p in CORPUS.glob("*.pdf"))
+    docs = docs or sorted(p.name for p in CORPUS.glob("*.pdf"))
     if not docs:
         pytest.skip("the corpus is not here")
-    return shared_index(tmp_path_factory, "bibtex-corpus", docs, embed=False)
+    return shared_index(tmp_path_factory, name, docs, embed=False)
 
 
 def _cli(*args) -> str:
@@ -314,17 +318,32 @@ def _cli(*args) -> str:
 
 
 @pytest.mark.corpus
-def test_every_corpus_export_and_reference_list_parses_and_biber_reads_it(corpus_index,
+def test_a_varied_part_of_the_corpus_exports_bibtex_every_checker_reads(tmp_path_factory,
+                                                                        tmp_path):
+    """:func:`_exports_are_read` on :data:`SELECTION` (17 works)."""
+    folder, cache = _indexed(tmp_path_factory, "bibtex-selection", SELECTION)
+    _exports_are_read(folder, cache, tmp_path, works=16, reference_lists=10)
+
+
+@pytest.mark.slow
+@pytest.mark.corpus
+def test_every_corpus_export_and_reference_list_parses_and_biber_reads_it(tmp_path_factory,
                                                                          tmp_path):
-    """The whole corpus exported as BibTeX with every ``--marked`` value, and the
-    reference list of every document that has one: each parses with bibtexparser (one
-    entry per work or reference, keys unique, braces balanced, no empty field), the
-    skipped works only with ``all`` / ``skip``; where biber is installed, ``biber
-    --tool`` reads each with no error, the folder's export with no warning either."""
+    """:func:`_exports_are_read` on the whole corpus (about 200 s of text indexing)."""
+    folder, cache = _indexed(tmp_path_factory, "bibtex-corpus", None)
+    _exports_are_read(folder, cache, tmp_path, works=100, reference_lists=60)
+
+
+def _exports_are_read(folder, cache, tmp_path, works: int, reference_lists: int) -> None:
+    """The folder exported as BibTeX with every ``--marked`` value (marks: every fifth
+    work keep, every seventh to read, every eleventh skip), and the reference list of
+    every document that has one: each parses with bibtexparser (one entry per work or
+    reference, keys unique, braces balanced, no empty field), the skipped works only with
+    ``all`` / ``skip``; where biber is installed, ``biber --tool`` reads each with no
+    error, the folder's export with no warning either."""
     from pdftui.citation_graph import CitationGraph
     from pdftui.library import Library
 
-    folder, cache = corpus_index
     data = tmp_path / "data"
     docs = sorted(p.name for p in folder.glob("*.pdf"))
     for n, doc in enumerate(docs):
@@ -341,7 +360,7 @@ def test_every_corpus_export_and_reference_list_parses_and_biber_reads_it(corpus
         assert ("pdftui-skip" in kinds) == (marked in ("skip", "all")), marked
         texts[f"export-{marked}"] = text
     everything = bibtexparser.loads(texts["export-all"]).entries
-    assert len(everything) >= 100            # one per work (the versions are one)
+    assert len(everything) >= works            # one per work (the versions are one)
     assert {e["ENTRYTYPE"] for e in everything} >= {"misc", "article", "inproceedings"}
     lib = Library(folder, cache)
     try:
@@ -354,7 +373,7 @@ def test_every_corpus_export_and_reference_list_parses_and_biber_reads_it(corpus
                 texts[f"refs-{doc}"] = text
     finally:
         lib.close()
-    assert len([k for k in texts if k.startswith("refs-")]) >= 60
+    assert len([k for k in texts if k.startswith("refs-")]) >= reference_lists
     if shutil.which("biber") is None:
         pytest.skip("biber is not installed (apt-get install biber)")
     for name, text in texts.items():

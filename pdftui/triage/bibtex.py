@@ -339,14 +339,14 @@ def record_of_reference(ref: Reference) -> BibRecord:
     (:func:`pdftui.venue.reference_venue`; an arXiv venue is the eprint alone, any other
     unclassified one ``howpublished``), the raw text as ``note`` when no title was
     read (no field is invented)."""
-    given = tuple(getattr(ref, "given", ()) or ())
+    given = ref.given
     people = tuple(Person(s, given[i] if i < len(given) else "")
                    for i, s in enumerate(ref.authors) if s.strip())
     venue = reference_venue(ref.venue)
     arxiv_only = bool(ref.arxiv_id) and bool(_ARXIV_ONLY_RE.match(ref.venue or ""))
     cls = _REF_CLASS_RE.search(ref.raw or "") if ref.arxiv_id else None
     return BibRecord(
-        title=ref.title, authors=people, et_al=bool(getattr(ref, "et_al", False)),
+        title=ref.title, authors=people, et_al=ref.et_al,
         year=ref.year, venue=venue,
         howpublished="" if venue or arxiv_only else ref.venue,
         arxiv_id=ref.arxiv_id, arxiv_class=cls.group("cls") if cls else "", doi=ref.doi,
