@@ -123,6 +123,14 @@ def _wait_for(cond, limit_s: float = 120.0):
     raise AssertionError("condition not reached")
 
 
+def _cpu(p: psutil.Process) -> float:
+    """User CPU seconds of ``p`` (0 once it is gone)."""
+    try:
+        return p.cpu_times().user
+    except psutil.Error:
+        return 0.0
+
+
 def _alive(procs: list[psutil.Process]) -> list[psutil.Process]:
     out = []
     for p in procs:
@@ -145,8 +153,13 @@ def _quit_while_extracting(tmp_path: Path, sig: int) -> tuple[int, str, list]:
     with open(err_path, "wb") as err:
         proc = _start_index(folder, cache, err)
         try:
-            workers = _wait_for(lambda: _workers(proc.pid))
-            _wait_for(lambda: any(p.cpu_times().user > 0.5 for p in _alive(workers)))
+            seen: dict[int, psutil.Process] = {}
+
+            def extracting() -> bool:   # workers listed afresh: one may start after another
+                seen.update((w.pid, w) for w in _workers(proc.pid))
+                return any(_cpu(w) > 0.5 for w in _alive(list(seen.values())))
+            _wait_for(extracting)
+            workers = list(seen.values())
             proc.send_signal(sig)
             code = proc.wait(timeout=60)
         finally:
