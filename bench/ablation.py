@@ -90,6 +90,13 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "sections.passages=0": {"sections.passages": 0.0},
     "sections.related=1": {"sections.related": 1.0},
     "sections.reference=1": {"sections.reference": 1.0},
+    # merges: one constant doing two constants' job (the verdict reads the same way)
+    "semantic.adapt_lo=0": {"semantic.adapt_lo": 0.0},
+    "keyword.proximity+doc_proximity=0": {"keyword.proximity": 0.0,
+                                          "keyword.doc_proximity": 0.0},
+    "pages.document_order+first_documents=0": {"pages.document_order": 0.0,
+                                               "pages.first_documents": 0},
+    "sections.reference=pages.reference": {"sections.reference": 0.9},
 }
 
 DEV = ("dev_doc", "dev_top3", "dev_page")
@@ -131,6 +138,11 @@ TUNED: dict[str, tuple[str, ...]] = {
     "sections.passages=0": ("dev_sections", "para1", "para2", "para3"),
     "sections.related=1": ("dev_sections", "probes", "para1", "para2", "para3", "titled"),
     "sections.reference=1": ("dev_sections", "probes", "para1", "para2", "para3", "titled"),
+    "semantic.adapt_lo=0": DEV,
+    "keyword.proximity+doc_proximity=0": DEV + ("para1", "para2", "para3", "scoped"),
+    "pages.document_order+first_documents=0": DEV,
+    "sections.reference=pages.reference": ("dev_sections", "probes", "para1", "para2",
+                                           "para3", "titled"),
 }
 
 SECTION_FILES = {"probes": "section_probes.json", "para1": "section_paraphrases.json",
