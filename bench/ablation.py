@@ -25,7 +25,8 @@ excerpt sets.
 Sets (``--sets``): dev_doc, dev_top3, dev_page (doc NDCG@10, gold document in the top 3,
 page NDCG@10 of the 82 dev page queries), dev_sections (strict section MRR@10), probes,
 para1, para2, para3, titled, named (section MRR@10 of bench/section_*.json), scoped (page
-NDCG@10 inside one document), short (MRR@10 of bench/short_queries.json), excerpts,
+NDCG@10 inside one document), short (MRR@10 of bench/short_queries.json), lookup (MRR@10
+of the page or section of bench/lookup_queries.json, held out: in no TUNED), excerpts,
 excerpts_heldout (containment), and with ``--partial-cache`` partial_page / partial_sections
 (dev page NDCG@10 / section MRR@10 on a cache where part of the corpus is not embedded,
 as ``bench/partial.py`` makes one).
@@ -89,6 +90,13 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "sections.passages=0": {"sections.passages": 0.0},
     "sections.related=1": {"sections.related": 1.0},
     "sections.reference=1": {"sections.reference": 1.0},
+    # merges: one constant doing two constants' job (the verdict reads the same way)
+    "semantic.adapt_lo=0": {"semantic.adapt_lo": 0.0},
+    "keyword.proximity+doc_proximity=0": {"keyword.proximity": 0.0,
+                                          "keyword.doc_proximity": 0.0},
+    "pages.document_order+first_documents=0": {"pages.document_order": 0.0,
+                                               "pages.first_documents": 0},
+    "sections.reference=pages.reference": {"sections.reference": 0.9},
 }
 
 DEV = ("dev_doc", "dev_top3", "dev_page")
@@ -130,16 +138,23 @@ TUNED: dict[str, tuple[str, ...]] = {
     "sections.passages=0": ("dev_sections", "para1", "para2", "para3"),
     "sections.related=1": ("dev_sections", "probes", "para1", "para2", "para3", "titled"),
     "sections.reference=1": ("dev_sections", "probes", "para1", "para2", "para3", "titled"),
+    "semantic.adapt_lo=0": DEV,
+    "keyword.proximity+doc_proximity=0": DEV + ("para1", "para2", "para3", "scoped"),
+    "pages.document_order+first_documents=0": DEV,
+    "sections.reference=pages.reference": ("dev_sections", "probes", "para1", "para2",
+                                           "para3", "titled"),
 }
 
 SECTION_FILES = {"probes": "section_probes.json", "para1": "section_paraphrases.json",
                  "para2": "section_paraphrases_2.json", "para3": "section_paraphrases_3.json",
                  "titled": "section_titled.json", "named": "section_named.json",
                  "heldout": "section_heldout.json"}
-SETS = DEV + SECTIONS_ALL + ("scoped", "short", "excerpts", "excerpts_heldout")
+#: Held out, no signal tuned on it: page and section lookups (bench/lookup_queries.json).
+LOOKUP = "lookup"
+SETS = DEV + SECTIONS_ALL + ("scoped", "short", LOOKUP, "excerpts", "excerpts_heldout")
 PARTIAL_SETS = ("partial_page", "partial_sections")
-PAGE_SETS = DEV + ("scoped", "short", "excerpts", "excerpts_heldout", "partial_page")
-SECTION_SETS = SECTIONS_ALL + ("partial_sections",)
+PAGE_SETS = DEV + ("scoped", "short", LOOKUP, "excerpts", "excerpts_heldout", "partial_page")
+SECTION_SETS = SECTIONS_ALL + (LOOKUP, "partial_sections")
 
 
 def reaches(changes: dict[str, Any]) -> set[str]:
@@ -169,7 +184,7 @@ def memo_embed(engine: Engine) -> None:
 
 class Sets:
     """Every query set, loaded once: dev page and section queries, the section files,
-    scoped, short and the excerpt answers."""
+    scoped, short, lookup and the excerpt answers."""
 
     def __init__(self, queries_path: Path = quality.DEFAULT_QUERIES):
         data = json.loads(queries_path.read_text())
@@ -181,6 +196,7 @@ class Sets:
             self.sections[name] = json.loads((HERE / file).read_text())["queries"]
         self.scoped = json.loads(quality.DEFAULT_SCOPED.read_text())["queries"]
         self.short = json.loads(short_bench.DEFAULT.read_text())["queries"]
+        self.lookup = json.loads(quality.DEFAULT_LOOKUP.read_text())["queries"]
         by_id = {q["id"]: q for q in qs}
         self.answers = {"excerpts": excerpt_bench.load(excerpt_bench.DEFAULT_ANSWERS,
                                                        queries_path)[0],
@@ -238,6 +254,9 @@ def score(engine: Engine, sets: Sets, want: set[str]) -> Scores:
         out["short"] = {q["id"]: short_bench.score(
             [h.doc for h in engine.search(q["query"], mode="hybrid", top_k=10).hits],
             q["docs"])[0] for q in sets.short}
+    if LOOKUP in want:
+        got = quality.run_lookup(engine, sets.lookup, ["hybrid"])["hybrid"]["per_query"]
+        out[LOOKUP] = {qid: m["score"] for qid, m in got.items()}
     return out
 
 

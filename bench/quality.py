@@ -14,7 +14,8 @@ MRR@10 over the page queries, and section MRR@10 / NDCG@10 over the section quer
 ``section_paraphrases.json``, section queries in the reader's own words sharing no content word
 with the section's title, halves a and b reported apart; and ``section_titled.json``, queries
 naming what a section's title states in other forms of its words; ``section_named.json``,
-held out, queries naming their paper by a word of its title). Side by
+held out, queries naming their paper by a word of its title; and ``lookup_queries.json``,
+held out, fact, term and section lookups as a researcher asks them, MRR@10). Side by
 side it runs the two simple designs of the eval README: "corpus_bm25" (the design the seeds
 warn against), one corpus-wide FTS5 table over every page (built here in a temporary database
 from the cached page text) sorted by raw bm25(), queried with the OR of the query's tokens;
@@ -71,6 +72,7 @@ DEFAULT_PARAPHRASES = HERE / "section_paraphrases.json"
 DEFAULT_PARAPHRASES_2 = HERE / "section_paraphrases_2.json"
 DEFAULT_PARAPHRASES_3 = HERE / "section_paraphrases_3.json"
 DEFAULT_HELDOUT = HERE / "section_heldout.json"
+DEFAULT_LOOKUP = HERE / "lookup_queries.json"
 BASELINES = {  # eval README: doc NDCG@10 / top-3 gold doc / page NDCG@10 (82 page queries)
     "corpus_bm25 (README)": (0.740, 0.780, 0.532),
     "semantic first-256 (README)": (0.790, 0.854, 0.458),
@@ -406,6 +408,50 @@ def section_set(engine: Engine, path: str | Path, modes: list[str], name: str,
     return got
 
 
+def lookup_score(m: dict) -> float:
+    """One figure per lookup query: MRR@10 of its labelled section, or of its labelled
+    page (a hit graded 2 or more)."""
+    return m["section_mrr"] if "section_mrr" in m else m["mrr"]
+
+
+def run_lookup(engine: Engine, queries: list[dict], modes: list[str], k: int = 10) -> dict:
+    """The held-out lookup set (bench/lookup_queries.json: page and section queries
+    mixed), whole corpus: ``{mode: {"all": {"mrr", "n"}, "classes": {class: means},
+    "per_query": {id: metrics + "score"}}}``; "mrr" is :func:`lookup_score`'s mean."""
+    out = {}
+    for mode in modes:
+        per_q = {}
+        for q in queries:
+            sec = q.get("granularity") == "section"
+            res = engine.search(q["query"], mode=mode, top_k=k,
+                                granularity="section" if sec else "page")
+            m = (section_metrics(section_hits(res), q["sections"], k) if sec else
+                 page_metrics([(h.doc, h.page) for h in res.hits], q["labels"], k))
+            per_q[q["id"]] = m | {"class": q["class"], "score": lookup_score(m)}
+        classes = {}
+        for cls in sorted({m["class"] for m in per_q.values()}):
+            ms = [m for m in per_q.values() if m["class"] == cls]
+            classes[cls] = {key: round(sum(m[key] for m in ms) / len(ms), 4)
+                            for key in ms[0] if key != "class"} | {"n": len(ms)}
+        n = len(per_q)
+        out[mode] = {"all": {"mrr": round(sum(m["score"] for m in per_q.values()) / n, 4)
+                             if n else 0.0, "n": n},
+                     "classes": classes, "per_query": per_q}
+    return out
+
+
+def print_lookup(got: dict, n: int) -> None:
+    """The lookup set's line per mode: MRR@10 of all, then per class (fact and term:
+    page MRR / doc NDCG; section: section MRR)."""
+    print(f"\nlookup, held out ({n} queries of {DEFAULT_LOOKUP.name}: fact, term and section "
+          "lookups, never tuned on): MRR@10 all | per class MRR (doc NDCG)")
+    for mode, r in got.items():
+        parts = [f"{cls} {m.get('mrr', m.get('section_mrr', 0)):.3f}"
+                 + (f" ({m['doc_ndcg']:.3f})" if "doc_ndcg" in m else "")
+                 for cls, m in r["classes"].items()]
+        print(f"  {mode:<10}{r['all']['mrr']:>8.3f}  | " + "; ".join(parts))
+
+
 def _section_means(per_q: dict[str, dict]) -> dict:
     """``{section_mrr, section_ndcg, n}`` means over section query metrics ({} if none)."""
     n = len(per_q)
@@ -559,7 +605,7 @@ def main(argv: list[str] | None = None) -> int:
                                              if m in ("keyword", "semantic", "hybrid")], scope)
     print_weak(cal)
     scoped = excerpts = probes = paraphrases = paraphrases_2 = paraphrases_3 = None
-    excerpts_heldout = short = titled = named = heldout = None
+    excerpts_heldout = short = titled = named = heldout = lookup = None
     if not args.no_extras and not args.classes:
         pq = json.loads(Path(args.probes).read_text())["queries"]
         probes = run_probes(engine, pq, args.modes.split(","))
@@ -583,6 +629,9 @@ def main(argv: list[str] | None = None) -> int:
         heldout = section_set(engine, DEFAULT_HELDOUT, modes, "section held out",
                               "written from 16 PDFs before any ranking was run; never tuned"
                               " on")
+        lq = json.loads(DEFAULT_LOOKUP.read_text())["queries"]
+        lookup = run_lookup(engine, lq, modes)
+        print_lookup(lookup, len(lq))
         sq = json.loads(Path(args.scoped).read_text())["queries"]
         scoped = run_scoped(engine, sq, args.modes.split(","))
         print(f"\nsingle-document search ({len(sq)} queries of {Path(args.scoped).name}, "
@@ -623,7 +672,7 @@ def main(argv: list[str] | None = None) -> int:
             {"options": opts.flat(), "results": results, "scoped": scoped,
              "probes": probes, "paraphrases": paraphrases,
              "paraphrases_2": paraphrases_2, "paraphrases_3": paraphrases_3, "titled": titled,
-             "named": named, "heldout": heldout, "excerpt": excerpts, "excerpt_heldout": excerpts_heldout, "short": short,
+             "named": named, "heldout": heldout, "lookup": lookup, "excerpt": excerpts, "excerpt_heldout": excerpts_heldout, "short": short,
              "goals": goal_check(results, scoped, excerpts), "weak": cal},
             indent=1, ensure_ascii=False))
     engine.close()

@@ -8,7 +8,8 @@ and paired per-query deltas with a bootstrap interval.
 Each file is ``bench/quality.py --json`` of one cache, run with the same code (one sitting).
 Headline figures, per mode (hybrid, semantic, keyword): doc NDCG@10, top-3, page NDCG@10
 and MRR@10 over every page query ("ALL"), section MRR@10 over the section queries, and
-page NDCG@10 / MRR@10 over the scoped set; section MRR@10 of the section probes; excerpt
+page NDCG@10 / MRR@10 over the scoped set; section MRR@10 of the section probes, the
+paraphrase, titled, named and held-out section sets; short MRR@10; lookup MRR@10; excerpt
 containment (hybrid). The rule: no headline figure falls by more than ``--tolerance``
 (0.005) from the base; a rise always holds.
 
@@ -60,6 +61,19 @@ def headline(run: dict) -> dict[str, tuple[float, dict[str, float]]]:
                 ids = {q for q in per if part == "all" or _half_of(run, name, q) == half}
                 out[f"{mode} {name} {part} MRR"] = (par[part]["section_mrr"], {
                     q: m["section_mrr"] for q, m in per.items() if q in ids})
+        for name in ("paraphrases_3", "titled", "named", "heldout"):
+            got = (run.get(name) or {}).get(mode)
+            if got:
+                out[f"{mode} {name} MRR"] = (got["all"]["section_mrr"], {
+                    q: m["section_mrr"] for q, m in got.get("per_query", {}).items()})
+        got = (run.get("short") or {}).get(mode)
+        if got:
+            out[f"{mode} short MRR"] = (got["all"]["mrr"], {
+                q: m["mrr"] for q, m in got.get("per_query", {}).items()})
+        got = (run.get("lookup") or {}).get(mode)
+        if got:
+            out[f"{mode} lookup MRR"] = (got["all"]["mrr"], {
+                q: m["score"] for q, m in got["per_query"].items()})
     out["excerpt containment"] = (run["excerpt"]["containment"], {})
     return out
 
