@@ -35,6 +35,8 @@ if TYPE_CHECKING:
 #: rest); the score column goes below :data:`SCORE_MIN_WIDTH` columns.
 _FIXED = {"rank": 3, "mark": 1, "page": 6, "kw": 4, "sem": 4, "score": 6}
 SCORE_MIN_WIDTH = 90
+#: Below this many columns for the document and section together, the section column goes.
+MIN_DOC_AND_SECTION = 20
 #: The mark column's glyphs (as in the documents pane).
 MARK_GLYPHS = {"keep": "+", "to-read": "r", "skip": "-"}
 
@@ -140,6 +142,17 @@ class HitTable(DataTable):
         """The cursor to the last hit."""
         if self.row_count:
             self.move_cursor(row=self.row_count - 1)
+
+    def cursor_into_view(self) -> None:
+        """Scroll so the cursor's row is on screen, once the table is laid out (a list
+        rebuilt while hidden behind the reader came back scrolled to its top, the
+        selected hit off screen)."""
+        if self.row_count:
+            self.call_after_refresh(self.move_cursor, row=self.cursor_row, animate=False)
+
+    def _on_show(self, event) -> None:
+        super()._on_show(event)
+        self.cursor_into_view()
 
 
 class ResultsPane(Vertical):
@@ -293,21 +306,33 @@ class ResultsPane(Vertical):
         return max(7 if self.grouped else 5, min(9, longest))
 
     def _columns(self) -> tuple[list[str], int, int]:
-        """The columns shown, and the document and section widths, from the pane's width."""
-        width = max(40, (self._width or self.size.width or 80) - 2)
+        """The columns shown, and the document and section widths, from the pane's width
+        less its border and the table's scrollbar (always kept free: a column under it
+        lost its values, as `sem` did at 100 columns). The rank, kw and sem columns are
+        always whole; the section column goes first when the rest is too narrow for a
+        readable document and section (the excerpt names the section), then the score."""
+        table = self.query_one(HitTable)
+        bar = table.styles.scrollbar_size_vertical
+        width = max(40, (self._width or self.size.width or 80) - 2 - bar)
         cols = ["rank", "mark", "doc", "page", "section", "kw", "sem"]
         if self.grouped:   # a hit's section goes beneath its document, in that column
             cols.remove("section")
-        if width >= SCORE_MIN_WIDTH:
+        if width + bar >= SCORE_MIN_WIDTH:
             cols.append("score")
-        fixed = sum(_FIXED[c] for c in cols if c in _FIXED and c != "page")
-        fixed += self._page_width()
-        # DataTable pads every cell by one column on each side
-        rest = width - fixed - 2 * len(cols) - 1
-        if self.grouped:
+        rest = self._rest(cols, width)
+        if "section" in cols and rest < MIN_DOC_AND_SECTION:
+            cols.remove("section")
+            rest = self._rest(cols, width)
+        if self.grouped or "section" not in cols:
             return cols, max(8, rest), 0
         doc = max(8, rest * 13 // 20)   # the document first: the excerpt names the section
         return cols, doc, max(6, rest - doc)
+
+    def _rest(self, cols: list[str], width: int) -> int:
+        """Columns left for the document and section in ``width`` once the fixed columns
+        and the cells' padding (one column each side) are taken."""
+        fixed = sum(_FIXED[c] for c in cols if c in _FIXED and c != "page")
+        return width - fixed - self._page_width() - 2 * len(cols)
 
     def _doc_cell(self, doc: str, width: int, versions: list[str]) -> Text:
         """The document's title (file name when titles collide), then "· Vaswani 2017"
@@ -531,7 +556,9 @@ class ResultsPane(Vertical):
 
     def focus_main(self) -> None:
         """Focus the table (used when the pane becomes current)."""
-        self.screen.set_focus(self.query_one(HitTable))   # now, not after the keys queued
+        table = self.query_one(HitTable)
+        self.screen.set_focus(table)   # now, not after the keys queued
+        table.cursor_into_view()
 
     @on(DataTable.RowHighlighted, "#hits")
     def _highlighted(self, event: DataTable.RowHighlighted) -> None:

@@ -1,0 +1,92 @@
+"""Findings of a first user's literature-review triage at 80x24 and 160x48 (trial report,
+issue 34): the list keeps its selected hit in view, the results columns fit every width,
+version tags stay visible, and the reader shows where the user is."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from pdftui.tui.reader_pane import ReaderPane
+from pdftui.tui.results_pane import HitTable, ResultsPane
+
+from .conftest import reader_ready, search, settle, wait_for
+
+
+def run(coro):
+    return asyncio.run(coro)
+
+
+def row_visible(table: HitTable, row: int) -> bool:
+    """Is ``row`` of the table on screen (below the header, above the bottom edge)?"""
+    top = round(table.scroll_y)
+    height = table.scrollable_content_region.height - table.header_height
+    return top <= row < top + height
+
+
+@pytest.mark.parametrize("granularity", ["page", "section"])
+def test_esc_from_the_reader_keeps_the_selected_hit_in_view(make_app, granularity):
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            app.main_screen.granularity = granularity
+            await search(pilot, "attention")
+            table = app.query_one(HitTable)
+            assert table.row_count >= 14
+            for _ in range(12):
+                await pilot.press("down")
+            await pilot.pause()
+            assert table.cursor_row == 12 and row_visible(table, 12)
+            await pilot.press("enter")
+            await reader_ready(pilot)
+            # a mark set in the reader redraws the hidden list (its marks column)
+            results = app.query_one(ResultsPane)
+            await pilot.press("plus")
+            await wait_for(pilot, lambda: results.marks, what="mark shown")
+            await pilot.pause(0.2)
+            # the folder changed meanwhile: the search runs again, keeping the cursor
+            main = app.main_screen
+            main.run_search(keep_cursor=True)
+            await wait_for(pilot, lambda: main.shown_key == main.search_key(), what="rerun")
+            await pilot.pause(0.2)
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: table.region.height > 0, what="results shown")
+            await pilot.pause(0.2)
+            assert table.cursor_row == 12
+            assert row_visible(table, 12), (table.scroll_y, table.region)
+            await pilot.press("down")
+            await pilot.pause()
+            assert table.cursor_row == 13 and row_visible(table, 13)
+    run(go())
+
+
+def test_the_rank_columns_fit_whole_at_every_width(make_app):
+    """80 to 200 columns: the fused rank, kw and sem columns are whole, and no column
+    runs under the scrollbar (at 100 columns `sem` was cut to `se`, under it)."""
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            await search(pilot, "attention")
+            table = app.query_one(HitTable)
+            for width in (80, 90, 99, 100, 104, 110, 120, 130, 149, 150, 160, 180, 200):
+                await pilot.resize_terminal(width, 24)
+                await pilot.pause(0.1)
+                await pilot.press("tab") if not table.region.width else None
+                await wait_for(pilot, lambda: table.region.width > 0, what="table shown")
+                await pilot.pause(0.1)
+                assert table.show_vertical_scrollbar, width
+                # no horizontal scrollbar: its thumb was a stray `▏` on the last row
+                assert not table.show_horizontal_scrollbar, width
+                keys = [str(k.value) for k in table.columns]
+                for key in ("rank", "kw", "sem"):
+                    assert key in keys, (width, keys)
+                cols = list(table.columns.values())
+                for col in cols:
+                    assert col.content_width >= len(col.label.plain), (width, col.label)
+                used = sum(c.get_render_width(table) for c in cols)
+                room = table.scrollable_content_region.width
+                assert used <= room, (width, used, room, keys)
+    run(go())
