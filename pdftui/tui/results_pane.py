@@ -182,6 +182,7 @@ class ResultsPane(Vertical):
         self.infos: dict[str, object] = {}    # doc -> DocumentInfo
         self.marks: dict[str, str] = {}       # doc -> mark value
         self.versions: dict[str, tuple[str, str]] = {}
+        self._tags: dict[str, str] = {}       # version label -> short tag shown
         self.more_available = False
         self._rows: list[Row] = []
         #: hit index -> the rank shown: its row's place in the list by rank, so versions
@@ -218,6 +219,7 @@ class ResultsPane(Vertical):
         of them when the caller has it, computed here otherwise)."""
         self.infos = {d.doc: d for d in documents}
         self.versions = versions if versions is not None else version_groups(documents)
+        self._tags = self._version_tags()
         if names != self.names:
             self.names = dict(names)
             if self.result is not None:
@@ -227,6 +229,7 @@ class ResultsPane(Vertical):
         """Fold hits by ``versions`` (:func:`pdftui.versions.version_groups` of the documents)."""
         if versions != self.versions:
             self.versions = versions
+            self._tags = self._version_tags()
             if self.result is not None:
                 self._rebuild_keep_cursor()
 
@@ -336,16 +339,23 @@ class ResultsPane(Vertical):
 
     def _doc_cell(self, doc: str, width: int, versions: list[str]) -> Text:
         """The document's title (file name when titles collide), then "· Vaswani 2017"
-        when room allows, then the versions this row stands for ("v5 v7")."""
-        name = self.names.get(doc) or short_doc(doc, width)
-        tail = " ".join(versions)
+        when room allows, then the versions this row stands for ("v5 v7", oldest first).
+        The version tags stay whole and the title is cut first, down to
+        :data:`~.corpus_pane.MIN_TITLE` characters; only then are the tags cut."""
+        from .corpus_pane import MIN_TITLE, first_author
+
         info = self.infos.get(doc)
+        tail = " ".join(self.tag(v) for v in versions)
+        name = self.names.get(doc) or short_doc(doc, width)
+        if tail and info is not None and clean_text(getattr(info, "title", "") or ""):
+            name = clean_text(info.title)   # the tags tell the versions apart
         meta = ""
         if info is not None:
-            from .corpus_pane import first_author
-
             year = getattr(info, "year", None)
             meta = " ".join(x for x in (first_author(info), str(year) if year else "") if x)
+        if tail and width - len(tail) - 1 < min(MIN_TITLE, len(name)):
+            keep = max(1, width - min(MIN_TITLE, len(name)) - 2)
+            tail = tail if len(tail) <= keep else tail[: max(1, keep - 1)] + "…"
         room = width - (len(tail) + 1 if tail else 0)
         out = Text(no_wrap=True, overflow="ellipsis")
         if meta and len(name) + len(meta) + 3 <= room:
@@ -356,6 +366,24 @@ class ResultsPane(Vertical):
                                     + "…"))
         if tail:
             out.append(" " + tail, style="bold")
+        return out
+
+    def tag(self, label: str) -> str:
+        """The short tag shown for version label ``label`` ("v5"; the part of a file
+        name that tells it from the other versions' names: "08-draft")."""
+        return self._tags.get(label, label)
+
+    def _version_tags(self) -> dict[str, str]:
+        """Version label -> its short tag (:func:`~.corpus_pane.version_tags`)."""
+        from .corpus_pane import version_tags
+
+        members: dict[str, list[str]] = {}
+        for doc, (key, _label) in self.versions.items():
+            members.setdefault(key, []).append(doc)
+        out = {}
+        for docs in members.values():
+            for doc, tag in zip(docs, version_tags([clean_text(d) for d in docs])):
+                out[self.versions[doc][1]] = tag
         return out
 
     def _build_table(self, row: int | None = None) -> None:
@@ -416,7 +444,7 @@ class ResultsPane(Vertical):
             doc.append_text(literal(leaf_first(hit_section(h), max(4, doc_w - 4)),
                                     style="dim"))
             if r.versions:
-                doc.append(" " + " ".join(r.versions), style="dim")
+                doc.append(" " + " ".join(self.tag(v) for v in r.versions), style="dim")
         else:
             doc = self._doc_cell(r.doc, doc_w, r.versions)
         cells = {"rank": Text(str(self.shown_rank(r.hit)), justify="right",
@@ -481,7 +509,8 @@ class ResultsPane(Vertical):
             head.append(literal(hit_section(hit), style="italic"))
         r = self.current_row()
         if r is not None and r.versions:
-            head.append(f"  · versions {' '.join(r.versions)}", style="dim")
+            word = "versions" if len(r.versions) > 1 else "version"
+            head.append(f"  · {word} {' '.join(self.tag(v) for v in r.versions)}", style="dim")
         why = arms_line(hit) if self.mode == "hybrid" else ""
         if why:
             head.append("\n")

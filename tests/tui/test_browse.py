@@ -188,11 +188,13 @@ def test_versions_of_one_paper_share_a_row():
             make_hit("arxiv-1706.03762v5-attention.pdf", 9, 4)]
     rows = flat_rows(hits, groups)
     assert [r.hit for r in rows] == [0, 2, 3]
-    assert rows[0].versions == ["v7", "v5"] and rows[2].versions == []
+    # oldest first everywhere; a row of one version names it too
+    assert rows[0].versions == ["v5", "v7"] and rows[1].versions == []
+    assert rows[2].versions == ["v5"]
     grouped = grouped_rows(hits, groups, expanded=set())
     assert [(r.kind, r.hit) for r in grouped] == [("doc", 0), ("hit", 0), ("hit", 3),
                                                    ("doc", 2), ("hit", 2)]
-    assert grouped[0].versions == ["v7", "v5"]
+    assert grouped[0].versions == ["v5", "v7"]
     # same title, no arXiv id in the names: still one paper
     twins = version_groups([doc("a.pdf", "A Long Enough Title Here"),
                             doc("b.pdf", "A long enough title here")])

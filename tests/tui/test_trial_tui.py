@@ -5,6 +5,7 @@ version tags stay visible, and the reader shows where the user is."""
 from __future__ import annotations
 
 import asyncio
+from types import SimpleNamespace
 
 import pytest
 
@@ -90,3 +91,40 @@ def test_the_rank_columns_fit_whole_at_every_width(make_app):
                 room = table.scrollable_content_region.width
                 assert used <= room, (width, used, room, keys)
     run(go())
+
+
+def _doc(name, title, year=None):
+    return SimpleNamespace(doc=name, title=title, pages=10, status="indexed",
+                           authors=("Zejiang Shen",), year=year)
+
+
+def test_version_tags_stay_visible_and_titles_are_cut_first():
+    """Documents pane rows keep "(v5)" / "(v7)" whole (both read "Attention Is All You
+    Nee…" at 160x48); a results row keeps a readable title before its tags (it read
+    "P… papermage-2023-11-revised…" at 80x24), tags oldest first."""
+    from pdftui.tui.corpus_pane import doc_columns, doc_row, title_keys
+    from pdftui.versions import version_groups
+
+    twins = [_doc(f"arxiv-1706.03762v{v}-attention-is-all-you-need.pdf",
+                  "Attention Is All You Need") for v in (5, 7)]
+    names = title_keys(twins)
+    cols = doc_columns(33, False)   # the 160x48 documents pane
+    rows = [doc_row(d, cols, names[d.doc], False, "none").plain for d in twins]
+    assert "(v5)" in rows[0] and "(v7)" in rows[1], rows
+    assert all("Attention Is" in r for r in rows), rows
+
+    title = ("PaperMage: A Unified Toolkit for Processing, Representing, and "
+             "Manipulating Visually-Rich Scientific Documents")
+    docs = [_doc("papermage-2023-11-revised.pdf", title, 2023),
+            _doc("papermage-2023-08-draft.pdf", title, 2023)]
+    pane = ResultsPane()
+    pane.set_documents(docs, title_keys(docs), version_groups(docs))
+    for width, versions in ((29, ["papermage-2023-11-revised.pdf"]),
+                            (29, ["papermage-2023-08-draft.pdf",
+                                  "papermage-2023-11-revised.pdf"]), (60, ["papermage-2023-08-draft.pdf"])):
+        cell = pane._doc_cell(docs[0].doc, width, versions).plain
+        assert len(cell) <= width, cell
+        assert cell.startswith("PaperMag"), cell      # never a title of one letter
+        if len(versions) == 1 and width >= 29:
+            assert cell.endswith(pane.tag(versions[0])), cell
+    assert pane.tag("papermage-2023-08-draft.pdf") == "08-draft"
