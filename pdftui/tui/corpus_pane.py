@@ -522,8 +522,10 @@ class CorpusPane(Vertical):
         self._scope_changed()
 
     def action_sort(self) -> None:
-        """Next order of the list: folder, title, author, year (newest first), mark."""
+        """Next order of the list: folder, title, author, year (newest first), mark;
+        the list shows the new order from its top, the first row selected."""
         self.sort = SORTS[(SORTS.index(self.sort) + 1) % len(SORTS)]
+        self._refiltered = True   # the new order from its top, its first row selected
         self._rebuild()
         self.notify(f"documents sorted by {self.sort}", timeout=1.5)
 

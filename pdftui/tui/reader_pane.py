@@ -78,6 +78,9 @@ class ReaderPane(FailureHandler, Vertical):
         self.pattern: re.Pattern[str] | None = None
         self.hits: list[Hit] = []
         self.stepped_to: tuple[str, int] | None = None  # (doc, page) reached with n / N
+        #: the search (its request) on screen when what the reader shows was chosen (a
+        #: hit opened, a document picked): Tab to the reader follows a newer one
+        self.search_seen: object | None = None
         self.toc_shown = False
         self._toc_doc: str | None = None   # the document the contents list shows
         self._focus_toc = False            # focus the contents once the view is loaded
@@ -103,12 +106,21 @@ class ReaderPane(FailureHandler, Vertical):
         doc = hit.doc
         if self.view is None or self.view.request.doc != doc:
             self.toc_shown = False   # the contents were of the document read before
-        self.hits = sorted((h for h in hits if h.doc == doc),
-                           key=lambda h: (h.page or 0, h.rank or 0))
+        self.set_hits(hits, pattern, doc)
         kind = "section" if hit.section is not None else "page"
         self.opened_hit = hit if kind == "page" and hit.excerpt else None
         self.request(ReadRequest(doc, kind, hit.page or 1, hit.excerpt or "",
                                  section_id=hit.section_id))
+
+    def set_hits(self, hits: list[Hit], pattern: re.Pattern[str] | None,
+                 doc: str | None = None) -> None:
+        """Take the hits of ``doc`` (default: the document shown) among ``hits`` (a
+        result's) for n / N, in page order, and highlight by ``pattern``."""
+        self.pattern = pattern
+        if doc is None:
+            doc = self.view.request.doc if self.view is not None else None
+        self.hits = sorted((h for h in hits if h.doc == doc),
+                           key=lambda h: (h.page or 0, h.rank or 0))
 
     def open_document(self, doc: str, page: int = 1) -> None:
         """Show ``doc`` from page 1 with its table of contents as a browsable list
@@ -650,7 +662,8 @@ class ReaderPane(FailureHandler, Vertical):
         if v is None:
             return
         if not self.hits:
-            self.notify("No hits in this document.", timeout=1.5)
+            self.notify("No hits of this search in this document (Enter on a hit in the "
+                        "results opens it).", timeout=2)
             return
         page = v.page
         if delta > 0:
@@ -659,10 +672,13 @@ class ReaderPane(FailureHandler, Vertical):
         else:
             prv = [h for h in self.hits if (h.page or 0) < page]
             hit = prv[-1] if prv else None
-        if hit is None:
-            self.notify("no more hits in this document" if delta > 0
-                        else "no earlier hit in this document", timeout=1.5)
-            return
+        if hit is None:   # wrap around, and say so
+            hit = self.hits[0] if delta > 0 else self.hits[-1]
+            if (hit.page or 0) == page:
+                self.notify("no other hit in this document", timeout=1.5)
+                return
+            self.notify(f"wrapped to the {'first' if delta > 0 else 'last'} hit in this "
+                        f"document ({len(self.hits)} hits)", timeout=1.5)
         self.stepped_to = (v.request.doc, hit.page or 1)
         self.request(ReadRequest(v.request.doc, v.request.kind, hit.page or 1,
                                  hit.excerpt or ""))

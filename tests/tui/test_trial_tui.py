@@ -128,3 +128,80 @@ def test_version_tags_stay_visible_and_titles_are_cut_first():
         if len(versions) == 1 and width >= 29:
             assert cell.endswith(pane.tag(versions[0])), cell
     assert pane.tag("papermage-2023-08-draft.pdf") == "08-draft"
+
+
+def test_n_in_the_reader_wraps_to_the_first_hit_and_says_so(make_app):
+    """At the last hit of the document, n goes to its first hit ("wrapped"); it said "no
+    more hits in this document" while the header counted five."""
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            data = await search(pilot, "attention")
+            doc = data.hits[0].doc
+            pages = sorted({h.page for h in data.hits if h.doc == doc})
+            assert len(pages) >= 3
+            last = max((h for h in data.hits if h.doc == doc), key=lambda h: h.page)
+            app.main_screen.open_hit(last)
+            reader = await reader_ready(pilot, lambda r: r.view.page == last.page)
+            await pilot.press("n")
+            await reader_ready(pilot, lambda r: r.view.page == pages[0])
+            assert any("wrapped to the first hit" in n.message for n in app._notifications)
+            await pilot.press("N")
+            await reader_ready(pilot, lambda r: r.view.page == pages[-1])
+            assert reader.view.request.doc == doc
+    run(go())
+
+
+def test_tab_to_the_reader_follows_the_selected_hit_of_a_new_search(make_app):
+    """A document read before a new search, in none of its hits: Tab to the reader shows
+    the selected hit (it showed the stale page, and n said "No hits in this document")."""
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            await search(pilot, "attention")
+            await pilot.press("enter")
+            reader = await reader_ready(pilot)
+            old = reader.view.request.doc
+            data = await search(pilot, "zorblax")
+            assert data.hits[0].doc != old
+            await pilot.press("tab")
+            await reader_ready(pilot, lambda r: r.view.request.doc == data.hits[0].doc)
+            assert reader.hits and app.main_screen.current_pane() == "reader"
+            # the same search again (the folder changed): the page read stays
+            await pilot.press("down")
+            await pilot.pause(0.2)
+            page = reader.view.page
+            main = app.main_screen
+            await pilot.press("shift+tab")   # to the results
+            assert main.current_pane() == "results"
+            main.run_search(keep_cursor=True)
+            await wait_for(pilot, lambda: main.shown_key == main.search_key(), what="rerun")
+            await pilot.press("tab")
+            await pilot.pause(0.2)
+            assert reader.view.page == page and reader.hits
+    run(go())
+
+
+def test_sorting_the_documents_shows_the_new_order_from_its_top(make_app):
+    """S: the first row of the new order is selected and on screen (the cursor stayed on
+    its document and the list kept its scroll, so the new top was not shown)."""
+    from pdftui.tui.corpus_pane import CorpusPane, DocList
+
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(160, 48)) as pilot:
+            await settle(pilot)
+            corpus = app.query_one(CorpusPane)
+            lst = app.query_one(DocList)
+            app.main_screen.show_pane("corpus")
+            await pilot.press("end")
+            await pilot.pause()
+            assert lst.highlighted == lst.option_count - 1
+            for _ in range(3):
+                await pilot.press("S")
+                await pilot.pause()
+                assert lst.highlighted == 0, corpus.sort
+                assert lst.scroll_y == 0
+    run(go())
