@@ -400,8 +400,8 @@ class MainScreen(FailureHandler, Screen):
         self._reader_from_compare = None
         reader = self.query_one(ReaderPane)
         reader.search_seen = self.shown_key
-        if event.page > 1:   # a citing entry's page
-            reader.open_document(event.doc, event.page)
+        if event.page > 1 or event.entry:   # a citing entry's page
+            reader.open_document(event.doc, event.page, event.entry)
         else:
             reader.open_document(event.doc)
         self.show_pane("reader")
@@ -419,9 +419,9 @@ class MainScreen(FailureHandler, Screen):
         doc = cur[0]
         info = next((d for d in self.folder.documents if d.doc == doc), None)
 
-        def opened(choice: tuple[str, int] | None) -> None:
+        def opened(choice: tuple[str, int, str] | None) -> None:
             if choice is not None:
-                self.post_message(OpenDocument(choice[0], choice[1]))
+                self.post_message(OpenDocument(*choice))
 
         self.app.push_screen(CitationsScreen(ListKind(kind), doc,
                                              (info.title if info else "") or doc), opened)

@@ -122,17 +122,19 @@ class ReaderPane(FailureHandler, Vertical):
         self.hits = sorted((h for h in hits if h.doc == doc),
                            key=lambda h: (h.page or 0, h.rank or 0))
 
-    def open_document(self, doc: str, page: int = 1) -> None:
+    def open_document(self, doc: str, page: int = 1, entry: str = "") -> None:
         """Show ``doc`` from page 1 with its table of contents as a browsable list
         (focused, so ↓ and Enter pick a section at once), or at ``page`` (1-based; a
-        citing entry's page) without it."""
+        citing entry's page) without it, scrolled to the paragraph holding ``entry`` (the
+        entry's text) and marked as a hit is."""
         self.pattern = None
         self.stepped_to = None
         self.opened_hit = None
         self.hits = []
-        self.toc_shown = page == 1
-        self._focus_toc = page == 1
-        self.request(ReadRequest(doc, "page", page, scroll="top"))
+        self.toc_shown = page == 1 and not entry
+        self._focus_toc = self.toc_shown
+        self.request(ReadRequest(doc, "page", page, entry, scroll="target" if entry
+                                 else "top"))
 
     def request(self, req: ReadRequest) -> None:
         """Load ``req`` in a worker; the newest request wins."""

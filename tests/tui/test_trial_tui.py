@@ -205,3 +205,17 @@ def test_sorting_the_documents_shows_the_new_order_from_its_top(make_app):
                 assert lst.highlighted == 0, corpus.sort
                 assert lst.scroll_y == 0
     run(go())
+
+
+def test_a_reference_entry_split_by_a_hyphen_is_found_on_its_page():
+    """The citing entry on Caduceus p. 11 breaks "Al-" / "berti": its first 40
+    characters still find it (its first 80 did not, so the page opened unmarked)."""
+    from pdftui.tui.read_view import find_target
+
+    paras = ["References", "Yang, L. Some other paper. 2019.",
+             "Zaheer, M., Guruganesh, G., Dubey, K. A., Ainslie, J., Al-",
+             "berti, C., Ontanon, S., Pham, P. Big bird. NeurIPS 2020."]
+    raw = ("Zaheer, M., Guruganesh, G., Dubey, K. A., Ainslie, J., Alberti, C., Ontanon, "
+           "S., Pham, P. Big bird. NeurIPS 2020.")
+    assert find_target(paras, raw) == 2
+    assert find_target(paras, "nothing like it on this page at all, not a word") is None
