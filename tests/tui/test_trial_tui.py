@@ -219,3 +219,32 @@ def test_a_reference_entry_split_by_a_hyphen_is_found_on_its_page():
            "S., Pham, P. Big bird. NeurIPS 2020.")
     assert find_target(paras, raw) == 2
     assert find_target(paras, "nothing like it on this page at all, not a word") is None
+
+
+def test_notes_come_one_at_a_time_above_the_panes_bottom_border(make_app):
+    """At 80x24 a note is one line above the reader's bottom border; a second replaces
+    the first (two stacked notes covered the border and six lines of text)."""
+    from textual.widgets._toast import Toast
+
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(80, 24), notifications=True) as pilot:
+            await settle(pilot)
+            await search(pilot, "attention")
+            await pilot.press("enter")
+            await reader_ready(pilot)
+            app.notify("marked keep: Attention Is All You Need", timeout=5)
+            app.notify("copied", timeout=5)
+            await wait_for(pilot, lambda: list(app.screen.query(Toast)), what="toast")
+            await pilot.pause(0.2)
+            toasts = list(app.screen.query(Toast))
+            assert len(toasts) == 1 and "copied" in str(toasts[0].render())
+            reader = app.query_one(ReaderPane)
+            border = reader.region.bottom - 1   # the row of the pane's bottom border
+            assert toasts[0].region.height == 1
+            assert toasts[0].region.bottom <= border, (toasts[0].region, reader.region)
+            app.notify("disk on fire", severity="error", timeout=60)
+            app.notify("copied again", timeout=5)
+            await pilot.pause(0.2)
+            assert len(list(app.screen.query(Toast))) == 2   # the error stays
+    run(go())
