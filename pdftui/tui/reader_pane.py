@@ -53,6 +53,18 @@ NOTHING_OPEN = ("Nothing open: Enter reads the document (or hit) under the curso
                 "/ searches.")
 
 
+def page_rule(view: ReadView, index: int) -> Text | None:
+    """The dim rule "── p. 7 ──" put before paragraph ``index`` of a section view when it
+    is the first on a new page, else None."""
+    pos = view.para_pos
+    if view.request.kind != "section" or not pos or not 0 < index < len(pos):
+        return None
+    page = pos[index][0]
+    if page == pos[index - 1][0]:
+        return None
+    return Text(f"── p. {page_ref(page, label_of(view.labels, page))} ──", style="dim")
+
+
 class ReaderPane(FailureHandler, Vertical):
     """A page or a whole section of one document, with terms highlighted."""
 
@@ -78,6 +90,7 @@ class ReaderPane(FailureHandler, Vertical):
         self.pattern: re.Pattern[str] | None = None
         self.hits: list[Hit] = []
         self.stepped_to: tuple[str, int] | None = None  # (doc, page) reached with n / N
+        self.top_page: int | None = None   # a section view: the page at the top of the screen
         #: the search (its request) on screen when what the reader shows was chosen (a
         #: hit opened, a document picked): Tab to the reader follows a newer one
         self.search_seen: object | None = None
@@ -172,6 +185,7 @@ class ReaderPane(FailureHandler, Vertical):
 
     async def _show_view(self, view: ReadView) -> None:
         self.view = view
+        self.top_page = None
         kind = view.request.kind
         self.border_title = f"Reader · {kind}"
         self._update_head()
@@ -197,6 +211,9 @@ class ReaderPane(FailureHandler, Vertical):
                 w.add_class("-hidden")
             if i == view.target:
                 w.add_class("-hit")
+            rule = page_rule(view, i)
+            if rule is not None:
+                widgets.append(Static(rule, markup=False, classes="page-rule"))
             widgets.append(w)
         if not widgets:
             widgets.append(Static(Text("(this page has no text)", style="dim"), classes="para"))
@@ -283,8 +300,16 @@ class ReaderPane(FailureHandler, Vertical):
 
     def follow_scroll(self) -> None:
         """In a page view, name the section of the paragraph at the top of the screen
-        (the page may hold the end of one section and the start of others)."""
+        (the page may hold the end of one section and the start of others); in a section
+        view, name the page at the top ("p. 7 of 4-11")."""
         v = self.view
+        if v is not None and v.request.kind == "section" and v.para_pos:
+            top = self.query_one(ReaderBody).top_paragraph()
+            page = v.para_pos[min(top, len(v.para_pos) - 1)][0]
+            if page != self.top_page:
+                self.top_page = page
+                self._update_head()
+            return
         if v is None or v.request.kind != "page" or not v.sections or v is not self._landed:
             # a view not yet scrolled to its place: the body's top still says where the
             # old one was, and a ``]`` read meanwhile counted from a section never shown
@@ -421,6 +446,9 @@ class ReaderPane(FailureHandler, Vertical):
         if v.request.kind == "section" and v.end_page != v.start_page:
             where = f"p. {first}-{page_ref(v.end_page, label_of(v.labels, v.end_page))}" \
                 f" / {v.pages}"
+            top = self.top_page
+            if top is not None and v.start_page <= top <= v.end_page:
+                where = f"p. {page_ref(top, label_of(v.labels, top))} of {where[3:]}"
         elif v.request.kind == "section":
             where = f"p. {first} / {v.pages}"
         else:

@@ -248,3 +248,38 @@ def test_notes_come_one_at_a_time_above_the_panes_bottom_border(make_app):
             await pilot.pause(0.2)
             assert len(list(app.screen.query(Toast))) == 2   # the error stays
     run(go())
+
+
+def test_a_long_section_names_the_page_at_the_top_and_marks_page_breaks(make_app):
+    """A section over several pages: the header says which page is at the top ("p. 3 of
+    2-6 / 15") as PgDn reads on, and a dim "── p. 3 ──" marks where each page begins (the
+    header stayed "p. 2-6 / 15" through every page, nothing marked the breaks)."""
+    from pdftui.tui.read_view import ReadRequest
+    from pdftui.tui.reader_widgets import ReaderBody
+
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            doc = "arxiv-1706.03762v5-attention-is-all-you-need.pdf"
+            reader = app.query_one(ReaderPane)
+            reader.open_document(doc)
+            await reader_ready(pilot)
+            sec = next(s for s in reader.view.sections if s.end_page > s.start_page)
+            app.main_screen.show_pane("reader")
+            reader.request(ReadRequest(doc, "section", sec.start_page, section_id=sec.id,
+                                       scroll="top"))
+            await reader_ready(pilot, lambda r: r.view.request.kind == "section")
+            await pilot.pause(0.2)
+            rules = [str(w.render()) for w in app.query(".page-rule")]
+            assert f"── p. {sec.start_page + 1} ──" in rules, rules
+            head = lambda: str(app.query_one("#reader-head").render())  # noqa: E731
+            assert f"p. {sec.start_page} of {sec.start_page}-{sec.end_page}" in head()
+            app.query_one(ReaderBody).focus()
+            for _ in range(40):
+                if f"p. {sec.start_page + 1} of" in head():
+                    break
+                await pilot.press("pagedown")
+                await pilot.pause(0.05)
+            assert f"p. {sec.start_page + 1} of {sec.start_page}-{sec.end_page}" in head()
+    run(go())
