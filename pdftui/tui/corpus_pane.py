@@ -424,7 +424,9 @@ class CorpusPane(Vertical):
             out.append("\n")
             out.append(literal(meta))
         out.append("\n")
-        out.append(literal(info.doc, style="dim"))
+        # the file name on one line, cut with an ellipsis (it was cut at the border)
+        width = box.content_region.width or max(20, (self._width or 34) - 4)
+        out.append(literal(fit_name(clean_text(info.doc), width), style="dim"))
         out.append("\n")
         out.append(status_text(info))
         if doc in self.scope:

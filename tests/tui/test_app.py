@@ -544,6 +544,9 @@ def test_palette_lists_the_documents_actions_and_quit_once(make_app):
             for c in app.get_system_commands(app.main_screen):
                 commands.setdefault(c.title, []).append(c)
             assert len(commands["Quit"]) == 1
+            # one "clear scope", not two (the trial's palette listed "Clear scope" and
+            # "Documents: clear scope")
+            assert [t for t in commands if "clear scope" in t.lower()] == ["Clear scope"]
             assert {"Documents: add / remove from the scope", "Documents: filter the list",
                     "Documents: search only this document"} <= set(commands)
             commands["Documents: filter the list"][0].callback()

@@ -283,3 +283,36 @@ def test_a_long_section_names_the_page_at_the_top_and_marks_page_breaks(make_app
                 await pilot.pause(0.05)
             assert f"p. {sec.start_page + 1} of {sec.start_page}-{sec.end_page}" in head()
     run(go())
+
+
+def test_small_dialog_and_detail_glitches(make_app):
+    """The export dialog is framed and titled; the documents detail cuts a long file
+    name with an ellipsis (trial #15)."""
+    from pdftui.tui.corpus_pane import CorpusPane, DocList
+    from pdftui.tui.dialogs import ExportScreen
+
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(160, 48)) as pilot:
+            await settle(pilot)
+            await search(pilot, "attention")
+            app.main_screen.show_pane("corpus")
+            corpus = app.query_one(CorpusPane)
+            lst = app.query_one(DocList)
+            long_one = max(range(lst.option_count), key=lambda i: len(lst.info_at(i).doc))
+            lst.highlighted = long_one
+            await pilot.pause(0.1)
+            detail = app.query_one("#doc-detail")
+            lines = str(detail.render()).splitlines()
+            name = lst.info_at(long_one).doc
+            width = detail.content_region.width
+            assert len(name) > width, (name, width)
+            assert any(line.startswith(name[:10]) and line.endswith("…") for line in lines), \
+                lines
+            await pilot.press("escape", "e")
+            await wait_for(pilot, lambda: isinstance(app.screen, ExportScreen), what="export")
+            await pilot.pause(0.1)
+            box = app.screen.query_one("#export-box")
+            assert box.styles.border_top[0] == "round" and box.border_title == "Export"
+            assert box.region.width < app.size.width
+    run(go())
