@@ -76,7 +76,7 @@ def short_section(path: str, width: int) -> str:
     out = parts[-1]
     for part in reversed(parts[:-1]):
         longer = f"{part} > {out}"
-        if len(longer) + 2 > width:
+        if len(longer) + 4 > width:   # room for the "… > " put before it
             break
         out = longer
     out = "… > " + out if out != path else out

@@ -673,6 +673,12 @@ def test_short_section_keeps_the_innermost_titles():
     assert short_section("3 Model Architecture > 3.2 Attention", 40) == \
         "3 Model Architecture > 3.2 Attention"
     assert len(short_section("A > " + "b" * 50, 12)) == 12
+    # the "… > " before the kept titles counts: the innermost title stays whole (it was
+    # cut: "… > 3.2 Attention > 3.2.2 Multi-Head Attent…" in 44 columns)
+    path = "3 Model Architecture > 3.2 Attention > 3.2.2 Multi-Head Attention"
+    for width in range(30, len(path)):
+        out = short_section(path, width)
+        assert len(out) <= width and out.endswith("3.2.2 Multi-Head Attention"), (width, out)
 
 
 def test_distinctive_name_drops_leading_ids_only():
