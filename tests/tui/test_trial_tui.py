@@ -315,4 +315,10 @@ def test_small_dialog_and_detail_glitches(make_app):
             box = app.screen.query_one("#export-box")
             assert box.styles.border_top[0] == "round" and box.border_title == "Export"
             assert box.region.width < app.size.width
+            label = lambda f: str(app.screen.query_one(f"#label-export-{f}").render())  # noqa
+            await wait_for(pilot, lambda: label("format").startswith("▸"), what="mark")
+            assert not label("path").startswith("▸")
+            app.screen.query_one("#export-path").focus()
+            await wait_for(pilot, lambda: label("path").startswith("▸ File"), what="moved")
+            assert label("format") == "  Format"
     run(go())
