@@ -322,3 +322,29 @@ def test_small_dialog_and_detail_glitches(make_app):
             await wait_for(pilot, lambda: label("path").startswith("▸ File"), what="moved")
             assert label("format") == "  Format"
     run(go())
+
+
+def test_a_wrapped_contents_entry_keeps_a_hanging_indent(make_app):
+    """A contents title longer than the list goes on under its first line, indented (its
+    continuation began at the margin, read as a new entry: "about Sparse Attention")."""
+    from pdftui.tui.reader_widgets import TocList
+
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            reader = app.query_one(ReaderPane)
+            reader.open_document("arxiv-1706.03762v5-attention-is-all-you-need.pdf")
+            app.main_screen.show_pane("reader")
+            await reader_ready(pilot)
+            toc = app.query_one(TocList)
+            await wait_for(pilot, lambda: toc.region.width > 0, what="contents shown")
+            await pilot.pause(0.1)
+            lines = [toc.render_line(y).text.rstrip() for y in range(toc.size.height)]
+            starts = {reader.view.sections[i].title.split()[0]
+                      for i in range(toc.option_count)}
+            wrapped = [ln for ln in lines if ln.strip() and ln.split()[0] not in starts]
+            assert wrapped, lines                      # some title wraps at this width
+            for ln in wrapped:                         # its continuation is indented
+                assert ln.startswith("  "), lines
+    run(go())
