@@ -347,7 +347,10 @@ def test_the_contents_follow_the_reader_and_stay_with_their_document(make_app):
 
             def last_in_sight() -> bool:   # the list scrolls after its next refresh
                 top = toc.scroll_offset.y
-                return 0 < top <= last < top + toc.scrollable_content_region.height
+                # the lines of the last entry (a wrapped entry takes more than one)
+                rows = [y for y, (i, _) in enumerate(toc._lines) if i == last]
+                return 0 < top and bool(rows) and top <= rows[0] \
+                    and rows[-1] < top + toc.scrollable_content_region.height
 
             await wait_for(pilot, last_in_sight, what="the last entry scrolled into sight")
             assert toc.highlighted == last
