@@ -226,8 +226,8 @@ ACTIONS: tuple[Action, ...] = (
     _a("corpus.mark_filter", "M", "mark_filter", "Marks", "documents", D,
        "show every document, keep, to read, skip, unmarked", key_display="M", show=True,
        palette="Documents: filter by mark"),
-    _a("corpus.clear", "x", "clear_scope", "Clear scope", "documents",
-       palette="Documents: clear scope"),
+    # not in the palette: its "Clear scope" (scope.clear) clears the scope from anywhere
+    _a("corpus.clear", "x", "clear_scope", "Clear scope", "documents"),
     _a("corpus.filter", "f", "focus_filter", "Filter", "documents", D,
        "filter the list (type; ↓ or Esc returns to the list)", show=True,
        palette="Documents: filter the list"),

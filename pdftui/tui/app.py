@@ -44,6 +44,10 @@ if TYPE_CHECKING:
 DEBOUNCE_S = 0.25
 
 
+#: A notification shown at most this many seconds is a passing note (see ``_on_notify``).
+PASSING_NOTE_S = 30
+
+
 class PdftuiApp(App):
     """Search and read a folder of PDFs: ``PdftuiApp(folder, cache_dir=..., model=...).run()``.
 
@@ -91,6 +95,15 @@ class PdftuiApp(App):
         self.keys = KeyRouter(self)
         self._main_screen: MainScreen | None = None   # made when the app starts
         self.sub_title = clean_text(Path(self.root).name)
+
+    def _on_notify(self, event) -> None:
+        """One passing note at a time: a new one replaces the information notes still
+        shown (two stacked notes covered six lines of the reader at 80x24); warnings,
+        errors and notes that stay until dismissed are kept."""
+        for old in list(self._notifications):
+            if old.severity == "information" and old.timeout <= PASSING_NOTE_S:
+                self._unnotify(old, refresh=False)
+        super()._on_notify(event)
 
     def get_default_screen(self) -> MainScreen:
         """The main screen, the bottom of the screen stack."""

@@ -35,6 +35,17 @@ class ListKind(enum.StrEnum):
     SIMILAR = "more like this"
 
 
+#: What an empty list says, by kind.
+EMPTY = {ListKind.REFERENCES: "no reference list found in this document",
+         ListKind.CITED_BY: "no document of this folder cites it",
+         ListKind.SIMILAR: "no similar document in this folder"}
+
+
+def plural(n: int, word: str) -> str:
+    """"1 paper", "2 papers"."""
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
 @dataclass(frozen=True, slots=True)
 class Row:
     """One line of a list: ``text`` shown, ``detail`` shown below when highlighted, the
@@ -46,6 +57,7 @@ class Row:
     doc: str | None = None
     page: int = 1
     copy: str = ""
+    entry: str = ""   # text to find on that page (a citing entry): the reader marks it
 
 
 def reference_rows(rows: list) -> list[Row]:
@@ -95,7 +107,7 @@ def cited_by_rows(rows: list, titles: dict[str, str]) -> list[Row]:
         detail = literal(c.doc, style="bold")
         detail.append("\n")
         detail.append_text(literal(f"p. {c.page} {c.label}: {c.raw}"[:400]))
-        out.append(Row(line, detail, c.doc, c.page, c.raw))
+        out.append(Row(line, detail, c.doc, c.page, c.raw, c.raw))
     return out
 
 
@@ -125,8 +137,9 @@ def read_rows(lib, kind: ListKind, doc: str, model_id: str | None = None) -> lis
     return similar_rows(graph.similar(doc, model_id), titles)
 
 
-class CitationsScreen(ModalScreen[tuple[str, int] | None]):
-    """One citation list of ``doc``; dismissed with ``(doc, page)`` to open, or None."""
+class CitationsScreen(ModalScreen[tuple[str, int, str] | None]):
+    """One citation list of ``doc``; dismissed with ``(doc, page, entry)`` to open (entry:
+    the citing entry's text to mark on that page, or ""), or None."""
 
     BINDINGS = bindings("citations")
 
@@ -165,15 +178,22 @@ class CitationsScreen(ModalScreen[tuple[str, int] | None]):
         lst.add_options([Option(r.text) for r in rows])
         here = sum(1 for r in rows if r.doc)
         if self.kind is ListKind.REFERENCES:
-            count = f"{len(rows)} references, {here} in this folder"
+            count = f"{plural(len(rows), 'reference')}, {here} in this folder"
         else:
-            count = f"{len(rows)} papers"
-        self.query_one("#cite-box").border_title = (
-            f"{self.kind.value.capitalize()}: {clean_text(self.doc_title)} · {count}")
+            count = plural(len(rows), "paper")
+        box = self.query_one("#cite-box")
+        head = f"{self.kind.value.capitalize()}: "
+        # the count stays whole: the title is cut first (borders, padding, corners: 8)
+        room = min(self.size.width or 80, 120) - 8 - len(head) - len(count) - 3
+        title = clean_text(self.doc_title)
+        if len(title) > max(12, room):
+            title = title[: max(11, room - 1)].rstrip() + "…"
+        box.border_title = f"{head}{title} · {count}"
         if rows:
             lst.highlighted = 0
         else:
-            self.query_one("#cite-detail", Static).update(Text("none", style="dim"))
+            lst.add_option(Option(Text(EMPTY[self.kind], style="dim"), disabled=True))
+            self.query_one("#cite-detail", Static).update(Text(""))
 
     @on(OptionList.OptionHighlighted, "#cite-list")
     def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
@@ -185,7 +205,7 @@ class CitationsScreen(ModalScreen[tuple[str, int] | None]):
         row = self.rows[event.option_index] if 0 <= event.option_index < len(self.rows) \
             else None
         if row is not None and row.doc:
-            self.dismiss((row.doc, row.page))
+            self.dismiss((row.doc, row.page, row.entry))
         elif row is not None:
             self.notify("not a document of this folder: its fields are below (y copies)",
                         timeout=2)

@@ -22,6 +22,7 @@ from textual.widgets import Input, Static
 
 from ..hidden_text import FLAG
 from ..text import clean_text
+from ..versions import version_of
 from .actions import bindings
 from .doc_list import DocList
 from .messages import OpenDocument, PaneFocused, ScopeChanged
@@ -118,7 +119,7 @@ def doc_row(info, cols: list[tuple[str, int]], name: str, in_scope: bool, mark: 
             glyph = MARK_GLYPHS.get(mark, " ")
             out.append(f"{glyph} ", style="bold" if mark in ("keep", "to-read") else "dim")
         elif col == "title":
-            out.append_text(_cell(name, width))
+            out.append_text(_cell(fit_name(clean_text(name), width - 1), width))
         elif col == "authors":
             out.append_text(_cell(authors_text(info), width, "dim"))
         elif col == "year":
@@ -225,10 +226,41 @@ def title_keys(documents: list) -> dict[str, str]:
     out = {d.doc: t for d, t in zip(documents, shown)}
     for t, members in groups.items():
         if len(members) > 1:
-            parts = distinct_parts([clean_text(documents[i].doc) for i in members])
+            parts = version_tags([clean_text(documents[i].doc) for i in members])
             for i, part in zip(members, parts):
                 out[documents[i].doc] = f"{t} ({part})"
     return out
+
+
+def version_tags(docs: list[str]) -> list[str]:
+    """Short tags telling ``docs`` (file names of one paper's versions) apart: "v5" / "v7"
+    when each name carries the arXiv version of one paper, else :func:`distinct_parts`."""
+    found = [version_of(d) for d in docs]
+    if all(v for _, v in found) and len({p for p, _ in found}) == 1 \
+            and len({v for _, v in found}) == len(found):
+        return [v for _, v in found]
+    return distinct_parts(docs)
+
+
+#: A title cut to fit keeps at least this many characters before its version tag.
+MIN_TITLE = 8
+_TAG_RE = re.compile(r"^(.+?) (\([^()]+\))$")
+
+
+def fit_name(name: str, width: int) -> str:
+    """``name`` in at most ``width`` columns. A name from :func:`title_keys` ending in a
+    version tag ("Attention Is All You Need (v5)") keeps its tag whole and shortens the
+    title ("Attention Is… (v5)"), unless that leaves the title under :data:`MIN_TITLE`
+    characters; then (and for other names) the end is cut with an ellipsis."""
+    if len(name) <= width:
+        return name
+    m = _TAG_RE.match(name)
+    if m is not None:
+        title, tag = m.groups()
+        room = width - len(tag) - 2   # "…" and the space before the tag
+        if room >= min(MIN_TITLE, len(title)):
+            return f"{title[:room].rstrip()}… {tag}"
+    return name[: max(1, width - 1)] + "…"
 
 
 def filter_key(info) -> tuple[str, str]:
@@ -392,7 +424,9 @@ class CorpusPane(Vertical):
             out.append("\n")
             out.append(literal(meta))
         out.append("\n")
-        out.append(literal(info.doc, style="dim"))
+        # the file name on one line, cut with an ellipsis (it was cut at the border)
+        width = box.content_region.width or max(20, (self._width or 34) - 4)
+        out.append(literal(fit_name(clean_text(info.doc), width), style="dim"))
         out.append("\n")
         out.append(status_text(info))
         if doc in self.scope:
@@ -490,8 +524,10 @@ class CorpusPane(Vertical):
         self._scope_changed()
 
     def action_sort(self) -> None:
-        """Next order of the list: folder, title, author, year (newest first), mark."""
+        """Next order of the list: folder, title, author, year (newest first), mark;
+        the list shows the new order from its top, the first row selected."""
         self.sort = SORTS[(SORTS.index(self.sort) + 1) % len(SORTS)]
+        self._refiltered = True   # the new order from its top, its first row selected
         self._rebuild()
         self.notify(f"documents sorted by {self.sort}", timeout=1.5)
 

@@ -152,13 +152,13 @@ class ExportScreen(ModalScreen[ExportRequest | None]):
             box.border_title = "Export"
             # Enter on a list opens it (Textual's Select); Enter in the file box exports
             box.border_subtitle = "Tab next · Enter in File exports · Esc cancels"
-            yield Label("Format")
+            yield Label("Format", id="label-export-format")
             yield Select([(label, v) for v, label, _e in EXPORT_FORMATS], value=self.fmt,
                          allow_blank=False, id="export-format", compact=True)
-            yield Label("Documents")
+            yield Label("Documents", id="label-export-marked")
             yield Select([(label, v) for v, label in EXPORT_MARKED], value=self.marked,
                          allow_blank=False, id="export-marked", compact=True)
-            yield Label("File")
+            yield Label("File", id="label-export-path")
             path = self.default_path(self.fmt)
             yield Input(path, id="export-path", compact=True)
             yield Label(self._full_text(path), id="export-full")
@@ -166,6 +166,15 @@ class ExportScreen(ModalScreen[ExportRequest | None]):
 
     def on_mount(self) -> None:
         self.query_one("#export-format", Select).focus()
+
+    def on_descendant_focus(self, event) -> None:
+        """"▸ Format": the field with the focus is named by a mark before its label
+        (its shading alone did not show in a plain terminal capture)."""
+        for field in ("export-format", "export-marked", "export-path"):
+            label = self.query_one(f"#label-{field}", Label)
+            name = str(label.render()).lstrip("▸ ")
+            here = any(n.id == field for n in event.widget.ancestors_with_self)
+            label.update(Text(f"▸ {name}", style="bold") if here else Text(f"  {name}"))
 
     @staticmethod
     def _full_text(value: str) -> Text:

@@ -29,7 +29,9 @@ class Row:
     ``kind``: "hit" (one hit, ``hit`` its index in the result's hits), "doc" (a document
     of the grouped view; ``hit`` is its best hit, ``count`` its hits, ``hidden`` how many
     are not shown beneath it), "more" (a hint that more hits can be fetched). ``versions``
-    are the version labels ("v5", "v7") this row stands for, when more than one.
+    are the version labels ("v5", "v7", oldest first) this row stands for: a hit row's
+    whenever its document has versions in the folder, a document row's when more than
+    one.
     """
 
     kind: str
@@ -40,12 +42,26 @@ class Row:
     hidden: int = 0
 
 
+def version_order(label: str) -> tuple:
+    """Sort key of a version label, oldest first: "v5" before "v7" before "v10"; other
+    labels (file names, which carry dates or "draft" / "revised") alphabetically after."""
+    if label[:1] == "v" and label[1:].isdigit():
+        return (0, int(label[1:]), "")
+    return (1, 0, label)
+
+
 def flat_rows(hits: list[Hit], groups: VersionGroups) -> list[Row]:
     """The hits in rank order; a hit of another version of a paper at the same place
-    (page and section) as a better one is folded into that row (its ``versions``), by
-    :func:`pdftui.versions.fold_versions`."""
-    return [Row("hit", f.hit, hits[f.hit].doc, list(f.versions))
-            for f in fold_versions(hits, groups)]
+    (page and section) as a better one is folded into that row, by
+    :func:`pdftui.versions.fold_versions`. A row of a document that has versions in the
+    folder carries the labels of the versions it stands for (one, or those folded into
+    it), oldest first (:func:`version_order`)."""
+    out = []
+    for f in fold_versions(hits, groups):
+        doc = hits[f.hit].doc
+        labels = f.versions or ([groups[doc][1]] if doc in groups else [])
+        out.append(Row("hit", f.hit, doc, sorted(labels, key=version_order)))
+    return out
 
 
 def grouped_rows(hits: list[Hit], groups: VersionGroups,
@@ -64,14 +80,14 @@ def grouped_rows(hits: list[Hit], groups: VersionGroups,
             members[key] = []
             labels[key] = []
         members[key].append(row)
-        for v in row.versions or ([groups[row.doc][1]] if row.doc in groups else []):
+        for v in row.versions:
             if v not in labels[key]:
                 labels[key].append(v)
     out = []
     for key in order:
         rows = members[key]
         shown = [] if key in folded else rows if key in expanded else rows[:BEST_PAGES]
-        versions = labels[key] if len(labels[key]) > 1 else []
+        versions = sorted(labels[key], key=version_order) if len(labels[key]) > 1 else []
         out.append(Row("doc", rows[0].hit, rows[0].doc, versions, len(rows),
                        len(rows) - len(shown)))
         out.extend(shown)

@@ -302,7 +302,9 @@ class MainScreen(FailureHandler, Screen):
             self._restore_search(s)
             if s.reader is not None:
                 r = s.reader
-                self.query_one(ReaderPane).request(ReadRequest(
+                reader = self.query_one(ReaderPane)
+                reader.search_seen = self.search_key()   # read with the restored search
+                reader.request(ReadRequest(
                     r.doc, "section" if r.view == "section" else "page", r.page,
                     section_id=r.section_id, scroll="offset", offset=r.scroll))
             self.update_status()
@@ -397,8 +399,9 @@ class MainScreen(FailureHandler, Screen):
     def _open_document(self, event: OpenDocument) -> None:
         self._reader_from_compare = None
         reader = self.query_one(ReaderPane)
-        if event.page > 1:   # a citing entry's page
-            reader.open_document(event.doc, event.page)
+        reader.search_seen = self.shown_key
+        if event.page > 1 or event.entry:   # a citing entry's page
+            reader.open_document(event.doc, event.page, event.entry)
         else:
             reader.open_document(event.doc)
         self.show_pane("reader")
@@ -416,9 +419,9 @@ class MainScreen(FailureHandler, Screen):
         doc = cur[0]
         info = next((d for d in self.folder.documents if d.doc == doc), None)
 
-        def opened(choice: tuple[str, int] | None) -> None:
+        def opened(choice: tuple[str, int, str] | None) -> None:
             if choice is not None:
-                self.post_message(OpenDocument(choice[0], choice[1]))
+                self.post_message(OpenDocument(*choice))
 
         self.app.push_screen(CitationsScreen(ListKind(kind), doc,
                                              (info.title if info else "") or doc), opened)
@@ -433,6 +436,7 @@ class MainScreen(FailureHandler, Screen):
         results = self.query_one(ResultsPane)
         reader = self.query_one(ReaderPane)
         reader.open_hit(hit, results.pattern, results.hits)
+        reader.search_seen = self.shown_key
         self.show_pane("reader")
 
     # -- status ---------------------------------------------------------------------------
@@ -533,7 +537,28 @@ class MainScreen(FailureHandler, Screen):
         stops = tuple(p for p in TAB_STOPS if not (self.folder_first and p == "results"))
         if current not in stops:
             current = "corpus"
-        self.show_pane(stops[(stops.index(current) + delta) % len(stops)])
+        name = stops[(stops.index(current) + delta) % len(stops)]
+        if name == "reader":
+            self.follow_results()
+        self.show_pane(name)
+
+    def follow_results(self) -> None:
+        """The reader, reached by Tab, follows a search run since it was filled (it
+        showed the page read before and said "No hits in this document"): it opens the
+        selected hit. The same search run again (the folder changed) only hands it the
+        new hits, for n / N."""
+        results = self.query_one(ResultsPane)
+        reader = self.query_one(ReaderPane)
+        key = self.shown_key
+        if results.result is None or key is None or self.folder_first:
+            return
+        if reader.search_seen == key:
+            reader.set_hits(results.hits, results.pattern)
+            return
+        reader.search_seen = key
+        hit = results.current_hit()
+        if hit is not None:
+            reader.open_hit(hit, results.pattern, results.hits)
 
     def back(self) -> None:
         """Reader (or documents, or the search box) -> results; a reader opened from the

@@ -144,10 +144,11 @@ class PaneFocused(Message):
 @dataclass
 class OpenDocument(Message):
     """Open document ``doc`` in the reader at page 1 with its table of contents, or at
-    ``page`` (1-based) without it."""
+    ``page`` (1-based) without it, scrolled to ``entry`` and marked when given."""
 
     doc: str
     page: int = 1
+    entry: str = ""   # text on that page to scroll to and mark (a citing entry)
 
 
 @dataclass

@@ -21,30 +21,41 @@ def _collapse(s: str) -> str:
     return " ".join(clean_text(s).split())
 
 
+#: The shorter start of an excerpt looked for when its first 80 characters are not found.
+SHORT_PROBE = 40
+
+
+def _find_probe(flat: list[str], probe: str) -> int | None:
+    """The paragraph of ``flat`` (collapsed) that starts with ``probe``, else holds it,
+    else where it begins when it crosses a paragraph break; None when absent."""
+    for i, p in enumerate(flat):
+        if p.startswith(probe):
+            return i
+    for i, p in enumerate(flat):
+        if probe in p:
+            return i
+    joined, starts, at = [], [], 0
+    for p in flat:
+        starts.append(at)
+        joined.append(p)
+        at += len(p) + 1
+    found = " ".join(joined).find(probe)
+    return bisect.bisect_right(starts, found) - 1 if found >= 0 else None
+
+
 def find_target(paragraphs: list[str], excerpt: str = "",
                 pattern: re.Pattern[str] | None = None) -> int | None:
     """Index of the paragraph that holds ``excerpt`` (a hit's block; an excerpt that runs
     on into the next paragraph: the one it starts in), else of the first paragraph with
     the most query matches, else None."""
     key = _collapse(excerpt).strip().strip("…").strip()   # a centred excerpt opens with …
-    if key:
-        probe = key[:80]
-        flat = [_collapse(p) for p in paragraphs]
-        for i, p in enumerate(flat):
-            if p.startswith(probe):
-                return i
-        for i, p in enumerate(flat):
-            if probe in p:
-                return i
-        # the excerpt crosses a paragraph break: find it in the text read on
-        joined, starts, at = [], [], 0
-        for p in flat:
-            starts.append(at)
-            joined.append(p)
-            at += len(p) + 1
-        found = " ".join(joined).find(probe)
-        if found >= 0:
-            return bisect.bisect_right(starts, found) - 1
+    flat = [_collapse(p) for p in paragraphs] if key else []
+    # its first 80 characters, then its first 40 (a reference entry whose page text
+    # breaks a word across lines: "Al-" / "berti" for "Alberti")
+    for probe in dict.fromkeys((key[:80], key[:SHORT_PROBE])) if key else ():
+        found = _find_probe(flat, probe)
+        if found is not None:
+            return found
     if pattern is not None:
         counts = [count_matches(p, pattern) for p in paragraphs]
         if counts and max(counts) > 0:

@@ -53,6 +53,18 @@ NOTHING_OPEN = ("Nothing open: Enter reads the document (or hit) under the curso
                 "/ searches.")
 
 
+def page_rule(view: ReadView, index: int) -> Text | None:
+    """The dim rule "── p. 7 ──" put before paragraph ``index`` of a section view when it
+    is the first on a new page, else None."""
+    pos = view.para_pos
+    if view.request.kind != "section" or not pos or not 0 < index < len(pos):
+        return None
+    page = pos[index][0]
+    if page == pos[index - 1][0]:
+        return None
+    return Text(f"── p. {page_ref(page, label_of(view.labels, page))} ──", style="dim")
+
+
 class ReaderPane(FailureHandler, Vertical):
     """A page or a whole section of one document, with terms highlighted."""
 
@@ -78,6 +90,10 @@ class ReaderPane(FailureHandler, Vertical):
         self.pattern: re.Pattern[str] | None = None
         self.hits: list[Hit] = []
         self.stepped_to: tuple[str, int] | None = None  # (doc, page) reached with n / N
+        self.top_page: int | None = None   # a section view: the page at the top of the screen
+        #: the search (its request) on screen when what the reader shows was chosen (a
+        #: hit opened, a document picked): Tab to the reader follows a newer one
+        self.search_seen: object | None = None
         self.toc_shown = False
         self._toc_doc: str | None = None   # the document the contents list shows
         self._focus_toc = False            # focus the contents once the view is loaded
@@ -103,24 +119,35 @@ class ReaderPane(FailureHandler, Vertical):
         doc = hit.doc
         if self.view is None or self.view.request.doc != doc:
             self.toc_shown = False   # the contents were of the document read before
-        self.hits = sorted((h for h in hits if h.doc == doc),
-                           key=lambda h: (h.page or 0, h.rank or 0))
+        self.set_hits(hits, pattern, doc)
         kind = "section" if hit.section is not None else "page"
         self.opened_hit = hit if kind == "page" and hit.excerpt else None
         self.request(ReadRequest(doc, kind, hit.page or 1, hit.excerpt or "",
                                  section_id=hit.section_id))
 
-    def open_document(self, doc: str, page: int = 1) -> None:
+    def set_hits(self, hits: list[Hit], pattern: re.Pattern[str] | None,
+                 doc: str | None = None) -> None:
+        """Take the hits of ``doc`` (default: the document shown) among ``hits`` (a
+        result's) for n / N, in page order, and highlight by ``pattern``."""
+        self.pattern = pattern
+        if doc is None:
+            doc = self.view.request.doc if self.view is not None else None
+        self.hits = sorted((h for h in hits if h.doc == doc),
+                           key=lambda h: (h.page or 0, h.rank or 0))
+
+    def open_document(self, doc: str, page: int = 1, entry: str = "") -> None:
         """Show ``doc`` from page 1 with its table of contents as a browsable list
         (focused, so ↓ and Enter pick a section at once), or at ``page`` (1-based; a
-        citing entry's page) without it."""
+        citing entry's page) without it, scrolled to the paragraph holding ``entry`` (the
+        entry's text) and marked as a hit is."""
         self.pattern = None
         self.stepped_to = None
         self.opened_hit = None
         self.hits = []
-        self.toc_shown = page == 1
-        self._focus_toc = page == 1
-        self.request(ReadRequest(doc, "page", page, scroll="top"))
+        self.toc_shown = page == 1 and not entry
+        self._focus_toc = self.toc_shown
+        self.request(ReadRequest(doc, "page", page, entry, scroll="target" if entry
+                                 else "top"))
 
     def request(self, req: ReadRequest) -> None:
         """Load ``req`` in a worker; the newest request wins."""
@@ -158,6 +185,7 @@ class ReaderPane(FailureHandler, Vertical):
 
     async def _show_view(self, view: ReadView) -> None:
         self.view = view
+        self.top_page = None
         kind = view.request.kind
         self.border_title = f"Reader · {kind}"
         self._update_head()
@@ -183,6 +211,9 @@ class ReaderPane(FailureHandler, Vertical):
                 w.add_class("-hidden")
             if i == view.target:
                 w.add_class("-hit")
+            rule = page_rule(view, i)
+            if rule is not None:
+                widgets.append(Static(rule, markup=False, classes="page-rule"))
             widgets.append(w)
         if not widgets:
             widgets.append(Static(Text("(this page has no text)", style="dim"), classes="para"))
@@ -269,8 +300,16 @@ class ReaderPane(FailureHandler, Vertical):
 
     def follow_scroll(self) -> None:
         """In a page view, name the section of the paragraph at the top of the screen
-        (the page may hold the end of one section and the start of others)."""
+        (the page may hold the end of one section and the start of others); in a section
+        view, name the page at the top ("p. 7 of 4-11")."""
         v = self.view
+        if v is not None and v.request.kind == "section" and v.para_pos:
+            top = self.query_one(ReaderBody).top_paragraph()
+            page = v.para_pos[min(top, len(v.para_pos) - 1)][0]
+            if page != self.top_page:
+                self.top_page = page
+                self._update_head()
+            return
         if v is None or v.request.kind != "page" or not v.sections or v is not self._landed:
             # a view not yet scrolled to its place: the body's top still says where the
             # old one was, and a ``]`` read meanwhile counted from a section never shown
@@ -407,6 +446,9 @@ class ReaderPane(FailureHandler, Vertical):
         if v.request.kind == "section" and v.end_page != v.start_page:
             where = f"p. {first}-{page_ref(v.end_page, label_of(v.labels, v.end_page))}" \
                 f" / {v.pages}"
+            top = self.top_page
+            if top is not None and v.start_page <= top <= v.end_page:
+                where = f"p. {page_ref(top, label_of(v.labels, top))} of {where[3:]}"
         elif v.request.kind == "section":
             where = f"p. {first} / {v.pages}"
         else:
@@ -650,7 +692,8 @@ class ReaderPane(FailureHandler, Vertical):
         if v is None:
             return
         if not self.hits:
-            self.notify("No hits in this document.", timeout=1.5)
+            self.notify("No hits of this search in this document (Enter on a hit in the "
+                        "results opens it).", timeout=2)
             return
         page = v.page
         if delta > 0:
@@ -659,10 +702,13 @@ class ReaderPane(FailureHandler, Vertical):
         else:
             prv = [h for h in self.hits if (h.page or 0) < page]
             hit = prv[-1] if prv else None
-        if hit is None:
-            self.notify("no more hits in this document" if delta > 0
-                        else "no earlier hit in this document", timeout=1.5)
-            return
+        if hit is None:   # wrap around, and say so
+            hit = self.hits[0] if delta > 0 else self.hits[-1]
+            if (hit.page or 0) == page:
+                self.notify("no other hit in this document", timeout=1.5)
+                return
+            self.notify(f"wrapped to the {'first' if delta > 0 else 'last'} hit in this "
+                        f"document ({len(self.hits)} hits)", timeout=1.5)
         self.stepped_to = (v.request.doc, hit.page or 1)
         self.request(ReadRequest(v.request.doc, v.request.kind, hit.page or 1,
                                  hit.excerpt or ""))

@@ -12,6 +12,9 @@ from rich.text import Text
 from textual import events
 from textual.binding import Binding
 from textual.containers import VerticalScroll
+from textual.content import Content
+from textual.strip import Strip
+from textual.visual import Visual
 from textual.widget import Widget
 from textual.widgets import OptionList
 
@@ -31,12 +34,50 @@ def reader_of(node: Widget) -> ReaderPane | None:
     return next((a for a in node.ancestors if isinstance(a, ReaderPane)), None)
 
 
+class HangingIndent(Visual):
+    """``content`` drawn ``base`` columns in, its wrapped lines ``hang`` columns further
+    (a contents entry's continuation read as a new entry when it began at the margin)."""
+
+    def __init__(self, content: Content, base: int, hang: int = 2) -> None:
+        self.content, self.base, self.hang = content, base, hang
+
+    def get_optimal_width(self, rules, container_width: int) -> int:
+        return self.content.get_optimal_width(rules, container_width) + self.base + self.hang
+
+    def get_height(self, rules, width: int) -> int:
+        return self.content.get_height(rules, max(1, width - self.base - self.hang))
+
+    def render_strips(self, width: int, height: int | None, style, options) -> list[Strip]:
+        inner = width - self.base - self.hang
+        if inner <= 0:
+            return []
+        blank = style.rich_style
+        out = []
+        for i, strip in enumerate(self.content.render_strips(inner, None, style, options)):
+            left = self.base if i == 0 else self.base + self.hang
+            right = max(0, width - left - strip.cell_length)
+            out.append(Strip.join([Strip.blank(left, blank), strip, Strip.blank(right, blank)]))
+        return out
+
+
+class TocText(Text):
+    """A contents entry's text (``.plain`` as it reads) shown with a hanging indent: its
+    first ``base`` characters are the level's indent (:class:`HangingIndent`)."""
+
+    base = 0
+
+    def visualize(self) -> Visual:
+        """The Textual visual of this text (the Visual protocol)."""
+        return HangingIndent(Content.from_rich_text(self[self.base:]), self.base)
+
+
 def toc_prompt(section: Section, label: str = "") -> Text:
     """A table-of-contents entry: the title indented by its level, then its page; a title
-    longer than the list is wide goes on over the next lines (never cut: the list is
-    narrow beside the text, 17 columns at 160)."""
+    longer than the list is wide goes on over the next lines, indented under its first
+    (never cut: the list is narrow beside the text, 17 columns at 160)."""
     level = max(0, int(section.level or 1) - 1)
-    out = Text("  " * min(level, 6), overflow="fold")
+    out = TocText("  " * min(level, 6), overflow="fold")
+    out.base = 2 * min(level, 6)
     out.append_text(literal(section.title or "(untitled)",
                             style="bold" if level == 0 else ""))
     out.append(f"  {page_ref(section.start_page, label)}", style="dim")

@@ -35,6 +35,8 @@ if TYPE_CHECKING:
 #: rest); the score column goes below :data:`SCORE_MIN_WIDTH` columns.
 _FIXED = {"rank": 3, "mark": 1, "page": 6, "kw": 4, "sem": 4, "score": 6}
 SCORE_MIN_WIDTH = 90
+#: Below this many columns for the document and section together, the section column goes.
+MIN_DOC_AND_SECTION = 20
 #: The mark column's glyphs (as in the documents pane).
 MARK_GLYPHS = {"keep": "+", "to-read": "r", "skip": "-"}
 
@@ -74,7 +76,7 @@ def short_section(path: str, width: int) -> str:
     out = parts[-1]
     for part in reversed(parts[:-1]):
         longer = f"{part} > {out}"
-        if len(longer) + 2 > width:
+        if len(longer) + 4 > width:   # room for the "… > " put before it
             break
         out = longer
     out = "… > " + out if out != path else out
@@ -141,6 +143,17 @@ class HitTable(DataTable):
         if self.row_count:
             self.move_cursor(row=self.row_count - 1)
 
+    def cursor_into_view(self) -> None:
+        """Scroll so the cursor's row is on screen, once the table is laid out (a list
+        rebuilt while hidden behind the reader came back scrolled to its top, the
+        selected hit off screen)."""
+        if self.row_count:
+            self.call_after_refresh(self.move_cursor, row=self.cursor_row, animate=False)
+
+    def _on_show(self, event) -> None:
+        super()._on_show(event)
+        self.cursor_into_view()
+
 
 class ResultsPane(Vertical):
     """The ranked hits, the coverage of the search and the excerpt of the highlighted hit.
@@ -169,6 +182,7 @@ class ResultsPane(Vertical):
         self.infos: dict[str, object] = {}    # doc -> DocumentInfo
         self.marks: dict[str, str] = {}       # doc -> mark value
         self.versions: dict[str, tuple[str, str]] = {}
+        self._tags: dict[str, str] = {}       # version label -> short tag shown
         self.more_available = False
         self._rows: list[Row] = []
         #: hit index -> the rank shown: its row's place in the list by rank, so versions
@@ -205,6 +219,7 @@ class ResultsPane(Vertical):
         of them when the caller has it, computed here otherwise)."""
         self.infos = {d.doc: d for d in documents}
         self.versions = versions if versions is not None else version_groups(documents)
+        self._tags = self._version_tags()
         if names != self.names:
             self.names = dict(names)
             if self.result is not None:
@@ -214,6 +229,7 @@ class ResultsPane(Vertical):
         """Fold hits by ``versions`` (:func:`pdftui.versions.version_groups` of the documents)."""
         if versions != self.versions:
             self.versions = versions
+            self._tags = self._version_tags()
             if self.result is not None:
                 self._rebuild_keep_cursor()
 
@@ -293,34 +309,53 @@ class ResultsPane(Vertical):
         return max(7 if self.grouped else 5, min(9, longest))
 
     def _columns(self) -> tuple[list[str], int, int]:
-        """The columns shown, and the document and section widths, from the pane's width."""
-        width = max(40, (self._width or self.size.width or 80) - 2)
+        """The columns shown, and the document and section widths, from the pane's width
+        less its border and the table's scrollbar (always kept free: a column under it
+        lost its values, as `sem` did at 100 columns). The rank, kw and sem columns are
+        always whole; the section column goes first when the rest is too narrow for a
+        readable document and section (the excerpt names the section), then the score."""
+        table = self.query_one(HitTable)
+        bar = table.styles.scrollbar_size_vertical
+        width = max(40, (self._width or self.size.width or 80) - 2 - bar)
         cols = ["rank", "mark", "doc", "page", "section", "kw", "sem"]
         if self.grouped:   # a hit's section goes beneath its document, in that column
             cols.remove("section")
-        if width >= SCORE_MIN_WIDTH:
+        if width + bar >= SCORE_MIN_WIDTH:
             cols.append("score")
-        fixed = sum(_FIXED[c] for c in cols if c in _FIXED and c != "page")
-        fixed += self._page_width()
-        # DataTable pads every cell by one column on each side
-        rest = width - fixed - 2 * len(cols) - 1
-        if self.grouped:
+        rest = self._rest(cols, width)
+        if "section" in cols and rest < MIN_DOC_AND_SECTION:
+            cols.remove("section")
+            rest = self._rest(cols, width)
+        if self.grouped or "section" not in cols:
             return cols, max(8, rest), 0
         doc = max(8, rest * 13 // 20)   # the document first: the excerpt names the section
         return cols, doc, max(6, rest - doc)
 
+    def _rest(self, cols: list[str], width: int) -> int:
+        """Columns left for the document and section in ``width`` once the fixed columns
+        and the cells' padding (one column each side) are taken."""
+        fixed = sum(_FIXED[c] for c in cols if c in _FIXED and c != "page")
+        return width - fixed - self._page_width() - 2 * len(cols)
+
     def _doc_cell(self, doc: str, width: int, versions: list[str]) -> Text:
         """The document's title (file name when titles collide), then "· Vaswani 2017"
-        when room allows, then the versions this row stands for ("v5 v7")."""
-        name = self.names.get(doc) or short_doc(doc, width)
-        tail = " ".join(versions)
+        when room allows, then the versions this row stands for ("v5 v7", oldest first).
+        The version tags stay whole and the title is cut first, down to
+        :data:`~.corpus_pane.MIN_TITLE` characters; only then are the tags cut."""
+        from .corpus_pane import MIN_TITLE, first_author
+
         info = self.infos.get(doc)
+        tail = " ".join(self.tag(v) for v in versions)
+        name = self.names.get(doc) or short_doc(doc, width)
+        if tail and info is not None and clean_text(getattr(info, "title", "") or ""):
+            name = clean_text(info.title)   # the tags tell the versions apart
         meta = ""
         if info is not None:
-            from .corpus_pane import first_author
-
             year = getattr(info, "year", None)
             meta = " ".join(x for x in (first_author(info), str(year) if year else "") if x)
+        if tail and width - len(tail) - 1 < min(MIN_TITLE, len(name)):
+            keep = max(1, width - min(MIN_TITLE, len(name)) - 2)
+            tail = tail if len(tail) <= keep else tail[: max(1, keep - 1)] + "…"
         room = width - (len(tail) + 1 if tail else 0)
         out = Text(no_wrap=True, overflow="ellipsis")
         if meta and len(name) + len(meta) + 3 <= room:
@@ -331,6 +366,24 @@ class ResultsPane(Vertical):
                                     + "…"))
         if tail:
             out.append(" " + tail, style="bold")
+        return out
+
+    def tag(self, label: str) -> str:
+        """The short tag shown for version label ``label`` ("v5"; the part of a file
+        name that tells it from the other versions' names: "08-draft")."""
+        return self._tags.get(label, label)
+
+    def _version_tags(self) -> dict[str, str]:
+        """Version label -> its short tag (:func:`~.corpus_pane.version_tags`)."""
+        from .corpus_pane import version_tags
+
+        members: dict[str, list[str]] = {}
+        for doc, (key, _label) in self.versions.items():
+            members.setdefault(key, []).append(doc)
+        out = {}
+        for docs in members.values():
+            for doc, tag in zip(docs, version_tags([clean_text(d) for d in docs])):
+                out[self.versions[doc][1]] = tag
         return out
 
     def _build_table(self, row: int | None = None) -> None:
@@ -391,7 +444,7 @@ class ResultsPane(Vertical):
             doc.append_text(literal(leaf_first(hit_section(h), max(4, doc_w - 4)),
                                     style="dim"))
             if r.versions:
-                doc.append(" " + " ".join(r.versions), style="dim")
+                doc.append(" " + " ".join(self.tag(v) for v in r.versions), style="dim")
         else:
             doc = self._doc_cell(r.doc, doc_w, r.versions)
         cells = {"rank": Text(str(self.shown_rank(r.hit)), justify="right",
@@ -456,7 +509,8 @@ class ResultsPane(Vertical):
             head.append(literal(hit_section(hit), style="italic"))
         r = self.current_row()
         if r is not None and r.versions:
-            head.append(f"  · versions {' '.join(r.versions)}", style="dim")
+            word = "versions" if len(r.versions) > 1 else "version"
+            head.append(f"  · {word} {' '.join(self.tag(v) for v in r.versions)}", style="dim")
         why = arms_line(hit) if self.mode == "hybrid" else ""
         if why:
             head.append("\n")
@@ -531,7 +585,9 @@ class ResultsPane(Vertical):
 
     def focus_main(self) -> None:
         """Focus the table (used when the pane becomes current)."""
-        self.screen.set_focus(self.query_one(HitTable))   # now, not after the keys queued
+        table = self.query_one(HitTable)
+        self.screen.set_focus(table)   # now, not after the keys queued
+        table.cursor_into_view()
 
     @on(DataTable.RowHighlighted, "#hits")
     def _highlighted(self, event: DataTable.RowHighlighted) -> None:

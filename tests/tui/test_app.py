@@ -544,6 +544,9 @@ def test_palette_lists_the_documents_actions_and_quit_once(make_app):
             for c in app.get_system_commands(app.main_screen):
                 commands.setdefault(c.title, []).append(c)
             assert len(commands["Quit"]) == 1
+            # one "clear scope", not two (the trial's palette listed "Clear scope" and
+            # "Documents: clear scope")
+            assert [t for t in commands if "clear scope" in t.lower()] == ["Clear scope"]
             assert {"Documents: add / remove from the scope", "Documents: filter the list",
                     "Documents: search only this document"} <= set(commands)
             commands["Documents: filter the list"][0].callback()
@@ -670,6 +673,12 @@ def test_short_section_keeps_the_innermost_titles():
     assert short_section("3 Model Architecture > 3.2 Attention", 40) == \
         "3 Model Architecture > 3.2 Attention"
     assert len(short_section("A > " + "b" * 50, 12)) == 12
+    # the "… > " before the kept titles counts: the innermost title stays whole (it was
+    # cut: "… > 3.2 Attention > 3.2.2 Multi-Head Attent…" in 44 columns)
+    path = "3 Model Architecture > 3.2 Attention > 3.2.2 Multi-Head Attention"
+    for width in range(30, len(path)):
+        out = short_section(path, width)
+        assert len(out) <= width and out.endswith("3.2.2 Multi-Head Attention"), (width, out)
 
 
 def test_distinctive_name_drops_leading_ids_only():
@@ -802,7 +811,7 @@ def test_document_filter_prefers_word_starts_and_names_twin_titles():
     twins = [D(doc=f"arxiv-1706.03762v{v}-attention-is-all-you-need.pdf",
                title="Attention Is All You Need") for v in (5, 7)]
     assert sorted(title_keys(twins).values()) == [
-        "Attention Is All You Need (1706.03762v5)", "Attention Is All You Need (1706.03762v7)"]
+        "Attention Is All You Need (v5)", "Attention Is All You Need (v7)"]
     assert names["usenix-2014-raft.pdf"] == "In Search of an Understandable Consensus"
 
 

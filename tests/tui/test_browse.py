@@ -188,11 +188,13 @@ def test_versions_of_one_paper_share_a_row():
             make_hit("arxiv-1706.03762v5-attention.pdf", 9, 4)]
     rows = flat_rows(hits, groups)
     assert [r.hit for r in rows] == [0, 2, 3]
-    assert rows[0].versions == ["v7", "v5"] and rows[2].versions == []
+    # oldest first everywhere; a row of one version names it too
+    assert rows[0].versions == ["v5", "v7"] and rows[1].versions == []
+    assert rows[2].versions == ["v5"]
     grouped = grouped_rows(hits, groups, expanded=set())
     assert [(r.kind, r.hit) for r in grouped] == [("doc", 0), ("hit", 0), ("hit", 3),
                                                    ("doc", 2), ("hit", 2)]
-    assert grouped[0].versions == ["v7", "v5"]
+    assert grouped[0].versions == ["v5", "v7"]
     # same title, no arXiv id in the names: still one paper
     twins = version_groups([doc("a.pdf", "A Long Enough Title Here"),
                             doc("b.pdf", "A long enough title here")])
@@ -345,7 +347,10 @@ def test_the_contents_follow_the_reader_and_stay_with_their_document(make_app):
 
             def last_in_sight() -> bool:   # the list scrolls after its next refresh
                 top = toc.scroll_offset.y
-                return 0 < top <= last < top + toc.scrollable_content_region.height
+                # the lines of the last entry (a wrapped entry takes more than one)
+                rows = [y for y, (i, _) in enumerate(toc._lines) if i == last]
+                return 0 < top and bool(rows) and top <= rows[0] \
+                    and rows[-1] < top + toc.scrollable_content_region.height
 
             await wait_for(pilot, last_in_sight, what="the last entry scrolled into sight")
             assert toc.highlighted == last

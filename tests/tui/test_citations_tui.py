@@ -125,3 +125,49 @@ def test_snapshot_references_80x24(snap_compare, make_citing_app):
         await pilot.pause(0.1)
 
     assert snap_compare(make_citing_app(), terminal_size=(80, 24), run_before=run_before)
+
+
+def test_cited_by_enter_marks_the_citing_entry_and_names_the_count_in_the_singular(
+        make_citing_app):
+    """Enter on a citing paper opens its page scrolled to the citing entry, marked as a
+    hit is (it opened at the page's top, the entry neither shown nor marked); "1 paper",
+    not "1 papers"."""
+    from pdftui.tui.reader_widgets import ReaderBody
+
+    async def go():
+        app = make_citing_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await _on_document(pilot, "dense.pdf")
+            screen = await _open_list(pilot, "B")
+            assert len(screen.rows) == 1
+            assert screen.query_one("#cite-box").border_title.endswith("· 1 paper")
+            entry = screen.rows[0].entry
+            assert entry
+            await pilot.press("enter")
+            reader = app.query_one(ReaderPane)
+            await wait_for(pilot, lambda: reader.view is not None
+                           and reader.view.request.doc == screen.rows[0].doc, what="citing")
+            await pilot.pause(0.2)
+            v = reader.view
+            assert v.target is not None, v.paragraphs
+            assert " ".join(entry.split())[:30] in " ".join(v.paragraphs[v.target].split())
+            body = app.query_one(ReaderBody)
+            para = list(body.query(".para"))[v.target]
+            assert para.has_class("-hit")
+            r = para.virtual_region
+            assert r.y < body.scroll_y + body.size.height and r.bottom > body.scroll_y
+    asyncio.run(go())
+
+
+def test_an_empty_reference_list_says_so(make_citing_app):
+    async def go():
+        app = make_citing_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await _on_document(pilot, "lattice.pdf")
+            screen = await _open_list(pilot, "b")
+            if screen.rows:
+                pytest.skip("lattice.pdf has references")
+            lst = screen.query_one("#cite-list")
+            assert "no reference list found" in lst.get_option_at_index(0).prompt.plain
+            assert "0 references" in screen.query_one("#cite-box").border_title
+    asyncio.run(go())
