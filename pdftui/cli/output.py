@@ -8,6 +8,7 @@ Exit codes: 0 success, 1 runtime failure, 2 bad input (:data:`BAD_INPUT`).
 from __future__ import annotations
 
 import json
+import os
 import sys
 
 import click
@@ -76,3 +77,15 @@ def shorten(s: str, n: int, pattern=None) -> str:
         return "… " + shorten(s[start:], n - 2)
     cut = s.rfind(" ", 0, n)
     return s[: cut if cut > n // 2 else n] + " …"
+
+
+def to_terminal() -> bool:
+    """Does the command's output go to a terminal: stdout is one, or the background
+    service answers for a client whose stdout is one (``PDFTUI_TTY=1``,
+    :func:`pdftui.warm.client.request`)?"""
+    if os.environ.get("PDFTUI_TTY") == "1":
+        return True
+    try:
+        return sys.stdout.isatty()
+    except (AttributeError, ValueError):
+        return False

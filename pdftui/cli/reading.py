@@ -13,7 +13,7 @@ from ..text import clean_text
 from .documents import named_doc
 from .indexing import run_index
 from .options import cache_opt, data_opt
-from .output import dumps, fail
+from .output import dumps, fail, to_terminal
 
 
 @click.command()
@@ -78,7 +78,7 @@ def read(folder, doc, page, section, list_sections, width, cache_dir, data_dir, 
     apart = [s for s in spans if s.start is None]   # hidden text left out of the index
     if apart:
         text += "\n\n" + "\n\n".join(clean_text(f"{label(s.kind)} {s.text}") for s in apart)
-    if width is None and sys.stdout.isatty():
+    if width is None and to_terminal():
         width = shutil.get_terminal_size().columns
     click.echo(_wrapped(text, width) if width else text)
 

@@ -13,7 +13,7 @@ import click
 from ..text import clean_text
 from .documents import folder_documents, indexed_documents, triage_store
 from .options import cache_opt, data_opt
-from .output import dumps, fail, shorten
+from .output import dumps, fail, shorten, to_terminal
 
 
 def _first_author(authors) -> str:
@@ -63,7 +63,7 @@ def docs(folder, cache_dir, data_dir, as_json, sort):
                       str(d.pages) if d.pages else "", _doc_cell(d, t.note,
                                                                  cited.get(d.doc, 0)))
     console = Console(highlight=False)
-    if not console.is_terminal:   # a pipe: wide enough that no file name is cut in two
+    if not to_terminal():   # a pipe: wide enough that no file name is cut in two
         console.width = max(console.width, NAME_COLUMN_AT + max((len(d.doc) for d, _ in rows),
                                                                 default=0))
     console.print(table)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -23,6 +24,8 @@ ENV_PREFIXES = ("PDFTUI_", "HF_", "ORT_")
 #: The commands the service answers: the one-shot commands scripts loop over (reading
 #: commands and ``mark``, whose write is the same in either process).
 SERVED = frozenset({"search", "read", "docs", "mark", "refs", "cited-by", "similar"})
+#: Set to "1" in a request whose stdout is a terminal (:func:`pdftui.cli.output.to_terminal`).
+TTY_ENV = "PDFTUI_TTY"
 ENV_NAMES = ("COLUMNS", "LINES", "HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "TERM",
              "NO_COLOR", "FORCE_COLOR", "TTY_COMPATIBLE", "LANG", "LC_ALL", "LC_CTYPE")
 
@@ -30,30 +33,36 @@ ENV_NAMES = ("COLUMNS", "LINES", "HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "TER
 def wanted(argv: list[str], env=os.environ, stdout=None) -> bool:
     """True when the command line ``argv`` (the command's name first) may be answered by
     the service: a command of :data:`SERVED` (a ``search`` of one query: not ``-``,
-    stdin), without ``--wait-embed`` or ``--help``, with stdout not a terminal (a table
-    is drawn for the terminal it goes to), and the service not turned off
-    (``PDFTUI_SERVICE=0``)."""
-    stdout = stdout if stdout is not None else sys.stdout
+    stdin), without ``--wait-embed`` or ``--help``, and the service not turned off
+    (``PDFTUI_SERVICE=0``). At a terminal too: :func:`request` then says its size."""
     if env.get(ENV_SWITCH, "1") == "0" or not argv or argv[0] not in SERVED:
         return False
     opts = argv[:argv.index("--")] if "--" in argv else argv
-    if any(a in ("--help", "-h", "--wait-embed", "-") for a in opts) or "-" in argv[1:]:
-        return False
-    try:
-        return not stdout.isatty()
-    except (AttributeError, ValueError):
-        return False
+    return not (any(a in ("--help", "-h", "--wait-embed", "-") for a in opts)
+                or "-" in argv[1:])
 
 
 def request(argv: list[str], env=os.environ, stdout=None, prog_name: str = "pdftui") -> dict:
     """The request for ``argv``: the arguments, the working folder, the environment
     the command reads (:data:`ENV_PREFIXES`, :data:`ENV_NAMES`), how stdout encodes and
-    the program's name (in usage messages)."""
+    the program's name (in usage messages). When stdout is a terminal, the environment
+    also says so (:data:`TTY_ENV` = "1") and gives its size (``COLUMNS``, ``LINES``,
+    unless set), so the service draws for it (without colours)."""
     stdout = stdout if stdout is not None else sys.stdout
     keep = {k: v for k, v in env.items() if k.startswith(ENV_PREFIXES) or k in ENV_NAMES}
+    if _is_tty(stdout):
+        size = shutil.get_terminal_size()
+        keep = {"COLUMNS": str(size.columns), "LINES": str(size.lines), **keep, TTY_ENV: "1"}
     return {"argv": list(argv), "cwd": os.getcwd(), "env": keep, "prog_name": prog_name,
             "encoding": getattr(stdout, "encoding", None) or "utf-8",
             "errors": getattr(stdout, "errors", None) or "strict"}
+
+
+def _is_tty(stream) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
 
 
 def ask(path: Path, req: dict, timeout: float = ANSWER_S) -> dict | None:
