@@ -102,8 +102,8 @@ def cited_by_rows(rows: list, titles: dict[str, str]) -> list[Row]:
     """Rows of :meth:`CitationGraph.cited_by` (citing paper, page of the citing entry)."""
     out = []
     for c in rows:
-        line = literal(titles.get(c.doc) or c.doc)
-        line.append(f"  p. {c.page}", style="dim")
+        line = literal(f"p. {c.page:<4}", style="dim")   # first: a wrapped title never hides it
+        line.append_text(literal(titles.get(c.doc) or c.doc))
         detail = literal(c.doc, style="bold")
         detail.append("\n")
         detail.append_text(literal(f"p. {c.page} {c.label}: {c.raw}"[:400]))

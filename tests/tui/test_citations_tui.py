@@ -103,6 +103,9 @@ def test_cited_by_opens_the_citing_page_and_more_like_this(make_citing_app):
             screen = await _open_list(pilot, "B")
             assert [(r.doc, r.page) for r in screen.rows] == [
                 (HARMONIC_V2, 2), ("dense.pdf", 2), ("survey.pdf", 2)]
+            # the page leads the row: a long title wrapping at 80 columns never hides it
+            # (trial: "…via Sequence Modeling  p." with the number gone)
+            assert all(r.text.plain.startswith("p. 2") for r in screen.rows)
             await pilot.press("down", "enter")
             reader = app.query_one(ReaderPane)
             await wait_for(pilot, lambda: reader.view is not None
