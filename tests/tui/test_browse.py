@@ -837,3 +837,18 @@ def test_section_steps_pressed_while_the_library_is_busy_load_only_the_last(make
                            == reader.view.sections[last].id, what="last section")
             assert len(loaded) == 1 and loaded[0].page == reader.view.sections[last].start_page
     run(go())
+
+
+def test_the_contents_beside_a_narrow_reader_keep_a_heading_s_words_whole(make_app):
+    """Second trial: at 160x48 the reader is ~48 columns and its contents list got 35 % of
+    it (14 columns of text): "Transformer" / "s for", "Introductio" / "n". The list is at
+    least 24 columns wide."""
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(160, 48)) as pilot:
+            await settle(pilot)
+            reader, toc = await open_from_documents(pilot, ATTENTION)
+            await wait_for(pilot, lambda: toc.size.width > 0, what="the contents drawn")
+            assert reader.size.width < 70          # the three-pane layout
+            assert toc.size.width >= 22, toc.size   # 24 with its border
+    asyncio.run(go())
