@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from .headings import strip_number
@@ -74,6 +75,12 @@ def version_groups(documents: list) -> VersionGroups:
             label = names[doc][1] or clean_text(doc.rsplit("/", 1)[-1])
             out[doc] = (k, label)
     return out
+
+
+def count_works(docs: Iterable[str], groups: VersionGroups) -> int:
+    """How many works ``docs`` (folder-relative paths) hold: versions of one paper in
+    ``groups`` (:func:`version_groups`) count once, every other document once."""
+    return len({groups[d][0] if d in groups else f"doc:{d}" for d in docs})
 
 
 def same_place(hit: Hit) -> tuple:

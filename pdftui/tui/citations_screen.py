@@ -19,7 +19,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import OptionList, Static
+from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ..text import clean_text
@@ -157,6 +157,7 @@ class CitationsScreen(ModalScreen[tuple[str, int, str] | None]):
             box.border_subtitle = "Enter open · y copy · Esc close"
             yield OptionList(id="cite-list")
             yield Static(Text("reading…", style="dim"), id="cite-detail", markup=False)
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#cite-list").focus()

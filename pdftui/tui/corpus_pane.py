@@ -17,6 +17,7 @@ import re
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import Input, Static
 
@@ -290,6 +291,20 @@ def filter_documents(documents: list, needle: str,
     return [d for _q, _i, d in scored]
 
 
+class DocFilter(Input):
+    """The documents pane's filter box: Esc or Down goes back to the list below it (the
+    app's Esc, "back", moved on to the results pane)."""
+
+    BINDINGS = [Binding("escape", "to_list", "List", show=False, id="filter.escape"),
+                Binding("down", "to_list", "List", show=False, id="filter.down")]
+
+    def action_to_list(self) -> None:
+        """Focus the documents list under the box."""
+        pane = next((a for a in self.ancestors if isinstance(a, CorpusPane)), None)
+        if pane is not None:
+            pane.focus_main()
+
+
 class CorpusPane(Vertical):
     """Documents of the folder with status, a type-to-filter box and a multi-select scope."""
 
@@ -314,7 +329,7 @@ class CorpusPane(Vertical):
         self.border_title = "Documents"
 
     def compose(self) -> ComposeResult:
-        yield Input(placeholder="filter documents", id="corpus-filter", compact=True)
+        yield DocFilter(placeholder="filter documents", id="corpus-filter", compact=True)
         yield Static("", id="doc-head", markup=False)
         yield DocList(id="doc-list")
         yield Static("", id="doc-detail", markup=False)
@@ -479,12 +494,6 @@ class CorpusPane(Vertical):
     def _filter_submitted(self, event: Input.Submitted) -> None:
         event.stop()
         self.focus_main()
-
-    def on_key(self, event) -> None:
-        filt = self.query_one("#corpus-filter", Input)
-        if filt.has_focus and event.key in ("down", "escape"):
-            event.stop()
-            self.focus_main()
 
     @on(DocList.Toggled)
     def _toggled(self, event: DocList.Toggled) -> None:

@@ -11,7 +11,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Input, Label, Select, Static
+from textual.widgets import Footer, Input, Label, Select, Static
 
 from ..text import clean_text
 from .actions import bindings
@@ -34,6 +34,7 @@ class ConfirmQuitScreen(ModalScreen[bool]):
         text.append("\ny / Enter quits · n / Esc stays · Ctrl+Q always quits", style="dim")
         with Vertical(id="quit-box"):
             yield Static(text, markup=False)
+        yield Footer(compact=True)
 
     def action_answer(self, yes: bool) -> None:
         """Close the dialog with the answer."""
@@ -64,6 +65,7 @@ class CopyPathScreen(ModalScreen[None]):
             yield Static(text, markup=False)
             yield Static(Text(clean_text(self.shown)), id="copy-path", markup=False)
             yield Static(Text("\nEsc / Enter closes", style="dim"), markup=False)
+        yield Footer(compact=True)
 
     def action_close(self) -> None:
         """Close the dialog."""
@@ -163,6 +165,7 @@ class ExportScreen(ModalScreen[ExportRequest | None]):
             yield Input(path, id="export-path", compact=True)
             yield Label(self._full_text(path), id="export-full")
             yield Label(EXPORT_HINT, id="export-hint")
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#export-format", Select).focus()

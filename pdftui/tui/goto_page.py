@@ -7,7 +7,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Input, Label
+from textual.widgets import Footer, Input, Label
 
 from .actions import bindings
 from .render import page_ref
@@ -51,6 +51,7 @@ class GoToPageScreen(ModalScreen[str | None]):
                 yield Label(line, classes="goto-line")
             yield Input(placeholder=str(self.current), id="goto-input")
             yield Label("Enter jumps · Esc cancels", classes="goto-hint")
+        yield Footer(compact=True)
 
     def prompt_lines(self) -> list[str]:
         """The prompt, in lines that fit the box at 80 columns (50 columns or less)."""

@@ -7,7 +7,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Static
+from textual.widgets import Footer, Static
 
 from .actions import bindings
 
@@ -54,6 +54,7 @@ class HelpScreen(ModalScreen[None]):
             box.border_subtitle = "Esc closes"
             yield Static(Text(intro()), id="help-intro")
             yield Static(table, id="help-keys")
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#help-box").focus()

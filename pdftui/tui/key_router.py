@@ -120,6 +120,13 @@ class KeyRouter:
             await app.run_action(bound.binding.action, bound.node)
             app.call_after_refresh(self._flush_keys)
             return True
+        if bound is not None and bound.enabled and event.is_printable:
+            # run now, in the order read: left to bubble up to the app it ran after a "/"
+            # read just behind it had focused the box, where it is text ("k /" lost the
+            # keyword mode)
+            event.stop()
+            await app.run_action(bound.binding.action, bound.node)
+            return True
         if bound is None and event.is_printable:
             # no command of this pane: said, not typed into the box (that replaced the
             # query, and a word typed outside the box ran half of its letters as commands)

@@ -447,10 +447,10 @@ class MainScreen(FailureHandler, Screen):
     def update_status(self) -> None:
         """Show the documents, the indexing state and the scope in the status line."""
         folder = self.folder
-        titles = self.query_one(ResultsPane).names
+        results = self.query_one(ResultsPane)
         self.query_one("#status", Static).update(status_text(
             folder.documents, folder.docs_loaded, folder.index_status, self.scope,
-            self.scope_mark, titles, self.app.size.width))
+            self.scope_mark, results.names, self.app.size.width, results.versions))
 
     def unsaved_work(self) -> list[str]:
         """What quitting now would lose or interrupt, one phrase each (empty: nothing, so

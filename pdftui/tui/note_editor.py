@@ -15,7 +15,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import OptionList, Static, TextArea
+from textual.widgets import Footer, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
 from .render import literal
@@ -96,6 +96,7 @@ class NoteScreen(ModalScreen[NoteEdit]):
                 else:
                     yield Static(Text(NO_CLIPS, style="dim"), markup=False)
             yield Static(Text(box.border_subtitle, style="dim"), id="note-hint")
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         area = self.query_one(TextArea)

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 
 from ..text import clean_text
+from ..versions import VersionGroups, count_works
 
 if TYPE_CHECKING:
     from ..library import DocumentInfo
@@ -55,10 +56,11 @@ def scope_label(scope: Sequence[str], scope_mark: str | None, titles: dict[str, 
 
 def status_text(docs: Sequence[DocumentInfo], loaded: bool, index_status: str,
                 scope: Sequence[str], scope_mark: str | None, titles: dict[str, str],
-                width: int) -> Text:
+                width: int, versions: VersionGroups | None = None) -> Text:
     """The status line: the documents ``docs`` by state (``loaded``: the first document
     list has arrived), the indexing state ``index_status`` and the search scope (named
-    within ``width`` columns)."""
+    within ``width`` columns; a marked scope counts works: versions of one paper in
+    ``versions`` count once)."""
     ready = sum(1 for d in docs if d.status in ("indexed", "embedding"))
     skipped = sum(1 for d in docs if d.status not in ("indexed", "embedding", "queued"))
     queued = sum(1 for d in docs if d.status == "queued")
@@ -79,7 +81,7 @@ def status_text(docs: Sequence[DocumentInfo], loaded: bool, index_status: str,
         out.append(Text(index_status, style="italic"))
     if scope_mark:
         out.append(" · scope: ", style="bold")
-        out.append(f"marked {scope_mark} ({len(scope)})")
+        out.append(f"marked {scope_mark} ({count_works(scope, versions or {})})")
         out.append("  (* next · x clears)", style="dim")
     elif scope:
         out.append(" · scope: ", style="bold")

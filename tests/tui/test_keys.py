@@ -396,3 +396,66 @@ def test_the_contents_list_names_every_section_whole_at_160_columns(make_app):
             for title in titles:
                 assert re.sub(r"\s+", "", title) in shown, (title, region)
     run(go())
+
+
+def test_a_mode_key_typed_just_before_slash_changes_the_mode(make_app):
+    """Second trial: "k" then "/" at once from the results lost the keyword mode: "k" was
+    left to bubble up to the app, and ran after "/" had focused the box, where it is
+    text. Both keys hold, in order: the mode is keyword and the box has the focus."""
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            main = app.main_screen
+            await settle(pilot)
+            await search(pilot, "attention")
+            await wait_for(pilot, lambda: isinstance(app.focused, HitTable), what="results")
+            assert main.mode == "hybrid"
+            send_keys(app, ["k", "slash", "x"])
+            box = app.query_one("#query", Input)
+            await wait_for(pilot, lambda: box.value.endswith("x"), what="the box typed")
+            assert main.mode == "keyword"
+            assert focused_pane(app) == "search"
+    run(go())
+
+
+def test_esc_in_the_documents_filter_goes_back_to_the_documents_list(make_app):
+    """Second trial: Esc in the documents filter jumped to the results pane (the app's
+    Esc, "back"); it returns to the documents list below the box, as Down does."""
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            await search(pilot, "attention")
+            lst = await to_documents(pilot)
+            for key in ("escape", "down"):
+                await pilot.press("f")
+                await wait_for(pilot, lambda: isinstance(app.focused, Input)
+                               and app.focused.id == "corpus-filter", what="the filter")
+                await pilot.press(key)
+                await wait_for(pilot, lambda: app.focused is not None
+                               and not isinstance(app.focused, Input), what=key)
+                assert app.focused is lst, (key, app.focused)
+                assert app.main_screen.view == "corpus"
+    run(go())
+
+
+def test_a_dialog_shows_its_own_keys_in_the_footer(make_app):
+    """Second trial: with a dialog open, the footer beneath it still listed the keys of
+    the pane under it (Group, Compare, ...), none of which work there. Each dialog has
+    its own footer: the bottom row names the dialog's keys."""
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            main = app.main_screen
+            await settle(pilot)
+            await search(pilot, "attention")
+            await wait_for(pilot, lambda: isinstance(app.focused, HitTable), what="results")
+            for key, word in (("e", "Cancel"), ("question_mark", "Close")):
+                await pilot.press(key)
+                await wait_for(pilot, lambda: app.screen is not main, what=key)
+                await pilot.pause()
+                bottom = screen_lines(app)[-1]
+                assert word in bottom and "Group" not in bottom, (key, bottom)
+                await pilot.press("escape")
+                await wait_for(pilot, lambda: app.screen is main, what="closed")
+    run(go())
