@@ -132,8 +132,8 @@ def matched(block_stems: set[str], terms: Sequence[Term], squashed: str = "") ->
         if t.prefix:
             if any(t.matches(s) for s in block_stems):
                 out.add(k)
-        elif t.held_in(block_stems) or (len(t.text) >= 6 and t.text.isalpha()
-                                       and t.text in squashed):
+        elif t.text in block_stems or (t.joined and not block_stems.isdisjoint(t.joined)) \
+                or (len(t.text) >= 6 and t.text.isalpha() and t.text in squashed):
             out.add(k)
     return out
 

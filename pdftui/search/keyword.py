@@ -109,7 +109,7 @@ class Term:
         """Does a text whose stem set is ``stems`` hold this term?"""
         if self.prefix:
             return any(self.matches(x) for x in stems)
-        return self.text in stems or any(j in stems for j in self.joined)
+        return self.text in stems or (bool(self.joined) and not stems.isdisjoint(self.joined))
 
 
 # -- tokenising like the index ----------------------------------------------------------------
@@ -230,16 +230,21 @@ def joined_pairs(text: str) -> list[tuple[str, str, str]]:
     the query text that are letters only, typed in full (no ``*``) and no common function
     word: the closed-up spelling each open one may also be written in ("big bird",
     "Big-Bird": ``bigbird``)."""
-    out: list[tuple[str, str, str]] = []
+    pairs: list[tuple[str, str]] = []
     for chunk in re.split(r"\w+\*", clean_query(text)):
         words = tokenize(chunk, stem=False)
-        for a, b in zip(words, words[1:]):
-            if not (a.isalpha() and b.isalpha()) or a in STOPWORDS or b in STOPWORDS \
-                    or _CJK_RE.search(a + b):
-                continue
-            sa, sb, sj = tokenize(a), tokenize(b), tokenize(a + b)
-            if len(sa) == len(sb) == len(sj) == 1:
-                out.append((sa[0], sb[0], sj[0]))
+        pairs.extend((a, b) for a, b in zip(words, words[1:])
+                     if a.isalpha() and b.isalpha() and a not in STOPWORDS
+                     and b not in STOPWORDS and not _CJK_RE.search(a + b))
+    if not pairs:
+        return []
+    words = sorted({w for a, b in pairs for w in (a, b, a + b)})
+    stems = dict(zip(words, tokenize_many(words)))   # one round trip for them all
+    out: list[tuple[str, str, str]] = []
+    for a, b in pairs:
+        sa, sb, sj = stems[a], stems[b], stems[a + b]
+        if len(sa) == len(sb) == len(sj) == 1:
+            out.append((next(iter(sa)), next(iter(sb)), next(iter(sj))))
     return out
 
 

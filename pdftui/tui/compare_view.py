@@ -199,13 +199,18 @@ class CompareScreen(Screen):
         return max(5, (screen_h - 2 - 3 - int(screen_h * 0.35)) // self.row_height())
 
     def narrow(self) -> bool:
-        """Lists under 40 columns (80-column screens): no movement or section column; a
-        hit's section goes on a second line beneath its document."""
+        """Lists under 40 columns (80-column screens): no movement column."""
         return self.app.size.width // len(MODES) < 40
 
+    def stacked(self) -> bool:
+        """Lists under 80 columns (up to 239-column screens): a hit's section goes on a
+        second line beneath its document, in the whole width the two share (a section
+        column beside the document was 13 columns at 160: "3.2.2 Multi-Head A…")."""
+        return self.app.size.width // len(MODES) < 80
+
     def row_height(self) -> int:
-        """Lines per hit: 2 in :meth:`narrow` lists (document, then section), else 1."""
-        return 2 if self.narrow() else 1
+        """Lines per hit: 2 in :meth:`stacked` lists (document, then section), else 1."""
+        return 2 if self.stacked() else 1
 
     @work(exclusive=True, group="compare", exit_on_error=False)
     async def _run(self) -> None:
@@ -232,29 +237,30 @@ class CompareScreen(Screen):
             table = self.query_one(f"#list-{mode}", DataTable)
             table.clear(columns=True)
             width = max(20, table.size.width or self.app.size.width // 3)
-            # narrow (80 columns): no movement column (the line below spells it out), and
-            # the section on a second line under the document
-            narrow = self.narrow()
+            # narrow (80 columns): no movement column (the line below spells it out);
+            # stacked (up to 239 columns): the section on a second line under the document
+            narrow, stacked = self.narrow(), self.stacked()
             hits = self._hits(mode)
             page_w = max(5, min(9, max((len(hit_where(h)) for h in hits), default=0)))
             rest = max(6, width - 2 - page_w - (0 if narrow else 6)
-                       - 2 * (3 if narrow else 5) - 1)
-            if narrow:
+                       - 2 * (3 if narrow else 4 if stacked else 5) - 1)
+            if stacked:
                 doc_w = rest
+                names = self._wide_names([h.doc for h in hits], rest + 6) if not narrow \
+                    else narrow_names([h.doc for h in hits], self.labels, doc_w)
             else:
                 share = max(6, rest * 11 // 20)   # the section keeps the rest
                 names = self._wide_names([h.doc for h in hits], share + 6)
                 doc_w = max(6, min(share, max(map(len, names.values()), default=6)))
-            sec_w = rest - doc_w
+            sec_w = doc_w if stacked else rest - doc_w
             table.add_column(Text("#", justify="right"), width=2, key="rank")
-            table.add_column("document", width=doc_w,
+            table.add_column("document · section" if stacked else "document", width=doc_w,
                              key="doc")
             table.add_column("page", width=page_w, key="page")
-            if not narrow:
+            if not stacked:
                 table.add_column("section", width=sec_w, key="section")
+            if not narrow:
                 table.add_column("→hy" if mode != "hybrid" else "kw/sm", width=6, key="move")
-            if narrow:   # a title cut to 10 columns tells little: "Ongaro 2013" does
-                names = narrow_names([h.doc for h in hits], self.labels, doc_w)
             for h in hits:
                 if mode == "hybrid":
                     kr, sr = h.keyword_rank, h.semantic_rank
@@ -262,14 +268,14 @@ class CompareScreen(Screen):
                 else:
                     hr = hybrid.get(hit_key(h))
                     move = Text(f"{hr}" if hr else "-", style="" if hr else "dim")
-                doc = literal(names[h.doc])
-                section = literal(leaf_first(hit_section(h), doc_w if narrow else sec_w),
-                                  style="dim")
-                if narrow:
+                doc = literal(fit(names[h.doc], doc_w))
+                section = literal(leaf_first(hit_section(h), sec_w), style="dim")
+                if stacked:
                     doc.append("\n")
                     doc.append_text(section)
                 cells = [Text(str(h.rank), justify="right", style="bold"), doc,
-                         literal(hit_where(h))] + ([] if narrow else [section, move])
+                         literal(hit_where(h))] + ([] if stacked else [section]) + \
+                    ([] if narrow else [move])
                 table.add_row(*cells, key=repr(hit_key(h)), height=self.row_height())
         focus = self.query_one(f"#list-{self.focus_mode}", DataTable)
         if self.start_key is not None and repr(self.start_key) in focus.rows:
