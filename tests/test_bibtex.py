@@ -153,7 +153,8 @@ def test_an_arxiv_reference_is_misc_with_eprint_as_arxiv_writes_it():
 
 def test_the_publication_year_the_venue_prints_comes_before_the_metadata_year():
     """mixup's arXiv id says 2017; page 1 says "Published as a conference paper at ICLR
-    2018": the entry's year is 2018 (its citekey keeps the metadata's year)."""
+    2018": the entry's year is 2018, and so is its citekey's (second trial: the key
+    zhang2017mixup beside year 2018)."""
     item = ExportItem("mixup.pdf", "/p/mixup.pdf", "mixup: Beyond Empirical Risk "
                       "Minimization", ("Hongyi Zhang",), 2017, "1710.09412",
                       first_pages=("Published as a conference paper at ICLR 2018\n\nmixup: "
@@ -161,7 +162,7 @@ def test_the_publication_year_the_venue_prints_comes_before_the_metadata_year():
     rec = record_of_item(item)
     assert rec.year == 2018 and rec.venue.kind is VenueKind.INPROCEEDINGS
     e = _one(to_bibtex([item]))
-    assert e["year"] == "2018" and e["ID"] == "zhang2017mixup"
+    assert e["year"] == "2018" and e["ID"] == "zhang2018mixup"
     plain = dataclasses.replace(item, first_pages=("no venue here",))
     assert _one(to_bibtex([plain]))["year"] == "2017"
 

@@ -371,7 +371,8 @@ def _with_cites(folder, cache_dir, items: list) -> list:
 
 def _with_first_pages(folder, cache_dir, items: list) -> list:
     """The export items with their first pages' text (BibTeX: venue, arXiv category,
-    title case), read from the cache; as they are when the cache cannot be used."""
+    title case; every format: the citekeys' years), read from the cache; as they are
+    when the cache cannot be used."""
     import sqlite3
 
     from ..errors import CacheError
@@ -408,13 +409,12 @@ def export(folder, marked, fmt, output, cache_dir, data_dir):
 
     root, rows = folder_documents(folder, cache_dir, data_dir)
     every = items_for(root, [d for d, _t in rows], {d.doc: t for d, t in rows})
+    every = _with_first_pages(folder, cache_dir, every)   # the keys' years: entry_year
     items = select(every, marked)
     if not items:
         click.echo(f"pdftui: no documents marked {marked} in {folder}"
                    + (" (mark some with `pdftui mark`, or use --marked all)"
                       if marked == "any" else ""), err=True)
-    if fmt == "bibtex" and items:
-        items = _with_first_pages(folder, cache_dir, items)
     items = _with_cites(folder, cache_dir, items)
     text = render(items, ExportFormat(fmt), f"Reading list: {os.path.basename(root) or root}",
                   citekeys(every))

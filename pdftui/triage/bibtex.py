@@ -30,7 +30,8 @@ What the writer does with a record:
   not an article or a preposition, ASCII letters and digits only
   (``vaswani2017attention``); one per work; keys that collide get ``a``, ``b``, ... in
   document order, so the same folder always gives the same keys. The year in a key is
-  the metadata's, so a key does not depend on which pages were read.
+  the entry's own (:func:`entry_year`: ``zhang2018mixup`` with ``year = {2018}``), so
+  callers read the first pages of the whole folder before keying it.
 """
 
 from __future__ import annotations
@@ -286,8 +287,15 @@ def citekeys(items: list[ExportItem]) -> dict[str, str]:
     (collisions get a letter suffix in ``doc`` order). Pass the whole folder's items,
     not an exported selection, so that a document keeps its key whichever documents are
     exported."""
-    return unique_keys((i.doc, base_key(i.authors[0] if i.authors else "", i.year, i.title))
-                       for i in items)
+    return unique_keys((i.doc, base_key(i.authors[0] if i.authors else "", entry_year(i),
+                                        i.title)) for i in items)
+
+
+def entry_year(item: ExportItem) -> int | None:
+    """The year an export item's entry gives: the one its venue line prints on the first
+    pages (ICLR 2018 for mixup, whose arXiv id says 2017), else the metadata's."""
+    venue = find_venue(list(item.first_pages)) if item.first_pages else None
+    return (venue.year if venue and venue.year else None) or item.year
 
 
 # ---------------------------------------------------------------------------- the folder
@@ -303,7 +311,7 @@ def record_of_item(item: ExportItem) -> BibRecord:
     verbatim = not title or title in (stem, os.path.basename(item.doc))
     return BibRecord(
         title=title or item.doc, authors=tuple(person(a) for a in item.authors),
-        year=(venue.year if venue and venue.year else None) or item.year, venue=venue,
+        year=entry_year(item), venue=venue,
         arxiv_id=item.arxiv_id, arxiv_class=cls if item.arxiv_id else "", doi=item.doi,
         file=item.path, note=item.note,
         keywords=f"pdftui-{item.mark.value}" if item.mark is not Mark.NONE else "",

@@ -363,13 +363,13 @@ def export_folder(folder: str | os.PathLike, fmt: ExportFormat | str = ExportFor
         docs, root = lib.documents(), lib.root
         with TriageStore(data_dir) as store:
             triage = store.lookup(root, [(d.doc, d.sha256) for d in docs])
-        every = items_for(root, docs, triage)
+        # first pages of every work: BibTeX's venues, every format's citekey years
+        every = with_first_pages(items_for(root, docs, triage),
+                                 lambda doc, n: lib.page(doc, n).text)
         items = select(every, marked)
         from ..citation_graph import CitationGraph
 
         items = with_cites(items, CitationGraph.read(lib).cites)
-        if ExportFormat(fmt) is ExportFormat.BIBTEX:
-            items = with_first_pages(items, lambda doc, n: lib.page(doc, n).text)
     finally:
         lib.close()
     heading = f"Reading list: {os.path.basename(root) or root}"
