@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
@@ -423,6 +423,8 @@ class ReaderPane(FailureHandler, Vertical):
         event.stop()
 
     def _update_head(self) -> None:
+        """The head's two lines, the title and :meth:`breadcrumb_text`, each cut to the
+        pane's width (one that wrapped pushed the page line out of the head)."""
         v = self.view
         width = max(10, (self.size.width or 80) - 2)
         title = v.title or v.request.doc
@@ -430,8 +432,14 @@ class ReaderPane(FailureHandler, Vertical):
                        style="bold")
         head.append("\n")
         head.append_text(self.breadcrumb_text())
+        head.no_wrap, head.overflow = True, "ellipsis"
         self.query_one("#reader-head", Static).update(head)
         self._sync_toc()
+
+    def on_resize(self, _event: events.Resize) -> None:
+        """A new width: the head drawn for it (the section path as long as it fits)."""
+        if self.view is not None:
+            self._update_head()
 
     def breadcrumb(self) -> str:
         """"p. 7-9 / 15 · 3 Model Architecture > 3.2 Attention" (plain text)."""

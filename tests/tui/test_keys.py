@@ -463,3 +463,31 @@ def test_a_dialog_shows_its_own_keys_in_the_footer(make_app):
                 await pilot.press("escape")
                 await wait_for(pilot, lambda: app.screen is main, what="closed")
     run(go())
+
+
+def test_the_reader_head_keeps_its_page_line_after_a_resize(make_app):
+    """Second trial: after the terminal shrank (160 to 80 columns) the reader's head lost
+    its page line: the title, cut for the old width, now took two lines and pushed
+    "p. 3 / 15 · ..." out of the head's two, and the section path stayed cut for the old
+    width. The head is redrawn for the new width, each of its lines cut to it."""
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(160, 48)) as pilot:
+            await settle(pilot)
+            await search(pilot, "ultralight bosonic dark matter")
+            await pilot.press("enter")
+            reader = await reader_ready(pilot, lambda r: "bosonic" in r.view.request.doc)
+            head = app.query_one("#reader-head")
+            for size in ((80, 24), (160, 48), (100, 30), (80, 24)):
+                await pilot.resize_terminal(*size)
+                await wait_for(pilot, lambda: app.size == size, what=f"{size}")
+                for _ in range(3):
+                    await pilot.pause()
+                x, y, w, h = head.content_region
+                lines = [line[x:x + w].strip() for line in screen_lines(app)[y:y + h]]
+                assert any(line.startswith("p. ") for line in lines), (size, lines)
+                assert lines[0] and "p. " not in lines[0], (size, lines)
+                # drawn for this width: the section path as long as it now fits
+                assert lines[1] == reader.breadcrumb().strip(), (size, lines)
+            assert reader.view is not None
+    run(go())
