@@ -402,6 +402,18 @@ def test_exclusion_only_query_says_so(attention):
     assert "author:vaswani" in note and "excluded" in note and "transformer" in note
 
 
+def test_an_excluded_phrase_is_quoted_and_the_note_says_how_to_leave_out_a_document():
+    """Second trial: ``sparse attention -"big bird"`` left Big Bird's pages that do not
+    say the name in the list, and the note ("excluded 45 pages holding big bird") did not
+    say that an exclusion is by page, nor how to leave the paper out."""
+    from pdftui.search.coverage import excluded_note
+
+    assert excluded_note(45, "pages", ["big bird", "linformer"]) == \
+        'excluded 45 pages holding "big bird", linformer; whole documents: -title:"big bird"'
+    assert excluded_note(3, "sections", ["dropout"]) == \
+        "excluded 3 sections holding dropout; whole documents: -title:dropout"
+
+
 @pytest.mark.parametrize("mode", MODES)
 def test_a_query_without_a_letter_or_a_field_value_says_so(attention, mode):
     """Junk is treated alike in every mode: punctuation alone ("?!.,;" gave the semantic

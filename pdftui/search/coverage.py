@@ -7,6 +7,7 @@ keys in the order the search said them."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from enum import Enum
 
@@ -202,6 +203,17 @@ def truncation_notes(query: object, text: str, terms: list) -> list[Note]:
     return notes
 
 
+def excluded_note(count: int, rows: str, excluded: Sequence[str]) -> str:
+    """'excluded 45 pages holding "big bird"; whole documents: -title:"big bird"': what an
+    exclusion left out, quoted as typed, and how to leave out a whole document (its other
+    pages, which do not say the words, stay: second trial)."""
+    said = ", ".join(f'"{e}"' if " " in e else e for e in excluded)
+    first = excluded[0] if excluded else ""
+    hint = f'-title:"{first}"' if " " in first else f"-title:{first}"
+    return f"excluded {count} {rows} holding {said}" + (
+        f"; whole documents: {hint}" if first else "")
+
+
 def arm_notes(c: Plan, kw: KeywordArm, sem: SemanticArm, coverage: Coverage) -> Coverage:
     """``coverage`` with what the user should know about the arms' lists."""
     q, res, kind = c.q, c.res, c.granularity
@@ -212,8 +224,8 @@ def arm_notes(c: Plan, kw: KeywordArm, sem: SemanticArm, coverage: Coverage) -> 
     if res.excluded or q.excluded:
         coverage = coverage.with_(excluded=Excluded(tuple(q.excluded), res.excluded))
         # said even when another note came first (fields, a phrase no page holds)
-        coverage = coverage.add_note(Note(NoteKind.EXCLUDED, f"excluded {res.excluded} "
-                                          f"{kind.rows} holding " + ", ".join(q.excluded)))
+        coverage = coverage.add_note(Note(NoteKind.EXCLUDED, excluded_note(
+            res.excluded, kind.rows, q.excluded)))
     if c.mode is Mode.HYBRID and q.semantic_text and not kw.keys and sem.keys:
         coverage = coverage.default_note(Note(
             NoteKind.SEMANTIC_ONLY, "no document holds a query word: semantic hits only"))
