@@ -937,7 +937,8 @@ def _signal_round(tmp: Path, name: str, sig: int, row: Row) -> None:
     proc = subprocess.Popen([sys.executable, "-m", "pdftui.cli", "index", "--no-embed",
                              "--cache-dir", str(cache), str(folder)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                            start_new_session=True)
+                            start_new_session=True,   # SIGINT as a terminal gives it:
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     row.tried += 1
     end = time.monotonic() + 120
     workers = []
