@@ -23,7 +23,7 @@ from pdftui.tui.reader_widgets import ReaderBody
 from pdftui.tui.results_pane import HitTable
 
 from .conftest import reader_ready, search, settle, wait_for
-from .test_input import send_keys
+from .test_input import results_focused, send_keys
 
 ATTENTION = "arxiv-1706.03762v5-attention-is-all-you-need.pdf"
 
@@ -410,9 +410,7 @@ def test_a_mode_key_typed_just_before_slash_changes_the_mode(make_app):
         app = make_app()
         async with app.run_test(size=(80, 24)) as pilot:
             main = app.main_screen
-            await settle(pilot)
-            await search(pilot, "attention")
-            await wait_for(pilot, lambda: isinstance(app.focused, HitTable), what="results")
+            await results_focused(pilot)
             assert main.mode == "hybrid"
             send_keys(app, ["k", "slash", "x"])
             box = app.query_one("#query", Input)
@@ -451,9 +449,7 @@ def test_a_dialog_shows_its_own_keys_in_the_footer(make_app):
         app = make_app()
         async with app.run_test(size=(80, 24)) as pilot:
             main = app.main_screen
-            await settle(pilot)
-            await search(pilot, "attention")
-            await wait_for(pilot, lambda: isinstance(app.focused, HitTable), what="results")
+            await results_focused(pilot)
             for key, word in (("e", "Cancel"), ("question_mark", "Close")):
                 await pilot.press(key)
                 await wait_for(pilot, lambda: app.screen is not main, what=key)
