@@ -342,11 +342,24 @@ def _print_result(result, folds: list, scope: str = "", width: int | None = None
     found at one place share a row that names the versions ("versions v7 v5"), rows
     numbered as the TUI numbers them. ``width``: columns (None: the terminal's)."""
     from rich.console import Console
-    from rich.table import Table
-    from rich.text import Text
 
     console = Console(highlight=False, width=width)
     data = result.to_json()
+    _print_head(console, data, scope)
+    if not data["hits"]:
+        console.print("no hits")
+        return
+    console.print(_hits_table(data, folds))
+
+
+def _print_head(console, data: dict, scope: str) -> None:
+    """The text answer's head on ``console`` (a rich ``Console``), from ``data`` (a
+    :meth:`SearchResult.to_json`): what was searched (``scope`` named), the mode and the
+    time, dim; the coverage note (bold when the answer is weak; "no strong match: nearest
+    pages" when a weak answer has none); a "did you mean" line per suggestion. Lines break
+    between parts, never inside one, at the console's width."""
+    from rich.text import Text
+
     from ..tui.render import field_note_removed, fit_parts, searched_parts   # rich only
 
     cov = data["coverage"]
@@ -365,9 +378,15 @@ def _print_result(result, folds: list, scope: str = "", width: int | None = None
     for word, alts in (data.get("suggestions") or {}).items():
         console.print(Text(clean_text(f"did you mean: {word} -> {', '.join(alts)}"),
                            style="bold"))
-    if not data["hits"]:
-        console.print("no hits")
-        return
+
+
+def _hits_table(data: dict, folds: list):
+    """The results table (a rich ``Table``) of ``data`` (a :meth:`SearchResult.to_json`
+    with hits): one row per fold of ``folds``, numbered from 1, with the hit's keyword and
+    semantic ranks ("-" where an arm did not find it) and its document and excerpt
+    (:func:`_hit_cell`)."""
+    from rich.table import Table
+
     from ..tui.render import terms_pattern   # rich only, no Textual
 
     pattern = terms_pattern(data.get("query") or "")
@@ -379,21 +398,37 @@ def _print_result(result, folds: list, scope: str = "", width: int | None = None
         table.add_column(col, **kw)
     for shown, fold in enumerate(folds, 1):
         h = data["hits"][fold.hit]
-        where = f"{h['doc']}  p.{h['page']}"
-        if h.get("page_label") and h["page_label"] != str(h["page"]):
-            where += f" ({h['page_label']})"
-        if h.get("section_path"):
-            where += f"  · {h['section_path']}"
-        if h.get("ocr"):
-            where += "  · OCR"
-        body = Text(clean_text(where), style="bold")
-        if fold.versions:
-            body.append(clean_text(f"  · versions {' '.join(fold.versions)}"))
-        body.append("\n" + shorten(clean_text(h.get("excerpt") or ""), 320, pattern),
-                    style="")
-        for x in (h.get("hidden_text") or [])[:3]:   # never in the excerpt: apart, labelled
-            body.append(f"\n{x['label']} ", style="bold dim")
-            body.append(shorten(clean_text(x["text"]), 160, pattern), style="dim")
         table.add_row(str(shown), str(h.get("keyword_rank") or "-"),
-                      str(h.get("semantic_rank") or "-"), body)
-    console.print(table)
+                      str(h.get("semantic_rank") or "-"), _hit_cell(h, fold.versions, pattern))
+    return table
+
+
+def _hit_cell(h: dict, versions, pattern):
+    """The document / excerpt cell (a rich ``Text``) of hit ``h`` (a :meth:`Hit.to_json`):
+    where it is, bold (:func:`_hit_place`), the other ``versions`` sharing its row, its
+    excerpt (at most 320 characters, the terms ``pattern`` matches marked) and up to three
+    of its page's hidden texts, each after its label, dim (at most 160 characters)."""
+    from rich.text import Text
+
+    body = Text(clean_text(_hit_place(h)), style="bold")
+    if versions:
+        body.append(clean_text(f"  · versions {' '.join(versions)}"))
+    body.append("\n" + shorten(clean_text(h.get("excerpt") or ""), 320, pattern),
+                style="")
+    for x in (h.get("hidden_text") or [])[:3]:   # never in the excerpt: apart, labelled
+        body.append(f"\n{x['label']} ", style="bold dim")
+        body.append(shorten(clean_text(x["text"]), 160, pattern), style="dim")
+    return body
+
+
+def _hit_place(h: dict) -> str:
+    """Where hit ``h`` is, as its row names it: ``doc  p.12 (xii)  · section path  · OCR``
+    (the printed page label only where it differs from the page number)."""
+    where = f"{h['doc']}  p.{h['page']}"
+    if h.get("page_label") and h["page_label"] != str(h["page"]):
+        where += f" ({h['page_label']})"
+    if h.get("section_path"):
+        where += f"  · {h['section_path']}"
+    if h.get("ocr"):
+        where += "  · OCR"
+    return where
