@@ -97,7 +97,11 @@ class KeyRouter:
             self.app.call_after_refresh(self._release, serial, tries - 1)
             return
         held, self._key_buffer, self._moving = self._key_buffer or [], None, 0
-        for old in held:   # posted again, in order, ahead of any key read after them
+        self._repost(held)
+
+    def _repost(self, held: list[events.Key]) -> None:
+        """Post the keys ``held`` again, in order, ahead of any key read after them."""
+        for old in held:
             event = events.Key(old.key, old.character)
             event.set_sender(self.app)
             self.app.post_message(event)
@@ -120,13 +124,15 @@ class KeyRouter:
             await app.run_action(bound.binding.action, bound.node)
             app.call_after_refresh(self._flush_keys)
             return True
-        if bound is not None and bound.enabled and event.is_printable:
-            # run now, in the order read: left to bubble up to the app it ran after a "/"
-            # read just behind it had focused the box, where it is text ("k /" lost the
-            # keyword mode)
+        if bound is not None and bound.enabled:
+            # every bound key runs now, in the order read, through the bindings as
+            # bubbling would reach them (a skipped action passes on to the next): left to
+            # bubble up, "k" ran after a "/" read behind it had focused the box ("k /"
+            # lost the keyword mode), and a mark run at once while the arrows before it
+            # still waited marked the row the cursor had left ("Down Down +")
             event.stop()
-            await app.run_action(bound.binding.action, bound.node)
-            return True
+            return await app._check_bindings(event.key, priority=True) or \
+                await app._check_bindings(event.key)
         if bound is None and event.is_printable:
             # no command of this pane: said, not typed into the box (that replaced the
             # query, and a word typed outside the box ran half of its letters as commands)
@@ -150,7 +156,13 @@ class KeyRouter:
             return
         held, self._key_buffer = self._key_buffer or [], None
         dropped = 0
-        for event in held:
+        in_dialog = app.screen is not app.main_screen
+        for i, event in enumerate(held):
+            if in_dialog and app.screen is app.main_screen:
+                # a held key (Esc) closed the dialog the opener opened: the keys after
+                # it are the pane's again ("e Esc k" lost the k)
+                self._repost(held[i:])
+                break
             focused = app.focused
             if isinstance(focused, Input):
                 await self._field_key(focused, event)

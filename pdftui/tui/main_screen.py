@@ -113,6 +113,8 @@ class MainScreen(FailureHandler, Screen):
         self.last_typing = False
         self._search_job: tuple[Worker, SearchRequest] | None = None   # the newest search, its key
         self._reader_from_compare: tuple | None = None  # (hit key, list): Esc returns there
+        #: Tab reached the reader while a search ran: it follows that search's answer
+        self._follow_pending = False
         #: The request key of the result (or failure) on screen.
         self.shown_key: SearchRequest | None = None
         self._semantic_ready = False
@@ -253,6 +255,10 @@ class MainScreen(FailureHandler, Screen):
         if self._restore_hit is not None:   # a reopened session: the cursor on the hit read
             results.select(*self._restore_hit)
             self._restore_hit = None
+        if self._follow_pending:   # "query Enter Tab" typed at once: the reader follows
+            self._follow_pending = False
+            if self.current_pane() == "reader":
+                self.follow_results()
 
     @on(Input.Changed, "#query")
     def _query_changed(self, event: Input.Changed) -> None:
@@ -398,6 +404,7 @@ class MainScreen(FailureHandler, Screen):
     @on(OpenDocument)
     def _open_document(self, event: OpenDocument) -> None:
         self._reader_from_compare = None
+        self._follow_pending = False   # a document chosen outranks a search's answer
         reader = self.query_one(ReaderPane)
         reader.search_seen = self.shown_key
         if event.page > 1 or event.entry:   # a citing entry's page
@@ -435,6 +442,7 @@ class MainScreen(FailureHandler, Screen):
         """Show ``hit`` in the reader and move there."""
         results = self.query_one(ResultsPane)
         reader = self.query_one(ReaderPane)
+        self._follow_pending = False
         reader.open_hit(hit, results.pattern, results.hits)
         reader.search_seen = self.shown_key
         self.show_pane("reader")
@@ -545,11 +553,16 @@ class MainScreen(FailureHandler, Screen):
     def follow_results(self) -> None:
         """The reader, reached by Tab, follows a search run since it was filled (it
         showed the page read before and said "No hits in this document"): it opens the
-        selected hit. The same search run again (the folder changed) only hands it the
-        new hits, for n / N."""
+        selected hit, or, while that search still runs, the selected hit of its answer
+        when it lands ("query Enter Tab" typed at once showed the previous query's
+        paper). The same search run again (the folder changed) only hands it the new
+        hits, for n / N."""
         results = self.query_one(ResultsPane)
         reader = self.query_one(ReaderPane)
         key = self.shown_key
+        if key is None and self.last_key is not None and not self.folder_first:
+            self._follow_pending = True   # the answer on its way: followed when it lands
+            return
         if results.result is None or key is None or self.folder_first:
             return
         if reader.search_seen == key:

@@ -12,6 +12,7 @@ import io
 import unicodedata
 
 from rich.cells import cell_len
+from textual import events
 from textual.widgets import DataTable, Input
 from textual.widgets._footer import FooterKey
 
@@ -486,4 +487,76 @@ def test_the_reader_head_keeps_its_page_line_after_a_resize(make_app):
                 # drawn for this width: the section path as long as it now fits
                 assert lines[1] == reader.breadcrumb().strip(), (size, lines)
             assert reader.view is not None
+    run(go())
+
+
+def test_a_mark_typed_after_arrows_marks_the_row_the_arrows_reached(make_app):
+    """Third trial: "Down Down -" in one burst marked the first row while the cursor
+    ended on the third: the mark ran at once while the arrows read before it still
+    waited in the list's queue. Keys run in the order read: the third row is marked."""
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            main = app.main_screen
+            await settle(pilot)
+            await search(pilot, "attention")
+            lst = await to_documents(pilot)
+            lst.highlighted = 0
+            await pilot.pause()
+            docs = [lst.get_option_at_index(i).id for i in range(3)]
+            step = lst.action_cursor_down
+
+            async def loaded_step() -> None:   # a list slow to move, as under load
+                await asyncio.sleep(0.1)
+                step()
+            lst.action_cursor_down = loaded_step
+            for key, char in (("down", None), ("down", None), ("minus", "-")):
+                event = events.Key(key, char)   # read in one go, as a terminal sends them
+                event.set_sender(app)
+                app.post_message(event)
+            await wait_for(pilot, lambda: main.triage.marks(), what="a mark")
+            marks = main.triage.marks()
+            assert marks.get(docs[2]) == "skip", (docs, marks)
+            assert docs[0] not in marks and lst.highlighted == 2, (docs, marks)
+    run(go())
+
+
+def test_query_enter_tab_at_once_reads_the_new_answer(make_app):
+    """Third trial: a new query, Enter and Tab typed at once showed the previous query's
+    paper in the reader (Tab reached it before the answer had landed). The reader
+    follows the answer when it lands."""
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            await search(pilot, "attention")
+            await pilot.press("enter")
+            await reader_ready(pilot, lambda r: r.view.request.doc == ATTENTION)
+            service = await app.get_service()
+            service.delay_s = 0.5
+            try:
+                send_keys(app, ["slash", *"ultralight bosonic dark matter", "enter", "tab"])
+                reader = app.query_one(ReaderPane)
+                await wait_for(pilot, lambda: reader.view is not None
+                               and "bosonic" in reader.view.request.doc, timeout=30,
+                               what=f"the new answer's paper, not {reader.view.request.doc}")
+                assert focused_pane(app) == "reader"
+            finally:
+                service.delay_s = 0.0
+    run(go())
+
+
+def test_a_key_typed_after_esc_closes_a_dialog_reaches_the_pane(make_app):
+    """Third trial: "e Esc k" (and "a Esc k") in one burst left the mode on hybrid: the
+    keys held for the export dialog's text field were typed nowhere once Esc had closed
+    it. After the dialog closes, the held keys are the pane's: k is the keyword mode."""
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            main = app.main_screen
+            await results_focused(pilot)
+            for opener, mode in (("e", "keyword"), ("a", "semantic")):
+                send_keys(app, [opener, "escape", mode[0]])
+                await wait_for(pilot, lambda: main.mode == mode and app.screen is main,
+                               timeout=10, what=f"{opener} Esc {mode[0]}: mode {main.mode}")
     run(go())
