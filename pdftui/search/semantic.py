@@ -125,6 +125,7 @@ class VectorMatrix:
         self.snapshot_path = vs.snapshot_path(cache_dir, model_id) if cache_dir else None
         self._snapshot: vs.Snapshot | None = None   # the one this process mapped
         self._writer: threading.Thread | None = None
+        self._unusable = False   # the snapshot this process found could not be used
         #: contents (and their units) read from SQLite, and contents taken from the snapshot
         self.contents_read = 0
         self.units_read = 0
@@ -189,6 +190,7 @@ class VectorMatrix:
         snap = vs.read_snapshot(self.snapshot_path)
         if snap is None or snap.model_id != self.model_id or \
                 snap.cache_id != read_cache_id(db):
+            self._unusable = True   # missing, damaged or another cache's: write it anew
             return
         for cid, c in snap.contents.items():
             if state.get(cid) == (c.done, c.total) and prints.get(cid) == c.fingerprint:
@@ -210,7 +212,7 @@ class VectorMatrix:
         if cache_id is None:
             return
         parts = self._snapshot_parts()
-        header = vs.read_header(self.snapshot_path)
+        header = None if self._unusable else vs.read_header(self.snapshot_path)
         if header is not None and header.get("cache_id") == cache_id \
                 and header.get("model_id") == self.model_id:
             if header.get("digest") == vs.state_digest(parts):
@@ -227,6 +229,7 @@ class VectorMatrix:
             target=vs.write_snapshot, name="vector-snapshot",
             args=(self.snapshot_path, cache_id, self.model_id, parts, dim, sdim))
         self._writer.start()
+        self._unusable = False
 
     def wait_snapshot(self) -> None:
         """Wait for a snapshot write that is running (tests; a process about to exit)."""
