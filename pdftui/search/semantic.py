@@ -178,7 +178,10 @@ class VectorMatrix:
         changed = self._dirty
         if self._dirty:
             self._rebuild()
-        if self.snapshot_path is not None and (changed or cold):
+        snap = self._snapshot
+        same = cold and snap is not None and not loaded and \
+            len(self._contents) == len(snap.contents)   # all of it, and only it: as it is
+        if self.snapshot_path is not None and (changed or cold) and not same:
             self._save_snapshot(db)
 
     # -- the snapshot ---------------------------------------------------------------------
