@@ -99,7 +99,7 @@ def test_changed_and_deleted_documents_are_read_again(own, monkeypatch):
     assert again == plain and m.contents_read == 0 and m.contents_mapped == 2
 
 
-@pytest.mark.parametrize("damage", ["truncated", "garbage", "shapes", "empty"])
+@pytest.mark.parametrize("damage", ["truncated", "garbage", "shapes", "dtype", "empty"])
 def test_a_damaged_snapshot_is_ignored_and_replaced(own, damage):
     folder, cache = own
     plain, _ = _answers(folder, cache)
@@ -111,6 +111,9 @@ def test_a_damaged_snapshot_is_ignored_and_replaced(own, damage):
         path.write_bytes(b"PDTVSNP1" + bytes(range(256)) * 40)
     elif damage == "shapes":   # the index says more units than the file holds
         path.write_bytes(data.replace(b'"shape": [', b'"shape": [9', 1))
+    elif damage == "dtype":    # the codes said to be float32 (same offsets)
+        assert b'"dtype": "|u1"' in data
+        path.write_bytes(data.replace(b'"dtype": "|u1"', b'"dtype": "<f4"', 1))
     else:
         path.write_bytes(b"")
     got, m = _answers(folder, cache)

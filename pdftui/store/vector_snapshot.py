@@ -43,8 +43,15 @@ MAGIC = b"PDTVSNP1"
 FORMAT = 1
 ALIGN = 64
 FOLDER = "vectors"
-#: dtypes a snapshot array may have (anything else: the file is not ours)
-_DTYPES = {"|u1", "<f4", "<i4", "<i8"}
+#: each array of a snapshot: its dtype and number of dimensions (anything else: the
+#: file is not one this code wrote)
+_ARRAYS = {"cids": ("<i8", 1), "done": ("<i8", 1), "total": ("<i8", 1),
+           "unit_start": ("<i8", 1), "section_start": ("<i8", 1), "head_row": ("<i8", 1),
+           "codes": ("|u1", 2), "scales": ("<f4", 1), "pages": ("<i4", 1),
+           "spans": ("<i8", 2), "heads": ("<f4", 2), "section_codes": ("|u1", 2),
+           "section_scales": ("<f4", 1), "section_ordinals": ("<i8", 1)}
+#: seconds after which a temporary file left by a writer that died is removed
+_STALE_TMP_S = 3600
 
 
 def snapshot_path(cache_dir: str | os.PathLike, model_id: str) -> Path:
@@ -127,6 +134,7 @@ def write_snapshot(path: Path, cache_id: str, model_id: str,
     tmp = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
+        _remove_stale(path)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
         with os.fdopen(fd, "wb") as f:
             f.write(MAGIC + struct.pack("<Q", len(blob)) + blob)
@@ -146,6 +154,19 @@ def write_snapshot(path: Path, cache_id: str, model_id: str,
             except OSError:
                 pass
         return False
+
+
+def _remove_stale(path: Path) -> None:
+    """Remove the temporary files of ``path`` that writers which died left behind (older
+    than :data:`_STALE_TMP_S`: a live writer's is younger)."""
+    import time
+
+    for tmp in path.parent.glob(path.name + ".*.tmp"):
+        try:
+            if time.time() - tmp.stat().st_mtime > _STALE_TMP_S:
+                tmp.unlink()
+        except OSError:
+            pass
 
 
 def _arrays(contents: list[SnapshotContent], dim: int, sdim: int) -> dict:
@@ -229,9 +250,11 @@ def _parse(header: dict, mm: mmap.mmap, start: int) -> Snapshot | None:
     offset against each other and the file's size; None when any disagrees."""
     start += _pad(start)
     a = {}
+    if set(header["arrays"]) != set(_ARRAYS):
+        return None
     for name, spec in header["arrays"].items():
         dtype, shape, off = spec["dtype"], tuple(int(s) for s in spec["shape"]), int(spec["offset"])
-        if dtype not in _DTYPES or any(s < 0 for s in shape) or off < 0:
+        if (dtype, len(shape)) != _ARRAYS[name] or any(s < 0 for s in shape) or off < 0:
             return None
         count = int(np.prod(shape))
         if start + off + count * np.dtype(dtype).itemsize > len(mm):
@@ -240,7 +263,7 @@ def _parse(header: dict, mm: mmap.mmap, start: int) -> Snapshot | None:
     n, nu, ns = len(a["cids"]), len(a["pages"]), len(a["section_ordinals"])
     us, ss, hr = a["unit_start"], a["section_start"], a["head_row"]
     fps = header["fingerprints"]
-    ok = (len(fps) == n and all(len(a[k]) == n for k in ("done", "total", "head_row"))
+    ok = (len(fps) == n and a["spans"].shape[1:] == (2,) and all(len(a[k]) == n for k in ("done", "total", "head_row"))
           and len(us) == n + 1 and len(ss) == n + 1 and us[0] == 0 and ss[0] == 0
           and us[-1] == nu and ss[-1] == ns and bool(np.all(np.diff(us) >= 0))
           and bool(np.all(np.diff(ss) >= 0)) and len(a["codes"]) == nu
