@@ -159,3 +159,25 @@ def test_a_read_only_cache_answers_without_a_snapshot(own, tmp_path):
         assert not (ro / vs.FOLDER).exists()
     finally:
         harness.unmount(ro)
+
+
+def test_every_cache_has_an_identity_and_a_new_cache_a_new_one(tmp_path):
+    """``meta.cache_id``: given when a cache is made, given once to a cache made without
+    one, never the same for two caches made apart (a snapshot keys on it)."""
+    from pdftui.store.database import Cache
+    from pdftui.store.reader import read_cache_id
+
+    a, b = Cache(tmp_path / "a"), Cache(tmp_path / "b")
+    ids = read_cache_id(a.db), read_cache_id(b.db)
+    assert all(ids) and ids[0] != ids[1]
+    with a.write() as db:
+        db.execute("DELETE FROM meta WHERE key = 'cache_id'")
+    a.close()
+    a = Cache(tmp_path / "a")
+    again = read_cache_id(a.db)
+    assert again and again not in ids
+    a.close()
+    a = Cache(tmp_path / "a")
+    assert read_cache_id(a.db) == again   # kept once given
+    a.close()
+    b.close()
