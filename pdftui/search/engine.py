@@ -98,7 +98,7 @@ class Engine:
     def matrix(self) -> VectorMatrix:
         """The unit matrix, refreshed when the cache changed since the last query."""
         if self._matrix is None:
-            self._matrix = VectorMatrix(self.model_id)
+            self._matrix = VectorMatrix(self.model_id, self.cache.dir)
         version = self.view.version if self.view is not None else None
         if self._matrix_version != version:
             self._matrix.refresh(self.db)

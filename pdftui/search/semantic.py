@@ -15,18 +15,28 @@ The matrix is refreshed incrementally: :meth:`VectorMatrix.refresh` reads the ``
 progress table and reloads only the contents whose unit count changed (or that appeared or
 vanished), so a search during indexing sees newly embedded documents and never reloads the
 whole cache.
+
+Given the cache folder, a process's first refresh takes the contents it can from the
+vector snapshot there (:mod:`pdftui.store.vector_snapshot`: what an earlier process built,
+memory-mapped) and reads only the others from SQLite; a refresh that changed the matrix
+writes the snapshot anew, in a background thread.
 """
 
 from __future__ import annotations
 
+import os
 import sqlite3
+import threading
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..cache import HEAD_UNITS, SECTION_HEAD_PAGE
-from ..store.reader import read_embedding_states, read_units
+from ..store import vector_snapshot as vs
+from ..store.reader import (read_cache_id, read_embedding_fingerprints,
+                            read_embedding_states, read_units)
 from .quantized import Int8Matrix, offset, quantize
 
 PAGE_CODE = 1_000_000
@@ -49,6 +59,7 @@ class _Content:
     section_vectors: np.ndarray | None = None  # (n_sections, dim) int8: section head units
     section_scales: np.ndarray | None = None   # (n_sections,) float32
     section_ordinals: np.ndarray | None = None  # int64 sections.ordinal of each row
+    fingerprint: str = ""   # reader.read_embedding_fingerprints' ('' when not read)
 
 
 
@@ -72,6 +83,22 @@ def release_freed() -> None:
 _TRIM = None
 
 
+def _tiles(whole: np.ndarray, arrays: list[np.ndarray]) -> bool:
+    """Are ``arrays`` contiguous views that follow one another and cover ``whole``
+    exactly, in order (so ``whole`` is their concatenation, without a copy)?"""
+    if not arrays or not whole.flags.c_contiguous or any(
+            a.dtype != whole.dtype or a.shape[1:] != whole.shape[1:]
+            or not a.flags.c_contiguous for a in arrays):
+        return False
+    at = whole.__array_interface__["data"][0]
+    end = at + whole.nbytes
+    for a in arrays:
+        if a.__array_interface__["data"][0] != at:
+            return False
+        at += a.nbytes
+    return at == end
+
+
 def _stack(blobs: list[bytes]) -> np.ndarray:
     """``(n, dim)`` float32 from n float32 vector blobs of one length (one join, one
     buffer; ``np.vstack`` of n small arrays when the lengths differ, which then raises)."""
@@ -83,12 +110,26 @@ def _stack(blobs: list[bytes]) -> np.ndarray:
 class VectorMatrix:
     """All unit vectors of one model, kept in memory between queries.
 
-    ``VectorMatrix(model_id)``; call :meth:`refresh` with a connection before searching.
-    Not thread-safe: use from one thread (the search service's worker).
+    ``VectorMatrix(model_id, cache_dir)``; call :meth:`refresh` with a connection before
+    searching. With ``cache_dir`` (the cache's folder) the matrix is kept in a snapshot
+    there between processes (:mod:`pdftui.store.vector_snapshot`). Not thread-safe: use
+    from one thread (the search service's worker).
     """
 
-    def __init__(self, model_id: str):
+    #: seconds a snapshot is kept before one that differs replaces it (a folder being
+    #: embedded changes the matrix at every refresh: at most one rewrite a minute)
+    snapshot_interval = 60.0
+
+    def __init__(self, model_id: str, cache_dir: str | os.PathLike | None = None):
         self.model_id = model_id
+        self.snapshot_path = vs.snapshot_path(cache_dir, model_id) if cache_dir else None
+        self._snapshot: vs.Snapshot | None = None   # the one this process mapped
+        self._writer: threading.Thread | None = None
+        self._unusable = False   # the snapshot this process found could not be used
+        #: contents (and their units) read from SQLite, and contents taken from the snapshot
+        self.contents_read = 0
+        self.units_read = 0
+        self.contents_mapped = 0
         self._contents: dict[int, _Content] = {}
         self._state: dict[int, tuple[int, int]] = {}
         self._dirty = True
@@ -117,22 +158,114 @@ class VectorMatrix:
             if cid not in state:
                 del self._contents[cid]
                 self._dirty = True
+        prints = read_embedding_fingerprints(db, self.model_id) if self.snapshot_path else {}
+        cold = not self._contents and self.snapshot_path is not None
+        if cold:
+            self._map_snapshot(db, state, prints)
         loaded = 0
         for cid, (done, total) in state.items():
             cur = self._contents.get(cid)
-            if cur is not None and (cur.units_done, cur.units_total) == (done, total):
+            if cur is not None and (cur.units_done, cur.units_total) == (done, total) \
+                    and cur.fingerprint == prints.get(cid, ""):
                 continue
             self._contents[cid] = self._load(db, cid, done, total)
+            self._contents[cid].fingerprint = prints.get(cid, "")
             self._dirty = True
             loaded += 1
             if loaded % 256 == 0:   # the float32 rows read and quantized: dropped
                 release_freed()
         self._state = state
+        changed = self._dirty
         if self._dirty:
             self._rebuild()
+        snap = self._snapshot
+        same = cold and snap is not None and not loaded and \
+            len(self._contents) == len(snap.contents)   # all of it, and only it: as it is
+        if self.snapshot_path is not None and (changed or cold) and not same:
+            self._save_snapshot(db)
+
+    # -- the snapshot ---------------------------------------------------------------------
+    def _map_snapshot(self, db: sqlite3.Connection, state: dict[int, tuple[int, int]],
+                      prints: dict[int, str]) -> None:
+        """Take every content whose state and fingerprint equal the snapshot's from it
+        (views into the mapped file); no snapshot, or one of another cache or model:
+        nothing."""
+        snap = vs.read_snapshot(self.snapshot_path)
+        if snap is None or snap.model_id != self.model_id or \
+                snap.cache_id != read_cache_id(db):
+            self._unusable = True   # missing, damaged or another cache's: write it anew
+            return
+        for cid, c in snap.contents.items():
+            if state.get(cid) == (c.done, c.total) and prints.get(cid) == c.fingerprint:
+                self._contents[cid] = _Content(
+                    c.done, c.total, c.vectors, c.scales, c.pages, c.spans, c.head,
+                    c.section_vectors, c.section_scales, c.section_ordinals, c.fingerprint)
+                self.contents_mapped += 1
+        self._snapshot = snap
+        self._dirty = True
+
+    def _save_snapshot(self, db: sqlite3.Connection) -> None:
+        """Write the matrix as the snapshot (in a background thread) unless the one there
+        holds the same contents, or holds others of this cache but is younger than
+        :attr:`snapshot_interval`, or a write is still running. Never raises: without a
+        snapshot the next process is only slower."""
+        if self._writer is not None and self._writer.is_alive():
+            return
+        cache_id = read_cache_id(db)
+        if cache_id is None:
+            return
+        parts = self._snapshot_parts()
+        header = None if self._unusable else vs.read_header(self.snapshot_path)
+        if header is not None and header.get("cache_id") == cache_id \
+                and header.get("model_id") == self.model_id:
+            if header.get("digest") == vs.state_digest(parts):
+                return
+            try:
+                age = time.time() - os.stat(self.snapshot_path).st_mtime
+            except OSError:
+                age = 0.0
+            if age < self.snapshot_interval:
+                return
+        dim = self.matrix.shape[1] if len(self.matrix) else 0
+        sdim = self.section_matrix.shape[1]
+        self._writer = threading.Thread(
+            target=vs.write_snapshot, name="vector-snapshot",
+            args=(self.snapshot_path, cache_id, self.model_id, parts, dim, sdim))
+        self._writer.start()
+        self._unusable = False
+
+    def wait_snapshot(self) -> None:
+        """Wait for a snapshot write that is running (tests; a process about to exit)."""
+        if self._writer is not None:
+            self._writer.join()
+
+    def _snapshot_parts(self) -> list[vs.SnapshotContent]:
+        """The contents the snapshot can hold, ascending: those in the matrix (or without
+        units), with section heads of the section matrix's width (or none)."""
+        dim = self.matrix.shape[1] if len(self.matrix) else None
+        sdim = self.section_matrix.shape[1]
+        out = []
+        for cid, c in sorted(self._contents.items()):
+            fp = c.fingerprint
+            units_ok = not len(c.pages) or (c.vectors.dtype == np.uint8
+                                            and c.vectors.shape[1] == dim)
+            secs = c.section_vectors
+            secs_ok = secs is None or not len(secs) or (secs.dtype == np.uint8
+                                                        and secs.shape[1] == sdim)
+            if not fp or not units_ok or not secs_ok:
+                continue
+            if secs is not None and not len(secs):
+                secs = None
+            out.append(vs.SnapshotContent(
+                cid, c.units_done, c.units_total, fp, c.vectors, c.scales, c.pages, c.spans,
+                c.head, secs, None if secs is None else c.section_scales,
+                None if secs is None else c.section_ordinals))
+        return out
 
     def _load(self, db: sqlite3.Connection, cid: int, done: int, total: int) -> _Content:
+        self.contents_read += 1
         u = read_units(db, cid, self.model_id)
+        self.units_read += len(u.pages)
         rows = list(zip(u.pages, u.starts, u.ends, u.vectors, u.ordinals))
         heads = [r for r in rows if r[0] == SECTION_HEAD_PAGE]
         rows = [r for r in rows if r[0] != SECTION_HEAD_PAGE]
@@ -164,7 +297,9 @@ class VectorMatrix:
             dim = max(dims)
             parts = [(cid, c) for cid, c in parts if c.vectors.shape[1] == dim]
             self._sims = None
-            self.matrix = self._gather([(c, "vectors", "scales") for _, c in parts], dim)
+            snap = self._snapshot
+            self.matrix = self._gather([(c, "vectors", "scales") for _, c in parts], dim,
+                                       (snap.codes, snap.scales) if snap else None)
             self.unit_content = np.concatenate(
                 [np.full(len(c.pages), cid, dtype=np.int64) for cid, c in parts])
             self.unit_page = np.concatenate([c.pages for _, c in parts])
@@ -207,18 +342,26 @@ class VectorMatrix:
             self.section_content = np.zeros(0, dtype=np.int64)
             self.section_ordinal = np.zeros(0, dtype=np.int64)
             return
+        snap = self._snapshot
         self.section_matrix = self._gather(
-            [(c, "section_vectors", "section_scales") for _, c in parts], dim)
+            [(c, "section_vectors", "section_scales") for _, c in parts], dim,
+            (snap.section_codes, snap.section_scales) if snap else None)
         self.section_content = np.concatenate(
             [np.full(len(c.section_ordinals), cid, dtype=np.int64) for cid, c in parts])
         self.section_ordinal = np.concatenate([c.section_ordinals for _, c in parts])
 
     @staticmethod
-    def _gather(parts: list[tuple[_Content, str, str]], dim: int) -> Int8Matrix:
+    def _gather(parts: list[tuple[_Content, str, str]], dim: int,
+                whole: tuple[np.ndarray, np.ndarray] | None = None) -> Int8Matrix:
         """One :class:`Int8Matrix` of the contents' int8 codes and scales (attributes
         named by each part), in order. Each content's arrays are copied in and become
         views into it (its codes then offset by 128, as the matrix holds them), so their
-        own buffers are freed at once: one copy in memory, also while loading."""
+        own buffers are freed at once: one copy in memory, also while loading. When
+        they are, in order, exactly the ``whole`` (codes, scales) of the mapped snapshot,
+        the matrix is that mapping itself: nothing copied."""
+        if whole is not None and _tiles(whole[0], [getattr(c, v) for c, v, _ in parts]) \
+                and _tiles(whole[1], [getattr(c, s) for c, _, s in parts]):
+            return Int8Matrix(whole[0], whole[1])
         n_all = sum(len(getattr(c, v)) for c, v, _ in parts)
         codes = np.empty((n_all, dim), dtype=np.uint8)
         scales = np.empty(n_all, dtype=np.float32)

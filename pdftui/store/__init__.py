@@ -9,7 +9,9 @@
 - :mod:`.text_index`: the keyword arm's per-document BM25 over the FTS5 data;
 - :mod:`.protocols`: what the search engine needs from a text index and a vector store;
 - :mod:`.user_data`: the user's own file (marks, notes, clips, sessions, history);
-- :mod:`.replicate`: copies of a content for scale benches.
+- :mod:`.replicate`: copies of a content for scale benches;
+- :mod:`.vector_snapshot`: the semantic arm's quantized vectors in a file, memory-mapped
+  by a cold search process (no SQL: a file next to the database).
 
 Nothing outside this package runs SQL (tests/test_store_boundary.py checks it).
 """

@@ -139,6 +139,10 @@ class Cache(ContentWriter, EmbeddingStore, LeaseStore, CitationStore):
         write transaction (:func:`pdftui.store.schema.migrate`). Raises
         :class:`CacheError` for a cache of a newer pdftui, which is never emptied."""
         if schema.user_version(self.db) == schema.SCHEMA_VERSION:
+            if not schema.has_cache_id(self.db):   # a cache made before it had one
+                with self.write():
+                    if not schema.has_cache_id(self.db):
+                        schema.new_cache_id(self.db)
             return
         with self.write():
             schema.migrate(self.db, self.dir, self._fill_extras)

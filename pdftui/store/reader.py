@@ -221,6 +221,25 @@ def read_embedding_states(db: sqlite3.Connection, model_id: str) -> dict[int, Em
         (model_id,))}
 
 
+def read_embedding_fingerprints(db: sqlite3.Connection, model_id: str) -> dict[int, str]:
+    """``{content_id: "<contents.sha256>/<weights hash>"}`` of every content with embedding
+    progress for ``model_id``: changes when a content id is given to another file's
+    content or its units are embedded again with other weights."""
+    return {int(c): f"{s}/{w}" for c, s, w in db.execute(
+        "SELECT e.content_id, c.sha256, e.weights_hash FROM embeddings e"
+        " JOIN contents c ON c.id = e.content_id WHERE e.model_id = ?", (model_id,))}
+
+
+def read_cache_id(db: sqlite3.Connection) -> str | None:
+    """The cache's identity (``meta`` key ``cache_id``: a random id given when the cache
+    was made or its layout last changed), None when it has none or cannot be read."""
+    try:
+        row = db.execute("SELECT value FROM meta WHERE key = 'cache_id'").fetchone()
+    except sqlite3.Error:
+        return None
+    return str(row[0]) if row else None
+
+
 def dominant_weights_hash(db: sqlite3.Connection, model_id: str) -> str | None:
     """The weights hash (as stored: "sha256[+suffix]") that made most of the cache's units
     for ``model_id``; None when nothing is embedded with it."""

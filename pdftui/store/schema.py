@@ -324,7 +324,23 @@ def migrate(db: sqlite3.Connection, where: Path, fill_extras: Callable[[], None]
     db.execute(LEASES)
     if fill:
         fill_extras()
+    new_cache_id(db)
     db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+
+
+def new_cache_id(db: sqlite3.Connection) -> None:
+    """Give the cache a new random identity (``meta`` key ``cache_id``), inside the
+    caller's write transaction: a made or migrated cache is never taken for the one a
+    vector snapshot (:mod:`pdftui.store.vector_snapshot`) was built from."""
+    import uuid
+
+    db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES('cache_id', ?)",
+               (uuid.uuid4().hex,))
+
+
+def has_cache_id(db: sqlite3.Connection) -> bool:
+    """Does the cache have its identity (:func:`new_cache_id`)?"""
+    return db.execute("SELECT 1 FROM meta WHERE key = 'cache_id'").fetchone() is not None
 
 
 def _upgrade(db: sqlite3.Connection, version: int) -> tuple[int, bool]:
