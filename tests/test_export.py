@@ -360,3 +360,22 @@ def test_bibtex_of_the_whole_corpus_parses_and_passes_biber(tmp_path):
     log = run.stdout + run.stderr
     assert run.returncode == 0, log
     assert not [ln for ln in log.splitlines() if ln.startswith(("ERROR", "WARN"))], log
+
+
+def test_every_format_gives_the_year_the_bibtex_entry_gives():
+    """Third trial: BibTeX said fedus2022switch, year 2022 (its venue's year) while the
+    Markdown list said 2021 and the CSV paired fedus2022switch with 2021 (the arXiv id's
+    year). Every format gives the entry's year, the one in its citekey."""
+    import dataclasses
+
+    item = dataclasses.replace(
+        _items()[3], doc="mixup.pdf", title="mixup: Beyond Empirical Risk Minimization",
+        authors=("Hongyi Zhang",), year=2017, mark=Mark.KEEP,
+        first_pages=("Published as a conference paper at ICLR 2018\n\nmixup: BEYOND "
+                     "EMPIRICAL RISK MINIMIZATION",))
+    keys = citekeys([item])
+    assert keys == {"mixup.pdf": "zhang2018mixup"}
+    assert "- Year: 2018" in to_markdown([item])
+    row = next(csv.DictReader(io.StringIO(to_csv([item], keys))))
+    assert (row["citekey"], row["year"]) == ("zhang2018mixup", "2018")
+    assert json.loads(to_json([item], keys))["documents"][0]["year"] == 2018

@@ -12,7 +12,8 @@ CSV injection guidance), JSON by ``json``. Control characters are removed everyw
 
 One item is exported per work (:mod:`pdftui.triage.works`): the versions of one paper
 are one entry, under its newest file, with the files of the others listed. CSV and JSON
-carry each work's citekey (:func:`pdftui.triage.bibtex.citekeys`).
+carry each work's citekey (:func:`pdftui.triage.bibtex.citekeys`); every format gives the
+year the BibTeX entry gives (:func:`pdftui.triage.bibtex.entry_year`).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from ..text import strip_control
-from .bibtex import citekeys, to_bibtex
+from .bibtex import citekeys, entry_year, to_bibtex
 from .store import Clip, DocTriage, Mark
 from .works import Works, members, merge, newest, works_of
 
@@ -247,8 +248,8 @@ def _md_item(n: int, item: ExportItem) -> list[str]:
     out = [f"### {n}. {md_escape(_plain(item.title) or _plain(item.doc))}", ""]
     if item.authors:
         out.append(f"- Authors: {md_escape(', '.join(_plain(a) for a in item.authors))}")
-    if item.year:
-        out.append(f"- Year: {item.year}")
+    if entry_year(item):
+        out.append(f"- Year: {entry_year(item)}")
     out.append(f"- File: {md_escape(_plain(item.doc))}")
     for other in item.versions:
         if other != item.doc:
@@ -305,7 +306,7 @@ def to_csv(items: list[ExportItem], keys: dict[str, str] | None = None) -> str:
                           f"{_plain(c.text)}" for c in i.clips)
         w.writerow([csv_cell(v) for v in (
             keys[i.doc], _plain(i.doc), _plain(i.title),
-            "; ".join(_plain(a) for a in i.authors), i.year or "", i.arxiv_id, i.doi,
+            "; ".join(_plain(a) for a in i.authors), entry_year(i) or "", i.arxiv_id, i.doi,
             i.pages, i.mark.value, _plain(i.note, keep_newlines=True), clips)])
     return buf.getvalue()
 
@@ -316,7 +317,7 @@ def item_json(item: ExportItem, citekey: str) -> dict:
     return {"citekey": citekey, "doc": item.doc, "versions": list(item.versions or
                                                                     (item.doc,)),
             "path": item.path, "title": item.title,
-            "authors": list(item.authors), "year": item.year, "arxiv_id": item.arxiv_id,
+            "authors": list(item.authors), "year": entry_year(item), "arxiv_id": item.arxiv_id,
             "doi": item.doi, "pages": item.pages, "mark": item.mark.value, "note": item.note,
             "cites": list(item.cites),
             "clips": [{"text": c.text, "page": c.page, "page_label": c.page_label,
