@@ -25,6 +25,8 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
+from ..headings import strip_number
+from ..versions import Fold, VersionGroups, fold_versions
 from .actions import bindings
 from .explain import arms_line, weights_line
 from .render import coverage_line, highlight, literal, terms_pattern, unique_names
@@ -152,8 +154,12 @@ class CompareScreen(Screen):
     def __init__(self, service_factory, query: str, scope, granularity: str = "page",
                  top_k: int = 10, focus_mode: str = "hybrid", show_timings: bool = True,
                  start_key: tuple | None = None, names: dict[str, str] | None = None,
-                 labels: dict[str, str] | None = None) -> None:
+                 labels: dict[str, str] | None = None,
+                 versions: VersionGroups | None = None) -> None:
         super().__init__()
+        #: versions of one paper (:func:`pdftui.versions.version_groups`): their hits at
+        #: one place are one row, as in the results list
+        self.versions = versions or {}
         self.names = names or {}   # doc -> title (file name where titles collide)
         self.labels = labels or {}   # doc -> "Ongaro 2013" (:func:`author_year`)
         self.service_factory = service_factory
@@ -163,7 +169,7 @@ class CompareScreen(Screen):
         self.top_k = top_k
         self.focus_mode = focus_mode
         self.show_timings = show_timings
-        self.start_key = start_key
+        self.start_key = None if start_key is None else self._place(*start_key)
         self.pattern = terms_pattern(query)
         self.results: dict[str, SearchResult] = {}
 
@@ -223,13 +229,36 @@ class CompareScreen(Screen):
         self._fill()
 
     # -- rendering ------------------------------------------------------------------------
-    def _hits(self, mode: str) -> list[Hit]:
-        """The hits of the ``mode`` list ([] before it is searched)."""
+    def _all_hits(self, mode: str) -> list[Hit]:
+        """Every hit of the ``mode`` list ([] before it is searched)."""
         res = self.results.get(mode)
         return res.hits if res is not None else []
 
+    def _folds(self, mode: str) -> list[Fold]:
+        """The ``mode`` list's rows: hits of versions of one paper at one place folded
+        into the best ranked (:func:`pdftui.versions.fold_versions`)."""
+        return fold_versions(self._all_hits(mode), self.versions)
+
+    def _hits(self, mode: str) -> list[Hit]:
+        """The hits the ``mode`` list shows, one a row (versions folded)."""
+        hits = self._all_hits(mode)
+        return [hits[f.hit] for f in self._folds(mode)]
+
+    def _place(self, doc: str, page: int | None, section: str | None) -> tuple:
+        """A row's identity across the lists: the work (versions of one paper are one)
+        and the place in it (:func:`pdftui.versions.same_place`)."""
+        if doc not in self.versions:
+            return (doc, page, section)
+        return (self.versions[doc][0], page, strip_number(section or "").strip().casefold())
+
+    def _key(self, hit: Hit) -> tuple:
+        return self._place(hit.doc, hit.page, hit.section)
+
     def _ranks(self, mode: str) -> dict[tuple, int]:
-        return {hit_key(h): h.rank for h in self._hits(mode)}
+        out: dict[tuple, int] = {}
+        for h in self._all_hits(mode):   # rank order: a work's best ranked version
+            out.setdefault(self._key(h), h.rank)
+        return out
 
     def _fill(self) -> None:
         hybrid = self._ranks("hybrid")
@@ -240,7 +269,9 @@ class CompareScreen(Screen):
             # narrow (80 columns): no movement column (the line below spells it out);
             # stacked (up to 239 columns): the section on a second line under the document
             narrow, stacked = self.narrow(), self.stacked()
-            hits = self._hits(mode)
+            folds = self._folds(mode)
+            every = self._all_hits(mode)
+            hits = [every[f.hit] for f in folds]
             page_w = max(5, min(9, max((len(hit_where(h)) for h in hits), default=0)))
             rest = max(6, width - 2 - page_w - (0 if narrow else 6)
                        - 2 * (3 if narrow else 4 if stacked else 5) - 1)
@@ -261,14 +292,15 @@ class CompareScreen(Screen):
                 table.add_column("section", width=sec_w, key="section")
             if not narrow:
                 table.add_column("→hy" if mode != "hybrid" else "kw/sm", width=6, key="move")
-            for h in hits:
+            for h, fold in zip(hits, folds):
                 if mode == "hybrid":
                     kr, sr = h.keyword_rank, h.semantic_rank
                     move = Text(f"{kr or '-'}/{sr or '-'}", style="dim")
                 else:
-                    hr = hybrid.get(hit_key(h))
+                    hr = hybrid.get(self._key(h))
                     move = Text(f"{hr}" if hr else "-", style="" if hr else "dim")
-                doc = literal(fit(names[h.doc], doc_w))
+                others = " ".join(v for v in fold.versions if v not in names[h.doc])
+                doc = literal(fit(f"{names[h.doc]} {others}".strip(), doc_w))
                 section = literal(leaf_first(hit_section(h), sec_w), style="dim")
                 if stacked:
                     doc.append("\n")
@@ -276,7 +308,7 @@ class CompareScreen(Screen):
                 cells = [Text(str(h.rank), justify="right", style="bold"), doc,
                          literal(hit_where(h))] + ([] if stacked else [section]) + \
                     ([] if narrow else [move])
-                table.add_row(*cells, key=repr(hit_key(h)), height=self.row_height())
+                table.add_row(*cells, key=repr(self._key(h)), height=self.row_height())
         focus = self.query_one(f"#list-{self.focus_mode}", DataTable)
         if self.start_key is not None and repr(self.start_key) in focus.rows:
             focus.move_cursor(row=focus.get_row_index(repr(self.start_key)), animate=False)
@@ -313,9 +345,9 @@ class CompareScreen(Screen):
         if hit is None:
             detail.update(Text("No hits." if self.results else "searching…", style="dim"))
             return
-        key = hit_key(hit)
+        key = self._key(hit)
         ranks = {m: self._ranks(m).get(key) for m in MODES}
-        hybrid_hit = next((h for h in self._hits("hybrid") if hit_key(h) == key), None)
+        hybrid_hit = next((h for h in self._hits("hybrid") if self._key(h) == key), None)
         for mode in MODES:
             table = self.query_one(f"#list-{mode}", DataTable)
             if table is source:

@@ -685,7 +685,8 @@ class MainScreen(FailureHandler, Screen):
         labels = {d: author_year(info) for d, info in results.infos.items()}
         app.push_screen(CompareScreen(app.get_service, query, self.scope, self.granularity,
                                       10, focus_mode or self.mode, app.show_timings,
-                                      start_key, results.names, labels), done)
+                                      start_key, results.names, labels, results.versions),
+                        done)
 
     def suggestion(self) -> None:
         """Search again with each misspelt word replaced by its first suggestion."""

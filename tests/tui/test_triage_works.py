@@ -77,3 +77,40 @@ def test_a_folded_row_marks_the_work_and_the_scope_holds_every_version(tmp_path,
             status = str(main.query_one("#status", Static).render())
             assert "marked keep (1)" in status, status
     asyncio.run(go())
+
+
+def test_the_compare_view_folds_versions_as_the_results_do(tmp_path):
+    """Third trial: the compare view listed "Vaswani v7" and "Vaswani v5" as two rows of
+    one place while the results list folds them. Each list has one row for the work at
+    that place, naming both versions, and the lists' cursors meet on it."""
+    from pdftui.index import index_folder
+    from pdftui.tui.app import PdftuiApp
+    from pdftui.tui.compare_view import CompareScreen
+
+    folder, cache = copy_docs(tmp_path / "papers", [V5, V7, EULER]), tmp_path / "cache"
+    index_folder(folder, cache, embed=False)
+
+    async def go():
+        app = PdftuiApp(folder, cache_dir=cache, index=False, watch=False,
+                        show_timings=False, debounce=0.05)
+        async with app.run_test(size=(160, 48)) as pilot:
+            main = app.main_screen
+            await settle(pilot)
+            main.mode = "keyword"
+            await search(pilot, "scaled dot-product attention")
+            await pilot.press("c")
+            await wait_for(pilot, lambda: isinstance(app.screen, CompareScreen)
+                           and "keyword" in app.screen.results, what="the keyword list")
+            screen = app.screen
+            await pilot.pause()
+            every = screen.results["keyword"].hits
+            shown = screen._hits("keyword")
+            places = [(h.page, h.section) for h in shown if h.doc in (V5, V7)]
+            assert len(places) == len(set(places)), places   # one row a place
+            assert len(shown) < len(every)
+            from textual.widgets import DataTable
+            table = screen.query_one("#list-keyword", DataTable)
+            names = [str(table.get_row_at(r)[1]).split("\n")[0]
+                     for r in range(table.row_count)]
+            assert any("v5" in n and "v7" in n for n in names), names
+    asyncio.run(go())
