@@ -115,6 +115,8 @@ class MainScreen(FailureHandler, Screen):
         self._reader_from_compare: tuple | None = None  # (hit key, list): Esc returns there
         #: Tab reached the reader while a search ran: it follows that search's answer
         self._follow_pending = False
+        #: (the pane "/" left, the box's text then): Esc with the text unchanged goes back
+        self._box_from: tuple[str, str] | None = None
         #: The request key of the result (or failure) on screen.
         self.shown_key: SearchRequest | None = None
         self._semantic_ready = False
@@ -532,6 +534,9 @@ class MainScreen(FailureHandler, Screen):
     def focus_box(self) -> None:
         """Focus the search box now, its text selected (the next key typed replaces it)."""
         box = self.query_one("#query", Input)
+        left = self.current_pane()
+        if left in ("reader", "corpus", "results"):
+            self._box_from = (left, box.value)
         self.set_focus(box)
         box.selection = Selection(0, len(box.value))
 
@@ -575,12 +580,16 @@ class MainScreen(FailureHandler, Screen):
 
     def back(self) -> None:
         """Reader (or documents, or the search box) -> results; a reader opened from the
-        compare view -> compare."""
+        compare view -> compare; the search box whose text is as "/" found it -> the pane
+        "/" was pressed in."""
         current = self.current_pane()
         if current == "reader" and self._reader_from_compare is not None:
             (key, mode), self._reader_from_compare = self._reader_from_compare, None
             self.show_pane("results")
             self.compare(start_key=key, focus_mode=mode)  # back to that row
+        elif current == "search" and self._box_from is not None and \
+                self._box_from[1] == self.query_one("#query", Input).value:
+            self.show_pane(self._box_from[0])   # "/" then Esc: back where "/" was pressed
         elif current in ("reader", "corpus", "search"):
             if current == "search" and self._debounce_timer is not None:
                 self._debounce_timer.stop()   # Esc right after typing: the results of

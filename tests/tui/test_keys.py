@@ -560,3 +560,25 @@ def test_a_key_typed_after_esc_closes_a_dialog_reaches_the_pane(make_app):
                 await wait_for(pilot, lambda: main.mode == mode and app.screen is main,
                                timeout=10, what=f"{opener} Esc {mode[0]}: mode {main.mode}")
     run(go())
+
+
+def test_esc_from_the_search_box_goes_back_where_slash_was_pressed(make_app):
+    """Third trial: "/" in the reader, then Esc, went to the results pane, not back to the
+    reader. With the query as "/" found it, Esc goes back to that pane; with the query
+    edited, to the results of the new query."""
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            await search(pilot, "attention")
+            await pilot.press("enter")
+            await reader_ready(pilot)
+            await wait_for(pilot, lambda: focused_pane(app) == "reader", what="reader")
+            await pilot.press("slash")
+            await wait_for(pilot, lambda: focused_pane(app) == "search", what="the box")
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: focused_pane(app) == "reader", what="back")
+            assert app.main_screen.view == "reader"
+            await pilot.press("slash", "x", "escape")
+            await wait_for(pilot, lambda: focused_pane(app) == "results", what="results")
+    run(go())
