@@ -52,6 +52,25 @@ def test_mark_and_docs_json(folder, tmp_path):
     assert r.returncode == 0 and "keep" in r.stdout and "Vaswani" in r.stdout
 
 
+def test_a_note_replaced_by_mark_is_printed_and_add_note_appends(folder, tmp_path):
+    """Third trial: ``mark --note`` replaced an existing note without a word. The
+    replaced text is printed on stderr; ``--add-note`` adds a paragraph instead;
+    both at once is a usage error that changes nothing."""
+    data, cache = tmp_path / "data", tmp_path / "cache"
+    base = ("--cache-dir", cache, "--data-dir", data)
+    assert _run("mark", folder, ECAPA, "keep", "--note", "first", *base).returncode == 0
+    r = _run("mark", folder, ECAPA, "keep", "--add-note", "second", "--json", *base)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["note"] == "first\n\nsecond" and r.stderr == ""
+    r = _run("mark", folder, ECAPA, "keep", "--note", "third", "--json", *base)
+    assert json.loads(r.stdout)["note"] == "third"
+    assert "replaced the note, which was: first" in r.stderr and "second" in r.stderr
+    r = _run("mark", folder, ECAPA, "skip", "--note", "x", "--add-note", "y", *base)
+    assert r.returncode == 2 and "not both" in r.stderr
+    r = _run("mark", folder, ECAPA, "keep", "--json", *base)
+    assert json.loads(r.stdout)["note"] == "third"
+
+
 def test_mark_errors(folder, tmp_path):
     data, cache = tmp_path / "data", tmp_path / "cache"
     r = _run("mark", folder, "nope.pdf", "keep", "--cache-dir", cache, "--data-dir", data)

@@ -196,20 +196,32 @@ def _named(doc: str, docs: list[str]) -> str:
 @click.argument("folder", type=click.Path())
 @click.argument("doc")
 @click.argument("mark", type=click.Choice(["keep", "to-read", "skip", "none"]))
-@click.option("--note", default=None, help="Replace the document's note ('' clears it).")
+@click.option("--note", default=None, help="Replace the document's note ('' clears it;"
+              " the note replaced is printed on stderr).")
+@click.option("--add-note", default=None, help="Add a paragraph to the end of the note.")
 @click.option("--json", "as_json", is_flag=True,
               help="Print the document's triage as one JSON object.")
 @cache_opt
 @data_opt
-def mark(folder, doc, mark, note, as_json, cache_dir, data_dir):
-    """Mark DOC of FOLDER keep, to-read, skip or none (and set its note)."""
+def mark(folder, doc, mark, note, add_note, as_json, cache_dir, data_dir):
+    """Mark DOC of FOLDER keep, to-read, skip or none (and set or add to its note)."""
     from ..triage.store import Mark, TriageStoreError
 
+    if note is not None and add_note is not None:
+        fail("give --note (replace the note) or --add-note (add to it), not both", 2,
+             "usage")
     doc, docs, keys = _work_keys(folder, cache_dir, doc)
     store = triage_store(data_dir)
     try:
+        before = _work_triage(store, keys).note
+        if add_note is not None:
+            note = f"{before}\n\n{add_note}" if before.strip() else add_note
         store.mark_work(keys, Mark(mark), note)   # one transaction: all or nothing
         t = _work_triage(store, keys)
+        if note is not None and add_note is None and before and before != t.note:
+            # never lost without a word: the replaced text is there to copy back
+            click.echo(clean_text(f"pdftui: replaced the note, which was: {before}"),
+                       err=True)
     except TriageStoreError as exc:
         fail(str(exc), 1, exc.kind)
     finally:
