@@ -81,7 +81,10 @@ def status_text(docs: Sequence[DocumentInfo], loaded: bool, index_status: str,
         out.append(Text(index_status, style="italic"))
     if scope_mark:
         out.append(" · scope: ", style="bold")
-        out.append(f"marked {scope_mark} ({count_works(scope, versions or {})})")
+        works = count_works(scope, versions or {})
+        out.append(f"marked {scope_mark} ({works}" + (
+            f" work{'s' if works != 1 else ''}, {len(scope)} files)"
+            if works != len(scope) else ")"))
         out.append("  (* next · x clears)", style="dim")
     elif scope:
         out.append(" · scope: ", style="bold")

@@ -72,10 +72,11 @@ def test_a_folded_row_marks_the_work_and_the_scope_holds_every_version(tmp_path,
             await pilot.press("asterisk")
             await wait_for(pilot, lambda: main.scope_mark == "keep", what="mark scope")
             assert main.scope == (V5, V7)
-            # the status line counts the work once: "marked keep (1)", not (2)
+            # the status line counts the work once, and its files: "marked keep (1 work,
+            # 2 files)", not (2) (the documents list shows the 2 files)
             from textual.widgets import Static
             status = str(main.query_one("#status", Static).render())
-            assert "marked keep (1)" in status, status
+            assert "marked keep (1 work, 2 files)" in status, status
     asyncio.run(go())
 
 
