@@ -99,12 +99,20 @@ class NoteScreen(ModalScreen[NoteEdit]):
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
+        """The cursor on a line of its own after the note (typing at once glued the new
+        words onto the note's last one: third trial)."""
         area = self.query_one(TextArea)
         area.focus()
+        if area.text and not area.text.endswith("\n"):
+            area.insert("\n", area.document.end)
         area.move_cursor(area.document.end)
 
     def action_close(self) -> None:
-        """Close, keeping the text; the clips marked are to be deleted."""
+        """Close, keeping the text (the line :meth:`on_mount` opened dropped when left
+        empty); the clips marked are to be deleted."""
         lists = self.query(ClipList)
         deleted = tuple(sorted(lists.first().deleted)) if lists else ()
-        self.dismiss(NoteEdit(self.query_one(TextArea).text, deleted))
+        text = self.query_one(TextArea).text
+        if not self.note.endswith("\n"):
+            text = text.rstrip("\n")
+        self.dismiss(NoteEdit(text, deleted))

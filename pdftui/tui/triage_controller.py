@@ -298,6 +298,13 @@ class TriageController:
                                         lambda lib: lib.page_label(doc, page))
         key = self._doc_key(doc)
         clip = Clip(text, page, label or "", section)
+        held = await self._work_triage(self._work_keys(doc))
+        if any(c.text == text and c.page == page for c in held.clips):
+            # a second y on the same paragraph (the page header had moved on, the focus
+            # had not) went into the notes and the exports twice: third trial
+            self.screen.notify(f"already clipped: this paragraph of {clip.page_ref}",
+                               timeout=3)
+            return
         await self.triage_call(lambda s: s.add_clip(key, clip))
         triage = await self._work_triage(self._work_keys(doc))
         first = " ".join(text.split())[:50]

@@ -106,6 +106,11 @@ def test_note_clip_and_the_keymap(make_app, tui_index, data_dir):
                            and main.triage.by_doc[doc].clips, what="clip stored")
             clip = main.triage.by_doc[doc].clips[0]
             assert clip.page == page and clip.text == text and clip.section == section
+            # third trial: a second y on the same paragraph clipped it twice
+            await pilot.press("y")
+            await wait_for(pilot, lambda: any("already clipped" in n.message
+                                              for n in app._notifications), what="said")
+            assert len(main.triage.by_doc[doc].clips) == 1
             # "a" is remapped: it types into the box; Ctrl+N opens the note
             await pilot.press("ctrl+n")
             await wait_for(pilot, lambda: isinstance(app.screen, NoteScreen))
@@ -117,6 +122,17 @@ def test_note_clip_and_the_keymap(make_app, tui_index, data_dir):
                            what="note saved")
             saved = stored(data_dir, folder, doc)
             assert saved.note == "worth a re-read" and len(saved.clips) == 1
+            # third trial: words typed at once into an existing note were glued onto its
+            # last word; they start a line of their own, and a note left as it was stays
+            for typed, note in (("more", "worth a re-read\nmore"), ("", "worth a re-read\nmore")):
+                await pilot.press("ctrl+n")
+                await wait_for(pilot, lambda: isinstance(app.screen, NoteScreen))
+                await pilot.pause()
+                if typed:
+                    await pilot.press(*typed)
+                await pilot.press("escape")
+                await wait_for(pilot, lambda: main.triage.by_doc[doc].note == note
+                               and app.screen is main, what=f"note {note!r}")
     run(go())
 
 
