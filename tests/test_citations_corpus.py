@@ -86,7 +86,7 @@ def test_a_pattern_naming_only_versions_of_one_work_names_its_newest(papers):
     assert r.exit_code == 2 and "matches" in r.output
 
 
-def _fill(cache_dir, monkeypatch, parallel_min: int) -> tuple[dict, list]:
+def _fill(cache_dir, monkeypatch, parallel_min: int, cancel=None) -> tuple[dict, list]:
     """Forget the stored reference lists of a copy of ``cache_dir``, read them again with
     the pool used from ``parallel_min`` contents on (chunks of 2); ``(read, stored rows)``."""
     import shutil
@@ -109,7 +109,7 @@ def _fill(cache_dir, monkeypatch, parallel_min: int) -> tuple[dict, list]:
     cache = Cache(work)
     read: dict = {}
     try:
-        assert step.fill_references(cache, root, None, read) == 5
+        assert step.fill_references(cache, root, cancel, read) == 5
     finally:
         cache.close()
     rows = db.execute("SELECT * FROM reference_entries ORDER BY content_id, ordinal").fetchall()
@@ -155,3 +155,23 @@ def test_a_failing_pool_falls_back_to_parsing_in_process(papers, monkeypatch):
     here = _fill(cache, monkeypatch, 10_000)
     monkeypatch.setattr(step, "ProcessPoolExecutor", Broken)
     assert _fill(cache, monkeypatch, 1) == here
+
+
+def test_a_cancel_stops_the_pool_between_chunks(papers, monkeypatch):
+    import threading
+
+    class AfterOne(threading.Event):
+        """Set from its second look on (after the first chunk)."""
+
+        looks = 0
+
+        def is_set(self) -> bool:
+            self.looks += 1
+            return self.looks > 1
+
+    _, cache = papers
+    here = _fill(cache, monkeypatch, 10_000)
+    read, rows = _fill(cache, monkeypatch, 1, AfterOne())
+    first = sorted(here[0])[:2]
+    assert read == {c: here[0][c] for c in first}
+    assert rows == [r for r in here[1] if r[0] in first]

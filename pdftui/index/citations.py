@@ -75,12 +75,12 @@ def _fill_in_pool(cache: Cache, todo: list[int], workers: int,
     done = False
     try:
         for i, cids in enumerate(chunks):
+            if cancel is not None and cancel.is_set():
+                break
             while len(ahead) < 2 * workers and i + len(ahead) < len(chunks):
                 more = chunks[i + len(ahead)]
                 blocks = [content_blocks(cache, cid) for cid in more]
                 ahead.append((more, blocks, pool.submit(blocks)))
-            if cancel is not None and cancel.is_set():
-                break
             _, blocks, job = ahead.popleft()
             refs = pool.result(job, blocks)
             cache.set_references_many(zip(cids, refs), REFERENCES_VERSION)
