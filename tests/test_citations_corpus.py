@@ -84,3 +84,94 @@ def test_a_pattern_naming_only_versions_of_one_work_names_its_newest(papers):
     r = CliRunner().invoke(main, ["refs", str(folder), "arxiv-1", "--json",
                                   "--cache-dir", str(cache)])
     assert r.exit_code == 2 and "matches" in r.output
+
+
+def _fill(cache_dir, monkeypatch, parallel_min: int, cancel=None) -> tuple[dict, list]:
+    """Forget the stored reference lists of a copy of ``cache_dir``, read them again with
+    the pool used from ``parallel_min`` contents on (chunks of 2); ``(read, stored rows)``."""
+    import shutil
+    import sqlite3
+
+    from pdftui.index import citations as step
+    from pdftui.store.database import Cache
+
+    work = cache_dir.parent / f"cache-fill-{parallel_min}"
+    shutil.rmtree(work, ignore_errors=True)
+    shutil.copytree(cache_dir, work)
+    db = sqlite3.connect(work / "index.sqlite3")
+    root = db.execute("SELECT DISTINCT root FROM files").fetchone()[0]
+    db.execute("DELETE FROM references_read")
+    db.execute("DELETE FROM reference_entries")
+    db.commit()
+    monkeypatch.setattr(step, "PARALLEL_MIN_CONTENTS", parallel_min)
+    monkeypatch.setattr(step, "CHUNK_CONTENTS", 2)
+    monkeypatch.setattr(step.os, "cpu_count", lambda: 2)
+    cache = Cache(work)
+    read: dict = {}
+    try:
+        assert step.fill_references(cache, root, cancel, read) == 5
+    finally:
+        cache.close()
+    rows = db.execute("SELECT * FROM reference_entries ORDER BY content_id, ordinal").fetchall()
+    db.close()
+    shutil.rmtree(work)
+    return read, rows
+
+
+def test_reference_lists_parsed_in_worker_processes_are_the_same(papers, monkeypatch):
+    _, cache = papers
+    here = _fill(cache, monkeypatch, 10_000)
+    pooled = _fill(cache, monkeypatch, 1)
+    assert len(here[1]) >= 150 and len(here[0]) == 5
+    assert pooled == here
+
+
+def test_a_failing_pool_falls_back_to_parsing_in_process(papers, monkeypatch):
+    from concurrent.futures import Future
+
+    from pdftui.index import citations as step
+
+    class Broken:
+        """A pool whose second job fails and whose third cannot be submitted."""
+
+        def __init__(self, *args, **kwargs):
+            self.jobs = 0
+
+        def submit(self, fn, *args):
+            self.jobs += 1
+            if self.jobs == 3:
+                raise RuntimeError("pool broken")
+            job = Future()
+            if self.jobs == 2:
+                job.set_exception(RuntimeError("worker died"))
+            else:
+                job.set_result(fn(*args))
+            return job
+
+        def shutdown(self, wait=True, cancel_futures=False):
+            pass
+
+    _, cache = papers
+    here = _fill(cache, monkeypatch, 10_000)
+    monkeypatch.setattr(step, "ProcessPoolExecutor", Broken)
+    assert _fill(cache, monkeypatch, 1) == here
+
+
+def test_a_cancel_stops_the_pool_between_chunks(papers, monkeypatch):
+    import threading
+
+    class AfterOne(threading.Event):
+        """Set from its second look on (after the first chunk)."""
+
+        looks = 0
+
+        def is_set(self) -> bool:
+            self.looks += 1
+            return self.looks > 1
+
+    _, cache = papers
+    here = _fill(cache, monkeypatch, 10_000)
+    read, rows = _fill(cache, monkeypatch, 1, AfterOne())
+    first = sorted(here[0])[:2]
+    assert read == {c: here[0][c] for c in first}
+    assert rows == [r for r in here[1] if r[0] in first]

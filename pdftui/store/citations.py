@@ -36,6 +36,14 @@ class CitationStore:
             " WHERE f.root = ? AND c.skip_reason IS NULL AND c.text_quality = 'ok'"
             " AND (r.content_id IS NULL OR r.version != ?) ORDER BY c.id", (root, version))]
 
+    def set_references_many(self, lists: Iterable[tuple[int, list[Reference]]],
+                            version: int) -> None:
+        """Store (replace) the reference entries of several contents, ``(content id,
+        entries)`` pairs read by ``version``, in one transaction."""
+        with self.write():
+            for content_id, refs in lists:
+                self.set_references(content_id, refs, version)
+
     def set_references(self, content_id: int, refs: list[Reference], version: int) -> None:
         """Store (replace) one content's reference entries, read by ``version``."""
         with self.write() as db:
