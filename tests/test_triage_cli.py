@@ -154,8 +154,11 @@ def test_versions_of_one_paper_are_one_work_for_mark_docs_clips_and_export(tmp_p
     assert [(docs[d]["mark"], docs[d]["note"]) for d in (ATTENTION, V7)] == [
         ("keep", "read v7")] * 2
     assert docs[ATTENTION]["versions"] == [V7] and docs[ECAPA]["versions"] == []
-    table = _run("docs", folder, *base).stdout
+    table = _run("docs", folder, *base, env_extra={"COLUMNS": "200"}).stdout
     assert "3 documents (2 works" in table and "· 1 keep" in table
+    # one row a work (fourth trial: two keep rows of one paper, first and second of
+    # --sort cited), its other file named under it
+    assert table.count("keep") == 2 and f"other version: {V7}" in table, table
     for marked in ("keep", "all"):
         r = _run("export", folder, "--format", "bibtex", "--marked", marked, *base)
         assert r.returncode == 0, r.stderr

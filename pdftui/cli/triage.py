@@ -58,10 +58,15 @@ def docs(folder, cache_dir, data_dir, as_json, sort):
                     ("document · title, authors, ids · note · status", {"ratio": 1,
                                                                         "overflow": "fold"})):
         table.add_column(col, **kw)
-    for d, t in rows:
+    seen: set[str] = set()
+    for d, t in rows:   # one row a work, its other files named under it
+        if works[d.doc] in seen:
+            continue
+        seen.add(works[d.doc])
+        others = [v for v in siblings(works, d.doc) if v != d.doc]
         table.add_row("" if t.mark.value == "none" else t.mark.value, str(d.year or ""),
-                      str(d.pages) if d.pages else "", _doc_cell(d, t.note,
-                                                                 cited.get(d.doc, 0)))
+                      str(d.pages) if d.pages else "",
+                      _doc_cell(d, t.note, cited.get(d.doc, 0), others))
     console = Console(highlight=False)
     if not to_terminal():   # a pipe: wide enough that no file name is cut in two
         console.width = max(console.width, NAME_COLUMN_AT + max((len(d.doc) for d, _ in rows),
@@ -103,13 +108,16 @@ def _cited_counts(folder, cache_dir) -> dict[str, int]:
         lib.close()
 
 
-def _doc_cell(d, note: str, cited: int = 0):
+def _doc_cell(d, note: str, cited: int = 0, others: list[str] | None = None):
     """The ``docs`` table's document cell: the file name whole (the name ``read`` and
-    ``mark`` take; folded, never cut), the title with the first authors and the arXiv id
-    or DOI, the note, and the status when the document is not simply indexed."""
+    ``mark`` take; folded, never cut), the files of the work's ``others`` versions, the
+    title with the first authors and the arXiv id or DOI, the note, and the status when
+    the document is not simply indexed."""
     from rich.text import Text
 
     cell = Text(clean_text(d.doc), style="bold")
+    for other in others or ():
+        cell.append("\nother version: " + clean_text(other))
     about = [clean_text(d.title)] if d.title and d.title != d.doc else []
     about += [clean_text(x) for x in (_first_author(d.authors),
                                       f"arXiv {d.arxiv_id}" if d.arxiv_id else "",
