@@ -67,8 +67,9 @@ class KeyRouter:
             return False
         if app.screen is not main:   # a dialog: its fields keep the order too
             focused = app.focused
-            return await self._field_key(focused, event) if isinstance(focused, Input) \
-                else False
+            if isinstance(focused, Input):
+                return await self._field_key(focused, event)
+            return await self._dialog_key(event)
         focused = app.focused
         box = next(iter(main.query("#query").results(Input)), None)
         if box is None:   # the main screen is closing (a key queued before quit)
@@ -106,6 +107,25 @@ class KeyRouter:
             event.set_sender(self.app)
             self.app.post_message(event)
 
+    async def _dialog_key(self, event: events.Key) -> bool:
+        """A bound key of a dialog outside its text fields: run now, and the keys read
+        after it held for a refresh (then posted again, in order), so that each acts
+        where the one before left the focus: "b Esc Shift+Tab" lost the Shift+Tab to the
+        closing dialog, and "Enter Down Enter" on the export's format list ran Down
+        before the list it opened had the focus (fourth trial)."""
+        app = self.app
+        active = app.screen.active_bindings
+        bound = next((active[k] for k in (event.key, *event.aliases) if k in active), None)
+        if bound is None or not bound.enabled:
+            return False
+        event.stop()
+        self._serial += 1
+        self._key_buffer, self._moving = [], self._serial
+        if not await app._check_bindings(event.key, priority=True):
+            await app._check_bindings(event.key)
+        app.call_after_refresh(self._release, self._serial, 0)
+        return True
+
     async def _pane_key(self, event: events.Key) -> bool:
         """A key of a pane of the main screen (the focus outside the text fields)."""
         app = self.app
@@ -142,7 +162,7 @@ class KeyRouter:
             return True
         return False
 
-    async def _flush_keys(self, tries: int = 10) -> None:
+    async def _flush_keys(self, tries: int = 10, in_dialog: bool | None = None) -> None:
         """Type the keys held since an opener (:data:`OPENERS`) into the text field it
         opened, once one has the focus (after up to ``tries`` refreshes). When no text
         field took it (the opener had nothing to act on: "a" with nothing to attach a note
@@ -151,12 +171,13 @@ class KeyRouter:
         text and never run as commands ("a2 pink" switched the mode and the
         granularity)."""
         app = self.app
-        if not isinstance(app.focused, (Input, TextArea)) and tries:
-            app.call_after_refresh(self._flush_keys, tries - 1)
-            return
+        if in_dialog is None:
+            if not isinstance(app.focused, (Input, TextArea)) and tries:
+                app.call_after_refresh(self._flush_keys, tries - 1)
+                return
+            in_dialog = app.screen is not app.main_screen
         held, self._key_buffer = self._key_buffer or [], None
         dropped = 0
-        in_dialog = app.screen is not app.main_screen
         for i, event in enumerate(held):
             if in_dialog and app.screen is app.main_screen:
                 # a held key (Esc) closed the dialog the opener opened: the keys after
@@ -171,8 +192,14 @@ class KeyRouter:
                 focused.insert("\n" if event.key == "enter" else event.character)
             elif event.is_printable:
                 dropped += 1
-            elif not await app._check_bindings(event.key, priority=True):
-                await app._check_bindings(event.key)
+            else:
+                if not await app._check_bindings(event.key, priority=True):
+                    await app._check_bindings(event.key)
+                if held[i + 1:]:   # it may move the focus (Enter opening a list): the
+                    # next key acts after a refresh, where the focus went
+                    self._key_buffer = held[i + 1:]
+                    app.call_after_refresh(self._flush_keys, 0, in_dialog)
+                    break
         if dropped:
             app.notify(f"{self._opener_key!r} opened no text field: the {dropped} "
                        f"key{'s' if dropped != 1 else ''} typed after it ran no command.",

@@ -582,3 +582,39 @@ def test_esc_from_the_search_box_goes_back_where_slash_was_pressed(make_app):
             await pilot.press("slash", "x", "escape")
             await wait_for(pilot, lambda: focused_pane(app) == "results", what="results")
     run(go())
+
+
+def test_keys_after_a_dialog_key_act_where_it_left_the_focus(make_app):
+    """Fourth trial: "b", then "Esc Shift+Tab" in one burst lost the Shift+Tab to the
+    closing references dialog (the reader kept the focus); "e", then "Enter Down Enter"
+    left the export's format list open on the old format (Down ran before the list
+    Enter opened had the focus). Each key of a dialog now acts where the one before it
+    left the focus."""
+    from textual.widgets import Select
+
+    from pdftui.tui.citations_screen import CitationsScreen
+    from pdftui.tui.dialogs import ExportScreen
+
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            main = app.main_screen
+            await settle(pilot)
+            await search(pilot, "attention")
+            await pilot.press("enter")
+            await reader_ready(pilot)
+            await wait_for(pilot, lambda: focused_pane(app) == "reader", what="reader")
+            await pilot.press("b")
+            await wait_for(pilot, lambda: isinstance(app.screen, CitationsScreen), what="b")
+            await pilot.pause()
+            send_keys(app, ["escape", "shift+tab"])
+            await wait_for(pilot, lambda: app.screen is main
+                           and focused_pane(app) == "results", timeout=10,
+                           what=f"Shift+Tab after Esc: focus {focused_pane(app)!r}")
+            send_keys(app, ["e", "enter", "down", "enter"])
+            await wait_for(pilot, lambda: isinstance(app.screen, ExportScreen), what="e")
+            fmt = app.screen.query_one("#export-format", Select)
+            await wait_for(pilot, lambda: fmt.value == "bibtex" and not fmt.expanded,
+                           timeout=10, what=f"BibTeX chosen, not {fmt.value!r}")
+            await pilot.press("escape")
+    run(go())
