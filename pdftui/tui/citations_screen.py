@@ -137,6 +137,11 @@ def read_rows(lib, kind: ListKind, doc: str, model_id: str | None = None) -> lis
     return similar_rows(graph.similar(doc, model_id), titles)
 
 
+#: What ``y`` says: the terminal may or may not take the copy (OSC 52).
+CLIPBOARD_SENT = ("sent to the terminal's clipboard (OSC 52): it arrives where the terminal "
+                  "allows it (tmux: set -g set-clipboard on)")
+
+
 class CitationsScreen(ModalScreen[tuple[str, int, str] | None]):
     """One citation list of ``doc``; dismissed with ``(doc, page, entry)`` to open (entry:
     the citing entry's text to mark on that page, or ""), or None."""
@@ -218,7 +223,9 @@ class CitationsScreen(ModalScreen[tuple[str, int, str] | None]):
             return
         text = clean_text(self.rows[lst.highlighted].copy)
         self.app.copy_to_clipboard(text)
-        self.notify("copied", timeout=1.5)
+        # OSC 52 cannot be confirmed: said as what it is ("copied" in a tmux whose
+        # set-clipboard was off: fourth trial)
+        self.notify(CLIPBOARD_SENT, timeout=4)
 
     def action_close(self) -> None:
         """Close the list."""
