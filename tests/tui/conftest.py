@@ -173,3 +173,13 @@ async def reader_ready(pilot, check=lambda r: True):
     await wait_for(pilot, lambda: reader.view is not None and check(reader), what="reader")
     await pilot.pause()
     return reader
+
+
+async def open_first_hit(pilot, text: str, check=lambda r: True):
+    """The common start of a reader test: wait for the app to settle, search ``text``,
+    open the first hit (Enter) and wait until the reader shows a view for which
+    ``check(reader)`` holds; returns the :class:`~pdftui.tui.reader_pane.ReaderPane`."""
+    await settle(pilot)
+    await search(pilot, text)
+    await pilot.press("enter")
+    return await reader_ready(pilot, check)

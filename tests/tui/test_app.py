@@ -22,7 +22,8 @@ from pdftui.tui.reader_widgets import ReaderBody
 from pdftui.tui.results_pane import HitTable, ResultsPane, short_doc
 
 from ..conftest import TRICKY, shared_file
-from .conftest import MARKUP_DOC, make_markup_pdf, reader_ready, search, settle, wait_for
+from .conftest import (MARKUP_DOC, make_markup_pdf, open_first_hit, reader_ready, search,
+                       settle, wait_for)
 
 ATTENTION = "arxiv-1706.03762v5-attention-is-all-you-need.pdf"
 
@@ -697,10 +698,7 @@ def test_reader_head_names_the_section_at_the_top_of_the_screen(make_app):
     async def go():
         app = make_app()
         async with app.run_test(size=(80, 24)) as pilot:
-            await settle(pilot)
-            await search(pilot, "scaled dot-product attention")
-            await pilot.press("enter")
-            reader = await reader_ready(pilot)
+            reader = await open_first_hit(pilot, "scaled dot-product attention")
             reader.request(ReadRequest(ATTENTION, "page", 3, block=0, scroll="top"))
             await reader_ready(pilot, lambda r: (r.view.request.doc, r.view.page) == (ATTENTION, 3))
             body = app.query_one(ReaderBody)
@@ -963,10 +961,7 @@ def test_page_steps_and_go_to_show_the_page_top_and_name_its_section(make_app):
     async def go():
         app = make_app()
         async with app.run_test(size=(80, 24)) as pilot:
-            await settle(pilot)
-            await search(pilot, "attention")
-            await pilot.press("enter")
-            reader = await reader_ready(pilot)
+            reader = await open_first_hit(pilot, "attention")
             body = reader.query_one(ReaderBody)
             sections = reader.view.sections
             for keys in (("right",), ("g", "6", "enter"), ("right",)):

@@ -17,13 +17,13 @@ from textual.widgets import DataTable, Input
 from textual.widgets._footer import FooterKey
 
 from pdftui.tui.compare_view import CompareScreen
-from pdftui.tui.corpus_pane import CorpusPane, DocList
+from pdftui.tui.corpus_pane import DocList
 from pdftui.tui.goto_page import GoToPageScreen
 from pdftui.tui.reader_pane import ReaderPane
 from pdftui.tui.reader_widgets import ReaderBody
 from pdftui.tui.results_pane import HitTable
 
-from .conftest import reader_ready, search, settle, wait_for
+from .conftest import open_first_hit, search, settle, wait_for
 from .test_input import results_focused, send_keys
 
 ATTENTION = "arxiv-1706.03762v5-attention-is-all-you-need.pdf"
@@ -118,10 +118,7 @@ def test_tab_stops_only_on_the_box_and_the_three_panes(make_app):
     async def go():
         app = make_app()
         async with app.run_test(size=(160, 48)) as pilot:
-            await settle(pilot)
-            await search(pilot, "attention")
-            await pilot.press("enter")
-            await reader_ready(pilot)
+            await open_first_hit(pilot, "attention")
             await pilot.press("slash")
             await wait_for(pilot, lambda: focused_pane(app) == "search", what="the box")
             seen = []
@@ -228,10 +225,7 @@ def test_private_use_glyphs_and_combining_marks_keep_the_reader_border(make_app)
     async def go():
         app = make_app()
         async with app.run_test(size=(80, 24)) as pilot:
-            await settle(pilot)
-            await search(pilot, "attention")
-            await pilot.press("enter")
-            reader = await reader_ready(pilot)
+            reader = await open_first_hit(pilot, "attention")
             view = dataclasses.replace(reader.view, title="Odd \uf8ee title x\u0302",
                                        paragraphs=[ODD_TEXT, ODD_TEXT], target=None)
             reader.post_message(ReaderPane.Loaded(reader._serial, view))
@@ -288,10 +282,7 @@ def test_the_image_view_says_how_to_get_a_readable_page(make_app):
     async def go():
         app = make_app()
         async with app.run_test(size=(80, 24)) as pilot:
-            await settle(pilot)
-            await search(pilot, "attention")
-            await pilot.press("enter")
-            await reader_ready(pilot)
+            await open_first_hit(pilot, "attention")
             await pilot.press("i")
             head = app.query_one("#page-image-head")
             await wait_for(pilot, lambda: "z zoom" in str(head.render()), what="the image")
@@ -353,10 +344,7 @@ def test_the_footer_follows_the_results_pane_after_esc_closes_a_dialog(make_app)
         app = make_app()
         async with app.run_test(size=(160, 48)) as pilot:
             main = app.main_screen
-            await settle(pilot)
-            await search(pilot, "attention")
-            await pilot.press("enter")
-            await reader_ready(pilot)
+            await open_first_hit(pilot, "attention")
             service = await app.get_service()
             app.gate.delay_s = service.delay_s = 0.3
             try:
@@ -384,10 +372,7 @@ def test_the_contents_list_names_every_section_whole_at_160_columns(make_app):
     async def go():
         app = make_app()
         async with app.run_test(size=(160, 48)) as pilot:
-            await settle(pilot)
-            await search(pilot, "attention")
-            await pilot.press("enter")
-            reader = await reader_ready(pilot, lambda r: r.view.request.doc == ATTENTION)
+            reader = await open_first_hit(pilot, "attention", lambda r: r.view.request.doc == ATTENTION)
             toc = app.query_one(TocList)
             await pilot.press("t")
             await wait_for(pilot, lambda: toc.display and toc.option_count > 3
@@ -470,10 +455,7 @@ def test_the_reader_head_keeps_its_page_line_after_a_resize(make_app):
     async def go():
         app = make_app()
         async with app.run_test(size=(160, 48)) as pilot:
-            await settle(pilot)
-            await search(pilot, "ultralight bosonic dark matter")
-            await pilot.press("enter")
-            reader = await reader_ready(pilot, lambda r: "bosonic" in r.view.request.doc)
+            reader = await open_first_hit(pilot, "ultralight bosonic dark matter", lambda r: "bosonic" in r.view.request.doc)
             head = app.query_one("#reader-head")
             for size in ((80, 24), (160, 48), (100, 30), (80, 24)):
                 await pilot.resize_terminal(*size)
@@ -528,10 +510,7 @@ def test_query_enter_tab_at_once_reads_the_new_answer(make_app):
     async def go():
         app = make_app()
         async with app.run_test(size=(80, 24)) as pilot:
-            await settle(pilot)
-            await search(pilot, "attention")
-            await pilot.press("enter")
-            await reader_ready(pilot, lambda r: r.view.request.doc == ATTENTION)
+            await open_first_hit(pilot, "attention", lambda r: r.view.request.doc == ATTENTION)
             service = await app.get_service()
             service.delay_s = 0.5
             try:
@@ -569,10 +548,7 @@ def test_esc_from_the_search_box_goes_back_where_slash_was_pressed(make_app):
     async def go():
         app = make_app()
         async with app.run_test(size=(80, 24)) as pilot:
-            await settle(pilot)
-            await search(pilot, "attention")
-            await pilot.press("enter")
-            await reader_ready(pilot)
+            await open_first_hit(pilot, "attention")
             await wait_for(pilot, lambda: focused_pane(app) == "reader", what="reader")
             await pilot.press("slash")
             await wait_for(pilot, lambda: focused_pane(app) == "search", what="the box")
@@ -599,10 +575,7 @@ def test_keys_after_a_dialog_key_act_where_it_left_the_focus(make_app):
         app = make_app()
         async with app.run_test(size=(80, 24)) as pilot:
             main = app.main_screen
-            await settle(pilot)
-            await search(pilot, "attention")
-            await pilot.press("enter")
-            await reader_ready(pilot)
+            await open_first_hit(pilot, "attention")
             await wait_for(pilot, lambda: focused_pane(app) == "reader", what="reader")
             await pilot.press("b")
             await wait_for(pilot, lambda: isinstance(app.screen, CitationsScreen), what="b")

@@ -8,7 +8,7 @@ from pdftui.tui.page_view import PageView
 from pdftui.tui.reader_widgets import ReaderBody
 from pdftui.tui.results_pane import ResultsPane
 
-from .conftest import reader_ready, search, settle, wait_for
+from .conftest import open_first_hit, reader_ready, search, settle, wait_for
 
 
 def test_i_shows_the_page_image_with_the_hit_framed_and_steps_pages(make_app):
@@ -55,10 +55,7 @@ def test_i_on_a_page_that_cannot_be_rendered_says_why(make_app, tmp_path):
 
 async def _image_error(app, tmp_path) -> None:
     async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
-        await search(pilot, "multi-head attention jointly attend")
-        await pilot.press("enter")
-        reader = await reader_ready(pilot)
+        reader = await open_first_hit(pilot, "multi-head attention jointly attend")
         image = reader.query_one(PageView)
         app.root = str(tmp_path)  # the folder went away under the reader
         await pilot.press("i")
@@ -73,10 +70,7 @@ def test_z_zooms_the_page_image_onto_the_hit_and_the_keys_pan_it(make_app):
 
 async def _image_zoom(app) -> None:
     async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await search(pilot, "multi-head attention jointly attend")
-        await pilot.press("enter")
-        reader = await reader_ready(pilot)
+        reader = await open_first_hit(pilot, "multi-head attention jointly attend")
         page = reader.view.page
         image = reader.query_one(PageView)
         await pilot.press("i")

@@ -12,7 +12,7 @@ import pytest
 from pdftui.tui.reader_pane import ReaderPane
 from pdftui.tui.results_pane import HitTable, ResultsPane
 
-from .conftest import reader_ready, search, settle, wait_for
+from .conftest import open_first_hit, reader_ready, search, settle, wait_for
 
 
 def run(coro):
@@ -159,10 +159,7 @@ def test_tab_to_the_reader_follows_the_selected_hit_of_a_new_search(make_app):
     async def go():
         app = make_app()
         async with app.run_test(size=(80, 24)) as pilot:
-            await settle(pilot)
-            await search(pilot, "attention")
-            await pilot.press("enter")
-            reader = await reader_ready(pilot)
+            reader = await open_first_hit(pilot, "attention")
             old = reader.view.request.doc
             data = await search(pilot, "zorblax")
             assert data.hits[0].doc != old
@@ -229,10 +226,7 @@ def test_notes_come_one_at_a_time_above_the_panes_bottom_border(make_app):
     async def go():
         app = make_app()
         async with app.run_test(size=(80, 24), notifications=True) as pilot:
-            await settle(pilot)
-            await search(pilot, "attention")
-            await pilot.press("enter")
-            await reader_ready(pilot)
+            await open_first_hit(pilot, "attention")
             app.notify("marked keep: Attention Is All You Need", timeout=5)
             app.notify("copied", timeout=5)
             await wait_for(pilot, lambda: list(app.screen.query(Toast)), what="toast")
