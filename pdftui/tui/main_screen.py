@@ -505,7 +505,7 @@ class MainScreen(FailureHandler, Screen):
         refresh left the keys read meanwhile to the pane being left, and a deferral queued
         while a dialog was on top died with the dialog, leaving the focus nowhere.)"""
         if name == "search":
-            self.focus_box()
+            self.focus_box(select=False)
             return
         if name == "results" and self.folder_first:
             name = "corpus"   # no query yet: the documents stand in for the results
@@ -531,14 +531,17 @@ class MainScreen(FailureHandler, Screen):
                 return "reader"
         return self.view
 
-    def focus_box(self) -> None:
-        """Focus the search box now, its text selected (the next key typed replaces it)."""
+    def focus_box(self, select: bool = True) -> None:
+        """Focus the search box now. ``select`` (``/``): its text selected, so the next
+        key typed replaces it; otherwise (Tab) the caret at its end, nothing selected
+        ("Tab k" had replaced the query with "k" and searched for it)."""
         box = self.query_one("#query", Input)
         left = self.current_pane()
         if left in ("reader", "corpus", "results"):
             self._box_from = (left, box.value)
         self.set_focus(box)
-        box.selection = Selection(0, len(box.value))
+        end = len(box.value)
+        box.selection = Selection(0, end) if select else Selection.cursor(end)
 
     # -- what the app's keys do -----------------------------------------------------------
     def next_pane(self, delta: int) -> None:

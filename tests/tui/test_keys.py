@@ -141,6 +141,26 @@ def test_tab_stops_only_on_the_box_and_the_three_panes(make_app):
     run(go())
 
 
+def test_tab_into_the_box_keeps_the_query_and_slash_selects_it(make_app):
+    """Fourth trial: "Tab k" from the reader selected the whole query on Tab, so the
+    letter replaced it and "k" was searched. Tab puts the caret at the end with nothing
+    selected (a letter adds to the query); "/" still selects it (a letter replaces it)."""
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await open_first_hit(pilot, "attention")
+            await pilot.press("tab", "x")
+            box = app.main_screen.query_one("#query", Input)
+            await wait_for(pilot, lambda: box.value != "attention", what="the letter typed")
+            assert box.value == "attentionx"
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: focused_pane(app) == "results", what="results")
+            await pilot.press("slash", "y")
+            await wait_for(pilot, lambda: box.value != "attentionx", what="the letter typed")
+            assert box.value == "y"
+    run(go())
+
+
 def test_after_a_dialog_closes_focus_and_footer_are_the_pane_shown(make_app):
     """Fresh-user finding: after Esc closed a dialog, the footer kept the reader's keys
     while the results pane was shown; keys typed fast around the compare view left the
