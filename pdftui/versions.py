@@ -88,7 +88,12 @@ def same_place(hit: Hit) -> tuple:
     its number, case folded)`` ("3.2 Attention" in v5 is "Attention" in v7, whose
     outline drops the numbers); a page hit's section is None, so page hits compare by
     page alone."""
-    return (hit.page, strip_number(hit.section or "").strip().casefold())
+    return place(hit.page, hit.section)
+
+
+def place(page: int | None, section: str | None) -> tuple:
+    """:func:`same_place`'s key of a hit on ``page`` (1-based) in ``section``."""
+    return (page, strip_number(section or "").strip().casefold())
 
 
 @dataclass

@@ -25,8 +25,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
-from ..headings import strip_number
-from ..versions import Fold, VersionGroups, fold_versions
+from ..versions import Fold, VersionGroups, fold_versions, place
 from .actions import bindings
 from .explain import arms_line, weights_line
 from .render import coverage_line, highlight, literal, terms_pattern, unique_names
@@ -249,19 +248,37 @@ class CompareScreen(Screen):
         and the place in it (:func:`pdftui.versions.same_place`)."""
         if doc not in self.versions:
             return (doc, page, section)
-        return (self.versions[doc][0], page, strip_number(section or "").strip().casefold())
+        return (self.versions[doc][0], *place(page, section))
 
     def _key(self, hit: Hit) -> tuple:
         return self._place(hit.doc, hit.page, hit.section)
 
     def _ranks(self, mode: str) -> dict[tuple, int]:
-        out: dict[tuple, int] = {}
-        for h in self._all_hits(mode):   # rank order: a work's best ranked version
-            out.setdefault(self._key(h), h.rank)
-        return out
+        """{row identity: the rank shown}: a row's place in the ``mode`` list, versions
+        folded (numbered 1, 2, 4, 5 where a folded version had been #3, the compare view
+        used three numberings; the results list numbers its rows the same way)."""
+        return {self._key(h): k for k, h in enumerate(self._hits(mode), 1)}
+
+    def _arm_cell(self, hit: Hit, rows: dict[str, dict[tuple, int]]) -> Text:
+        """The hybrid list's "kw/sm" cell: each arm's rank as that arm's list shows it
+        (its row number), or, for a place below that list, the arm's own rank."""
+        key = self._key(hit)
+        kw = rows["keyword"].get(key) or hit.keyword_rank
+        sm = rows["semantic"].get(key) or hit.semantic_rank
+        return Text(f"{kw or '-'}/{sm or '-'}", style="dim")
+
+    def _doc_cell(self, hit: Hit, fold: Fold, name: str, width: int) -> Text:
+        """The document cell: its name, and the versions the row stands for ("v5 v7"),
+        or the one version a row of a paper with versions holds (the keyword list had
+        shown "Vaswani 2017" for v5 alone beside "Vaswani v7 v5")."""
+        labels = fold.versions or ([self.versions[hit.doc][1]] if hit.doc in self.versions
+                                   else [])
+        others = " ".join(v for v in labels if v not in name)
+        return literal(fit(f"{name} {others}".strip(), width))
 
     def _fill(self) -> None:
-        hybrid = self._ranks("hybrid")
+        rows = {mode: self._ranks(mode) for mode in MODES}
+        hybrid = rows["hybrid"]
         for mode in MODES:
             table = self.query_one(f"#list-{mode}", DataTable)
             table.clear(columns=True)
@@ -292,20 +309,18 @@ class CompareScreen(Screen):
                 table.add_column("section", width=sec_w, key="section")
             if not narrow:
                 table.add_column("→hy" if mode != "hybrid" else "kw/sm", width=6, key="move")
-            for h, fold in zip(hits, folds):
+            for row_no, (h, fold) in enumerate(zip(hits, folds), 1):
                 if mode == "hybrid":
-                    kr, sr = h.keyword_rank, h.semantic_rank
-                    move = Text(f"{kr or '-'}/{sr or '-'}", style="dim")
+                    move = self._arm_cell(h, rows)
                 else:
                     hr = hybrid.get(self._key(h))
                     move = Text(f"{hr}" if hr else "-", style="" if hr else "dim")
-                others = " ".join(v for v in fold.versions if v not in names[h.doc])
-                doc = literal(fit(f"{names[h.doc]} {others}".strip(), doc_w))
+                doc = self._doc_cell(h, fold, names[h.doc], doc_w)
                 section = literal(leaf_first(hit_section(h), sec_w), style="dim")
                 if stacked:
                     doc.append("\n")
                     doc.append_text(section)
-                cells = [Text(str(h.rank), justify="right", style="bold"), doc,
+                cells = [Text(str(row_no), justify="right", style="bold"), doc,
                          literal(hit_where(h))] + ([] if stacked else [section]) + \
                     ([] if narrow else [move])
                 table.add_row(*cells, key=repr(self._key(h)), height=self.row_height())
