@@ -342,8 +342,11 @@ class ReaderPane(FailureHandler, Vertical):
             self._toc_doc = v.request.doc
             with toc.prevent(OptionList.OptionHighlighted):
                 toc.clear_options()
-                toc.add_options([Option(toc_prompt(sec, label_of(v.labels, sec.start_page)),
-                                        id=str(sec.id))
+                refs = [page_ref(s.start_page, label_of(v.labels, s.start_page))
+                        for s in v.sections]
+                page_w = max(map(len, refs), default=0)
+                toc.add_options([Option(toc_prompt(sec, label_of(v.labels, sec.start_page),
+                                                   page_w), id=str(sec.id))
                                  for sec in v.sections])
         toc.set_class(self.toc_shown and bool(v.sections), "-shown")
         self._sync_toc(force=True)

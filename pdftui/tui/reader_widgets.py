@@ -36,19 +36,24 @@ def reader_of(node: Widget) -> ReaderPane | None:
 
 class HangingIndent(Visual):
     """``content`` drawn ``base`` columns in, its wrapped lines ``hang`` columns further
-    (a contents entry's continuation read as a new entry when it began at the margin)."""
+    (a contents entry's continuation read as a new entry when it began at the margin);
+    ``tail`` (``tail_w`` columns, right-aligned) at the right end of the first line."""
 
-    def __init__(self, content: Content, base: int, hang: int = 2) -> None:
+    def __init__(self, content: Content, base: int, hang: int = 2,
+                 tail: Content | None = None, tail_w: int = 0) -> None:
         self.content, self.base, self.hang = content, base, hang
+        self.tail, self.tail_w = tail, tail_w if tail is not None else 0
 
     def get_optimal_width(self, rules, container_width: int) -> int:
-        return self.content.get_optimal_width(rules, container_width) + self.base + self.hang
+        return self.content.get_optimal_width(rules, container_width) + self.base + \
+            self.hang + self.tail_w
 
     def get_height(self, rules, width: int) -> int:
-        return self.content.get_height(rules, max(1, width - self.base - self.hang))
+        return self.content.get_height(rules, max(1, width - self.base - self.hang
+                                                  - self.tail_w))
 
     def render_strips(self, width: int, height: int | None, style, options) -> list[Strip]:
-        inner = width - self.base - self.hang
+        inner = width - self.base - self.hang - self.tail_w
         if inner <= 0:
             return []
         blank = style.rich_style
@@ -56,33 +61,49 @@ class HangingIndent(Visual):
         for i, strip in enumerate(self.content.render_strips(inner, None, style, options)):
             left = self.base if i == 0 else self.base + self.hang
             right = max(0, width - left - strip.cell_length)
-            out.append(Strip.join([Strip.blank(left, blank), strip, Strip.blank(right, blank)]))
+            parts = [Strip.blank(left, blank), strip]
+            if i == 0 and self.tail is not None and self.tail_w:
+                tail = self.tail.render_strips(self.tail_w, 1, style, options)[0]
+                parts.append(Strip.blank(right - tail.cell_length, blank))
+                parts.append(tail)
+            else:
+                parts.append(Strip.blank(right, blank))
+            out.append(Strip.join(parts))
         return out
 
 
 class TocText(Text):
-    """A contents entry's text (``.plain`` as it reads) shown with a hanging indent: its
-    first ``base`` characters are the level's indent (:class:`HangingIndent`)."""
+    """A contents entry's text (``.plain`` as it reads: indent, title, page) shown with a
+    hanging indent (its first ``base`` characters are the level's indent) and its last
+    ``tail`` characters, the page, right-aligned on its first line
+    (:class:`HangingIndent`)."""
 
     base = 0
+    tail = 0
 
     def visualize(self) -> Visual:
         """The Textual visual of this text (the Visual protocol)."""
-        return HangingIndent(Content.from_rich_text(self[self.base:]), self.base)
+        end = len(self.plain) - self.tail
+        return HangingIndent(Content.from_rich_text(self[self.base:end]), self.base,
+                             tail=Content.from_rich_text(self[end:]), tail_w=self.tail)
 
 
-def toc_prompt(section: Section, label: str = "") -> Text:
-    """A table-of-contents entry: the title indented by its level, then its page; a title
-    longer than the list is wide goes on over the next lines, indented under its first
-    (never cut: the list is narrow beside the text, 17 columns at 160)."""
-    level = max(0, int(section.level or 1) - 1)
-    out = TocText("  " * min(level, 6), overflow="fold")
-    out.base = 2 * min(level, 6)
+def toc_prompt(section: Section, label: str = "", page_w: int = 0) -> Text:
+    """A table-of-contents entry: the title indented by its level, its page right-aligned
+    at the end of its first line (``page_w`` columns, the widest page of the list); a
+    title longer than the list is wide goes on over the next lines, indented under its
+    first (never cut: the list is narrow beside the text, 24 columns at 160), and never
+    pushes its page onto a line of its own ("Parameter Sharing" / "8")."""
+    level = min(max(0, int(section.level or 1) - 1), 6)
+    ref = page_ref(section.start_page, label)
+    out = TocText("  " * level, overflow="fold")
+    out.base = len(out.plain)
     out.append_text(literal(section.title or "(untitled)",
                             style="bold" if level == 0 else ""))
-    out.append(f"  {page_ref(section.start_page, label)}", style="dim")
+    width = max(page_w, len(ref))
+    out.append(f" {ref:>{width}}", style="dim")
+    out.tail = width + 1
     return out
-
 
 
 #: Keys the contents list keeps for itself (moving through it, Enter reads the entry).

@@ -852,3 +852,28 @@ def test_the_contents_beside_a_narrow_reader_keep_a_heading_s_words_whole(make_a
             assert reader.size.width < 70          # the three-pane layout
             assert toc.size.width >= 22, toc.size   # 24 with its border
     asyncio.run(go())
+
+
+def test_contents_entries_keep_their_page_on_their_first_line_at_160_columns(make_app):
+    """Fourth trial: at 160x48 the contents list beside a 48-column reader wrapped long
+    titles and left their page alone on a line of its own ("Parameter Sharing" / "8").
+    Each entry's page is right-aligned at the end of its first line, so no screen line
+    of the list is a bare page number."""
+    import re
+
+    from .test_keys import screen_lines
+
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(160, 48)) as pilot:
+            await settle(pilot)
+            reader, toc = await open_from_documents(pilot, ATTENTION)
+            await pilot.pause()
+            for i, sec in enumerate(reader.view.sections):
+                plain = toc.get_option_at_index(i).prompt.plain
+                assert plain.split()[-1] == str(sec.start_page), plain
+            x0, width = toc.region.x, toc.region.width
+            rows = [line[x0:x0 + width].strip(" │┃")
+                    for line in screen_lines(app)[toc.region.y:toc.region.bottom]]
+            assert rows and not any(re.fullmatch(r"\d+", r) for r in rows), rows
+    run(go())
