@@ -204,6 +204,27 @@ def test_the_title_s_own_lines_are_not_the_text_writing_a_word_capitalised():
     assert "{Amazon}" in title_case("Lessons from Amazon", dynamo)
 
 
+def test_title_glitches_of_the_fourth_trial_are_gone():
+    """Fourth trial's BibTeX titles: "{16X16}", "Dis-Entangled" (a title broken over two
+    lines at a hyphen), "{LATEX}" (the logo as text extraction reads it) and
+    "Fancybox.Sty" (a file name title-cased)."""
+    vit = "AN IMAGE IS WORTH 16X16 WORDS: TRANSFORMERS FOR IMAGE RECOGNITION AT SCALE"
+    assert title_case(vit, word_forms("we split an image into patches", vit)) == (
+        "An Image Is Worth {16x16} Words: Transformers for Image Recognition at Scale")
+    deberta = "DEBERTA: DECODING-ENHANCED BERT WITH DIS-ENTANGLED ATTENTION"
+    pages = "DeBERTa improves BERT with a disentangled attention mechanism; BERT and RoBERTa"
+    assert title_case(deberta, word_forms(pages, deberta)) == (
+        "{DeBERTa}: Decoding-Enhanced {BERT} with Disentangled Attention")
+    # a hyphenated word the text never writes whole keeps its hyphen
+    assert title_case("Self-attention for all") == "Self-Attention for All"
+    assert title_case("Publication quality tables in LATEX") == \
+        "Publication Quality Tables in {LaTeX}"
+    assert title_case("A new implementation of LATEX’s indexing commands") == \
+        "A New Implementation of {LaTeX’s} Indexing Commands"
+    assert title_case("Documentation for fancybox.sty: Box tips and tricks for LATEX") == \
+        "Documentation for {fancybox.sty}: Box Tips and Tricks for {LaTeX}"
+
+
 def test_reference_titles_are_title_cased_not_braced_whole():
     ref = Reference(0, 1, "[1]", "raw", ("Bahdanau",), 2014, "Neural machine translation by "
                     "jointly learning to align and translate", "ICLR")

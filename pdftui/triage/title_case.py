@@ -80,13 +80,17 @@ def title_case(title: str, forms: WordForms | None = None,
     forms = forms or WordForms()
     caps = _caps_title(title)
     in_title = word_forms(title).all
-    tokens = _TOKEN_RE.findall(title)
+    tokens = _join_tokens(_TOKEN_RE.findall(title), forms.all, in_title)
     words = [i for i, t in enumerate(tokens) if _WORD_RE.fullmatch(t)]
     out: list[str] = []
     start = True   # the first word, or the first after a colon
     lead = _lead_word(tokens)
     sentence = not caps and _sentence_case(tokens)
     for i, tok in enumerate(tokens):
+        if _FILE_NAME_RE.fullmatch(tok):
+            out.append("{" + escape(tok) + "}")    # fancybox.sty: as written
+            start = False
+            continue
         if not _WORD_RE.fullmatch(tok):
             out.append(escape(tok))
             if ":" in tok or "?" in tok or "!" in tok or "—" in tok:
@@ -99,6 +103,36 @@ def title_case(title: str, forms: WordForms | None = None,
             out.append(_word(tok, caps, start, last, i == lead, forms, in_title, escape))
         start = False
     return "".join(out)
+
+
+#: Words joined by dots with no space between: a file or package name ("fancybox.sty").
+_FILE_NAME_RE = re.compile(r"[^\W_]+(?:\.[^\W_]+)+")
+#: Sizes written with an "x" between numbers ("16x16", "224x224").
+_DIMENSION_RE = re.compile(r"\d+[xX]\d+")
+#: The TeX family's logos, which text extraction reads as capitals (the raised "A" and
+#: lowered "E" are set apart): "LATEX" is LaTeX.
+_LOGOS = {w.upper(): w for w in ("TeX", "LaTeX", "BibTeX", "XeTeX", "LuaTeX", "ConTeXt",
+                                 "AMS-TeX", "XeLaTeX", "LuaLaTeX", "pdfTeX", "pdfLaTeX")}
+
+
+def _join_tokens(tokens: list[str], forms: Counter, in_title: Counter) -> list[str]:
+    """The title's tokens with a file name made one token ("fancybox" "." "sty") and a
+    word broken over a title's two lines rejoined where the text writes it whole
+    ("DIS" "-" "ENTANGLED" when the paper writes "disentangled")."""
+    known = {f.casefold() for f, n in forms.items() if n - in_title.get(f, 0) > 0}
+    out: list[str] = []
+    for tok in tokens:
+        if len(out) >= 2 and out[-1] == "." and _WORD_RE.fullmatch(tok) and \
+                (_WORD_RE.fullmatch(out[-2]) or _FILE_NAME_RE.fullmatch(out[-2])) and \
+                tok.islower() and out[-2].split(".")[0].islower():
+            out[-2:] = [out[-2] + "." + tok]
+        elif len(out) >= 2 and out[-1] == "-" and _WORD_RE.fullmatch(tok) and \
+                _WORD_RE.fullmatch(out[-2]) and (out[-2] + tok).casefold() in known and \
+                out[-2].casefold() not in known | SMALL_WORDS:
+            out[-2:] = [out[-2] + tok]
+        else:
+            out.append(tok)
+    return out
 
 
 def _capitalised(word: str) -> bool:
@@ -140,14 +174,22 @@ def _word(tok: str, caps: bool, start: bool, last: bool, lead: bool, wf: WordFor
           in_title: Counter, escape) -> str:
     """One word of the title, cased and protected."""
     letters = re.sub("['’]", "", tok)   # Developer's, O'Connell are words
+    forms = wf.all
+    written = _as_written(tok, forms, in_title)
+    base = _POSSESSIVE_RE.sub("", tok)
+    logo = _LOGOS.get(base.upper())
+    if logo is not None and (base.isupper() or base == logo):
+        return "{" + escape(logo + tok[len(base):]) + "}"   # LATEX -> {LaTeX}
+    if caps and any(c.isdigit() for c in tok) and not tok.isdigit():
+        if written is None and _DIMENSION_RE.fullmatch(tok):
+            written = tok.lower()                  # 16X16 is 16x16
+        if written is not None:
+            return "{" + escape(written) + "}"     # as the text writes it
     if not letters.isascii() or not letters.isalpha() and not tok.isdigit() and \
             any(c.isdigit() for c in tok) and not caps:
         return "{" + escape(tok) + "}"             # wav2vec, E5, non-Latin words as written
     if not letters.isalpha():
         return "{" + escape(tok) + "}" if any(c.isupper() for c in tok) else escape(tok)
-    forms = wf.all
-    base = _POSSESSIVE_RE.sub("", tok)
-    written = _as_written(tok, forms, in_title)
     if caps:
         if tok.isupper() and written is not None and (_inner_caps(written)
                                                       or written.isupper()):
