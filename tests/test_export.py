@@ -379,3 +379,22 @@ def test_every_format_gives_the_year_the_bibtex_entry_gives():
     row = next(csv.DictReader(io.StringIO(to_csv([item], keys))))
     assert (row["citekey"], row["year"]) == ("zhang2018mixup", "2018")
     assert json.loads(to_json([item], keys))["documents"][0]["year"] == 2018
+
+
+def test_titles_printed_in_capitals_read_as_the_bibtex_entry_in_every_list():
+    """Fourth trial: the Markdown and CSV lists kept seven titles in capitals ("DEBERTA:
+    DECODING-ENHANCED BERT WITH DIS-ENTANGLED ATTENTION") that BibTeX title-cases. They
+    read as the BibTeX entry does, without its braces; other titles stay as they are."""
+    import dataclasses
+
+    caps = "DEBERTA: DECODING-ENHANCED BERT WITH DIS-ENTANGLED ATTENTION"
+    item = dataclasses.replace(
+        _items()[3], doc="deberta.pdf", title=caps, mark=Mark.KEEP,
+        first_pages=(f"{caps}\n\nDeBERTa improves BERT and RoBERTa with disentangled "
+                     "attention",))
+    want = "DeBERTa: Decoding-Enhanced BERT with Disentangled Attention"
+    assert f"### 1. {want}" in to_markdown([item])
+    keys = citekeys([item])
+    assert next(csv.DictReader(io.StringIO(to_csv([item], keys))))["title"] == want
+    odd = dataclasses.replace(item, title="Sets {A} and B", first_pages=())
+    assert "### 1. Sets {A} and B" in to_markdown([odd])

@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING
 from ..text import strip_control
 from ..venue import Venue, VenueKind, arxiv_class, find_venue, reference_venue
 from .store import Mark
-from .title_case import WordForms, title_case, word_forms
+from .title_case import WordForms, caps_title, title_case, word_forms
 
 if TYPE_CHECKING:
     from ..references import Reference
@@ -316,6 +316,19 @@ def record_of_item(item: ExportItem) -> BibRecord:
         file=item.path, note=item.note,
         keywords=f"pdftui-{item.mark.value}" if item.mark is not Mark.NONE else "",
         forms=word_forms(" ".join(pages), title), title_verbatim=verbatim)
+
+
+def readable_title(item: ExportItem) -> str:
+    """The title a reading list shows: a title printed in capitals ("DEBERTA: DECODING-
+    ENHANCED BERT ...") in title case with each word as the paper writes it ("DeBERTa:
+    Decoding-Enhanced BERT ..."), as the BibTeX entry has it without its braces; any
+    other title as it is."""
+    title = plain(item.title)
+    if not title or not caps_title(title):
+        return title
+    cased = title_case(title, word_forms(" ".join(item.first_pages), title),
+                       lambda s: s.replace("{", "\x00").replace("}", "\x01"))
+    return cased.replace("{", "").replace("}", "").replace("\x00", "{").replace("\x01", "}")
 
 
 def to_bibtex(items: list[ExportItem], keys: dict[str, str] | None = None) -> str:

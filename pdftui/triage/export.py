@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from ..text import strip_control
-from .bibtex import citekeys, entry_year, to_bibtex
+from .bibtex import citekeys, entry_year, readable_title, to_bibtex
 from .store import Clip, DocTriage, Mark
 from .works import Works, members, merge, newest, works_of
 
@@ -245,7 +245,7 @@ def to_markdown(items: list[ExportItem], heading: str = "Reading list") -> str:
 
 def _md_item(n: int, item: ExportItem) -> list[str]:
     """The Markdown lines of the ``n``-th document (1-based)."""
-    out = [f"### {n}. {md_escape(_plain(item.title) or _plain(item.doc))}", ""]
+    out = [f"### {n}. {md_escape(_plain(readable_title(item)) or _plain(item.doc))}", ""]
     if item.authors:
         out.append(f"- Authors: {md_escape(', '.join(_plain(a) for a in item.authors))}")
     if entry_year(item):
@@ -305,7 +305,7 @@ def to_csv(items: list[ExportItem], keys: dict[str, str] | None = None) -> str:
         clips = "\n".join(f"{c.page_ref}{f' ({_plain(c.section)})' if c.section else ''}: "
                           f"{_plain(c.text)}" for c in i.clips)
         w.writerow([csv_cell(v) for v in (
-            keys[i.doc], _plain(i.doc), _plain(i.title),
+            keys[i.doc], _plain(i.doc), _plain(readable_title(i)),
             "; ".join(_plain(a) for a in i.authors), entry_year(i) or "", i.arxiv_id, i.doi,
             i.pages, i.mark.value, _plain(i.note, keep_newlines=True), clips)])
     return buf.getvalue()

@@ -33,10 +33,12 @@ _POSSESSIVE_RE = re.compile(r"['’]s$")
 class WordForms:
     """The spellings of the words of a text: ``all`` counts each word as written;
     ``mid`` the capitalised words written after a word in lower case (inside a
-    sentence, so capitalised for being names)."""
+    sentence, so capitalised for being names); ``without`` the title left out of them."""
 
     all: Counter = field(default_factory=Counter)
     mid: Counter = field(default_factory=Counter)
+    #: The title whose occurrences were left out of the text counted ("": none).
+    without: str = ""
 
 
 def word_forms(text: str, title: str = "") -> WordForms:
@@ -48,20 +50,22 @@ def word_forms(text: str, title: str = "") -> WordForms:
     if len(words) >= 2:
         pattern = r"[\W_]+".join(re.sub("['’]", "['’]", re.escape(w)) for w in words)
         text = re.sub(pattern, " ", text, flags=re.I)
-    return WordForms(Counter(_WORD_RE.findall(text)), Counter(_MID_RE.findall(text)))
+    return WordForms(Counter(_WORD_RE.findall(text)), Counter(_MID_RE.findall(text)),
+                     title if len(words) >= 2 else "")
 
 
-def _caps_title(title: str) -> bool:
+def caps_title(title: str) -> bool:
+    """Is ``title`` set in capitals (at least 4 Latin letters, 80% of them capitals)?"""
     letters = [c for c in title if c.isalpha() and c.isascii()]
     return len(letters) >= 4 and sum(c.isupper() for c in letters) / len(letters) >= 0.8
 
 
-def _as_written(word: str, forms: Counter, in_title: Counter) -> str | None:
-    """The spelling the text uses most for ``word`` (its occurrences in the title
-    itself left out), None when the text has it nowhere else."""
+def _as_written(word: str, forms: Counter) -> str | None:
+    """The spelling the text uses most for ``word``, None when the text has it nowhere
+    (``forms`` are :func:`word_forms` of the text, the title's own lines already left
+    out: subtracting the title's words again had hidden a word the text writes once)."""
     key = word.casefold()
-    seen = {f: n - in_title.get(f, 0) for f, n in forms.items() if f.casefold() == key}
-    seen = {f: n for f, n in seen.items() if n > 0}
+    seen = {f: n for f, n in forms.items() if f.casefold() == key and n > 0}
     return max(seen, key=lambda f: (seen[f], f)) if seen else None
 
 
@@ -78,9 +82,12 @@ def title_case(title: str, forms: WordForms | None = None,
     spelling is known). ``escape`` is applied to every piece of text (the BibTeX
     escaping), never to the braces added here."""
     forms = forms or WordForms()
-    caps = _caps_title(title)
-    in_title = word_forms(title).all
-    tokens = _join_tokens(_TOKEN_RE.findall(title), forms.all, in_title)
+    caps = caps_title(title)
+    if forms.without != title:   # the text counted with the title's own lines in it
+        in_title = word_forms(title).all
+        forms = WordForms(Counter({f: n - in_title.get(f, 0) for f, n in forms.all.items()}),
+                          forms.mid, title)
+    tokens = _join_tokens(_TOKEN_RE.findall(title), forms.all)
     words = [i for i, t in enumerate(tokens) if _WORD_RE.fullmatch(t)]
     out: list[str] = []
     start = True   # the first word, or the first after a colon
@@ -100,7 +107,7 @@ def title_case(title: str, forms: WordForms | None = None,
         if sentence and not start and _capitalised(tok):
             out.append("{" + escape(tok) + "}")    # a name in a sentence-case title
         else:
-            out.append(_word(tok, caps, start, last, i == lead, forms, in_title, escape))
+            out.append(_word(tok, caps, start, last, i == lead, forms, escape))
         start = False
     return "".join(out)
 
@@ -115,11 +122,11 @@ _LOGOS = {w.upper(): w for w in ("TeX", "LaTeX", "BibTeX", "XeTeX", "LuaTeX", "C
                                  "AMS-TeX", "XeLaTeX", "LuaLaTeX", "pdfTeX", "pdfLaTeX")}
 
 
-def _join_tokens(tokens: list[str], forms: Counter, in_title: Counter) -> list[str]:
+def _join_tokens(tokens: list[str], forms: Counter) -> list[str]:
     """The title's tokens with a file name made one token ("fancybox" "." "sty") and a
     word broken over a title's two lines rejoined where the text writes it whole
     ("DIS" "-" "ENTANGLED" when the paper writes "disentangled")."""
-    known = {f.casefold() for f, n in forms.items() if n - in_title.get(f, 0) > 0}
+    known = {f.casefold() for f, n in forms.items() if n > 0}
     out: list[str] = []
     for tok in tokens:
         if len(out) >= 2 and out[-1] == "." and _WORD_RE.fullmatch(tok) and \
@@ -171,11 +178,11 @@ def _lead_word(tokens: list[str]) -> int:
 
 
 def _word(tok: str, caps: bool, start: bool, last: bool, lead: bool, wf: WordForms,
-          in_title: Counter, escape) -> str:
+          escape) -> str:
     """One word of the title, cased and protected."""
     letters = re.sub("['’]", "", tok)   # Developer's, O'Connell are words
     forms = wf.all
-    written = _as_written(tok, forms, in_title)
+    written = _as_written(tok, forms)
     base = _POSSESSIVE_RE.sub("", tok)
     logo = _LOGOS.get(base.upper())
     if logo is not None and (base.isupper() or base == logo):
