@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from textual import events
 from textual.app import App, SystemCommand
 from textual.screen import Screen
+from textual.widgets import Input
 
 from ..text import clean_text
 from .actions import (bindings, full_keymap, help_groups, key_label, keymap_from_env,
@@ -238,6 +239,9 @@ class PdftuiApp(App):
         if action in ("mode", "granularity", "compare", "hit", "focus_search", "back") and \
                 self.screen is not self.main_screen:
             return False
+        if action == "focus_search" and isinstance(self.focused, Input) and \
+                self.focused.id == "query":
+            return False   # "/" types a slash in the box: the footer does not offer it
         if action == "granularity" and parameters:
             return parameters[0] != self.main_screen.granularity   # "p Sections" in pages
         return True

@@ -70,7 +70,9 @@ class QueryInput(Input):
     start of its query (not the end, where the cursor was)."""
 
     BINDINGS = [
-        Binding("up", "app.history(1)", "Older query", show=False, id="search.history_older"),
+        Binding("enter", "submit", "Search", show=True, id="search.submit"),
+        Binding("up", "app.history(1)", "Earlier queries", show=True, key_display="↑",
+                id="search.history_older"),
         Binding("down", "app.history(-1)", "Newer query", show=False,
                 id="search.history_newer"),
     ]

@@ -400,7 +400,9 @@ def test_the_contents_list_names_every_section_whole_at_160_columns(make_app):
             await pilot.pause()
             x, y, w, h = toc.region
             region = [line[x:x + w] for line in screen_lines(app)[y:y + h]]
-            shown = re.sub(r"[\s│┃]+", "", "".join(region))   # its right border too
+            # each entry's page ends its first line: left out, the titles read on
+            titles_only = [re.sub(r"\s\d+[\s│┃]*$", "", line) for line in region]
+            shown = re.sub(r"[\s│┃]+", "", "".join(titles_only))   # its right border too
             assert "…" not in shown, region
             titles = [s.title for s in reader.view.sections if s.title][:6]
             for title in titles:
@@ -610,4 +612,23 @@ def test_keys_after_a_dialog_key_act_where_it_left_the_focus(make_app):
             await wait_for(pilot, lambda: fmt.value == "bibtex" and not fmt.expanded,
                            timeout=10, what=f"BibTeX chosen, not {fmt.value!r}")
             await pilot.press("escape")
+    run(go())
+
+
+def test_the_search_box_footer_offers_what_the_box_does(make_app):
+    """Fourth trial: in the search box the footer read "/ Search  esc Back", though "/"
+    types a slash there, and said nothing of Enter or ↑. It names Enter (search) and ↑
+    (earlier queries), and no "/"."""
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(120, 30)) as pilot:
+            await settle(pilot)
+            await pilot.press("slash")
+            await wait_for(pilot, lambda: focused_pane(app) == "search", what="the box")
+            await pilot.pause()
+            keys = {(k.key_display or k.key): k.description
+                    for k in app.main_screen.query(FooterKey)}
+            assert "Search" in keys.values() and keys.get("enter", keys.get("⏎")), keys
+            assert keys.get("↑") == "Earlier queries", keys
+            assert "/" not in keys, keys
     run(go())
