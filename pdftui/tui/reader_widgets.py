@@ -118,7 +118,9 @@ class TocList(OptionList):
     them falls through to the search box; ↑ ↓ PgUp PgDn Home End move through the list.
     """
 
-    BINDINGS = [Binding("escape", "leave", "Text", id="toc.leave")] + [
+    BINDINGS = [Binding("escape", "leave", "Text", id="toc.leave"),
+                Binding("enter", "select", "Read section", id="toc.read"),
+                Binding("down", "cursor_down", "Move", key_display="↑↓", id="toc.move")] + [
         b for b in bindings("reader") if not set(b.key.split(",")) & _LIST_KEYS]
 
     @property

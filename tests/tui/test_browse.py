@@ -877,3 +877,26 @@ def test_contents_entries_keep_their_page_on_their_first_line_at_160_columns(mak
                     for line in screen_lines(app)[toc.region.y:toc.region.bottom]]
             assert rows and not any(re.fullmatch(r"\d+", r) for r in rows), rows
     run(go())
+
+
+def test_the_contents_footer_names_its_own_keys(make_app):
+    """Fourth trial: with the contents list focused the footer offered the reader's keys
+    but not how to move in the list or read an entry. It names ↑↓ and Enter too."""
+    from textual.widgets._footer import FooterKey
+
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(120, 30)) as pilot:
+            await settle(pilot)
+            reader, toc = await open_from_documents(pilot, ATTENTION)
+            await pilot.pause()
+            keys = {(k.key_display or k.key): k.description
+                    for k in app.main_screen.query(FooterKey)}
+            assert keys.get("↑↓") == "Move" and "Read section" in keys.values(), keys
+            first = reader.view.page
+            await pilot.press("down", "down", "enter")
+            await wait_for(pilot, lambda: app.query_one(ReaderBody).has_focus,
+                           what="the section read")
+            assert reader.view.section_id == reader.view.sections[2].id or \
+                reader.view.page != first
+    run(go())
