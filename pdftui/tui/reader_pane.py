@@ -469,14 +469,18 @@ class ReaderPane(FailureHandler, Vertical):
             out.append(" · OCR", style="bold italic")
             where += " · OCR"
         n_hits = len(self.hits)
-        hits = f"  ({n_hits} hit{'s' if n_hits != 1 else ''} in this document)" if n_hits else ""
+        # on a page of a hit: which one of them ("hit 2 of 5"), n / N step from there
+        at = next((i for i, h in enumerate(self.hits, 1) if h.page == v.page), 0)
+        hits = "" if not n_hits else f"  (hit {at} of {n_hits} in this document)" if at \
+            else f"  ({n_hits} hit{'s' if n_hits != 1 else ''} in this document)"
         width = (self.size.width or 80) - 4   # border and padding
         if v.section_path:
             out.append(" · ")
             # fit the path to the line, keeping its innermost titles ("… > 6.2.4 Reads");
             # the path goes before the hit count, which shrinks or goes when room is short
             if hits and width - len(where) - 3 - len(hits) < min(len(v.section_path), 30):
-                hits = f"  ({n_hits} hits)" if n_hits != 1 else "  (1 hit)"
+                hits = f"  (hit {at} of {n_hits})" if at else \
+                    f"  ({n_hits} hits)" if n_hits != 1 else "  (1 hit)"
                 if width - len(where) - 3 - len(hits) < min(len(v.section_path), 20):
                     hits = ""
             room = width - len(where) - 3 - len(hits)

@@ -150,6 +150,14 @@ def test_n_in_the_reader_wraps_to_the_first_hit_and_says_so(make_app):
             await pilot.press("N")
             await reader_ready(pilot, lambda r: r.view.page == pages[-1])
             assert reader.view.request.doc == doc
+            # fourth trial: the head said "(5 hits)", never which one is shown
+            n = len(reader.hits)
+            head = str(reader.query_one("#reader-head").render())
+            assert f"hit {n} of {n}" in head, head
+            await pilot.press("n")
+            await reader_ready(pilot, lambda r: r.view.page == pages[0])
+            head = str(reader.query_one("#reader-head").render())
+            assert f"hit 1 of {n}" in head, head
     run(go())
 
 
