@@ -211,6 +211,9 @@ def test_open_without_a_display_shows_the_path_as_given_to_copy(tui_index, servi
             assert app.screen.shown == want == app.main_screen.triage.last_clipboard
             assert app.clipboard == want
             assert str(app.screen.query_one("#copy-path").render()) == want
+            # fourth trial: at 80 columns the path broke mid-word inside a box 90 % wide;
+            # it has the screen's width but the box's two borders
+            assert app.screen.query_one("#copy-path").region.width == 100 - 2
             await pilot.press("escape")
             await wait_for(pilot, lambda: app.screen is app.main_screen, what="closed")
             assert app.is_running   # nothing blocked or crashed
