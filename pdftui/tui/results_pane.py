@@ -148,7 +148,14 @@ class HitTable(DataTable):
         rebuilt while hidden behind the reader came back scrolled to its top, the
         selected hit off screen)."""
         if self.row_count:
-            self.call_after_refresh(self.move_cursor, row=self.cursor_row, animate=False)
+            self.call_after_refresh(self._scroll_to_cursor)
+
+    def _scroll_to_cursor(self) -> None:
+        """Scroll to the cursor's row as it is now: the row read when the scroll was
+        asked for had undone the keys read since ("Tab Down Down Enter" opened hit #1,
+        the Downs reset by the deferred scroll of the pane Tab showed: fifth trial)."""
+        if self.row_count:
+            self.move_cursor(row=self.cursor_row, animate=False)
 
     def _on_show(self, event) -> None:
         super()._on_show(event)
