@@ -187,6 +187,13 @@ class KeyRouter:
             focused = app.focused
             if isinstance(focused, Input):
                 await self._field_key(focused, event)
+                if app.focused is not focused and held[i + 1:]:
+                    # a key of the field left it (Down from the documents filter to
+                    # the list): the rest are keys of where the focus went, routed
+                    # again ("f alibi Down +" had dropped the "+": fifth trial), after
+                    # a refresh: the field's own messages (the filter's Changed) first
+                    app.call_after_refresh(self._repost, held[i + 1:])
+                    break
             elif isinstance(focused, TextArea) and (event.is_printable
                                                     or event.key == "enter"):
                 focused.insert("\n" if event.key == "enter" else event.character)

@@ -660,3 +660,24 @@ def test_arrows_typed_with_the_tab_that_shows_the_results_move_its_cursor(make_a
             hit = results.hits[results._rows[2].hit]
             assert (reader.view.request.doc, reader.view.page) == (hit.doc, hit.page)
     run(go())
+
+
+def test_keys_after_a_key_that_leaves_the_filter_run_where_the_focus_went(make_app):
+    """Fifth trial: "f C-u alibi Down +" in one burst filtered the documents but dropped
+    the "+" with "'f' opened no text field" (it had: Down left it for the list). The keys
+    after a key that moves the focus out of the field run where the focus went: the
+    filtered document is marked keep."""
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(160, 48)) as pilot:
+            main = app.main_screen
+            await settle(pilot)
+            await search(pilot, "attention")
+            main.show_pane("corpus")
+            await wait_for(pilot, lambda: focused_pane(app) == "corpus", what="documents")
+            send_keys(app, ["f", "ctrl+u", *"euler", "down", "plus"])
+            await wait_for(pilot, lambda: main.triage.marks().get("texlive-euler.pdf")
+                           == "keep", what="the filtered document marked keep")
+            assert not any("opened no text field" in n.message for n in app._notifications)
+            assert isinstance(app.focused, DocList)
+    run(go())
