@@ -84,16 +84,19 @@ def count_works(docs: Iterable[str], groups: VersionGroups) -> int:
 
 
 def same_place(hit: Hit) -> tuple:
-    """Where a hit was found, as versions are compared: ``(page, section title without
-    its number, case folded)`` ("3.2 Attention" in v5 is "Attention" in v7, whose
-    outline drops the numbers); a page hit's section is None, so page hits compare by
-    page alone."""
+    """Where a hit was found, as versions are compared (:func:`place`)."""
     return place(hit.page, hit.section)
 
 
 def place(page: int | None, section: str | None) -> tuple:
-    """:func:`same_place`'s key of a hit on ``page`` (1-based) in ``section``."""
-    return (page, strip_number(section or "").strip().casefold())
+    """Where a hit on ``page`` (1-based) in ``section`` was found, as versions are
+    compared: a page hit (``section`` None) by its page; a section hit by its title
+    without its number, case folded, whatever its pages ("3.2.1 Scaled Dot-Product
+    Attention" on p. 4 of v5 is "Scaled Dot-Product Attention" on p. 4-5 of v7, whose
+    outline drops the numbers and whose pages shift: section mode listed the paper in 3
+    of its first 4 rows); an untitled section by its page."""
+    title = strip_number(section or "").strip().casefold()
+    return (None, title) if title else (page, "")
 
 
 @dataclass
@@ -120,13 +123,15 @@ def fold_versions(hits: list[Hit], groups: VersionGroups) -> list[Fold]:
             folds.append(Fold(i))
             continue
         key = (group[0], *same_place(h))
-        if key in seen:
-            fold = seen[key]
+        if key in seen and all(hits[j].doc != h.doc for j in (seen[key].hit,
+                                                             *seen[key].folded)):
+            fold = seen[key]   # another version at that place (one hit a version)
             fold.folded.append(i)
             if group[1] not in fold.versions:
                 fold.versions.append(group[1])
             continue
-        fold = seen[key] = Fold(i, [], [group[1]])
+        fold = Fold(i, [], [group[1]])
+        seen.setdefault(key, fold)
         folds.append(fold)
     for fold in folds:
         if len(fold.versions) < 2:

@@ -42,3 +42,18 @@ def test_section_hits_fold_only_under_one_section_title():
             _hit(V5, 4, 5, "3.2.1 Scaled Dot-Product Attention")]
     assert [f.versions for f in fold_versions(hits, _groups())] == [
         ["v7", "v5"], ["v5", "v7"], []]
+
+
+def test_a_section_of_two_versions_folds_whatever_its_pages():
+    """Fifth trial: in section mode v5's "1 Introduction" (p. 1-2) and v7's
+    "Introduction" (p. 2) were two rows, the paper took 3 of the first 4: versions shift
+    pages, so a section hit's place is its title alone. One paper's two sections of one
+    title stay two rows; untitled sections compare by page."""
+    hits = [_hit(V5, 1, 1, "1 Introduction"), _hit(V7, 2, 2, "Introduction"),
+            _hit(V5, 4, 3, "3.2.1 Scaled Dot-Product Attention"),
+            _hit(V7, 5, 4, "Scaled Dot-Product Attention"),
+            _hit(V5, 9, 5, "Results"), _hit(V5, 12, 6, "Results"),
+            _hit(V7, 13, 7, "Results"), _hit(V5, 3, 8, ""), _hit(V7, 4, 9, "")]
+    folds = fold_versions(hits, _groups())
+    assert [(f.hit, f.folded) for f in folds] == [
+        (0, [1]), (2, [3]), (4, [6]), (5, []), (7, []), (8, [])]

@@ -257,7 +257,10 @@ class CompareScreen(Screen):
         """{row identity: the rank shown}: a row's place in the ``mode`` list, versions
         folded (numbered 1, 2, 4, 5 where a folded version had been #3, the compare view
         used three numberings; the results list numbers its rows the same way)."""
-        return {self._key(h): k for k, h in enumerate(self._hits(mode), 1)}
+        out: dict[tuple, int] = {}
+        for k, h in enumerate(self._hits(mode), 1):
+            out.setdefault(self._key(h), k)
+        return out
 
     def _arm_cell(self, hit: Hit, rows: dict[str, dict[tuple, int]]) -> Text:
         """The hybrid list's "kw/sm" cell: each arm's rank as that arm's list shows it
@@ -309,6 +312,7 @@ class CompareScreen(Screen):
                 table.add_column("section", width=sec_w, key="section")
             if not narrow:
                 table.add_column("→hy" if mode != "hybrid" else "kw/sm", width=6, key="move")
+            twice: dict[tuple, int] = {}   # a title twice in one paper: two rows
             for row_no, (h, fold) in enumerate(zip(hits, folds), 1):
                 if mode == "hybrid":
                     move = self._arm_cell(h, rows)
@@ -323,7 +327,10 @@ class CompareScreen(Screen):
                 cells = [Text(str(row_no), justify="right", style="bold"), doc,
                          literal(hit_where(h))] + ([] if stacked else [section]) + \
                     ([] if narrow else [move])
-                table.add_row(*cells, key=repr(self._key(h)), height=self.row_height())
+                key = self._key(h)
+                n = twice[key] = twice.get(key, -1) + 1
+                table.add_row(*cells, key=repr(key) if not n else repr((key, n)),
+                              height=self.row_height())
         focus = self.query_one(f"#list-{self.focus_mode}", DataTable)
         if self.start_key is not None and repr(self.start_key) in focus.rows:
             focus.move_cursor(row=focus.get_row_index(repr(self.start_key)), animate=False)
