@@ -113,3 +113,32 @@ def test_fields_match_the_closed_up_spelling(engine, field):
                         top_k=20)
     got = _docs(res)
     assert "camel.pdf" in got and OTHER not in got, (field, [(h.doc, h.page) for h in res.hits])
+
+
+def test_an_excluded_name_in_a_subsection_excludes_the_section_enclosing_it(tmp_path):
+    """Fifth trial: with ``-"big bird"`` in section mode, Big Bird's "3 Theoretical
+    Results" came first: its own text does not say the name, but its subsection 3.4 does
+    ("not just BIGBIRD"), and reading it whole shows it. A section whose subsection holds
+    an excluded word is excluded too; a sibling section without it stays."""
+    folder = tmp_path / "papers"
+    folder.mkdir()
+    make_pdf(folder / "theory.pdf",
+             ["Sparse attention theory\n\nSparse attention results for long inputs, "
+              "stated as theorems. " + FILLER,
+              "Other graphs\n\nThe same bounds hold for other graphs, not just BIGBIRD, "
+              "with sparse attention. " + FILLER,
+              "Sparse attention experiments\n\nSparse attention on long inputs, "
+              "measured. " + FILLER],
+             fontsize=8, toc=[[1, "Sparse attention theory", 1], [2, "Other graphs", 2],
+                              [1, "Sparse attention experiments", 3]])
+    index_folder(folder, tmp_path / "cache", embed=False)
+    eng = Engine(folder, tmp_path / "cache")
+    try:
+        res = eng.search('sparse attention -"big bird"', mode="keyword",
+                         granularity="section", top_k=10)
+        spans = [(h.section, h.start_page, h.end_page) for h in res.hits]
+        assert "Sparse attention experiments" in {s for s, _a, _b in spans}, spans
+        # nothing listed whose text, read whole, holds page 2's "not just BIGBIRD"
+        assert not any(a <= 2 <= b for _s, a, b in spans), spans
+    finally:
+        eng.close()

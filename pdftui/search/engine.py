@@ -263,7 +263,8 @@ class Engine:
         q = q if q is not None else parse(text)
         coverage = coverage if coverage is not None else Coverage(0, 0, 0)
         res = restrict.build(q, self.kw, granularity.rows,
-                             lambda ids: section_spans(self.db, ids)) \
+                             lambda ids: section_spans(self.db, ids),
+                             lambda ids: self._ancestors(view, ids)) \
             if q.has_syntax else restrict.Restriction()
         c = make_plan(q, query_terms(q, self.kw), res, granularity, mode, searchable,
                       view.lookups(searchable), o.few_docs, o.depth, top_k)
@@ -289,6 +290,16 @@ class Engine:
             coverage = coverage.only_note(cov.Note(
                 cov.NoteKind.ONLY_EXCLUDES, "the query only excludes: add words to search for"))
         return Ranked(got, kw, sem, c.terms, c.q, c.res, c.few, weights, coverage)
+
+    def _ancestors(self, view: CorpusView, ids: set[int]) -> set[int]:
+        """Ids of the sections enclosing any of the sections ``ids``, at every level."""
+        out: set[int] = set()
+        for sid, cid, _sp, _lp in section_spans(self.db, ids):
+            parents = view.parents(cid)
+            while sid in parents:
+                sid = parents[sid][0]
+                out.add(sid)
+        return out
 
     def _semantic(self, c, kw: KeywordArm, coverage: Coverage, check
                   ) -> tuple[SemanticArm, Coverage]:

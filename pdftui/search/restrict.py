@@ -9,10 +9,10 @@ they decide what the arms may return:
 - ``section:WORD`` keeps the sections whose title holds the word (section search) or the
   pages inside them (page search);
 - a quoted phrase keeps the rows holding it, words adjacent and in order (an FTS5 phrase);
-- ``-word`` / ``-"a phrase"`` drops the rows holding it (a page's text; a section's title
-  or own text, what its hit shows and what ranks it) from every list of every arm: the
-  keyword list, the semantic page and section lists, the head-field list (page 1 of a
-  document whose byline names the query), and the document-level arm (see
+- ``-word`` / ``-"a phrase"`` drops the rows holding it (a page's text; a section's title,
+  own text or a subsection's text, what reading it whole shows) from every list of every
+  arm: the keyword list, the semantic page and section lists, the head-field list (page
+  1 of a document whose byline names the query), and the document-level arm (see
   :meth:`Restriction.head_ok`). The final list of any mode and granularity therefore
   holds no page or section holding an excluded word or phrase (:meth:`Restriction.key_ok`
   is the last check).
@@ -158,10 +158,13 @@ def admit_docs(query: Query, docs: dict[str, int], meta: dict[int, DocumentMeta]
     return [d for _s, _c, d in sorted(scored)]
 
 
-def build(query: Query, kw: TextIndex, kind: str, section_spans) -> Restriction:
+def build(query: Query, kw: TextIndex, kind: str, section_spans,
+          ancestors=lambda ids: set()) -> Restriction:
     """The row restriction of a query for one granularity (``kind`` "pages" or
     "sections"). ``section_spans(ids)`` gives ``[(id, content, start page, last page)]``
-    of sections (for ``section:`` in page search)."""
+    of sections (for ``section:`` in page search); ``ancestors(ids)`` the ids of the
+    sections enclosing the given ones: a section whose subsection holds an excluded word
+    shows it when read whole, so it is excluded too."""
     r = Restriction()
     keep: set[int] | None = None
     for phrase in query.phrases:
@@ -187,6 +190,8 @@ def build(query: Query, kw: TextIndex, kind: str, section_spans) -> Restriction:
         excl |= kw.rows_holding(kind, text)
         if kind == "sections":   # the pages too: semantic evidence, the document arm
             excl_pages |= kw.rows_holding("pages", text)
+    if kind == "sections" and excl:
+        excl |= ancestors(excl)
     r.drop_rows |= excl
     r.keep_rows = keep
     if kind == "pages":
