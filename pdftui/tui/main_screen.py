@@ -33,6 +33,7 @@ from textual.worker import Worker, WorkerState
 
 from ..errors import user_message
 from ..text import clean_text
+from . import typeahead
 from .compare_view import CompareScreen, author_year, hit_key
 from .corpus_pane import CorpusPane
 from .failures import FailureHandler
@@ -142,7 +143,12 @@ class MainScreen(FailureHandler, Screen):
         self.query_one(ResultsPane).show_timings = app.show_timings
         self.update_badge()
         self.update_status()
-        self.query_one("#query", Input).focus()
+        box = self.query_one("#query", Input)
+        box.focus()
+        typed = typeahead.take()   # typed while the app started: the user's, and it wins
+        if typed:
+            box.insert_text_at_cursor(typed)
+            self.triage.user_acted = True
         self._set_folder_first(True)
         self.triage.load_session()
         self.folder.load_documents()

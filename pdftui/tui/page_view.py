@@ -25,6 +25,7 @@ from pdftui.errors import user_message
 from pdftui.page_image import FIT_PAGE, PageImage, Zoom, render_page
 from pdftui.text import clean_text
 
+from . import typeahead
 from .failures import FailureHandler
 
 
@@ -40,6 +41,7 @@ PAN_STEP = 1 / 3
 def _image_backend():
     """``(Image widget class, get_cell_size, "")``, or ``(None, None, reason)`` when
     textual-image cannot be loaded here."""
+    typeahead.save()   # its terminal queries read the input: keys typed so far first
     try:
         from textual_image import _terminal
 

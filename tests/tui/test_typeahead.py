@@ -1,0 +1,78 @@
+"""Keys typed while pdftui starts reach the search box: the image library's terminal
+queries at import read the terminal's input, and "rotary position" typed as the app
+opened showed "ry position" (fifth trial)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+
+from pdftui.tui.typeahead import clean
+
+CHILD = textwrap.dedent("""
+    import sys, time
+    sys.stdout.write("ready\\n"); sys.stdout.flush()
+    time.sleep(1.0)   # the keys are typed meanwhile, as while the app starts
+    from pdftui.tui import page_view, typeahead
+    print("TYPED", repr(typeahead.take()), repr(typeahead.take()))
+""")
+
+
+def test_keys_typed_before_the_image_library_loads_are_kept():
+    """A real terminal (a pty): text typed before ``pdftui.tui.page_view`` is imported
+    comes back whole from :func:`typeahead.take`, once."""
+    master, slave = os.openpty()
+    try:
+        proc = subprocess.Popen([sys.executable, "-c", CHILD], stdin=slave, stdout=slave,
+                                stderr=subprocess.PIPE, start_new_session=True)
+        os.close(slave)
+        out = b""
+        while b"ready" not in out:
+            out += os.read(master, 1024)
+        os.write(master, "rotary position é".encode())
+        while b"TYPED" not in out or not out.rstrip().endswith(b"''"):
+            chunk = os.read(master, 4096)
+            if not chunk:
+                break
+            out += chunk
+        proc.wait(timeout=60)
+    finally:
+        os.close(master)
+    # the terminal echoes the keys and shows the library's queries before the line
+    assert "TYPED 'rotary position é' ''" in out.decode(), out
+
+
+def test_only_text_is_kept_of_what_was_typed():
+    assert clean(b"ab\x1b[Acd\x1bOPef\x03\tg\r") == "abcdefg"
+    assert clean("日本 x".encode()) == "日本 x"
+
+
+def test_the_text_typed_at_start_is_the_query_and_the_session_does_not_replace_it(
+        make_app, data_dir):
+    """What was typed while the app started is in the search box when it is up, and the
+    last session's query, restored after, does not replace it."""
+    import asyncio
+
+    from pdftui.tui import typeahead
+
+    from .conftest import search, settle, wait_for
+
+    async def first():
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            await search(pilot, "euler fonts")
+            await pilot.press("q")
+
+    async def second():
+        typeahead._pending = "rotary position"
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            main = app.main_screen
+            await wait_for(pilot, lambda: main.triage.session_restored, what="session")
+            assert app.query_one("#query").value == "rotary position"
+    asyncio.run(first())
+    asyncio.run(second())
