@@ -89,6 +89,8 @@ class ReaderPane(FailureHandler, Vertical):
         self._landed: ReadView | None = None   # the last view scrolled to its place
         self.pattern: re.Pattern[str] | None = None
         self.hits: list[Hit] = []
+        #: The index in ``hits`` of the hit opened or stepped to last (None: none)
+        self.hit_at: int | None = None
         self.stepped_to: tuple[str, int] | None = None  # (doc, page) reached with n / N
         self.top_page: int | None = None   # a section view: the page at the top of the screen
         #: the search (its request) on screen when what the reader shows was chosen (a
@@ -120,6 +122,7 @@ class ReaderPane(FailureHandler, Vertical):
         if self.view is None or self.view.request.doc != doc:
             self.toc_shown = False   # the contents were of the document read before
         self.set_hits(hits, pattern, doc)
+        self.hit_at = next((i for i, h in enumerate(self.hits) if h is hit), None)
         kind = "section" if hit.section is not None else "page"
         self.opened_hit = hit if kind == "page" and hit.excerpt else None
         self.request(ReadRequest(doc, kind, hit.page or 1, hit.excerpt or "",
@@ -134,6 +137,7 @@ class ReaderPane(FailureHandler, Vertical):
             doc = self.view.request.doc if self.view is not None else None
         self.hits = sorted((h for h in hits if h.doc == doc),
                            key=lambda h: (h.page or 0, h.rank or 0))
+        self.hit_at = None
 
     def open_document(self, doc: str, page: int = 1, entry: str = "") -> None:
         """Show ``doc`` from page 1 with its table of contents as a browsable list
@@ -144,6 +148,7 @@ class ReaderPane(FailureHandler, Vertical):
         self.stepped_to = None
         self.opened_hit = None
         self.hits = []
+        self.hit_at = None
         self.toc_shown = page == 1 and not entry
         self._focus_toc = self.toc_shown
         self.request(ReadRequest(doc, "page", page, entry, scroll="target" if entry
@@ -470,7 +475,8 @@ class ReaderPane(FailureHandler, Vertical):
             where += " · OCR"
         n_hits = len(self.hits)
         # on a page of a hit: which one of them ("hit 2 of 5"), n / N step from there
-        at = next((i for i, h in enumerate(self.hits, 1) if h.page == v.page), 0)
+        at = self.hit_at + 1 if self.hit_at is not None and v.request.kind == "section" \
+            else next((i for i, h in enumerate(self.hits, 1) if h.page == v.page), 0)
         hits = "" if not n_hits else f"  (hit {at} of {n_hits} in this document)" if at \
             else f"  ({n_hits} hit{'s' if n_hits != 1 else ''} in this document)"
         width = (self.size.width or 80) - 4   # border and padding
@@ -702,7 +708,10 @@ class ReaderPane(FailureHandler, Vertical):
         return any(lab and lab != str(n) for n, lab in enumerate(v.labels, 1))
 
     def step_hit(self, delta: int) -> None:
-        """Go to the next (``delta`` > 0) or previous hit in this document."""
+        """Go to the next (``delta`` > 0) or previous hit in this document, wrapping
+        around: from the hit opened last in a section view (section hits in their order:
+        stepping by the page scrolled to had gone 4-6, 11, 2, 3-4 twice), else from the
+        page shown."""
         v = self._need_view()
         if v is None:
             return
@@ -710,23 +719,34 @@ class ReaderPane(FailureHandler, Vertical):
             self.notify("No hits of this search in this document (Enter on a hit in the "
                         "results opens it).", timeout=2)
             return
-        page = v.page
-        if delta > 0:
-            nxt = [h for h in self.hits if (h.page or 0) > page]
-            hit = nxt[0] if nxt else None
-        else:
-            prv = [h for h in self.hits if (h.page or 0) < page]
-            hit = prv[-1] if prv else None
-        if hit is None:   # wrap around, and say so
-            hit = self.hits[0] if delta > 0 else self.hits[-1]
-            if (hit.page or 0) == page:
-                self.notify("no other hit in this document", timeout=1.5)
-                return
+        at, wrapped = self._next_hit(v, delta)
+        if at is None:
+            self.notify("no other hit in this document", timeout=1.5)
+            return
+        if wrapped:
             self.notify(f"wrapped to the {'first' if delta > 0 else 'last'} hit in this "
                         f"document ({len(self.hits)} hits)", timeout=1.5)
+        hit = self.hits[at]
+        self.hit_at = at
         self.stepped_to = (v.request.doc, hit.page or 1)
-        self.request(ReadRequest(v.request.doc, v.request.kind, hit.page or 1,
-                                 hit.excerpt or ""))
+        kind = "section" if hit.section is not None else v.request.kind
+        self.request(ReadRequest(v.request.doc, kind, hit.page or 1, hit.excerpt or "",
+                                 section_id=hit.section_id))
+
+    def _next_hit(self, v: ReadView, delta: int) -> tuple[int | None, bool]:
+        """``(index in self.hits, wrapped)`` of the hit ``delta`` steps on (None: no
+        other one)."""
+        n = len(self.hits)
+        if self.hit_at is not None and v.request.kind == "section":
+            at = (self.hit_at + delta) % n
+            return (None, False) if at == self.hit_at else (at, not 0 <= self.hit_at + delta < n)
+        page = v.page
+        pages = [h.page or 0 for h in self.hits]
+        ahead = [i for i, p in enumerate(pages) if (p > page if delta > 0 else p < page)]
+        if ahead:
+            return (ahead[0] if delta > 0 else ahead[-1]), False
+        at = 0 if delta > 0 else n - 1
+        return (None, False) if pages[at] == page else (at, True)
 
     def current_paragraph(self) -> tuple[str, str, int, str] | None:
         """The paragraph a clip takes: the hit's (marked with a bar) while it is on

@@ -350,3 +350,31 @@ def test_a_wrapped_contents_entry_keeps_a_hanging_indent(make_app):
             for ln in wrapped:                         # its continuation is indented
                 assert ln.startswith("  "), lines
     run(go())
+
+
+def test_n_in_a_section_view_visits_each_section_hit_once_in_order(make_app):
+    """Fifth trial: in section mode n went 4-6, 11, 2 (wrapped), 3-4, 3-4 again, 11,
+    never back to the first: it stepped by the page scrolled to and opened pages, not the
+    hits' sections. From the hit opened, n visits every section hit of the document
+    once, in order, and comes back round to it."""
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            app.main_screen.granularity = "section"
+            data = await search(pilot, "attention")
+            doc = data.hits[0].doc
+            mine = [h for h in data.hits if h.doc == doc]
+            assert len(mine) >= 3 and all(h.section_id for h in mine)
+            app.main_screen.open_hit(data.hits[0])
+            reader = await reader_ready(pilot, lambda r: r.view.request.kind == "section")
+            seen = [reader.view.request.section_id]
+            for _ in range(len(mine)):
+                before = reader.view
+                await pilot.press("n")
+                await reader_ready(pilot, lambda r: r.view is not before)
+                seen.append(reader.view.request.section_id)
+            order = [h.section_id for h in reader.hits]
+            start = order.index(seen[0])
+            assert seen == (order[start:] + order[:start] + [seen[0]]), (seen, order)
+    run(go())
