@@ -97,6 +97,32 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "pages.document_order+first_documents=0": {"pages.document_order": 0.0,
                                                "pages.first_documents": 0},
     "sections.reference=pages.reference": {"sections.reference": 0.9},
+    # every signal whose removal alone moved no set by more than .005 (5 Dec run), at once
+    "prune.flat": {"sections.named": 0.0, "pages.document_order": 0.0,
+                   "pages.first_documents": 0, "pages.document": 0.0,
+                   "sections.reference": 0.9, "semantic.conf_loss": 0.0,
+                   "semantic.adapt_lo": 0.0},
+    # prune.flat, no spread rule for collecting subsections, related work not demoted
+    "prune.flat+sections": {"sections.named": 0.0, "pages.document_order": 0.0,
+                            "pages.first_documents": 0, "pages.document": 0.0,
+                            "sections.reference": 0.9, "semantic.conf_loss": 0.0,
+                            "semantic.adapt_lo": 0.0, "sections.subsection_spread": 0.0,
+                            "sections.related": 1.0},
+    # prune.flat keeping the first documents' places
+    "prune.flat2": {"sections.named": 0.0, "pages.document_order": 0.0,
+                    "pages.document": 0.0, "sections.reference": 0.9,
+                    "semantic.conf_loss": 0.0, "semantic.adapt_lo": 0.0},
+    # ... and no spread rule for collecting subsections, related work not demoted
+    "prune.flat2+sections": {"sections.named": 0.0, "pages.document_order": 0.0,
+                             "pages.document": 0.0, "sections.reference": 0.9,
+                             "semantic.conf_loss": 0.0, "semantic.adapt_lo": 0.0,
+                             "sections.subsection_spread": 0.0, "sections.related": 1.0},
+    # ... and the ones that moved a set by at most .01 and gained one by as much
+    "prune.small": {"sections.named": 0.0, "pages.document_order": 0.0,
+                    "pages.first_documents": 0, "pages.document": 0.0,
+                    "sections.reference": 0.9, "semantic.conf_loss": 0.0,
+                    "semantic.adapt_lo": 0.0, "semantic.doc_context": 0.0,
+                    "sections.subsection_spread": 0.0, "sections.related": 1.0},
 }
 
 DEV = ("dev_doc", "dev_top3", "dev_page")
@@ -143,6 +169,13 @@ TUNED: dict[str, tuple[str, ...]] = {
     "pages.document_order+first_documents=0": DEV,
     "sections.reference=pages.reference": ("dev_sections", "probes", "para1", "para2",
                                            "para3", "titled"),
+    "prune.flat": DEV + ("dev_sections", "probes", "para1", "para2", "para3", "titled"),
+    "prune.small": DEV + ("dev_sections", "probes", "para1", "para2", "para3", "titled"),
+    "prune.flat+sections": DEV + ("dev_sections", "probes", "para1", "para2", "para3",
+                                  "titled"),
+    "prune.flat2": DEV + ("dev_sections", "probes", "para1", "para2", "para3", "titled"),
+    "prune.flat2+sections": DEV + ("dev_sections", "probes", "para1", "para2", "para3",
+                                   "titled"),
 }
 
 SECTION_FILES = {"probes": "section_probes.json", "para1": "section_paraphrases.json",
