@@ -69,7 +69,7 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "semantic.doc_context=0": {"semantic.doc_context": 0.0},
     "semantic.stand_in=off": {"semantic.stand_in": False},
     "pages.head=0": {"pages.head": 0.0},
-    "reference=1": {"reference": 1.0},
+    "pages.reference=1": {"pages.reference": 1.0},
     "pages.arms_agree=off": {"pages.arms_agree": False},
     "pages.short_semantic=1": {"pages.short_semantic": 1.0},
     "pages.phrase=0": {"pages.phrase": 0.0},
@@ -79,12 +79,15 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "sections.subsection_share=0": {"sections.subsection_share": 0.0},
     "sections.opening_weight=1": {"sections.opening_weight": 1.0},
     "sections.named_docs=off": {"sections.named_docs": False},
+    "sections.named=0": {"sections.named": 0.0},
     "sections.named_max=off": {"sections.named_max": False},
     "sections.title=0": {"sections.title": 0.0},
     "sections.passages=0": {"sections.passages": 0.0},
+    "sections.reference=1": {"sections.reference": 1.0},
     # merges: one constant doing two constants' job (the verdict reads the same way)
     "keyword.proximity+doc_proximity=0": {"keyword.proximity": 0.0,
                                           "keyword.doc_proximity": 0.0},
+    "sections.reference=pages.reference": {"sections.reference": 0.9},
 }
 
 DEV = ("dev_doc", "dev_top3", "dev_page")
@@ -105,7 +108,7 @@ TUNED: dict[str, tuple[str, ...]] = {
     "semantic.doc_context=0": DEV,
     "semantic.stand_in=off": ("partial_page", "partial_sections"),
     "pages.head=0": DEV,
-    "reference=1": DEV + ("dev_sections", "probes", "para1", "para2", "para3", "titled"),
+    "pages.reference=1": DEV,
     "pages.arms_agree=off": DEV,
     "pages.short_semantic=1": ("short",),
     "pages.phrase=0": ("short",),
@@ -115,10 +118,14 @@ TUNED: dict[str, tuple[str, ...]] = {
     "sections.subsection_share=0": ("dev_sections", "probes"),
     "sections.opening_weight=1": ("dev_sections", "probes", "para1", "para2", "para3"),
     "sections.named_docs=off": ("dev_sections", "titled", "named"),
+    "sections.named=0": ("dev_sections",),
     "sections.named_max=off": ("dev_sections", "titled"),
     "sections.title=0": SECTIONS_ALL,
     "sections.passages=0": ("dev_sections", "para1", "para2", "para3"),
+    "sections.reference=1": ("dev_sections", "probes", "para1", "para2", "para3", "titled"),
     "keyword.proximity+doc_proximity=0": DEV + ("para1", "para2", "para3", "scoped"),
+    "sections.reference=pages.reference": ("dev_sections", "probes", "para1", "para2",
+                                           "para3", "titled"),
 }
 
 SECTION_FILES = {"probes": "section_probes.json", "para1": "section_paraphrases.json",

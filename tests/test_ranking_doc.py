@@ -30,4 +30,4 @@ def test_help_intro_reads_the_weights_from_the_config():
     text = intro()
     assert f"w/({c.k}+rank)" in text
     assert f"semantic x{c.semantic.weight:g}" in text
-    assert f"reference lists x{c.reference:g}" in text
+    assert f"reference lists x{c.pages.reference:g}" in text

@@ -79,6 +79,22 @@ def test_a_section_collects_from_three_listed_subsections_not_from_one():
         base.scores[par]                              # its subsections beyond the depth
 
 
+def test_a_named_documents_sections_are_a_list_of_their_own():
+    """Issue 18: the sections of a document the query names, in the run's order, gain
+    ``weight x share^2 / (k + their place in that document)``; other documents' keys are
+    untouched, and the named document's best key may pass another document's."""
+    r1, p1, p2, s1 = ("raft.pdf", 7), ("paxos.pdf", 4), ("paxos.pdf", 2), ("spanner.pdf", 9)
+    base = run.order(run.rrf([(Arm.SEMANTIC, [r1, p1, s1, p2], 1.0)]), [], [])
+    got = run.add_named(base, {"paxos.pdf": 0.8}, 1.0, 60)
+    assert got.keys == [p1, p2, r1, s1]             # the named paper's sections gather
+    assert got.scores[p1] == pytest.approx(1 / 62 + 0.64 / 61)
+    assert got.scores[p2] == pytest.approx(1 / 64 + 0.64 / 62)
+    assert got.scores[r1] == base.scores[r1] and got.scores[s1] == base.scores[s1]
+    c = got.evidence[p2][-1]
+    assert (c.arm, c.rank, c.weight, c.k) == (Arm.NAMED, 2, pytest.approx(0.64), 60)
+    assert run.add_named(base, {}, 1.0, 60) is base
+
+
 def test_a_documents_listed_sections_are_reordered_by_their_best_passage():
     """Issue 18: among one document's listed sections, placed by their best passage's
     share, each gains ``weight x share^2 / (k + place)``, times its factors; a document

@@ -11,6 +11,7 @@ import pytest
 
 from pdftui.index import index_folder
 from pdftui.search import SearchService
+from pdftui.search.run import Arm
 
 from .conftest import CORPUS, REPO, SMALL_DOCS, copy_docs, shared_index
 from .invariants import assert_well_ranked
@@ -647,11 +648,11 @@ def consensus(tmp_path_factory):
 def test_a_query_naming_a_paper_finds_the_section_by_the_rest_of_it(consensus):
     """"how does paxos choose a value" names Paxos Made Simple ("paxos" is in its title,
     not in "2.2 Choosing a Value"'s text, which says proposer, acceptor, proposal): the
-    paper's sections count the name as held and are embedded against "how does choose a
-    value", and the section's title states the rest of the query, so it comes first.
-    Without the section-title list (and with its units read without the name only) it
-    comes second, after Raft's "3 What's wrong with Paxos?" (which says the name); without
-    naming at all the name's cosine and the keyword gate keep it out of the first four."""
+    paper's sections count the name as held, are embedded against "how does choose a
+    value" and are one more list in their fused order (``named_weight`` x share^2), so the
+    section comes first. Without that list it came second, after Raft's "3 What's wrong
+    with Paxos?" (which says the name); without naming at all the name's cosine and the
+    keyword gate kept it out of the first four."""
     from pdftui.search import naming
     from pdftui.search.engine import Engine
 
@@ -664,7 +665,9 @@ def test_a_query_naming_a_paper_finds_the_section_by_the_rest_of_it(consensus):
         res = e.search(q, "hybrid", "section", 5)
         got = [(h.doc, h.section) for h in res.hits]
         assert got[0] == (PAXOS, "2.2 Choosing a Value")
-        e.config = e.config.updated({"sections.title": 0.0})
+        assert any(c.arm.value == "named" for c in res.hits[0].arms)
+        assert res.weights.named == 1.0
+        e.config = e.config.updated({"sections.named": 0.0, "sections.title": 0.0})   # the title list alone lifts it too
         e.config = e.config.updated({"sections.named_max": False})   # (and its units read without the name only)
         two = [(h.doc, h.section) for h in e.search(q, "hybrid", "section", 5).hits]
         assert two[:2] == [(RAFT, "3 What’s wrong with Paxos?"), (PAXOS, "2.2 Choosing a Value")]
@@ -703,9 +706,8 @@ def test_a_reference_list_section_rarely_wins_a_section_search(consensus):
     """A References section matches the titles of the works it lists, not the question:
     "Byzantine fault tolerance" put Paxos' and Raft's reference lists 2nd and 3rd among
     the sections (fresh-user trial: Spanner's "References" 2nd for a MapReduce question).
-    In hybrid sections a section titled as a reference list keeps ``reference`` (0.9, as
-    a reference-list page) of its score, as a factor the hit shows, unless the query asks
-    for citations."""
+    In hybrid sections a section titled as a reference list keeps ``section_ref_weight``
+    (0.5) of its score, as a factor the hit shows, unless the query asks for citations."""
     from pdftui.search.engine import Engine
 
     e = Engine(*consensus)
@@ -714,11 +716,11 @@ def test_a_reference_list_section_rarely_wins_a_section_search(consensus):
         assert "References" not in [h.section for h in res.hits]
         cited = e.search("papers cited on Byzantine fault tolerance", "hybrid", "section", 5)
         assert "References" in [h.section for h in cited.hits[:3]]
-        e.config = e.config.updated({"reference": 1.0})
+        e.config = e.config.updated({"sections.reference": 1.0})
         off = e.search("Byzantine fault tolerance", "hybrid", "section", 5)
         assert [h.section for h in off.hits[1:3]] == ["References", "References"]
     finally:
-        e.config = e.config.updated({"reference": 0.9})
+        e.config = e.config.updated({"sections.reference": 0.5})
         e.close()
 
 
@@ -759,26 +761,31 @@ def corpus_engine():
 def test_a_named_papers_section_comes_first_in_the_whole_corpus(corpus_engine):
     """Issue 18's query over the 105 corpus PDFs: "how does paxos choose a value" names
     Paxos Made Simple; its "2.2 Choosing a Value" is first (second, after Raft's "3 What's
-    wrong with Paxos?", without the section-title list and the better-of cosines). "what's
-    wrong with paxos" names the paper too, but Raft's section answers it and stays first:
-    naming a document does not put its sections above the section that answers."""
+    wrong with Paxos?", without the named document's list and the passages). "what's wrong with paxos"
+    names the paper too, but Raft's section answers it and stays first: the list orders a
+    named document's sections; it does not put them above the section that answers."""
     e = corpus_engine
     res = e.search("how does paxos choose a value", "hybrid", "section", 10)
     assert (res.hits[0].doc, res.hits[0].section) == (PAXOS, "2.2 Choosing a Value")
+    assert res.weights.named == 1.0
     res = e.search("what's wrong with paxos", "hybrid", "section", 10)
     assert (res.hits[0].doc, res.hits[0].section) == (RAFT, "3 What’s wrong with Paxos?")
+    assert res.weights.named == 1.0
     q = "how does paxos choose a value"
     try:
-        e.config = e.config.updated({"sections.passages": 0.0})        # the section's title states the query
+        e.config = e.config.updated({"sections.passages": 0.0})        # the named document's list alone suffices
         res = e.search(q, "hybrid", "section", 10)
         assert (res.hits[0].doc, res.hits[0].section) == (PAXOS, "2.2 Choosing a Value")
-        e.config = e.config.updated({"sections.title": 0.0})            # neither: second, as in session 10
+        e.config = e.config.updated({"sections.named": 0.0})          # the section's title states the query
+        res = e.search(q, "hybrid", "section", 10)
+        assert (res.hits[0].doc, res.hits[0].section) == (PAXOS, "2.2 Choosing a Value")
+        e.config = e.config.updated({"sections.title": 0.0})            # none of them: second, as in session 10
         e.config = e.config.updated({"sections.named_max": False})           # (its units read without the name only)
         res = e.search(q, "hybrid", "section", 10)
         got = [(h.doc, h.section) for h in res.hits[:2]]
         assert got == [(RAFT, "3 What’s wrong with Paxos?"), (PAXOS, "2.2 Choosing a Value")]
     finally:
-        e.config = e.config.updated({"sections.passages": 0.1})
+        e.config = e.config.updated({"sections.named": 1.0, "sections.passages": 0.1})
         e.config = e.config.updated({"sections.title": 1.0, "sections.named_max": True})
 
 
@@ -826,6 +833,7 @@ def test_a_paper_named_by_a_word_other_papers_say_too(corpus_engine):
     try:
         first = e.search(q, "hybrid", "section", 4).hits[0]
         assert (first.doc, first.section) == want
+        assert Arm.NAMED in {a.arm for a in first.arms}
         e.config = e.config.updated({"sections.name_share": 0.5})
         got = [(h.doc, h.section) for h in e.search(q, "hybrid", "section", 4).hits]
         assert want not in got

@@ -29,7 +29,8 @@ class KeywordArm:
     evidence (:func:`.evidence.keyword_strength`); ``fused`` / ``ranking`` the whole
     stage-1 list (ranks of shown hits beyond ``keys``); ``head`` the head-field list
     ``[((doc, 1), share)]``; ``named`` (section search) ``{content: query terms}`` of the
-    documents the query names and the terms naming each."""
+    documents the query names and the terms naming each, ``named_share`` ``{doc: share of
+    the query's rarity mass its head holds}`` of those documents."""
 
     keys: list[Key] = field(default_factory=list)
     scores: list[float] = field(default_factory=list)
@@ -40,6 +41,7 @@ class KeywordArm:
     ranking: "keyword.Ranking | None" = None
     head: list[tuple[Key, float]] = field(default_factory=list)
     named: dict[int, frozenset[str]] = field(default_factory=dict)
+    named_share: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass

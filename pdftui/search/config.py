@@ -68,6 +68,8 @@ class PagesConfig:
     #: A document enters the head-field list when its head holds at least this share of
     #: the query's rarity mass.
     head_share: float = 0.5
+    #: Score factor of a reference-list page for a query that does not ask for citations.
+    reference: float = 0.9
     #: A folder's pages: the document both arms rank first leads (:func:`.run.agreed_first`).
     arms_agree: bool = True
     #: A term lookup (see ``RankingConfig.short_terms``): semantic weight x this.
@@ -105,6 +107,8 @@ class SectionsConfig:
     #: Sections of a document the query names: its name counts as held (coverage), and
     #: their cosines are read against the query without it.
     named_docs: bool = True
+    #: ... and they are one more list, in their fused order, at this x share^2 / (k + place).
+    named: float = 1.0
     #: A document is named by a query term at most this share of the texts searched hold
     #: (or ``keyword_arm.NAME_MIN_DOCS``) ...
     name_df: float = 0.1
@@ -124,6 +128,8 @@ class SectionsConfig:
     passages: float = 0.1
     #: See ``passages``.
     passage_places: int = 10
+    #: Score factor of a section titled as a reference list.
+    reference: float = 0.5
 
 
 @dataclass(frozen=True)
@@ -154,9 +160,6 @@ class RankingConfig:
     #: A term lookup is a query of at most this many terms some page holds all of
     #: ("frame skipping").
     short_terms: int = 3
-    #: Score factor of a reference-list page, or of a section titled as one, for a query
-    #: that does not ask for citations.
-    reference: float = 0.9
     #: The keyword arm.
     keyword: KeywordConfig = field(default_factory=KeywordConfig)
     #: The semantic arm.

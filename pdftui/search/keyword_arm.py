@@ -42,9 +42,9 @@ def keyword_arm(c: Plan, kw: keyword.KeywordIndex, view: CorpusView, o: RankingC
         if c.granularity is Granularity.PAGE else \
         ranking.ids[rows]
     # computed for sections too: the adaptive semantic page score reads it
-    named = named_documents(ranking, c, view, o) \
+    named, shares = named_documents(ranking, c, view, o) \
         if c.granularity is Granularity.SECTION and o.sections.named_docs and not c.few \
-        else {}
+        else ({}, {})
     extra = head_masks(ranking, named) if named else None
     cov = keyword.row_rarity_share(ranking, scope, extra)
     head = [x for x in head_list(ranking, c.by_doc, c.terms, view.heads,
@@ -53,13 +53,14 @@ def keyword_arm(c: Plan, kw: keyword.KeywordIndex, view: CorpusView, o: RankingC
         if c.granularity is Granularity.PAGE and o.pages.head > 0 and not c.few else []
     return KeywordArm(list(zip(names, second.tolist())), fl.score[:n].tolist(),
                       cov[rows].tolist(), float(cov.max()) if len(fl) else 0.0,
-                      strength, fl, ranking, head, named)
+                      strength, fl, ranking, head, named, shares)
 
 
 def named_documents(ranking, c: Plan, view: CorpusView, o: RankingConfig
-                    ) -> dict[int, frozenset[str]]:
-    """``{content: the query terms its head holds}`` of the documents the query names:
-    their head (title, byline) holds at least ``name_share`` of the query's rarity mass, but
+                    ) -> tuple[dict[int, frozenset[str]], dict[str, float]]:
+    """``({content: the query terms its head holds}, {doc: its head's share of the
+    query's rarity mass})`` of the documents the query names: their head (title,
+    byline) holds at least ``name_share`` of the query's rarity mass, but
     not every query term (a head holding them all summarises the document; it does not
     name it), and one of the terms it holds is a name: at most ``name_df`` of the texts
     searched hold it (or ``NAME_MIN_DOCS``). "paxos" in "how does paxos choose a
@@ -70,7 +71,7 @@ def named_documents(ranking, c: Plan, view: CorpusView, o: RankingConfig
     one slide": most texts say "put", 14 of 105 "slide"."""
     listed = head_list(ranking, c.by_doc, c.terms, view.heads, o.sections.name_share)
     if not listed:
-        return {}
+        return {}, {}
     heads = view.heads.terms({c.by_doc[d] for (d, _p), _s in listed}, c.terms)
     every = {str(t) for t in c.terms}
     named = {cid: held for cid, held in heads.items() if held and not every <= held}
@@ -81,4 +82,4 @@ def named_documents(ranking, c: Plan, view: CorpusView, o: RankingConfig
         rare = {k for k, d in held_df(ranking).items() if d <= most}
         names = {t for held in named.values() for t in held if t in rare}
         named = {cid: held for cid, held in named.items() if held & names}
-    return named
+    return named, {d: share for (d, _p), share in listed if c.by_doc[d] in named}

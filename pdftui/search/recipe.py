@@ -2,7 +2,8 @@
 
 Pure functions over typed values (:class:`.arms.KeywordArm`, :class:`.arms.SemanticArm`,
 :class:`.signals.Signals`, the configuration): fuse (weighted RRF of the arms, the keyword
-coverage gate, the stand-in, the phrase list, the head field), order, then finish
+coverage gate, the stand-in, the phrase list, the head field, a named document's
+sections), order, then finish
 (reference lists demoted, the arms' agreed first document, the identifier pin, the
 restriction). :func:`hybrid_pages` and :func:`hybrid_sections` return the run with the
 :class:`.run.Weights` in force; :func:`single_arm` is keyword or semantic mode. Nothing
@@ -72,9 +73,10 @@ def _fuse(kw: KeywordArm, sem: SemanticArm, sig: Signals, o: RankingConfig, dept
     return _Fused(got, kwl, sml, conf, w_stand, gated, kw_w)
 
 
-def _weights(f: _Fused, kw: KeywordArm, sem: SemanticArm, sig: Signals, o: RankingConfig
-             ) -> Weights:
-    """The weights in force after the arms' fusion (:class:`.run.Weights`)."""
+def _weights(f: _Fused, kw: KeywordArm, sem: SemanticArm, sig: Signals, o: RankingConfig,
+             pages: bool, named: bool) -> Weights:
+    """The weights in force after the arms' fusion (:class:`.run.Weights`) of a page
+    (``pages``) or section search; ``named``: the named documents' list ran."""
     ran = sem.first_unit_weight is not None   # the semantic arm ran
     return Weights(
         o.k, f.kw_w, o.keyword.coverage_power if f.gated else None,
@@ -83,7 +85,8 @@ def _weights(f: _Fused, kw: KeywordArm, sem: SemanticArm, sig: Signals, o: Ranki
         first_unit_weight=sem.first_unit_weight,
         head=o.pages.head * f.kw_w if kw.head else None,
         section_head=o.sections.head_weight if sem.heads is not None else None,
-        reference=o.reference, few=sig.few,
+        reference=o.pages.reference if pages else o.sections.reference, few=sig.few,
+        named=o.sections.named if named else None,
         stand_in=f.w_stand if sig.pending else None,
         phrase=o.pages.phrase if sig.phrase else None)
 
@@ -97,7 +100,7 @@ def hybrid_pages(kw: KeywordArm, sem: SemanticArm, sig: Signals, o: RankingConfi
     got = f.got
     if kw.head:
         got = run.add_head(got, kw.head, o.pages.head * f.kw_w, o.k)
-    weights = _weights(f, kw, sem, sig, o)
+    weights = _weights(f, kw, sem, sig, o, True, False)
     got = run.order(got, f.kwl, f.sml)
     # the arms' own lists (their rank columns and single-arm modes) stay as ranked;
     # only the first top_k are shown: when nothing re-sorts or filters the list
@@ -105,7 +108,7 @@ def hybrid_pages(kw: KeywordArm, sem: SemanticArm, sig: Signals, o: RankingConfi
     last = not sig.restricted and not sig.identifier and sig.has_text
     down = reference_keys(got, sig, o, sig.top_k if sig.top_k > 0 and last else None)
     if down:
-        got = run.demote(got, down, o.reference, "reference list")
+        got = run.demote(got, down, o.pages.reference, "reference list")
     if not sig.few and o.pages.arms_agree:
         got = run.agreed_first(got, "both arms' first document")
     return finish(got, sig), weights
@@ -113,21 +116,25 @@ def hybrid_pages(kw: KeywordArm, sem: SemanticArm, sig: Signals, o: RankingConfi
 
 def hybrid_sections(kw: KeywordArm, sem: SemanticArm, sig: Signals, o: RankingConfig,
                     depth: int) -> tuple[Run, Weights]:
-    """Hybrid section search: the arms' first ``depth`` keys fused (:func:`_fuse`), the
-    order; the opening's demotion, the subsections' lift, the titled list, the best
-    passages (:func:`_section_steps`); then reference lists demoted; the common finish
-    (:func:`finish`)."""
+    """Hybrid section search: the arms' first ``depth`` keys fused (:func:`_fuse`), a
+    named document's sections, the order; the opening's demotion, the subsections' lift,
+    the titled list, the best passages (:func:`_section_steps`); then reference lists
+    demoted; the common finish (:func:`finish`)."""
     f = _fuse(kw, sem, sig, o, depth, o.sections.keyword_weight)
     got = f.got
     if kw.head:
         got = run.add_head(got, kw.head, o.pages.head * f.kw_w, o.k)
-    weights = _weights(f, kw, sem, sig, o)
+    named = kw.named_share if o.sections.named > 0 else {}
+    if named:
+        # the name says which document, the rest of the query which of its sections
+        got = run.add_named(run.order(got, f.kwl, f.sml), named, o.sections.named, o.k)
+    weights = _weights(f, kw, sem, sig, o, False, bool(named))
     got = run.order(got, f.kwl, f.sml)
     got, weights = _section_steps(got, f, kw, sem, sig, o, weights)
-    if o.reference < 1.0 and not sig.citation_query:
+    if o.sections.reference < 1.0 and not sig.citation_query:
         down = {key for key in got.scores if sig.reference_section(key)}
         if down:
-            got = run.demote(got, down, o.reference, "reference list")
+            got = run.demote(got, down, o.sections.reference, "reference list")
     return finish(got, sig), weights
 
 
@@ -165,11 +172,11 @@ def _section_steps(got: Run, f: _Fused, kw: KeywordArm, sem: SemanticArm, sig: S
 def reference_keys(fused: Run, sig: Signals, o: RankingConfig, shown: int | None = None
                    ) -> set[Key] | None:
     """The reference-list pages of ``fused`` (best first) whose score is to be
-    multiplied by ``reference``; None when the query asks for citations (or the factor
+    multiplied by ``pages.reference``; None when the query asks for citations (or the factor
     is 1). With ``shown``, only the pages that could be among the first ``shown``
-    afterwards are looked at: a page scoring under ``reference`` x the shown-th score
+    afterwards are looked at: a page scoring under ``pages.reference`` x the shown-th score
     stays below every one of the first ``shown``, whichever pages are demoted."""
-    w = o.reference
+    w = o.pages.reference
     if w >= 1.0 or not len(fused) or sig.citation_query:
         return None
     pairs = fused.pairs()

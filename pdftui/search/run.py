@@ -37,6 +37,7 @@ class Arm(str, Enum):
     SECTION_HEAD = "section_head"  # sections by their head unit's cosine (hybrid)
     HEAD = "head"                # the head field: page 1 of documents whose byline holds it
     SUBSECTIONS = "subsections"  # a section by the fused scores of its listed subsections
+    NAMED = "named"              # a section of a document the query names, by its place
     PASSAGE = "passage"          # a section by its best passage, among its document's first
     STAND_IN = "stand_in"        # a document not embedded yet: its keyword rank stands in
     TITLE = "title"              # a section whose title holds the query's own terms
@@ -232,6 +233,30 @@ def add_head(run: Run, head: Sequence[tuple[Key, float]], weight: float,
     return run._with(scores, ev)
 
 
+def add_named(run: Run, shares: Mapping[str, float], weight: float, k: int = K) -> Run:
+    """Sections of the documents a query names (``{doc: share}``, the share of the query's
+    rarity mass the document's head holds, as the head field's): each named document's
+    keys, in ``run``'s order (which must be best first), are one list of their own, a key
+    gaining ``weight x share^2 / (k + r)``, r its 1-based place among its document's keys.
+    The name says which document; the rest of the query says which part, and the part
+    that comes first there comes first here. Returns the run best first (stable)."""
+    if not shares:
+        return run
+    place: dict[str, int] = {}
+    scores = dict(run.scores)
+    ev = dict(run.evidence)
+    for key in run.scores:
+        share = shares.get(key[0])
+        if share is None:
+            continue
+        r = place[key[0]] = place.get(key[0], 0) + 1
+        w = weight * share * share
+        s = rrf_score(r, k, w)
+        scores[key] += s
+        _add(ev, key, Contribution(Arm.NAMED, r, w, s, k))
+    return _resorted(run, scores, ev)
+
+
 def add_passages(run: Run, shares: Mapping[Key, float], weight: float, k: int = K) -> Run:
     """Reorder each document's listed sections by their best passage: ``shares`` ``{key:
     share of the query's rarity mass its best passage holds}`` (the first hits of ``run``,
@@ -375,7 +400,7 @@ def listing(keys: Sequence[tuple[Key, float]]) -> Run:
 
 
 __all__ = ["Arm", "Contribution", "Factor", "Key", "Run", "Weights", "add_head",
-           "add_stand_in", "add_subsections", "add_titled", "demote", "gate_keyword", "keep",
+           "add_named", "add_stand_in", "add_subsections", "add_titled", "demote", "gate_keyword", "keep",
            "listing", "order", "pin", "rrf", "single"]
 
 
@@ -389,10 +414,11 @@ class Weights:
     but ``pages.short_semantic`` for a term lookup of a few words one page holds);
     ``first_unit_weight``: the page-head share A of a page's cosine; ``head``: the head
     field's weight before its share^2; ``section_head``: the section head list's weight;
-    ``reference``: the factor of a reference-list page or section; ``few``: the scope was
-    searched as one document set (no gate, head field or page-head blend);
-    ``subsections``: the share of its subsections' scores a section collects
-    (:func:`add_subsections`); ``passages``: the weight, before its share^2, of a
+    ``reference``: the factor of a reference-list page (page search) or section (section
+    search); ``few``: the scope was searched as one document set (no gate, head field or
+    page-head blend); ``subsections``: the share of its subsections' scores a section
+    collects (:func:`add_subsections`); ``named``: the weight, before its share^2, of the
+    sections of a document the query names (:func:`add_named`); ``passages``: the weight, before its share^2, of a
     section's best passage among its document's first hits (:func:`add_passages`);
     ``stand_in``: the weight of the keyword ranks standing in for
     the semantic arm in documents not embedded yet (:func:`add_stand_in`); ``title``: the
@@ -411,6 +437,7 @@ class Weights:
     reference: float | None = None
     few: bool = False
     subsections: float | None = None
+    named: float | None = None
     passages: float | None = None
     stand_in: float | None = None
     title: float | None = None

@@ -18,8 +18,8 @@ if TYPE_CHECKING:
 
 ARM_NAMES = {"keyword": "keyword", "semantic": "semantic", "section_body": "body",
              "section_head": "heading", "head": "byline", "subsections": "subsections",
-             "passage": "passage", "stand_in": "keyword for semantic",
-             "title": "section title", "phrase": "phrase"}
+             "named": "named document", "passage": "passage",
+             "stand_in": "keyword for semantic", "title": "section title", "phrase": "phrase"}
 
 
 def _num(x: float) -> str:
@@ -80,6 +80,8 @@ def weights_line(weights: Weights | None) -> str:
         parts.append(f"subsections {_num(_r(w.subsections))} × their scores")
     if w.head is not None:
         parts.append(f"byline {_num(_r(w.head))} × share²")
+    if _r(w.named):
+        parts.append(f"named document {_num(_r(w.named))} × share²")
     if _r(w.title):
         parts.append(f"section title {_num(_r(w.title))}")
     if _r(w.passages):
