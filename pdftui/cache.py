@@ -33,8 +33,8 @@ EXTRACTOR_VERSION = 26  # 7, 9, 10: numbering; 8: floats; 11, 12: heading column
 #: ``units.page`` of a section's head unit (``units.ordinal`` = ``sections.ordinal``): the
 #: first embedding unit of the section's own text, from its heading. Page units are >= 1.
 SECTION_HEAD_PAGE = 0
-#: Page units of a document averaged into its head vector (the hybrid document-level arm:
-#: the document's opening, title and abstract for a paper); embedded first (index.py).
+#: Page units of a document's opening (title and abstract for a paper), averaged into its
+#: head vector; embedded first (index.py); a section starting in them is its opening.
 HEAD_UNITS = 4
 #: Characters of a section's own text offered to its head unit (cut to the model's tokens).
 SECTION_HEAD_CHARS = 1200

@@ -344,13 +344,12 @@ def test_exclusion_removes_every_hit_holding_it(attention, mode, granularity):
 
 
 def test_exclusion_leaves_every_arm_list(attention):
-    """Not only the fused list: the keyword, semantic and head-field lists and the
-    document-level arm of hybrid page search hold nothing excluded."""
+    """Not only the fused list: the keyword, semantic and head-field lists of hybrid
+    search hold nothing excluded."""
     service, lib = attention
     engine = service._get_engine()
     engine.refresh()
     searchable = [d for d in engine._docs if d.reason is None]
-    cid = {d.doc: d.content_id for d in searchable}
     cov = engine.coverage(searchable, True)
     for query, what in EXCLUSIONS:
         for kind in ("page", "section"):
@@ -368,28 +367,9 @@ def test_exclusion_leaves_every_arm_list(attention):
         out = engine.rank(query, "hybrid", "page", searchable, cov, top_k=100)
         for (doc, page), _share in out.keyword.head:
             assert not holds(lib.page(doc, page).text, what), (query, "head", doc)
-        m = engine.matrix()
-        for doc in out.semantic.doc_rank or {}:
-            for page in m.head_pages(cid[doc]):
-                assert not holds(lib.page(doc, page).text, what), (query, "doc arm", doc)
     # the byline query's head-field list is not empty without the exclusion
     out = engine.rank("vaswani attention", "hybrid", "page", searchable, cov)
     assert out.keyword.head
-
-
-def test_exclusion_leaves_the_document_level_arm(attention):
-    service, _lib = attention
-    engine = service._get_engine()
-    engine.refresh()
-    searchable = [d for d in engine._docs if d.reason is None]
-    cov = engine.coverage(searchable, True)
-    with_it = engine.rank("speaker verification", "hybrid", "page", searchable, cov)
-    without = engine.rank("speaker verification -ecapa", "hybrid", "page", searchable, cov)
-    assert ECAPA in with_it.semantic.doc_rank and ECAPA not in without.semantic.doc_rank
-    # an exclusion the document's opening does not hold leaves it in the arm
-    other = engine.rank("speaker verification -transformer", "hybrid", "page", searchable,
-                        cov)
-    assert ECAPA in other.semantic.doc_rank and not other.semantic.doc_rank.keys() & {V5, V7}
 
 
 def test_exclusion_only_query_says_so(attention):

@@ -36,8 +36,7 @@ def test_the_coverage_gate_scales_keyword_contributions_by_the_rarity_share():
     got, weights = recipe.hybrid_pages(kw, sem, Signals(few=True), CFG, depth=100)
     assert weights.coverage_power is None
     folder = Signals(few=False)
-    cfg = CFG.updated({"pages.document_order": 0.0, "pages.first_documents": 0,
-                       "pages.arms_agree": False})
+    cfg = CFG.updated({"pages.arms_agree": False})
     got, weights = recipe.hybrid_pages(kw, sem, folder, cfg, depth=100)
     assert weights.coverage_power == 2.0
     assert got.scores[("a", 1)] == pytest.approx(0.25 / 61)
@@ -70,14 +69,3 @@ def test_single_arm_pins_a_rare_identifier_and_keeps_what_the_restriction_admits
     sig = Signals(tiers={"c": 0}, keep=lambda key: key[0] != "b")
     got = recipe.single_arm(Arm.KEYWORD, kw, sem, sig, CFG)
     assert got.keys == [("c", 1), ("a", 1)]
-
-
-def test_a_flat_semantic_list_loses_weight_when_some_page_holds_every_rare_word():
-    assert recipe.semantic_confidence(0.02, 1.0, CFG) == pytest.approx(0.25)
-    assert recipe.semantic_confidence(0.30, 1.0, CFG) == 1.0
-    assert recipe.semantic_confidence(None, 1.0, CFG) == 1.0
-
-
-def test_doc_ranks_stand_in_for_documents_not_embedded_yet():
-    ranks = recipe.doc_ranks({"p"}, [("x", 1), ("p", 3)], {"x": 5}.get)
-    assert ranks("p") == 2 and ranks("x") == 5

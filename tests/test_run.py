@@ -28,16 +28,13 @@ def test_the_coverage_gate_scales_each_keyword_contribution():
     assert base.scores[B] == pytest.approx(1 / 62 + 2 / 61)   # the input run is unchanged
 
 
-def test_head_field_and_document_arm_add_to_the_run():
+def test_head_field_adds_to_the_run():
     base = run.rrf([(Arm.KEYWORD, [A, B], 1.0)])
     got = run.add_head(base, [(C, 1.0), (A, 0.5)], 1.0)
     assert got.keys == [A, B, C]                               # C joins the run
     assert got.scores[C] == pytest.approx(1 / 61)
     assert got.scores[A] == pytest.approx(1 / 61 + 0.25 / 62)
-    got = run.add_document_arm(got, {"b.pdf": 1, "c.pdf": 3}.get, 0.5)
-    assert got.scores[B] == pytest.approx(1 / 62 + 0.5 / 61)
-    assert got.scores[A] == pytest.approx(1 / 61 + 0.25 / 62)  # a.pdf is not ranked
-    assert [c.arm for c in got.evidence[C]] == [Arm.HEAD, Arm.DOCUMENT]
+    assert [c.arm for c in got.evidence[C]] == [Arm.HEAD]
 
 
 def test_order_breaks_equal_scores_by_the_better_arm_place():
@@ -82,54 +79,6 @@ def test_a_section_collects_from_three_listed_subsections_not_from_one():
         base.scores[par]                              # its subsections beyond the depth
 
 
-def test_a_section_passes_its_best_subsection_only_when_the_evidence_is_spread():
-    """issue 18: a parent passes its best listed subsection (by the least step, never
-    another section) when that leads the next two by at most ``spread`` of the score range
-    of the places looked at; a subsection far ahead of its siblings stays first."""
-    import math
-
-    par, far = ("d", 1), ("d", 9)
-    s1, s2, s3 = ("d", 2), ("d", 3), ("d", 4)
-    parent = {s1: par, s2: par, s3: par}.get
-    # far 1st, then the three subsections close together, the parent 6th, then filler
-    keys = [far, s1, s2, s3, ("e", 1), par] + [("f", i) for i in range(24)]
-    base = run.order(run.rrf([(Arm.SEMANTIC, keys, 1.0)]), [], keys)
-    span = 1 / 61 - 1 / 90
-    lead = 1 / 62 - (1 / 63 + 1 / 64) / 2
-    assert lead <= 0.55 * span
-    got = run.order(run.add_subsections(base, parent, 0.2, 3, 30, spread=0.55), [], keys)
-    assert got.keys[:3] == [far, par, s1]            # past s1, not past far
-    assert got.scores[par] == math.nextafter(1 / 62, math.inf)
-    off = run.order(run.add_subsections(base, parent, 0.2, 3, 30), [], keys)
-    assert off.keys[:3] == [far, s1, par]            # spread 0: just below s1, as before
-    # the best subsection far ahead of the next two: the parent stays below it
-    keys2 = [s1, far] + [("f", i) for i in range(22)] + [s2, s3, par] + \
-        [("g", i) for i in range(5)]
-    base2 = run.order(run.rrf([(Arm.SEMANTIC, keys2, 1.0)]), [], keys2)
-    assert 1 / 61 - (1 / 85 + 1 / 86) / 2 > 0.55 * (1 / 61 - 1 / 90)
-    got2 = run.order(run.add_subsections(base2, parent, 0.2, 3, 30, spread=0.55), [], keys2)
-    assert got2.keys[0] == s1 and got2.scores[par] < got2.scores[s1]
-
-
-def test_the_documents_own_order_adds_a_falling_share_to_their_pages():
-    """Issue 18: a page gains ``weight / (k + its document's place)``, documents placed
-    by their best page; the factors of a demoted page scale the gain too, so a score stays
-    the sum of its contributions times its factors."""
-    a1, a2, b1, c1 = ("a.pdf", 1), ("a.pdf", 2), ("b.pdf", 1), ("c.pdf", 1)
-    base = run.rrf([(Arm.SEMANTIC, [a1, b1, c1, a2], 1.0)])
-    base = run.demote(base, {c1}, 0.5, "reference list")   # c1 now last: a, b, c placed
-    got = run.add_document_order(base, 0.18, 10)
-    assert got.scores[a1] == pytest.approx(1 / 61 + 0.18 / 11)
-    assert got.scores[a2] == pytest.approx(1 / 64 + 0.18 / 11)
-    assert got.scores[b1] == pytest.approx(1 / 62 + 0.18 / 12)
-    assert got.scores[c1] == pytest.approx(0.5 * (1 / 63 + 0.18 / 13))
-    # a2 (1/64 + 0.18/11) passes b1 (1/62 + 0.18/12): the first document's pages gather
-    assert got.keys == [a1, a2, b1, c1]
-    c = got.evidence[b1][-1]
-    assert (c.arm, c.rank, c.weight, c.k) == (Arm.DOCUMENT_ORDER, 2, 0.18, 10)
-    assert c.score == pytest.approx(0.18 / 12)
-
-
 def test_a_named_documents_sections_are_a_list_of_their_own():
     """Issue 18: the sections of a document the query names, in the run's order, gain
     ``weight x share^2 / (k + their place in that document)``; other documents' keys are
@@ -164,24 +113,6 @@ def test_a_documents_listed_sections_are_reordered_by_their_best_passage():
     assert (c.arm, c.rank, c.k) == (Arm.PASSAGE, 1, 60) and c.weight == pytest.approx(0.81)
     none = run.add_passages(base, {a1: 0.0, a2: 0.0}, 1.0, 60)
     assert none.scores == base.scores
-
-
-def test_the_first_places_hold_the_first_documents():
-    """The first ``places`` keys hold the best key of each of the first ``docs``
-    documents: a missing one takes the last of those places, the keys it passes move down
-    one place; a demoted key neither stands for its document nor moves."""
-    a = [("a.pdf", p) for p in range(1, 6)]
-    b1, c1, c2 = ("b.pdf", 1), ("c.pdf", 1), ("c.pdf", 2)
-    keys = a[:3] + [b1] + a[3:] + [c1, c2]
-    base = run.order(run.rrf([(Arm.SEMANTIC, keys, 1.0)]), [], keys)
-    got = run.share_places(base, 3, 5, "first 5 hold 3 documents")
-    assert got.keys == a[:3] + [b1, c1] + a[3:] + [c2]
-    assert got.factors[c1] == (run.Factor("first 5 hold 3 documents", 1.0),)
-    assert got.scores == base.scores and not got.factors.get(a[3])
-    assert run.share_places(base, 2, 5, "x").keys == base.keys   # a and b are shown
-    # c's best key is a demoted reference page: c's next key stands for it
-    down = run.demote(base, {c1}, 0.9, "reference list")
-    assert run.share_places(down, 3, 5, "x").keys[:5] == a[:3] + [b1, c2]
 
 
 def test_the_document_both_arms_rank_first_leads():

@@ -58,8 +58,8 @@ class EmbedPipeline:
     activations per run, and which units share a batch depends on the order the
     extraction workers finish in: two fresh indexes differed); ``batch_units``: units
     per embed call and committed transaction; ``heads_first``: every document's first
-    ``HEAD_UNITS`` page units (its opening: the document-level arm's head vector) before any
-    document's other units, so documents become semantically searchable early; ``plan``:
+    ``HEAD_UNITS`` page units (its opening) before any document's other units, so
+    documents become semantically searchable early; ``plan``:
     the unit plan (:class:`pdftui.embed.units.UnitPlan`, part of the embeddings' identity);
     ``threads``: onnxruntime's intra-op threads (None: its default, one per core);
     ``streams``: single-unit runs at once, each on one thread (None: one per core the

@@ -3,9 +3,8 @@
 :class:`KeywordArm` is the stage-1 keyword list (per-document BM25 ranks fused across
 documents, :func:`.keyword.fuse_arrays`) with each key's share of the query's rarity
 mass (``rarity_share``) and the head-field list; :class:`SemanticArm` the semantic list
-(pages by cosine, or
-sections by their units and head units) with the document-level arm's ranks;
-:class:`Ranked` one query's arms, the fused :class:`.run.Run` and the weights in force.
+(pages by cosine, or sections by their units and head units); :class:`Ranked` one query's
+arms, the fused :class:`.run.Run` and the weights in force.
 """
 
 from __future__ import annotations
@@ -19,7 +18,7 @@ if TYPE_CHECKING:   # types only: nothing here runs numpy or SQLite
     from . import keyword, restrict, section_semantic
     from .coverage import Coverage
     from .query import Query
-    from .semantic import DocRanks, PageRanking
+    from .semantic import PageRanking
 
 
 @dataclass
@@ -48,15 +47,13 @@ class KeywordArm:
 @dataclass
 class SemanticArm:
     """``keys`` best first (the first ``depth``); ``first_unit_weight`` the page-head share
-    A used; ``gap`` the cosine of the best page minus the 100th's; ``best`` the best unit
-    cosine of a page searched; page search: ``pages`` the whole ranking, ``docs_of``
-    ``{content: [doc]}``, ``cut`` True when ``keys`` stops before it; section search:
-    ``units`` / ``heads`` the two lists hybrid fuses, ``sections`` their RRF (the arm's
-    own order) and ``scope``; ``doc_rank`` the document-level arm."""
+    A used; ``best`` the best unit cosine of a page searched; page search: ``pages`` the
+    whole ranking, ``docs_of`` ``{content: [doc]}``, ``cut`` True when ``keys`` stops
+    before it; section search: ``units`` / ``heads`` the two lists hybrid fuses,
+    ``sections`` their RRF (the arm's own order) and ``scope``."""
 
     keys: list[Key] = field(default_factory=list)
     first_unit_weight: float | None = None
-    gap: float | None = None
     best: float | None = None
     pages: "PageRanking | None" = None
     docs_of: dict[int, list[str]] = field(default_factory=dict)
@@ -65,7 +62,6 @@ class SemanticArm:
     heads: list[Key] | None = None
     sections: "section_semantic.Keys | None" = None
     scope: "section_semantic.DocScope | None" = None
-    doc_rank: "DocRanks | None" = None
 
 
 @dataclass

@@ -45,21 +45,12 @@ class SemanticConfig:
 
     #: Hybrid: semantic list weight (pages; section units).
     weight: float = 2.0
-    #: Page cosine: first-unit weight A at query coverage 1 ...
-    adapt_lo: float = 0.1
-    #: ... and at query coverage 0 (linear between).
+    #: Page cosine: first-unit weight A = this x (1 - the query's best keyword coverage)
+    #: (0 when some page holds every rare word of the query, and in semantic mode).
     adapt_hi: float = 0.7
     #: Hybrid pages of a folder: a page's cosine plus this x its document's best unit
     #: cosine.
     doc_context: float = 0.25
-    #: Hybrid: semantic weight lost when the semantic list is flat and some page holds
-    #: every rare word.
-    conf_loss: float = 0.75
-    #: Flatness: the cosine gap top-1 .. 100th at which the semantic list is no
-    #: evidence ...
-    gap_lo: float = 0.10
-    #: ... and full evidence.
-    gap_hi: float = 0.25
     #: Hybrid, documents not embedded yet: their keyword ranks stand in for the semantic
     #: arm (:func:`.run.add_stand_in`).
     stand_in: bool = True
@@ -71,8 +62,6 @@ class PagesConfig:
 
     #: Keyword list weight.
     keyword_weight: float = 1.0
-    #: Document-level head-vector arm, x (1 - the query's best keyword coverage).
-    document: float = 0.5
     #: Weight of the head-field list (documents whose title / byline holds the query's
     #: rare words), before its share^2.
     head: float = 1.0
@@ -83,10 +72,6 @@ class PagesConfig:
     reference: float = 0.9
     #: A folder's pages: the document both arms rank first leads (:func:`.run.agreed_first`).
     arms_agree: bool = True
-    #: The documents in order of their best page as one more RRF list, at this weight ...
-    document_order: float = 0.18
-    #: ... over this RRF constant: the first document's pages gain weight / (k + 1).
-    document_order_k: int = 10
     #: A term lookup (see ``RankingConfig.short_terms``): semantic weight x this.
     short_semantic: float = 0.1
     #: A term lookup's query terms must all be on one page: its best coverage at least
@@ -94,10 +79,6 @@ class PagesConfig:
     lookup_coverage: float = 0.999
     #: A term lookup's pages holding it as a phrase are one more list, at this weight.
     phrase: float = 0.5
-    #: The first ``first_places`` hits hold the best page of the first this many documents.
-    first_documents: int = 4
-    #: See ``first_documents``.
-    first_places: int = 10
 
 
 @dataclass(frozen=True)
@@ -114,11 +95,8 @@ class SectionsConfig:
     subsection_min: int = 3
     #: ... (the places looked at, at most) ...
     subsection_depth: int = 30
-    #: ... and it is at least this deep (not a chapter) ...
+    #: ... and it is at least this deep (not a chapter); capped just below its best one.
     subsection_level: int = 2
-    #: ... and passes its best one when that leads the next two by at most this share of
-    #: the score range of the places looked at (evidence spread out).
-    subsection_spread: float = 0.55
     #: The places looked at: at most this share of the sections searched (3,753 in the
     #: corpus: 30).
     subsection_scope: float = 0.01
@@ -150,8 +128,6 @@ class SectionsConfig:
     passages: float = 0.1
     #: See ``passages``.
     passage_places: int = 10
-    #: Score factor of a section titled "Related Work" (not for a term lookup).
-    related: float = 0.75
     #: Score factor of a section titled as a reference list.
     reference: float = 0.5
 
@@ -178,11 +154,11 @@ class RankingConfig:
     k: int = fusion.K
     #: Arm list depth fed to stage-2 fusion.
     depth: int = 100
-    #: A scope of at most this many documents is searched as one: no document-level arm,
-    #: no head field, no coverage gate, no page-head blend.
+    #: A scope of at most this many documents is searched as one: no head field, no
+    #: coverage gate, no page-head blend.
     few_docs: int = 3
     #: A term lookup is a query of at most this many terms some page holds all of
-    #: ("frame skipping"); related work is not demoted for one.
+    #: ("frame skipping").
     short_terms: int = 3
     #: The keyword arm.
     keyword: KeywordConfig = field(default_factory=KeywordConfig)

@@ -45,8 +45,8 @@ def make_plan(q: Query, terms: list, res: restrict.Restriction, granularity: Gra
               top_k: int) -> Plan:
     """The plan of one query over ``searchable`` (its ``lookups``); a scope of at most
     ``few_docs`` documents is searched as one (inside one or a few documents the
-    cross-document signals, document arm, head field, document-frequency coverage and
-    page heads, say nothing); arms feed fusion their first ``max(depth, top_k)`` keys."""
+    cross-document signals, head field, document-frequency coverage and page heads, say
+    nothing); arms feed fusion their first ``max(depth, top_k)`` keys."""
     return Plan(q, terms, res, granularity, mode, searchable, lookups.by_doc, lookups.contents,
                 len(lookups.by_doc) <= few_docs, max(depth, top_k), top_k, lookups.docs_of)
 

@@ -3,17 +3,17 @@
 Pure functions over typed values (:class:`.arms.KeywordArm`, :class:`.arms.SemanticArm`,
 :class:`.signals.Signals`, the configuration): fuse (weighted RRF of the arms, the keyword
 coverage gate, the stand-in, the phrase list, the head field, a named document's
-sections, the document arm), order, then finish (reference lists and related work
-demoted, the documents' own order and the first places shared among documents, the
-identifier pin, the restriction). :func:`hybrid_pages` and :func:`hybrid_sections` return
-the run with the :class:`.run.Weights` in force; :func:`single_arm` is keyword or semantic
-mode. Nothing here touches SQLite, numpy or a model.
+sections), order, then finish
+(reference lists demoted, the arms' agreed first document, the identifier pin, the
+restriction). :func:`hybrid_pages` and :func:`hybrid_sections` return the run with the
+:class:`.run.Weights` in force; :func:`single_arm` is keyword or semantic mode. Nothing
+here touches SQLite, numpy or a model.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Collection, Sequence
 
 from . import run
 from .arms import KeywordArm, SemanticArm
@@ -22,49 +22,18 @@ from .run import Arm, Key, Run, Weights
 from .signals import Signals
 
 
-def semantic_confidence(gap: float | None, best_rarity_share: float, o: RankingConfig
-                        ) -> float:
-    """Multiplier of the semantic weight in hybrid fusion: 1 - ``semantic.conf_loss`` x (keyword
-    evidence) x (1 - semantic evidence). Keyword evidence = the best page's share of
-    the query's rarity mass (1: some page holds every rare word); semantic evidence =
-    how far the best cosine stands above the 100th (:func:`.semantic_arm.semantic_gap`),
-    0 at ``semantic.gap_lo`` .. 1 at ``semantic.gap_hi``. A name or a code that the keyword arm
-    finds and the embedding cannot tell from noise ("Ghemawat": a flat list of unrelated
-    pages) leaves the keyword arm in charge; a described query keeps the semantic
-    arm whatever its spread. A query-performance predictor in the spirit of the
-    score-distribution ones (Cronen-Townsend et al., "Predicting query performance",
-    SIGIR 2002; Shtok et al., "Predicting query performance by query-drift
-    estimation", TOIS 2012)."""
-    if gap is None or o.semantic.conf_loss <= 0:
-        return 1.0
-    span = max(o.semantic.gap_hi - o.semantic.gap_lo, 1e-9)
-    sem_ev = min(1.0, max(0.0, (gap - o.semantic.gap_lo) / span))
-    return 1.0 - o.semantic.conf_loss * best_rarity_share * (1.0 - sem_ev)
-
-
 def embedded(pending: Collection[str], keys: Sequence[Key]) -> Sequence[Key]:
     """``keys`` without those of documents not embedded yet (``pending``: a document's
     stored units count once all of them are; until then its keyword ranks stand in)."""
     return [k for k in keys if k[0] not in pending] if pending else keys
 
 
-def doc_ranks(pending: Collection[str], kwl: Sequence[Key],
-              ranks: Callable[[str], int | None]) -> Callable[[str], int | None]:
-    """The document arm's rank of a document (``ranks``); for one not embedded yet (no
-    head vector to rank), its place among the documents of the keyword list ``kwl``."""
-    if not pending:
-        return ranks
-    place: dict[str, int] = {}
-    for doc, _ in kwl:
-        place.setdefault(doc, len(place) + 1)
-    return lambda doc: place.get(doc) if doc in pending else ranks(doc)
-
-
 @dataclasses.dataclass(frozen=True)
 class _Fused:
     """The arms fused, before the granularity's own steps: the run, the keyword and semantic
-    lists fed to it, the semantic confidence, the stand-in's weight, whether the coverage
-    gate ran, and the keyword weight."""
+    lists fed to it, the semantic weight's multiplier (``pages.short_semantic`` for a term
+    lookup, else 1), the stand-in's weight, whether the coverage gate ran, and the keyword
+    weight."""
 
     got: Run
     kwl: Sequence[Key]
@@ -80,9 +49,8 @@ def _fuse(kw: KeywordArm, sem: SemanticArm, sig: Signals, o: RankingConfig, dept
     """Weighted RRF of the arms' first ``depth`` keys (the section head list too when the
     arm has one), the keyword coverage gate, the stand-in and the phrase list."""
     kwl, sml = kw.keys[:depth], embedded(sig.pending, sem.keys[:depth])
-    conf = semantic_confidence(sem.gap, kw.best_rarity_share, o)
-    if sig.term_lookup:
-        conf *= o.pages.short_semantic
+    # two or three words some page holds are a weak reading for the embedding
+    conf = o.pages.short_semantic if sig.term_lookup else 1.0
     if sem.heads is not None:
         got = run.rrf([(Arm.KEYWORD, kwl, kw_w),
                        (Arm.SECTION_BODY, embedded(sig.pending, sem.units),
@@ -106,15 +74,18 @@ def _fuse(kw: KeywordArm, sem: SemanticArm, sig: Signals, o: RankingConfig, dept
 
 
 def _weights(f: _Fused, kw: KeywordArm, sem: SemanticArm, sig: Signals, o: RankingConfig,
-             pages: bool, w_doc: float | None, named: bool) -> Weights:
-    """The weights in force after the arms' fusion (:class:`.run.Weights`)."""
+             pages: bool, named: bool) -> Weights:
+    """The weights in force after the arms' fusion (:class:`.run.Weights`) of a page
+    (``pages``) or section search; ``named``: the named documents' list ran."""
+    ran = sem.first_unit_weight is not None   # the semantic arm ran
     return Weights(
         o.k, f.kw_w, o.keyword.coverage_power if f.gated else None,
         o.semantic.weight if sem.heads is not None else o.semantic.weight * f.conf,
-        f.conf if sem.heads is None and sem.gap is not None else None,
-        sem.first_unit_weight, w_doc, o.pages.head * f.kw_w if kw.head else None,
-        o.sections.head_weight if sem.heads is not None else None,
-        o.pages.reference if pages else o.sections.reference, sig.few,
+        semantic_confidence=f.conf if sem.heads is None and ran else None,
+        first_unit_weight=sem.first_unit_weight,
+        head=o.pages.head * f.kw_w if kw.head else None,
+        section_head=o.sections.head_weight if sem.heads is not None else None,
+        reference=o.pages.reference if pages else o.sections.reference, few=sig.few,
         named=o.sections.named if named else None,
         stand_in=f.w_stand if sig.pending else None,
         phrase=o.pages.phrase if sig.phrase else None)
@@ -123,40 +94,23 @@ def _weights(f: _Fused, kw: KeywordArm, sem: SemanticArm, sig: Signals, o: Ranki
 def hybrid_pages(kw: KeywordArm, sem: SemanticArm, sig: Signals, o: RankingConfig,
                  depth: int) -> tuple[Run, Weights]:
     """Hybrid page search: the arms' first ``depth`` keys fused (:func:`_fuse`), the head
-    field, the document arm, the order; then reference-list pages demoted and, in a
-    folder, the documents' own order, the first places shared among documents and the
-    arms' agreed first document; the common finish (:func:`finish`)."""
+    field, the order; then reference-list pages demoted and, in a folder, the arms'
+    agreed first document; the common finish (:func:`finish`)."""
     f = _fuse(kw, sem, sig, o, depth, o.pages.keyword_weight)
     got = f.got
     if kw.head:
         got = run.add_head(got, kw.head, o.pages.head * f.kw_w, o.k)
-    w_doc = None
-    if sem.doc_rank:
-        # like the adaptive page score: the document's head counts the more,
-        # the less of the query's rarity mass any page holds
-        w_doc = o.pages.document * (1.0 - kw.best_rarity_share)
-        got = run.add_document_arm(got, doc_ranks(sig.pending, f.kwl, sem.doc_rank.get),
-                                   w_doc, o.k)
-    weights = _weights(f, kw, sem, sig, o, True, w_doc, False)
-    if not sig.few:
-        weights = dataclasses.replace(
-            weights, document_order=o.pages.document_order or None,
-            document_order_k=o.pages.document_order_k if o.pages.document_order else None,
-            first_documents=o.pages.first_documents or None,
-            first_places=o.pages.first_places if o.pages.first_documents else None)
+    weights = _weights(f, kw, sem, sig, o, True, False)
     got = run.order(got, f.kwl, f.sml)
     # the arms' own lists (their rank columns and single-arm modes) stay as ranked;
     # only the first top_k are shown: when nothing re-sorts or filters the list
     # after this, pages that cannot reach them are not looked at
-    reorder = not sig.few and (o.pages.document_order > 0 or o.pages.first_documents > 0)
-    last = not sig.restricted and not sig.identifier and sig.has_text and not reorder
+    last = not sig.restricted and not sig.identifier and sig.has_text
     down = reference_keys(got, sig, o, sig.top_k if sig.top_k > 0 and last else None)
     if down:
         got = run.demote(got, down, o.pages.reference, "reference list")
-    if not sig.few:
-        got = documents_first(got, o)
-        if o.pages.arms_agree:
-            got = run.agreed_first(got, "both arms' first document")
+    if not sig.few and o.pages.arms_agree:
+        got = run.agreed_first(got, "both arms' first document")
     return finish(got, sig), weights
 
 
@@ -164,8 +118,8 @@ def hybrid_sections(kw: KeywordArm, sem: SemanticArm, sig: Signals, o: RankingCo
                     depth: int) -> tuple[Run, Weights]:
     """Hybrid section search: the arms' first ``depth`` keys fused (:func:`_fuse`), a
     named document's sections, the order; the opening's demotion, the subsections' lift,
-    the titled list, the best passages (:func:`_section_steps`); then reference lists and
-    (but for a term lookup) related work demoted; the common finish (:func:`finish`)."""
+    the titled list, the best passages (:func:`_section_steps`); then reference lists
+    demoted; the common finish (:func:`finish`)."""
     f = _fuse(kw, sem, sig, o, depth, o.sections.keyword_weight)
     got = f.got
     if kw.head:
@@ -174,20 +128,13 @@ def hybrid_sections(kw: KeywordArm, sem: SemanticArm, sig: Signals, o: RankingCo
     if named:
         # the name says which document, the rest of the query which of its sections
         got = run.add_named(run.order(got, f.kwl, f.sml), named, o.sections.named, o.k)
-    weights = _weights(f, kw, sem, sig, o, False, None, bool(named))
+    weights = _weights(f, kw, sem, sig, o, False, bool(named))
     got = run.order(got, f.kwl, f.sml)
     got, weights = _section_steps(got, f, kw, sem, sig, o, weights)
     if o.sections.reference < 1.0 and not sig.citation_query:
         down = {key for key in got.scores if sig.reference_section(key)}
         if down:
             got = run.demote(got, down, o.sections.reference, "reference list")
-    if o.sections.related < 1.0 and sig.n_terms > o.short_terms \
-            and not sig.related_query:
-        # a description of a method or a question about a paper's own way, not a term
-        # lookup ("viewstamped replication": the related work tells of it)
-        down = {key for key in got.scores if sig.related_section(key)}
-        if down:
-            got = run.demote(got, down, o.sections.related, "related work")
     return finish(got, sig), weights
 
 
@@ -206,8 +153,7 @@ def _section_steps(got: Run, f: _Fused, kw: KeywordArm, sem: SemanticArm, sig: S
     depth = min(o.sections.subsection_depth, int(n_sec * o.sections.subsection_scope))
     if o.sections.subsection_share > 0 and not sig.few and depth >= o.sections.subsection_min:
         got = run.order(run.add_subsections(got, sig.parent_of, o.sections.subsection_share,
-                                            o.sections.subsection_min, depth,
-                                            spread=o.sections.subsection_spread), f.kwl, f.sml)
+                                            o.sections.subsection_min, depth), f.kwl, f.sml)
         weights = dataclasses.replace(weights, subsections=o.sections.subsection_share)
     if o.sections.title > 0:
         titled = sig.titled(list(got.scores)[:o.sections.title_places])
@@ -239,21 +185,6 @@ def reference_keys(fused: Run, sig: Signals, o: RankingConfig, shown: int | None
         floor = pairs[shown - 1][1] * w
         limit = next((i for i, (_k, s) in enumerate(pairs) if s < floor), len(pairs))
     return {key for key, _s in pairs[:limit] if sig.reference_page(key)}
-
-
-def documents_first(got: Run, o: RankingConfig) -> Run:
-    """Hybrid pages of a folder, after the reference-page demotion: the documents'
-    own order (by their best page) added as an RRF list, then the first
-    ``first_places`` hits made to hold the best page of each of the first
-    ``pages.first_documents`` documents (:func:`.run.add_document_order`,
-    :func:`.run.share_places`)."""
-    if o.pages.document_order > 0:
-        got = run.add_document_order(got, o.pages.document_order, o.pages.document_order_k)
-    if o.pages.first_documents > 0:
-        got = run.share_places(got, o.pages.first_documents, o.pages.first_places,
-                               f"first {o.pages.first_places} hold "
-                               f"{o.pages.first_documents} documents")
-    return got
 
 
 def single_arm(arm: Arm, kw: KeywordArm, sem: SemanticArm, sig: Signals,

@@ -92,23 +92,6 @@ def citation_query(text: str) -> bool:
         _YEAR_RE.search(text))
 
 
-_RELATED_RE = re.compile(r"^\s*([0-9A-Z]{1,3}(\.\d+)*\.?\s+)?(related|prior|previous) (work|works|"
-                         r"research|approaches)\b", re.I)
-_RELATED_WORDS = frozenset("""related prior previous earlier existing survey other others
-alternative alternatives compare compares compared comparing comparison differ differs
-difference differences versus vs unlike""".split())
-
-
-def is_related_title(title: str) -> bool:
-    """Is a section title the heading of a survey of other work ("7 Related Work")?"""
-    return bool(_RELATED_RE.match(title or ""))
-
-
-def related_query(text: str) -> bool:
-    """Does the query ask about other or earlier work ("related work on ...")?"""
-    return bool(_words(text) & _RELATED_WORDS)
-
-
 def _words(text: str) -> set[str]:
     """The lower-case letter runs of ``text``."""
     return set(re.findall(r"[a-z]+", text.lower()))

@@ -11,11 +11,10 @@ they decide what the arms may return:
 - a quoted phrase keeps the rows holding it, words adjacent and in order (an FTS5 phrase);
 - ``-word`` / ``-"a phrase"`` drops the rows holding it (a page's text; a section's title,
   own text or a subsection's text, what reading it whole shows) from every list of every
-  arm: the keyword list, the semantic page and section lists, the head-field list (page
-  1 of a document whose byline names the query), and the document-level arm (see
-  :meth:`Restriction.head_ok`). The final list of any mode and granularity therefore
-  holds no page or section holding an excluded word or phrase (:meth:`Restriction.key_ok`
-  is the last check).
+  arm: the keyword list, the semantic page and section lists, and the head-field list
+  (page 1 of a document whose byline names the query). The final list of any mode and
+  granularity therefore holds no page or section holding an excluded word or phrase
+  (:meth:`Restriction.key_ok` is the last check).
 """
 
 from __future__ import annotations
@@ -53,19 +52,6 @@ class Restriction:
         """May the hit key be listed: page ``key`` (1-based) of content ``cid`` when
         ``kind`` is "pages", else section id ``key``?"""
         return self.page_ok(cid, key) if kind == "pages" else self.row_ok(key)
-
-    def head_ok(self, cid: int, pages) -> bool:
-        """May the document-level arm rank content ``cid``, whose head vector is the mean
-        of units on ``pages`` (1-based; :meth:`.semantic.VectorMatrix.head_pages`)?
-
-        Not when one of those pages was dropped (``-word``, ``-"a phrase"``,
-        ``-section:``): the arm must not promote a document on the strength of text the
-        query excluded. The document's other pages still rank by the keyword and
-        semantic arms, only without the document's head bonus; and since the arm only
-        adds to pages another arm listed, it never brings back an excluded page. A
-        required phrase or ``section:`` does not silence it (its pages are the opening,
-        not the match)."""
-        return not any((cid, p) in self.drop_pages for p in pages)
 
     def page_mask(self, page_content, page_number):
         """Vectorised :meth:`page_ok`: boolean array over pages given as two int64 arrays
@@ -188,7 +174,7 @@ def build(query: Query, kw: TextIndex, kind: str, section_spans,
     excl_pages: set[int] = set()
     for text in query.excluded:
         excl |= kw.rows_holding(kind, text)
-        if kind == "sections":   # the pages too: semantic evidence, the document arm
+        if kind == "sections":   # the pages too: semantic evidence
             excl_pages |= kw.rows_holding("pages", text)
     if kind == "sections" and excl:
         excl |= ancestors(excl)

@@ -3,12 +3,11 @@
 A :class:`Run` is what one stage of the search hands to the next (as pyserini passes a
 run between ``rescore`` and ``merge``): the fusion steps below are pure functions
 ``Run -> Run``, so a hybrid search reads as its recipe (two arm lists, one weighted RRF,
-the keyword coverage gate, the head field, the document-level arm, the order, the
-reference-page demotion, the documents' own order, the first places shared among
-documents, the identifier pin). Each key carries, per arm, its rank in that arm's list,
-the weight in force and the score it added (:class:`Contribution`), so the fused order
-can be checked by hand: a key's score is the sum of its contributions, times any factor
-in :attr:`Run.factors`.
+the keyword coverage gate, the head field, the order, the reference-page demotion, the
+arms' agreed first document, the identifier pin). Each key carries, per arm, its rank in
+that arm's list, the weight in force and the score it added (:class:`Contribution`), so
+the fused order can be checked by hand: a key's score is the sum of its contributions,
+times any factor in :attr:`Run.factors`.
 
 Keys are ``(doc, page)`` for page search and ``(doc, section id)`` for section search;
 ranks are 1-based; an RRF contribution is ``weight / (k + rank)`` (Cormack et al. 2009).
@@ -37,9 +36,7 @@ class Arm(str, Enum):
     SECTION_BODY = "section_body"  # sections by their best unit's cosine (hybrid)
     SECTION_HEAD = "section_head"  # sections by their head unit's cosine (hybrid)
     HEAD = "head"                # the head field: page 1 of documents whose byline holds it
-    DOCUMENT = "document"        # the document-level arm: documents by their head vector
     SUBSECTIONS = "subsections"  # a section by the fused scores of its listed subsections
-    DOCUMENT_ORDER = "document_order"  # a page by its document's place in the fused run
     NAMED = "named"              # a section of a document the query names, by its place
     PASSAGE = "passage"          # a section by its best passage, among its document's first
     STAND_IN = "stand_in"        # a document not embedded yet: its keyword rank stands in
@@ -51,7 +48,7 @@ class Arm(str, Enum):
 class Contribution:
     """What one arm added to a key's score: ``score = weight / (k + rank)``, ``rank``
     1-based in that arm's list, ``weight`` the weight in force for this key (after the
-    coverage gate, the semantic confidence, the document arm's scaling), ``k`` the RRF
+    coverage gate, a term lookup's semantic share, the head field's share²), ``k`` the RRF
     constant of that list."""
 
     arm: Arm
@@ -287,24 +284,8 @@ def add_passages(run: Run, shares: Mapping[Key, float], weight: float, k: int = 
     return _resorted(run, scores, ev)
 
 
-def add_document_arm(run: Run, rank_of: Callable[[str], int | None], weight: float,
-                     k: int = K) -> Run:
-    """Add the document-level arm: ``weight / (k + the document's rank)`` to every key of
-    ``run`` whose document ``rank_of`` ranks (it only adds to keys another arm listed)."""
-    scores = dict(run.scores)
-    ev = dict(run.evidence)
-    for key in scores:
-        r = rank_of(key[0])
-        if r:
-            s = rrf_score(r, k, weight)
-            scores[key] += s
-            _add(ev, key, Contribution(Arm.DOCUMENT, r, weight, s, k))
-    return run._with(scores, ev)
-
-
 def add_subsections(run: Run, parent_of: Callable[[Key], Key | None], weight: float,
-                    min_children: int, depth: int, best: int = 3,
-                    spread: float = 0.0) -> Run:
+                    min_children: int, depth: int, best: int = 3) -> Run:
     """Sections whose content lives in their subsections: a section with at least
     ``min_children`` direct subsections among the run's first ``depth`` keys adds
     ``weight`` x the sum of the ``best`` highest of their scores, up to just below its
@@ -312,23 +293,12 @@ def add_subsections(run: Run, parent_of: Callable[[Key], Key | None], weight: fl
     ``parent_of(key)`` is the key of the section directly enclosing a section (None for a
     top-level one, or one whose parent may not collect). A parent whose own text is a
     short lead-in ("14.2 Continuation-Passing Style", its matter in 14.2.1-14.2.4) is
-    shown next to the subsection that matched; it never passes another section (a query
-    for "5.2 Leader election" is not answered by "5.4 Safety" because 5.4.1 is "Election
-    restriction"), and one subsection alone lifts nothing. It passes its own best
-    subsection, by the least step, only when the query's evidence is spread over its
-    subsections rather than held by one: ``spread`` > 0 and the best one's score exceeds
-    the mean of the next ``best - 1`` by at most ``spread`` x the score range of the
-    places looked at (first minus ``depth``-th: a range, so the rule reads the same in a
-    folder whose sections crowd the first places). A query describing what the parent
-    covers ("capturing the rest of the computation with let/cc" for "14.6 Continuations as
-    a Language Feature" over 14.6.1-14.6.3) finds the parent first; one about a single
-    subsection ("several attention heads run in parallel" for "3.2.2 Multi-Head
-    Attention", "how fast a lost chunkserver's chunks are cloned again" for "6.2.5
-    Recovery Time") still finds the subsection first. ``run`` must be in order
-    (:func:`order`); the result is not: order it again."""
+    shown next to the subsection that matched, just below it; it never passes it nor
+    another section (a query for "5.2 Leader election" is not answered by "5.4 Safety"
+    because 5.4.1 is "Election restriction"), and one subsection alone lifts nothing.
+    ``run`` must be in order (:func:`order`); the result is not: order it again."""
     kids: dict[Key, list[tuple[int, float]]] = {}
     looked = run.pairs(depth)
-    span = looked[0][1] - looked[-1][1] if looked else 0.0
     for i, (key, s) in enumerate(looked, start=1):
         par = parent_of(key)
         if par is not None:
@@ -340,10 +310,7 @@ def add_subsections(run: Run, parent_of: Callable[[Key], Key | None], weight: fl
             continue
         own = scores.get(par, 0.0)
         top = sorted((s for _i, s in got), reverse=True)
-        rest = top[1:best]
-        spread_out = spread > 0 and bool(rest) and \
-            top[0] - math.fsum(rest) / len(rest) <= spread * span
-        cap = math.nextafter(top[0], math.inf if spread_out else 0.0)
+        cap = math.nextafter(top[0], 0.0)
         new = min(own + weight * sum(top[:best]), cap)
         if new > own:
             scores[par] = new
@@ -395,62 +362,6 @@ def _resorted(run: Run, scores: dict[Key, float], evidence=None, factors=None) -
     return run._with({key: scores[key] for key in keys}, evidence, factors)
 
 
-def add_document_order(run: Run, weight: float, k: int) -> Run:
-    """The documents' own order as one more RRF list: the documents ranked by their first
-    (best) key in ``run`` (which must be in order), each key gains ``weight / (k + r)``,
-    r its document's 1-based place, times the key's factors (so a key's score stays the
-    sum of its contributions times its factors). With a small ``k`` the pages of the
-    first documents gather ahead of other documents' pages of about the same score: the
-    page-level evidence of a document (its best page) orders its other pages, as the
-    document arm does from its head. Returns the run best first (stable)."""
-    place: dict[str, int] = {}
-    for key in run.scores:
-        place.setdefault(key[0], len(place) + 1)
-    scores = dict(run.scores)
-    ev = dict(run.evidence)
-    for key in scores:
-        r = place[key[0]]
-        s = rrf_score(r, k, weight)
-        scores[key] += s * math.prod(f.factor for f in run.factors.get(key, ()))
-        _add(ev, key, Contribution(Arm.DOCUMENT_ORDER, r, weight, s, k))
-    return _resorted(run, scores, ev)
-
-
-def share_places(run: Run, docs: int, places: int, name: str) -> Run:
-    """The run with the first ``places`` keys holding the best key of each of its first
-    ``docs`` documents (documents in order of their first key): when fewer would, the
-    missing documents' best keys take the last of those places, in document order, and
-    the keys they pass move down a place each, keeping their order. A key whose factors
-    lower its score (a demoted reference-list page) neither stands for its document nor
-    moves. Scores are left as they are; each moved key records ``Factor(name, 1.0)``. A
-    first screen of hits all from one document hides the others that answer the query as
-    well (a query whose relevant pages sit in several documents)."""
-    keys = run.keys
-    first: dict[str, Key] = {}
-    for key in keys:
-        if all(f.factor >= 1.0 for f in run.factors.get(key, ())):
-            first.setdefault(key[0], key)
-    want = list(first)[:docs]
-    if not want or {key[0] for key in keys[:places]} >= set(want):
-        return run
-    out: list[Key] = []
-    shown: set[str] = set()
-    rest = list(keys)
-    moved: set[Key] = set()
-    while rest and len(out) < places:
-        need = [d for d in want if d not in shown]
-        key = first[need[0]] if need and len(need) >= places - len(out) else rest[0]
-        if key != rest[0]:
-            moved.add(key)
-        rest.remove(key)
-        out.append(key)
-        shown.add(key[0])
-    fac = dict(run.factors)
-    for key in moved:
-        fac[key] = fac.get(key, ()) + (Factor(name, 1.0),)
-    return run._with({key: run.scores[key] for key in out + rest}, factors=fac)
-
-
 def first_of_arm(run: Run, arm: Arm) -> Key | None:
     """The key ``arm`` ranked first (rank 1 in its evidence), None when it listed none."""
     return next((key for key, ev in run.evidence.items()
@@ -488,10 +399,9 @@ def listing(keys: Sequence[tuple[Key, float]]) -> Run:
     return Run(dict(keys))
 
 
-__all__ = ["Arm", "Contribution", "Factor", "Key", "Run", "Weights", "add_document_arm",
-           "add_document_order", "add_head", "add_stand_in", "add_subsections", "add_titled",
-           "demote",
-           "gate_keyword", "keep", "listing", "order", "pin", "rrf", "share_places", "single"]
+__all__ = ["Arm", "Contribution", "Factor", "Key", "Run", "Weights", "add_head",
+           "add_named", "add_stand_in", "add_subsections", "add_titled", "demote", "gate_keyword", "keep",
+           "listing", "order", "pin", "rrf", "single"]
 
 
 @dataclass(frozen=True)
@@ -500,20 +410,15 @@ class Weights:
 
     ``keyword``: the keyword list's RRF weight before the coverage gate, which scales each
     keyword contribution by the key's coverage ** ``coverage_power``; ``semantic``: the
-    semantic list's weight after ``semantic_confidence`` (its multiplier: 1 unless the
-    semantic list is flat and some page holds every rare word, times ``pages.short_semantic`` for a
-    term lookup of a few words one page holds); ``first_unit_weight``: the
-    page-head share A of a page's cosine; ``document``: the document-level arm's weight
-    (``pages.document`` x (1 - the best keyword coverage)); ``head``: the head field's weight
-    before its share^2; ``section_head``: the section head list's weight; ``reference``:
-    the factor of a reference-list page; ``few``: the scope was searched as one document
-    set (no gate, document arm, head field or page-head blend); ``subsections``: the
-    share of its subsections' scores a section collects (:func:`add_subsections`);
-    ``document_order``: the weight and ``document_order_k`` the RRF constant of the
-    documents' own order (:func:`add_document_order`); ``first_documents``: how many
-    documents the first ``first_places`` hits hold at least (:func:`share_places`);
-    ``named``: the weight, before its share^2, of the sections of a document the query
-    names (:func:`add_named`); ``passages``: the weight, before its share^2, of a
+    semantic list's weight after ``semantic_confidence`` (page search: its multiplier, 1
+    but ``pages.short_semantic`` for a term lookup of a few words one page holds);
+    ``first_unit_weight``: the page-head share A of a page's cosine; ``head``: the head
+    field's weight before its share^2; ``section_head``: the section head list's weight;
+    ``reference``: the factor of a reference-list page (page search) or section (section
+    search); ``few``: the scope was searched as one document set (no gate, head field or
+    page-head blend); ``subsections``: the share of its subsections' scores a section
+    collects (:func:`add_subsections`); ``named``: the weight, before its share^2, of the
+    sections of a document the query names (:func:`add_named`); ``passages``: the weight, before its share^2, of a
     section's best passage among its document's first hits (:func:`add_passages`);
     ``stand_in``: the weight of the keyword ranks standing in for
     the semantic arm in documents not embedded yet (:func:`add_stand_in`); ``title``: the
@@ -527,16 +432,11 @@ class Weights:
     semantic: float | None = None
     semantic_confidence: float | None = None
     first_unit_weight: float | None = None
-    document: float | None = None
     head: float | None = None
     section_head: float | None = None
     reference: float | None = None
     few: bool = False
     subsections: float | None = None
-    document_order: float | None = None
-    document_order_k: int | None = None
-    first_documents: int | None = None
-    first_places: int | None = None
     named: float | None = None
     passages: float | None = None
     stand_in: float | None = None

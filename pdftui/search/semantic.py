@@ -28,7 +28,6 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -55,7 +54,9 @@ class _Content:
     scales: np.ndarray
     pages: np.ndarray        # int32, 1-based page of each unit
     spans: np.ndarray        # int64 (n, 2): char_start, char_end into pages.text
-    head: np.ndarray | None  # (dim,) float32 unit-length mean of the first HEAD_UNITS units
+    # (dim,) float32 unit-length mean of the first HEAD_UNITS units: kept in the vector
+    # snapshot's format; no ranking reads it since the document-level arm went
+    head: np.ndarray | None
     section_vectors: np.ndarray | None = None  # (n_sections, dim) int8: section head units
     section_scales: np.ndarray | None = None   # (n_sections,) float32
     section_ordinals: np.ndarray | None = None  # int64 sections.ordinal of each row
@@ -143,8 +144,6 @@ class VectorMatrix:
         self.page_code = np.zeros(0, dtype=np.int64)     # content * PAGE_CODE + page, sorted
         self._sims: tuple | None = None
         self._mask: tuple | None = None   # (contents, page_content, mask) of the last scope
-        self.head_matrix = np.zeros((0, 0), dtype=np.float32)  # (n_contents, dim) heads
-        self.head_content = np.zeros(0, dtype=np.int64)
         self.section_matrix = Int8Matrix.empty()  # section head units
         self.section_content = np.zeros(0, dtype=np.int64)   # content of each row
         self.section_ordinal = np.zeros(0, dtype=np.int64)   # sections.ordinal of each row
@@ -309,13 +308,7 @@ class VectorMatrix:
             change = np.nonzero(np.diff(key))[0] + 1
             self.page_starts = np.concatenate([[0], change]).astype(np.int64)
             self._page_arrays()
-            heads = [(cid, c.head) for cid, c in parts if c.head is not None]
-            self.head_matrix = np.vstack([h for _, h in heads]) if heads else \
-                np.zeros((0, dim), dtype=np.float32)
-            self.head_content = np.array([cid for cid, _ in heads], dtype=np.int64)
         else:
-            self.head_matrix = np.zeros((0, 0), dtype=np.float32)
-            self.head_content = np.zeros(0, dtype=np.int64)
             self.matrix = Int8Matrix.empty()
             self.unit_content = np.zeros(0, dtype=np.int64)
             self.unit_page = np.zeros(0, dtype=np.int32)
@@ -402,14 +395,6 @@ class VectorMatrix:
         """True when at least one unit of the content is in the matrix."""
         c = self._contents.get(cid)
         return c is not None and len(c.pages) > 0
-
-    def head_pages(self, cid: int) -> frozenset[int]:
-        """The pages (1-based) of the units a content's head vector is the mean of (its
-        first ``HEAD_UNITS`` units); empty when it has none."""
-        c = self._contents.get(cid)
-        if c is None or c.head is None:
-            return frozenset()
-        return frozenset(c.pages[:HEAD_UNITS].tolist())
 
     def span(self, cid: int, unit: int) -> tuple[int, int]:
         """``(char_start, char_end)`` of a content's unit (index inside the content)."""
@@ -502,45 +487,6 @@ class VectorMatrix:
         if not len(self.section_matrix) or self.section_matrix.shape[1] != q.shape[0]:
             return np.zeros(0, dtype=np.float32)
         return self.section_matrix.dot(q.astype(np.float32, copy=False))
-
-    def doc_ranks(self, q: np.ndarray, contents: set[int] | None = None,
-                  leave_out: set[int] | frozenset[int] = frozenset()) -> np.ndarray:
-        """:meth:`rank_docs` as a dense int64 array by content id: each content's 1-based
-        rank, 0 for one not ranked (not in ``contents``, in ``leave_out``, or without a
-        head vector)."""
-        if self._dirty:
-            self._rebuild()
-        if not len(self.head_content) or self.head_matrix.shape[1] != q.shape[0]:
-            return np.zeros(0, dtype=np.int64)
-        sims = self.head_matrix @ q.astype(np.float32, copy=False)
-        cids = self.head_content
-        keep = np.ones(len(cids), dtype=bool)
-        if contents is not None:
-            keep &= np.isin(cids, np.fromiter(contents, dtype=np.int64, count=len(contents)))
-        if leave_out:
-            keep &= ~np.isin(cids, np.fromiter(leave_out, dtype=np.int64, count=len(leave_out)))
-        sims, cids = sims[keep], cids[keep]
-        out = np.zeros(int(self.head_content.max()) + 1, dtype=np.int64)
-        out[cids[np.lexsort((cids, -sims))]] = np.arange(1, len(cids) + 1)
-        return out
-
-    def rank_docs(self, q: np.ndarray, contents: set[int] | None = None
-                  ) -> list[tuple[int, float]]:
-        """Contents by descending cosine of their head vector (mean of the first
-        ``HEAD_UNITS`` units, re-normalised: the document's opening, title and abstract for
-        a paper) with ``q``: ``[(content_id, score)]``, equal scores by content id. One
-        ``(n_contents, dim) @ (dim,)`` product."""
-        if self._dirty:
-            self._rebuild()
-        if not len(self.head_content) or self.head_matrix.shape[1] != q.shape[0]:
-            return []
-        sims = self.head_matrix @ q.astype(np.float32, copy=False)
-        cids = self.head_content
-        if contents is not None:
-            keep = np.isin(cids, np.fromiter(contents, dtype=np.int64, count=len(contents)))
-            sims, cids = sims[keep], cids[keep]
-        order = np.lexsort((cids, -sims))
-        return [(int(cids[i]), float(sims[i])) for i in order]
 
 
 class PageRanking:
@@ -642,37 +588,3 @@ class PageRanking:
         out = s > s[p]
         out[:p] |= s[:p] == s[p]
         return out
-
-
-class DocRanks(Mapping):
-    """``{doc: its content's 1-based rank}`` of the document-level arm, read from a dense
-    array by content id (:meth:`VectorMatrix.doc_ranks`) and ``{doc: content id}``; only
-    documents with a rank are keys, iterated best first."""
-
-    def __init__(self, rank_of: np.ndarray, by_doc: dict[str, int]):
-        self.rank_of, self.by_doc = rank_of, by_doc
-
-    def get(self, doc, default=None):
-        c = self.by_doc.get(doc)
-        if c is None or not 0 <= c < len(self.rank_of) or not self.rank_of[c]:
-            return default
-        return int(self.rank_of[c])
-
-    def __getitem__(self, doc) -> int:
-        r = self.get(doc)
-        if r is None:
-            raise KeyError(doc)
-        return r
-
-    def _ranked(self) -> list[str]:
-        got = [(self.get(d), d) for d in self.by_doc]
-        return [d for r, d in sorted((r, d) for r, d in got if r)]
-
-    def __iter__(self):
-        return iter(self._ranked())
-
-    def __len__(self) -> int:
-        return len(self._ranked()) if len(self.rank_of) else 0
-
-    def __bool__(self) -> bool:
-        return bool(len(self.rank_of)) and bool(self.rank_of.any())

@@ -1,5 +1,5 @@
 """The semantic arm of one query: pages by cosine, or sections by their units and head
-units, with the document-level arm's ranks, as a :class:`.arms.SemanticArm`."""
+units, as a :class:`.arms.SemanticArm`."""
 
 from __future__ import annotations
 
@@ -13,23 +13,23 @@ from .config import RankingConfig
 from .corpus_view import CorpusView
 from .modes import Granularity, Mode
 from .plan import Plan
-from .semantic import DocRanks, VectorMatrix
+from .semantic import VectorMatrix
 
 
 def semantic_arm(c: Plan, kw: KeywordArm, m: VectorMatrix, qv: np.ndarray,
                  embed: Callable[[str], np.ndarray], view: CorpusView, o: RankingConfig
                  ) -> SemanticArm:
-    """Pages by cosine (``(1 - A) x best unit + A x first unit``, A from the keyword
-    arm's best coverage; hybrid pages of a folder plus ``semantic.doc_context`` x the best
-    unit of the page's document), or sections by their units and head units; the
-    document-level arm's ranks. ``qv`` is the query vector, ``embed`` embeds the query
+    """Pages by cosine (``(1 - A) x best unit + A x first unit``, A =
+    ``semantic.adapt_hi`` x (1 - the keyword arm's best coverage); hybrid pages of a folder
+    plus ``semantic.doc_context`` x the best unit of the page's document), or sections by
+    their units and head units. ``qv`` is the query vector, ``embed`` embeds the query
     without a document's name (:func:`unnamed_queries`)."""
     docs_of = c.docs_of
     # the less of the query's rarity mass any page holds (a described,
     # vocabulary-mismatched query), the more the page's head counts;
     # inside one document a page head is no better than its body
     qc = kw.best_rarity_share if c.mode is Mode.HYBRID and not c.few else 1.0
-    a = o.semantic.adapt_lo + (o.semantic.adapt_hi - o.semantic.adapt_lo) * (1.0 - qc)
+    a = o.semantic.adapt_hi * (1.0 - qc)
     # hybrid pages of a folder: a page's document context (its best unit) counts too
     dw = o.semantic.doc_context \
         if c.mode is Mode.HYBRID and c.granularity is Granularity.PAGE and not c.few else 0.0
@@ -37,8 +37,7 @@ def semantic_arm(c: Plan, kw: KeywordArm, m: VectorMatrix, qv: np.ndarray,
     if c.res.active and len(ranked):
         ranked = ranked.restrict(c.res.page_mask(m.page_content, m.page_number))
     # the best cosine of any unit on a page searched (and admitted)
-    arm = SemanticArm(first_unit_weight=a, gap=semantic_gap(ranked),
-                      best=ranked.best_cosine(), docs_of=docs_of)
+    arm = SemanticArm(first_unit_weight=a, best=ranked.best_cosine(), docs_of=docs_of)
     if c.granularity is Granularity.PAGE:
         # hybrid fuses the first ``depth`` pages only; ranks and best units of shown
         # hits beyond them are looked up when the hits are made
@@ -48,22 +47,7 @@ def semantic_arm(c: Plan, kw: KeywordArm, m: VectorMatrix, qv: np.ndarray,
     else:
         alt = unnamed_queries(c, kw.named, embed) if kw.named else []
         section_lists(m, qv, view, docs_of, c.res, c.depth, arm, o, alt)
-    if o.pages.document > 0 and c.granularity is Granularity.PAGE and not c.few:
-        # contents whose head vector comes from an excluded page are left out
-        bad = {cid for cid, p in c.res.drop_pages if p in m.head_pages(cid)}
-        arm.doc_rank = DocRanks(m.doc_ranks(qv, c.contents, bad), c.by_doc)
     return arm
-
-
-def semantic_gap(ranked: list[tuple], depth: int = 100) -> float:
-    """Score of the best page minus that of the ``depth``-th (or the last) page of a
-    semantic ranking ``[(cid, page, score, unit)]`` (the page's cosine as
-    :meth:`.semantic.VectorMatrix.rank_pages` blends it: head share, document context);
-    0 for an empty one. A flat list (a small gap) means the query vector is close to
-    nothing in particular."""
-    if not ranked:
-        return 0.0
-    return float(ranked[0][2] - ranked[min(depth, len(ranked)) - 1][2])
 
 
 def unnamed_queries(c: Plan, named: dict[int, frozenset[str]],

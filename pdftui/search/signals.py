@@ -51,30 +51,27 @@ class Signals:
     Values: ``pending`` the searched documents not embedded yet; ``few`` the scope is
     searched as one document set; ``term_lookup`` a hybrid page query of at most
     ``short_terms`` terms some page holds all of; ``phrase`` the keyword arm's pages
-    holding such a lookup as a phrase, in keyword order; ``n_terms`` the query's keyword
-    terms; ``citation_query`` / ``related_query`` the query asks for citations / about
-    other work (:mod:`.references`); ``identifier`` identifiers carry the query and
+    holding such a lookup as a phrase, in keyword order; ``citation_query`` the query asks
+    for citations (:mod:`.references`); ``identifier`` identifiers carry the query and
     ``tiers`` ``{doc: tier}`` of a rare identifier's documents (None: none); ``listing``
     the hits of a query made only of fields (None otherwise); ``restricted`` a
     restriction is active, ``has_text`` the query has text to search for, ``top_k`` the
     hits shown.
 
-    Lookups: ``reference_page(key)`` the page is a reference list; ``reference_section`` /
-    ``related_section(key)`` the section is titled as a reference list / as related work;
-    ``opening(key)`` the section starts its document's opening and is its first section
-    or a summary; ``parent_of(key)`` the section directly enclosing one at least
-    ``subsection_level`` deep (None); ``titled(keys)`` the keys whose title holds the
-    query terms their document's head does not; ``passage_shares(run, n)`` the share of
-    the query's rarity mass each of the first ``n`` sections' best passage holds;
+    Lookups: ``reference_page(key)`` the page is a reference list;
+    ``reference_section(key)`` the section is titled as a reference list; ``opening(key)``
+    the section starts its document's opening and is its first section or a summary;
+    ``parent_of(key)`` the section directly enclosing one at least ``subsection_level``
+    deep (None); ``titled(keys)`` the keys whose title holds the query terms their
+    document's head does not; ``passage_shares(run, n)`` the share of the query's rarity
+    mass each of the first ``n`` sections' best passage holds;
     ``keep(key)`` the restriction admits the key (None: no restriction)."""
 
     pending: frozenset[str] = frozenset()
     few: bool = False
     term_lookup: bool = False
     phrase: tuple[Key, ...] = ()
-    n_terms: int = 0
     citation_query: bool = False
-    related_query: bool = False
     identifier: bool = False
     tiers: Mapping[str, int] | None = None
     listing: list | None = None
@@ -83,7 +80,6 @@ class Signals:
     top_k: int = 0
     reference_page: Callable[[Key], bool] = _never
     reference_section: Callable[[Key], bool] = _never
-    related_section: Callable[[Key], bool] = _never
     opening: Callable[[Key], bool] = _never
     parent_of: Callable[[Key], Key | None] = _no_parent
     titled: Callable[[Sequence[Key]], list[Key]] = _no_titles
@@ -116,12 +112,10 @@ def gather(c: Plan, kw: KeywordArm, text: str, kwi: keyword.KeywordIndex,
             else None
 
     return Signals(
-        c.pending, c.few, lookup, tuple(phrase), len(c.terms),
-        references.citation_query(text), references.related_query(text), ident, tiers,
-        listing, res.active, bool(q.text.strip()), c.top_k,
+        c.pending, c.few, lookup, tuple(phrase), references.citation_query(text), ident,
+        tiers, listing, res.active, bool(q.text.strip()), c.top_k,
         reference_page=lambda key: key[1] in view.reference_pages(view.cid_of(key[0])),
         reference_section=titled_as(references.is_references_title),
-        related_section=titled_as(references.is_related_title),
         opening=lambda key: key[1] in view.opening(by_doc.get(key[0])),
         parent_of=parent_of,
         titled=lambda keys: titled_keys(c, keys, view, o.sections.title_share),

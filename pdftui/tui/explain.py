@@ -1,8 +1,8 @@
 """Why a hybrid hit is where it is, in one or two lines (compare view, hit detail).
 
 Reads the hit's ``arms`` (each arm's rank, weight in force and contribution
-``weight / (k + rank)``), its ``factors`` (reference-page demotion, identifier pin, a place
-among the first hits kept for another document) and the search's weights in force
+``weight / (k + rank)``), its ``factors`` (reference-page demotion, identifier pin, the
+place first of the document both arms rank first) and the search's weights in force
 (:class:`pdftui.search.run.Weights`), all from the typed
 :class:`~pdftui.search.hits.SearchResult`; plain strings, no markup (callers wrap them in
 ``Text``). Numbers are rounded to 6 places first, as the JSON answer gives them.
@@ -17,11 +17,9 @@ if TYPE_CHECKING:
     from ..search.hits import Hit
 
 ARM_NAMES = {"keyword": "keyword", "semantic": "semantic", "section_body": "body",
-             "section_head": "heading",
-             "head": "byline", "document": "document", "subsections": "subsections",
-             "document_order": "document place", "named": "named document",
-             "passage": "passage", "stand_in": "keyword for semantic",
-             "title": "section title", "phrase": "phrase"}
+             "section_head": "heading", "head": "byline", "subsections": "subsections",
+             "named": "named document", "passage": "passage",
+             "stand_in": "keyword for semantic", "title": "section title", "phrase": "phrase"}
 
 
 def _num(x: float) -> str:
@@ -40,7 +38,7 @@ def _r(x: float | None) -> float | None:
 def arms_line(hit: Hit | None) -> str:
     """``"keyword #3 w.25 +.0040 · semantic #1 w1.62 +.0266 = .0306"`` (then ``×.9
     reference list`` when a factor applied); '' for a hit without arm evidence (or None)."""
-    # an arm in force at weight 0 (the document arm for a query the pages hold) adds nothing
+    # an arm in force at weight 0 adds nothing
     arms = [a for a in (hit.arms if hit is not None else ()) if _r(a.weight)]
     if not arms:
         return ""
@@ -57,8 +55,8 @@ def arms_line(hit: Hit | None) -> str:
 
 def weights_line(weights: Weights | None) -> str:
     """The weights in force of a hybrid search: ``"hybrid = Σ w/(60+rank): keyword 1 ×
-    coverage² · semantic 2 × .81 confidence · document .12 · byline 1 × share² · reference
-    lists ×.9"``; '' without them (keyword or semantic mode)."""
+    coverage² · semantic .2 (×.1 confidence) · byline 1 × share² · reference lists ×.9"``;
+    '' without them (keyword or semantic mode)."""
     if weights is None:
         return ""
     w = weights
@@ -80,12 +78,6 @@ def weights_line(weights: Weights | None) -> str:
         parts.append(f"heading {_num(_r(w.section_head))}")
     if _r(w.subsections):
         parts.append(f"subsections {_num(_r(w.subsections))} × their scores")
-    if _r(w.document):
-        parts.append(f"document {_num(_r(w.document))}")
-    if _r(w.document_order):
-        parts.append(f"document place {_num(_r(w.document_order))}/({w.document_order_k}+place)")
-    if w.first_documents:
-        parts.append(f"first {w.first_places} hold {w.first_documents} documents")
     if w.head is not None:
         parts.append(f"byline {_num(_r(w.head))} × share²")
     if _r(w.named):
@@ -100,5 +92,5 @@ def weights_line(weights: Weights | None) -> str:
         parts.append(f"reference lists ×{_num(_r(w.reference))}")
     line = f"hybrid = Σ w/({w.k}+rank): " + " · ".join(parts)
     if w.few:
-        line += " (a few documents: no coverage gate, document arm or byline)"
+        line += " (a few documents: no coverage gate or byline)"
     return line

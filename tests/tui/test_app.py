@@ -1076,19 +1076,18 @@ def test_explain_lines_from_real_search_json():
               factors=(Factor("reference list", 0.9),))
     assert arms_line(hit) == ("keyword #3 w.25 +.004 · semantic #1 w1.5 +.0246 = .0286"
                               " ×.9 reference list")
-    moved = Hit(10, "b.pdf", 2, "2", 1.5 / 61 + 0.18 / 13, None, 1, "",
-                arms=(arms[1], Contribution(Arm.DOCUMENT_ORDER, 3, 0.18, 0.18 / 13, 10)),
-                factors=(Factor("first 10 hold 3 documents", 1.0),))
-    assert arms_line(moved) == ("semantic #1 w1.5 +.0246 · document place #3 w.18 +.0138"
-                                " = .0384 · first 10 hold 3 documents")
+    moved = Hit(1, "b.pdf", 2, "2", 1.5 / 61 + 0.5 / 63, None, 1, "",
+                arms=(arms[1], Contribution(Arm.HEAD, 3, 0.5, 0.5 / 63)),
+                factors=(Factor("both arms' first document", 1.0),))
+    assert arms_line(moved) == ("semantic #1 w1.5 +.0246 · byline #3 w.5 +.0079"
+                                " = .0325 · both arms' first document")
     assert arms_line(Hit(1, "a.pdf", 1, "1", 0.0, None, None, "")) == ""
     assert arms_line(None) == ""
-    line = weights_line(Weights(k=60, keyword=1.0, coverage_power=2.0, semantic=1.5,
-                                semantic_confidence=0.75, document=0.12, head=1.0,
-                                reference=0.9, few=False))
-    assert line == ("hybrid = Σ w/(60+rank): keyword 1 × coverage^2 · semantic 1.5"
-                    " (×.75 confidence) · document .12 · byline 1 × share²"
-                    " · reference lists ×.9")
+    line = weights_line(Weights(k=60, keyword=1.0, coverage_power=2.0, semantic=0.2,
+                                semantic_confidence=0.1, head=1.0, reference=0.9,
+                                few=False))
+    assert line == ("hybrid = Σ w/(60+rank): keyword 1 × coverage^2 · semantic .2"
+                    " (×.1 confidence) · byline 1 × share² · reference lists ×.9")
     pending = Hit(2, "c.pdf", 4, "4", 1 / 62 + 2 / 62, 2, None, "",
                   arms=(Contribution(Arm.KEYWORD, 2, 1.0, 1 / 62),
                         Contribution(Arm.STAND_IN, 2, 2.0, 2 / 62)))
