@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import re
 
+from rich.cells import cell_len, set_cell_size
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -103,11 +104,19 @@ def doc_columns(width: int, statuses: bool) -> list[tuple[str, int]]:
     return cols + [("title", max(12, width - used - 1))] + rest
 
 
+def _cut(text: str, width: int) -> str:
+    """``text`` in at most ``width`` terminal cells, cut with "…" (a CJK character takes
+    two cells: measured by characters, a Chinese title pushed the year and pages off its
+    row at 80 columns)."""
+    if cell_len(text) <= width:
+        return text
+    return set_cell_size(text, max(1, width - 1)).rstrip() + "…"
+
+
 def _cell(text: str, width: int, style: str = "", right: bool = False) -> Text:
-    text = clean_text(text)
-    if len(text) > width - 1:
-        text = text[: max(1, width - 2)] + "…"
-    return Text((text.rjust(width - 1) if right else text.ljust(width - 1)) + " ", style=style)
+    text = _cut(clean_text(text), width - 1)
+    pad = " " * max(0, width - 1 - cell_len(text))
+    return Text((pad + text if right else text + pad) + " ", style=style)
 
 
 def doc_row(info, cols: list[tuple[str, int]], name: str, in_scope: bool, mark: str) -> Text:
@@ -253,15 +262,15 @@ def fit_name(name: str, width: int) -> str:
     version tag ("Attention Is All You Need (v5)") keeps its tag whole and shortens the
     title ("Attention Is… (v5)"), unless that leaves the title under :data:`MIN_TITLE`
     characters; then (and for other names) the end is cut with an ellipsis."""
-    if len(name) <= width:
+    if cell_len(name) <= width:
         return name
     m = _TAG_RE.match(name)
     if m is not None:
         title, tag = m.groups()
-        room = width - len(tag) - 2   # "…" and the space before the tag
-        if room >= min(MIN_TITLE, len(title)):
-            return f"{title[:room].rstrip()}… {tag}"
-    return name[: max(1, width - 1)] + "…"
+        room = width - cell_len(tag) - 1   # the space before the tag
+        if room - 1 >= min(MIN_TITLE, cell_len(title)):
+            return f"{_cut(title, room)} {tag}"
+    return _cut(name, width)
 
 
 def filter_key(info) -> tuple[str, str]:

@@ -681,3 +681,20 @@ def test_keys_after_a_key_that_leaves_the_filter_run_where_the_focus_went(make_a
             assert not any("opened no text field" in n.message for n in app._notifications)
             assert isinstance(app.focused, DocList)
     run(go())
+
+
+def test_a_cjk_title_keeps_its_documents_row_in_its_columns():
+    """Fifth trial: at 80x24 "机器学习的主要策略综述" pushed its row's year to "2…" and its
+    pages off the list: the title was cut by characters, each of which takes two cells.
+    Every cell of a row is cut and padded by terminal cells."""
+    from types import SimpleNamespace
+
+    from pdftui.tui.corpus_pane import doc_columns, doc_row
+
+    cols = doc_columns(76, False)   # the list at 80 columns: title, authors, year, pages
+    title = "机器学习的主要策略综述：从深度学习到强化学习的方法"
+    info = SimpleNamespace(doc="cn-2003.pdf", title=title, year=2003, pages=12,
+                           authors=("张三",), status="indexed", skip_reason=None)
+    row = doc_row(info, cols, title, False, "")
+    assert cell_len(row.plain) <= sum(w for _c, w in cols), row.plain
+    assert row.plain.rstrip().endswith("2003  12 p") and "张三" in row.plain, row.plain
