@@ -209,6 +209,13 @@ def test_marks_stored_per_file_the_old_way_hold_for_the_work(tmp_path):
         assert store.get(DocKey.of(folder, ATTENTION, sha[ATTENTION])).mark is Mark.SKIP
     r = _run("clips", folder, V7, "--delete", "1", "--yes", "--json", *base)
     assert [c["text"] for c in json.loads(r.stdout)["clips"]] == ["from v7"]
+    # fifth trial: a work whose clips are all of v5, listed under v7 (its newest file),
+    # gave v5's page as v7's: the clip names its file
+    _run("clips", folder, V7, "--delete", "1", "--yes", *base)
+    with TriageStore(data) as store:
+        store.add_clip(DocKey.of(folder, ATTENTION, sha[ATTENTION]), Clip("v5 only", 6, "6"))
+    lines = _run("clips", folder, *base).stdout.splitlines()
+    assert lines[0].startswith(V7) and lines[1].endswith(f"p. 6 · {ATTENTION}"), lines
 
 
 def test_a_csv_export_of_a_formula_title_and_note_runs_nothing(tmp_path):

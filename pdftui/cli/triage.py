@@ -288,13 +288,15 @@ def clips(folder, doc, numbers, yes, as_json, cache_dir, data_dir):
     _print_clips(left, len(docs) > 1)
 
 
-def _print_clips(clips: list, files: bool = False) -> None:
+def _print_clips(clips: list, files: bool = False, shown: str = "") -> None:
     """The clips numbered 1, 2, ... (the numbers ``--delete`` takes): "  1  p. 2 ·
     section", then the text on one line (about 300 characters); ``files``: each clip's
-    file too (a work of several versions, whose pages differ)."""
+    file too (a work of several versions, whose pages differ), as for a clip of another
+    file than ``shown``, the one named above the list (a clip of v5 listed under v7
+    gave v5's page as v7's)."""
     for n, clip in enumerate(clips, 1):
         where = clip.page_ref + (f" · {clip.section}" if clip.section else "")
-        if files and clip.doc:
+        if clip.doc and (files or clip.doc != (shown or clip.doc)):
             where += f" · {clip.doc}"
         click.echo(clean_text(f"{n:>3}  {where}"))
         click.echo("     " + clean_text(shorten(" ".join(clip.text.split()), 300)))
@@ -323,7 +325,7 @@ def _all_clips(folder, cache_dir, data_dir, as_json: bool) -> None:
         if k:
             click.echo()
         click.echo(clean_text(f"{doc} · {len(cs)} clip{'s' if len(cs) != 1 else ''}"))
-        _print_clips(cs, len({c.doc for c in cs}) > 1)
+        _print_clips(cs, len({c.doc for c in cs}) > 1, doc)
     total = sum(len(cs) for _doc, cs in have)
     click.echo(f"\n{total} clip{'s' if total != 1 else ''} in {len(have)} "
                f"document{'s' if len(have) != 1 else ''}")
