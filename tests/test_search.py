@@ -332,7 +332,8 @@ def test_hybrid_folder_pages_carry_their_documents_semantic_context(indexed):
 def test_adaptive_first_unit_weight_follows_query_coverage(indexed):
     """Hybrid weights the page head more for a query whose rare words no page holds
     (a described query) than for one in the documents' own words; the weight stays in
-    [0, adapt_hi] and semantic-only search uses 0."""
+    [0, adapt_hi] and semantic-only search uses its own fixed A (without it, held-out
+    lookups lost .030 MRR in semantic mode)."""
     from pdftui.search.engine import Engine
 
     folder, cache, _service = indexed
@@ -350,7 +351,7 @@ def test_adaptive_first_unit_weight_follows_query_coverage(indexed):
         e.close()
     fw = lambda r: r.semantic.first_unit_weight  # noqa: E731
     assert 0 <= fw(own) < fw(described) <= hi
-    assert fw(sem) == 0
+    assert fw(sem) == e.config.semantic.first_unit == 0.1
 
 
 def test_coverage_counts_documents_still_queued_for_indexing(tmp_path):

@@ -45,9 +45,12 @@ class SemanticConfig:
 
     #: Hybrid: semantic list weight (pages; section units).
     weight: float = 2.0
-    #: Page cosine: first-unit weight A = this x (1 - the query's best keyword coverage)
-    #: (0 when some page holds every rare word of the query, and in semantic mode).
+    #: Hybrid page cosine: first-unit weight A = this x (1 - the query's best keyword
+    #: coverage) (0 when some page holds every rare word of the query, or in a scope of a
+    #: few documents).
     adapt_hi: float = 0.7
+    #: Semantic mode's page cosine: first-unit weight A.
+    first_unit: float = 0.1
     #: Hybrid pages of a folder: a page's cosine plus this x its document's best unit
     #: cosine.
     doc_context: float = 0.25
