@@ -30,7 +30,7 @@ from .corpus_pane import CorpusPane, DocList
 from .data import LibraryGate, TriageGate
 from .dialogs import ConfirmQuitScreen
 from .help_screen import HelpScreen
-from .key_router import KeyRouter
+from .key_router import KeyRouter, split_alt, unbind_escape_pairs
 from .main_screen import TAB_PANES, MainScreen
 from .reader_widgets import ReaderBody
 from .results_pane import ResultsPane
@@ -94,6 +94,7 @@ class PdftuiApp(App):
         self.triage_gate = TriageGate(data_dir)   # the user data (marks, notes, session)
         self._keymap = full_keymap({**keymap_from_env(), **(keymap or {})})
         self.keys = KeyRouter(self)
+        unbind_escape_pairs()   # Esc f / Esc b / Esc Tab read fast: Esc, then the key
         self._main_screen: MainScreen | None = None   # made when the app starts
         self.sub_title = clean_text(Path(self.root).name)
 
@@ -144,6 +145,12 @@ class PdftuiApp(App):
         reordered (:class:`~.key_router.KeyRouter`)."""
         if isinstance(event, events.Key) and not event.is_forwarded:
             if not self.screen_stack:   # the app is closing: a key queued before is dropped
+                return
+            parts = split_alt(event)
+            if parts is not None:   # Esc and a key read as one (key_router.ESCAPE_PAIRS)
+                for part in parts:
+                    part.set_sender(self)
+                    await self.on_event(part)
                 return
             self.main_screen.triage.user_acted = True
             if await self.keys.route(event):

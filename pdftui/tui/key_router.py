@@ -26,6 +26,32 @@ from textual.widgets import Input, TextArea
 from ..text import clean_text
 from .actions import OPENERS
 
+#: Escape then a key read together ("Esc f" typed fast, or sent in one burst) reach the
+#: app as one key: the terminal parser reads ESC + a character as Alt+character, and
+#: three pairs as other keys (ESC f / ESC b: Ctrl+Right / Left, ESC Tab: Shift+Tab), so
+#: "e Esc f" left the export dialog open and "Esc Tab" from the filter went backwards.
+#: pdftui binds no Alt key: an Alt+character is Esc then the character (:func:`split_alt`),
+#: and those three pairs are left to that rule (a terminal's own Shift+Tab is ESC [ Z).
+ESCAPE_PAIRS = ("\x1bf", "\x1bb", "\x1b\t")
+
+
+def unbind_escape_pairs() -> None:
+    """Drop :data:`ESCAPE_PAIRS` from Textual's table of terminal sequences (once, before
+    the app reads keys)."""
+    from textual._ansi_sequences import ANSI_SEQUENCES_KEYS
+
+    for seq in ESCAPE_PAIRS:
+        ANSI_SEQUENCES_KEYS.pop(seq, None)
+
+
+def split_alt(event: events.Key) -> list[events.Key] | None:
+    """``[Esc, the key]`` for an Alt+character key (None for any other key)."""
+    if not event.key.startswith("alt+") or not event.character or \
+            len(event.character) != 1:
+        return None
+    key = event.key.removeprefix("alt+")
+    return [events.Key("escape", "\x1b"), events.Key(key, event.character)]
+
 #: Where Enter moves the focus to another pane: the lists whose choice opens in the
 #: reader (the hits, the documents) and the search box (its query's results).
 MOVERS = frozenset({"hits", "doc-list", "query"})

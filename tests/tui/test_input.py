@@ -67,6 +67,8 @@ def send_keys(app, keys) -> None:
         char = key if len(key) == 1 else {"slash": "/", "space": " ", "plus": "+",
                                           "minus": "-", "question_mark": "?",
                                           "asterisk": "*"}.get(key)
+        if key.startswith("alt+") and len(key) == 5:
+            char = key[-1]   # as the terminal parser makes it of ESC + a character
         event = events.Key(key, char)
         event.set_sender(app)
         app._driver.send_message(event)

@@ -698,3 +698,32 @@ def test_a_cjk_title_keeps_its_documents_row_in_its_columns():
     row = doc_row(info, cols, title, False, "")
     assert cell_len(row.plain) <= sum(w for _c, w in cols), row.plain
     assert row.plain.rstrip().endswith("2003  12 p") and "张三" in row.plain, row.plain
+
+
+def test_esc_and_a_key_read_as_one_are_esc_then_the_key(make_app):
+    """Sixth trial: "e Esc f C-u alibi" in one burst left the export dialog open: the
+    terminal parser reads ESC + f as one key (Ctrl+Right; ESC + a letter as Alt+letter,
+    ESC + Tab as Shift+Tab). Such a key is Esc then the key: the dialog closes and the
+    filter takes the text."""
+    from textual._xterm_parser import XTermParser
+
+    from pdftui.tui.dialogs import ExportScreen
+
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(160, 48)) as pilot:
+            main = app.main_screen
+            await settle(pilot)
+            # the parser as the app's driver uses it, after the app unbound the pairs
+            keys = [e.key for e in XTermParser(debug=False).feed("\x1bfx")]
+            assert "ctrl+right" not in keys
+            main.show_pane("corpus")
+            await wait_for(pilot, lambda: focused_pane(app) == "corpus", what="documents")
+            await pilot.press("e")
+            await wait_for(pilot, lambda: isinstance(app.screen, ExportScreen), what="export")
+            send_keys(app, ["alt+f", "ctrl+u", *"euler"])
+            flt = app.query_one("#corpus-filter", Input)
+            await wait_for(pilot, lambda: flt.value == "euler", what=f"filter, not "
+                           f"{flt.value!r}, screen {app.screen}")
+            assert app.screen is main
+    run(go())
