@@ -308,9 +308,12 @@ class DocFilter(Input):
                 Binding("down", "to_list", "List", show=False, id="filter.down")]
 
     def action_to_list(self) -> None:
-        """Focus the documents list under the box."""
+        """Focus the documents list under the box, filtered by what the box holds now
+        (not when its queued changes arrive: under load the keys after Down moved through
+        a list filtered by the first letters, and a mark hit another paper)."""
         pane = next((a for a in self.ancestors if isinstance(a, CorpusPane)), None)
         if pane is not None:
+            pane.refilter()
             pane.focus_main()
 
 
@@ -332,6 +335,7 @@ class CorpusPane(Vertical):
         self._width = 0
         self._shown = 0
         self._refiltered = False
+        self._filtered_by = ""   # the filter text the list was last built for
         self._names: dict[str, str] = {}   # title_keys(self.documents), once per list
         self._filter_keys: dict[str, tuple[str, str]] | None = None   # once per list
         self.loaded = False                 # the first documents load has arrived
@@ -496,6 +500,16 @@ class CorpusPane(Vertical):
     @on(Input.Changed, "#corpus-filter")
     def _filter_changed(self, event: Input.Changed) -> None:
         event.stop()
+        self.refilter()
+
+    def refilter(self) -> None:
+        """Show the documents the filter box admits now, the cursor on the best match;
+        nothing when the list already shows them (a change queued before it was built
+        must not put the cursor back on the best match after the user moved it)."""
+        value = self.query_one("#corpus-filter", Input).value
+        if value == self._filtered_by:
+            return
+        self._filtered_by = value
         self._refiltered = True   # the cursor goes to the best match
         self._rebuild()
 

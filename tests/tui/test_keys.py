@@ -727,3 +727,32 @@ def test_esc_and_a_key_read_as_one_are_esc_then_the_key(make_app):
                            f"{flt.value!r}, screen {app.screen}")
             assert app.screen is main
     run(go())
+
+
+def test_down_from_the_filter_shows_its_text_filtered_before_the_keys_after_it(make_app):
+    """Sixth trial, under load: "f C-u google Down Down Down r" marked a paper of the list
+    filtered by "g" alone (the filter's changes were still queued when the keys after
+    Down moved through the list), and a change arriving late put the cursor back on the
+    best match. Down filters the list by the box's text at once, and a late change of
+    the same text leaves the cursor where the keys moved it."""
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(160, 48)) as pilot:
+            main = app.main_screen
+            await settle(pilot)
+            main.show_pane("corpus")
+            lst = app.query_one(DocList)
+            await wait_for(pilot, lambda: focused_pane(app) == "corpus", what="documents")
+            every = lst.option_count
+            await pilot.press("f")
+            flt = app.query_one("#corpus-filter", Input)
+            await wait_for(pilot, lambda: app.focused is flt, what="the filter")
+            flt.value = "ar"           # its Changed message is queued, not yet handled
+            flt.action_to_list()       # Down, before that message is handled
+            shown = lst.option_count
+            assert 1 < shown < every and lst.highlighted == 0, (shown, every)
+            lst.action_cursor_down()
+            await pilot.pause()
+            await pilot.pause()
+            assert lst.option_count == shown and lst.highlighted == 1
+    run(go())
