@@ -213,7 +213,13 @@ def test_open_without_a_display_shows_the_path_as_given_to_copy(tui_index, servi
             assert str(app.screen.query_one("#copy-path").render()) == want
             # fourth trial: at 80 columns the path broke mid-word inside a box 90 % wide;
             # it has the screen's width but the box's two borders
-            assert app.screen.query_one("#copy-path").region.width == 100 - 2
+            path = app.screen.query_one("#copy-path")
+            assert path.region.width == 100 - 2
+            # sixth trial: a negative margin hid its first character ("work/shared/...")
+            from .test_keys import screen_lines
+            line = screen_lines(app)[path.region.y]
+            w = min(len(want), path.region.width)
+            assert line[path.region.x:path.region.x + w] == want[:w], line
             await pilot.press("escape")
             await wait_for(pilot, lambda: app.screen is app.main_screen, what="closed")
             assert app.is_running   # nothing blocked or crashed
