@@ -78,6 +78,8 @@ def test_bibtex_parses_and_keeps_the_values():
     assert a["eprint"] == "1706.03762" and a["archiveprefix"] == "arXiv"
     assert a["url"] == "https://arxiv.org/abs/1706.03762"
     assert a["file"] == "/papers/arxiv-1706.03762v5-attention.pdf"
+    # sixth trial: the private note went into ``note``, which styles print
+    assert a["annote"] == "the transformer paper" and "note" not in a
     e = by_id["kaiser2019evil"]
     # a DOI alone names no journal: @misc with its doi (an @article needs its journal)
     assert e["ENTRYTYPE"] == "misc" and e["doi"] == "10.1145/3600006.3613165"

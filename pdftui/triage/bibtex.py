@@ -70,7 +70,9 @@ class BibRecord:
     could not be classified; ``forms`` the spellings of the paper's first pages (for the
     title's case, :func:`pdftui.triage.title_case.word_forms`; None: the title's own);
     ``title_verbatim`` keeps a title that is a file name as it is; ``file`` the PDF's
-    path; ``note`` and ``keywords`` the user's note and the mark."""
+    path; ``note`` a note to print with the entry (a reference's raw text);
+    ``annote`` the user's own note, which bibliography styles do not print; ``keywords``
+    the mark."""
 
     title: str
     authors: tuple[Person, ...] = ()
@@ -83,6 +85,7 @@ class BibRecord:
     doi: str = ""
     file: str = ""
     note: str = ""
+    annote: str = ""
     keywords: str = ""
     forms: WordForms | None = None
     title_verbatim: bool = False
@@ -227,7 +230,8 @@ def fields(record: BibRecord) -> list[tuple[str, str]]:
                 ("primaryClass", bib_escape(record.arxiv_class)),
                 ("url", "https://arxiv.org/abs/" + arxiv)]
     out += [("doi", bib_escape(record.doi)), ("file", _bib_path(record.file)),
-            ("note", bib_escape(record.note)), ("keywords", bib_escape(record.keywords))]
+            ("note", bib_escape(record.note)), ("annote", bib_escape(record.annote)),
+            ("keywords", bib_escape(record.keywords))]
     return [(name, value) for name, value in out if value.strip()]
 
 
@@ -313,7 +317,7 @@ def record_of_item(item: ExportItem) -> BibRecord:
         title=title or item.doc, authors=tuple(person(a) for a in item.authors),
         year=entry_year(item), venue=venue,
         arxiv_id=item.arxiv_id, arxiv_class=cls if item.arxiv_id else "", doi=item.doi,
-        file=item.path, note=item.note,
+        file=item.path, annote=item.note,   # the user's note: not printed by styles
         keywords=f"pdftui-{item.mark.value}" if item.mark is not Mark.NONE else "",
         forms=word_forms(" ".join(pages), title), title_verbatim=verbatim)
 
