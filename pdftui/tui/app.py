@@ -246,9 +246,8 @@ class PdftuiApp(App):
         if action in ("mode", "granularity", "compare", "hit", "focus_search", "back") and \
                 self.screen is not self.main_screen:
             return False
-        if action == "focus_search" and isinstance(self.focused, Input) and \
-                self.focused.id == "query":
-            return False   # "/" types a slash in the box: the footer does not offer it
+        if action == "focus_search" and isinstance(self.focused, Input):
+            return False   # "/" types a slash in a text field: the footer does not offer it
         if action == "granularity" and parameters:
             return parameters[0] != self.main_screen.granularity   # "p Sections" in pages
         return True

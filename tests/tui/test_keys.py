@@ -631,6 +631,17 @@ def test_the_search_box_footer_offers_what_the_box_does(make_app):
             assert "Search" in keys.values() and keys.get("enter", keys.get("⏎")), keys
             assert keys.get("↑") == "Earlier queries", keys
             assert "/" not in keys, keys
+            # sixth trial: the documents filter's footer offered "/ Search" too
+            main = app.main_screen
+            main.show_pane("corpus")
+            await wait_for(pilot, lambda: focused_pane(app) == "corpus", what="documents")
+            await pilot.press("f")
+            await wait_for(pilot, lambda: isinstance(app.focused, Input)
+                           and app.focused.id == "corpus-filter", what="the filter")
+            await pilot.pause()
+            keys = {(k.key_display or k.key): k.description
+                    for k in app.main_screen.query(FooterKey)}
+            assert "/" not in keys, keys
     run(go())
 
 
