@@ -279,58 +279,74 @@ class CompareScreen(Screen):
         others = " ".join(v for v in labels if v not in name)
         return literal(fit(f"{name} {others}".strip(), width))
 
+    def _layout(self, hits: list[Hit], width: int) -> tuple[int, int, int, dict[str, str]]:
+        """``(page column, document column, section width, {doc: name})`` of a list
+        ``width`` columns wide. Narrow (80 columns): no movement column (the line below
+        spells it out); stacked (up to 239 columns): the section on a second line under
+        the document, and the page at the end of the document's line, so the section has
+        the width of both (it stopped at 29 columns beside 15 empty ones at 160)."""
+        narrow, stacked = self.narrow(), self.stacked()
+        page_w = max(5, min(9, max((len(hit_where(h)) for h in hits), default=0)))
+        docs = [h.doc for h in hits]
+        if stacked:
+            doc_w = max(6, width - 2 - (0 if narrow else 6) - 2 * (2 if narrow else 3) - 1)
+            names = narrow_names(docs, self.labels, doc_w - page_w - 1) if narrow else \
+                self._wide_names(docs, doc_w - page_w + 5)
+            return 0, doc_w, doc_w, names
+        rest = max(6, width - 2 - page_w - (0 if narrow else 6) - 2 * 5 - 1)
+        share = max(6, rest * 11 // 20)   # the section keeps the rest
+        names = self._wide_names(docs, share + 6)
+        doc_w = max(6, min(share, max(map(len, names.values()), default=6)))
+        return page_w, doc_w, rest - doc_w, names
+
+    def _fill_list(self, mode: str, rows: dict[str, dict[tuple, int]]) -> None:
+        """Put the ``mode`` list's rows in its table."""
+        table = self.query_one(f"#list-{mode}", DataTable)
+        table.clear(columns=True)
+        width = max(20, table.size.width or self.app.size.width // 3)
+        narrow, stacked = self.narrow(), self.stacked()
+        folds = self._folds(mode)
+        every = self._all_hits(mode)
+        hits = [every[f.hit] for f in folds]
+        page_w, doc_w, sec_w, names = self._layout(hits, width)
+        table.add_column(Text("#", justify="right"), width=2, key="rank")
+        table.add_column("document · page" if stacked else "document",
+                         width=doc_w, key="doc")
+        if not stacked:
+            table.add_column("page", width=page_w, key="page")
+            table.add_column("section", width=sec_w, key="section")
+        if not narrow:
+            table.add_column("→hy" if mode != "hybrid" else "kw/sm", width=6, key="move")
+        twice: dict[tuple, int] = {}   # a title twice in one paper: two rows
+        for row_no, (h, fold) in enumerate(zip(hits, folds), 1):
+            if mode == "hybrid":
+                move = self._arm_cell(h, rows)
+            else:
+                hr = rows["hybrid"].get(self._key(h))
+                move = Text(f"{hr}" if hr else "-", style="" if hr else "dim")
+            where = hit_where(h)
+            section = literal(leaf_first(hit_section(h), sec_w), style="dim")
+            if stacked:   # document and page on one line, the section beneath
+                doc = self._doc_cell(h, fold, names[h.doc], doc_w - len(where) - 1)
+                doc.pad_right(max(0, doc_w - len(where) - doc.cell_len))
+                doc.append_text(literal(where))
+                doc.append("\n")
+                doc.append_text(section)
+                cells = [doc]
+            else:
+                cells = [self._doc_cell(h, fold, names[h.doc], doc_w), literal(where),
+                         section]
+            cells = [Text(str(row_no), justify="right", style="bold"), *cells] + \
+                ([] if narrow else [move])
+            key = self._key(h)
+            n = twice[key] = twice.get(key, -1) + 1
+            table.add_row(*cells, key=repr(key) if not n else repr((key, n)),
+                          height=self.row_height())
+
     def _fill(self) -> None:
         rows = {mode: self._ranks(mode) for mode in MODES}
-        hybrid = rows["hybrid"]
         for mode in MODES:
-            table = self.query_one(f"#list-{mode}", DataTable)
-            table.clear(columns=True)
-            width = max(20, table.size.width or self.app.size.width // 3)
-            # narrow (80 columns): no movement column (the line below spells it out);
-            # stacked (up to 239 columns): the section on a second line under the document
-            narrow, stacked = self.narrow(), self.stacked()
-            folds = self._folds(mode)
-            every = self._all_hits(mode)
-            hits = [every[f.hit] for f in folds]
-            page_w = max(5, min(9, max((len(hit_where(h)) for h in hits), default=0)))
-            rest = max(6, width - 2 - page_w - (0 if narrow else 6)
-                       - 2 * (3 if narrow else 4 if stacked else 5) - 1)
-            if stacked:
-                doc_w = rest
-                names = self._wide_names([h.doc for h in hits], rest + 6) if not narrow \
-                    else narrow_names([h.doc for h in hits], self.labels, doc_w)
-            else:
-                share = max(6, rest * 11 // 20)   # the section keeps the rest
-                names = self._wide_names([h.doc for h in hits], share + 6)
-                doc_w = max(6, min(share, max(map(len, names.values()), default=6)))
-            sec_w = doc_w if stacked else rest - doc_w
-            table.add_column(Text("#", justify="right"), width=2, key="rank")
-            table.add_column("document · section" if stacked else "document", width=doc_w,
-                             key="doc")
-            table.add_column("page", width=page_w, key="page")
-            if not stacked:
-                table.add_column("section", width=sec_w, key="section")
-            if not narrow:
-                table.add_column("→hy" if mode != "hybrid" else "kw/sm", width=6, key="move")
-            twice: dict[tuple, int] = {}   # a title twice in one paper: two rows
-            for row_no, (h, fold) in enumerate(zip(hits, folds), 1):
-                if mode == "hybrid":
-                    move = self._arm_cell(h, rows)
-                else:
-                    hr = hybrid.get(self._key(h))
-                    move = Text(f"{hr}" if hr else "-", style="" if hr else "dim")
-                doc = self._doc_cell(h, fold, names[h.doc], doc_w)
-                section = literal(leaf_first(hit_section(h), sec_w), style="dim")
-                if stacked:
-                    doc.append("\n")
-                    doc.append_text(section)
-                cells = [Text(str(row_no), justify="right", style="bold"), doc,
-                         literal(hit_where(h))] + ([] if stacked else [section]) + \
-                    ([] if narrow else [move])
-                key = self._key(h)
-                n = twice[key] = twice.get(key, -1) + 1
-                table.add_row(*cells, key=repr(key) if not n else repr((key, n)),
-                              height=self.row_height())
+            self._fill_list(mode, rows)
         focus = self.query_one(f"#list-{self.focus_mode}", DataTable)
         if self.start_key is not None and repr(self.start_key) in focus.rows:
             focus.move_cursor(row=focus.get_row_index(repr(self.start_key)), animate=False)

@@ -21,7 +21,7 @@ from pdftui.tui.corpus_pane import DocList
 from pdftui.tui.goto_page import GoToPageScreen
 from pdftui.tui.reader_pane import ReaderPane
 from pdftui.tui.reader_widgets import ReaderBody
-from pdftui.tui.results_pane import HitTable, ResultsPane
+from pdftui.tui.results_pane import HitTable, ResultsPane, hit_where
 
 from .conftest import open_first_hit, search, settle, wait_for
 from .test_input import results_focused, send_keys
@@ -288,6 +288,12 @@ def test_compare_document_column_fits_at_160_columns(make_app):
                 assert "section" not in widths and widths["doc"] >= 24, (mode, widths)
                 sections = [c.split("\n")[1] for c in cells]
                 assert "3.2.2 Multi-Head Attention" in " ".join(sections), sections
+                # sixth trial: the section stopped at 29 columns beside 15 empty ones
+                # (the page column's and the gaps'): the page ends the document's line
+                # and the section takes the width of both
+                assert "page" not in widths and widths["doc"] >= 34, (mode, widths)
+                for h, name in zip(app.screen._hits(mode), names):
+                    assert name.rstrip().endswith(hit_where(h)), (name, hit_where(h))
     run(go())
 
 
