@@ -304,8 +304,9 @@ class DocFilter(Input):
     """The documents pane's filter box: Esc or Down goes back to the list below it (the
     app's Esc, "back", moved on to the results pane)."""
 
-    BINDINGS = [Binding("escape", "to_list", "List", show=False, id="filter.escape"),
-                Binding("down", "to_list", "List", show=False, id="filter.down")]
+    BINDINGS = [Binding("escape", "to_list", "List", id="filter.escape"),
+                Binding("down", "to_list", "List", key_display="↓", id="filter.down"),
+                Binding("enter", "submit", "Done", id="filter.submit")]
 
     def action_to_list(self) -> None:
         """Focus the documents list under the box, filtered by what the box holds now

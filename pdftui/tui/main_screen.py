@@ -145,10 +145,12 @@ class MainScreen(FailureHandler, Screen):
         self.update_status()
         box = self.query_one("#query", Input)
         box.focus()
-        typed = typeahead.take()   # typed while the app started: the user's, and it wins
+        typed, entered = typeahead.take()   # typed while the app started: it wins
         if typed:
             box.insert_text_at_cursor(typed)
             self.triage.user_acted = True
+            if entered:   # and entered: searched, as Enter in the box does
+                self.call_after_refresh(box.action_submit)
         self._set_folder_first(True)
         self.triage.load_session()
         self.folder.load_documents()

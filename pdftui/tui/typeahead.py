@@ -4,8 +4,9 @@ The image view's library asks the terminal about its graphics when it is importe
 the app runs, and reads the answer from the terminal's input: the letters a user had
 already typed ("rotary position" typed as the app opened showed "ry position") were read
 and lost with it. :func:`save` reads them first; the main screen types them into the
-search box once it is up (:func:`take`). Only text is kept: escape sequences (arrows) and
-control characters typed that early are dropped.
+search box once it is up (:func:`take`), and an Enter typed after it searches. Only text
+and that Enter are kept: escape sequences (arrows) and control characters typed that early
+are dropped.
 """
 
 from __future__ import annotations
@@ -19,20 +20,28 @@ import sys
 _ESCAPE_RE = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|O.|.)?", re.S)
 
 _pending = ""
+_enter = False
 
 
 def save() -> None:
     """Read what the terminal holds typed but unread (without waiting, without echo)
-    and keep its text for :func:`take`. Nothing happens when stdin is not a terminal."""
-    global _pending
-    _pending += clean(_read_pending())
+    and keep its text for :func:`take`, up to an Enter (kept as such: the query typed
+    and entered while the app started is searched). Nothing happens when stdin is not a
+    terminal."""
+    global _pending, _enter
+    data = _read_pending()
+    line, enter, _rest = data.replace(b"\n", b"\r").partition(b"\r")
+    if not _enter:
+        _pending += clean(line)
+        _enter = bool(enter)
 
 
-def take() -> str:
-    """The text :func:`save` kept ("" when none), once: a second call returns ""."""
-    global _pending
-    text, _pending = _pending, ""
-    return text
+def take() -> tuple[str, bool]:
+    """``(text, entered)`` that :func:`save` kept (``("", False)`` when none), once: a
+    second call returns ``("", False)``."""
+    global _pending, _enter
+    out, _pending, _enter = (_pending, _enter), "", False
+    return out
 
 
 def clean(data: bytes) -> str:

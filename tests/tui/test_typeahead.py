@@ -16,7 +16,7 @@ CHILD = textwrap.dedent("""
     sys.stdout.write("ready\\n"); sys.stdout.flush()
     time.sleep(1.0)   # the keys are typed meanwhile, as while the app starts
     from pdftui.tui import page_view, typeahead
-    print("TYPED", repr(typeahead.take()), repr(typeahead.take()))
+    print("TYPED", repr(typeahead.take()[0]), repr(typeahead.take()[0]))
 """)
 
 
@@ -67,12 +67,16 @@ def test_the_text_typed_at_start_is_the_query_and_the_session_does_not_replace_i
             await pilot.press("q")
 
     async def second():
-        typeahead._pending = "rotary position"
+        typeahead._pending, typeahead._enter = "attention", True
         app = make_app()
         async with app.run_test(size=(80, 24)) as pilot:
             await settle(pilot)
             main = app.main_screen
             await wait_for(pilot, lambda: main.triage.session_restored, what="session")
-            assert app.query_one("#query").value == "rotary position"
+            assert app.query_one("#query").value == "attention"
+            # seventh trial: the Enter typed after it was lost; it searches, as in the box
+            await wait_for(pilot, lambda: main.shown_key is not None
+                           and main.shown_key.query == "attention", what="the search")
+            assert "attention" in main.triage.history
     asyncio.run(first())
     asyncio.run(second())
