@@ -58,11 +58,16 @@ def docs(folder, cache_dir, data_dir, as_json, sort):
                     ("document · title, authors, ids · note · status", {"ratio": 1,
                                                                         "overflow": "fold"})):
         table.add_column(col, **kw)
+    from ..triage.works import newest
+
     seen: set[str] = set()
+    by_doc = {d.doc: (d, t) for d, t in rows}
     for d, t in rows:   # one row a work, its other files named under it
         if works[d.doc] in seen:
             continue
         seen.add(works[d.doc])
+        # led by its newest file, as mark, clips and export name it (v7, not v5)
+        d, t = by_doc.get(newest(siblings(works, d.doc)), (d, t))
         others = [v for v in siblings(works, d.doc) if v != d.doc]
         table.add_row("" if t.mark.value == "none" else t.mark.value, str(d.year or ""),
                       str(d.pages) if d.pages else "",
