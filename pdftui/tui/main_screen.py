@@ -396,6 +396,10 @@ class MainScreen(FailureHandler, Screen):
     # -- what the panes say ---------------------------------------------------------------
     @on(ScopeChanged)
     def _scope_changed(self, event: ScopeChanged) -> None:
+        if tuple(event.docs) != tuple(sorted(self.query_one(CorpusPane).scope)):
+            # stale: the scope changed since it was posted ("x *" typed fast: the cleared
+            # scope arrived after "*" had set the marked one, and searches ignored it)
+            return
         self.scope_mark = None   # a scope picked by hand
         self.scope = tuple(event.docs)
         self.update_status()

@@ -770,3 +770,32 @@ def test_a_clip_takes_the_paragraph_not_the_heading_or_labels_above_it(make_app,
             assert len(text.split()) >= 8, text
 
     run(go())
+
+
+def test_x_then_star_at_once_searches_the_marked_scope(make_app, tui_index, data_dir):
+    """Seventh trial: after a scope picked with Space, "x *" in one burst made the
+    documents pane show the marked scope while searches covered the whole folder: the
+    cleared scope, sent as a message, arrived after "*" had set the marked one. A scope
+    message overtaken by a newer scope is ignored."""
+    folder, _cache = tui_index
+    _seed(data_dir, folder, {ATTENTION: Mark.KEEP})
+
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(160, 48)) as pilot:
+            main = app.main_screen
+            await settle(pilot)
+            await search(pilot, "the")
+            main.show_pane("corpus")
+            lst = app.query_one(DocList)
+            await wait_for(pilot, lambda: lst.has_focus, what="documents")
+            await pilot.press("space")
+            await wait_for(pilot, lambda: len(main.scope) == 1, what="a scope by hand")
+            from .test_input import send_keys
+            send_keys(app, ["x", "asterisk"])
+            await wait_for(pilot, lambda: main.scope_mark == "keep", what="marked scope")
+            await pilot.pause(0.3)
+            await wait_for(pilot, lambda: main.shown_key == main.search_key(), what="search")
+            assert main.scope == (ATTENTION,) and main.scope_mark == "keep"
+            assert app.query_one(CorpusPane).scope == {ATTENTION}
+    run(go())
