@@ -453,6 +453,16 @@ class ReaderPane(FailureHandler, Vertical):
         """"p. 7-9 / 15 · 3 Model Architecture > 3.2 Attention" (plain text)."""
         return self.breadcrumb_text().plain
 
+    def page_shown(self) -> int | None:
+        """The page (1-based) the reader shows: in a section view the page at the top of
+        the screen (``o`` had opened the section's first page, p. 30, with p. 32 on
+        screen), else the page read; None when nothing is open."""
+        v = self.view
+        if v is None:
+            return None
+        top = self.top_page if v.request.kind == "section" else None
+        return top if top is not None and v.start_page <= top <= v.end_page else v.page
+
     def breadcrumb_text(self) -> Text:
         """The breadcrumb as literal text."""
         v = self.view

@@ -205,9 +205,11 @@ class TriageController:
 
         screen = self.screen
         pane = screen.current_pane()
-        reader = screen.query_one(ReaderPane).view
+        reader_pane = screen.query_one(ReaderPane)
+        reader = reader_pane.view
         if pane == "reader":
-            return (reader.request.doc, reader.page) if reader is not None else None
+            return (reader.request.doc, reader_pane.page_shown()) if reader is not None \
+                else None
         if pane == "corpus":
             doc = screen.query_one(CorpusPane).current_doc()
             return (doc, 1) if doc else None

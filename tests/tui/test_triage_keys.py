@@ -799,3 +799,41 @@ def test_x_then_star_at_once_searches_the_marked_scope(make_app, tui_index, data
             assert main.scope == (ATTENTION,) and main.scope_mark == "keep"
             assert app.query_one(CorpusPane).scope == {ATTENTION}
     run(go())
+
+
+def test_o_in_a_section_view_opens_the_page_on_screen(tui_index, service, monkeypatch):
+    """Seventh trial: ``o`` in a section read whole offered ``#page=30`` with p. 32 on
+    screen (the section's first page). It opens the page at the top of the screen."""
+    from pdftui.tui.app import PdftuiApp
+    from pdftui.tui.dialogs import CopyPathScreen
+
+    folder, cache = tui_index
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+
+    async def go():
+        app = PdftuiApp(folder, cache_dir=cache, watch=False, show_timings=False,
+                        service=service, debounce=0.05)
+        async with app.run_test(size=(80, 24)) as pilot:
+            main = app.main_screen
+            await settle(pilot)
+            main.granularity = "section"
+            data = await search(pilot, "attention")
+            hit = next(h for h in data.hits if h.end_page - h.start_page >= 2)
+            main.open_hit(hit)
+            reader = app.query_one(ReaderPane)
+            await wait_for(pilot, lambda: reader.view is not None
+                           and reader.view.request.section_id == hit.section_id, what="read")
+            main.show_pane("reader")
+            for _ in range(40):
+                if (reader.top_page or 0) > reader.view.start_page:
+                    break
+                await pilot.press("pagedown")
+                await pilot.pause(0.05)
+            top = reader.top_page
+            assert top and top > reader.view.start_page
+            await pilot.press("o")
+            await wait_for(pilot, lambda: isinstance(app.screen, CopyPathScreen),
+                           what="the path dialog")
+            assert app.screen.shown.endswith(f"#page={top}"), (app.screen.shown, top)
+    run(go())
