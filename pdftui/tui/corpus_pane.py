@@ -24,7 +24,7 @@ from textual.widgets import Input, Static
 
 from ..hidden_text import FLAG
 from ..text import clean_text
-from ..versions import version_of
+from ..versions import VersionGroups, version_of
 from .actions import bindings
 from .doc_list import DocList
 from .messages import OpenDocument, PaneFocused, ScopeChanged
@@ -337,6 +337,7 @@ class CorpusPane(Vertical):
         self._shown = 0
         self._refiltered = False
         self._filtered_by = ""   # the filter text the list was last built for
+        self.versions: VersionGroups = {}   # versions of one paper (set_versions)
         self._names: dict[str, str] = {}   # title_keys(self.documents), once per list
         self._filter_keys: dict[str, tuple[str, str]] | None = None   # once per list
         self.loaded = False                 # the first documents load has arrived
@@ -494,7 +495,10 @@ class CorpusPane(Vertical):
         if self.sort != "folder":
             title += f" · by {self.sort}"
         if self.scope:
-            title += f" · scope {len(self.scope)}"
+            works = len({self.versions[d][0] if d in self.versions else d
+                         for d in self.scope})
+            title += f" · scope {works}" if works == len(self.scope) else \
+                f" · scope {works} work{'s' if works != 1 else ''} ({len(self.scope)} files)"
         self.border_title = title
 
     # -- events ---------------------------------------------------------------------------
@@ -519,14 +523,27 @@ class CorpusPane(Vertical):
         event.stop()
         self.focus_main()
 
+    def set_versions(self, versions: VersionGroups) -> None:
+        """The version groups of the documents (:func:`pdftui.versions.version_groups`):
+        Space puts a work's every file in the scope or takes them all out."""
+        self.versions = versions
+        self._update_title()
+
+    def work_files(self, doc: str) -> set[str]:
+        """The files of ``doc``'s work (``{doc}`` for a paper with one version)."""
+        group = self.versions.get(doc)
+        if group is None:
+            return {doc}
+        return {d for d, g in self.versions.items() if g[0] == group[0]}
+
     @on(DocList.Toggled)
     def _toggled(self, event: DocList.Toggled) -> None:
         event.stop()
-        doc = event.doc
-        if doc in self.scope:
-            self.scope.discard(doc)
+        files = self.work_files(event.doc)   # one work: v5 and v7 in or out together
+        if event.doc in self.scope:
+            self.scope -= files
         else:
-            self.scope.add(doc)
+            self.scope |= files
         self._rebuild()
         self._scope_changed()
 
@@ -540,11 +557,11 @@ class CorpusPane(Vertical):
 
     # -- actions --------------------------------------------------------------------------
     def action_only(self) -> None:
-        """Scope the search to the highlighted document only."""
+        """Scope the search to the highlighted document's work only (its every version)."""
         doc = self.current_doc()
         if doc is None:
             return
-        self.scope = {doc}
+        self.scope = self.work_files(doc)
         self._rebuild()
         self._scope_changed()
 

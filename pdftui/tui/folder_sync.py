@@ -144,6 +144,7 @@ class FolderSync:
         """The version groups of a document list arrived."""
         if event.documents is self.documents:   # not a list an older load replaced
             self.screen.query_one(ResultsPane).set_versions(event.versions)
+            self.screen.query_one(CorpusPane).set_versions(event.versions)
         self.screen.update_status()
 
     # -- indexing ------------------------------------------------------------------------

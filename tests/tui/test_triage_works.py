@@ -125,3 +125,35 @@ def test_the_compare_view_folds_versions_as_the_results_do(tmp_path):
                 if h.doc in (V5, V7):
                     assert "v5" in names[r] or "v7" in names[r], names[r]
     asyncio.run(go())
+
+
+def test_space_scopes_the_work_and_the_title_counts_works(tmp_path):
+    """Seventh trial: Space on the (v5) row scoped that file alone, and the documents
+    pane said "scope 4" for 3 papers. Space (and O) take a work's every version in or out
+    of the scope; the title counts works, then files."""
+    from pdftui.index import index_folder
+    from pdftui.tui.app import PdftuiApp
+
+    folder, cache = copy_docs(tmp_path / "papers", [V5, V7, EULER]), tmp_path / "cache"
+    index_folder(folder, cache, embed=False)
+
+    async def go():
+        app = PdftuiApp(folder, cache_dir=cache, index=False, watch=False,
+                        show_timings=False, debounce=0.05)
+        async with app.run_test(size=(160, 48)) as pilot:
+            main = app.main_screen
+            await settle(pilot)
+            corpus = app.query_one(CorpusPane)
+            await wait_for(pilot, lambda: corpus.versions, what="the version groups")
+            main.show_pane("corpus")
+            lst = app.query_one(DocList)
+            await wait_for(pilot, lambda: lst.has_focus, what="documents")
+            docs = [lst.get_option_at_index(i).id for i in range(lst.option_count)]
+            for _ in range(docs.index(V5)):
+                await pilot.press("down")
+            await pilot.press("space")
+            await wait_for(pilot, lambda: set(main.scope) == {V5, V7}, what="the work")
+            assert "scope 1 work (2 files)" in str(corpus.border_title)
+            await pilot.press("space")
+            await wait_for(pilot, lambda: main.scope == (), what="out again")
+    asyncio.run(go())
