@@ -271,6 +271,14 @@ class MainScreen(FailureHandler, Screen):
             self._follow_pending = False
             if self.current_pane() == "reader":
                 self.follow_results()
+        reader = self.query_one(ReaderPane)
+        seen = reader.search_seen
+        if reader.view is not None and seen is not None and seen.query == key.query \
+                and seen != key:
+            # the same words in another mode, granularity or scope ("p" with a page
+            # open): n / N step through this answer's hits, not the last one's
+            reader.set_hits(results.hits, results.pattern)
+            reader.search_seen = key
 
     @on(Input.Changed, "#query")
     def _query_changed(self, event: Input.Changed) -> None:

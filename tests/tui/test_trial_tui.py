@@ -378,3 +378,24 @@ def test_n_in_a_section_view_visits_each_section_hit_once_in_order(make_app):
             start = order.index(seen[0])
             assert seen == (order[start:] + order[:start] + [seen[0]]), (seen, order)
     run(go())
+
+
+def test_n_after_p_steps_through_the_section_answer(make_app):
+    """Seventh trial: after "p" (sections) with a page open, n / N still stepped through
+    the page hits until a section hit was opened again. The same words in another
+    granularity hand the reader that answer's hits."""
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            main = app.main_screen
+            data = await search(pilot, "attention")
+            app.main_screen.open_hit(data.hits[0])
+            reader = await reader_ready(pilot, lambda r: r.view is not None)
+            assert reader.hits and all(h.section is None for h in reader.hits)
+            main.granularity = "section"
+            await wait_for(pilot, lambda: main.shown_key is not None
+                           and main.shown_key.granularity == "section", what="sections")
+            await wait_for(pilot, lambda: reader.hits and all(
+                h.section is not None for h in reader.hits), what="the section hits")
+    run(go())
