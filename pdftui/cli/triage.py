@@ -69,9 +69,11 @@ def docs(folder, cache_dir, data_dir, as_json, sort):
         # led by its newest file, as mark, clips and export name it (v7, not v5)
         d, t = by_doc.get(newest(siblings(works, d.doc)), (d, t))
         others = [v for v in siblings(works, d.doc) if v != d.doc]
+        flagged = [f for f in siblings(works, d.doc)
+                   if f in by_doc and getattr(by_doc[f][0], "hidden_instructions", False)]
         table.add_row("" if t.mark.value == "none" else t.mark.value, str(d.year or ""),
                       str(d.pages) if d.pages else "",
-                      _doc_cell(d, t.note, cited.get(d.doc, 0), others))
+                      _doc_cell(d, t.note, cited.get(d.doc, 0), others, flagged))
     console = Console(highlight=False)
     if not to_terminal():   # a pipe: wide enough that no file name is cut in two
         console.width = max(console.width, NAME_COLUMN_AT + max((len(d.doc) for d, _ in rows),
@@ -113,11 +115,13 @@ def _cited_counts(folder, cache_dir) -> dict[str, int]:
         lib.close()
 
 
-def _doc_cell(d, note: str, cited: int = 0, others: list[str] | None = None):
+def _doc_cell(d, note: str, cited: int = 0, others: list[str] | None = None,
+              flagged: list[str] | None = None):
     """The ``docs`` table's document cell: the file name whole (the name ``read`` and
     ``mark`` take; folded, never cut), the files of the work's ``others`` versions, the
-    title with the first authors and the arXiv id or DOI, the note, and the status when
-    the document is not simply indexed."""
+    title with the first authors and the arXiv id or DOI, the note, the status when
+    the document is not simply indexed, and the hidden-instructions flag when a file of
+    the work (``flagged``; None: ``d`` itself) hides text addressed to machines."""
     from rich.text import Text
 
     cell = Text(clean_text(d.doc), style="bold")
@@ -135,10 +139,14 @@ def _doc_cell(d, note: str, cited: int = 0, others: list[str] | None = None):
     if d.status != "indexed":
         reason = f" ({d.reason})" if d.reason and d.reason != d.status else ""
         cell.append(clean_text(f"\nstatus: {d.status}{reason}"), style="bold")
-    if getattr(d, "hidden_instructions", False):
+    flagged = flagged if flagged is not None else \
+        [d.doc] if getattr(d, "hidden_instructions", False) else []
+    if flagged:
         from ..hidden_text import FLAG
 
-        cell.append(f"\n! {FLAG}", style="bold")
+        where = [f for f in flagged if f != d.doc]
+        cell.append(f"\n! {FLAG}" + (f" ({', '.join(where)})" if where else ""),
+                    style="bold")
     return cell
 
 
