@@ -52,6 +52,9 @@ def split_alt(event: events.Key) -> list[events.Key] | None:
     key = event.key.removeprefix("alt+")
     return [events.Key("escape", "\x1b"), events.Key(key, event.character)]
 
+#: Seconds the keys typed after Enter in the search box wait for its answer at most.
+SEARCH_HOLD_S = 5.0
+
 #: Where Enter moves the focus to another pane: the lists whose choice opens in the
 #: reader (the hits, the documents) and the search box (its query's results).
 MOVERS = frozenset({"hits", "doc-list", "query"})
@@ -70,6 +73,8 @@ class KeyRouter:
         self._opener_key = ""   # the last opener's key, for _flush_keys's hint
         self._moving = 0   # the serial of an Enter whose pane change is on its way, or 0
         self._serial = 0
+        #: the serial of an Enter in the search box whose answer is on its way, or 0
+        self._await_search = 0
 
     async def route(self, event: events.Key) -> bool:
         """True when ``event`` was handled here (Textual must not forward it)."""
@@ -89,6 +94,10 @@ class KeyRouter:
             self._key_buffer, self._moving = [], self._serial
             app.call_after_refresh(self._release, self._serial, 10)
             if app.focused.id == "query":   # the box's Enter runs here, at once
+                # and the keys after it act on its answer, not on the list it replaces
+                # ("query Enter Down Down Enter" opened the last answer's #3)
+                self._await_search = serial = self._serial
+                app.set_timer(SEARCH_HOLD_S, lambda: self._search_waited(serial))
                 return await self._box_key(app.focused, event)
             return False
         if app.screen is not main:   # a dialog: its fields keep the order too
@@ -114,11 +123,25 @@ class KeyRouter:
         if self._moving:
             self.app.call_later(self._release, self._moving, 0)
 
+    def search_landed(self) -> None:
+        """The answer of the search box's Enter is on screen (or failed, or there was
+        nothing to search): the keys held since run now."""
+        serial, self._await_search = self._await_search, 0
+        if serial:
+            self.app.call_later(self._release, serial, 0)
+
+    def _search_waited(self, serial: int) -> None:
+        """:data:`SEARCH_HOLD_S` after the box's Enter: the keys held run now, answer or
+        not (a search that never lands must not keep them)."""
+        if self._await_search == serial:
+            self.search_landed()
+
     def _release(self, serial: int, tries: int) -> None:
         """Run the keys held since a moving Enter (see :meth:`route`): now when ``tries``
         is 0 (the pane is shown), else after ``tries`` more refreshes unless
-        :meth:`pane_shown` came first (an Enter that opened nothing: a group row)."""
-        if self._moving != serial:
+        :meth:`pane_shown` came first (an Enter that opened nothing: a group row). An
+        Enter in the search box waits for its answer instead (:meth:`search_landed`)."""
+        if self._moving != serial or self._await_search == serial:
             return
         if tries:
             self.app.call_after_refresh(self._release, serial, tries - 1)

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from textual import on, work
+from textual import _time, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
@@ -124,6 +124,7 @@ class MainScreen(FailureHandler, Screen):
         self.shown_key: SearchRequest | None = None
         self._semantic_ready = False
         self._restore_hit: tuple[str, int] | None = None   # the session's (doc, page)
+        self._mark_scope_at = 0.0   # when "*" last set the scope (Textual's clock)
 
     # -- layout ---------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -241,6 +242,7 @@ class MainScreen(FailureHandler, Screen):
             return
         self._search_job = None
         self.shown_key = job[1]
+        self.app.keys.search_landed()
         self.query_one(ResultsPane).show_message(f"search failed: {user_message(error)}")
         self.report_failure("Search failed", error, timeout=None)
 
@@ -264,6 +266,7 @@ class MainScreen(FailureHandler, Screen):
         self.shown_key = key
         results.more_available = len(event.result.hits) >= self.top_k
         results.set_result(event.result, keep_cursor=keep_cursor)
+        self.app.keys.search_landed()   # keys typed after Enter act on this answer
         if self._restore_hit is not None:   # a reopened session: the cursor on the hit read
             results.select(*self._restore_hit)
             self._restore_hit = None
@@ -298,12 +301,15 @@ class MainScreen(FailureHandler, Screen):
     @on(Input.Submitted, "#query")
     def _query_submitted(self, event: Input.Submitted) -> None:
         if not event.value.strip():   # Enter in the empty box: to the list on screen
+            self.app.keys.search_landed()   # nothing to wait for
             self.show_pane("corpus" if self.folder_first else "results")
             return
         self.triage.remember_query(event.value)
         if self.search_key() != self.last_key or self._debounce_timer is not None or \
                 self.last_typing:
             self.run_search()
+        elif self.shown_key == self.search_key():
+            self.app.keys.search_landed()   # its answer is the one on screen
         if event.value.strip():
             self.show_pane("results")
 
@@ -404,9 +410,9 @@ class MainScreen(FailureHandler, Screen):
     # -- what the panes say ---------------------------------------------------------------
     @on(ScopeChanged)
     def _scope_changed(self, event: ScopeChanged) -> None:
-        if tuple(event.docs) != tuple(sorted(self.query_one(CorpusPane).scope)):
-            # stale: the scope changed since it was posted ("x *" typed fast: the cleared
-            # scope arrived after "*" had set the marked one, and searches ignored it)
+        if event.time < self._mark_scope_at:
+            # stale: "*" set the marked scope since it was posted ("x *" typed fast: the
+            # cleared scope arrived after it, and searches ignored the marked one)
             return
         self.scope_mark = None   # a scope picked by hand
         self.scope = tuple(event.docs)
@@ -679,6 +685,7 @@ class MainScreen(FailureHandler, Screen):
 
     def apply_mark_scope(self, search: bool = True) -> None:
         """Make the scope the documents with mark :attr:`scope_mark` (or the folder)."""
+        self._mark_scope_at = _time.get_time()   # scope messages posted before are stale
         marks = self.triage.marks()
         docs = tuple(sorted(d for d, m in marks.items() if m == self.scope_mark)) \
             if self.scope_mark else ()

@@ -775,3 +775,34 @@ def test_down_from_the_filter_shows_its_text_filtered_before_the_keys_after_it(m
             await pilot.pause()
             assert lst.option_count == shown and lst.highlighted == 1
     run(go())
+
+
+def test_keys_after_enter_in_the_box_act_on_its_answer(make_app):
+    """Eighth trial: "/ query Enter Down Down Enter" opened the previous answer's #3: the
+    Downs ran on the list on screen while the new search was still running. The keys
+    typed after Enter in the box wait for its answer (a slowed search here)."""
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            main = app.main_screen
+            await settle(pilot)
+            await search(pilot, "attention")
+            await wait_for(pilot, lambda: focused_pane(app) == "results", what="results")
+            service = await app.get_service()
+            service.delay_s = 0.5
+            try:
+                send_keys(app, ["slash", "ctrl+u", *"euler fonts", "enter", "down", "enter"])
+                reader = app.query_one(ReaderPane)
+                await wait_for(pilot, lambda: reader.view is not None
+                               and main.shown_key is not None
+                               and main.shown_key.query == "euler fonts",
+                               timeout=30, what="the new answer and the reader")
+                results = app.query_one(ResultsPane)
+                want = results.hits[results._rows[1].hit]
+                await wait_for(pilot, lambda: (reader.view.request.doc, reader.view.page)
+                               == (want.doc, want.page), timeout=15,
+                               what=f"the new answer's #2 {want.doc} p{want.page}, not "
+                                    f"{reader.view.request.doc} p{reader.view.page}")
+            finally:
+                service.delay_s = 0.0
+    run(go())
