@@ -146,12 +146,12 @@ class MainScreen(FailureHandler, Screen):
         self.update_status()
         box = self.query_one("#query", Input)
         box.focus()
-        typed, entered = typeahead.take()   # typed while the app started: it wins
+        typed, keys = typeahead.take()   # typed while the app started: it wins
         if typed:
             box.insert_text_at_cursor(typed)
             self.triage.user_acted = True
-            if entered:   # and entered: searched, as Enter in the box does
-                self.call_after_refresh(box.action_submit)
+        if keys:   # an Enter and what followed it: run as keys read now
+            self.call_after_refresh(self._replay_keys, keys)
         self._set_folder_first(True)
         self.triage.load_session()
         self.folder.load_documents()
@@ -160,6 +160,12 @@ class MainScreen(FailureHandler, Screen):
             self.folder.start_index()
         if app.do_watch:
             self.folder.watch_folder()
+
+    def _replay_keys(self, sent: str) -> None:
+        """Post the keys of ``sent`` (a terminal's bytes as text) to the app, in order."""
+        for key in typeahead.keys_of(sent):
+            key.set_sender(self.app)
+            self.app.post_message(key)
 
     def on_screen_resume(self) -> None:
         """A dialog closed: the footer shows the keys of the pane that has the focus now

@@ -4,9 +4,9 @@ The image view's library asks the terminal about its graphics when it is importe
 the app runs, and reads the answer from the terminal's input: the letters a user had
 already typed ("rotary position" typed as the app opened showed "ry position") were read
 and lost with it. :func:`save` reads them first; the main screen types them into the
-search box once it is up (:func:`take`), and an Enter typed after it searches. Only text
-and that Enter are kept: escape sequences (arrows) and control characters typed that early
-are dropped.
+search box once it is up (:func:`take`); an Enter typed after it and the keys after that
+are replayed as keys (the query searched, then "Down Down Enter" acting on its answer).
+Escape sequences and control characters typed before the first Enter are dropped.
 """
 
 from __future__ import annotations
@@ -20,28 +20,42 @@ import sys
 _ESCAPE_RE = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|O.|.)?", re.S)
 
 _pending = ""
-_enter = False
+_tail = ""
 
 
 def save() -> None:
     """Read what the terminal holds typed but unread (without waiting, without echo)
-    and keep its text for :func:`take`, up to an Enter (kept as such: the query typed
-    and entered while the app started is searched). Nothing happens when stdin is not a
-    terminal."""
-    global _pending, _enter
-    data = _read_pending()
-    line, enter, _rest = data.replace(b"\n", b"\r").partition(b"\r")
-    if not _enter:
-        _pending += clean(line)
-        _enter = bool(enter)
+    and keep its text for :func:`take`: the text up to the first Enter, and from that
+    Enter on, the keys as typed (the query entered and the keys after it, "Down Down
+    Enter", replayed once the app is up). Nothing happens when stdin is not a terminal."""
+    global _pending, _tail
+    data = _read_pending().decode("utf-8", "replace")
+    cut = min((i for i in (data.find("\r"), data.find("\n")) if i >= 0), default=-1)
+    if _tail:
+        _tail += data
+    elif cut < 0:
+        _pending += clean(data.encode())
+    else:
+        _pending += clean(data[:cut].encode())
+        _tail = "\r" + data[cut + 1:]
 
 
-def take() -> tuple[str, bool]:
-    """``(text, entered)`` that :func:`save` kept (``("", False)`` when none), once: a
-    second call returns ``("", False)``."""
-    global _pending, _enter
-    out, _pending, _enter = (_pending, _enter), "", False
+def take() -> tuple[str, str]:
+    """``(text, keys)`` that :func:`save` kept: the text typed before any Enter, then
+    the keys from that Enter on as the terminal sent them (:func:`keys_of` reads them);
+    ``("", "")`` when none, and on a second call."""
+    global _pending, _tail
+    out, _pending, _tail = (_pending, _tail), "", ""
     return out
+
+
+def keys_of(sent: str) -> list:
+    """The key events (Textual's) of what a terminal sent, as the app's driver would
+    read them."""
+    from textual import events
+    from textual._xterm_parser import XTermParser
+
+    return [e for e in XTermParser(debug=False).feed(sent) if isinstance(e, events.Key)]
 
 
 def clean(data: bytes) -> str:

@@ -16,13 +16,14 @@ CHILD = textwrap.dedent("""
     sys.stdout.write("ready\\n"); sys.stdout.flush()
     time.sleep(1.0)   # the keys are typed meanwhile, as while the app starts
     from pdftui.tui import page_view, typeahead
-    print("TYPED", repr(typeahead.take()[0]), repr(typeahead.take()[0]))
+    print("TYPED", repr(typeahead.take()), repr(typeahead.take()))
 """)
 
 
 def test_keys_typed_before_the_image_library_loads_are_kept():
-    """A real terminal (a pty): text typed before ``pdftui.tui.page_view`` is imported
-    comes back whole from :func:`typeahead.take`, once."""
+    """A real terminal (a pty): what is typed before ``pdftui.tui.page_view`` is imported
+    comes back whole from :func:`typeahead.take`, once: the text up to Enter, then the
+    keys from Enter on."""
     master, slave = os.openpty()
     try:
         proc = subprocess.Popen([sys.executable, "-c", CHILD], stdin=slave, stdout=slave,
@@ -31,8 +32,8 @@ def test_keys_typed_before_the_image_library_loads_are_kept():
         out = b""
         while b"ready" not in out:
             out += os.read(master, 1024)
-        os.write(master, "rotary position é".encode())
-        while b"TYPED" not in out or not out.rstrip().endswith(b"''"):
+        os.write(master, "rotary position é\r\x1b[Bx".encode())
+        while b"TYPED" not in out or not out.rstrip().endswith(b"'')"):
             chunk = os.read(master, 4096)
             if not chunk:
                 break
@@ -41,7 +42,8 @@ def test_keys_typed_before_the_image_library_loads_are_kept():
     finally:
         os.close(master)
     # the terminal echoes the keys and shows the library's queries before the line
-    assert "TYPED 'rotary position é' ''" in out.decode(), out
+    # the text before Enter, then the Enter and the keys after it as sent
+    assert "TYPED ('rotary position é', '\\r\\x1b[Bx') ('', '')" in out.decode(), out
 
 
 def test_only_text_is_kept_of_what_was_typed():
@@ -56,6 +58,8 @@ def test_the_text_typed_at_start_is_the_query_and_the_session_does_not_replace_i
     import asyncio
 
     from pdftui.tui import typeahead
+    from pdftui.tui.reader_pane import ReaderPane
+    from pdftui.tui.results_pane import ResultsPane
 
     from .conftest import search, settle, wait_for
 
@@ -67,7 +71,9 @@ def test_the_text_typed_at_start_is_the_query_and_the_session_does_not_replace_i
             await pilot.press("q")
 
     async def second():
-        typeahead._pending, typeahead._enter = "attention", True
+        # eighth trial: "query Enter Down Down Enter" typed at start-up lost the keys
+        # after Enter: they are replayed, and act on the query's answer
+        typeahead._pending, typeahead._tail = "attention", "\r\x1b[B\x1b[B\r"
         app = make_app()
         async with app.run_test(size=(80, 24)) as pilot:
             await settle(pilot)
@@ -78,5 +84,11 @@ def test_the_text_typed_at_start_is_the_query_and_the_session_does_not_replace_i
             await wait_for(pilot, lambda: main.shown_key is not None
                            and main.shown_key.query == "attention", what="the search")
             assert "attention" in main.triage.history
+            results = app.query_one(ResultsPane)
+            reader = app.query_one(ReaderPane)
+            want = results.hits[results._rows[2].hit]
+            await wait_for(pilot, lambda: reader.view is not None and (
+                reader.view.request.doc, reader.view.page) == (want.doc, want.page),
+                what="the answer's #3 opened")
     asyncio.run(first())
     asyncio.run(second())
