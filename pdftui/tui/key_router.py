@@ -27,21 +27,26 @@ from ..text import clean_text
 from .actions import OPENERS
 
 #: Escape then a key read together ("Esc f" typed fast, or sent in one burst) reach the
-#: app as one key: the terminal parser reads ESC + a character as Alt+character, and
-#: three pairs as other keys (ESC f / ESC b: Ctrl+Right / Left, ESC Tab: Shift+Tab), so
-#: "e Esc f" left the export dialog open and "Esc Tab" from the filter went backwards.
-#: pdftui binds no Alt key: an Alt+character is Esc then the character (:func:`split_alt`),
-#: and those three pairs are left to that rule (a terminal's own Shift+Tab is ESC [ Z).
-ESCAPE_PAIRS = ("\x1bf", "\x1bb", "\x1b\t")
+#: app as one key: the terminal parser reads ESC + a character as Alt+character, ESC f /
+#: ESC b as Ctrl+Right / Left and ESC Tab as Shift+Tab, and drops the Esc of ESC Enter,
+#: so "e Esc f" left the export dialog open, "Esc Tab" from the filter went backwards and
+#: "a text Esc Tab" left the note editor open. pdftui binds no Alt key: an Alt+character
+#: is Esc then the character (:func:`split_alt`), ESC f / ESC b are left to that rule, and
+#: ESC Tab / ESC Enter read as the two keys (a terminal's own Shift+Tab is ESC [ Z).
+ESCAPE_PAIRS = ("\x1bf", "\x1bb")
 
 
 def unbind_escape_pairs() -> None:
-    """Drop :data:`ESCAPE_PAIRS` from Textual's table of terminal sequences (once, before
-    the app reads keys)."""
+    """Fix Textual's table of terminal sequences for :data:`ESCAPE_PAIRS` (once, before
+    the app reads keys): ESC f / ESC b out of it, ESC Tab and ESC Enter as Esc and the
+    key."""
     from textual._ansi_sequences import ANSI_SEQUENCES_KEYS
+    from textual.keys import Keys
 
     for seq in ESCAPE_PAIRS:
         ANSI_SEQUENCES_KEYS.pop(seq, None)
+    ANSI_SEQUENCES_KEYS["\x1b\t"] = (Keys.Escape, Keys.Tab)
+    ANSI_SEQUENCES_KEYS["\x1b\r"] = (Keys.Escape, Keys.Enter)
 
 
 def split_alt(event: events.Key) -> list[events.Key] | None:

@@ -736,6 +736,11 @@ def test_esc_and_a_key_read_as_one_are_esc_then_the_key(make_app):
             # the parser as the app's driver uses it, after the app unbound the pairs
             keys = [e.key for e in XTermParser(debug=False).feed("\x1bfx")]
             assert "ctrl+right" not in keys
+            # eighth trial: "a text Esc Tab" left the note editor open (ESC Tab read as
+            # Shift+Tab, and without that entry as Tab alone): Esc, then Tab; so Enter
+            for sent, want in (("\x1b\tx", ["escape", "tab", "x"]),
+                               ("\x1b\rx", ["escape", "enter", "x"])):
+                assert [e.key for e in XTermParser(debug=False).feed(sent)] == want
             main.show_pane("corpus")
             await wait_for(pilot, lambda: focused_pane(app) == "corpus", what="documents")
             await pilot.press("e")
