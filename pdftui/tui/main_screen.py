@@ -262,7 +262,8 @@ class MainScreen(FailureHandler, Screen):
             return  # stale: the box, mode, granularity or scope changed since
         if event.typing and not self.last_typing:
             return  # a search-as-you-type result landing after Enter asked for the words
-        results.scope_label = scope_label(key.scope, self.scope_mark, results.names)
+        results.scope_label = scope_label(key.scope, self.scope_mark, results.names,
+                                          results.versions)
         if event.provisional:
             results.set_result(event.result, keep_cursor=keep_cursor)
             # the mode asked for (a restored hybrid must not look lost), not "keyword"

@@ -42,16 +42,21 @@ def scope_names(scope: Sequence[str], titles: dict[str, str], room: int) -> str:
     return (names if len(names) <= room else names[: room - 1] + "…") + more
 
 
-def scope_label(scope: Sequence[str], scope_mark: str | None, titles: dict[str, str]) -> str:
+def scope_label(scope: Sequence[str], scope_mark: str | None, titles: dict[str, str],
+                versions: VersionGroups | None = None) -> str:
     """The coverage line's name of the search scope ``scope``: "scope: marked keep",
-    "scope: <the document's title>", "scope: 3 documents", or "" for the whole folder
-    (the status line names the documents)."""
+    "scope: <the document's title>" (one work, whatever its versions), "scope: 3
+    works (4 files)", "scope: 3 documents", or "" for the whole folder (the status line
+    names the documents). Versions of one paper in ``versions`` count once."""
     if not scope:
         return ""
     if scope_mark:
         return f"scope: marked {scope_mark}"
-    return "scope: " + (scope_names(scope, titles, 30) if len(scope) == 1
-                        else f"{len(scope)} documents")
+    works = count_works(scope, versions or {})
+    if works == 1:
+        return "scope: " + scope_names(scope[:1], titles, 30)
+    return f"scope: {works} works ({len(scope)} files)" if works != len(scope) \
+        else f"scope: {len(scope)} documents"
 
 
 def status_text(docs: Sequence[DocumentInfo], loaded: bool, index_status: str,

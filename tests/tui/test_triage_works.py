@@ -145,6 +145,7 @@ def test_space_scopes_the_work_and_the_title_counts_works(tmp_path):
             await settle(pilot)
             corpus = app.query_one(CorpusPane)
             await wait_for(pilot, lambda: corpus.versions, what="the version groups")
+            await search(pilot, "attention")
             main.show_pane("corpus")
             lst = app.query_one(DocList)
             await wait_for(pilot, lambda: lst.has_focus, what="documents")
@@ -154,6 +155,13 @@ def test_space_scopes_the_work_and_the_title_counts_works(tmp_path):
             await pilot.press("space")
             await wait_for(pilot, lambda: set(main.scope) == {V5, V7}, what="the work")
             assert "scope 1 work (2 files)" in str(corpus.border_title)
+            # eighth trial: the coverage line said "scope: 2 documents" for one paper
+            from pdftui.tui.results_pane import ResultsPane
+            results = app.query_one(ResultsPane)
+            await wait_for(pilot, lambda: main.shown_key is not None
+                           and set(main.shown_key.scope) == {V5, V7}, what="scoped search")
+            assert results.scope_label.startswith("scope: Attention Is All"), \
+                results.scope_label
             await pilot.press("space")
             await wait_for(pilot, lambda: main.scope == (), what="out again")
     asyncio.run(go())
