@@ -18,6 +18,7 @@ moved on from where the focus was, not from where it was going.
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING
 
 from textual import events
@@ -59,6 +60,9 @@ def split_alt(event: events.Key) -> list[events.Key] | None:
 
 #: Seconds the keys typed after Enter in the search box wait for its answer at most.
 SEARCH_HOLD_S = 5.0
+#: Seconds after the restored session moved the focus to a pane in which the first keys,
+#: if text, still go to the search box (they were typed as the app opened).
+LAUNCH_TYPING_S = 0.5
 
 #: Where Enter moves the focus to another pane: the lists whose choice opens in the
 #: reader (the hits, the documents) and the search box (its query's results).
@@ -80,6 +84,7 @@ class KeyRouter:
         self._serial = 0
         #: the serial of an Enter in the search box whose answer is on its way, or 0
         self._await_search = 0
+        self._keyed = False   # a key has reached the main screen's panes or box
 
     async def route(self, event: events.Key) -> bool:
         """True when ``event`` was handled here (Textual must not forward it)."""
@@ -114,6 +119,13 @@ class KeyRouter:
         box = next(iter(main.query("#query").results(Input)), None)
         if box is None:   # the main screen is closing (a key queued before quit)
             return False
+        if focused is not box and self._typed_at_launch(event):
+            # text typed as the app opened is a query, though the restored session moved
+            # the focus to a pane just before it was read ("linear attention" typed at
+            # launch ran as the documents pane's commands: e opened the export dialog)
+            main.focus_box(select=True)
+            focused = box
+        self._keyed = True
         if focused is box:
             return await self._box_key(box, event)
         if isinstance(focused, Input):      # the documents filter
@@ -127,6 +139,14 @@ class KeyRouter:
         held since an Enter that was moving the focus run now, from there."""
         if self._moving:
             self.app.call_later(self._release, self._moving, 0)
+
+    def _typed_at_launch(self, event: events.Key) -> bool:
+        """Is ``event`` text typed at launch: a printable key read within
+        :data:`LAUNCH_TYPING_S` after the restored session moved the focus to a pane,
+        before any other key reached the main screen?"""
+        moved = getattr(self.app.main_screen, "restored_focus_at", None)
+        return not self._keyed and event.is_printable and moved is not None and \
+            time.monotonic() - moved < LAUNCH_TYPING_S
 
     def search_landed(self) -> None:
         """The answer of the search box's Enter is on screen (or failed, or there was

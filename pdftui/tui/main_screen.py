@@ -18,6 +18,7 @@ keys are bound on the app (:mod:`.actions`), whose actions call this screen's me
 from __future__ import annotations
 
 import re
+import time
 from typing import TYPE_CHECKING
 
 from textual import _time, on, work
@@ -125,6 +126,8 @@ class MainScreen(FailureHandler, Screen):
         self._semantic_ready = False
         self._restore_hit: tuple[str, int] | None = None   # the session's (doc, page)
         self._mark_scope_at = 0.0   # when "*" last set the scope (Textual's clock)
+        #: when the restored session moved the focus to a pane (time.monotonic), or None
+        self.restored_focus_at: float | None = None
 
     # -- layout ---------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -351,6 +354,8 @@ class MainScreen(FailureHandler, Screen):
                 self.show_pane("results")
             elif s.reader is not None:
                 self.show_pane("reader")
+            if s.query or s.reader is not None:   # text typed right after is a query
+                self.restored_focus_at = time.monotonic()   # (key_router)
         finally:
             triage.restoring = False
 

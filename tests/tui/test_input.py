@@ -553,3 +553,29 @@ def test_a_session_save_overtaken_by_the_next_leaves_no_coroutine_unawaited(make
                 gc.collect()
             assert not [w for w in caught if "never awaited" in str(w.message)]
     run(go())
+
+
+def test_text_typed_as_the_app_opens_is_a_query_after_the_session_moved_the_focus(
+        make_app):
+    """Ninth trial: a query typed as pdftui opened ran as the restored pane's commands
+    ("e" opened the export dialog) when the restored session had moved the focus to a
+    pane just before the keys were read. The first keys, if text, read right after that
+    move go to the search box (the restored query replaced); later ones are the pane's."""
+    from pdftui.tui.dialogs import ExportScreen
+
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await results_focused(pilot)
+            await pilot.press("ctrl+q")
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            main = app.main_screen
+            await wait_for(pilot, lambda: main.triage.session_restored
+                           and main.current_pane() == "results", what="the session restored")
+            burst(app, "euler")
+            box = app.query_one("#query")
+            await wait_for(pilot, lambda: box.value == "euler", what=f"euler, not "
+                           f"{box.value!r}")
+            assert not isinstance(app.screen, ExportScreen)
+    run(go())
