@@ -29,8 +29,11 @@ def save() -> None:
     Enter on, the keys as typed (the query entered and the keys after it, "Down Down
     Enter", replayed once the app is up). Nothing happens when stdin is not a terminal."""
     global _pending, _tail
-    data = _read_pending().decode("utf-8", "replace")
-    cut = min((i for i in (data.find("\r"), data.find("\n")) if i >= 0), default=-1)
+    # a terminal in its line mode turns Enter (CR) into LF as it is read (ICRNL); the
+    # parser would read LF as Ctrl+J, and the Enter ending "query Enter Down Down Enter"
+    # typed at launch was lost
+    data = _read_pending().decode("utf-8", "replace").replace("\n", "\r")
+    cut = data.find("\r")
     if _tail:
         _tail += data
     elif cut < 0:
