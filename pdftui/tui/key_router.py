@@ -119,6 +119,12 @@ class KeyRouter:
         box = next(iter(main.query("#query").results(Input)), None)
         if box is None:   # the main screen is closing (a key queued before quit)
             return False
+        if focused is None and event.is_printable:
+            # keys read before the screen focused anything (at launch, the box not yet
+            # focused): text, so a query ("linear attention" typed at launch ran "e",
+            # the export, and lost "lin"; tenth check)
+            main.set_focus(box)
+            focused = box
         if focused is not box and self._typed_at_launch(event):
             # text typed as the app opened is a query, though the restored session moved
             # the focus to a pane just before it was read ("linear attention" typed at

@@ -579,3 +579,22 @@ def test_text_typed_as_the_app_opens_is_a_query_after_the_session_moved_the_focu
                            f"{box.value!r}")
             assert not isinstance(app.screen, ExportScreen)
     run(go())
+
+
+def test_text_read_before_anything_has_the_focus_is_a_query(make_app):
+    """Tenth check: keys read as pdftui opened, before the screen had focused anything,
+    ran as commands ("e" of "linear" opened the export dialog, "lin" were lost). With no
+    focus, text goes to the search box."""
+    from pdftui.tui.dialogs import ExportScreen
+
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            app.main_screen.set_focus(None)
+            burst(app, "linear")
+            box = app.query_one("#query")
+            await wait_for(pilot, lambda: box.value == "linear", what=f"linear, not "
+                           f"{box.value!r}")
+            assert not isinstance(app.screen, ExportScreen)
+    run(go())
