@@ -18,13 +18,28 @@ V7 = "arxiv-1706.03762v7-attention-is-all-you-need.pdf"
 EULER = "texlive-euler.pdf"
 
 
-def test_a_folded_row_marks_the_work_and_the_scope_holds_every_version(tmp_path, data_dir):
+def _versions_folder(tmp_path):
+    """``(folder, cache)``: the Transformer's v5 and v7 and the euler package, copied and
+    indexed (text only)."""
     from pdftui.index import index_folder
-    from pdftui.library import Library
-    from pdftui.tui.app import PdftuiApp
 
     folder, cache = copy_docs(tmp_path / "papers", [V5, V7, EULER]), tmp_path / "cache"
     index_folder(folder, cache, embed=False)
+    return folder, cache
+
+
+def _app(folder, cache):
+    """The app on ``folder``: no indexing, no watcher, no timings, quick debounce."""
+    from pdftui.tui.app import PdftuiApp
+
+    return PdftuiApp(folder, cache_dir=cache, index=False, watch=False,
+                     show_timings=False, debounce=0.05)
+
+
+def test_a_folded_row_marks_the_work_and_the_scope_holds_every_version(tmp_path, data_dir):
+    from pdftui.library import Library
+
+    folder, cache = _versions_folder(tmp_path)
     lib = Library(folder, cache)
     sha = {d.doc: d.sha256 for d in lib.documents()}
     lib.close()
@@ -32,8 +47,7 @@ def test_a_folded_row_marks_the_work_and_the_scope_holds_every_version(tmp_path,
         old.set_mark(DocKey.of(folder, V7, sha[V7]), Mark.TO_READ)
 
     async def go():
-        app = PdftuiApp(folder, cache_dir=cache, index=False, watch=False,
-                        show_timings=False, debounce=0.05)
+        app = _app(folder, cache)
         async with app.run_test(size=(160, 48)) as pilot:
             main = app.main_screen
             await settle(pilot)
@@ -84,16 +98,12 @@ def test_the_compare_view_folds_versions_as_the_results_do(tmp_path):
     """Third trial: the compare view listed "Vaswani v7" and "Vaswani v5" as two rows of
     one place while the results list folds them. Each list has one row for the work at
     that place, naming both versions, and the lists' cursors meet on it."""
-    from pdftui.index import index_folder
-    from pdftui.tui.app import PdftuiApp
     from pdftui.tui.compare_view import CompareScreen
 
-    folder, cache = copy_docs(tmp_path / "papers", [V5, V7, EULER]), tmp_path / "cache"
-    index_folder(folder, cache, embed=False)
+    folder, cache = _versions_folder(tmp_path)
 
     async def go():
-        app = PdftuiApp(folder, cache_dir=cache, index=False, watch=False,
-                        show_timings=False, debounce=0.05)
+        app = _app(folder, cache)
         async with app.run_test(size=(160, 48)) as pilot:
             main = app.main_screen
             await settle(pilot)
@@ -131,15 +141,10 @@ def test_space_scopes_the_work_and_the_title_counts_works(tmp_path):
     """Seventh trial: Space on the (v5) row scoped that file alone, and the documents
     pane said "scope 4" for 3 papers. Space (and O) take a work's every version in or out
     of the scope; the title counts works, then files."""
-    from pdftui.index import index_folder
-    from pdftui.tui.app import PdftuiApp
-
-    folder, cache = copy_docs(tmp_path / "papers", [V5, V7, EULER]), tmp_path / "cache"
-    index_folder(folder, cache, embed=False)
+    folder, cache = _versions_folder(tmp_path)
 
     async def go():
-        app = PdftuiApp(folder, cache_dir=cache, index=False, watch=False,
-                        show_timings=False, debounce=0.05)
+        app = _app(folder, cache)
         async with app.run_test(size=(160, 48)) as pilot:
             main = app.main_screen
             await settle(pilot)
