@@ -45,6 +45,9 @@ def _image_backend():
     try:
         from textual_image import _terminal
 
+        # its queries' answers are read with the keys typed meanwhile kept
+        _terminal.capture_terminal_response = typeahead.capture_response
+
         try:
             _terminal.get_cell_size()
         except Exception:  # noqa: BLE001 - a terminal that reports no usable size

@@ -11,10 +11,15 @@ Escape sequences and control characters typed before the first Enter are dropped
 
 from __future__ import annotations
 
+import codecs
 import os
 import re
 import select
 import sys
+import time
+from contextlib import contextmanager
+from types import SimpleNamespace
+from typing import Iterator
 
 #: An escape sequence: CSI (``ESC [`` ... final byte), SS3 (``ESC O`` x) or ``ESC`` x.
 _ESCAPE_RE = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|O.|.)?", re.S)
@@ -28,11 +33,17 @@ def save() -> None:
     and keep its text for :func:`take`: the text up to the first Enter, and from that
     Enter on, the keys as typed (the query entered and the keys after it, "Down Down
     Enter", replayed once the app is up). Nothing happens when stdin is not a terminal."""
+    keep(_read_pending().decode("utf-8", "replace"))
+
+
+def keep(data: str) -> None:
+    """Keep ``data`` (text a user typed at the terminal) after what is kept already, as
+    :func:`save` does."""
     global _pending, _tail
     # a terminal in its line mode turns Enter (CR) into LF as it is read (ICRNL); the
     # parser would read LF as Ctrl+J, and the Enter ending "query Enter Down Down Enter"
     # typed at launch was lost
-    data = _read_pending().decode("utf-8", "replace").replace("\n", "\r")
+    data = data.replace("\n", "\r")
     cut = data.find("\r")
     if _tail:
         _tail += data
@@ -99,3 +110,47 @@ def _read_pending() -> bytes:
         except (OSError, termios.error):
             pass
     return data
+
+
+#: The longest a terminal query waits in all while keys typed meanwhile keep arriving
+#: (seconds); each read waits at most the query's own timeout.
+ANSWER_WAIT_S = 0.5
+
+
+@contextmanager
+def capture_response(start_marker: str, end_marker: str,
+                     timeout: float | None = None) -> Iterator[SimpleNamespace]:
+    """Stand-in for textual-image's ``capture_terminal_response``: the terminal's answer
+    to the query written inside the ``with`` block, in ``.sequence``, from
+    ``start_marker`` to ``end_marker``. What the user typed before, inside or after the
+    answer is kept (:func:`keep`), not read as a wrong answer and lost ("spa" typed as the
+    app opened lost, "rse attention" searched). Raises TimeoutError when no answer came
+    within ``timeout`` seconds of the last byte (ANSWER_WAIT_S in all)."""
+    from textual_image._terminal import capture_mode
+
+    response = SimpleNamespace(sequence="")
+    fd = sys.__stdin__.buffer.fileno()
+    with capture_mode():
+        yield response
+        response.sequence = _await_answer(fd, start_marker, end_marker, timeout)
+
+
+def _await_answer(fd: int, start: str, end: str, timeout: float | None) -> str:
+    """The answer read from ``fd`` (see :func:`capture_response`); the rest is kept."""
+    # a CSI answer holds parameters only: an arrow key typed (ESC [ B) is not its start
+    body = "[0-9;?]*" if start.startswith("\x1b[") else "[^\x1b]*"
+    answer = re.compile(re.escape(start) + body + re.escape(end))
+    decoder = codecs.getincrementaldecoder("utf-8")("replace")
+    read, deadline = "", time.monotonic() + ANSWER_WAIT_S
+    while True:
+        found = answer.search(read)
+        if found:
+            keep(read[:found.start()] + read[found.end():])
+            return found.group()
+        wait = max(0.0, deadline - time.monotonic())
+        if timeout is not None:
+            wait = min(wait, timeout)
+        if not select.select([fd], [], [], wait)[0]:
+            keep(read)
+            raise TimeoutError("the terminal did not answer")
+        read += decoder.decode(os.read(fd, 1024))

@@ -47,6 +47,40 @@ def test_keys_typed_before_the_image_library_loads_are_kept():
     assert "TYPED ('rotary position é', '\\r\\x1b[Bx\\r') ('', '')" in out.decode(), out
 
 
+CHILD_ASKED = textwrap.dedent("""
+    import sys
+    sys.stdout.write("ready\\n"); sys.stdout.flush()
+    from pdftui.tui import page_view, typeahead
+    print("SHARP", page_view.sharp_images(), "TYPED", repr(typeahead.take()))
+""")
+
+
+def test_keys_typed_while_the_terminal_is_asked_are_kept():
+    """Keys typed while the image library waits for the terminal's answers (before, inside
+    and after the answer) are kept, and the answer is still read: "spa" typed as the app
+    opened was read as a wrong answer and lost, "rse attention" searched (tenth check)."""
+    master, slave = os.openpty()
+    try:
+        proc = subprocess.Popen([sys.executable, "-c", CHILD_ASKED], stdin=slave,
+                                stdout=slave, stderr=subprocess.PIPE,
+                                start_new_session=True)
+        os.close(slave)
+        out = b""
+        while b"\x1b[c" not in out:   # the library asks for the terminal's attributes
+            out += os.read(master, 1024)
+        # keys, the answer (sixel: attribute 4), keys; the size query is never answered
+        os.write(master, b"sp\x1b[?62;4;22cars\r\x1b[Be")
+        while b"TYPED" not in out or not out.rstrip().endswith(b")"):
+            chunk = os.read(master, 4096)
+            if not chunk:
+                break
+            out += chunk
+        proc.wait(timeout=60)
+    finally:
+        os.close(master)
+    assert "SHARP True TYPED ('spars', '\\r\\x1b[Be')" in out.decode(), out
+
+
 def test_only_text_is_kept_of_what_was_typed():
     assert clean(b"ab\x1b[Acd\x1bOPef\x03\tg\r") == "abcdefg"
     assert clean("日本 x".encode()) == "日本 x"
