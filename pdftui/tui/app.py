@@ -30,7 +30,7 @@ from .corpus_pane import CorpusPane, DocList
 from .data import LibraryGate, TriageGate
 from .dialogs import ConfirmQuitScreen
 from .help_screen import HelpScreen
-from .key_router import KeyRouter, split_alt, unbind_escape_pairs
+from .key_router import KeyRouter, as_typed, unbind_escape_pairs
 from .main_screen import TAB_PANES, MainScreen
 from .reader_widgets import ReaderBody
 from .results_pane import ResultsPane
@@ -146,8 +146,8 @@ class PdftuiApp(App):
         if isinstance(event, events.Key) and not event.is_forwarded:
             if not self.screen_stack:   # the app is closing: a key queued before is dropped
                 return
-            parts = split_alt(event)
-            if parts is not None:   # Esc and a key read as one (key_router.ESCAPE_PAIRS)
+            parts = as_typed(event)
+            if parts is not None:   # Esc and a key read as one, LF read for Enter
                 for part in parts:
                     part.set_sender(self)
                     await self.on_event(part)

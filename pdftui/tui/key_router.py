@@ -32,7 +32,7 @@ from .actions import OPENERS
 #: ESC b as Ctrl+Right / Left and ESC Tab as Shift+Tab, and drops the Esc of ESC Enter,
 #: so "e Esc f" left the export dialog open, "Esc Tab" from the filter went backwards and
 #: "a text Esc Tab" left the note editor open. pdftui binds no Alt key: an Alt+character
-#: is Esc then the character (:func:`split_alt`), ESC f / ESC b are left to that rule, and
+#: is Esc then the character (:func:`as_typed`), ESC f / ESC b are left to that rule, and
 #: ESC Tab / ESC Enter read as the two keys (a terminal's own Shift+Tab is ESC [ Z).
 ESCAPE_PAIRS = ("\x1bf", "\x1bb")
 
@@ -50,8 +50,14 @@ def unbind_escape_pairs() -> None:
     ANSI_SEQUENCES_KEYS["\x1b\r"] = (Keys.Escape, Keys.Enter)
 
 
-def split_alt(event: events.Key) -> list[events.Key] | None:
-    """``[Esc, the key]`` for an Alt+character key (None for any other key)."""
+def as_typed(event: events.Key) -> list[events.Key] | None:
+    """The keys typed where a terminal's bytes read as another key, else None: an
+    Alt+character key is ``[Esc, the key]``; Ctrl+J (LF) is ``[Enter]``, as readline
+    reads it (an Enter typed before the app put the terminal in raw mode arrives as LF,
+    the line mode's ICRNL: "query Enter Down Down Enter" typed at launch never opened
+    the reader)."""
+    if event.key == "ctrl+j":
+        return [events.Key("enter", "\r")]
     if not event.key.startswith("alt+") or not event.character or \
             len(event.character) != 1:
         return None
@@ -61,8 +67,10 @@ def split_alt(event: events.Key) -> list[events.Key] | None:
 #: Seconds the keys typed after Enter in the search box wait for its answer at most.
 SEARCH_HOLD_S = 5.0
 #: Seconds after the restored session moved the focus to a pane in which the first keys,
-#: if text, still go to the search box (they were typed as the app opened).
-LAUNCH_TYPING_S = 0.5
+#: if text, still go to the search box (they were typed as the app opened: the move comes
+#: with the first paint, and a query typed 0.6 s after it, 1.1 s after launch, ran as the
+#: results pane's commands, "a" opening the note editor).
+LAUNCH_TYPING_S = 1.5
 
 #: Where Enter moves the focus to another pane: the lists whose choice opens in the
 #: reader (the hits, the documents) and the search box (its query's results).

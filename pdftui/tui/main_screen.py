@@ -124,7 +124,8 @@ class MainScreen(FailureHandler, Screen):
         #: The request key of the result (or failure) on screen.
         self.shown_key: SearchRequest | None = None
         self._semantic_ready = False
-        self._restore_hit: tuple[str, int] | None = None   # the session's (doc, page)
+        #: the session's search and the (doc, page) it read: its answer's cursor goes there
+        self._restore_hit: tuple[SearchRequest, str, int] | None = None
         self._mark_scope_at = 0.0   # when "*" last set the scope (Textual's clock)
         #: when the restored session moved the focus to a pane (time.monotonic), or None
         self.restored_focus_at: float | None = None
@@ -276,10 +277,12 @@ class MainScreen(FailureHandler, Screen):
         self.shown_key = key
         results.more_available = len(event.result.hits) >= self.top_k
         results.set_result(event.result, keep_cursor=keep_cursor)
-        self.app.keys.search_landed()   # keys typed after Enter act on this answer
         if self._restore_hit is not None:   # a reopened session: the cursor on the hit read
-            results.select(*self._restore_hit)
+            restored, doc, page = self._restore_hit
             self._restore_hit = None
+            if key == restored:   # not on a query typed before the session's answer came
+                results.select(doc, page)
+        self.app.keys.search_landed()   # keys typed after Enter act on this answer
         if self._follow_pending:   # "query Enter Tab" typed at once: the reader follows
             self._follow_pending = False
             if self.current_pane() == "reader":
@@ -296,6 +299,7 @@ class MainScreen(FailureHandler, Screen):
     @on(Input.Changed, "#query")
     def _query_changed(self, event: Input.Changed) -> None:
         self._reader_from_compare = None
+        self._restore_hit = None   # typed: a new answer's cursor starts at its first hit
         if self._debounce_timer is not None:
             self._debounce_timer.stop()
         if not event.value.strip():
@@ -378,7 +382,7 @@ class MainScreen(FailureHandler, Screen):
         box.cursor_position = len(box.value)
         if s.query:
             if s.reader is not None:
-                self._restore_hit = (s.reader.doc, s.reader.page)
+                self._restore_hit = (self.search_key(), s.reader.doc, s.reader.page)
             self.run_search()
 
     @on(ReaderPane.ViewShown)

@@ -11,6 +11,7 @@ import dataclasses
 import io
 import unicodedata
 
+import pytest
 from rich.cells import cell_len
 from textual import events
 from textual.widgets import DataTable, Input
@@ -810,4 +811,74 @@ def test_keys_after_enter_in_the_box_act_on_its_answer(make_app):
                                     f"{reader.view.request.doc} p{reader.view.page}")
             finally:
                 service.delay_s = 0.0
+    run(go())
+
+
+@pytest.mark.parametrize("typed", ["euler fonts", "attention"])
+def test_a_query_typed_before_the_restored_answer_starts_at_its_first_hit(make_app, typed):
+    """Reopened with the last session's query and its hit in the reader, a query typed
+    before that answer landed put its cursor on the old hit where the new answer held it
+    too: "query Enter Down Down Enter" typed at launch opened #5, not #3 (tenth check),
+    also when the words typed were the session's own. The session's hit selects a row of
+    the session's answer only while nothing was typed."""
+    async def first():
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            await search(pilot, typed)
+            await wait_for(pilot, lambda: focused_pane(app) == "results", what="results")
+            await pilot.press("down", "enter")   # read the answer's #2
+            reader = app.query_one(ReaderPane)
+            await wait_for(pilot, lambda: reader.view is not None, what="the reader")
+            await search(pilot, "attention" if typed != "attention" else "euler fonts")
+            await search(pilot, "attention")   # the session's query: "attention"
+            await pilot.press("q")
+            return reader.view.request.doc, reader.view.page
+
+    async def second(read):
+        app = make_app()
+        service = await app.get_service()
+        service.delay_s = 0.5   # the restored search is still running as keys arrive
+        try:
+            async with app.run_test(size=(80, 24)) as pilot:
+                main = app.main_screen
+                await wait_for(pilot, lambda: main.triage.session_restored, what="session")
+                send_keys(app, ["slash", "ctrl+u", *typed, "enter", "down",
+                                "down", "enter"])
+                reader = app.query_one(ReaderPane)
+                await wait_for(pilot, lambda: main.shown_key is not None
+                               and main.shown_key.query == typed, what="answer")
+                results = app.query_one(ResultsPane)
+                want = results.hits[results._rows[1].hit]
+                assert (want.doc, want.page) == read
+                await wait_for(pilot, lambda: reader.view is not None and (
+                    reader.view.request.doc, reader.view.page) != read, timeout=15,
+                    what="a reader move")
+                third = results.hits[results._rows[2].hit]
+                assert (reader.view.request.doc, reader.view.page) == \
+                    (third.doc, third.page)
+        finally:
+            service.delay_s = 0.0
+    read = asyncio.run(first())
+    asyncio.run(second(read))
+
+
+def test_a_line_feed_is_enter(make_app):
+    """An Enter typed before the app put the terminal in raw mode arrives as LF, which
+    Textual reads as Ctrl+J: "query Enter Down Down Enter" typed at launch searched but
+    never opened the reader (tenth check). Ctrl+J is Enter, as readline reads it."""
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            main = app.main_screen
+            await settle(pilot)
+            send_keys(app, ["slash", "ctrl+u", *"euler fonts", "ctrl+j", "down", "ctrl+j"])
+            reader = app.query_one(ReaderPane)
+            await wait_for(pilot, lambda: reader.view is not None and main.shown_key
+                           is not None and main.shown_key.query == "euler fonts",
+                           what="the answer and the reader")
+            results = app.query_one(ResultsPane)
+            want = results.hits[results._rows[1].hit]
+            await wait_for(pilot, lambda: (reader.view.request.doc, reader.view.page)
+                           == (want.doc, want.page), what="the answer's #2 read")
     run(go())
