@@ -58,11 +58,17 @@ def newest(docs: list[str]) -> str:
     """The file that stands for a work: the highest arXiv version ("…v7-…" over
     "…v5-…"), else the last name in sort order (``papermage-2023-11-revised`` over
     ``…-08-draft``)."""
+    return by_version(docs)[-1]
+
+
+def by_version(docs: Iterable[str]) -> list[str]:
+    """``docs`` (one work's files) oldest first: by arXiv version ("…v5-…" before
+    "…v7-…", v10 after v9), else by name."""
     def order(doc: str) -> tuple[int, str]:
         label = version_of(doc)[1]
-        return (int(label[1:]) if label else -1, doc)
+        return (int(label[1:]) if label[1:].isdigit() else -1, doc)
 
-    return max(docs, key=order)
+    return sorted(docs, key=order)
 
 
 def merge(triages: list[tuple[str, DocTriage]]) -> DocTriage:

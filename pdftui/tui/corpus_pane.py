@@ -24,7 +24,8 @@ from textual.widgets import Input, Static
 
 from ..hidden_text import FLAG
 from ..text import clean_text
-from ..versions import VersionGroups, version_of
+from ..triage.works import by_version
+from ..versions import VersionGroups, count_works, version_of
 from .actions import bindings
 from .doc_list import DocList
 from .messages import OpenDocument, PaneFocused, ScopeChanged
@@ -242,6 +243,27 @@ def title_keys(documents: list) -> dict[str, str]:
     return out
 
 
+def fold_works(documents: list, versions: VersionGroups) -> tuple[list, dict[str, list[str]]]:
+    """One row per work: ``documents`` (``DocumentInfo``, in the order shown) with a
+    paper's versions folded into one row at its first's place, led by its newest file
+    shown; and ``{lead: the work's files shown, oldest first}`` for each row of more than
+    one file (``versions`` is :func:`pdftui.versions.version_groups`)."""
+    works: dict[str, list] = {}
+    for d in documents:
+        group = versions.get(d.doc)
+        works.setdefault(group[0] if group else f"doc:{d.doc}", []).append(d)
+    rows, files = [], {}
+    for members in works.values():
+        if len(members) == 1:
+            rows.append(members[0])
+            continue
+        by_doc = {m.doc: m for m in members}
+        order = by_version(by_doc)
+        rows.append(by_doc[order[-1]])
+        files[order[-1]] = order
+    return rows, files
+
+
 def version_tags(docs: list[str]) -> list[str]:
     """Short tags telling ``docs`` (file names of one paper's versions) apart: "v5" / "v7"
     when each name carries the arXiv version of one paper, else :func:`distinct_parts`."""
@@ -338,6 +360,8 @@ class CorpusPane(Vertical):
         self._refiltered = False
         self._filtered_by = ""   # the filter text the list was last built for
         self.versions: VersionGroups = {}   # versions of one paper (set_versions)
+        #: the row's document -> its work's files shown, oldest first (works of 2 or more)
+        self._files: dict[str, list[str]] = {}
         self._names: dict[str, str] = {}   # title_keys(self.documents), once per list
         self._filter_keys: dict[str, tuple[str, str]] | None = None   # once per list
         self.loaded = False                 # the first documents load has arrived
@@ -410,8 +434,11 @@ class CorpusPane(Vertical):
         list); a new filter puts it on the best match, the list scrolled to the top."""
         lst = self.query_one(DocList)
         old, old_doc = lst.highlighted, lst.highlighted_doc
-        visible = self._visible()
+        visible, self._files = fold_works(self._visible(), self.versions)
         self._shown = len(visible)
+        if old_doc is not None:   # the row of its work when another file leads it now
+            old_doc = next((lead for lead, files in self._files.items()
+                            if old_doc in files), old_doc)
         # the status column always from 90 columns, else while some document is not
         # simply indexed
         tags = any(d.status != "indexed" for d in self.documents)
@@ -430,7 +457,11 @@ class CorpusPane(Vertical):
     def _row(self, info, cols: list[tuple[str, int]]) -> Text:
         """The list row of ``info`` (a ``DocumentInfo``) in ``cols``, with its name,
         scope dot and mark as they are now."""
-        name = self._names.get(info.doc) or clean_text(info.title or info.doc)
+        files = self._files.get(info.doc)
+        if files:   # a work of several files: its title, then every file's tag
+            name = f"{clean_text(info.title or info.doc)} ({' '.join(version_tags(files))})"
+        else:
+            name = self._names.get(info.doc) or clean_text(info.title or info.doc)
         return doc_row(info, cols, name, info.doc in self.scope,
                        mark_of(self.marks, info.doc))
 
@@ -456,8 +487,9 @@ class CorpusPane(Vertical):
         out.append("\n")
         # the file name on one line, cut with an ellipsis (it was cut at the border)
         width = box.content_region.width or max(20, (self._width or 34) - 4)
-        out.append(literal(fit_name(clean_text(info.doc), width), style="dim"))
-        out.append("\n")
+        for name in reversed(self._files.get(doc) or [doc]):   # a work's files, newest first
+            out.append(literal(fit_name(clean_text(name), width), style="dim"))
+            out.append("\n")
         out.append(status_text(info))
         if doc in self.scope:
             out.append("  · in scope", style="bold")
@@ -486,10 +518,13 @@ class CorpusPane(Vertical):
 
     def _update_title(self) -> None:
         n = len(self.documents)
+        works = count_works((d.doc for d in self.documents), self.versions)
         ready = sum(1 for d in self.documents if d.status in ("indexed", "embedding"))
-        title = f"Documents {ready}/{n}" if ready != n else f"Documents {n}"
-        if self._shown != n:
-            title = f"Documents {self._shown} of {n} shown"
+        title = f"Documents {ready}/{n}" if ready != n else f"Documents {works}"
+        if self._shown != works:
+            title = f"Documents {self._shown} of {works} shown"
+        if works != n:   # versions of one paper are one row
+            title += f" ({n} files)"
         if self.mark_filter is not None:
             title += f" · {'unmarked' if self.mark_filter == 'none' else self.mark_filter}"
         if self.sort != "folder":
@@ -527,7 +562,7 @@ class CorpusPane(Vertical):
         """The version groups of the documents (:func:`pdftui.versions.version_groups`):
         Space puts a work's every file in the scope or takes them all out."""
         self.versions = versions
-        self._update_title()
+        self._rebuild()   # a paper's versions are one row
 
     def work_files(self, doc: str) -> set[str]:
         """The files of ``doc``'s work (``{doc}`` for a paper with one version)."""

@@ -74,13 +74,21 @@ def test_a_folded_row_marks_the_work_and_the_scope_holds_every_version(tmp_path,
             for i, r in enumerate(results._rows):
                 if r.kind == "hit" and r.doc in (V5, V7):
                     assert table.get_cell_at((i, col)).plain == "+", (i, r)
-            # the documents list: both files listed, both marked
-            assert {d: m for d, m in app.query_one(CorpusPane).marks.items()} == {
-                V5: "keep", V7: "keep"}
+            # the documents list: one row for the work, marked, led by its newest file
+            corpus = app.query_one(CorpusPane)
+            assert {d: m for d, m in corpus.marks.items()} == {V5: "keep", V7: "keep"}
             lst = app.query_one(DocList)
             prompts = {lst.get_option_at_index(i).id: lst.get_option_at_index(i).prompt.plain
                        for i in range(lst.option_count)}
-            assert prompts[V5][2] == prompts[V7][2] == "+" and prompts[EULER][2] != "+"
+            assert V5 not in prompts and prompts[V7][2] == "+" and prompts[EULER][2] != "+"
+            assert "(v5 v7)" in prompts[V7], prompts[V7]
+            assert lst.option_count == 2 and "Documents 2 (3 files)" in \
+                str(corpus.border_title), corpus.border_title
+            # the files stay listed under the work: its detail names both
+            lst.highlighted = lst.get_option_index(V7)
+            await pilot.pause()
+            detail = str(corpus.query_one("#doc-detail").render())
+            assert "1706.03762v5" in detail and "1706.03762v7" in detail, detail
             # "*": the scope of the works marked keep holds both files
             main.show_pane("results")
             await pilot.press("asterisk")
@@ -139,7 +147,7 @@ def test_the_compare_view_folds_versions_as_the_results_do(tmp_path):
 
 def test_space_scopes_the_work_and_the_title_counts_works(tmp_path):
     """Seventh trial: Space on the (v5) row scoped that file alone, and the documents
-    pane said "scope 4" for 3 papers. Space (and O) take a work's every version in or out
+    pane said "scope 4" for 3 papers (the work is one row now, led by v7). Space (and O) take a work's every version in or out
     of the scope; the title counts works, then files."""
     folder, cache = _versions_folder(tmp_path)
 
@@ -155,7 +163,8 @@ def test_space_scopes_the_work_and_the_title_counts_works(tmp_path):
             lst = app.query_one(DocList)
             await wait_for(pilot, lambda: lst.has_focus, what="documents")
             docs = [lst.get_option_at_index(i).id for i in range(lst.option_count)]
-            for _ in range(docs.index(V5)):
+            assert V5 not in docs   # one row for the work, led by v7
+            for _ in range(docs.index(V7)):
                 await pilot.press("down")
             await pilot.press("space")
             await wait_for(pilot, lambda: set(main.scope) == {V5, V7}, what="the work")
