@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from enum import StrEnum
 
 
@@ -187,7 +188,13 @@ def find_venue(pages: list[str]) -> Venue | None:
     first two are read), None when none is: a conference first (a paper's footer names
     the conference it appeared at, while a journal line may be a citation), then a
     journal. See the module docstring for the rules."""
-    text = "\n".join(pages[:2])
+    return _venue_in("\n".join(pages[:2]))
+
+
+@lru_cache(maxsize=256)
+def _venue_in(text: str) -> Venue | None:
+    """:func:`find_venue` of the first pages' text, once per text (an export asks three
+    times per work: its citekey's year, its entry's venue and year)."""
     return _conference(text) or _journal(text)
 
 

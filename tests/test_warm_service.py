@@ -112,9 +112,9 @@ SEARCHES = [["attention heads", "--mode", "keyword", "--json"],
 
 
 def test_read_docs_and_mark_answer_through_the_service_as_the_command_does(world):
-    """``read``, ``docs`` and ``mark`` (1.3-2.1 s, ~1 s, 0.6 s one-shot on the corpus)
-    are answered by the service with the command's own output, and a mark made through
-    it is the user's mark."""
+    """``read``, ``docs``, ``mark``, ``export`` and ``clips`` (1.3-2.1 s, ~1 s, 0.6 s,
+    0.35-0.55 s one-shot on the corpus) are answered by the service with the command's
+    own output, and a mark made through it is the user's mark."""
     folder, env = world
     alone = {**env, "PDFTUI_SERVICE": "0"}
     assert _pdftui(["search", str(folder), *SEARCHES[0]], env).returncode == 0
@@ -131,6 +131,19 @@ def test_read_docs_and_mark_answer_through_the_service_as_the_command_does(world
     docs = json.loads(_pdftui(["docs", str(folder), "--json"], alone).stdout)
     rows = docs["documents"] if isinstance(docs, dict) else docs
     assert {d["doc"]: d.get("mark") for d in rows}["beta-bitcoin.pdf"] == "keep"
+    # export and clips (0.35-0.55 s in-process): the command's output, and a file written
+    # where the user asked, relative to the user's working folder, not the service's
+    for args in (["export", str(folder), "--format", "bibtex"], ["clips", str(folder)]):
+        answer = client.ask(path, client.request(args, env))
+        in_process = _pdftui(args, alone)
+        assert answer is not None and answer["code"] == in_process.returncode == 0, args
+        assert answer["stdout"] == in_process.stdout, args
+    here = folder.parent / "work-dir"
+    here.mkdir()
+    req = {**client.request(["export", str(folder), "-o", "list.md"], env), "cwd": str(here)}
+    answer = client.ask(path, req)
+    assert answer is not None and answer["code"] == 0, answer
+    assert "beta-bitcoin.pdf" in (here / "list.md").read_text(encoding="utf-8")
 
 
 def test_a_first_search_starts_the_service_which_answers_as_the_command_does(world):
@@ -291,8 +304,10 @@ class _Tty:
     (["docs", "F", "--json"], {}, False, True),
     (["mark", "F", "d", "keep"], {}, False, True),
     (["index", "F"], {}, False, False),                   # not these
-    (["export", "F"], {}, False, False),
-    (["clips", "F"], {}, False, False),
+    (["export", "F"], {}, False, True),                   # its writes: the same process
+    (["clips", "F"], {}, False, True),
+    (["clips", "F", "d", "--delete", "1"], {}, False, False),   # it may ask first
+    (["clips", "F", "d", "--delete=1", "--yes"], {}, False, False),
     (["search", "F", "--", "-q"], {}, False, True),       # a query starting with '-'
 ])
 def test_which_command_lines_the_service_answers(argv, env, tty, want):

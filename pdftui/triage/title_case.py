@@ -39,6 +39,18 @@ class WordForms:
     mid: Counter = field(default_factory=Counter)
     #: The title whose occurrences were left out of the text counted ("": none).
     without: str = ""
+    _folded: dict[str, dict[str, int]] | None = field(default=None, repr=False,
+                                                      compare=False)
+
+    def spellings(self, word: str) -> dict[str, int]:
+        """``{form: count}`` of the spellings of ``word`` in ``all`` (any case; counts
+        may be 0 or less where the title's own were taken out), indexed at the first
+        call: a title's words looked up one by one had scanned every form each time."""
+        if self._folded is None:
+            self._folded = {}
+            for form, n in self.all.items():
+                self._folded.setdefault(form.casefold(), {})[form] = n
+        return self._folded.get(word.casefold(), {})
 
 
 def word_forms(text: str, title: str = "") -> WordForms:
@@ -60,12 +72,11 @@ def caps_title(title: str) -> bool:
     return len(letters) >= 4 and sum(c.isupper() for c in letters) / len(letters) >= 0.8
 
 
-def _as_written(word: str, forms: Counter) -> str | None:
+def _as_written(word: str, forms: WordForms) -> str | None:
     """The spelling the text uses most for ``word``, None when the text has it nowhere
     (``forms`` are :func:`word_forms` of the text, the title's own lines already left
     out: subtracting the title's words again had hidden a word the text writes once)."""
-    key = word.casefold()
-    seen = {f: n for f, n in forms.items() if f.casefold() == key and n > 0}
+    seen = {f: n for f, n in forms.spellings(word).items() if n > 0}
     return max(seen, key=lambda f: (seen[f], f)) if seen else None
 
 
@@ -181,8 +192,7 @@ def _word(tok: str, caps: bool, start: bool, last: bool, lead: bool, wf: WordFor
           escape) -> str:
     """One word of the title, cased and protected."""
     letters = re.sub("['’]", "", tok)   # Developer's, O'Connell are words
-    forms = wf.all
-    written = _as_written(tok, forms)
+    written = _as_written(tok, wf)
     base = _POSSESSIVE_RE.sub("", tok)
     logo = _LOGOS.get(base.upper())
     if logo is not None and (base.isupper() or base == logo):
@@ -208,7 +218,7 @@ def _word(tok: str, caps: bool, start: bool, last: bool, lead: bool, wf: WordFor
         if _inner_caps(tok):
             return "{" + escape(tok) + "}"
         if tok[0].isupper() and wf.mid.get(base, 0) >= 2 \
-                and not any(f.islower() for f in forms if f.casefold() == base.casefold()):
+                and not any(f.islower() for f in wf.spellings(base)):
             return "{" + escape(tok) + "}"         # a proper noun: Amazon, Bitcoin
         word = tok
     if word.casefold() in SMALL_WORDS and not start and not last:

@@ -22,8 +22,10 @@ ANSWER_S = 120.0
 #: The environment a request carries: what the command reads besides its arguments.
 ENV_PREFIXES = ("PDFTUI_", "HF_", "ORT_")
 #: The commands the service answers: the one-shot commands scripts loop over (reading
-#: commands and ``mark``, whose write is the same in either process).
-SERVED = frozenset({"search", "read", "docs", "mark", "refs", "cited-by", "similar"})
+#: commands, ``mark`` and ``export``, whose writes are the same in either process, the
+#: request's working folder in place; ``clips`` unless it deletes, which may ask first).
+SERVED = frozenset({"search", "read", "docs", "mark", "refs", "cited-by", "similar",
+                    "export", "clips"})
 #: Set to "1" in a request whose stdout is a terminal (:func:`pdftui.cli.output.to_terminal`).
 TTY_ENV = "PDFTUI_TTY"
 ENV_NAMES = ("COLUMNS", "LINES", "HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "TERM",
@@ -33,11 +35,14 @@ ENV_NAMES = ("COLUMNS", "LINES", "HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "TER
 def wanted(argv: list[str], env=os.environ, stdout=None) -> bool:
     """True when the command line ``argv`` (the command's name first) may be answered by
     the service: a command of :data:`SERVED` (a ``search`` of one query: not ``-``,
-    stdin), without ``--wait-embed`` or ``--help``, and the service not turned off
+    stdin; ``clips`` without ``--delete``), without ``--wait-embed`` or ``--help``, and the service not turned off
     (``PDFTUI_SERVICE=0``). At a terminal too: :func:`request` then says its size."""
     if env.get(ENV_SWITCH, "1") == "0" or not argv or argv[0] not in SERVED:
         return False
     opts = argv[:argv.index("--")] if "--" in argv else argv
+    if argv[0] == "clips" and any(a == "--delete" or a.startswith("--delete=")
+                                  for a in opts):
+        return False   # its question is asked at the user's terminal
     return not (any(a in ("--help", "-h", "--wait-embed", "-") for a in opts)
                 or "-" in argv[1:])
 
