@@ -204,6 +204,30 @@ def test_the_title_s_own_lines_are_not_the_text_writing_a_word_capitalised():
     assert "{Amazon}" in title_case("Lessons from Amazon", dynamo)
 
 
+def test_names_the_eleventh_trial_found_unprotected_are_braced():
+    """Eleventh trial: "Big Bird", "Google" and "Lindenstrauss" were left to a style
+    that lowercases titles ("Big bird", "the google file system"). A name the text writes
+    as one word with inner capitals (BigBird, BIGBIRD), a name whose only lower-case
+    spellings are in mail or web addresses (research.google.com), and the second of two
+    names joined by a dash inside a sentence are protected; a common word is not."""
+    bird = "Big Bird: Transformers for Longer Sequences"
+    pages = f"{bird}\n\nwe propose BIGBIRD, a sparse attention; BigBird reduces the cost"
+    assert title_case(bird, word_forms(pages, bird)) == \
+        "{Big} {Bird}: Transformers for Longer Sequences"
+    gfs = "The Google File System"
+    pages = (f"{gfs}\n\nghemawat@google.com, http://research.google.com/pubs\n"
+             "we run it at Google on many clusters; at Google the workload")
+    assert title_case(gfs, word_forms(pages, gfs)) == "The {Google} File System"
+    jl = "A Sparse Johnson–Lindenstrauss Transform"
+    pages = (f"{jl}\n\nthe Johnson–Lindenstrauss lemma states; by the "
+             "Johnson-Lindenstrauss lemma a sparse map exists")
+    assert title_case(jl, word_forms(pages, jl)) == \
+        "A Sparse {Johnson}–{Lindenstrauss} Transform"
+    plain = "Longer Sequences for Transformers"
+    assert title_case(plain, word_forms("long sequences; Transformers are models", plain)) \
+        == plain
+
+
 def test_title_glitches_of_the_fourth_trial_are_gone():
     """Fourth trial's BibTeX titles: "{16X16}", "Dis-Entangled" (a title broken over two
     lines at a hyphen), "{LATEX}" (the logo as text extraction reads it) and

@@ -26,6 +26,13 @@ _TOKEN_RE = re.compile(r"[^\W_]+(?:['’][^\W_]+)*|\s+|[\W_]")
 _WORD_RE = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
 #: A capitalised word after a word in lower case: a name inside a sentence ("of Amazon").
 _MID_RE = re.compile(r"(?<![\w'’])[a-z]+,?\s+([A-Z][a-z]+)\b")
+#: The second of two names joined by a dash inside a sentence ("the Johnson–Lindenstrauss
+#: lemma"), a name as much as the first.
+_MID_JOINED_RE = re.compile(r"(?<![\w'’])[a-z]+,?\s+[A-Z][a-z]+[-‐–—]([A-Z][a-z]+)\b")
+#: Mail and web addresses, whose lower-case host names ("research.google.com") say
+#: nothing of how the text writes a name.
+_ADDRESS_RE = re.compile(r"\S+@\S+|(?:https?://|www\.)\S+|"
+                         r"\b[\w-]+(?:\.[\w-]+)*\.(?:com|org|net|edu|io|ai|gov)\b\S*", re.I)
 _POSSESSIVE_RE = re.compile(r"['’]s$")
 
 
@@ -57,13 +64,14 @@ def word_forms(text: str, title: str = "") -> WordForms:
     """:class:`WordForms` of ``text`` (a paper's first pages) without the occurrences of
     ``title`` in it (any case and spacing: its title line and running heads, whose
     capitals say nothing of how the text writes a word)."""
-    text = text or ""
+    text = _ADDRESS_RE.sub(" ", text or "")
     words = _WORD_RE.findall(title or "")
     if len(words) >= 2:
         pattern = r"[\W_]+".join(re.sub("['’]", "['’]", re.escape(w)) for w in words)
         text = re.sub(pattern, " ", text, flags=re.I)
-    return WordForms(Counter(_WORD_RE.findall(text)), Counter(_MID_RE.findall(text)),
-                     title if len(words) >= 2 else "")
+    mid = Counter(_MID_RE.findall(text))
+    mid.update(_MID_JOINED_RE.findall(text))
+    return WordForms(Counter(_WORD_RE.findall(text)), mid, title if len(words) >= 2 else "")
 
 
 def caps_title(title: str) -> bool:
@@ -104,6 +112,7 @@ def title_case(title: str, forms: WordForms | None = None,
     start = True   # the first word, or the first after a colon
     lead = _lead_word(tokens)
     sentence = not caps and _sentence_case(tokens)
+    named = _one_name(tokens, forms)
     for i, tok in enumerate(tokens):
         if _FILE_NAME_RE.fullmatch(tok):
             out.append("{" + escape(tok) + "}")    # fancybox.sty: as written
@@ -115,12 +124,29 @@ def title_case(title: str, forms: WordForms | None = None,
                 start = True
             continue
         last = i == words[-1]
-        if sentence and not start and _capitalised(tok):
+        if i in named:
+            out.append("{" + escape(tok) + "}")    # Big Bird, which the text writes BigBird
+        elif sentence and not start and _capitalised(tok):
             out.append("{" + escape(tok) + "}")    # a name in a sentence-case title
         else:
             out.append(_word(tok, caps, start, last, i == lead, forms, escape))
         start = False
     return "".join(out)
+
+
+def _one_name(tokens: list[str], forms: WordForms) -> set[int]:
+    """The indices of capitalised words that the text writes as one name with the next
+    or the previous word, with capitals inside it ("Big Bird" as "BigBird" or "BIGBIRD"):
+    a style that lowercases titles must leave them as they are."""
+    out: set[int] = set()
+    for i in range(len(tokens) - 2):
+        a, gap, b = tokens[i], tokens[i + 1], tokens[i + 2]
+        if gap != " " or not (_capitalised(a) and _capitalised(b)) \
+                or not (a.isalpha() and b.isalpha()):
+            continue
+        if any(n > 0 and _inner_caps(f) for f, n in forms.spellings(a + b).items()):
+            out |= {i, i + 2}
+    return out
 
 
 #: Words joined by dots with no space between: a file or package name ("fancybox.sty").
