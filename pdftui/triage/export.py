@@ -231,6 +231,7 @@ def to_markdown(items: list[ExportItem], heading: str = "Reading list") -> str:
     out = [f"# {md_escape(_plain(heading))}", "",
            f"{count} · exported {time.strftime('%Y-%m-%d')}", ""]
     n = 0
+    titles = {i.doc: _plain(readable_title(i)) or _plain(i.doc) for i in items}
     for mark, title in SECTIONS:
         group = [i for i in items if i.mark is mark]
         if group:
@@ -239,12 +240,14 @@ def to_markdown(items: list[ExportItem], heading: str = "Reading list") -> str:
             n = 0
         for item in group:
             n += 1
-            out += _md_item(n, item)
+            out += _md_item(n, item, titles)
     return "\n".join(out).rstrip() + "\n"
 
 
-def _md_item(n: int, item: ExportItem) -> list[str]:
-    """The Markdown lines of the ``n``-th document (1-based)."""
+def _md_item(n: int, item: ExportItem, titles: dict[str, str] | None = None) -> list[str]:
+    """The Markdown lines of the ``n``-th document (1-based); ``titles`` names the works
+    it cites (doc -> title: a reader of the list knows them by title, not by file)."""
+    titles = titles or {}
     out = [f"### {n}. {md_escape(_plain(readable_title(item)) or _plain(item.doc))}", ""]
     if item.authors:
         out.append(f"- Authors: {md_escape(', '.join(_plain(a) for a in item.authors))}")
@@ -260,7 +263,8 @@ def _md_item(n: int, item: ExportItem) -> list[str]:
     if item.doi:
         out.append(f"- DOI: {md_escape(_plain(item.doi))}")
     if item.cites:
-        out.append("- Cites: " + ", ".join(md_escape(_plain(c)) for c in item.cites))
+        out.append("- Cites: " + "; ".join(md_escape(titles.get(c) or _plain(c))
+                                           for c in item.cites))
     out.append("")
     if item.note.strip():
         out += ["Note:", ""] + _md_quote(item.note) + [""]
