@@ -7,15 +7,15 @@ Usage::
         [--json bench/results/cli.json]
 
 Each command of :data:`COMMANDS` (``search`` in every mode and granularity, ``read``,
-``docs``, ``mark``) runs as ``python -m pdftui ...`` in a new process, in three variants:
-``old`` (the tree ``--old`` on ``PYTHONPATH``), ``new`` (``--new``, default: this
-checkout, with its background search service, :mod:`pdftui.warm`) and ``inproc`` (the new
-tree with ``PDFTUI_SERVICE=0``: everything in the command's process), interleaved run by
-run (the order reversed every other run, so a drift of the machine's speed falls on all
-alike). Figures per command and variant: wall time (``time.perf_counter`` around the
-process), CPU seconds of the process (user + sys, ``os.wait4``; a service's own CPU is not
-counted) and peak resident memory, each as min / median / max; then the ratios of medians
-to ``old``.
+``docs``, ``mark``, ``export``, ``clips``) runs as ``python -m pdftui ...`` in a new
+process, in three variants: ``old`` (the tree ``--old`` on ``PYTHONPATH``), ``new``
+(``--new``, default: this checkout, with its background search service,
+:mod:`pdftui.warm`) and ``inproc`` (the new tree with ``PDFTUI_SERVICE=0``: everything in
+the command's process), interleaved run by run (the order reversed every other run, so a
+drift of the machine's speed falls on all alike). Figures per command and variant: wall
+time (``time.perf_counter`` around the process), CPU seconds of the process (user + sys,
+``os.wait4``; a service's own CPU is not counted) and peak resident memory, each as min /
+median / max; then the ratios of medians to ``old``.
 
 - *cold*: the first run after an install or an upgrade: no bytecode cache
   (``PYTHONPYCACHEPREFIX`` points at a new empty folder each run, so every module, the
@@ -67,6 +67,8 @@ COMMANDS: dict[str, list[str]] = {
     "read-section": ["read", "{F}", "word2vec", "--section", "1", "--json"],
     "docs": ["docs", "{F}"],
     "mark": ["mark", "{F}", "word2vec", "keep", "--note", "bench"],
+    "export": ["export", "{F}", "--format", "bibtex", "--marked", "all"],
+    "clips": ["clips", "{F}"],
 }
 
 
