@@ -58,7 +58,6 @@ HERE = Path(__file__).resolve().parent
 #: value). A signal's parameters (windows, places, shares) have no variant of their own:
 #: with the signal off they do nothing, so its variant measures them with it.
 VARIANTS: dict[str, dict[str, Any]] = {
-    "keyword.title_weight=1": {"keyword.title_weight": 1.0},
     "keyword.doc_weight=0": {"keyword.doc_weight": 0.0},
     "keyword.proximity=0": {"keyword.proximity": 0.0},
     "keyword.doc_proximity=0": {"keyword.doc_proximity": 0.0},
@@ -89,30 +88,6 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "keyword.proximity+doc_proximity=0": {"keyword.proximity": 0.0,
                                           "keyword.doc_proximity": 0.0},
     "sections.reference=pages.reference": {"sections.reference": 0.9},
-    # batch 2 of issue 32: every candidate off at once (with short_semantic 1 and the
-    # phrase list off, short_terms and lookup_coverage do nothing; the keyword lists'
-    # weights are 1 already)
-    "prune2.all": {"pages.head": 0.0, "pages.arms_agree": False,
-                   "semantic.doc_context": 0.0, "keyword.title_weight": 1.0,
-                   "sections.passages": 0.0, "sections.named_max": False,
-                   "pages.phrase": 0.0, "pages.short_semantic": 1.0, "few_docs": 0},
-    "prune2.batch": {"pages.head": 0.0, "pages.arms_agree": False,
-                     "keyword.title_weight": 1.0, "sections.passages": 0.0,
-                     "sections.named_max": False, "pages.phrase": 0.0,
-                     "pages.short_semantic": 1.0, "few_docs": 0},
-    # the batch as removed: few_docs left out (it also sets the weak-answer verdict's
-    # scope), semantic.doc_context too (dev page NDCG -.023 beyond noise)
-    "prune2.final": {"pages.head": 0.0, "pages.arms_agree": False,
-                     "keyword.title_weight": 1.0, "sections.passages": 0.0,
-                     "sections.named_max": False, "pages.phrase": 0.0,
-                     "pages.short_semantic": 1.0},
-    "prune2.pages": {"pages.head": 0.0, "pages.arms_agree": False,
-                     "semantic.doc_context": 0.0},
-    "prune2.short": {"pages.phrase": 0.0, "pages.short_semantic": 1.0},
-    "prune2.sections": {"keyword.title_weight": 1.0, "sections.passages": 0.0,
-                        "sections.named_max": False},
-    "prune2.lean": {"pages.head": 0.0, "pages.arms_agree": False,
-                    "sections.passages": 0.0, "few_docs": 0},
 }
 
 DEV = ("dev_doc", "dev_top3", "dev_page")
@@ -122,7 +97,6 @@ SECTIONS_ALL = ("dev_sections", "probes", "para1", "para2", "para3", "titled", "
 #: or last set (docs/ranking.md, git log -- bench/README.md). Page-side signals measured
 #: on "dev pages" count the three dev page figures.
 TUNED: dict[str, tuple[str, ...]] = {
-    "keyword.title_weight=1": ("dev_sections",),
     "keyword.doc_weight=0": DEV + ("dev_sections", "probes", "para1"),
     "keyword.proximity=0": DEV + ("para1", "para2", "scoped"),
     "keyword.doc_proximity=0": DEV + ("para1", "para2", "para3"),
@@ -153,19 +127,6 @@ TUNED: dict[str, tuple[str, ...]] = {
     "sections.reference=pages.reference": ("dev_sections", "probes", "para1", "para2",
                                            "para3", "titled"),
 }
-_PRUNE2 = ("pages.head=0", "pages.arms_agree=off", "semantic.doc_context=0",
-           "keyword.title_weight=1", "sections.passages=0", "sections.named_max=off",
-           "pages.phrase=0", "pages.short_semantic=1", "short_terms=0", "few_docs=0")
-_PRUNE2_PARTS = {"prune2.all": _PRUNE2,
-                 "prune2.final": tuple(n for n in _PRUNE2 if n not in (
-                     "semantic.doc_context=0", "few_docs=0")),
-                 "prune2.batch": tuple(n for n in _PRUNE2 if n != "semantic.doc_context=0"),
-                 "prune2.pages": _PRUNE2[:3],
-                 "prune2.short": _PRUNE2[6:9], "prune2.sections": _PRUNE2[3:6],
-                 "prune2.lean": ("pages.head=0", "pages.arms_agree=off",
-                                 "sections.passages=0", "few_docs=0")}
-TUNED.update({name: tuple(dict.fromkeys(s for n in parts for s in TUNED[n]))
-              for name, parts in _PRUNE2_PARTS.items()})
 
 SECTION_FILES = {"probes": "section_probes.json", "para1": "section_paraphrases.json",
                  "para2": "section_paraphrases_2.json", "para3": "section_paraphrases_3.json",
