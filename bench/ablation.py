@@ -58,7 +58,6 @@ HERE = Path(__file__).resolve().parent
 #: value). A signal's parameters (windows, places, shares) have no variant of their own:
 #: with the signal off they do nothing, so its variant measures them with it.
 VARIANTS: dict[str, dict[str, Any]] = {
-    "keyword.title_weight=1": {"keyword.title_weight": 1.0},
     "keyword.doc_weight=0": {"keyword.doc_weight": 0.0},
     "keyword.proximity=0": {"keyword.proximity": 0.0},
     "keyword.doc_proximity=0": {"keyword.doc_proximity": 0.0},
@@ -98,7 +97,6 @@ SECTIONS_ALL = ("dev_sections", "probes", "para1", "para2", "para3", "titled", "
 #: or last set (docs/ranking.md, git log -- bench/README.md). Page-side signals measured
 #: on "dev pages" count the three dev page figures.
 TUNED: dict[str, tuple[str, ...]] = {
-    "keyword.title_weight=1": ("dev_sections",),
     "keyword.doc_weight=0": DEV + ("dev_sections", "probes", "para1"),
     "keyword.proximity=0": DEV + ("para1", "para2", "scoped"),
     "keyword.doc_proximity=0": DEV + ("para1", "para2", "para3"),

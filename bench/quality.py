@@ -4,7 +4,6 @@ Usage::
 
     PDFTUI_CACHE_DIR=/work/cache-bench python bench/quality.py [--corpus DIR]
         [--queries FILE] [--modes keyword,semantic,hybrid] [--json PATH]
-        [--title-weight W]
         [--set PATH=VALUE ...]   (any pdftui.search.config.RankingConfig setting, e.g. k, sections.opening_weight)
 
 The corpus must already be indexed into the cache (``pdftui index``). For every mode it
@@ -563,7 +562,6 @@ def main(argv: list[str] | None = None) -> int:
                     "bench/excerpt_answers_heldout.json, bench/excerpt_answers_heldout_2.json)")
     ap.add_argument("--no-extras", action="store_true",
                     help="skip the scoped set, the section probes and the excerpt containment")
-    ap.add_argument("--title-weight", type=float, default=None)
     ap.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE",
                     help="set any RankingConfig setting by its dotted path (repeatable), "
                     "e.g. --set keyword.doc_weight=2")
@@ -580,9 +578,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.classes:
         wanted = set(args.classes.split(","))
         queries = [q for q in queries if q["class"] in wanted]
-    opts = options(args.set
-                   + ([f"keyword.title_weight={args.title_weight}"]
-                      if args.title_weight is not None else []))
+    opts = options(args.set)
     engine = Engine(corpus, args.cache_dir, config=opts)
     scope = None
     if args.embedded_only:

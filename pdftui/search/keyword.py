@@ -56,8 +56,6 @@ K1 = 1.2
 B = 0.75
 MAX_QUERY_CHARS = 1000
 MAX_TERMS = 32
-TITLE_WEIGHT = 4.0
-"""Section-title column weight relative to the body (measured by bench/quality.py)."""
 
 #: Very common English function words and question words, dropped from queries (unless a
 #: query has nothing else). Kept lower-case and unstemmed; compared after stemming.

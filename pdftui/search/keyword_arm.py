@@ -25,7 +25,6 @@ def keyword_arm(c: Plan, kw: keyword.KeywordIndex, view: CorpusView, o: RankingC
     keyword mode, which re-sorts the whole list), each key's coverage of the query's
     rarity mass, the keyword evidence and the head-field list."""
     ranking = kw.rank(c.terms, c.contents, c.granularity.rows,
-                      title_weight=o.keyword.title_weight,
                       proximity=o.keyword.proximity, window=o.keyword.proximity_window,
                       doc_proximity=o.keyword.doc_proximity)
     ranking = keyword.restrict(ranking, c.res.keep_rows, c.res.drop_rows)

@@ -3,11 +3,11 @@
 Pure functions over typed values (:class:`.arms.KeywordArm`, :class:`.arms.SemanticArm`,
 :class:`.signals.Signals`, the configuration): fuse (weighted RRF of the arms, the keyword
 coverage gate, the stand-in, the phrase list, the head field, a named document's
-sections), order, then finish
-(reference lists demoted, the arms' agreed first document, the identifier pin, the
-restriction). :func:`hybrid_pages` and :func:`hybrid_sections` return the run with the
-:class:`.run.Weights` in force; :func:`single_arm` is keyword or semantic mode. Nothing
-here touches SQLite, numpy or a model.
+sections), order, then finish (reference lists demoted, the arms' agreed first
+document, the identifier pin, the restriction). :func:`hybrid_pages` and
+:func:`hybrid_sections` return the run with the :class:`.run.Weights` in force;
+:func:`single_arm` is keyword or semantic mode. Nothing here touches SQLite, numpy or a
+model.
 """
 
 from __future__ import annotations
@@ -32,8 +32,7 @@ def embedded(pending: Collection[str], keys: Sequence[Key]) -> Sequence[Key]:
 class _Fused:
     """The arms fused, before the granularity's own steps: the run, the keyword and semantic
     lists fed to it, the semantic weight's multiplier (``pages.short_semantic`` for a term
-    lookup, else 1), the stand-in's weight, whether the coverage gate ran, and the keyword
-    weight."""
+    lookup, else 1), the stand-in's weight and whether the coverage gate ran."""
 
     got: Run
     kwl: Sequence[Key]
@@ -41,36 +40,39 @@ class _Fused:
     conf: float
     w_stand: float
     gated: bool
-    kw_w: float
 
 
-def _fuse(kw: KeywordArm, sem: SemanticArm, sig: Signals, o: RankingConfig, depth: int,
-          kw_w: float) -> _Fused:
+#: The keyword list's RRF weight: plain RRF (the semantic lists carry their own weights).
+KEYWORD_WEIGHT = 1.0
+
+
+def _fuse(kw: KeywordArm, sem: SemanticArm, sig: Signals, o: RankingConfig, depth: int
+          ) -> _Fused:
     """Weighted RRF of the arms' first ``depth`` keys (the section head list too when the
     arm has one), the keyword coverage gate, the stand-in and the phrase list."""
     kwl, sml = kw.keys[:depth], embedded(sig.pending, sem.keys[:depth])
     # two or three words some page holds are a weak reading for the embedding
     conf = o.pages.short_semantic if sig.term_lookup else 1.0
     if sem.heads is not None:
-        got = run.rrf([(Arm.KEYWORD, kwl, kw_w),
+        got = run.rrf([(Arm.KEYWORD, kwl, KEYWORD_WEIGHT),
                        (Arm.SECTION_BODY, embedded(sig.pending, sem.units),
                         o.semantic.weight),
                        (Arm.SECTION_HEAD, embedded(sig.pending, sem.heads),
                         o.sections.head_weight)], k=o.k)
         w_stand = o.semantic.weight + o.sections.head_weight
     else:
-        got = run.rrf([(Arm.KEYWORD, kwl, kw_w), (Arm.SEMANTIC, sml, o.semantic.weight * conf)],
-                      k=o.k)
+        got = run.rrf([(Arm.KEYWORD, kwl, KEYWORD_WEIGHT),
+                       (Arm.SEMANTIC, sml, o.semantic.weight * conf)], k=o.k)
         w_stand = o.semantic.weight * conf
     gated = bool(kw.rarity_share) and not sig.few
     if gated:
-        got = run.gate_keyword(got, kwl, kw.rarity_share[:depth], kw_w,
+        got = run.gate_keyword(got, kwl, kw.rarity_share[:depth], KEYWORD_WEIGHT,
                                o.keyword.coverage_power, o.k)
     if sig.pending:
         got = run.add_stand_in(got, kwl, sig.pending, w_stand, o.k)
     # "label smoothing": the pages saying it, not gnuplot's labels and smoothing
     got = run.add_phrase(got, sig.phrase, o.pages.phrase, o.k)
-    return _Fused(got, kwl, sml, conf, w_stand, gated, kw_w)
+    return _Fused(got, kwl, sml, conf, w_stand, gated)
 
 
 def _weights(f: _Fused, kw: KeywordArm, sem: SemanticArm, sig: Signals, o: RankingConfig,
@@ -79,11 +81,11 @@ def _weights(f: _Fused, kw: KeywordArm, sem: SemanticArm, sig: Signals, o: Ranki
     (``pages``) or section search; ``named``: the named documents' list ran."""
     ran = sem.first_unit_weight is not None   # the semantic arm ran
     return Weights(
-        o.k, f.kw_w, o.keyword.coverage_power if f.gated else None,
+        o.k, KEYWORD_WEIGHT, o.keyword.coverage_power if f.gated else None,
         o.semantic.weight if sem.heads is not None else o.semantic.weight * f.conf,
         semantic_confidence=f.conf if sem.heads is None and ran else None,
         first_unit_weight=sem.first_unit_weight,
-        head=o.pages.head * f.kw_w if kw.head else None,
+        head=o.pages.head if kw.head else None,
         section_head=o.sections.head_weight if sem.heads is not None else None,
         reference=o.pages.reference if pages else o.sections.reference, few=sig.few,
         named=o.sections.named if named else None,
@@ -96,10 +98,10 @@ def hybrid_pages(kw: KeywordArm, sem: SemanticArm, sig: Signals, o: RankingConfi
     """Hybrid page search: the arms' first ``depth`` keys fused (:func:`_fuse`), the head
     field, the order; then reference-list pages demoted and, in a folder, the arms'
     agreed first document; the common finish (:func:`finish`)."""
-    f = _fuse(kw, sem, sig, o, depth, o.pages.keyword_weight)
+    f = _fuse(kw, sem, sig, o, depth)
     got = f.got
     if kw.head:
-        got = run.add_head(got, kw.head, o.pages.head * f.kw_w, o.k)
+        got = run.add_head(got, kw.head, o.pages.head, o.k)
     weights = _weights(f, kw, sem, sig, o, True, False)
     got = run.order(got, f.kwl, f.sml)
     # the arms' own lists (their rank columns and single-arm modes) stay as ranked;
@@ -120,10 +122,10 @@ def hybrid_sections(kw: KeywordArm, sem: SemanticArm, sig: Signals, o: RankingCo
     named document's sections, the order; the opening's demotion, the subsections' lift,
     the titled list, the best passages (:func:`_section_steps`); then reference lists
     demoted; the common finish (:func:`finish`)."""
-    f = _fuse(kw, sem, sig, o, depth, o.sections.keyword_weight)
+    f = _fuse(kw, sem, sig, o, depth)
     got = f.got
     if kw.head:
-        got = run.add_head(got, kw.head, o.pages.head * f.kw_w, o.k)
+        got = run.add_head(got, kw.head, o.pages.head, o.k)
     named = kw.named_share if o.sections.named > 0 else {}
     if named:
         # the name says which document, the rest of the query which of its sections

@@ -29,7 +29,7 @@ class TextIndex(Protocol):
         changed."""
 
     def rank(self, terms: list[Term], contents: set[int] | None = None, kind: str = "pages",
-             policy: str = "or", title_weight: float = ...,
+             policy: str = "or",
              proximity: float = 0.0, window: int = 3, doc_proximity: float = 0.0
              ) -> Ranking:
         """The rows of each content (of ``contents``; None: all) holding the query terms,

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..search.keyword import (B, K1, MAX_TERMS, TITLE_WEIGHT, _CJK_RUN_RE, Ranking, Term, join_pairs,
+from ..search.keyword import (B, K1, MAX_TERMS, _CJK_RUN_RE, Ranking, Term, join_pairs,
                               _count_matrix, _row_sums, distinct, member, parse_query,
                               tokenize)
 from ..search import bm25
@@ -376,7 +376,7 @@ class KeywordIndex:
         return self.db.execute(sql, args).fetchall()
 
     def rank(self, terms: list[Term], contents: set[int] | None = None, kind: str = "pages",
-             policy: str = "or", title_weight: float = TITLE_WEIGHT,
+             policy: str = "or",
              proximity: float = 0.0, window: int = 3, doc_proximity: float = 0.0
              ) -> Ranking:
         """Rank the rows (``kind`` "pages" or "sections") of each content by BM25.
@@ -402,7 +402,7 @@ class KeywordIndex:
         idf_of: dict[str, np.ndarray] = {}
         for term in terms:
             k = keys.index(str(term))
-            got = self._add_term(unit, kind, term, allowed, title_weight, scores, nmatch,
+            got = self._add_term(unit, kind, term, allowed, scores, nmatch,
                                  contents, idf_of)
             if got is None:
                 continue
@@ -472,7 +472,7 @@ class KeywordIndex:
         return allowed
 
     def _add_term(self, unit, kind: str, term: Term, allowed: np.ndarray | None,
-                  title_weight: float, scores: np.ndarray, nmatch: np.ndarray,
+                  scores: np.ndarray, nmatch: np.ndarray,
                   contents: set[int] | None = None, idf_of: dict | None = None
                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
         """Add ``term``'s BM25 weight to ``scores`` of the rows holding it (and count it in
@@ -489,8 +489,7 @@ class KeywordIndex:
             keep &= allowed[unit.content[pos]]
         if not keep.any():
             return None
-        w = np.where(arr[:, 2] == 1, title_weight if kind == "sections" else 1.0, 1.0)
-        w = w * arr[:, 1]
+        w = arr[:, 1].astype(np.float64)   # a title occurrence counts as one of the text
         idx, tf = _row_sums(pos[keep], w[keep])
         # per content, dense by content id (no hashing of the rows' contents)
         cont = unit.content[idx]
