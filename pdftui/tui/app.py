@@ -152,6 +152,8 @@ class PdftuiApp(App):
                     part.set_sender(self)
                     await self.on_event(part)
                 return
+            if self.keys.held_for_session(event):   # until the last session is back
+                return
             self.main_screen.triage.user_acted = True
             if await self.keys.route(event):
                 return

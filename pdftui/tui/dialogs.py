@@ -101,17 +101,25 @@ def export_path(folder_name: str, fmt: str, where: str | None = None) -> str:
     return os.path.abspath(os.path.join(where or os.getcwd(), f"{stem}-reading-list.{ext}"))
 
 
-def export_dir(start_dir: str, last_export: str = "") -> str:
+def export_dir(start_dir: str, last_export: str = "", documents: str = "") -> str:
     """The folder an export goes to by default: the folder of the last export from these
     documents (``last_export``, remembered in the user data) while it can be written,
-    else ``start_dir`` (the folder pdftui was started from), else the home folder; never
-    the documents folder (a shared, maybe read-only place) unless the user chose it or
-    started there. The working directory only when none of them can be written."""
-    for where in (os.path.dirname(last_export) if last_export else "", start_dir,
-                  os.path.expanduser("~")):
+    else ``start_dir`` (the folder pdftui was started from) unless it is the documents
+    folder ``documents`` or inside it (a shared, maybe read-only place: pdftui started
+    there offered ``<corpus>/corpus-reading-list.md``), else the home folder. The working
+    directory only when none of them can be written."""
+    inside = _inside(start_dir, documents) if documents else False
+    for where in (os.path.dirname(last_export) if last_export else "",
+                  "" if inside else start_dir, os.path.expanduser("~")):
         if where and os.path.isdir(where) and os.access(where, os.W_OK):
             return os.path.abspath(where)
     return os.getcwd()
+
+
+def _inside(path: str, folder: str) -> bool:
+    """Is ``path`` the folder ``folder`` or under it (links resolved)?"""
+    path, folder = os.path.realpath(path), os.path.realpath(folder)
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
 
 
 def format_of(path: str) -> str | None:
@@ -214,7 +222,9 @@ class ExportScreen(ModalScreen[ExportRequest | None]):
                 "Esc cancels", style="bold"))
             return
         marked = str(self.query_one("#export-marked", Select).value)
-        self.dismiss(ExportRequest(self.fmt, marked, path))
+        # a file named for another format is written in that format ("mylist.md" with
+        # BibTeX chosen got BibTeX in it): the name is what the user typed last
+        self.dismiss(ExportRequest(format_of(path) or self.fmt, marked, path))
 
     def action_cancel(self) -> None:
         """Close without exporting."""

@@ -13,7 +13,9 @@ the keys read after it until the field has the focus, then types them there. Ent
 a list whose choice opens the reader (the hits, the documents) or in the search box
 likewise holds the keys read after it until the pane it leads to has the focus
 (:meth:`KeyRouter.pane_shown`): the choice travels as messages, and a Tab read meanwhile
-moved on from where the focus was, not from where it was going.
+moved on from where the focus was, not from where it was going. The keys read before the
+last session is back (its mode, granularity, scope and focus) wait for it
+(:meth:`KeyRouter.session_back`): typed at launch, they had dropped that session.
 """
 
 from __future__ import annotations
@@ -71,6 +73,13 @@ SEARCH_HOLD_S = 5.0
 #: with the first paint, and a query typed 0.6 s after it, 1.1 s after launch, ran as the
 #: results pane's commands, "a" opening the note editor).
 LAUNCH_TYPING_S = 1.5
+#: Seconds the keys read at launch wait for the last session at most (it is back in
+#: tens of milliseconds; a session store another process holds must not keep them).
+SESSION_HOLD_S = 2.0
+
+#: Keys that leave the reader (another pane, the search box, back, quit): they need not
+#: wait for the document it is loading (:meth:`KeyRouter.reader_ready`).
+LEAVING_KEYS = frozenset({"tab", "shift+tab", "escape", "slash", "ctrl+q"})
 
 #: Where Enter moves the focus to another pane: the lists whose choice opens in the
 #: reader (the hits, the documents) and the search box (its query's results).
@@ -93,6 +102,37 @@ class KeyRouter:
         #: the serial of an Enter in the search box whose answer is on its way, or 0
         self._await_search = 0
         self._keyed = False   # a key has reached the main screen's panes or box
+        #: the keys read before the last session came back (None: it is back)
+        self._before_session: list[events.Key] | None = []
+        #: the keys for the reader read while it switched documents (reader_ready)
+        self._for_reader: list[events.Key] = []
+
+    def held_for_session(self, event: events.Key) -> bool:
+        """Hold ``event`` when the last session is not back yet (True: held, to be read
+        again by :meth:`session_back`). Keys typed at launch had dropped the session's
+        mode, granularity and scope: a key pressed while it loaded wins over it."""
+        if self._before_session is None:
+            return False
+        self._before_session.append(event)
+        event.stop()
+        return True
+
+    def hold_typed(self, sent: str) -> None:
+        """Hold the keys of ``sent`` (what the terminal sent before the app read it:
+        :mod:`.typeahead`) ahead of any key held since, for :meth:`session_back`."""
+        from . import typeahead
+
+        if self._before_session is not None:
+            self._before_session[:0] = typeahead.keys_of(sent)
+        else:
+            self._repost(typeahead.keys_of(sent))
+
+    def session_back(self) -> None:
+        """The last session is restored (or none came back in :data:`SESSION_HOLD_S`):
+        the keys held since launch run now, in order, from the state it left."""
+        held, self._before_session = self._before_session, None
+        if held:
+            self._repost(held)
 
     async def route(self, event: events.Key) -> bool:
         """True when ``event`` was handled here (Textual must not forward it)."""
@@ -146,7 +186,37 @@ class KeyRouter:
             return await self._field_key(focused, event)
         if isinstance(focused, TextArea):
             return False
+        if main.current_pane() == "reader" and (self._for_reader or (
+                main.reader_switching() and event.key not in LEAVING_KEYS)):
+            if not self._for_reader:   # a load that never lands must not keep them
+                self.app.set_timer(SEARCH_HOLD_S, self.reader_ready)
+            self._for_reader.append(event)   # for the document coming, not the one leaving
+            event.stop()
+            return True
         return await self._pane_key(event)
+
+    def hold_keys(self) -> int:
+        """Hold the keys read from now on until :meth:`release_keys` with the serial
+        returned (or :data:`SEARCH_HOLD_S`): for a key whose outcome comes from a worker
+        and may be a dialog ("o": the viewer, else the path's dialog; the "l" read after
+        it opened "More like this" under that dialog)."""
+        self._serial += 1
+        serial = self._serial
+        self._key_buffer, self._moving = [], serial
+        self.app.set_timer(SEARCH_HOLD_S, lambda: self._release(serial, 0))
+        return serial
+
+    def release_keys(self, serial: int) -> None:
+        """The outcome of :meth:`hold_keys` ``serial`` is on screen: the keys held run
+        after the next refresh, where the focus is then (in its dialog)."""
+        self.app.call_after_refresh(self._release, serial, 0)
+
+    def reader_ready(self) -> None:
+        """The reader shows the document it was switching to (or failed to): the keys
+        held for it run now, in order."""
+        held, self._for_reader = self._for_reader, []
+        if held:
+            self._repost(held)
 
     def pane_shown(self) -> None:
         """A pane took the focus (:meth:`.main_screen.MainScreen.show_pane`): the keys

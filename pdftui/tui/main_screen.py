@@ -39,6 +39,7 @@ from .compare_view import CompareScreen, author_year, hit_key
 from .corpus_pane import CorpusPane
 from .failures import FailureHandler
 from .folder_sync import FolderSync
+from .key_router import SESSION_HOLD_S
 from .messages import (CitedCounts, DocumentsLoaded, DocumentVersions, FolderChanged, FolderPresence,
                        HitHighlighted, IndexFinished, IndexProgress, OpenDocument, OpenHit,
                        PaneFocused, ScopeChanged, SearchDone, SearchRequest, SessionLoaded,
@@ -150,12 +151,10 @@ class MainScreen(FailureHandler, Screen):
         self.update_status()
         box = self.query_one("#query", Input)
         box.focus()
-        typed, keys = typeahead.take()   # typed while the app started: it wins
-        if typed:
-            box.insert_text_at_cursor(typed)
-            self.triage.user_acted = True
-        if keys:   # an Enter and what followed it: run as keys read now
-            self.call_after_refresh(self._replay_keys, keys)
+        typed, keys = typeahead.take()   # typed while the app started: read once the
+        if typed or keys:                # last session is back, as keys read then
+            app.keys.hold_typed(typed + keys)
+        app.set_timer(SESSION_HOLD_S, app.keys.session_back)
         self._set_folder_first(True)
         self.triage.load_session()
         self.folder.load_documents()
@@ -164,12 +163,6 @@ class MainScreen(FailureHandler, Screen):
             self.folder.start_index()
         if app.do_watch:
             self.folder.watch_folder()
-
-    def _replay_keys(self, sent: str) -> None:
-        """Post the keys of ``sent`` (a terminal's bytes as text) to the app, in order."""
-        for key in typeahead.keys_of(sent):
-            key.set_sender(self.app)
-            self.app.post_message(key)
 
     def on_screen_resume(self) -> None:
         """A dialog closed: the footer shows the keys of the pane that has the focus now
@@ -331,7 +324,11 @@ class MainScreen(FailureHandler, Screen):
     @on(SessionLoaded)
     def _session_loaded(self, event: SessionLoaded) -> None:
         """Reopening a folder: the last query, mode, granularity, scope and reader
-        position come back."""
+        position come back; then the keys typed meanwhile run, from there."""
+        self._restore_session(event)
+        self.app.keys.session_back()
+
+    def _restore_session(self, event: SessionLoaded) -> None:
         triage = self.triage
         # queries run while it loaded stay newest
         triage.history = triage.history + [q for q in event.history
@@ -558,6 +555,10 @@ class MainScreen(FailureHandler, Screen):
         # it is shown at the next refresh), on this screen even under a dialog
         self.query_one(PANE_CLASSES[name]).focus_main()
         self.app.keys.pane_shown()   # keys held for this move run now (key_router)
+
+    def reader_switching(self) -> bool:
+        """Is the reader loading another document than the one it shows?"""
+        return self.query_one(ReaderPane).switching
 
     def current_pane(self) -> str:
         """The pane in use: "search", "corpus", "results" or "reader"."""

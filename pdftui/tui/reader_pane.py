@@ -65,6 +65,11 @@ def page_rule(view: ReadView, index: int) -> Text | None:
     return Text(f"── p. {page_ref(page, label_of(view.labels, page))} ──", style="dim")
 
 
+#: A reader narrower than this (columns) shows its contents list instead of the text while
+#: the list has the focus, and hides it otherwise.
+SLIM_WIDTH = 72
+
+
 class ReaderPane(FailureHandler, Vertical):
     """A page or a whole section of one document, with terms highlighted."""
 
@@ -154,6 +159,16 @@ class ReaderPane(FailureHandler, Vertical):
         self.request(ReadRequest(doc, "page", page, entry, scroll="target" if entry
                                  else "top"))
 
+    @property
+    def switching(self) -> bool:
+        """Is another document (or the first) on its way to the screen? The keys for the
+        reader wait for it (:meth:`.key_router.KeyRouter.reader_ready`): "Tab g" read as
+        the reader followed the results to another paper asked for a page of the paper
+        it left (1-34 on Big Bird's 42 pages). Pages of the document shown do not count:
+        their turns add up (:meth:`step_page`)."""
+        ahead = self._pending
+        return ahead is not None and (self.view is None or ahead.doc != self.view.request.doc)
+
     def request(self, req: ReadRequest) -> None:
         """Load ``req`` in a worker; the newest request wins."""
         self._serial += 1
@@ -179,6 +194,7 @@ class ReaderPane(FailureHandler, Vertical):
         if worker is self._load_job:
             self._pending = None
             self.report_failure("Reader", error, timeout=None)
+            self.app.keys.reader_ready()
 
     @on(Loaded)
     async def _loaded(self, event: Loaded) -> None:
@@ -187,6 +203,7 @@ class ReaderPane(FailureHandler, Vertical):
             return  # a newer request is on its way
         self._pending = None
         await self._show_view(event.view)
+        self.app.keys.reader_ready()   # the keys read while it came run now, on it
 
     async def _show_view(self, view: ReadView) -> None:
         self.view = view
@@ -400,11 +417,14 @@ class ReaderPane(FailureHandler, Vertical):
 
     def action_toc(self) -> None:
         """``t``: show the table of contents and move into it; with it shown (focused or
-        not), hide it."""
+        not; in a slim reader: focused), hide it."""
         v = self._need_view()
         if v is None:
             return
-        if self.toc_shown and self.query_one(TocList).has_class("-shown"):
+        toc = self.query_one(TocList)
+        # a slim reader shows the list only while it has the focus: "t" brings it back
+        if self.toc_shown and toc.has_class("-shown") and \
+                (toc.has_focus or not self.has_class("-slim")):
             self.show_toc(False)
             return
         if not v.sections:
@@ -444,10 +464,17 @@ class ReaderPane(FailureHandler, Vertical):
         self.query_one("#reader-head", Static).update(head)
         self._sync_toc()
 
-    def on_resize(self, _event: events.Resize) -> None:
-        """A new width: the head drawn for it (the section path as long as it fits)."""
+    def on_resize(self, event: events.Resize) -> None:
+        """A new width: the head drawn for it (the section path as long as it fits); a
+        reader narrower than :data:`SLIM_WIDTH` shows its contents list alone while it is
+        in use (beside the text it left 15 columns for the text at 160x48)."""
+        self.set_class(event.size.width < SLIM_WIDTH, "-slim")
         if self.view is not None:
             self._update_head()
+
+    def on_descendant_blur(self, event: events.DescendantBlur) -> None:
+        if isinstance(event.widget, TocList):
+            self.remove_class("-toc-open")
 
     def breadcrumb(self) -> str:
         """"p. 7-9 / 15 · 3 Model Architecture > 3.2 Attention" (plain text)."""
@@ -792,4 +819,5 @@ class ReaderPane(FailureHandler, Vertical):
         self.screen.set_focus(widget)   # now, not after the keys already queued
 
     def on_descendant_focus(self, event) -> None:
+        self.set_class(isinstance(event.widget, TocList), "-toc-open")
         self.post_message(PaneFocused("reader"))

@@ -37,16 +37,29 @@ _DIACRITIC_MARK = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u2
                              "\ufe20-\ufe2f]")
 
 
+#: Diacritic marks set before a letter or digit, where no letter or digit carries them.
+_MARK_BEFORE = re.compile("(?<![^\\W_])(?<!" + _DIACRITIC_MARK.pattern + ")("
+                          + _DIACRITIC_MARK.pattern + "+)([^\\W_])")
+#: Diacritic marks on nothing: after a space, a sign or the start of the text.
+_LOOSE_MARK = re.compile("(?<![^\\W_])(?<!" + _DIACRITIC_MARK.pattern + ")"
+                         + _DIACRITIC_MARK.pattern + "+")
+
+
 def cell_safe(s: str) -> str:
     """``s`` with every character drawn at one agreed width (rich's ``cell_len`` = what a
     terminal draws): composed to NFC (e + U+0301 -> é), then private-use characters
     (U+E000-U+F8FF, planes 15-16: the math fonts' U+F8EE... bracket pieces, which rich counts
     one cell and fonts draw one or two) and unassigned ones replaced by
-    :data:`UNKNOWN_GLYPH`; combining diacritics left over (x̂) and format characters
-    (soft hyphen, zero-width space and joiner) dropped. ASCII is returned as it is."""
+    :data:`UNKNOWN_GLYPH`; a combining diacritic set before its letter moved after it,
+    one on no letter or digit dropped, format characters (soft hyphen, zero-width space
+    and joiner) dropped. ASCII is returned as it is."""
     if s.isascii():
         return s
-    s = _DIACRITIC_MARK.sub("", unicodedata.normalize("NFC", s))
+    # a PDF often sets the accent before its letter ("dp(g, \u0304g)" for dp(g, ḡ)): put
+    # it after the letter, compose, and keep a mark on a letter or digit (x̄, P̃); one
+    # with nothing to sit on is dropped
+    s = _MARK_BEFORE.sub(r"\2\1", s)
+    s = _LOOSE_MARK.sub("", unicodedata.normalize("NFC", s))
     out = []
     for ch in s:
         cat = unicodedata.category(ch)

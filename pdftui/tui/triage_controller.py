@@ -324,7 +324,8 @@ class TriageController:
                 self._run(partial(self._export, req), name="Export", group="export")
 
         self.screen.app.push_screen(ExportScreen(
-            Path(self.root).name, where=export_dir(self.start_dir, self.last_export),
+            Path(self.root).name,
+            where=export_dir(self.start_dir, self.last_export, str(self.root)),
             last_export=self.last_export), done)
 
     async def _export(self, req: ExportRequest) -> None:
@@ -342,8 +343,12 @@ class TriageController:
         n = await asyncio.to_thread(work)
         self.last_export = req.path   # offered next time, also after a restart
         self.schedule_session_save()
+        from .dialogs import EXPORT_FORMATS
+
+        label = next(lbl for v, lbl, _e in EXPORT_FORMATS if v == req.fmt)
         self.screen.notify(f"{n} document{'s' if n != 1 else ''} written to "
-                           f"{clean_text(req.path)}", title="Exported", timeout=8)
+                           f"{clean_text(req.path)} as {label}", title="Exported",
+                           timeout=8)
 
     # -- the viewer --------------------------------------------------------------------------
     def open_viewer(self) -> None:
@@ -353,17 +358,32 @@ class TriageController:
         if cur is None:
             self.screen.notify("No page here to open.", timeout=2)
             return
-        self._run(partial(self._open_viewer, *cur), name="Opening the viewer", group="viewer")
+        held = self.screen.app.keys.hold_keys()   # they act on its dialog, if it opens one
+        self._run(partial(self._open_viewer, *cur, held), name="Opening the viewer",
+                  group="viewer")
 
-    async def _open_viewer(self, doc: str, page: int) -> None:
+    async def _open_viewer(self, doc: str, page: int, held: int = 0) -> None:
         from ..triage.viewer import open_at_page
-
-        from .dialogs import CopyPathScreen
 
         # the path as the folder was given (a symbolic link is not resolved)
         path = os.path.join(getattr(self.screen.app, "given_root", self.root), doc)
-        # a bad $PDFTUI_VIEWER raises ViewerError: FailureHandler says so
-        launch = await asyncio.to_thread(open_at_page, path, page)
+        try:
+            # a bad $PDFTUI_VIEWER raises ViewerError: FailureHandler says so
+            launch = await asyncio.to_thread(open_at_page, path, page)
+            started = self._viewer_outcome(launch)
+        finally:
+            self.screen.app.keys.release_keys(held)
+        if started:
+            error = await asyncio.to_thread(launch.error)
+            if error:
+                self.screen.notify(clean_text(error), title="Viewer failed",
+                                   severity="error", timeout=8)
+
+    def _viewer_outcome(self, launch) -> bool:
+        """Say what ``launch`` (:func:`pdftui.triage.viewer.open_at_page`) did: the
+        viewer started (True), or the path's dialog, or why not."""
+        from .dialogs import CopyPathScreen
+
         notify = self.screen.notify
         if not launch.started:
             if launch.clipboard:
@@ -375,11 +395,9 @@ class TriageController:
                 self.screen.app.push_screen(CopyPathScreen(reason, launch.clipboard))
             else:
                 notify(clean_text(launch.message), severity="warning", timeout=6)
-            return
+            return False
         notify(clean_text(launch.message), timeout=3)
-        error = await asyncio.to_thread(launch.error)
-        if error:
-            notify(clean_text(error), title="Viewer failed", severity="error", timeout=8)
+        return True
 
     # -- session and history -------------------------------------------------------------------
     def load_session(self) -> None:
@@ -456,15 +474,22 @@ class TriageController:
             pass
 
     def step_history(self, delta: int) -> None:
-        """Up (+1: older) / Down (-1: newer) in the search box walk the folder's queries;
-        below the newest, the text being typed comes back."""
+        """Up (+1: older) / Down (-1: newer) in the search box walk the folder's queries,
+        passing over the one the box holds; below the newest, the text being typed comes
+        back; text typed over a recalled query starts the walk again from it."""
         box = self.screen.query_one("#query")
         if not self.history:
             return
+        if self._history_pos != -1 and box.value != self.history[self._history_pos]:
+            self._history_pos = -1   # text typed over a recalled query: a new walk
         if self._history_pos == -1:
             self._history_draft = box.value
-        pos = max(-1, min(len(self.history) - 1, self._history_pos + delta))
-        if pos == self._history_pos:
+        pos = self._history_pos + delta
+        # a query the box holds already is no step (Up first showed the query there)
+        while 0 <= pos < len(self.history) and self.history[pos] == box.value.strip():
+            pos += delta
+        pos = max(-1, min(len(self.history) - 1, pos))
+        if pos == self._history_pos or (pos >= 0 and self.history[pos] == box.value.strip()):
             return
         self._history_pos = pos
         box.value = self._history_draft if pos == -1 else self.history[pos]

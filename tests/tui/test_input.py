@@ -276,6 +276,43 @@ def test_a_query_typed_while_the_last_session_loads_is_kept(make_app, tui_index,
     run(go())
 
 
+def test_keys_typed_at_launch_wait_for_the_session_and_keep_its_settings(
+        make_app, tui_index, data_dir):
+    """Eleventh trial: a query typed within 0.8 s of launch (the session still being read)
+    dropped the session: semantic mode, sections and the "marked keep" scope came back
+    as hybrid, pages and the whole folder, and stayed lost at the next launch. The keys
+    read before the session is back wait for it, then run: the query typed is searched
+    with the session's mode, granularity and scope."""
+    from pdftui.triage.store import Session, TriageStore
+
+    folder, _cache = tui_index
+    with TriageStore(data_dir) as store:
+        store.save_session(folder, Session("euler fonts", "semantic", "section",
+                                           ("mark:keep",), None))
+
+    async def go():
+        app = make_app()
+        gate = app.triage_gate._lock
+        gate.acquire()   # the session answers after the keys are read
+        try:
+            async with app.run_test(size=(80, 24)) as pilot:
+                main = app.main_screen
+                await pilot.pause()
+                send_keys(app, [*"attention", "enter"])
+                await pilot.pause()
+                gate.release()
+                gate = None
+                await wait_for(pilot, lambda: main.shown_key is not None
+                               and main.shown_key.query == "attention", what="the query")
+                assert (main.mode, main.granularity, main.scope_mark) == \
+                    ("semantic", "section", "keep")
+                assert app.query_one("#query").value == "attention"
+        finally:
+            if gate is not None:
+                gate.release()
+    run(go())
+
+
 def test_reopening_a_session_puts_the_results_cursor_on_the_hit_read(make_app):
     """Fresh-user finding: after reopening, the reader came back but the results cursor
     sat on the first hit, so Esc and n / N started from the wrong place."""

@@ -255,12 +255,20 @@ def test_query_history_and_resume(make_app, data_dir):
             box = again.query_one("#query")
             again.action_focus_search()
             await pilot.pause()
-            await pilot.press("up")
-            assert box.value == "attention heads"
+            # (eleventh trial: Up first showed the query the box held)
             await pilot.press("up")
             assert box.value == "euler fonts"
-            await pilot.press("down", "down")
+            await pilot.press("up")
+            assert box.value == "euler fonts"   # the oldest
+            await pilot.press("down")
             assert box.value == "attention heads"
+            # text typed over a recalled query: the next Up walks from the newest again
+            await pilot.press("up", "x")
+            assert box.value == "euler fontsx"
+            await pilot.press("up")
+            assert box.value == "attention heads"
+            await pilot.press("down")
+            assert box.value == "euler fontsx"
     run(go())
 
 
@@ -836,4 +844,79 @@ def test_o_in_a_section_view_opens_the_page_on_screen(tui_index, service, monkey
             await wait_for(pilot, lambda: isinstance(app.screen, CopyPathScreen),
                            what="the path dialog")
             assert app.screen.shown.endswith(f"#page={top}"), (app.screen.shown, top)
+    run(go())
+
+
+def test_an_export_started_in_the_documents_folder_goes_home(tmp_path, monkeypatch):
+    """Eleventh trial: pdftui started inside the PDF folder offered
+    ``<corpus>/corpus-reading-list.md``: the documents folder is never the default, the
+    home folder is (the last export's folder still comes first)."""
+    from pdftui.tui.dialogs import export_dir
+
+    docs, home, lists = tmp_path / "papers", tmp_path / "home", tmp_path / "lists"
+    for d in (docs / "sub", home, lists):
+        d.mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(home))
+    assert export_dir(str(docs), "", str(docs)) == str(home)
+    assert export_dir(str(docs / "sub"), "", str(docs)) == str(home)
+    assert export_dir(str(lists), "", str(docs)) == str(lists)
+    assert export_dir(str(docs), str(lists / "a.bib"), str(docs)) == str(lists)
+
+
+def test_an_export_named_for_another_format_is_written_in_it(make_app, tmp_path,
+                                                              monkeypatch):
+    """Eleventh trial: BibTeX chosen, the file renamed "mylist.md", BibTeX was written
+    into mylist.md without a word. The name's extension decides the format, and the
+    notification says which."""
+    from textual.widgets import Select
+
+    monkeypatch.chdir(tmp_path)
+    out = tmp_path / "mylist.md"
+
+    async def go() -> None:
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            main = app.main_screen
+            await settle(pilot)
+            await pilot.press("escape", "e")
+            await wait_for(pilot, lambda: isinstance(app.screen, ExportScreen))
+            app.screen.query_one("#export-format", Select).value = "bibtex"
+            await pilot.pause()
+            app.screen.query_one("#export-marked", Select).value = "all"
+            path = app.screen.query_one("#export-path")
+            path.value = str(out)
+            path.focus()
+            await pilot.pause()
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: main.triage.last_export == str(out), what="export")
+            text = out.read_text(encoding="utf-8")
+            assert text.startswith("# Reading list") and "@" not in text.split("\n")[0]
+            said = [n.message for n in app._notifications]
+            assert any("as Markdown reading list" in m for m in said), said
+    run(go())
+
+
+def test_keys_after_o_wait_for_its_dialog(make_app, monkeypatch):
+    """Eleventh trial: "o" then "l" in one burst (Tab "google") opened the path's dialog
+    over "More like this": the viewer is tried in a worker, and "l" ran on the results
+    meanwhile. The keys read after "o" wait for its outcome and act on its dialog."""
+    from pdftui.tui.citations_screen import CitationsScreen
+    from pdftui.tui.dialogs import CopyPathScreen
+
+    from .test_input import send_keys
+
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(100, 30)) as pilot:
+            await settle(pilot)
+            await search(pilot, "multi-head attention")
+            send_keys(app, ["o", "l", "e"])
+            await wait_for(pilot, lambda: isinstance(app.screen, CopyPathScreen),
+                           what="the path dialog")
+            await pilot.pause(0.3)
+            assert not any(isinstance(s, (CitationsScreen, ExportScreen))
+                           for s in app.screen_stack), app.screen_stack
     run(go())
