@@ -312,6 +312,9 @@ class MainScreen(FailureHandler, Screen):
             self.show_pane("corpus" if self.folder_first else "results")
             return
         self.triage.remember_query(event.value)
+        # asked again by the user: Tab to the reader follows its answer, also when the
+        # reader opened a document while the same words were on screen (it stayed there)
+        self.query_one(ReaderPane).search_seen = None
         if self.search_key() != self.last_key or self._debounce_timer is not None or \
                 self.last_typing:
             self.run_search()

@@ -924,3 +924,31 @@ def test_keys_for_the_reader_wait_for_the_document_it_switches_to(make_app):
             finally:
                 app.gate.delay_s = 0.0
     run(go())
+
+
+def test_tab_follows_a_search_asked_again_after_a_document_was_opened(make_app):
+    """Twelfth trial: a document opened from the documents pane while "euler fonts" was
+    on screen, then "euler fonts" asked again with Enter: Tab to the reader kept the
+    document ("1 hit in this document") instead of opening the answer's selected hit."""
+    async def go():
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            main = app.main_screen
+            await settle(pilot)
+            await search(pilot, "euler fonts")
+            lst = await to_documents(pilot)
+            docs = [lst.get_option_at_index(i).id for i in range(lst.option_count)]
+            lst.highlighted = docs.index(ATTENTION)
+            await pilot.press("enter")
+            reader = app.query_one(ReaderPane)
+            await wait_for(pilot, lambda: reader.view is not None
+                           and reader.view.request.doc == ATTENTION, what="the document")
+            await search(pilot, "euler fonts")
+            await wait_for(pilot, lambda: focused_pane(app) == "results", what="results")
+            want = app.query_one(ResultsPane).current_hit()
+            assert want.doc != ATTENTION
+            await pilot.press("tab")
+            await wait_for(pilot, lambda: reader.view.request.doc == want.doc
+                           and reader.view.page == want.page, what=f"{want.doc} p{want.page}")
+            assert main.current_pane() == "reader"
+    run(go())
