@@ -9,7 +9,7 @@ import pymupdf
 import pytest
 
 from pdftui.embed import (PLAN_1, PLAN_2, PLAN_3, PLAN_4, PLAN_5, PLAN_6, PLAN_7, PLAN_8,
-                          Embedder, split_units)
+                          PLAN_9, Embedder, split_units)
 from pdftui.index.embedding import page_unit_head
 from pdftui.embed.model import default_tokenizer
 
@@ -126,8 +126,10 @@ def test_spaced_windows_share_tokens_with_their_neighbours_and_are_about_equal(
     "lone \ud800 surrogate " * 300,
     "🙂" * 3000,
 ], ids=["control", "cjk", "one-long-word", "long-word-inside", "surrogates", "emoji"])
-@pytest.mark.parametrize("plan", [PLAN_1, PLAN_2, PLAN_3, PLAN_4, PLAN_5, PLAN_6, PLAN_7],
-                         ids=["plan1", "plan2", "plan3", "plan4", "plan5", "plan6", "plan7"])
+@pytest.mark.parametrize("plan", [PLAN_1, PLAN_2, PLAN_3, PLAN_4, PLAN_5, PLAN_6, PLAN_7,
+                                  PLAN_9],
+                         ids=["plan1", "plan2", "plan3", "plan4", "plan5", "plan6", "plan7",
+                              "plan9"])
 def test_odd_text_never_raises_and_every_span_fits(tokenizer, text, plan) -> None:
     spans = split_units(text, tokenizer, 126, overlap=plan.overlap, shared=plan.shared,
                         plan=plan)
@@ -248,3 +250,18 @@ def test_a_head_crossing_a_page_end_takes_the_page_unit_from_its_heading() -> No
     assert page_unit_head(first, starts, _Counter(), 100) == first
     assert page_unit_head(unit, starts, _Counter(), 60) == unit     # the same text
     assert page_unit_head("Other\n\ntext", starts, _Counter(), 1) == "Other\n\ntext"
+
+
+def test_plan_9_starts_a_unit_at_a_heading_only_past_half_a_unit(tokenizer) -> None:
+    """Plan 9 cuts at a heading only when the unit before it would hold more than half
+    the budget; a heading nearer the unit's start stays inside it (no short unit)."""
+    short = "2 Methods\n\nWe measure twice.\n\n2.1 Data\n\nThe data come from a survey."
+    at = short.index("2.1 Data")
+    assert split_units(short, tokenizer, 126, plan=PLAN_9, cuts=[0, at]) == \
+        [(0, len(short))]
+    text = "2 Methods\n\n" + PROSE * 2 + "\n\n2.1 Data\n\n" + PROSE
+    at = text.index("2.1 Data")
+    spans = split_units(text, tokenizer, 126, plan=PLAN_9, cuts=[0, at])
+    assert [text[s:e] for s, e in spans] == [text[:at].rstrip(), text[at:].rstrip()]
+    assert (PLAN_9.fill, PLAN_9.tables, PLAN_9.head_min, PLAN_9.soft) == \
+        (True, False, 128, True)

@@ -23,7 +23,7 @@ if TYPE_CHECKING:  # pragma: no cover
 from .model import DEFAULT_MAX_TOKENS
 
 __all__ = ["DEFAULT_PLAN", "PLAN_1", "PLAN_2", "PLAN_3", "PLAN_4", "PLAN_5", "PLAN_6",
-           "PLAN_7", "PLAN_8",
+           "PLAN_7", "PLAN_8", "PLAN_9",
            "UnitPlan",
            "paragraph_spans", "replace_surrogates",
            "split_units"]
@@ -69,6 +69,7 @@ class UnitPlan:
     fill: bool = False
     tables: bool = True
     head_min: int = 0
+    soft: bool = False
 
     def identity(self, weights_hash: str) -> str:
         """The ``embeddings.weights_hash`` value for vectors of these weights and this plan
@@ -100,6 +101,10 @@ PLAN_7 = UnitPlan(7, overlap=False, head_tokens=DEFAULT_MAX_TOKENS, paragraphs=T
 #: when it holds at least half a window.
 PLAN_8 = UnitPlan(8, overlap=False, head_tokens=DEFAULT_MAX_TOKENS, paragraphs=True,
                   fill=True, tables=False, head_min=DEFAULT_MAX_TOKENS // 2)
+#: Plan 8 whose units start at a heading only when the unit before it holds at least half
+#: a window (else the heading stays inside a unit and its head unit is embedded apart).
+PLAN_9 = UnitPlan(9, overlap=False, head_tokens=DEFAULT_MAX_TOKENS, paragraphs=True,
+                  fill=True, tables=False, head_min=DEFAULT_MAX_TOKENS // 2, soft=True)
 DEFAULT_PLAN = PLAN_1
 
 
@@ -146,7 +151,8 @@ def split_units(text: str, tokenizer: Tokenizer, budget: int, *, overlap: bool =
     if plan is not None and plan.paragraphs and n:
         find = _boundary_finder(offsets, enc.word_ids)
         tokens = paragraph_spans(clean, offsets, budget, find, target=plan.target,
-                                 cuts=cuts, fill=plan.fill, tables=plan.tables)
+                                 cuts=cuts, fill=plan.fill, tables=plan.tables,
+                                 soft=plan.soft)
         spans = _fit(clean, tokenizer, offsets, tokens, budget)
         return [(s, e) for s, e in spans if text[s:e].strip()] or [(0, len(text))]
     if n <= budget:
@@ -168,7 +174,7 @@ _SENTENCE_END = frozenset(".!?")
 
 def paragraph_spans(text: str, offsets: list[tuple[int, int]], budget: int, find: Finder, *,
                     target: int = 0, cuts: Iterable[int] = (), fill: bool = False,
-                    tables: bool = True) -> list[tuple[int, int]]:
+                    tables: bool = True, soft: bool = False) -> list[tuple[int, int]]:
     """Token spans ``[(s, e)]`` of units that follow ``text``'s paragraphs (separated by a
     blank line), given the tokens' character ``offsets``: each paragraph a piece, one longer
     than ``budget`` tokens cut into pieces where sentences end (a token after '.', '!' or
@@ -182,7 +188,7 @@ def paragraph_spans(text: str, offsets: list[tuple[int, int]], budget: int, find
     ``fill`` and not ``tables``, a table-like paragraph is prose. The spans tile tokens
     ``[0, len(offsets))`` in order."""
     if fill:
-        return _filled(text, offsets, budget, find, cuts, tables)
+        return _filled(text, offsets, budget, find, cuts, tables, soft)
     pieces = [(s, e, own) for s, e, own in _paragraph_tokens(text, offsets)
               for s, e in _sentence_pieces(s, e, text, offsets, budget, find)]
     starts = [offsets[s][0] for s, _e, _own in pieces]
@@ -201,15 +207,22 @@ def paragraph_spans(text: str, offsets: list[tuple[int, int]], budget: int, find
 
 
 def _filled(text: str, offsets: list[tuple[int, int]], budget: int, find: Finder,
-            cuts: Iterable[int], tables: bool = True) -> list[tuple[int, int]]:
+            cuts: Iterable[int], tables: bool = True, soft: bool = False
+            ) -> list[tuple[int, int]]:
     """:func:`paragraph_spans` with ``fill``: runs of paragraphs from one forced start
     (a ``cuts`` offset; with ``tables``, a table-like paragraph or the paragraph after
-    one) to the next, each cut into units of at most ``budget`` tokens."""
+    one) to the next, each cut into units of at most ``budget`` tokens. ``soft``: a
+    ``cuts`` offset starts a unit only when the unit before it would hold more than
+    half the budget (:func:`_sentence_pieces`'s ``heads``)."""
     paras = _paragraph_tokens(text, offsets)
     if not tables:
         paras = [(s, e, False) for s, e, _own in paras]
     starts = [offsets[s][0] for s, _e, _own in paras]
     forced = {bisect.bisect_left(starts, c) for c in cuts}
+    heads: set[int] = set()
+    if soft:
+        heads = {paras[k][0] for k in forced if 0 < k < len(paras)}
+        forced = set()
     runs: list[list[int]] = []
     for k, (s, e, own) in enumerate(paras):
         if runs and not (k in forced or own or paras[k - 1][2]):
@@ -218,7 +231,7 @@ def _filled(text: str, offsets: list[tuple[int, int]], budget: int, find: Finder
             runs.append([s, e])
     firsts = {s for s, _e, _own in paras}
     out = [p for s, e in runs
-           for p in _sentence_pieces(s, e, text, offsets, budget, find, firsts)]
+           for p in _sentence_pieces(s, e, text, offsets, budget, find, firsts, heads)]
     out[0], out[-1] = (0, out[0][1]), (out[-1][0], len(offsets))
     return out
 
@@ -251,14 +264,24 @@ def _tabular(paragraph: str) -> bool:
 
 
 def _sentence_pieces(s: int, e: int, text: str, offsets: list[tuple[int, int]], budget: int,
-                     find: Finder, firsts: frozenset[int] | set[int] = frozenset()
+                     find: Finder, firsts: frozenset[int] | set[int] = frozenset(),
+                     heads: frozenset[int] | set[int] = frozenset()
                      ) -> list[tuple[int, int]]:
-    """Tokens ``[s, e)`` as pieces of at most ``budget`` tokens, each ending at the last
+    """Tokens ``[s, e)`` as pieces of at most ``budget`` tokens, each ending before the
+    first token of ``heads`` (a heading's first) past half the budget, else at the last
     sentence end (or before a token of ``firsts``: a paragraph's first) that fits (when
     the piece keeps at least a quarter of the budget), else at a word boundary, else at
     the budget."""
     pieces = []
-    while e - s > budget:
+    while True:
+        head = min((h for h in heads if s + budget // 2 < h <= min(e - 1, s + budget)),
+                   default=None)
+        if head is not None:
+            pieces.append((s, head))
+            s = head
+            continue
+        if e - s <= budget:
+            break
         cut = None
         for i in range(s + budget, s + budget // 4, -1):
             prev = text[offsets[i - 1][0]:offsets[i - 1][1]]
