@@ -49,8 +49,9 @@ PATHS = ("new", "earlier", "naive")
 #: the int8 copy: "new"), "plan1" / "plan2" / "plan3" (the int8 copy cutting units by
 #: that plan, :mod:`pdftui.embed.units`), and "previous" (the product before embedding
 #: streams: one run at a time on onnxruntime's default intra-op threads, not niced;
-#: "plan4" / "plan5" units that follow the paragraphs).
-EXTRA_PATHS = ("default", "int8", "plan1", "plan2", "plan3", "plan4", "plan5", "previous")
+#: "plan4" ... "plan8" units that follow the paragraphs).
+EXTRA_PATHS = ("default", "int8", "plan1", "plan2", "plan3", "plan4", "plan5", "plan6",
+               "plan7", "plan8", "previous")
 
 
 def _cpu_s() -> float:
@@ -66,7 +67,7 @@ def _rss_mb() -> float:
 def run_index(folder: Path, cache: Path, which: str) -> dict:
     """One ``index_folder`` run (``which``: "new", "earlier" or one of
     :data:`EXTRA_PATHS`) into ``cache``."""
-    from pdftui.embed import PLAN_1, PLAN_2, PLAN_3, PLAN_4, PLAN_5
+    from pdftui import embed
     from pdftui.index import index_folder
     from pdftui.index.embedding import EARLIER, EmbedPipeline
 
@@ -84,13 +85,10 @@ def run_index(folder: Path, cache: Path, which: str) -> dict:
                                 p.tokens_total))
 
     pipeline = {"earlier": EARLIER, "default": EmbedPipeline(int8=False),
-                "plan1": EmbedPipeline(int8=True, plan=PLAN_1),
-                "plan2": EmbedPipeline(int8=True, plan=PLAN_2),
-                "plan3": EmbedPipeline(int8=True, plan=PLAN_3),
-                "plan4": EmbedPipeline(int8=True, plan=PLAN_4),
-                "plan5": EmbedPipeline(int8=True, plan=PLAN_5),
                 "previous": EmbedPipeline(int8=True, threads=None, streams=1, nice=0)}.get(
                     which, EmbedPipeline(int8=True))
+    if which.startswith("plan"):
+        pipeline = EmbedPipeline(int8=True, plan=getattr(embed, f"PLAN_{which[4:]}"))
     summary = index_folder(folder, cache, progress=progress, pipeline=pipeline)
     wall = time.monotonic() - t0
     return {"documents": summary.documents, "pages": summary.pages, "units": summary.units,

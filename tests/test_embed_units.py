@@ -8,7 +8,9 @@ from __future__ import annotations
 import pymupdf
 import pytest
 
-from pdftui.embed import PLAN_1, PLAN_2, PLAN_3, PLAN_4, PLAN_5, Embedder, split_units
+from pdftui.embed import (PLAN_1, PLAN_2, PLAN_3, PLAN_4, PLAN_5, PLAN_6, PLAN_7, PLAN_8,
+                          PLAN_9, Embedder, split_units)
+from pdftui.index.embedding import page_unit_head
 from pdftui.embed.model import default_tokenizer
 
 from .conftest import corpus_pdf
@@ -124,8 +126,10 @@ def test_spaced_windows_share_tokens_with_their_neighbours_and_are_about_equal(
     "lone \ud800 surrogate " * 300,
     "🙂" * 3000,
 ], ids=["control", "cjk", "one-long-word", "long-word-inside", "surrogates", "emoji"])
-@pytest.mark.parametrize("plan", [PLAN_1, PLAN_2, PLAN_3, PLAN_4, PLAN_5],
-                         ids=["plan1", "plan2", "plan3", "plan4", "plan5"])
+@pytest.mark.parametrize("plan", [PLAN_1, PLAN_2, PLAN_3, PLAN_4, PLAN_5, PLAN_6, PLAN_7,
+                                  PLAN_9],
+                         ids=["plan1", "plan2", "plan3", "plan4", "plan5", "plan6", "plan7",
+                              "plan9"])
 def test_odd_text_never_raises_and_every_span_fits(tokenizer, text, plan) -> None:
     spans = split_units(text, tokenizer, 126, overlap=plan.overlap, shared=plan.shared,
                         plan=plan)
@@ -179,3 +183,85 @@ def test_plan_5_merges_neighbours_only_up_to_its_target(tokenizer) -> None:
     assert len(four) == 2 and len(five) == 2
     assert [tokens(tokenizer, text[s:e]) for s, e in four] == [222, 74]
     assert [tokens(tokenizer, text[s:e]) for s, e in five] == [148, 148]
+
+
+def _tiles_at_sentences(text: str, spans: list[tuple[int, int]], paras: list[str]) -> None:
+    starts = {sum(len(p) + 2 for p in paras[:k]) for k in range(len(paras))}
+    assert spans[0][0] == 0 and spans[-1][1] == len(text)
+    for (s, e), (s2, _e2) in zip(spans, spans[1:]):
+        assert e < s2 and not text[e:s2].strip()           # tiles: no overlap, no gap
+    for s, _e in spans:   # every unit starts a paragraph, else a sentence
+        assert s in starts or text[:s].rstrip()[-1] in ".!?"
+
+
+def test_plan_6_fills_each_unit_up_to_the_budget_at_sentence_ends(tokenizer) -> None:
+    """Plan 6 cuts as plan 4 does at headings and table-like paragraphs, but fills each
+    unit between them with whole sentences up to the budget, across paragraph ends: a
+    paragraph that does not fit whole no longer ends the unit before it."""
+    text, paras = _paragraph_text()
+    spans = split_units(text, tokenizer, 126, plan=PLAN_6)
+    units = [text[s:e] for s, e in spans]
+    counts = [tokens(tokenizer, u) for u in units]
+    _tiles_at_sentences(text, spans, paras)
+    assert counts == [116, 122, 123, 51, 26, 41]
+    assert units[0].startswith("\n\n".join(paras[:3]))  # heading, short line, then more
+    assert paras[4] in units                               # the table-like one, alone
+    text = "\n\n".join([PROSE * 2] * 4)     # four paragraphs of 74 tokens
+    four = split_units(text, tokenizer, 254, plan=PLAN_4)
+    six = split_units(text, tokenizer, 254, plan=PLAN_6)
+    assert [tokens(tokenizer, text[s:e]) for s, e in four] == [222, 74]
+    assert [tokens(tokenizer, text[s:e]) for s, e in six] == [245, 51]
+
+
+def test_plan_6_starts_a_unit_at_each_heading(tokenizer) -> None:
+    text = "2 Methods\n\nWe measure twice.\n\n2.1 Data\n\nThe data come from a survey."
+    at = text.index("2.1 Data")
+    spans = split_units(text, tokenizer, 126, plan=PLAN_6, cuts=[0, at])
+    assert [text[s:e] for s, e in spans] == [text[:at].rstrip(), text[at:]]
+
+
+def test_plan_7_keeps_table_like_paragraphs_with_their_neighbours(tokenizer) -> None:
+    text, paras = _paragraph_text()
+    spans = split_units(text, tokenizer, 126, plan=PLAN_7)
+    units = [text[s:e] for s, e in spans]
+    _tiles_at_sentences(text, spans, paras)
+    assert [tokens(tokenizer, u) for u in units] == [116, 122, 123, 118]
+    assert paras[4] in units[-1] and units[-1].endswith("Last words here.")
+
+
+def test_plan_8_is_plan_7_with_page_unit_heads() -> None:
+    assert (PLAN_8.fill, PLAN_8.tables, PLAN_8.head_min) == (True, False, 128)
+    assert (PLAN_7.fill, PLAN_7.tables, PLAN_7.head_min) == (True, False, 0)
+
+
+class _Counter:
+    def model_tokens(self, texts: list[str]) -> list[int]:
+        return [len(t.split()) + 2 for t in texts]
+
+
+def test_a_head_crossing_a_page_end_takes_the_page_unit_from_its_heading() -> None:
+    """Under ``head_min`` a section head running on past the page unit from its heading
+    (the section crosses a page end) is that unit when it holds at least ``head_min``
+    tokens, else the head as cut."""
+    unit = "3 Results\n\n" + "word " * 60
+    first = unit + "and the next page goes on"
+    starts = {unit[:24]: [unit, "3 Results elsewhere " + "x " * 80]}
+    assert page_unit_head(first, starts, _Counter(), 60) == unit
+    assert page_unit_head(first, starts, _Counter(), 100) == first
+    assert page_unit_head(unit, starts, _Counter(), 60) == unit     # the same text
+    assert page_unit_head("Other\n\ntext", starts, _Counter(), 1) == "Other\n\ntext"
+
+
+def test_plan_9_starts_a_unit_at_a_heading_only_past_half_a_unit(tokenizer) -> None:
+    """Plan 9 cuts at a heading only when the unit before it would hold more than half
+    the budget; a heading nearer the unit's start stays inside it (no short unit)."""
+    short = "2 Methods\n\nWe measure twice.\n\n2.1 Data\n\nThe data come from a survey."
+    at = short.index("2.1 Data")
+    assert split_units(short, tokenizer, 126, plan=PLAN_9, cuts=[0, at]) == \
+        [(0, len(short))]
+    text = "2 Methods\n\n" + PROSE * 2 + "\n\n2.1 Data\n\n" + PROSE
+    at = text.index("2.1 Data")
+    spans = split_units(text, tokenizer, 126, plan=PLAN_9, cuts=[0, at])
+    assert [text[s:e] for s, e in spans] == [text[:at].rstrip(), text[at:].rstrip()]
+    assert (PLAN_9.fill, PLAN_9.tables, PLAN_9.head_min, PLAN_9.soft) == \
+        (True, False, 128, True)

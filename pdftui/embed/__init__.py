@@ -29,7 +29,8 @@ _HOME = {
     "assemble_default_model": "model", "int8_enabled": "model", "known_int8_hash": "model",
     "resolve_model_name": "model",
     "DEFAULT_PLAN": "units", "PLAN_1": "units", "PLAN_2": "units", "PLAN_3": "units",
-    "PLAN_4": "units", "PLAN_5": "units",
+    "PLAN_4": "units", "PLAN_5": "units", "PLAN_6": "units", "PLAN_7": "units",
+    "PLAN_8": "units", "PLAN_9": "units",
     "UnitPlan": "units", "split_units": "units",
 }
 
@@ -52,6 +53,10 @@ __all__ = [
     "PLAN_3",
     "PLAN_4",
     "PLAN_5",
+    "PLAN_6",
+    "PLAN_7",
+    "PLAN_8",
+    "PLAN_9",
     "Embedder",
     "EmbedderUnavailable",
     "UnitPlan",

@@ -22,7 +22,9 @@ if TYPE_CHECKING:  # pragma: no cover
 
 from .model import DEFAULT_MAX_TOKENS
 
-__all__ = ["DEFAULT_PLAN", "PLAN_1", "PLAN_2", "PLAN_3", "PLAN_4", "PLAN_5", "UnitPlan",
+__all__ = ["DEFAULT_PLAN", "PLAN_1", "PLAN_2", "PLAN_3", "PLAN_4", "PLAN_5", "PLAN_6",
+           "PLAN_7", "PLAN_8", "PLAN_9",
+           "UnitPlan",
            "paragraph_spans", "replace_surrogates",
            "split_units"]
 
@@ -47,7 +49,15 @@ class UnitPlan:
     the model's length where sentences end), neighbours merged while they fit, each
     section's heading starting a unit (so its head unit is a page unit, embedded once),
     table-like paragraphs units of their own; ``target``: neighbours are merged only
-    while the unit holds fewer than ``target`` tokens (0: while they fit).
+    while the unit holds fewer than ``target`` tokens (0: while they fit). ``fill``: a
+    paragraph that does not fit whole is cut where a sentence ends, so each unit is filled
+    up to the model's length (units end at paragraph ends only where a heading or a
+    table-like paragraph follows), not ended before it. ``tables``: table-like paragraphs
+    are units of their own (False: they are cut and merged as prose is, with their
+    caption and the text around them). ``head_min`` (a number of tokens; 0: off): a
+    section head that runs on past the page unit from its heading (its section crosses
+    a page end) is that page unit when it holds at least ``head_min`` tokens, so it is
+    embedded once.
     """
 
     version: int
@@ -56,6 +66,10 @@ class UnitPlan:
     shared: int = 0
     paragraphs: bool = False
     target: int = 0
+    fill: bool = False
+    tables: bool = True
+    head_min: int = 0
+    soft: bool = False
 
     def identity(self, weights_hash: str) -> str:
         """The ``embeddings.weights_hash`` value for vectors of these weights and this plan
@@ -75,6 +89,22 @@ PLAN_3 = UnitPlan(3, overlap=False, head_tokens=128, shared=16)
 PLAN_4 = UnitPlan(4, overlap=False, head_tokens=DEFAULT_MAX_TOKENS, paragraphs=True)
 PLAN_5 = UnitPlan(5, overlap=False, head_tokens=DEFAULT_MAX_TOKENS, paragraphs=True,
                   target=128)
+#: Units that follow the text, filled: plan 4's cuts at headings and table-like
+#: paragraphs, but between them the text tiled in units of the model's full length, each
+#: ending where a sentence (or paragraph) ends.
+PLAN_6 = UnitPlan(6, overlap=False, head_tokens=DEFAULT_MAX_TOKENS, paragraphs=True,
+                  fill=True)
+#: Plan 6 with table-like paragraphs in the units around them.
+PLAN_7 = UnitPlan(7, overlap=False, head_tokens=DEFAULT_MAX_TOKENS, paragraphs=True,
+                  fill=True, tables=False)
+#: Plan 7 whose section heads crossing a page end are the page unit from their heading
+#: when it holds at least half a window.
+PLAN_8 = UnitPlan(8, overlap=False, head_tokens=DEFAULT_MAX_TOKENS, paragraphs=True,
+                  fill=True, tables=False, head_min=DEFAULT_MAX_TOKENS // 2)
+#: Plan 8 whose units start at a heading only when the unit before it holds at least half
+#: a window (else the heading stays inside a unit and its head unit is embedded apart).
+PLAN_9 = UnitPlan(9, overlap=False, head_tokens=DEFAULT_MAX_TOKENS, paragraphs=True,
+                  fill=True, tables=False, head_min=DEFAULT_MAX_TOKENS // 2, soft=True)
 DEFAULT_PLAN = PLAN_1
 
 
@@ -121,7 +151,8 @@ def split_units(text: str, tokenizer: Tokenizer, budget: int, *, overlap: bool =
     if plan is not None and plan.paragraphs and n:
         find = _boundary_finder(offsets, enc.word_ids)
         tokens = paragraph_spans(clean, offsets, budget, find, target=plan.target,
-                                 cuts=cuts)
+                                 cuts=cuts, fill=plan.fill, tables=plan.tables,
+                                 soft=plan.soft)
         spans = _fit(clean, tokenizer, offsets, tokens, budget)
         return [(s, e) for s, e in spans if text[s:e].strip()] or [(0, len(text))]
     if n <= budget:
@@ -142,7 +173,8 @@ _SENTENCE_END = frozenset(".!?")
 
 
 def paragraph_spans(text: str, offsets: list[tuple[int, int]], budget: int, find: Finder, *,
-                    target: int = 0, cuts: Iterable[int] = ()) -> list[tuple[int, int]]:
+                    target: int = 0, cuts: Iterable[int] = (), fill: bool = False,
+                    tables: bool = True, soft: bool = False) -> list[tuple[int, int]]:
     """Token spans ``[(s, e)]`` of units that follow ``text``'s paragraphs (separated by a
     blank line), given the tokens' character ``offsets``: each paragraph a piece, one longer
     than ``budget`` tokens cut into pieces where sentences end (a token after '.', '!' or
@@ -150,8 +182,13 @@ def paragraph_spans(text: str, offsets: list[tuple[int, int]], budget: int, find
     neighbouring pieces merged while the unit stays within ``budget`` (and, with
     ``target``, while it holds fewer than ``target`` tokens). A piece starting at or after
     one of the character offsets ``cuts`` (before the next piece) starts a unit, and a
-    table-like paragraph (:func:`_tabular`) is never merged. The spans tile tokens
+    table-like paragraph (:func:`_tabular`) is never merged. With ``fill``, the
+    paragraphs between two such starts are one run cut by :func:`_sentence_pieces` (each
+    unit as long as the budget allows, ending where a sentence or paragraph ends); with
+    ``fill`` and not ``tables``, a table-like paragraph is prose. The spans tile tokens
     ``[0, len(offsets))`` in order."""
+    if fill:
+        return _filled(text, offsets, budget, find, cuts, tables, soft)
     pieces = [(s, e, own) for s, e, own in _paragraph_tokens(text, offsets)
               for s, e in _sentence_pieces(s, e, text, offsets, budget, find)]
     starts = [offsets[s][0] for s, _e, _own in pieces]
@@ -167,6 +204,36 @@ def paragraph_spans(text: str, offsets: list[tuple[int, int]], budget: int, find
         units.append([s, e, own])
     units[0][0], units[-1][1] = 0, len(offsets)
     return [(s, e) for s, e, _own in units]
+
+
+def _filled(text: str, offsets: list[tuple[int, int]], budget: int, find: Finder,
+            cuts: Iterable[int], tables: bool = True, soft: bool = False
+            ) -> list[tuple[int, int]]:
+    """:func:`paragraph_spans` with ``fill``: runs of paragraphs from one forced start
+    (a ``cuts`` offset; with ``tables``, a table-like paragraph or the paragraph after
+    one) to the next, each cut into units of at most ``budget`` tokens. ``soft``: a
+    ``cuts`` offset starts a unit only when the unit before it would hold more than
+    half the budget (:func:`_sentence_pieces`'s ``heads``)."""
+    paras = _paragraph_tokens(text, offsets)
+    if not tables:
+        paras = [(s, e, False) for s, e, _own in paras]
+    starts = [offsets[s][0] for s, _e, _own in paras]
+    forced = {bisect.bisect_left(starts, c) for c in cuts}
+    heads: set[int] = set()
+    if soft:
+        heads = {paras[k][0] for k in forced if 0 < k < len(paras)}
+        forced = set()
+    runs: list[list[int]] = []
+    for k, (s, e, own) in enumerate(paras):
+        if runs and not (k in forced or own or paras[k - 1][2]):
+            runs[-1][1] = e
+        else:
+            runs.append([s, e])
+    firsts = {s for s, _e, _own in paras}
+    out = [p for s, e in runs
+           for p in _sentence_pieces(s, e, text, offsets, budget, find, firsts, heads)]
+    out[0], out[-1] = (0, out[0][1]), (out[-1][0], len(offsets))
+    return out
 
 
 def _paragraph_tokens(text: str, offsets: list[tuple[int, int]]
@@ -197,16 +264,29 @@ def _tabular(paragraph: str) -> bool:
 
 
 def _sentence_pieces(s: int, e: int, text: str, offsets: list[tuple[int, int]], budget: int,
-                     find: Finder) -> list[tuple[int, int]]:
-    """Tokens ``[s, e)`` as pieces of at most ``budget`` tokens, each ending at the last
-    sentence end that fits (when the piece keeps at least a quarter of the budget), else
-    at a word boundary, else at the budget."""
+                     find: Finder, firsts: frozenset[int] | set[int] = frozenset(),
+                     heads: frozenset[int] | set[int] = frozenset()
+                     ) -> list[tuple[int, int]]:
+    """Tokens ``[s, e)`` as pieces of at most ``budget`` tokens, each ending before the
+    first token of ``heads`` (a heading's first) past half the budget, else at the last
+    sentence end (or before a token of ``firsts``: a paragraph's first) that fits (when
+    the piece keeps at least a quarter of the budget), else at a word boundary, else at
+    the budget."""
     pieces = []
-    while e - s > budget:
+    while True:
+        head = min((h for h in heads if s + budget // 2 < h <= min(e - 1, s + budget)),
+                   default=None)
+        if head is not None:
+            pieces.append((s, head))
+            s = head
+            continue
+        if e - s <= budget:
+            break
         cut = None
         for i in range(s + budget, s + budget // 4, -1):
             prev = text[offsets[i - 1][0]:offsets[i - 1][1]]
-            if prev[-1:] in _SENTENCE_END and offsets[i][0] > offsets[i - 1][1]:
+            if i in firsts or (prev[-1:] in _SENTENCE_END
+                               and offsets[i][0] > offsets[i - 1][1]):
                 cut = i
                 break
         cut = cut or find(s + budget, s + budget // 2, -1) or s + budget

@@ -46,6 +46,25 @@ def section_head_text(embedder, title: str, text: str, own_chars: int,
     return next(iter(first), "") or title
 
 
+#: Characters of a page unit's start that key it for :func:`page_unit_head`.
+_HEAD_KEY = 24
+
+
+def page_unit_head(first: str, starts: dict[str, list[str]], embedder, least: int) -> str:
+    """A section head unit's text under a plan with ``head_min``: ``first`` (the head as
+    :func:`section_head_text` gives it), or, when ``first`` runs on past the page unit
+    that starts at its heading (the section crosses a page end), that page unit's text
+    if it holds at least ``least`` model tokens, so its vector is copied rather than
+    ``first`` embedded. ``starts``: page unit texts by their first ``_HEAD_KEY``
+    characters."""
+    got = [u for u in starts.get(first[:_HEAD_KEY], ())
+           if len(u) < len(first) and first.startswith(u)]
+    if not got:
+        return first
+    unit = max(got, key=len)
+    return unit if embedder.model_tokens([unit])[0] >= least else first
+
+
 @dataclass(frozen=True, slots=True)
 class EmbedPipeline:
     """How the embedding thread works. The default is the product's way; :data:`EARLIER`
@@ -408,15 +427,7 @@ class EmbedThread(threading.Thread):
             for i, (start, end) in enumerate(emb.unit_spans(text, plan,
                                                             cuts=cuts.get(number, ()))):
                 todo.append((number, i, start, end, text[start:end], None))
-        # one head unit per section: the first unit of its own text, from its heading
-        # (page 0 marks them; the semantic section arm ranks sections by it); where a page
-        # unit holds the same text, its vector is copied (the last field names it)
-        same = {t[4]: (t[0], t[1]) for t in todo} if plan.paragraphs else {}
-        for ordinal, title, text, own in cache.section_texts(cid):
-            first = section_head_text(emb, title, text, own, plan)
-            if first.strip():
-                todo.append((SECTION_HEAD_PAGE, ordinal, 0, len(first), first,
-                             same.get(first)))
+        todo += self._head_units(cache, cid, todo)
         have = cache.unit_keys(cid, model_id)
         if not cache.plan_embeddings(cid, model_id, whash, len(todo), len(have)):
             return []
@@ -429,6 +440,28 @@ class EmbedThread(threading.Thread):
         self.units_total += len(todo)
         self.tokens_total += sum(t[5] for t in todo)
         return todo
+
+    def _head_units(self, cache: Cache, cid: int, pages: list[tuple]) -> list[tuple]:
+        """One head unit per section of content ``cid``, as :meth:`_plan` lists units
+        (``pages``: its page units): the first unit of the section's own text, from its
+        heading (page 0 marks them; the semantic section arm ranks sections by it); where
+        a page unit holds the same text (with the plan's ``head_min``: where the page unit
+        from its heading is long enough, :func:`page_unit_head`), the last field names it
+        and its vector is copied."""
+        emb, plan = self.embedder, self.pipeline.plan
+        same = {t[4]: (t[0], t[1]) for t in pages} if plan.paragraphs else {}
+        starts: dict[str, list[str]] = {}
+        for t in pages if plan.paragraphs and plan.head_min else ():
+            starts.setdefault(t[4][:_HEAD_KEY], []).append(t[4])
+        out = []
+        for ordinal, title, text, own in cache.section_texts(cid):
+            first = section_head_text(emb, title, text, own, plan)
+            if starts and first not in same:
+                first = page_unit_head(first, starts, emb, plan.head_min)
+            if first.strip():
+                out.append((SECTION_HEAD_PAGE, ordinal, 0, len(first), first,
+                            same.get(first)))
+        return out
 
     @staticmethod
     def _heading_offsets(cache: Cache, cid: int) -> dict[int, list[int]]:
