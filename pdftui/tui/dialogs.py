@@ -196,6 +196,11 @@ class ExportScreen(ModalScreen[ExportRequest | None]):
     @on(Input.Changed, "#export-path")
     def _path_changed(self, event: Input.Changed) -> None:
         self.query_one("#export-full", Label).update(self._full_text(event.value))
+        named = format_of(event.value)
+        if named is not None and named != self.fmt:
+            # the format a name's extension says is the one written: the list shows it
+            # before Enter (BibTeX chosen, "x.md" typed: it still read BibTeX)
+            self.query_one("#export-format", Select).value = named
 
     @on(Select.Changed, "#export-format")
     def _format_changed(self, event: Select.Changed) -> None:

@@ -474,7 +474,14 @@ class ReaderPane(FailureHandler, Vertical):
 
     def on_descendant_blur(self, event: events.DescendantBlur) -> None:
         if isinstance(event.widget, TocList):
-            self.remove_class("-toc-open")
+            self._toc_open(False)
+
+    def _toc_open(self, open_: bool) -> None:
+        """The contents list has the focus (``open_``) or not: a slim reader shows it
+        alone then, and its border says how to get back to the text."""
+        self.set_class(open_, "-toc-open")
+        self.border_subtitle = "contents · Enter reads · t: the text" \
+            if open_ and self.has_class("-slim") else ""
 
     def breadcrumb(self) -> str:
         """"p. 7-9 / 15 · 3 Model Architecture > 3.2 Attention" (plain text)."""
@@ -819,5 +826,5 @@ class ReaderPane(FailureHandler, Vertical):
         self.screen.set_focus(widget)   # now, not after the keys already queued
 
     def on_descendant_focus(self, event) -> None:
-        self.set_class(isinstance(event.widget, TocList), "-toc-open")
+        self._toc_open(isinstance(event.widget, TocList))
         self.post_message(PaneFocused("reader"))

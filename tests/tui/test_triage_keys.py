@@ -887,6 +887,9 @@ def test_an_export_named_for_another_format_is_written_in_it(make_app, tmp_path,
             path.value = str(out)
             path.focus()
             await pilot.pause()
+            # twelfth trial: the list still read BibTeX until Enter
+            assert app.screen.query_one("#export-format", Select).value == "markdown"
+            assert path.value == str(out)
             await pilot.press("enter")
             await wait_for(pilot, lambda: main.triage.last_export == str(out), what="export")
             text = out.read_text(encoding="utf-8")
