@@ -334,6 +334,8 @@ class TriageController:
 
             text, n = export_folder(self.root, req.fmt, req.marked, self.screen.app.cache_dir,
                                     self.triage_gate.data_dir)
+            if n == 0:   # an empty list written silently (thirteenth trial): nothing
+                return 0
             tmp = req.path + ".part"
             with open(tmp, "w", encoding="utf-8", newline="") as f:
                 f.write(text)
@@ -341,6 +343,11 @@ class TriageController:
             return n
 
         n = await asyncio.to_thread(work)
+        if n == 0:
+            self.screen.notify("No documents to export: nothing is marked that way; no file "
+                               "written (Documents: all documents exports every one).",
+                               title="Export", severity="warning", timeout=8)
+            return
         self.last_export = req.path   # offered next time, also after a restart
         self.schedule_session_save()
         from .dialogs import EXPORT_FORMATS

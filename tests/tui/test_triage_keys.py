@@ -603,6 +603,7 @@ def test_export_dialog_offers_the_start_folder_then_the_last_export(make_app, tu
             await pilot.pause()
             assert str(out) in str(full.render())
             screen.query_one("#export-format", Select).value = "bibtex"
+            screen.query_one("#export-marked", Select).value = "all"   # nothing is marked
             await pilot.pause()
             assert path.value == str(out)   # a file typed is kept when the format changes
             await pilot.press("enter")
@@ -704,6 +705,9 @@ def test_export_dialog_asks_before_replacing_a_file(make_app, tmp_path):
             await pilot.press("escape", "e")
             await wait_for(pilot, lambda: isinstance(app.screen, ExportScreen))
             screen = app.screen
+            from textual.widgets import Select
+
+            screen.query_one("#export-marked", Select).value = "all"   # nothing is marked
             path = screen.query_one("#export-path")
             path.value = str(out)
             path.focus()
@@ -922,4 +926,29 @@ def test_keys_after_o_wait_for_its_dialog(make_app, monkeypatch):
             await pilot.pause(0.3)
             assert not any(isinstance(s, (CitationsScreen, ExportScreen))
                            for s in app.screen_stack), app.screen_stack
+    run(go())
+
+
+def test_an_export_of_nothing_writes_no_file_and_says_so(make_app, tmp_path, monkeypatch):
+    """Thirteenth trial: with nothing marked, the export dialog's default ("marked or
+    noted") silently wrote an empty list. Nothing is written, and the notification says
+    why and how to export every document."""
+    monkeypatch.chdir(tmp_path)
+    out = tmp_path / "empty.md"
+
+    async def go() -> None:
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            await pilot.press("escape", "e")
+            await wait_for(pilot, lambda: isinstance(app.screen, ExportScreen))
+            path = app.screen.query_one("#export-path")
+            path.value = str(out)
+            path.focus()
+            await pilot.pause()
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: any("No documents to export" in n.message
+                                              for n in app._notifications), what="said")
+            assert not out.exists()
+            assert app.main_screen.triage.last_export != str(out)
     run(go())
