@@ -110,6 +110,13 @@ def data_dir(tmp_path, monkeypatch) -> Path:
 
 
 @pytest.fixture
+def no_display(monkeypatch) -> None:
+    """No graphical display (as over SSH): ``o`` cannot start a viewer."""
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+
+
+@pytest.fixture
 def make_app(tui_index, service):
     """Build a PdftuiApp on the shared index (no watcher, no timings, quick debounce)."""
     from pdftui.tui.app import PdftuiApp

@@ -7,6 +7,7 @@ column fits; the image view says how to get a readable page."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import io
 import unicodedata
@@ -41,6 +42,19 @@ def footer_pane(app) -> str:
         if key in keys:
             return pane
     return ""
+
+
+@contextlib.contextmanager
+def slowed(seconds: float, *workers):
+    """Hold each call of ``workers`` (the library gate, the search service: anything with
+    ``delay_s``) ``seconds`` while the block runs, as a loaded machine would."""
+    for w in workers:
+        w.delay_s = seconds
+    try:
+        yield
+    finally:
+        for w in workers:
+            w.delay_s = 0.0
 
 
 def focused_pane(app) -> str:
@@ -346,8 +360,7 @@ def test_tab_and_letters_with_no_pause_under_slow_workers_reach_the_next_pane(ma
             await wait_for(pilot, lambda: focused_pane(app) == "results", what="results")
             box = app.query_one("#query", Input)
             service = await app.get_service()
-            app.gate.delay_s = service.delay_s = 0.3
-            try:
+            with slowed(0.3, app.gate, service):
                 # the reader opening slowly; Tab from it goes round to the search box
                 send_keys(app, ["enter", "tab", "ctrl+u", *"google"])
                 await wait_for(pilot, lambda: box.value == "google", timeout=15,
@@ -364,8 +377,6 @@ def test_tab_and_letters_with_no_pause_under_slow_workers_reach_the_next_pane(ma
                                     f"focus {focused_pane(app)!r}, screen {app.screen}")
                 assert app.screen is main
                 assert not isinstance(app.screen, GoToPageScreen)
-            finally:
-                app.gate.delay_s = service.delay_s = 0.0
     run(go())
 
 
@@ -379,8 +390,7 @@ def test_the_footer_follows_the_results_pane_after_esc_closes_a_dialog(make_app)
             main = app.main_screen
             await open_first_hit(pilot, "attention")
             service = await app.get_service()
-            app.gate.delay_s = service.delay_s = 0.3
-            try:
+            with slowed(0.3, app.gate, service):
                 for keys in (["shift+tab", "e", "escape"], ["a", "escape"],
                              ["tab", "g", "escape", "shift+tab"]):
                     send_keys(app, keys)
@@ -389,8 +399,6 @@ def test_the_footer_follows_the_results_pane_after_esc_closes_a_dialog(make_app)
                         and footer_pane(app) == "results", timeout=15,
                         what=f"{keys}: focus {focused_pane(app)!r}, "
                              f"footer {footer_pane(app)!r}, screen {app.screen}")
-            finally:
-                app.gate.delay_s = service.delay_s = 0.0
     run(go())
 
 
@@ -555,16 +563,13 @@ def test_query_enter_tab_at_once_reads_the_new_answer(make_app):
         async with app.run_test(size=(80, 24)) as pilot:
             await open_first_hit(pilot, "attention", lambda r: r.view.request.doc == ATTENTION)
             service = await app.get_service()
-            service.delay_s = 0.5
-            try:
+            with slowed(0.5, service):
                 send_keys(app, ["slash", *"ultralight bosonic dark matter", "enter", "tab"])
                 reader = app.query_one(ReaderPane)
                 await wait_for(pilot, lambda: reader.view is not None
                                and "bosonic" in reader.view.request.doc, timeout=30,
                                what=f"the new answer's paper, not {reader.view.request.doc}")
                 assert focused_pane(app) == "reader"
-            finally:
-                service.delay_s = 0.0
     run(go())
 
 
@@ -809,8 +814,7 @@ def test_keys_after_enter_in_the_box_act_on_its_answer(make_app):
             await search(pilot, "attention")
             await wait_for(pilot, lambda: focused_pane(app) == "results", what="results")
             service = await app.get_service()
-            service.delay_s = 0.5
-            try:
+            with slowed(0.5, service):
                 send_keys(app, ["slash", "ctrl+u", *"euler fonts", "enter", "down", "enter"])
                 reader = app.query_one(ReaderPane)
                 await wait_for(pilot, lambda: reader.view is not None
@@ -823,8 +827,6 @@ def test_keys_after_enter_in_the_box_act_on_its_answer(make_app):
                                == (want.doc, want.page), timeout=15,
                                what=f"the new answer's #2 {want.doc} p{want.page}, not "
                                     f"{reader.view.request.doc} p{reader.view.page}")
-            finally:
-                service.delay_s = 0.0
     run(go())
 
 
@@ -852,8 +854,7 @@ def test_a_query_typed_before_the_restored_answer_starts_at_its_first_hit(make_a
     async def second(read):
         app = make_app()
         service = await app.get_service()
-        service.delay_s = 0.5   # the restored search is still running as keys arrive
-        try:
+        with slowed(0.5, service):   # the restored search is still running as keys arrive
             async with app.run_test(size=(80, 24)) as pilot:
                 main = app.main_screen
                 await wait_for(pilot, lambda: main.triage.session_restored, what="session")
@@ -871,8 +872,6 @@ def test_a_query_typed_before_the_restored_answer_starts_at_its_first_hit(make_a
                 third = results.hits[results._rows[2].hit]
                 assert (reader.view.request.doc, reader.view.page) == \
                     (third.doc, third.page)
-        finally:
-            service.delay_s = 0.0
     read = asyncio.run(first())
     asyncio.run(second(read))
 
@@ -914,15 +913,12 @@ def test_keys_for_the_reader_wait_for_the_document_it_switches_to(make_app):
             results = app.query_one(ResultsPane)
             coming = results.current_hit().doc
             assert coming != left
-            app.gate.delay_s = 0.5
-            try:
+            with slowed(0.5, app.gate):
                 send_keys(app, ["tab", "g"])
                 await wait_for(pilot, lambda: isinstance(app.screen, GoToPageScreen),
                                timeout=15, what="go to page")
                 assert reader.view.request.doc == coming
                 assert app.screen.pages == reader.view.pages
-            finally:
-                app.gate.delay_s = 0.0
     run(go())
 
 

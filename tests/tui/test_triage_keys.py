@@ -183,7 +183,7 @@ def test_a_clip_is_deleted_from_the_note_editor_and_can_be_kept_again(make_app, 
 
 
 def test_open_without_a_display_shows_the_path_as_given_to_copy(tui_index, service, tmp_path,
-                                                                 monkeypatch):
+                                                                 no_display):
     """Fresh-user finding: over SSH in tmux (clipboard off by default) "o" reported a copy
     that never arrived, and named the resolved symbolic link. The copy through the
     terminal (OSC 52) cannot be confirmed: a dialog shows ``path#page=N``, the folder as
@@ -194,8 +194,6 @@ def test_open_without_a_display_shows_the_path_as_given_to_copy(tui_index, servi
     folder, cache = tui_index
     link = tmp_path / "papers-link"
     link.symlink_to(folder)
-    monkeypatch.delenv("DISPLAY", raising=False)
-    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
 
     async def go():
         app = PdftuiApp(link, cache_dir=cache, watch=False, show_timings=False,
@@ -813,15 +811,13 @@ def test_x_then_star_at_once_searches_the_marked_scope(make_app, tui_index, data
     run(go())
 
 
-def test_o_in_a_section_view_opens_the_page_on_screen(tui_index, service, monkeypatch):
+def test_o_in_a_section_view_opens_the_page_on_screen(tui_index, service, no_display):
     """Seventh trial: ``o`` in a section read whole offered ``#page=30`` with p. 32 on
     screen (the section's first page). It opens the page at the top of the screen."""
     from pdftui.tui.app import PdftuiApp
     from pdftui.tui.dialogs import CopyPathScreen
 
     folder, cache = tui_index
-    monkeypatch.delenv("DISPLAY", raising=False)
-    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
 
     async def go():
         app = PdftuiApp(folder, cache_dir=cache, watch=False, show_timings=False,
@@ -903,7 +899,7 @@ def test_an_export_named_for_another_format_is_written_in_it(make_app, tmp_path,
     run(go())
 
 
-def test_keys_after_o_wait_for_its_dialog(make_app, monkeypatch):
+def test_keys_after_o_wait_for_its_dialog(make_app, no_display):
     """Eleventh trial: "o" then "l" in one burst (Tab "google") opened the path's dialog
     over "More like this": the viewer is tried in a worker, and "l" ran on the results
     meanwhile. The keys read after "o" wait for its outcome and act on its dialog."""
@@ -912,8 +908,6 @@ def test_keys_after_o_wait_for_its_dialog(make_app, monkeypatch):
 
     from .test_input import send_keys
 
-    monkeypatch.delenv("DISPLAY", raising=False)
-    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
 
     async def go():
         app = make_app()

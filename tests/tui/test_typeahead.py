@@ -20,20 +20,19 @@ CHILD = textwrap.dedent("""
 """)
 
 
-def test_keys_typed_before_the_image_library_loads_are_kept():
-    """A real terminal (a pty): what is typed before ``pdftui.tui.page_view`` is imported
-    comes back whole from :func:`typeahead.take`, once: the text up to Enter, then the
-    keys from Enter on."""
+def _typed_in_a_pty(child: str, cue: bytes, keys: bytes, done: bytes) -> str:
+    """Run Python ``child`` on a real terminal (a pty), type ``keys`` once its output
+    holds ``cue``, and return what it wrote until its output ends with ``done``."""
     master, slave = os.openpty()
     try:
-        proc = subprocess.Popen([sys.executable, "-c", CHILD], stdin=slave, stdout=slave,
+        proc = subprocess.Popen([sys.executable, "-c", child], stdin=slave, stdout=slave,
                                 stderr=subprocess.PIPE, start_new_session=True)
         os.close(slave)
         out = b""
-        while b"ready" not in out:
+        while cue not in out:
             out += os.read(master, 1024)
-        os.write(master, "rotary position é\r\x1b[Bx\r".encode())
-        while b"TYPED" not in out or not out.rstrip().endswith(b"'')"):
+        os.write(master, keys)
+        while b"TYPED" not in out or not out.rstrip().endswith(done):
             chunk = os.read(master, 4096)
             if not chunk:
                 break
@@ -41,10 +40,18 @@ def test_keys_typed_before_the_image_library_loads_are_kept():
         proc.wait(timeout=60)
     finally:
         os.close(master)
+    return out.decode()
+
+
+def test_keys_typed_before_the_image_library_loads_are_kept():
+    """A real terminal (a pty): what is typed before ``pdftui.tui.page_view`` is imported
+    comes back whole from :func:`typeahead.take`, once: the text up to Enter, then the
+    keys from Enter on."""
+    out = _typed_in_a_pty(CHILD, b"ready", "rotary position é\r\x1b[Bx\r".encode(), b"'')")
     # the terminal echoes the keys and shows the library's queries before the line
     # the text before Enter, then the Enter and the keys after it as sent
     # (the terminal reads each Enter as LF: both are Enters again, the last one too)
-    assert "TYPED ('rotary position é', '\\r\\x1b[Bx\\r') ('', '')" in out.decode(), out
+    assert "TYPED ('rotary position é', '\\r\\x1b[Bx\\r') ('', '')" in out, out
 
 
 CHILD_ASKED = textwrap.dedent("""
@@ -59,26 +66,10 @@ def test_keys_typed_while_the_terminal_is_asked_are_kept():
     """Keys typed while the image library waits for the terminal's answers (before, inside
     and after the answer) are kept, and the answer is still read: "spa" typed as the app
     opened was read as a wrong answer and lost, "rse attention" searched (tenth check)."""
-    master, slave = os.openpty()
-    try:
-        proc = subprocess.Popen([sys.executable, "-c", CHILD_ASKED], stdin=slave,
-                                stdout=slave, stderr=subprocess.PIPE,
-                                start_new_session=True)
-        os.close(slave)
-        out = b""
-        while b"\x1b[c" not in out:   # the library asks for the terminal's attributes
-            out += os.read(master, 1024)
-        # keys, the answer (sixel: attribute 4), keys; the size query is never answered
-        os.write(master, b"sp\x1b[?62;4;22cars\r\x1b[Be")
-        while b"TYPED" not in out or not out.rstrip().endswith(b")"):
-            chunk = os.read(master, 4096)
-            if not chunk:
-                break
-            out += chunk
-        proc.wait(timeout=60)
-    finally:
-        os.close(master)
-    assert "SHARP True TYPED ('spars', '\\r\\x1b[Be')" in out.decode(), out
+    # typed once the library asks for the terminal's attributes: keys, the answer
+    # (sixel: attribute 4), keys; the size query is never answered
+    out = _typed_in_a_pty(CHILD_ASKED, b"\x1b[c", b"sp\x1b[?62;4;22cars\r\x1b[Be", b")")
+    assert "SHARP True TYPED ('spars', '\\r\\x1b[Be')" in out, out
 
 
 def test_only_text_is_kept_of_what_was_typed():
