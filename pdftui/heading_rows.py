@@ -62,6 +62,9 @@ class CandidateRow:
     #: the row is on a page of a printed table of contents (CONTENTS_PAGE_ROWS rows or
     #: more ending in a number)
     contents_page: bool = False
+    #: the row's run-in lead: its opening words set bold or italic before plain text on
+    #: the row (:func:`row_lead`), else ''
+    lead: str = ""
     feats: list[float] = field(default_factory=list)
     rejected: str = ""
 
@@ -81,6 +84,18 @@ def _continues_row(cur: list[Line], ln: Line) -> bool:
     same_base = abs(ln.y0 - prev.y0) < 2.5 or abs(ln.y1 - prev.y1) < 2.5
     number_apart = _NUMBER_ONLY.match(" ".join(c.text for c in cur)) is not None
     return same_base and ln.x0 >= prev.x0 and (ln.block == prev.block or number_apart)
+
+
+def row_lead(lines: list[Line]) -> str:
+    """The run-in lead of a row made of ``lines``: the first line's own lead
+    (:attr:`Line.lead`), else its opening lines when they are bold and plain lines follow
+    on the row ("Disentangled attention." | "The disentangled attention ..."); else ''."""
+    if lines[0].lead:
+        return lines[0].lead
+    k = 0
+    while k < len(lines) and is_bold(lines[k]):
+        k += 1
+    return " ".join(ln.text.strip() for ln in lines[:k]) if 0 < k < len(lines) else ""
 
 
 def _row_of(pi: int, lines: list[Line]) -> CandidateRow | None:
@@ -117,6 +132,7 @@ def _row_of(pi: int, lines: list[Line]) -> CandidateRow | None:
         size=size,
         bold_frac=bold_chars / total if total else 0.0,
         tail_apart=tail_apart,
+        lead=row_lead(lines),
     )
 
 

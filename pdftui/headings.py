@@ -28,6 +28,7 @@ from pdftui.document import OutlineEntry, Page
 from pdftui.heading_features import FEATURE_NAMES, annotate
 from pdftui.heading_rejects import REPEATED_ON_PAGE, is_contents_entry
 from pdftui.heading_rows import CONTENTS_PAGE_ROWS, CandidateRow, rows_of_document
+from pdftui.heading_run_in import full_lead, run_in_heads
 from pdftui.heading_sequence import (RESCUE_MIN_SCORE, assign_levels, drop_isolated_letters,
                                      drop_out_of_sequence, drop_restarted_lists,
                                      rescue_by_style, rescue_in_sequence, rescue_loose_group,
@@ -272,7 +273,7 @@ def _checked(pools: _Pools, rows: list[CandidateRow], pages: list[Page]) -> list
     return _drop_title_block(found, rows, pages)
 
 
-def detect_headings(pages: list[Page]) -> list[OutlineEntry]:
+def detect_headings(pages: list[Page], run_in: bool = True) -> list[OutlineEntry]:
     """Headings found by a scored detector over ``page.lines``.
 
     Each candidate row (lines on one baseline of a block; a number printed apart is
@@ -286,12 +287,32 @@ def detect_headings(pages: list[Page]) -> list[OutlineEntry]:
     it are dropped (:func:`drop_out_of_sequence`). A kept row directly followed by a
     same-style row of the same block (a wrapped heading) absorbs it. Levels come from
     numbering depth, else from the style's rank. ``y`` is the row's top in points.
+    With ``run_in``, run-in headings (a bold or italic lead-in opening a paragraph:
+    :mod:`pdftui.heading_run_in`) are headings too, one level below all the others.
     """
     rows = candidate_rows(pages)
     found = _checked(_sort_rows(rows, pages), rows, pages)
     levels = assign_levels(found)
-    return [
-        OutlineEntry(level=lvl, title=" ".join(r.text.split()), page=pages[r.page].number,
-                     y=r.y0, x=r.x0)
+    entries = [
+        (r.page, r.order, OutlineEntry(level=lvl, title=" ".join(r.text.split()),
+                                       page=pages[r.page].number, y=r.y0, x=r.x0))
         for (r, _, _), lvl in zip(found, levels)
+    ]
+    if run_in:
+        entries += _run_in_entries(rows, {id(f[0]) for f in found}, pages,
+                                   max(levels, default=0) + 1)
+    entries.sort(key=lambda e: (e[0], e[1]))
+    return [e for _, _, e in entries]
+
+
+def _run_in_entries(rows: list[CandidateRow], kept: set[int], pages: list[Page],
+                    level: int) -> list[tuple[int, int, OutlineEntry]]:
+    """The run-in headings (:func:`pdftui.heading_run_in.run_in_heads`) of rows not kept
+    as headings, as ``(page index, row order, entry)`` at ``level`` (below every other
+    heading: a run-in section runs to the next heading of any kind); the title is the
+    lead without its closing stop or colon."""
+    return [
+        (r.page, r.order, OutlineEntry(level=level, title=" ".join(full_lead(r).split()).rstrip(" .:—–"),
+                                       page=pages[r.page].number, y=r.y0, x=r.x0))
+        for r in run_in_heads(rows) if id(r) not in kept
     ]

@@ -1,0 +1,87 @@
+"""Run-in headings (a bold or italic lead-in opening a paragraph) are headings and make
+sections that run to the next heading of any kind; table header rows, theorem and step
+labels, repeated labels and a phrase the sentence goes on from are not. On PDFs made with
+PyMuPDF and on corpus PDFs (real extraction, real detector)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pdftui.extract import extract_document
+from pdftui.headings import detect_headings
+from pdftui.sections import sections_for
+from tests.conftest import corpus_pdf
+from tests.test_headings_styles import Paper
+
+pymupdf = pytest.importorskip("pymupdf")
+
+
+def _lead(p: Paper, lead: str, rest: str, font: str = "hebo", lines: int = 3) -> Paper:
+    """A paragraph opening with ``lead`` set in ``font`` and ``rest`` plain on the same
+    line, then ``lines`` lines of body text."""
+    p.y += 8
+    p.line(lead, font=font)
+    width = pymupdf.get_text_length(lead + " ", fontname=font, fontsize=10)
+    p.line(rest, x=72 + width)
+    p.y += 14
+    return p.text(lines)
+
+
+def _headings(path: Path) -> list[tuple[int, str]]:
+    """(level, title) of the detector's headings."""
+    return [(h.level, h.title) for h in detect_headings(extract_document(str(path)).pages)]
+
+
+def test_bold_run_in_leads_are_headings_and_their_sections_end_at_the_next_heading(tmp_path):
+    p = Paper().new_page().heading("1 Introduction").text(6)
+    p.heading("2 Training").text(3)
+    _lead(p, "Residual Dropout.", "We apply dropout to the output of each of the layers.")
+    _lead(p, "Label Smoothing", "During training we employed label smoothing in all runs.")
+    p.heading("3 Results").text(6)
+    path = p.save(tmp_path / "run_in.pdf")
+    assert _headings(path) == [(1, "1 Introduction"), (1, "2 Training"),
+                               (2, "Residual Dropout"), (2, "Label Smoothing"),
+                               (1, "3 Results")]
+    secs = {s.title: s for s in sections_for(extract_document(str(path)))}
+    dropout = secs["Residual Dropout"]
+    assert dropout.path == "2 Training > Residual Dropout"
+    assert dropout.text.startswith("Residual Dropout. We apply dropout")
+    assert "label smoothing" not in dropout.text.lower()
+    assert "Results" not in secs["Label Smoothing"].text
+    assert "Residual Dropout. We apply" in secs["2 Training"].text
+
+
+def test_table_headers_labels_and_emphasis_are_not_run_in_headings(tmp_path):
+    p = Paper().new_page().heading("1 Method").text(4)
+    for k in range(2):   # two tables whose header row opens with a bold "Model"
+        _lead(p, "Model", "Params MNLI-m SQuAD v1.1 RACE", lines=0)
+        p.line(f"BERT-{k} 110M 84.3 88.5 65.0").text(2)
+    _lead(p, "Theorem 1.", "For any matrix there exists a low rank one that is close.")
+    _lead(p, "Phase 1.", "The proposer selects a number and sends a request to them.")
+    _lead(p, "Map", ", written by the user, takes an input pair and produces a set.",
+          font="heit")
+    for k in range(3):
+        _lead(p, f"MODEL ANSWER ({k}):", "The answer must be something that is in a box.")
+    p.heading("2 Results").text(4)
+    assert _headings(p.save(tmp_path / "labels.pdf")) == [(1, "1 Method"), (1, "2 Results")]
+
+
+def test_corpus_run_in_headings_in_one_line_after_a_citation_and_in_bold_lines():
+    """E5's leads share their line with the text (a narrow column: the sentence goes on
+    in the next row); Linformer's close with a citation; DeBERTa's and MapReduce's are
+    lines of their own on the paragraph's first row; DeBERTa's table header "Model" is
+    none."""
+    cases = {
+        "arxiv-2402.05672-multilingual-e5-embeddings.pdf":
+            ["Supervised Fine-tuning", "Multilingual Retrieval", "Training Hyperparameters"],
+        "arxiv-2006.04768-linformer.pdf":
+            ["Mixed Precision (Micikevicius et al., 2017)", "Improving Optimizer Efficiency"],
+        "arxiv-2006.03654-deberta.pdf": ["Disentangled attention", "Enhanced mask decoder"],
+        "google-2004-mapreduce.pdf": ["Distributed Grep", "Count of URL Access Frequency"],
+    }
+    for name, want in cases.items():
+        titles = [h.title for h in detect_headings(extract_document(str(corpus_pdf(name))).pages)]
+        assert set(want) <= set(titles), (name, titles)
+        assert "Model" not in titles
