@@ -31,7 +31,8 @@ EXTRACTOR_VERSION = 27  # 7, 9, 10: numbering; 8: floats; 11, 12: heading column
 #   26: hidden text (invisible, under 1 pt, background-coloured, off-page) taken out of
 #       the blocks and kept as labelled runs after the page's visible blocks
 #   27: detector: run-in headings (a bold or italic lead-in opening a paragraph) make
-#       sections, one level below the other headings
+#       sections, one level below the other headings; roman numbers filling a gap,
+#       IEEE letters under roman sections, near-miss headings over two lines joined
 #: ``units.page`` of a section's head unit (``units.ordinal`` = ``sections.ordinal``): the
 #: first embedding unit of the section's own text, from its heading. Page units are >= 1.
 SECTION_HEAD_PAGE = 0

@@ -41,6 +41,7 @@ __all__ = [
     "follows",
     "rescue_in_sequence",
     "rescue_loose_group",
+    "rescue_roman_gaps",
     "rescue_unnumbered_style",
 ]
 
@@ -81,7 +82,41 @@ def assign_levels(found: list[tuple[_Row, str, int]]) -> list[int]:
             levels.append(min(6, 1 + unmapped_sizes.index(r.size)))
         else:
             levels.append(1)
-    return _parts_over_numbers(found, levels)
+    return _letters_under_romans(found, _parts_over_numbers(found, levels))
+
+
+def _letters_under_romans(found: list[tuple[_Row, str, int]], levels: list[int]) -> list[int]:
+    """Lettered headings under roman ones, as an IEEE paper numbers its subsections
+    ("III. PREDICTION MODEL ..." > "A. Prediction Model for ...", "B. ..."), one level
+    below the roman heading before them: when the letters start again at "A" after two
+    roman headings or more and are set in another face or size than the roman ones.
+    Else ``levels`` unchanged."""
+    romans = [i for i, (r, label, _d) in enumerate(found) if _roman_heading(r, label)]
+    if len(romans) < 2:
+        return levels
+    roman_styles = {(found[i][0].font, found[i][0].size) for i in romans}
+    letters = [i for i, (r, label, d) in enumerate(found) if d == 1 and len(label) == 1
+               and "A" <= label <= "Z" and not _roman_heading(r, label)
+               and (r.font, r.size) not in roman_styles]
+    roman_set, letter_set = set(romans), set(letters)
+    restarts = 0
+    first = False   # the next letter is the first after a roman heading
+    for i, (_r, label, _d) in enumerate(found):
+        if i in roman_set:
+            first = True
+        elif i in letter_set:
+            restarts += first and label == "A"
+            first = False
+    if restarts < 2:
+        return levels
+    out = list(levels)
+    under = None
+    for i in range(len(found)):
+        if i in roman_set:
+            under = out[i]
+        elif i in letter_set and under is not None:
+            out[i] = under + 1
+    return out
 
 
 #: front-matter headings of a paper, set apart from its sections ("Abstract" in 14 pt
@@ -234,6 +269,56 @@ def rescue_in_sequence(found: list[tuple[_Row, str, int]],
 STYLE_GROUP = 3
 """Numbered rows sharing one style, each alone in its block, that make a style of
 headings (see :func:`rescue_by_style`)."""
+
+#: a section's roman number (1 to 39), not a letter ("C. Pearson Correlation", "L. Sun")
+_ROMAN_NUMBER = re.compile(r"^(X{0,3})(IX|IV|V?I{0,3})$")
+_ROMAN_VALUE = {"I": 1, "V": 5, "X": 10}
+
+
+def roman_value(label: str) -> int | None:
+    """``"IV"`` -> 4 for a roman number up to 39 (letters L, C, D, M are left to
+    appendices and initials); None otherwise."""
+    if not label or not _ROMAN_NUMBER.match(label):
+        return None
+    total = 0
+    for a, b in zip(label, label[1:] + " "):
+        v = _ROMAN_VALUE[a]
+        total += -v if b != " " and _ROMAN_VALUE[b] > v else v
+    return total
+
+
+def _roman_heading(r: _Row, label: str) -> int | None:
+    """The roman number of a heading numbered "IV." (with its stop), else None."""
+    value = roman_value(label)
+    return value if value and r.text.strip().startswith(label + ".") else None
+
+
+def rescue_roman_gaps(found: list[tuple[_Row, str, int]],
+                      near: list[tuple[_Row, str, int]]) -> list[tuple[_Row, str, int]]:
+    """Add the near misses numbered in roman ("III. PREDICTION MODEL BASED ON ...",
+    scoring .4 in small capitals of 8 pt, its title long) whose number lies between the
+    numbers of the kept roman headings around them ("II." and "V.") when set in the face
+    and size of one of those. Two kept roman headings or more are needed. Rows are
+    ordered by (page, order)."""
+    pos = lambda f: (f[0].page, f[0].order)  # noqa: E731
+    kept = sorted(((pos(f), v, (f[0].font, f[0].size)) for f in found
+                   if (v := _roman_heading(f[0], f[1])) is not None), key=lambda k: k[0])
+    if len(kept) < 2:
+        return found
+    keys = [k for k, _v, _s in kept]
+    have = {pos(f) for f in found}
+    out = list(found)
+    for cand in near:
+        value = _roman_heading(cand[0], cand[1])
+        i = bisect.bisect_left(keys, pos(cand))
+        if value is None or pos(cand) in have or not 0 < i < len(kept):
+            continue
+        (_p, before, style_b), (_n, after, style_a) = kept[i - 1], kept[i]
+        if before < value < after and (cand[0].font, cand[0].size) in (style_b, style_a):
+            out.append(cand)
+            have.add(pos(cand))
+    out.sort(key=pos)
+    return out
 
 
 def _style(r: _Row) -> tuple:

@@ -32,7 +32,7 @@ from pdftui.heading_run_in import full_lead, run_in_heads
 from pdftui.heading_sequence import (RESCUE_MIN_SCORE, assign_levels, drop_isolated_letters,
                                      drop_out_of_sequence, drop_restarted_lists,
                                      rescue_by_style, rescue_in_sequence, rescue_loose_group,
-                                     rescue_unnumbered_style)
+                                     rescue_roman_gaps, rescue_unnumbered_style)
 from pdftui.heading_text import (is_arxiv_stamp, is_number_only, normalise_title, numbering,
                                  split_heading, squash_title, strip_number, titles_match)
 
@@ -108,21 +108,29 @@ def _score(feats: list[float]) -> float:
     return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
 
 
+#: what opens a list item, never a heading's second line ("• Shortage of staff")
+_BULLETS = ("•", "◦", "▪", "‣", "·", "*", "-", "–", "—")
+
+
 def _wraps(head: CandidateRow, r: CandidateRow) -> bool:
     """Whether row ``r`` is the next line of the styled heading ``head`` (a heading wrapped
     onto a second line: the same style, right below it, unnumbered; in the same block, or
-    opening the next one under the heading's span, as MuPDF splits a centred heading)."""
+    opening the next one under the heading's span, as MuPDF splits a centred heading).
+    Styled: bold, another face or larger than body text, or in capitals both lines; a
+    list item's bullet opens no second line."""
+    caps = bool(head.feats[13]) and r.text.isupper()   # "III. PREDICTION MODEL" | "DATA SETS"
     return (
         head.page == r.page
         and (head.block == r.block
              or (r.first_in_block and r.x0 < head.x1 and head.x0 < r.x1))
         and r.order == head.order + 1
-        and bool(head.feats[0] or head.feats[1] or head.feats[2] > 0)
+        and bool(head.feats[0] or head.feats[1] or head.feats[2] > 0 or caps)
         and r.font == head.font
         and r.size == head.size
         and abs(r.bold_frac - head.bold_frac) < 0.2
         and len(head.text) + len(r.text) <= 200
         and not numbering(r.text)[1]
+        and not r.text.lstrip().startswith(_BULLETS)
         and not head.text.rstrip().endswith((".", ":"))
         and r.y0 - head.y1 < 0.8 * r.size
     )
@@ -136,6 +144,9 @@ _FRONT_HEADING = re.compile(r"^(abstract|summary|contents|table of contents|keyw
 LOOSE_MIN_SCORE = 0.2
 #: the least score of a numbered row that a style of numbered headings can rescue
 STYLE_MIN_SCORE = 0.5
+#: the least score of a roman-numbered row that a gap in the kept roman numbers can
+#: rescue (:func:`pdftui.heading_sequence.rescue_roman_gaps`)
+GAP_MIN_SCORE = 0.3
 
 
 def _loose(r: CandidateRow, score: float) -> bool:
@@ -193,12 +204,14 @@ class _Pools:
     """The rows sorted by their score: kept (``found``), numbered near misses that may fill
     a numbering gap (``near``), numbered rows that a style of numbered headings may rescue
     (``near_style``), unnumbered rows alone in their block under the threshold (``loose``,
-    with their score)."""
+    with their score), numbered rows scoring at least ``GAP_MIN_SCORE`` that only a gap in
+    roman numbering can rescue (``low``)."""
 
     found: list[Candidate] = field(default_factory=list)
     near: list[Candidate] = field(default_factory=list)
     near_style: list[Candidate] = field(default_factory=list)
     loose: list[tuple[CandidateRow, float]] = field(default_factory=list)
+    low: list[Candidate] = field(default_factory=list)
 
 
 def _kept(r: CandidateRow, score: float, ocr: bool) -> bool:
@@ -212,7 +225,8 @@ def _kept(r: CandidateRow, score: float, ocr: bool) -> bool:
 
 def _file_row(r: CandidateRow, score: float, ocr: bool, pools: _Pools) -> bool:
     """File the not rejected row ``r`` (with its ``score``) into ``pools``; True when it
-    is kept as a heading (so a wrapped second line may join it)."""
+    is kept as a heading or may still be one by its number (so a wrapped second line may
+    join it: "A. Prediction Model for Multidimensional Scientific Data" | "Sets")."""
     label, depth = numbering(r.text)
     if _kept(r, score, ocr):
         pools.found.append((r, label, depth))
@@ -220,9 +234,14 @@ def _file_row(r: CandidateRow, score: float, ocr: bool, pools: _Pools) -> bool:
     if score >= RESCUE_MIN_SCORE and depth:
         pools.near.append((r, label, depth))
         pools.near_style.append((r, label, depth))
-    elif score >= STYLE_MIN_SCORE and depth:
+        return True
+    if score >= STYLE_MIN_SCORE and depth:
         pools.near_style.append((r, label, depth))
-    elif _loose(r, score):
+        return True
+    if score >= GAP_MIN_SCORE and depth:
+        pools.low.append((r, label, depth))
+        return True
+    if _loose(r, score):
         if _ABSTRACT.match(normalise_title(r.text)) and score >= 0.5:
             pools.found.append((r, "", 0))   # "ABSTRACT" centred on page 1
             return True
@@ -252,6 +271,8 @@ def _sort_rows(rows: list[CandidateRow], pages: list[Page]) -> _Pools:
         if prev_kept is not None and _wraps(prev_kept, r):
             prev_kept.text = join_wrapped(prev_kept.text, r.text)
             prev_kept.order = r.order
+            if r.block == prev_kept.block:   # the block holds one heading less row
+                prev_kept.n_block_rows -= 1
             continue
         kept = _file_row(r, _score(r.feats), pages[r.page].ocr, pools)
         prev_kept = r if kept else None
@@ -265,6 +286,7 @@ def _checked(pools: _Pools, rows: list[CandidateRow], pages: list[Page]) -> list
     title block."""
     found = rescue_in_sequence(pools.found, pools.near)
     found = rescue_by_style(found, pools.near_style)
+    found = rescue_roman_gaps(found, pools.near_style + pools.low)
     found = rescue_unnumbered_style(found, pools.loose, RESCUE_MIN_SCORE)
     found = rescue_loose_group(found, pools.loose, RESCUE_MIN_SCORE)
     found = drop_restarted_lists(found)
