@@ -49,6 +49,8 @@ _OPEN_END = re.compile(r"\b(?:of|and|or|the|a|an|for|to|in|on|with|by|from|at|as
 #: a citation or a stop set plain closing a lead ("Mixed Precision" | " (Micikevicius et
 #: al., 2017): Using ...", "Improving Optimizer Efficiency" | ": Microbatching ...")
 _CITED = re.compile(r"^\s*(?:\([^()]{2,60}\)\s*)?[.:](?=\s)")
+#: a year in a lead: a reference's authors set bold ("Blackburne BP, Whelan S. 2013.")
+_YEAR = re.compile(r"\b(?:1[89]|20)\d\d[a-z]?\b")
 #: a lead that is a word and a number labels a step of a list ("Phase 1.", "Stage 2:")
 _WORD_NUMBER = re.compile(r"^[^\W\d_]+\s+\d+[a-z]?[.:]?$")
 
@@ -77,7 +79,7 @@ def full_lead(row: CandidateRow) -> str:
 def is_run_in_lead(row: CandidateRow, after: str = "") -> bool:
     """Whether ``row``'s lead (:func:`full_lead`) reads as a run-in heading by its text:
     capitalised, at most ``RUN_IN_MAX_WORDS`` words, not a label (:data:`_LABEL`, "Phase
-    1."), not ending on "of" or "and", closed (:func:`_closed`) and followed by a
+    1."), no year in it (a reference's authors), not ending on "of" or "and", closed (:func:`_closed`) and followed by a
     sentence (``SENTENCE_WORDS`` lower-case words in the rest of the row and ``after``,
     the text of the block's next row). The row opens a paragraph: it is its block's
     first."""
@@ -87,7 +89,7 @@ def is_run_in_lead(row: CandidateRow, after: str = "") -> bool:
     rest = row.text[len(lead):]
     words = lead.split()
     if not lead[:1].isupper() or len(words) > RUN_IN_MAX_WORDS or _LABEL.match(lead) \
-            or _WORD_NUMBER.match(lead):
+            or _WORD_NUMBER.match(lead) or _YEAR.search(row.lead):
         return False
     if sum(c.isalpha() for c in lead) < 3 or _OPEN_END.search(lead) \
             or not _closed(lead + (" " if row.lead.endswith(" ") else ""), rest):

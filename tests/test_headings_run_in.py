@@ -53,7 +53,7 @@ def test_bold_run_in_leads_are_headings_and_their_sections_end_at_the_next_headi
     assert "Residual Dropout. We apply" in secs["2 Training"].text
 
 
-def test_table_headers_labels_and_emphasis_are_not_run_in_headings(tmp_path):
+def test_table_headers_labels_references_and_emphasis_are_not_run_in_headings(tmp_path):
     p = Paper().new_page().heading("1 Method").text(4)
     for k in range(2):   # two tables whose header row opens with a bold "Model"
         _lead(p, "Model", "Params MNLI-m SQuAD v1.1 RACE", lines=0)
@@ -64,6 +64,9 @@ def test_table_headers_labels_and_emphasis_are_not_run_in_headings(tmp_path):
           font="heit")
     for k in range(3):
         _lead(p, f"MODEL ANSWER ({k}):", "The answer must be something that is in a box.")
+    p.new_page()
+    for author in ("Blackburne BP, Whelan S. 2013.", "Loytynoja A, Goldman N. 2005."):
+        _lead(p, author, "An algorithm for the progressive alignment of the sequences.")
     p.heading("2 Results").text(4)
     assert _headings(p.save(tmp_path / "labels.pdf")) == [(1, "1 Method"), (1, "2 Results")]
 
