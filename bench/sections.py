@@ -4,6 +4,7 @@ Usage::
 
     python bench/sections.py [--corpus DIR] [--verbose] [--json PATH] [--fit]
                              [--loader auto|extract|local] [--workers 2]
+                             [--run-in sections|on|off]
 
 For every corpus PDF with an outline (MANIFEST.tsv has_toc == yes, else get_toc non-empty):
 
@@ -37,7 +38,9 @@ For every corpus PDF with an outline (MANIFEST.tsv has_toc == yes, else get_toc 
   true parent was matched too that sit under that parent's match (a missing parent
   must not swallow its children).
 * The detector's headings are what the sections are built from:
-  ``detect_headings`` plus an unlisted "References" heading (``reference_headings``).
+  ``detect_headings`` plus an unlisted "References" heading (``reference_headings``); its
+  run-in headings count as ``sections.RUN_IN_SECTIONS`` says (``--run-in on`` / ``off``
+  to count them or not whatever the sections do).
 * ``--fit`` refits the detector weights: logistic regression (numpy, L2) over candidate
   rows labelled by the outline, on a by-document train split; the threshold maximises
   train F1; held-out figures are from the validation documents.
@@ -305,11 +308,16 @@ def page_walk(ex: Extraction) -> list[dict]:
     return out
 
 
-def detector_headings(pages: list[Page], run_in: bool = True) -> list[OutlineEntry]:
+#: whether the detected headings include the run-in ones (``--run-in``; by default as
+#: ``sections.sections_for`` builds sections: ``sections.RUN_IN_SECTIONS``)
+RUN_IN = S.RUN_IN_SECTIONS
+
+
+def detector_headings(pages: list[Page], run_in: bool | None = None) -> list[OutlineEntry]:
     """The headings sections are built from when there is no outline (as
     ``sections.sections_for``): the detector's plus an unlisted "References" heading;
-    without ``run_in``, the detector's run-in headings left out."""
-    found = H.detect_headings(pages, run_in=run_in)
+    with ``run_in`` (default :data:`RUN_IN`) the detector's run-in headings too."""
+    found = H.detect_headings(pages, run_in=RUN_IN if run_in is None else run_in)
     return found + S.reference_headings(pages, found)
 
 
@@ -377,7 +385,9 @@ def _parents(levels: list[int]) -> list[int | None]:
 def evaluate_hand(args: tuple) -> dict:
     """Detector vs the hand truth of one document: counts for every heading and for
     the headings on a line of their own, missed and extra titles, parent agreement."""
-    path, loader, truth = args
+    path, loader, truth, run_in = args
+    global RUN_IN
+    RUN_IN = run_in
     ex = load(str(path), loader)
     found = detector_headings(ex.pages)
     m = match_hand(truth, found)
@@ -448,7 +458,9 @@ def print_hand(summary: dict, results: list[dict], verbose: bool) -> None:
 
 
 def evaluate(args: tuple) -> dict:
-    path, loader, weights = args
+    path, loader, weights, *flags = args
+    global RUN_IN
+    RUN_IN = flags[0] if flags else S.RUN_IN_SECTIONS
     if weights is not None:
         H.WEIGHTS[:] = weights["weights"]
         H.BIAS = weights["bias"]
@@ -716,7 +728,11 @@ def main() -> None:
     ap.add_argument("--split", choices=["all", "train", "validation"], default="all")
     ap.add_argument("--truth", type=Path, default=TRUTH, help="hand-labelled headings (JSON)")
     ap.add_argument("--only", choices=["both", "outline", "hand"], default="both")
+    ap.add_argument("--run-in", choices=["sections", "on", "off"], default="sections",
+                    help="count the detector's run-in headings: as sections_for does "
+                         f"(sections.RUN_IN_SECTIONS = {S.RUN_IN_SECTIONS}), or on / off")
     a = ap.parse_args()
+    run_in = {"sections": S.RUN_IN_SECTIONS, "on": True, "off": False}[a.run_in]
     paths = outlined_pdfs(a.corpus)
     t0 = time.perf_counter()
     if a.fit:
@@ -726,10 +742,10 @@ def main() -> None:
         return
     if a.split != "all":
         paths = [p for p in paths if is_validation(p.name) == (a.split == "validation")]
-    out: dict = {}
+    out: dict = {"run_in": run_in}
     with Pool(a.workers) as pool:
         if a.only != "hand":
-            results = pool.map(evaluate, [(p, a.loader, None) for p in paths])
+            results = pool.map(evaluate, [(p, a.loader, None, run_in) for p in paths])
             summary = summarise(results)
             summary["wall_seconds"] = time.perf_counter() - t0
             print_report(summary, results, a.verbose)
@@ -744,7 +760,8 @@ def main() -> None:
             out["outline"] = summary
         if a.only != "outline" and a.truth.exists():
             docs = json.loads(a.truth.read_text())["documents"]
-            jobs = [(a.corpus / f, a.loader, t) for f, t in docs.items() if (a.corpus / f).exists()]
+            jobs = [(a.corpus / f, a.loader, t, run_in) for f, t in docs.items()
+                    if (a.corpus / f).exists()]
             hand = pool.map(evaluate_hand, jobs)
             hsum = summarise_hand(hand)
             print_hand(hsum, hand, a.verbose)

@@ -1,5 +1,5 @@
-"""Run-in headings (a bold or italic lead-in opening a paragraph) are headings and make
-sections that run to the next heading of any kind; table header rows, theorem and step
+"""Run-in headings (a bold or italic lead-in opening a paragraph) are headings whose
+sections run to the next heading of any kind; table header rows, theorem and step
 labels, repeated labels and a phrase the sentence goes on from are not. On PDFs made with
 PyMuPDF and on corpus PDFs (real extraction, real detector)."""
 
@@ -11,7 +11,7 @@ import pytest
 
 from pdftui.extract import extract_document
 from pdftui.headings import detect_headings
-from pdftui.sections import build_sections, sections_for
+from pdftui.sections import RUN_IN_SECTIONS, build_sections, sections_for
 from tests.conftest import corpus_pdf
 from tests.test_headings_styles import Paper
 
@@ -35,6 +35,9 @@ def _headings(path: Path) -> list[tuple[int, str]]:
 
 
 def test_bold_run_in_leads_are_headings_and_their_sections_end_at_the_next_heading(tmp_path):
+    """As sections (``sections.RUN_IN_SECTIONS`` off: sections_for leaves them out), a
+    run-in heading's section nests under its own-line heading and ends at the next
+    heading of any kind."""
     p = Paper().new_page().heading("1 Introduction").text(6)
     p.heading("2 Training").text(3)
     _lead(p, "Residual Dropout.", "We apply dropout to the output of each of the layers.")
@@ -44,13 +47,16 @@ def test_bold_run_in_leads_are_headings_and_their_sections_end_at_the_next_headi
     assert _headings(path) == [(1, "1 Introduction"), (1, "2 Training"),
                                (2, "Residual Dropout"), (2, "Label Smoothing"),
                                (1, "3 Results")]
-    secs = {s.title: s for s in sections_for(extract_document(str(path)))}
+    pages = extract_document(str(path)).pages
+    secs = {s.title: s for s in build_sections(pages, detect_headings(pages), "detected")}
     dropout = secs["Residual Dropout"]
     assert dropout.path == "2 Training > Residual Dropout"
     assert dropout.text.startswith("Residual Dropout. We apply dropout")
     assert "label smoothing" not in dropout.text.lower()
     assert "Results" not in secs["Label Smoothing"].text
     assert "Residual Dropout. We apply" in secs["2 Training"].text
+    made = [s.title for s in sections_for(extract_document(str(path)))]
+    assert ("Residual Dropout" in made) == RUN_IN_SECTIONS
 
 
 def test_table_headers_labels_references_and_emphasis_are_not_run_in_headings(tmp_path):
