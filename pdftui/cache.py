@@ -32,7 +32,8 @@ EXTRACTOR_VERSION = 27  # 7, 9, 10: numbering; 8: floats; 11, 12: heading column
 #       the blocks and kept as labelled runs after the page's visible blocks
 #   27: detector: run-in headings (a bold or italic lead-in opening a paragraph) make
 #       sections, one level below the other headings; roman numbers filling a gap,
-#       IEEE letters under roman sections, near-miss headings over two lines joined
+#       IEEE letters under roman sections, near-miss headings over two lines joined,
+#       unnumbered subheadings between sibling numbers ("3.3" -> "3.4") kept under them
 #: ``units.page`` of a section's head unit (``units.ordinal`` = ``sections.ordinal``): the
 #: first embedding unit of the section's own text, from its heading. Page units are >= 1.
 SECTION_HEAD_PAGE = 0

@@ -65,6 +65,10 @@ class CandidateRow:
     #: the row's run-in lead: its opening words set bold or italic before plain text on
     #: the row (:func:`row_lead`), else ''
     lead: str = ""
+    #: the next row of the page is a sentence of body text (body face and size, not
+    #: bold, ``OPENS_TEXT_WORDS`` lower-case words or more): the row opens a paragraph
+    #: (:func:`pdftui.heading_features.annotate`)
+    opens_text: bool = False
     feats: list[float] = field(default_factory=list)
     rejected: str = ""
 

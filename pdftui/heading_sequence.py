@@ -82,7 +82,25 @@ def assign_levels(found: list[tuple[_Row, str, int]]) -> list[int]:
             levels.append(min(6, 1 + unmapped_sizes.index(r.size)))
         else:
             levels.append(1)
+    levels = _subheadings_under_numbers(found, levels, set(mapped))
     return _letters_under_romans(found, _parts_over_numbers(found, levels))
+
+
+def _subheadings_under_numbers(found: list[tuple[_Row, str, int]], levels: list[int],
+                               numbered_styles: set[tuple]) -> list[int]:
+    """Unnumbered headings between two sibling arabic numbers that follow each other
+    ("3.3" ... "3.4"), in a style no numbered heading has, sit one level below the
+    number before them: MapReduce's "Worker Failure" under "3.3 Fault Tolerance"."""
+    numbered = [(i, p) for i, (_r, label, d) in enumerate(found)
+                if d and (p := _parts(label)) is not None]
+    out = list(levels)
+    for (a, p), (b, n) in zip(numbered, numbered[1:]):
+        if b - a > 1 and follows(p, n) and len(p) == len(n):
+            for k in range(a + 1, b):
+                r, _label, d = found[k]
+                if not d and (r.font, r.size, r.bold_frac >= 0.8) not in numbered_styles:
+                    out[k] = levels[a] + 1
+    return out
 
 
 def _letters_under_romans(found: list[tuple[_Row, str, int]], levels: list[int]) -> list[int]:
@@ -187,6 +205,39 @@ UNNUMBERED_BETWEEN = True
 """Numbers a heading may skip and still fit its neighbours (see drop_out_of_sequence)."""
 
 
+#: unnumbered subheadings of one style that make it a style of subheadings
+SUBHEADING_GROUP = 2
+
+
+def _subheadings(found: list[tuple[_Row, str, int]]) -> set[int]:
+    """Indexes of unnumbered headings that are subheadings of a numbered section, not
+    labels: each opens a paragraph of body text (``opens_text``), reads as a title
+    (capitalised, no closing stop), its text found once, and ``SUBHEADING_GROUP`` of
+    them or more share one style (face, size, bold): MapReduce's bold "Worker Failure",
+    "Master Failure" under "3.3 Fault Tolerance". A table's "Model" over its header
+    row, a figure's labels, a recurring "Do Now!" or box labels opening alike
+    (``LABEL_OPENINGS``) are none."""
+    texts = Counter(normalise_title(r.text) for r, _l, _d in found)
+    cands = [i for i, (r, _l, d) in enumerate(found)
+             if not d and getattr(r, "opens_text", False) and r.text.strip()[:1].isupper()
+             and not r.text.rstrip().endswith((".", ":", "!", "?"))
+             and texts[normalise_title(r.text)] == 1]
+    openings = Counter(_opening(found[i][0].text) for i in cands)
+    cands = [i for i in cands if openings[_opening(found[i][0].text)] < LABEL_OPENINGS]
+    styles = Counter(_style(found[i][0]) for i in cands)
+    return {i for i in cands if styles[_style(found[i][0])] >= SUBHEADING_GROUP}
+
+
+#: unnumbered rows opening with the same two words this many times are labels of boxes
+#: ("Beamer-Template/-Color/-Font headline", "Beamer-Template frame begin"), not headings
+LABEL_OPENINGS = 3
+
+
+def _opening(text: str) -> str:
+    """A row's first two words, normalised."""
+    return " ".join(normalise_title(text).split()[:2])
+
+
 def drop_out_of_sequence(found: list[tuple[_Row, str, int]]) -> list[tuple[_Row, str, int]]:
     """Drop numbered candidates that break an otherwise consistent numbering.
 
@@ -198,7 +249,9 @@ def drop_out_of_sequence(found: list[tuple[_Row, str, int]]) -> list[tuple[_Row,
     follow each other and it does not lead into them ("21 return state action", a
     figure's labels on page 1, before "1 Introduction", "2 Preliminaries"). With at least
     four numbered headings, unnumbered ones between two consecutive numbers go too
-    (``UNNUMBERED_BETWEEN``; appendix numbers as well, "A.1" -> "A.2"), and so do those
+    (``UNNUMBERED_BETWEEN``; appendix numbers as well, "A.1" -> "A.2") unless, between
+    two arabic siblings ("3.3" -> "3.4"), they are a style of subheadings opening
+    paragraphs (:func:`_subheadings`), and so do those
     before the first number that open with a lowercase letter (a figure's labels on page
     1, a title's second line); the others before the first number (Abstract) or after
     the last (References), and letter and roman labels themselves, are left alone.
@@ -222,11 +275,17 @@ def drop_out_of_sequence(found: list[tuple[_Row, str, int]]) -> list[tuple[_Row,
         # "SuperGLUE" between them, Big Bird's run-in "Encoder" between "B.2" and "B.2.1")
         lettered = [(i, _lettered(label)) for i, (_r, label, depth) in enumerate(found)
                     if depth]
+        subheads = _subheadings(found)
         for seq in (numbered, [(i, p) for i, p in lettered if p is not None]):
             for j in range(len(seq) - 1):
                 (a, p), (b, n) = seq[j], seq[j + 1]
                 if b - a > 1 and follows(p, n):
-                    drop.update(k for k in range(a + 1, b) if not found[k][2])
+                    # between siblings ("3.3" -> "3.4"), a style of subheadings stays:
+                    # the section has no numbered children; before a first child
+                    # ("B.2" -> "B.2.1") unnumbered rows are run-in heads or labels
+                    keep = subheads if seq is numbered and len(p) == len(n) else set()
+                    drop.update(k for k in range(a + 1, b)
+                                if not found[k][2] and k not in keep)
         # before a numbered document's first number a heading opens with a capital
         # ("Abstract"): "causal transformer", "linear decoder" on page 1 label a figure
         drop.update(k for k in range(numbered[0][0])

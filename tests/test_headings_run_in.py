@@ -121,3 +121,18 @@ def test_a_bulleted_line_under_a_numbered_heading_is_not_its_second_line():
     ex = extract_document(str(corpus_pdf("bmc-healthcare-quality-malawi.pdf")))
     titles = [h.title for h in detect_headings(ex.pages)]
     assert "4.3 Treatment protocols" in titles and "4.5 Management-related issues" in titles
+
+
+def test_unnumbered_subheadings_between_two_numbers_stand_under_the_first():
+    """MapReduce's bold body-size subheadings, each opening a paragraph, between "3.3"
+    and "3.4" are headings one level below "3.3" (they were dropped as labels between
+    two consecutive numbers); DeBERTa's table header "Model" between its numbers is
+    not."""
+    ex = extract_document(str(corpus_pdf("google-2004-mapreduce.pdf")))
+    got = [(h.level, h.title) for h in detect_headings(ex.pages, run_in=False)]
+    at = got.index((2, "3.3 Fault Tolerance"))
+    assert got[at:at + 5] == [(2, "3.3 Fault Tolerance"), (3, "Worker Failure"),
+                              (3, "Master Failure"),
+                              (3, "Semantics in the Presence of Failures"), (2, "3.4 Locality")]
+    ex = extract_document(str(corpus_pdf("arxiv-2006.03654-deberta.pdf")))
+    assert "Model" not in [h.title for h in detect_headings(ex.pages)]
