@@ -33,7 +33,8 @@ EXTRACTOR_VERSION = 27  # 7, 9, 10: numbering; 8: floats; 11, 12: heading column
 #   27: detector: run-in headings (a bold or italic lead-in opening a paragraph) make
 #       sections, one level below the other headings; roman numbers filling a gap,
 #       IEEE letters under roman sections, near-miss headings over two lines joined,
-#       unnumbered subheadings between sibling numbers ("3.3" -> "3.4") kept under them
+#       unnumbered subheadings between sibling numbers ("3.3" -> "3.4") kept under them,
+#       numbered headings in capitals rising in one style (Shannon), "PART I:" parts
 #: ``units.page`` of a section's head unit (``units.ordinal`` = ``sections.ordinal``): the
 #: first embedding unit of the section's own text, from its heading. Page units are >= 1.
 SECTION_HEAD_PAGE = 0

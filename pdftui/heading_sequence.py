@@ -40,6 +40,7 @@ __all__ = [
     "drop_restarted_lists",
     "follows",
     "rescue_in_sequence",
+    "rescue_capital_sequence",
     "rescue_loose_group",
     "rescue_roman_gaps",
     "rescue_unnumbered_style",
@@ -148,8 +149,11 @@ def _is_front(r: _Row) -> bool:
 
 
 def _is_part(label: str, text: str) -> bool:
-    """A roman-numbered heading ("II. ELECTRODYNAMICAL PART")."""
-    return bool(label) and set(label) <= set("IVXLC") and (text or "").strip().startswith(label + ".")
+    """A roman-numbered heading ("II. ELECTRODYNAMICAL PART", "PART I: DISCRETE
+    NOISELESS SYSTEMS")."""
+    t = (text or "").strip()
+    return bool(label) and set(label) <= set("IVXLC") and (
+        t.startswith(label + ".") or re.match(rf"(?i)part\s+{label}\b", t) is not None)
 
 
 def _parts_over_numbers(found: list[tuple[_Row, str, int]], levels: list[int]) -> list[int]:
@@ -213,7 +217,8 @@ def _subheadings(found: list[tuple[_Row, str, int]]) -> set[int]:
     """Indexes of unnumbered headings that are subheadings of a numbered section, not
     labels: each opens a paragraph of body text (``opens_text``), reads as a title
     (capitalised, no closing stop), its text found once, and ``SUBHEADING_GROUP`` of
-    them or more share one style (face, size, bold): MapReduce's bold "Worker Failure",
+    them or more share one style (face, size, bold), each worded as a title
+    (:func:`_worded`): MapReduce's bold "Worker Failure",
     "Master Failure" under "3.3 Fault Tolerance". A table's "Model" over its header
     row, a figure's labels, a recurring "Do Now!" or box labels opening alike
     (``LABEL_OPENINGS``) are none."""
@@ -221,11 +226,25 @@ def _subheadings(found: list[tuple[_Row, str, int]]) -> set[int]:
     cands = [i for i, (r, _l, d) in enumerate(found)
              if not d and getattr(r, "opens_text", False) and r.text.strip()[:1].isupper()
              and not r.text.rstrip().endswith((".", ":", "!", "?"))
-             and texts[normalise_title(r.text)] == 1]
+             and texts[normalise_title(r.text)] == 1 and _worded(r.text)]
     openings = Counter(_opening(found[i][0].text) for i in cands)
     cands = [i for i in cands if openings[_opening(found[i][0].text)] < LABEL_OPENINGS]
     styles = Counter(_style(found[i][0]) for i in cands)
     return {i for i in cands if styles[_style(found[i][0])] >= SUBHEADING_GROUP}
+
+
+_FUNCTION = re.compile(r"\w\(\w\)")
+#: a word of three letters or more, maybe joined by hyphens or slashes ("Select/Multiselect")
+_WORD = re.compile(r"[^\W\d_]{3,}(?:[-/][^\W\d_]+)*")
+
+
+def _worded(text: str) -> bool:
+    """Half the row's tokens or more are words of three letters or more and nothing in
+    it applies a function: a title, not a formula's line ("N C W log", "Z P(x)logP(x)dx
+    +")."""
+    tokens = text.split()
+    words = sum(1 for t in tokens if _WORD.fullmatch(t.strip(",;:")))
+    return 2 * words >= len(tokens) and not _FUNCTION.search(text)
 
 
 #: unnumbered rows opening with the same two words this many times are labels of boxes
@@ -350,6 +369,58 @@ def _roman_heading(r: _Row, label: str) -> int | None:
     """The roman number of a heading numbered "IV." (with its stop), else None."""
     value = roman_value(label)
     return value if value and r.text.strip().startswith(label + ".") else None
+
+
+#: numbered capitalised rows of one style, in increasing order, that make a sequence of
+#: headings (see :func:`rescue_capital_sequence`)
+CAPITAL_SEQUENCE = 4
+
+
+def _capitalised(r: _Row, label: str) -> bool:
+    """The row's words after its number are in capitals ("1. THE DISCRETE NOISELESS
+    CHANNEL"; four letters in five, "6. EMBEDDING INTO ℓ1"), three letters or more."""
+    rest = [c for c in r.text.strip()[len(label):] if c.isalpha()]
+    return len(rest) >= 3 and sum(c.isupper() for c in rest) >= 0.8 * len(rest)
+
+
+def rescue_capital_sequence(found: list[tuple[_Row, str, int]],
+                            near: list[tuple[_Row, str, int]]) -> list[tuple[_Row, str, int]]:
+    """Add the near misses numbered "1.", "2.", ... (one arabic number) in capitals and in
+    one face and size whose numbers rise through the document, at most ``SEQUENCE_GAP``
+    apart, ``CAPITAL_SEQUENCE`` of them or more: Shannon's "1. THE DISCRETE NOISELESS
+    CHANNEL", "6. CHOICE, UNCERTAINTY AND ENTROPY" in small capitals of 8 pt score .3 to
+    .5 (smaller than the text, not bold), each alone; a list's items are not in
+    capitals. Where such a sequence is found, kept rows in another style with one arabic
+    number or one letter before words in lower case go ("4. We have", "2 2 dx", "N C W
+    log": a list item, a formula's digits and letters).
+    Rows are ordered by (page, order)."""
+    pos = lambda f: (f[0].page, f[0].order)  # noqa: E731
+    have = {pos(f) for f in found}
+    groups: dict[tuple, list[tuple[_Row, str, int]]] = defaultdict(list)
+    for f in sorted(found + near, key=pos):
+        r, label, depth = f
+        if depth == 1 and label.isdigit() and r.text.strip().startswith(label + ".") \
+                and _capitalised(r, label):
+            groups[(r.font, r.size)].append(f)
+    out = list(found)
+    styles: set[tuple] = set()
+    for rows in groups.values():
+        run: list[tuple[_Row, str, int]] = []
+        for f in rows:
+            if not run or 0 < int(f[1]) - int(run[-1][1]) <= SEQUENCE_GAP:
+                run.append(f)
+        if len(run) >= CAPITAL_SEQUENCE:
+            styles.add((run[0][0].font, run[0][0].size))
+            out.extend(f for f in run if pos(f) not in have)
+            have.update(pos(f) for f in run)
+    if styles:
+        # the sections are numbered in capitals: in another style, a number before
+        # words in lower case is a list item or a formula's ("4. We have", "2 2 dx")
+        out = [f for f in out if not (f[2] == 1 and (f[1].isdigit() or len(f[1]) == 1)
+                                      and (f[0].font, f[0].size) not in styles
+                                      and not _capitalised(f[0], f[1]))]
+    out.sort(key=pos)
+    return out
 
 
 def rescue_roman_gaps(found: list[tuple[_Row, str, int]],

@@ -31,7 +31,8 @@ from pdftui.heading_rows import CONTENTS_PAGE_ROWS, CandidateRow, rows_of_docume
 from pdftui.heading_run_in import full_lead, run_in_heads
 from pdftui.heading_sequence import (RESCUE_MIN_SCORE, assign_levels, drop_isolated_letters,
                                      drop_out_of_sequence, drop_restarted_lists,
-                                     rescue_by_style, rescue_in_sequence, rescue_loose_group,
+                                     rescue_by_style, rescue_capital_sequence,
+                                     rescue_in_sequence, rescue_loose_group,
                                      rescue_roman_gaps, rescue_unnumbered_style)
 from pdftui.heading_text import (is_arxiv_stamp, is_number_only, normalise_title, numbering,
                                  split_heading, squash_title, strip_number, titles_match)
@@ -144,9 +145,10 @@ _FRONT_HEADING = re.compile(r"^(abstract|summary|contents|table of contents|keyw
 LOOSE_MIN_SCORE = 0.2
 #: the least score of a numbered row that a style of numbered headings can rescue
 STYLE_MIN_SCORE = 0.5
-#: the least score of a roman-numbered row that a gap in the kept roman numbers can
-#: rescue (:func:`pdftui.heading_sequence.rescue_roman_gaps`)
-GAP_MIN_SCORE = 0.3
+#: the least score of a numbered row that a gap in the kept roman numbers or a rising
+#: sequence of capitalised numbered rows can rescue
+#: (:func:`pdftui.heading_sequence.rescue_roman_gaps`, :func:`~pdftui.heading_sequence.rescue_capital_sequence`)
+GAP_MIN_SCORE = 0.15
 
 
 def _loose(r: CandidateRow, score: float) -> bool:
@@ -205,7 +207,7 @@ class _Pools:
     a numbering gap (``near``), numbered rows that a style of numbered headings may rescue
     (``near_style``), unnumbered rows alone in their block under the threshold (``loose``,
     with their score), numbered rows scoring at least ``GAP_MIN_SCORE`` that only a gap in
-    roman numbering can rescue (``low``)."""
+    roman numbering or a capitalised sequence can rescue (``low``)."""
 
     found: list[Candidate] = field(default_factory=list)
     near: list[Candidate] = field(default_factory=list)
@@ -287,6 +289,7 @@ def _checked(pools: _Pools, rows: list[CandidateRow], pages: list[Page]) -> list
     found = rescue_in_sequence(pools.found, pools.near)
     found = rescue_by_style(found, pools.near_style)
     found = rescue_roman_gaps(found, pools.near_style + pools.low)
+    found = rescue_capital_sequence(found, pools.near_style + pools.low)
     found = rescue_unnumbered_style(found, pools.loose, RESCUE_MIN_SCORE)
     found = rescue_loose_group(found, pools.loose, RESCUE_MIN_SCORE)
     found = drop_restarted_lists(found)

@@ -136,3 +136,19 @@ def test_unnumbered_subheadings_between_two_numbers_stand_under_the_first():
                               (3, "Semantics in the Presence of Failures"), (2, "3.4 Locality")]
     ex = extract_document(str(corpus_pdf("arxiv-2006.03654-deberta.pdf")))
     assert "Model" not in [h.title for h in detect_headings(ex.pages)]
+
+
+def test_all_caps_numbered_headings_in_small_print_rise_in_sequence_under_their_parts():
+    """Shannon 1948: "1. THE DISCRETE NOISELESS CHANNEL" ... in small capitals of 8 pt
+    score .2 to .5 (smaller than the text, not bold); rising one by one in one style they
+    are the sections, under "PART I: ..." set larger; a formula's digits and letters
+    ("2 2 dx", "N C W log") and a numbered line of text ("4. We have") are not."""
+    ex = extract_document(str(corpus_pdf("shannon-1948-mathematical-theory-of-communication.pdf")))
+    got = [(s.level, s.title) for s in sections_for(ex)]
+    titles = [t for _l, t in got]
+    numbered = [t for t in titles if t[:1].isdigit()]
+    assert len(numbered) >= 27 and numbered[0] == "1. THE DISCRETE NOISELESS CHANNEL"
+    assert "13. THE FUNDAMENTAL THEOREM FOR A DISCRETE CHANNEL WITH NOISE" in titles
+    assert (1, "PART II: THE DISCRETE CHANNEL WITH NOISE") in got
+    assert (2, "12. EQUIVOCATION AND CHANNEL CAPACITY") in got
+    assert not [t for t in titles if t in ("4. We have", "2 2 dx", "N C W log", "N W log")]
