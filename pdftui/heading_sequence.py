@@ -3,9 +3,11 @@ sequence, and each heading's level.
 
 The heading detector (:func:`pdftui.headings.detect_headings`) keeps candidate rows by
 their look; here the numbers of the kept ones are checked against each other: a near miss
-whose number fills a gap comes back (:func:`rescue_in_sequence`), and so do rows in a
-style of headings (:func:`rescue_by_style`, :func:`rescue_unnumbered_style`,
-:func:`rescue_loose_group`); a number that breaks an otherwise consistent sequence goes
+whose number fills a gap comes back (:func:`rescue_in_sequence`, roman numbers:
+:func:`rescue_roman_gaps`), and so do rows in a style of headings (:func:`rescue_by_style`,
+:func:`rescue_unnumbered_style`, :func:`rescue_loose_group`) and numbered rows in capitals
+rising in one style (:func:`rescue_capital_sequence`); a number that breaks an otherwise
+consistent sequence goes
 (:func:`drop_out_of_sequence`), and so do numbered list items restarting inside a section
 (:func:`drop_restarted_lists`) and letters without siblings early in a document
 (:func:`drop_isolated_letters`); levels come from the numbering depth, else from the style

@@ -7,7 +7,8 @@ addresses, author lists; :mod:`pdftui.heading_rejects`), a logistic score over s
 wording features (``FEATURE_NAMES`` in :mod:`pdftui.heading_features`, fitted weights
 ``WEIGHTS`` / ``BIAS``, cut at ``THRESHOLD``) keeps the rest or not, and the numbering of
 the kept ones is checked (:mod:`pdftui.heading_sequence`: :func:`rescue_in_sequence`,
-:func:`drop_out_of_sequence`). The result is a list of
+:func:`drop_out_of_sequence`). Run-in headings, a bold or italic lead-in opening a
+paragraph, come from :mod:`pdftui.heading_run_in`. The result is a list of
 :class:`~pdftui.document.OutlineEntry`, the same shape as an outline, so
 :mod:`pdftui.sections` builds sections from either.
 
