@@ -91,6 +91,7 @@ VARIANTS: dict[str, dict[str, Any]] = {
     # third pruning batch: the section signals that move no untuned set, together
     "prune3.sections": {"sections.subsection_share": 0.0, "sections.passages": 0.0,
                         "sections.named": 0.0},
+    "prune3.lifts": {"sections.subsection_share": 0.0, "sections.passages": 0.0},
     "prune3.naming": {"sections.subsection_share": 0.0, "sections.passages": 0.0,
                       "sections.named": 0.0, "sections.named_docs": False,
                       "sections.named_max": False},
@@ -133,6 +134,7 @@ TUNED: dict[str, tuple[str, ...]] = {
     "sections.reference=pages.reference": ("dev_sections", "probes", "para1", "para2",
                                            "para3", "titled"),
     "prune3.sections": ("dev_sections", "probes", "para1", "para2", "para3"),
+    "prune3.lifts": ("dev_sections", "probes", "para1", "para2", "para3"),
     "prune3.naming": ("dev_sections", "probes", "para1", "para2", "para3", "titled",
                       "named"),
 }
