@@ -76,25 +76,16 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "short_terms=0": {"short_terms": 0},
     "few_docs=0": {"few_docs": 0},
     "sections.head_weight=0": {"sections.head_weight": 0.0},
-    "sections.subsection_share=0": {"sections.subsection_share": 0.0},
     "sections.opening_weight=1": {"sections.opening_weight": 1.0},
     "sections.named_docs=off": {"sections.named_docs": False},
     "sections.named=0": {"sections.named": 0.0},
     "sections.named_max=off": {"sections.named_max": False},
     "sections.title=0": {"sections.title": 0.0},
-    "sections.passages=0": {"sections.passages": 0.0},
     "sections.reference=1": {"sections.reference": 1.0},
     # merges: one constant doing two constants' job (the verdict reads the same way)
     "keyword.proximity+doc_proximity=0": {"keyword.proximity": 0.0,
                                           "keyword.doc_proximity": 0.0},
     "sections.reference=pages.reference": {"sections.reference": 0.9},
-    # third pruning batch: the section signals that move no untuned set, together
-    "prune3.sections": {"sections.subsection_share": 0.0, "sections.passages": 0.0,
-                        "sections.named": 0.0},
-    "prune3.lifts": {"sections.subsection_share": 0.0, "sections.passages": 0.0},
-    "prune3.naming": {"sections.subsection_share": 0.0, "sections.passages": 0.0,
-                      "sections.named": 0.0, "sections.named_docs": False,
-                      "sections.named_max": False},
 }
 
 DEV = ("dev_doc", "dev_top3", "dev_page")
@@ -122,21 +113,15 @@ TUNED: dict[str, tuple[str, ...]] = {
     "short_terms=0": ("short",),
     "few_docs=0": ("scoped",),
     "sections.head_weight=0": ("dev_sections",),
-    "sections.subsection_share=0": ("dev_sections", "probes"),
     "sections.opening_weight=1": ("dev_sections", "probes", "para1", "para2", "para3"),
     "sections.named_docs=off": ("dev_sections", "titled", "named"),
     "sections.named=0": ("dev_sections",),
     "sections.named_max=off": ("dev_sections", "titled"),
     "sections.title=0": SECTIONS_ALL[:-1],
-    "sections.passages=0": ("dev_sections", "para1", "para2", "para3"),
     "sections.reference=1": ("dev_sections", "probes", "para1", "para2", "para3", "titled"),
     "keyword.proximity+doc_proximity=0": DEV + ("para1", "para2", "para3", "scoped"),
     "sections.reference=pages.reference": ("dev_sections", "probes", "para1", "para2",
                                            "para3", "titled"),
-    "prune3.sections": ("dev_sections", "probes", "para1", "para2", "para3"),
-    "prune3.lifts": ("dev_sections", "probes", "para1", "para2", "para3"),
-    "prune3.naming": ("dev_sections", "probes", "para1", "para2", "para3", "titled",
-                      "named"),
 }
 
 SECTION_FILES = {"probes": "section_probes.json", "para1": "section_paraphrases.json",
