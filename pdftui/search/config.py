@@ -73,9 +73,6 @@ class PagesConfig:
     arms_agree: bool = True
     #: A term lookup (see ``RankingConfig.short_terms``): semantic weight x this.
     short_semantic: float = 0.1
-    #: A term lookup's query terms must all be on one page: its best coverage at least
-    #: this.
-    lookup_coverage: float = 0.999
     #: A term lookup's pages holding it as a phrase are one more list, at this weight.
     phrase: float = 0.5
 

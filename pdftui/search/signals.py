@@ -99,6 +99,11 @@ def gather(c: Plan, kw: KeywordArm, text: str, kwi: keyword.KeywordIndex,
         if res.active else None)
 
 
+#: A page holds every term of the query when its share of the query's rarity mass is 1
+#: (to float rounding: a sum of the held terms' weights over the sum of all of them).
+ALL_HELD = 1.0 - 1e-9
+
+
 def term_lookup(c: Plan, kw: KeywordArm, o: RankingConfig) -> bool:
     """Is this hybrid page query of a folder a term lookup: at most ``short_terms``
     terms ("frame skipping", "vector clocks"), every one of them on one page? The
@@ -107,7 +112,7 @@ def term_lookup(c: Plan, kw: KeywordArm, o: RankingConfig) -> bool:
     while the page holding the term is the answer (bench/short.py). Inside a few
     documents the semantic neighbours are the document's own pages: not one."""
     return c.granularity is Granularity.PAGE and not c.few and 0 < len(c.terms) <= o.short_terms \
-        and kw.best_rarity_share >= o.pages.lookup_coverage
+        and kw.best_rarity_share >= ALL_HELD
 
 
 def phrase_keys(c: Plan, kw: KeywordArm, kwi: keyword.KeywordIndex) -> list[Key]:
