@@ -349,3 +349,20 @@ def test_odd_text_never_stops_tiling_and_every_tile_fits(tokenizer, text) -> Non
     for (s, e), nxt in zip(tiles, tiles[1:] + [(len(text), len(text))]):
         assert 0 <= s < e <= nxt[0] and text[s:e].strip()
         assert tokens(tokenizer, text[s:e].replace("\ud800", "\ufffd")) <= 126
+
+
+def test_tiles_that_ignore_headings_give_the_head_the_tile_holding_its_heading() -> None:
+    """Plan 11: a heading inside a tile; the head is that tile and the next one."""
+    tiles = [(0, 100), (101, 200), (201, 300), (301, 400)]
+    assert head_tiles(tiles, 150, 200, 400, [], holding=True) == [(0, 1), (0, 2)]
+    assert head_tiles(tiles, 150, 30, 400, [], holding=True) == [(0, 1)]
+    assert head_tiles(tiles, 350, 120, 400, [(0, 90)], holding=True) == [(0, 3), (1, 0)]
+    assert head_tiles(tiles, 101, 150, 400, [], holding=True) == [(0, 1), (0, 2)]
+
+
+def test_a_weighed_pair_counts_a_short_tile_for_less() -> None:
+    a = np.array([1.0, 0.0], dtype=np.float32)
+    b = np.array([0.0, 1.0], dtype=np.float32)
+    v = pair_vector(np.stack([a, b]), [120, 40])
+    assert np.allclose(v, np.array([3.0, 1.0]) / np.sqrt(10.0))
+    assert np.allclose(pair_vector(np.stack([a, b]), [7, 7]), pair_vector(np.stack([a, b])))

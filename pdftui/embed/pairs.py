@@ -30,27 +30,36 @@ def pair_spans(tiles: list[tuple[int, int]]) -> list[tuple[int, int, tuple[int, 
     return [(tiles[i][0], tiles[i + 1][1], (i, i + 1)) for i in range(len(tiles) - 1)]
 
 
-def pair_vector(vectors: np.ndarray) -> np.ndarray:
+def pair_vector(vectors: np.ndarray, weights: list[float] | None = None) -> np.ndarray:
     """The vector of a unit made of tiles: the sum of the tiles' vectors (rows of
-    ``vectors``, shape (k, dim), k >= 1) scaled to unit length, float32 of shape (dim,)."""
+    ``vectors``, shape (k, dim), k >= 1), each times its weight when ``weights`` (k
+    numbers, e.g. the tiles' tokens) are given, scaled to unit length: float32 of shape
+    (dim,)."""
     import numpy as np
 
-    total = np.asarray(vectors, dtype=np.float32).sum(axis=0)
+    rows = np.asarray(vectors, dtype=np.float32)
+    if weights is not None:
+        rows = rows * np.asarray(weights, dtype=np.float32)[:, None]
+    total = rows.sum(axis=0)
     return (total / max(float(np.linalg.norm(total)), 1e-12)).astype(np.float32)
 
 
 def head_tiles(tiles: list[tuple[int, int]], offset: int, own_chars: int, page_chars: int,
-               next_tiles: list[tuple[int, int]], want: int = 2) -> list[tuple[int, int]]:
+               next_tiles: list[tuple[int, int]], want: int = 2, holding: bool = False
+               ) -> list[tuple[int, int]]:
     """The tiles of a section's head unit: its first ``want`` tiles, as ``(0, index)``
     (a tile of the section's start page, cut into ``tiles``) or ``(1, index)`` (of the next
     page, cut into ``next_tiles``). The section starts at character ``offset`` of its page
     (``page_chars`` long; tiles start at headings, so one starts there) and its own text
     holds ``own_chars`` characters (its blocks joined by a blank line, as pages are); a
     tile belongs to it when it starts inside that text, on the start page from ``offset``
-    on, then on the next page while the text runs past the page's end. ``[]`` when no
-    tile starts at or after ``offset`` on the start page (the caller embeds the head
-    apart)."""
+    on, then on the next page while the text runs past the page's end; with ``holding``
+    (tiles that ignore headings) the first is the tile holding ``offset`` (the last
+    starting at or before it). ``[]`` when no tile starts at or after ``offset`` on the
+    start page (the caller embeds the head apart)."""
     end = offset + own_chars
+    if holding and tiles:
+        offset = max([s for s, _e in tiles if s <= offset] or [tiles[0][0]])
     got = [(0, i) for i, (s, _e) in enumerate(tiles) if offset <= s < end][:want]
     if not got:
         return []

@@ -23,7 +23,7 @@ if TYPE_CHECKING:  # pragma: no cover
 from .model import DEFAULT_MAX_TOKENS
 
 __all__ = ["DEFAULT_PLAN", "PLAN_1", "PLAN_2", "PLAN_3", "PLAN_4", "PLAN_5", "PLAN_6",
-           "PLAN_7", "PLAN_8", "PLAN_9", "PLAN_10",
+           "PLAN_7", "PLAN_8", "PLAN_9", "PLAN_10", "PLAN_11",
            "UnitPlan",
            "paragraph_spans", "replace_surrogates",
            "split_units", "tile_spans"]
@@ -62,7 +62,10 @@ class UnitPlan:
     starting one (:func:`tile_spans`), and only the tiles run through the model; its units
     are the pairs of neighbouring tiles, each vector the normalised sum of its two tiles'
     (:mod:`pdftui.embed.pairs`), and a section head is the pair of the section's first two
-    tiles (no model run where they are page tiles).
+    tiles (no model run where they are page tiles). ``tile_heads`` (with ``tiles``): tiles
+    start at section headings (False: tiles ignore them, and a section head is the pair
+    from the tile holding its heading); ``weigh``: a pair's vector weighs each tile's by
+    its tokens (a short tile counts for less).
     """
 
     version: int
@@ -76,6 +79,8 @@ class UnitPlan:
     head_min: int = 0
     soft: bool = False
     tiles: int = 0
+    tile_heads: bool = True
+    weigh: bool = False
 
     def identity(self, weights_hash: str) -> str:
         """The ``embeddings.weights_hash`` value for vectors of these weights and this plan
@@ -116,6 +121,10 @@ PLAN_9 = UnitPlan(9, overlap=False, head_tokens=DEFAULT_MAX_TOKENS, paragraphs=T
 #: section heads are pairs of page tiles (tiles start at headings).
 PLAN_10 = UnitPlan(10, overlap=False, head_tokens=DEFAULT_MAX_TOKENS,
                    tiles=DEFAULT_MAX_TOKENS // 2)
+#: Plan 10 whose tiles ignore headings (a section head is the pair from the tile holding
+#: its heading) and whose pairs weigh each tile by its tokens.
+PLAN_11 = UnitPlan(11, overlap=False, head_tokens=DEFAULT_MAX_TOKENS,
+                   tiles=DEFAULT_MAX_TOKENS // 2, tile_heads=False, weigh=True)
 DEFAULT_PLAN = PLAN_1
 
 
@@ -179,14 +188,16 @@ def split_units(text: str, tokenizer: Tokenizer, budget: int, *, overlap: bool =
     return [(s, e) for s, e in spans if text[s:e].strip()] or [(0, len(text))]
 
 
-def tile_spans(text: str, tokenizer: Tokenizer, budget: int, cuts: Iterable[int] = ()
-               ) -> list[tuple[int, int]]:
+def tile_spans(text: str, tokenizer: Tokenizer, budget: int, cuts: Iterable[int] = (),
+               least: int = 0) -> list[tuple[int, int]]:
     """Character spans ``[(start, end)]`` of tiles cutting ``text`` without overlap, in
     order: the text is parted at each character offset of ``cuts`` (a tile starts at the
-    first token starting there or after; e.g. the page's section headings), and each part
-    cut into the fewest tiles of at most ``budget`` tokens (special tokens not counted) of
-    about equal length, at whitespace or word boundaries (:func:`_tile`). ``[]`` for blank
-    text, ``[(0, len(text))]`` when it cannot be tokenized. Never raises on odd text."""
+    first token starting there or after; e.g. the page's section headings) that leaves at
+    least ``least`` tokens before it (since the part's start) and after it (to the text's
+    end), and each part cut into the fewest tiles of at most ``budget`` tokens (special
+    tokens not counted) of about equal length, at whitespace or word boundaries
+    (:func:`_tile`). ``[]`` for blank text, ``[(0, len(text))]`` when it cannot be
+    tokenized. Never raises on odd text."""
     if not text or not text.strip():
         return []
     clean = replace_surrogates(text)
@@ -200,7 +211,11 @@ def tile_spans(text: str, tokenizer: Tokenizer, budget: int, cuts: Iterable[int]
         return [(0, len(text))]
     find = _boundary_finder(offsets, enc.word_ids)
     starts = [a for a, _b in offsets]
-    bounds = sorted({0, n} | {min(n, bisect.bisect_left(starts, c)) for c in cuts})
+    bounds = [0]
+    for c in sorted({min(n, bisect.bisect_left(starts, c)) for c in cuts}):
+        if c - bounds[-1] >= max(least, 1) and n - c >= max(least, 1):
+            bounds.append(c)
+    bounds.append(n)
     tokens: list[tuple[int, int]] = []
     for a, b in zip(bounds, bounds[1:]):
         def part_find(hi: int, lo: int, step: int, a: int = a) -> int | None:

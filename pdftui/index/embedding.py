@@ -426,13 +426,13 @@ class EmbedThread(threading.Thread):
         emb, pipe = self.embedder, self.pipeline
         fresh: dict = {}
         for cid, _stamp, unit in batch:
-            for key, text in unit[7]:
+            for key, text, _n in unit[7]:
                 if (cid, key) not in self._tiles:
                     fresh.setdefault((cid, key), text)
         got = emb.embed(list(fresh.values()), sort=pipe.sort, single=pipe.single)
         self._tiles.update(zip(fresh, got))
-        return np.stack([pair_vector(np.stack([self._tiles[(cid, key)]
-                                               for key, _text in unit[7]]))
+        return np.stack([pair_vector(np.stack([self._tiles[(cid, t[0])] for t in unit[7]]),
+                                     [t[2] for t in unit[7]] if pipe.plan.weigh else None)
                          for cid, _stamp, unit in batch])
 
     def _forget_copies(self, cid: int) -> None:
@@ -447,8 +447,8 @@ class EmbedThread(threading.Thread):
         """The units of one content still to embed: ``(page, ordinal, start, end, text,
         model tokens, same, tiles)``, ``same`` the ``(page, ordinal)`` of a page unit of the
         same text whose vector it takes (a section head; 0 tokens), else None; ``tiles``
-        (a plan with tiles, else None) the ``(key, text)`` of the tiles whose vectors make
-        the unit's, its tokens those of the tiles no unit before it holds."""
+        (a plan with tiles, else None) the ``(key, text, model tokens)`` of the tiles whose
+        vectors make the unit's, its tokens those of the tiles no unit before it holds."""
         emb = self.embedder
         plan = self.pipeline.plan
         model_id, whash = emb.model_id, plan.identity(emb.weights_hash)
@@ -514,7 +514,7 @@ class EmbedThread(threading.Thread):
         emb, plan = self.embedder, self.pipeline.plan
         starts = self._section_offsets(cache, cid)
         cuts: dict[int, list[int]] = {}
-        for start in starts:
+        for start in starts if plan.tile_heads else ():
             if start is not None:
                 cuts.setdefault(start[0], []).append(start[1])
         pages: dict[int, tuple[str, list]] = {}
@@ -545,7 +545,8 @@ class EmbedThread(threading.Thread):
                 k = numbers.index(page)
                 nxt = numbers[k + 1] if k + 1 < len(numbers) else None
                 ntext, ntiles = pages.get(nxt, ("", []))
-                for which, i in head_tiles(ptiles, offset, len(own_text), len(ptext), ntiles):
+                for which, i in head_tiles(ptiles, offset, len(own_text), len(ptext), ntiles,
+                                           holding=not plan.tile_heads):
                     num, src, tiles = (page, ptext, ptiles) if which == 0 else \
                         (nxt, ntext, ntiles)
                     parts.append(((num, i), src[slice(*tiles[i])]))
@@ -562,7 +563,7 @@ class EmbedThread(threading.Thread):
     def _tile_costs(self, todo: list) -> list[tuple]:
         """``todo`` (:meth:`_tiled_units`'s units still to embed) with their model tokens
         in place: a unit's are those of its tiles no unit before it holds (the tiles run
-        through the model once)."""
+        through the model once); each tile becomes ``(key, text, model tokens)``."""
         texts = {key: text for t in todo for key, text in t[6]}
         counts = dict(zip(texts, self.embedder.model_tokens(list(texts.values()))))
         seen: set = set()
@@ -570,7 +571,8 @@ class EmbedThread(threading.Thread):
         for t in todo:
             new = [key for key, _text in t[6] if key not in seen]
             seen.update(new)
-            out.append((*t[:5], sum(counts[k] for k in new), None, t[6]))
+            out.append((*t[:5], sum(counts[k] for k in new), None,
+                        tuple((key, text, counts[key]) for key, text in t[6])))
         return out
 
     @staticmethod
