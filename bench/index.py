@@ -49,11 +49,11 @@ PATHS = ("new", "earlier", "naive")
 #: the int8 copy: "new"), "plan1" / "plan2" / "plan3" (the int8 copy cutting units by
 #: that plan, :mod:`pdftui.embed.units`), and "previous" (the product before embedding
 #: streams: one run at a time on onnxruntime's default intra-op threads, not niced;
-#: "plan4" ... "plan9" units that follow the paragraphs; "plan10", "plan11" tile pairs;
+#: "plan4" ... "plan9" units that follow the paragraphs; "plan10" ... "plan12" tile pairs;
 #: any "planN" runs :data:`pdftui.embed.units` ``PLAN_N``, its ratios to naive and new
 #: printed).
 EXTRA_PATHS = ("default", "int8", "plan1", "plan2", "plan3", "plan4", "plan5", "plan6",
-               "plan7", "plan8", "plan9", "plan10", "plan11", "previous")
+               "plan7", "plan8", "plan9", "plan10", "plan11", "plan12", "previous")
 
 
 def _cpu_s() -> float:

@@ -23,7 +23,7 @@ if TYPE_CHECKING:  # pragma: no cover
 from .model import DEFAULT_MAX_TOKENS
 
 __all__ = ["DEFAULT_PLAN", "PLAN_1", "PLAN_2", "PLAN_3", "PLAN_4", "PLAN_5", "PLAN_6",
-           "PLAN_7", "PLAN_8", "PLAN_9", "PLAN_10", "PLAN_11",
+           "PLAN_7", "PLAN_8", "PLAN_9", "PLAN_10", "PLAN_11", "PLAN_12",
            "UnitPlan",
            "paragraph_spans", "replace_surrogates",
            "split_units", "tile_spans"]
@@ -125,6 +125,9 @@ PLAN_10 = UnitPlan(10, overlap=False, head_tokens=DEFAULT_MAX_TOKENS,
 #: its heading) and whose pairs weigh each tile by its tokens.
 PLAN_11 = UnitPlan(11, overlap=False, head_tokens=DEFAULT_MAX_TOKENS,
                    tiles=DEFAULT_MAX_TOKENS // 2, tile_heads=False, weigh=True)
+#: Plan 10 whose pairs weigh each tile by its tokens (a heading's short tile counts less).
+PLAN_12 = UnitPlan(12, overlap=False, head_tokens=DEFAULT_MAX_TOKENS,
+                   tiles=DEFAULT_MAX_TOKENS // 2, weigh=True)
 DEFAULT_PLAN = PLAN_1
 
 
