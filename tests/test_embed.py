@@ -345,7 +345,7 @@ def test_a_topic_only_in_a_long_pages_last_sentence_with_tile_pairs(tmp_path):
     of neighbours). Its last tile holds the sentence with about 110 tokens of the text
     before it, and the unit searched is that tile paired with the one before (~250
     tokens, as plan 1's last window): the page is found, but 5th of 5 documents, as with
-    plan 1 (bench/README.md "Tile pairs, plan 10"). The tokens embedded are the tiles'
+    plan 1 (bench/README.md "Tile pairs, plans 10-12"). The tokens embedded are the tiles'
     alone, under 0.7x of plan 1's on the same folder."""
     from pdftui.embed import PLAN_1, PLAN_10
     from pdftui.index import index_folder
