@@ -293,6 +293,17 @@ def test_tiles_of_a_corpus_page_are_half_windows_and_pairs_are_their_unions(
     assert not emb.loaded
 
 
+def test_tile_plans_have_their_own_identity_and_are_not_the_default() -> None:
+    from pdftui.embed import DEFAULT_PLAN, PLAN_11, PLAN_12
+
+    plans = (PLAN_1, PLAN_10, PLAN_11, PLAN_12)
+    assert len({p.identity("h") for p in plans}) == 4 and DEFAULT_PLAN is PLAN_1
+    assert PLAN_10.tiles == PLAN_11.tiles == PLAN_12.tiles == 128
+    assert (PLAN_10.tile_heads, PLAN_10.weigh) == (True, False)
+    assert (PLAN_11.tile_heads, PLAN_11.weigh) == (False, True)
+    assert (PLAN_12.tile_heads, PLAN_12.weigh) == (True, True)
+
+
 def test_a_page_of_one_tile_is_its_own_unit_and_no_tile_none() -> None:
     assert pair_spans([(3, 40)]) == [(3, 40, (0,))]
     assert pair_spans([]) == []

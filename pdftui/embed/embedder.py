@@ -198,8 +198,8 @@ class Embedder:
         section head unit); ``plan.overlap`` picks overlapping windows or equal tiles,
         ``plan.paragraphs`` units that follow the paragraphs, each starting at the character
         offsets ``cuts`` if any; ``plan.tiles`` the pairs of :meth:`tile_spans`'s
-        neighbouring tiles (:func:`pdftui.embed.pairs.pair_spans`). Tokenizer only: for the
-        default model this does not load the ONNX model.
+        neighbouring tiles (:func:`pdftui.embed.pairs.pair_spans`; ``max_tokens`` unused).
+        Tokenizer only: for the default model this does not load the ONNX model.
         """
         if plan.tiles:
             return [(s, e) for s, e, _k in pair_spans(self.tile_spans(text, plan, cuts))]

@@ -191,16 +191,14 @@ def split_units(text: str, tokenizer: Tokenizer, budget: int, *, overlap: bool =
     return [(s, e) for s, e in spans if text[s:e].strip()] or [(0, len(text))]
 
 
-def tile_spans(text: str, tokenizer: Tokenizer, budget: int, cuts: Iterable[int] = (),
-               least: int = 0) -> list[tuple[int, int]]:
+def tile_spans(text: str, tokenizer: Tokenizer, budget: int, cuts: Iterable[int] = ()
+               ) -> list[tuple[int, int]]:
     """Character spans ``[(start, end)]`` of tiles cutting ``text`` without overlap, in
     order: the text is parted at each character offset of ``cuts`` (a tile starts at the
-    first token starting there or after; e.g. the page's section headings) that leaves at
-    least ``least`` tokens before it (since the part's start) and after it (to the text's
-    end), and each part cut into the fewest tiles of at most ``budget`` tokens (special
-    tokens not counted) of about equal length, at whitespace or word boundaries
-    (:func:`_tile`). ``[]`` for blank text, ``[(0, len(text))]`` when it cannot be
-    tokenized. Never raises on odd text."""
+    first token starting there or after; e.g. the page's section headings), and each part
+    cut into the fewest tiles of at most ``budget`` tokens (special tokens not counted) of
+    about equal length, at whitespace or word boundaries (:func:`_tile`). ``[]`` for blank
+    text, ``[(0, len(text))]`` when it cannot be tokenized. Never raises on odd text."""
     if not text or not text.strip():
         return []
     clean = replace_surrogates(text)
@@ -214,11 +212,7 @@ def tile_spans(text: str, tokenizer: Tokenizer, budget: int, cuts: Iterable[int]
         return [(0, len(text))]
     find = _boundary_finder(offsets, enc.word_ids)
     starts = [a for a, _b in offsets]
-    bounds = [0]
-    for c in sorted({min(n, bisect.bisect_left(starts, c)) for c in cuts}):
-        if c - bounds[-1] >= max(least, 1) and n - c >= max(least, 1):
-            bounds.append(c)
-    bounds.append(n)
+    bounds = sorted({0, n} | {bisect.bisect_left(starts, c) for c in cuts})
     tokens: list[tuple[int, int]] = []
     for a, b in zip(bounds, bounds[1:]):
         def part_find(hi: int, lo: int, step: int, a: int = a) -> int | None:
