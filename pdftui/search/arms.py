@@ -42,8 +42,6 @@ class KeywordArm:
     head: list[tuple[Key, float]] = field(default_factory=list)
     named: dict[int, frozenset[str]] = field(default_factory=dict)
     named_share: dict[str, float] = field(default_factory=dict)
-    whole: list[Key] | None = None
-    whole_share: list[float] = field(default_factory=list)
 
 
 @dataclass
@@ -62,7 +60,6 @@ class SemanticArm:
     cut: bool = False
     units: list[Key] | None = None
     heads: list[Key] | None = None
-    means: list[Key] | None = None
     sections: "section_semantic.Keys | None" = None
     scope: "section_semantic.DocScope | None" = None
 

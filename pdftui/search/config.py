@@ -86,19 +86,6 @@ class SectionsConfig:
 
     #: Section head unit list weight.
     head_weight: float = 1.0
-    #: Weight of the section-vector list: sections by the cosine of the sum of their own
-    #: units' vectors (0: no such list).
-    mean: float = 0.0
-    #: ... the sum over the section's subtree (its subsections' units too).
-    mean_whole: bool = False
-    #: Exploration: "units" / "heads": the section vectors replace that list ("": added).
-    mean_replaces: str = ""
-    #: Weight of the list of sections by BM25 over their whole text (subsections too).
-    whole_text: float = 0.0
-    #: ... that list holds parents only.
-    whole_parents: bool = False
-    #: ... and replaces the own-text keyword list.
-    whole_replaces: bool = False
     #: Score factor of a section starting in its document's opening (its first
     #: HEAD_UNITS units: title, abstract, introduction's start) that is its first section
     #: or titled as a summary.

@@ -350,7 +350,6 @@ class CorpusView:
             if i % 256 == 255:   # each content's pages and blocks were read and dropped
                 release_freed()
         su = section_semantic.SectionUnits.build(parts)
-        su.add_norms(m.matrix)
         release_freed()
         self.memo.section_index = (m.matrix, cover, su)
         return su

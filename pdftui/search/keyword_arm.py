@@ -24,22 +24,11 @@ def keyword_arm(c: Plan, kw: keyword.KeywordIndex, view: CorpusView, o: RankingC
     fuse_arrays`), the first ``depth`` keys (all of them for an identifier query in
     keyword mode, which re-sorts the whole list), each key's coverage of the query's
     rarity mass, the keyword evidence and the head-field list."""
-    wide = c.granularity is Granularity.SECTION and o.sections.whole_text > 0 and not c.few
     ranking = kw.rank(c.terms, c.contents, c.granularity.rows,
                       proximity=o.keyword.proximity, window=o.keyword.proximity_window,
-                      doc_proximity=o.keyword.doc_proximity, whole=wide,
-                      whole_parents=o.sections.whole_parents)
+                      doc_proximity=o.keyword.doc_proximity)
     ranking = keyword.restrict(ranking, c.res.keep_rows, c.res.drop_rows)
     scope = keyword.Scope.of(ranking, c.by_doc)
-    whole, whole_share = None, []
-    if wide and getattr(kw, "whole", None) is not None:
-        wr = keyword.restrict(kw.whole, c.res.keep_rows, c.res.drop_rows)
-        wsc = keyword.Scope.of(wr, c.by_doc)
-        wf = keyword.fuse_arrays(wr, wsc, doc_weight=o.keyword.doc_weight)
-        wrows = wf.row[:c.depth]
-        whole = list(zip([wf.names[i] for i in wf.doc[:c.depth].tolist()],
-                         wr.ids[wrows].tolist()))
-        whole_share = keyword.row_rarity_share(wr, wsc)[wrows].tolist()
     # a scope the user narrowed to a few documents (--doc, doc:), not a small folder
     narrowed = len(c.by_doc) < sum(d.reason is None for d in view.docs)
     strength = 1.0 if evidence.rare_identifier(ranking, scope) else \
@@ -63,7 +52,7 @@ def keyword_arm(c: Plan, kw: keyword.KeywordIndex, view: CorpusView, o: RankingC
         if c.granularity is Granularity.PAGE and o.pages.head > 0 and not c.few else []
     return KeywordArm(list(zip(names, second.tolist())), fl.score[:n].tolist(),
                       cov[rows].tolist(), float(cov.max()) if len(fl) else 0.0,
-                      strength, fl, ranking, head, named, shares, whole, whole_share)
+                      strength, fl, ranking, head, named, shares)
 
 
 def named_documents(ranking, c: Plan, view: CorpusView, o: RankingConfig

@@ -54,32 +54,20 @@ def _fuse(kw: KeywordArm, sem: SemanticArm, sig: Signals, o: RankingConfig, dept
     # two or three words some page holds are a weak reading for the embedding
     conf = o.pages.short_semantic if sig.term_lookup else 1.0
     if sem.heads is not None:
-        lists = [(Arm.KEYWORD, kwl, KEYWORD_WEIGHT),
-                 (Arm.SECTION_BODY, embedded(sig.pending, sem.units), o.semantic.weight),
-                 (Arm.SECTION_HEAD, embedded(sig.pending, sem.heads),
-                  o.sections.head_weight)]
+        got = run.rrf([(Arm.KEYWORD, kwl, KEYWORD_WEIGHT),
+                       (Arm.SECTION_BODY, embedded(sig.pending, sem.units),
+                        o.semantic.weight),
+                       (Arm.SECTION_HEAD, embedded(sig.pending, sem.heads),
+                        o.sections.head_weight)], k=o.k)
         w_stand = o.semantic.weight + o.sections.head_weight
-        if sem.means is not None:
-            lists.append((Arm.SECTION_MEAN, embedded(sig.pending, sem.means),
-                          o.sections.mean))
-            w_stand += o.sections.mean
-        if kw.whole is not None:
-            if o.sections.whole_replaces:
-                lists = lists[1:]
-            lists.append((Arm.SECTION_WHOLE, kw.whole, o.sections.whole_text))
-        got = run.rrf(lists, k=o.k)
     else:
         got = run.rrf([(Arm.KEYWORD, kwl, KEYWORD_WEIGHT),
                        (Arm.SEMANTIC, sml, o.semantic.weight * conf)], k=o.k)
         w_stand = o.semantic.weight * conf
     gated = bool(kw.rarity_share) and not sig.few
     if gated:
-        if not (kw.whole is not None and sem.heads is not None and o.sections.whole_replaces):
-            got = run.gate_keyword(got, kwl, kw.rarity_share[:depth], KEYWORD_WEIGHT,
-                                   o.keyword.coverage_power, o.k)
-        if kw.whole is not None and sem.heads is not None:
-            got = run.gate_keyword(got, kw.whole, kw.whole_share, o.sections.whole_text,
-                                   o.keyword.coverage_power, o.k, Arm.SECTION_WHOLE)
+        got = run.gate_keyword(got, kwl, kw.rarity_share[:depth], KEYWORD_WEIGHT,
+                               o.keyword.coverage_power, o.k)
     if sig.pending:
         got = run.add_stand_in(got, kwl, sig.pending, w_stand, o.k)
     # "label smoothing": the pages saying it, not gnuplot's labels and smoothing

@@ -34,8 +34,6 @@ class Arm(str, Enum):
     SEMANTIC = "semantic"        # pages by cosine; sections: semantic mode's own order
     SECTION_BODY = "section_body"  # sections by their best unit's cosine (hybrid)
     SECTION_HEAD = "section_head"  # sections by their head unit's cosine (hybrid)
-    SECTION_MEAN = "section_mean"  # sections by their section vector's cosine (hybrid)
-    SECTION_WHOLE = "section_whole"  # sections by BM25 over their whole text (hybrid)
     HEAD = "head"                # the head field: page 1 of documents whose byline holds it
     NAMED = "named"              # a section of a document the query names, by its place
     STAND_IN = "stand_in"        # a document not embedded yet: its keyword rank stands in
@@ -141,13 +139,12 @@ def rrf(lists: Sequence[tuple[Arm, Sequence[Key], float]], k: int = K) -> Run:
 
 
 def gate_keyword(run: Run, keys: Sequence[Key], coverage: Sequence[float], weight: float,
-                 power: float, k: int = K, arm: "Arm | None" = None) -> Run:
+                 power: float, k: int = K) -> Run:
     """The keyword coverage gate: each keyword contribution ``weight / (k + rank)`` of
     ``run`` is scaled by ``coverage ** power``, coverage being that key's share of the
     query's rarity mass (:func:`.keyword.row_rarity_share`): a page matching only the common
     words of a long query adds little. ``keys`` and ``coverage`` are the keyword list fed
     to :func:`rrf`, in its order."""
-    arm = arm or Arm.KEYWORD
     scores = dict(run.scores)
     ev = dict(run.evidence)
     seen: set[Key] = set()
@@ -158,7 +155,7 @@ def gate_keyword(run: Run, keys: Sequence[Key], coverage: Sequence[float], weigh
         g = c ** power
         scores[key] -= rrf_score(i, k, weight * (1.0 - g))
         ev[key] = tuple(Contribution(x.arm, x.rank, weight * g, rrf_score(i, k, weight * g), k)
-                        if x.arm is arm else x for x in ev.get(key, ()))
+                        if x.arm is Arm.KEYWORD else x for x in ev.get(key, ()))
     return run._with(scores, ev)
 
 

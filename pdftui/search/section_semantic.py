@@ -87,11 +87,8 @@ def _expand(content: np.ndarray, sid: np.ndarray, scope: DocScope) -> Keys:
 @dataclass
 class SectionUnits:
     """Every section with embedding units, over the matrix's contents (ascending): its
-    ``content``, ``sid``, ``level`` and ``start`` page, its units' global indexes in
-    the unit matrix, ``idx[seg[i]:seg[i + 1]]``, and ``sub[i]``: how many of the
-    sections after it are its subsections (section ``i``'s subtree is ``i .. i +
-    sub[i]``). ``norm`` / ``whole_norm`` (:meth:`add_norms`): the length of the sum of
-    its own units' vectors, and of its subtree's."""
+    ``content``, ``sid``, ``level`` and ``start`` page, and its units' global indexes in
+    the unit matrix, ``idx[seg[i]:seg[i + 1]]``."""
 
     content: np.ndarray
     sid: np.ndarray
@@ -99,55 +96,25 @@ class SectionUnits:
     start: np.ndarray
     seg: np.ndarray
     idx: np.ndarray
-    sub: np.ndarray
-    norm: np.ndarray | None = None
-    whole_norm: np.ndarray | None = None
 
     @classmethod
     def build(cls, parts: list[tuple[int, int, tuple]]) -> "SectionUnits":
         """From ``[(content id, its first unit's row in the matrix, (sids, levels, start
-        pages, segment starts, unit indexes inside the content, subtree sizes))]``."""
-        cont, sid, lvl, sp, seg, idx, sub = [], [], [], [], [], [], []
+        pages, segment starts, unit indexes inside the content))]``."""
+        cont, sid, lvl, sp, seg, idx = [], [], [], [], [], []
         n = 0
-        for cid, off, (sids, levels, sps, segs, ids, subs) in parts:
+        for cid, off, (sids, levels, sps, segs, ids) in parts:
             cont.append(np.full(len(sids), cid, dtype=np.int64))
             sid.append(np.asarray(sids, dtype=np.int64))
             lvl.append(np.asarray(levels, dtype=np.int64))
             sp.append(np.asarray(sps, dtype=np.int64))
             seg.append(segs + n)
             idx.append(ids + off)
-            sub.append(subs)
             n += len(ids)
         if not cont:
             z = np.zeros(0, dtype=np.int64)
-            return cls(z, z, z, z, z, z, z)
-        return cls(*(np.concatenate(x).astype(np.int64)
-                     for x in (cont, sid, lvl, sp, seg, idx, sub)))
-
-    def add_norms(self, matrix, block: int = 4096) -> None:
-        """Fill ``norm`` and ``whole_norm`` from ``matrix`` (an
-        :class:`.quantized.Int8Matrix` of the unit vectors ``idx`` points into), a few
-        thousand sections at a time (whole contents: a subtree never leaves its own)."""
-        n = len(self.sid)
-        own = np.zeros(n, dtype=np.float32)
-        whole = np.zeros(n, dtype=np.float32)
-        cuts = np.flatnonzero(np.diff(self.content)) + 1
-        bounds = [0]
-        for c in cuts.tolist() + [n]:
-            if c - bounds[-1] > block or c == n:
-                bounds.append(c)
-        bounds = sorted(set(bounds))
-        ends = np.append(self.seg[1:], len(self.idx))
-        for a, b in zip(bounds[:-1], bounds[1:]):
-            rows = self.idx[self.seg[a]:ends[b - 1]]
-            vec = (matrix.codes[rows].astype(np.float32) - 128.0) * matrix.scales[rows, None]
-            sums = np.add.reduceat(vec, self.seg[a:b] - self.seg[a], axis=0)
-            own[a:b] = np.linalg.norm(sums, axis=1)
-            cum = np.concatenate([np.zeros((1, sums.shape[1]), np.float32),
-                                  np.cumsum(sums, axis=0)])
-            i = np.arange(b - a)
-            whole[a:b] = np.linalg.norm(cum[i + 1 + self.sub[a:b]] - cum[i], axis=1)
-        self.norm, self.whole_norm = own, whole
+            return cls(z, z, z, z, z, z)
+        return cls(*(np.concatenate(x).astype(np.int64) for x in (cont, sid, lvl, sp, seg, idx)))
 
 
 def unit_list(su: SectionUnits, sims: np.ndarray, scope: DocScope,
@@ -158,46 +125,13 @@ def unit_list(su: SectionUnits, sims: np.ndarray, scope: DocScope,
     if not len(su.sid):
         z = np.zeros(0, dtype=np.int64)
         return Keys(z, z)
-    return _by_score(su, np.maximum.reduceat(sims[su.idx], su.seg), scope, ok)
-
-
-def mean_list(su: SectionUnits, sims: np.ndarray, scope: DocScope, ok: np.ndarray | None,
-              whole: bool = False) -> Keys:
-    """Sections of the scope by the cosine of their *section vector*: the sum of their
-    own units' vectors (``whole``: of their subtree's, subsections included), whose
-    cosine with the query is the sum of those units' cosines (``sims``) over the sum's
-    length (:meth:`SectionUnits.add_norms`); ties and ``ok`` as :func:`unit_list`."""
-    if not len(su.sid):
-        z = np.zeros(0, dtype=np.int64)
-        return Keys(z, z)
-    total = np.add.reduceat(sims[su.idx].astype(np.float64), su.seg)
-    norm = su.norm
-    if whole:
-        cum = np.concatenate([[0.0], np.cumsum(total)])
-        i = np.arange(len(total))
-        total, norm = cum[i + 1 + su.sub] - cum[i], su.whole_norm
-    import os
-    mode = os.environ.get("SECVEC_MODE", "")
-    score = total / np.maximum(norm, 1e-6)
-    if mode.startswith("blend"):
-        a = float(mode[5:] or 0.5)
-        score = (1 - a) * np.maximum.reduceat(sims[su.idx], su.seg) + a * score
-    elif mode == "parentmax":
-        own = np.add.reduceat(sims[su.idx].astype(np.float64), su.seg) / np.maximum(su.norm, 1e-6)
-        score = np.maximum(own, score)
-    return _by_score(su, score, scope, ok)
-
-
-def _by_score(su: SectionUnits, score: np.ndarray, scope: DocScope,
-              ok: np.ndarray | None) -> Keys:
-    """Sections of the scope by ``score`` (by section, higher first), ties to the deeper,
-    then earlier, section, then the scope's content order; ``ok`` leaves sections out."""
+    best = np.maximum.reduceat(sims[su.idx], su.seg)
     keep = scope.holds(su.content)
     if ok is not None:
         keep &= ok
     sel = np.flatnonzero(keep)
     order = sel[np.lexsort((sel, scope.pos[su.content[sel]], su.start[sel], -su.level[sel],
-                            -score[sel]))]
+                            -best[sel]))]
     return _expand(su.content[order], su.sid[order], scope)
 
 

@@ -73,13 +73,10 @@ def block_positions(db: sqlite3.Connection, cid: int):
 
 def unit_map(pages: np.ndarray, spans: np.ndarray, secs: list[Section], pos
              ) -> tuple[tuple | None, frozenset[int]]:
-    """``((section ids, levels, start pages, segment starts, unit indexes, subtree
-    sizes), opening)`` of
+    """``((section ids, levels, start pages, segment starts, unit indexes), opening)`` of
     one content whose units sit on ``pages`` at character ``spans`` (n, 2): for each
     section, the units inside its own text (from its heading's block to the next heading of
-    any level), as one flat array cut into segments (None when no section holds a unit),
-    and how many of the sections listed after it are its subsections (any depth:
-    :func:`subtree_sizes`);
+    any level), as one flat array cut into segments (None when no section holds a unit);
     ``opening`` the ids of the sections starting in the document's opening (its first
     ``HEAD_UNITS`` units) that are its first section or titled as a summary. ``pos`` is
     :func:`block_positions` of the content."""
@@ -87,7 +84,7 @@ def unit_map(pages: np.ndarray, spans: np.ndarray, secs: list[Section], pos
     big = PAGE_STRIDE
     us = pages.astype(np.int64) * big + spans[:, 0]
     ue = pages.astype(np.int64) * big + spans[:, 1]
-    sids, levels, sps, seg, idx, kept = [], [], [], [], [], []
+    sids, levels, sps, seg, idx = [], [], [], [], []
     # the document's opening: its first HEAD_UNITS units (its head vector's text)
     head_end = int(ue[min(HEAD_UNITS, n_units) - 1])
     opening = set()
@@ -107,7 +104,6 @@ def unit_map(pages: np.ndarray, spans: np.ndarray, secs: list[Section], pos
         hit = units_inside(us, ue, a, b)
         if not len(hit):
             continue
-        kept.append(k)
         sids.append(sec.id)
         levels.append(sec.level)
         sps.append(sec.start_page)
@@ -115,21 +111,5 @@ def unit_map(pages: np.ndarray, spans: np.ndarray, secs: list[Section], pos
         idx.extend(hit.tolist())
     out = (np.array(sids, dtype=np.int64), np.array(levels), np.array(sps),
            np.array(seg, dtype=np.int64),
-           np.array(idx, dtype=np.int64), subtree_sizes(secs, kept)) if sids else None
+           np.array(idx, dtype=np.int64)) if sids else None
     return out, frozenset(opening)
-
-
-def subtree_sizes(secs: list[Section], kept: list[int]) -> np.ndarray:
-    """For each of the sections ``secs[kept[i]]`` (``kept`` ascending), how many of the
-    kept sections after it lie inside it (deeper, before the next section of its level or
-    higher): ``(len(kept),)`` int64."""
-    end = np.empty(len(secs), dtype=np.int64)   # index of the next section not inside
-    stack: list[int] = []
-    for j, sec in enumerate(secs):
-        while stack and secs[stack[-1]].level >= sec.level:
-            end[stack.pop()] = j
-        stack.append(j)
-    for j in stack:
-        end[j] = len(secs)
-    ks = np.asarray(kept, dtype=np.int64)
-    return np.searchsorted(ks, end[ks]) - np.arange(1, len(ks) + 1)

@@ -92,15 +92,7 @@ def section_lists(m: VectorMatrix, qv: np.ndarray, view: CorpusView, docs_of: di
                 rows = np.flatnonzero(np.isin(m.unit_content, cids))
                 got = m.similarities_of(q2, rows)
                 sims[rows] = np.maximum(sims[rows], got) if o.sections.named_max else got
-        ok_units = rows_ok(res, su.sid)
-        units = section_semantic.unit_list(su, sims, scope, ok_units)
-        if o.sections.mean > 0:
-            means = section_semantic.mean_list(su, sims, scope, ok_units,
-                                               o.sections.mean_whole)
-            if o.sections.mean_replaces == "units":
-                units = means
-            elif o.sections.mean_replaces == "":
-                arm.means = means.keys(scope.names, depth)
+        units = section_semantic.unit_list(su, sims, scope, rows_ok(res, su.sid))
     final = units
     if o.sections.head_weight > 0:
         cont, ordinal, sid, sims = section_head_scores(m, qv, scope, view)
@@ -111,8 +103,6 @@ def section_lists(m: VectorMatrix, qv: np.ndarray, view: CorpusView, docs_of: di
         if ok is not None:
             cont, ordinal, sid, sims = cont[ok], ordinal[ok], sid[ok], sims[ok]
         heads = section_semantic.head_list(cont, ordinal, sid, sims, scope)
-        if o.sections.mean_replaces == "heads" and o.sections.mean > 0 and len(su.sid):
-            heads = means
         arm.units = units.keys(scope.names, depth)
         arm.heads = heads.keys(scope.names, depth)
         final = section_semantic.rrf(units, heads, o.semantic.weight, o.sections.head_weight, o.k)

@@ -55,8 +55,6 @@ class Unit:
     n_of: np.ndarray = field(default_factory=lambda: np.zeros(0))
     total_of: np.ndarray = field(default_factory=lambda: np.zeros(0))
     avgdl_of: np.ndarray = field(default_factory=lambda: np.ones(0))
-    # sections: the position after each row's subtree (its subsections, any depth)
-    end: np.ndarray | None = None
 
     def rows(self, ids) -> np.ndarray:
         """Positions (into these arrays) of the row ids ``ids`` that are here, in order
@@ -379,8 +377,8 @@ class KeywordIndex:
 
     def rank(self, terms: list[Term], contents: set[int] | None = None, kind: str = "pages",
              policy: str = "or",
-             proximity: float = 0.0, window: int = 3, doc_proximity: float = 0.0,
-             whole: bool = False, whole_parents: bool = False) -> Ranking:
+             proximity: float = 0.0, window: int = 3, doc_proximity: float = 0.0
+             ) -> Ranking:
         """Rank the rows (``kind`` "pages" or "sections") of each content by BM25.
 
         ``contents`` limits the search (None = every content). ``policy`` "or" keeps rows
@@ -393,7 +391,6 @@ class KeywordIndex:
         """
         unit = self._unit(kind)
         keys = list(dict.fromkeys(str(t) for t in terms))
-        self.whole = None
         if not terms or not len(unit.ids):
             return Ranking.empty(terms, keys, unit.total_of, unit.total)
         n_rows = len(unit.ids)
@@ -402,7 +399,6 @@ class KeywordIndex:
         bits = np.zeros(n_rows, dtype=np.uint64)
         allowed = self._allowed(unit, contents)
         tfs: list[tuple[int, np.ndarray, np.ndarray]] = []
-        row_tfs: list = []
         idf_of: dict[str, np.ndarray] = {}
         for term in terms:
             k = keys.index(str(term))
@@ -410,10 +406,9 @@ class KeywordIndex:
                                  contents, idf_of)
             if got is None:
                 continue
-            idx, ucont, tf_sums = got[:3]
+            idx, ucont, tf_sums = got
             bits[idx] |= np.uint64(1 << k)
             tfs.append((k, ucont, tf_sums))
-            row_tfs.append((k, term.text, idx, got[3]))
         matched = np.nonzero(nmatch)[0]
         if not len(matched):
             return Ranking.empty(terms, keys, unit.total_of, unit.total)
@@ -428,70 +423,7 @@ class KeywordIndex:
         if policy == "and":
             rows = rows[nmatch[rows] >= max(int(nmatch[rows].max()), 1)]
         tf_content, tfm = self._tf_matrix(tfs, len(keys))
-        if whole and kind == "sections":
-            self.whole = self._whole_ranking(unit, terms, keys, row_tfs, idf_of, allowed,
-                                             tf_content, tfm, pair_tf, doc_proximity,
-                                             whole_parents)
         return Ranking(terms, keys, unit.ids[rows], rows, unit.content[rows], scores[rows],
-                       bits[rows], tf_content, tfm, unit.total_of, unit.total, pair_tf,
-                       doc_proximity)
-
-    def _subtree_end(self, unit: Unit) -> np.ndarray:
-        """Sections: the position (in ``unit``'s rows, by id: document order inside each
-        content) after each row's subtree."""
-        if unit.end is None:
-            levels = np.fromiter((lv for (lv,) in self.db.execute(
-                "SELECT level FROM sections ORDER BY id")), dtype=np.int64)
-            end = np.arange(1, len(levels) + 1, dtype=np.int64)
-            cont = unit.content.tolist()
-            lv = levels.tolist()
-            stack: list[int] = []
-            for j in range(len(lv) + 1):
-                while stack and (j == len(lv) or cont[stack[-1]] != cont[j]
-                                 or lv[stack[-1]] >= lv[j]):
-                    end[stack.pop()] = j
-                if j < len(lv):
-                    stack.append(j)
-            unit.end = end
-        return unit.end
-
-    def _whole_ranking(self, unit, terms, keys, row_tfs, idf_of, allowed, tf_content, tfm,
-                       pair_tf, doc_proximity, parents_only: bool) -> "Ranking | None":
-        """Sections by BM25 over their whole text (own text plus every subsection's):
-        term counts and lengths summed over each subtree, the own text's idf."""
-        if not row_tfs:
-            return None
-        end = self._subtree_end(unit)
-        n = len(unit.ids)
-        i = np.arange(n)
-        dl = np.concatenate([[0.0], np.cumsum(unit.n_tokens)])
-        dlw = dl[end] - dl[i]
-        size = len(unit.n_of)
-        sums = np.bincount(unit.content, weights=dlw, minlength=size)
-        avg = np.where(unit.n_of > 0, sums / np.maximum(unit.n_of, 1), 1.0)
-        avg = np.where(avg > 0, avg, 1.0)
-        score = np.zeros(n)
-        bits = np.zeros(n, dtype=np.uint64)
-        for k, text, idx, tf in row_tfs:
-            dense = np.zeros(n)
-            dense[idx] = tf
-            cum = np.concatenate([[0.0], np.cumsum(dense)])
-            tfw = cum[end] - cum[i]
-            hit = np.flatnonzero(tfw > 0)
-            if allowed is not None:
-                hit = hit[allowed[unit.content[hit]]]
-            c = unit.content[hit]
-            t = tfw[hit]
-            score[hit] += idf_of[text][c] * t * (K1 + 1) / (
-                t + K1 * (1 - B + B * dlw[hit] / avg[c]))
-            bits[hit] |= np.uint64(1 << k)
-        matched = np.flatnonzero(score > 0)
-        if parents_only:
-            matched = matched[end[matched] > matched + 1]
-        if not len(matched):
-            return None
-        rows = matched[np.lexsort((-score[matched], unit.content[matched]))]
-        return Ranking(terms, keys, unit.ids[rows], rows, unit.content[rows], score[rows],
                        bits[rows], tf_content, tfm, unit.total_of, unit.total, pair_tf,
                        doc_proximity)
 
@@ -575,7 +507,7 @@ class KeywordIndex:
         dl = unit.n_tokens[idx]
         scores[idx] += w_of[cont] * tf * (K1 + 1) / (tf + K1 * (1 - B + B * dl / avgdl))
         nmatch[idx] += 1
-        return idx, ucont, np.bincount(cont, weights=tf, minlength=size)[ucont], tf
+        return idx, ucont, np.bincount(cont, weights=tf, minlength=size)[ucont]
 
     @staticmethod
     def _tf_matrix(tfs: list[tuple[int, np.ndarray, np.ndarray]], n_keys: int
