@@ -23,7 +23,7 @@ import re
 from collections import Counter, defaultdict
 from typing import TYPE_CHECKING
 
-from pdftui.heading_text import normalise_title
+from pdftui.heading_text import normalise_title, numbering, strip_number
 
 if TYPE_CHECKING:
     from pdftui.heading_rows import CandidateRow as _Row
@@ -32,6 +32,7 @@ __all__ = [
     "RESCUE_MIN_SCORE",
     "STYLE_GROUP",
     "rescue_by_style",
+    "CAPS_RUN",
     "SEQUENCE_GAP",
     "UNNUMBERED_BETWEEN",
     "assign_levels",
@@ -39,6 +40,10 @@ __all__ = [
     "drop_out_of_sequence",
     "drop_restarted_lists",
     "follows",
+    "drop_off_caps_sequence",
+    "caps_kind",
+    "is_caps_numbered",
+    "rescue_caps_sequence",
     "rescue_in_sequence",
     "rescue_loose_group",
     "rescue_roman_gaps",
@@ -323,6 +328,154 @@ def rescue_in_sequence(found: list[tuple[_Row, str, int]],
                 out.append(cand)
     out.sort(key=pos)
     return out
+
+
+#: numbered capitals rows of one style, numbered on from 1, that make a heading sequence
+#: (see :func:`rescue_caps_sequence`)
+CAPS_RUN = 4
+#: numbers the capitals sequence may skip between two of its rows (headings the row
+#: merging spoils: "x. 28. THE RATE FOR ..." opens with an equation's tail)
+CAPS_SKIP = 2
+#: the most words of a capitals heading ("APPENDIX 1" merged with its title: 20)
+CAPS_MAX_WORDS = 15
+_ARABIC_START = re.compile(r"^\d")
+#: the most words of an unnumbered capitals heading in the style of a capitals sequence
+CAPS_PLAIN_WORDS = 6
+#: an appendix numbered in arabic, its title after the number ("APPENDIX 3 THEOREMS ON
+#: ERGODIC SOURCES": a number-only row merged with the title under it)
+_APPENDIX_START = re.compile(r"^appendix\s+\d{1,2}\b\W*", re.I)
+#: the least letters of a capitals title
+_CAPS_LETTERS = 4
+
+
+def _caps_title(text: str) -> bool:
+    """Whether ``text`` (a title without its number) is in capitals: four letters or
+    more, every one upper case."""
+    letters = [c for c in text if c.isalpha()]
+    return len(letters) >= _CAPS_LETTERS and all(c.isupper() for c in letters)
+
+
+def caps_kind(r: _Row) -> str | None:
+    """The kind of numbered capitals row ``r`` is, None when none: ``""`` for a row
+    numbered in arabic, one level deep ("7. THE ENTROPY OF AN INFORMATION SOURCE"),
+    alone in its block, at most ``CAPS_MAX_WORDS`` words; ``"appendix"`` for "APPENDIX
+    n" and its title first in its block, at most ``CAPS_MAX_WORDS`` + 5 words;
+    ``"plain"`` for an unnumbered row alone in its block, at most ``CAPS_PLAIN_WORDS``
+    words, not ending in a stop or comma ("ACKNOWLEDGMENTS"). The title after the number
+    is in capitals (:func:`_caps_title`); the row is not rejected."""
+    t = r.text.strip()
+    if r.rejected:
+        return None
+    if not numbering(t)[1]:
+        ok = r.n_block_rows == 1 and len(t.split()) <= CAPS_PLAIN_WORDS \
+            and not t.endswith((".", ",", ";")) and _caps_title(t)
+        return "plain" if ok else None
+    m = _APPENDIX_START.match(t)
+    if m:
+        ok = r.first_in_block and len(t.split()) <= CAPS_MAX_WORDS + 5 \
+            and _caps_title(t[m.end():])
+        return "appendix" if ok else None
+    if not _ARABIC_START.match(t) or r.n_block_rows != 1 or len(t.split()) > CAPS_MAX_WORDS:
+        return None
+    label, depth = numbering(t)
+    return "" if depth == 1 and label.isdigit() and _caps_title(strip_number(t)) else None
+
+
+def is_caps_numbered(r: _Row) -> bool:
+    """Whether row ``r`` may be one of a sequence of numbered capitals headings
+    (:func:`caps_kind`)."""
+    return caps_kind(r) is not None
+
+
+def _caps_run(rows: list[tuple[_Row, str, int]]) -> list[tuple[_Row, str, int]]:
+    """The longest run of ``rows`` (one style, document order) numbered on from 1 or 2,
+    each number above the one before by 1 to ``CAPS_SKIP`` + 1."""
+    best: list[tuple[_Row, str, int]] = []
+    for start, first in enumerate(rows):
+        if int(first[1]) > 2:
+            continue
+        run, last = [first], int(first[1])
+        for cand in rows[start + 1:]:
+            n = int(cand[1])
+            if 1 <= n - last <= CAPS_SKIP + 1:
+                run.append(cand)
+                last = n
+        if len(run) > len(best):
+            best = run
+    return best
+
+
+def rescue_caps_sequence(found: list[tuple[_Row, str, int]],
+                         caps: list[tuple[_Row, str, int]]) -> list[tuple[_Row, str, int]]:
+    """Add the numbered capitals rows (:func:`is_caps_numbered`, whatever their score)
+    that make a heading sequence: in one style (face, size, bold), numbers 1, 2, 3, ...
+    rising through the document (:func:`_caps_run`), ``CAPS_RUN`` rows or more. Section
+    headings set in capitals of body size or smaller, neither bold nor in another face
+    ("1. THE DISCRETE NOISELESS CHANNEL" ... "29. THE CALCULATION OF RATES" in 8 pt
+    under 10 pt text), score far under the threshold; a list's items run in sentence
+    case and start again at 1. Appendices in capitals ("APPENDIX 3 THEOREMS ON ERGODIC
+    SOURCES") need no sequence; unnumbered capitals rows in the style of a sequence of
+    numbered ones are headings too ("ACKNOWLEDGMENTS", "INTRODUCTION"). The numbering check (:func:`drop_out_of_sequence`) then
+    drops the numbered list items and equation lines found between two of them. Rows are
+    ordered by (page, order)."""
+    have = {(r.page, r.order) for r, _l, _d in found}
+    out = list(found)
+    runs = _caps_runs(caps)
+    arabic = {_style(run[0][0]) for run in runs if caps_kind(run[0][0]) == ""}
+    plain = [[c] for c in caps if caps_kind(c[0]) == "plain" and _style(c[0]) in arabic]
+    for run in runs + plain:
+        for cand in run:
+            if (cand[0].page, cand[0].order) not in have:
+                out.append(cand)
+                have.add((cand[0].page, cand[0].order))
+    out.sort(key=lambda f: (f[0].page, f[0].order))
+    return out
+
+
+def _caps_runs(cands: list[tuple[_Row, str, int]],
+               kinds: tuple[str, ...] = ("", "appendix")) -> list[list[tuple[_Row, str, int]]]:
+    """The capitals heading sequences among ``cands`` (of a kind in ``kinds``:
+    :func:`caps_kind`): per kind and style, the run of :func:`_caps_run` when it holds
+    ``CAPS_RUN`` rows or more; appendices need one ("APPENDIX" says they are headings)."""
+    groups: dict[tuple, list[tuple[_Row, str, int]]] = defaultdict(list)
+    for cand in cands:
+        kind = caps_kind(cand[0])
+        if kind in kinds:
+            groups[(kind, *_style(cand[0]))].append(cand)
+    runs = [(key[0], _caps_run(sorted(rows, key=lambda f: (f[0].page, f[0].order))))
+            for key, rows in groups.items()]
+    return [run for kind, run in runs if len(run) >= (1 if kind else CAPS_RUN)]
+
+
+def drop_off_caps_sequence(found: list[tuple[_Row, str, int]]) -> list[tuple[_Row, str, int]]:
+    """Drop the rows opening with an arabic number that break a sequence of capitals
+    headings (:func:`rescue_caps_sequence`) among ``found``: between two of its headings
+    numbered ``p`` and ``n``, a one-level number outside ``p < k < n`` or a deeper one not
+    under ``p`` ("4. We have", "1 and", "2 2 dx" between "20. ENTROPY OF A CONTINUOUS
+    DISTRIBUTION" and "21. ..."); after its last heading, a number not above it. A run
+    of such rows defeats :func:`drop_out_of_sequence`, which needs the neighbours of each
+    to follow each other. Headings numbered by a word ("APPENDIX 2", "PART II") stay.
+    Rows in document order."""
+    pos = lambda f: (f[0].page, f[0].order)  # noqa: E731
+    drop: set[tuple[int, int]] = set()
+    for run in _caps_runs(found, kinds=("",)):
+        members = {pos(f) for f in run}
+        bounds = [(pos(f), int(f[1])) for f in run]
+        keys = [b[0] for b in bounds]
+        for f in found:
+            parts = _parts(f[1]) if f[2] else None
+            if parts is None or pos(f) in members or not _ARABIC_START.match(f[0].text.strip()):
+                continue
+            i = bisect.bisect_left(keys, pos(f))
+            if i == 0:
+                continue
+            before = bounds[i - 1][1]
+            after = bounds[i][1] if i < len(bounds) else None
+            fits = (len(parts) > 1 and parts[0] == before) or (
+                len(parts) == 1 and before < parts[0] and (after is None or parts[0] < after))
+            if not fits:
+                drop.add(pos(f))
+    return [f for f in found if pos(f) not in drop]
 
 
 STYLE_GROUP = 3
