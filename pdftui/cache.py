@@ -35,7 +35,8 @@ EXTRACTOR_VERSION = 28  # 7, 9, 10: numbering; 8: floats; 11, 12: heading column
 #       IEEE letters under roman sections, near-miss headings over two lines joined,
 #       unnumbered subheadings between sibling numbers ("3.3" -> "3.4") kept under them
 #   28: detector: numbered capitals headings in a sequence at any size, appendices in
-#       capitals, formula lines never headings (corpus: Shannon 1948 23 -> 40 sections)
+#       capitals ("APPENDIX 6" bare after them), formula lines never headings, no number
+#       merged over a numbered row or a paragraph (corpus: Shannon 1948 23 -> 44 sections)
 #: ``units.page`` of a section's head unit (``units.ordinal`` = ``sections.ordinal``): the
 #: first embedding unit of the section's own text, from its heading. Page units are >= 1.
 SECTION_HEAD_PAGE = 0

@@ -20,6 +20,7 @@ from pdftui.heading_text import NUMBER_ONLY as _NUMBER_ONLY
 from pdftui.heading_text import is_arxiv_stamp, normalise_title, numbering, strip_number
 
 __all__ = [
+    "BARE_NUMBER",
     "REPEATED_ON_PAGE",
     "Repeats",
     "is_contents_entry",
@@ -104,6 +105,8 @@ def repeats(rows: list[CandidateRow], pages: list[Page]) -> Repeats:
 
 
 
+#: the reject reason of a heading number alone on its row ("4.1.2", "APPENDIX 6")
+BARE_NUMBER = "bare number"
 #: the reject reason of a row whose text recurs on its page (a table cell, a figure label)
 REPEATED_ON_PAGE = "repeated on the page (table cell, label)"
 
@@ -141,7 +144,7 @@ def reject_reason(r: CandidateRow, key: str, h: float, rep: Repeats) -> str:
             and rep.n_pages >= 3:
         return "repeated"
     if _NUMBER_ONLY.match(t) or _NUMBER_WORD.match(normalise_title(t)):
-        return "bare number"
+        return BARE_NUMBER
     if label and _CODE_AFTER_NUMBER.match(body_t.strip()):
         return "code or data"
     if is_contents_entry(r):

@@ -23,6 +23,7 @@ import re
 from collections import Counter, defaultdict
 from typing import TYPE_CHECKING
 
+from pdftui.heading_rejects import BARE_NUMBER
 from pdftui.heading_text import normalise_title, numbering, strip_number
 
 if TYPE_CHECKING:
@@ -359,18 +360,21 @@ def caps_kind(r: _Row) -> str | None:
     """The kind of numbered capitals row ``r`` is, None when none: ``""`` for a row
     numbered in arabic, one level deep ("7. THE ENTROPY OF AN INFORMATION SOURCE"),
     alone in its block, at most ``CAPS_MAX_WORDS`` words; ``"appendix"`` for "APPENDIX
-    n" and its title first in its block, at most ``CAPS_MAX_WORDS`` + 5 words;
+    n" and its title first in its block, at most ``CAPS_MAX_WORDS`` + 5 words
+    (``"appendix-bare"`` for "APPENDIX n" alone, rejected as a bare number);
     ``"plain"`` for an unnumbered row alone in its block, at most ``CAPS_PLAIN_WORDS``
     words, not ending in a stop or comma ("ACKNOWLEDGMENTS"). The title after the number
     is in capitals (:func:`_caps_title`); the row is not rejected."""
     t = r.text.strip()
+    m = _APPENDIX_START.match(t)
+    if m and r.rejected == BARE_NUMBER and not t[m.end():].strip():
+        return "appendix-bare"
     if r.rejected:
         return None
     if not numbering(t)[1]:
         ok = r.n_block_rows == 1 and len(t.split()) <= CAPS_PLAIN_WORDS \
             and not t.endswith((".", ",", ";")) and _caps_title(t)
         return "plain" if ok else None
-    m = _APPENDIX_START.match(t)
     if m:
         ok = r.first_in_block and len(t.split()) <= CAPS_MAX_WORDS + 5 \
             and _caps_title(t[m.end():])
@@ -436,15 +440,23 @@ def _caps_runs(cands: list[tuple[_Row, str, int]],
                kinds: tuple[str, ...] = ("", "appendix")) -> list[list[tuple[_Row, str, int]]]:
     """The capitals heading sequences among ``cands`` (of a kind in ``kinds``:
     :func:`caps_kind`): per kind and style, the run of :func:`_caps_run` when it holds
-    ``CAPS_RUN`` rows or more; appendices need one ("APPENDIX" says they are headings)."""
+    ``CAPS_RUN`` rows or more. Appendices need one ("APPENDIX" says they are headings),
+    in any style: a bare "APPENDIX 6" in body size goes on from "APPENDIX 4 MAXIMIZING
+    ..." in capitals (a run of bare ones alone is none)."""
     groups: dict[tuple, list[tuple[_Row, str, int]]] = defaultdict(list)
     for cand in cands:
         kind = caps_kind(cand[0])
-        if kind in kinds:
+        if kind == "appendix-bare" and "appendix" in kinds:
+            groups[("appendix",)].append(cand)
+        elif kind == "appendix" and kind in kinds:
+            groups[("appendix",)].append(cand)
+        elif kind in kinds:
             groups[(kind, *_style(cand[0]))].append(cand)
     runs = [(key[0], _caps_run(sorted(rows, key=lambda f: (f[0].page, f[0].order))))
             for key, rows in groups.items()]
-    return [run for kind, run in runs if len(run) >= (1 if kind else CAPS_RUN)]
+    return [run for kind, run in runs
+            if (kind == "" and len(run) >= CAPS_RUN)
+            or (kind == "appendix" and any(caps_kind(f[0]) == "appendix" for f in run))]
 
 
 def drop_off_caps_sequence(found: list[tuple[_Row, str, int]]) -> list[tuple[_Row, str, int]]:

@@ -275,6 +275,8 @@ def _sort_rows(rows: list[CandidateRow], pages: list[Page]) -> _Pools:
             prev_kept = None
             if _repeated_numbered(r):
                 pools.near.append((r, *numbering(r.text)))
+            elif is_caps_numbered(r):   # "APPENDIX 6" going on from appendices in capitals
+                pools.caps.append((r, *numbering(r.text)))
             continue
         if prev_kept is not None and _wraps(prev_kept, r):
             prev_kept.text = join_wrapped(prev_kept.text, r.text)
