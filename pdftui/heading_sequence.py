@@ -153,9 +153,16 @@ def _is_front(r: _Row) -> bool:
     return bool(_FRONT.match(normalise_title(getattr(r, "text", ""))))
 
 
+#: a part numbered in roman after the word ("PART II: THE DISCRETE CHANNEL WITH NOISE")
+_PART_WORD = re.compile(r"^part\s+[IVXLC]{1,6}\b", re.I)
+
+
 def _is_part(label: str, text: str) -> bool:
-    """A roman-numbered heading ("II. ELECTRODYNAMICAL PART")."""
-    return bool(label) and set(label) <= set("IVXLC") and (text or "").strip().startswith(label + ".")
+    """A roman-numbered heading ("II. ELECTRODYNAMICAL PART", "PART II: THE DISCRETE
+    CHANNEL WITH NOISE")."""
+    t = (text or "").strip()
+    return bool(label) and set(label) <= set("IVXLC") and (
+        t.startswith(label + ".") or bool(_PART_WORD.match(t)))
 
 
 def _parts_over_numbers(found: list[tuple[_Row, str, int]], levels: list[int]) -> list[int]:

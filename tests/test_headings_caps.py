@@ -86,11 +86,14 @@ def test_shannon_parts_appendices_and_acknowledgments_are_headings(shannon):
     assert {(52, "APPENDIX 5"), (52, "APPENDIX 6"), (54, "APPENDIX 7")} <= got
 
 
-def test_shannon_approximations_to_english_is_a_section(shannon):
+def test_shannon_approximations_to_english_is_a_section_under_its_part(shannon):
     """The section a search for random text built from letter frequencies asks for
-    exists and holds its text."""
+    exists, holds its text and sits under its part ("PART I: ..." in 12 pt over the
+    numbered sections in 8 pt)."""
     secs = {s.title: s for s in sections_for(shannon)}
     sec = secs["3. THE SERIES OF APPROXIMATIONS TO ENGLISH"]
+    assert sec.path == ("PART I: DISCRETE NOISELESS SYSTEMS > "
+                        "3. THE SERIES OF APPROXIMATIONS TO ENGLISH")
     assert "Zero-order approximation" in sec.text
     assert "GRAPHICAL REPRESENTATION" not in sec.text
 
