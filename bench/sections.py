@@ -4,6 +4,7 @@ Usage::
 
     python bench/sections.py [--corpus DIR] [--verbose] [--json PATH] [--fit]
                              [--loader auto|extract|local] [--workers 2]
+                             [--run-in sections|on|off]
 
 For every corpus PDF with an outline (MANIFEST.tsv has_toc == yes, else get_toc non-empty):
 
@@ -18,6 +19,9 @@ For every corpus PDF with an outline (MANIFEST.tsv has_toc == yes, else get_toc 
     - ``all``: every outline entry.
   Precision counts every detected heading that matches no outline entry as a false
   positive, even when it is a real heading that the outline omits; so it is a lower bound.
+  A row "run-in headings apart" (visible truth, tolerance 0) leaves the detected run-in
+  headings matching no entry out of the count: outlines seldom list a paragraph's run-in
+  heading ("Residual Dropout."), so those say nothing of precision.
   Micro = pooled counts; macro = mean of per-document figures.
 * Page-walk cost. For each outline section (from ``build_sections`` over the outline):
   a page-mode search lands on the page holding most of the section's tokens and walks
@@ -34,7 +38,9 @@ For every corpus PDF with an outline (MANIFEST.tsv has_toc == yes, else get_toc 
   true parent was matched too that sit under that parent's match (a missing parent
   must not swallow its children).
 * The detector's headings are what the sections are built from:
-  ``detect_headings`` plus an unlisted "References" heading (``reference_headings``).
+  ``detect_headings`` plus an unlisted "References" heading (``reference_headings``); its
+  run-in headings count as ``sections.RUN_IN_SECTIONS`` says (``--run-in on`` / ``off``
+  to count them or not whatever the sections do).
 * ``--fit`` refits the detector weights: logistic regression (numpy, L2) over candidate
   rows labelled by the outline, on a by-document train split; the threshold maximises
   train F1; held-out figures are from the validation documents.
@@ -251,6 +257,15 @@ def _misses(visible: list[OutlineEntry], found: list[OutlineEntry]) -> dict:
             "extra": [f"p{f.page} {f.title}" for j, f in enumerate(found) if j not in hit]}
 
 
+def _run_in_counts(visible: list[OutlineEntry], found: list[OutlineEntry],
+                   run_in: set[int]) -> dict:
+    """How many detected headings are run-in ones and how many of those match a visible
+    outline entry (tolerance 0): outlines seldom list a paragraph's run-in heading, so
+    the unmatched ones are reported apart from the other extra headings."""
+    hit = set(match_pairs(visible, found, 0).values())
+    return {"run_in": len(run_in), "run_in_matched": len(run_in & hit)}
+
+
 def page_walk(ex: Extraction) -> list[dict]:
     """Pages beyond the first that page mode reads to cover 95% of each section's tokens."""
     secs = S.build_sections(ex.pages, ex.outline, "outline")
@@ -293,11 +308,24 @@ def page_walk(ex: Extraction) -> list[dict]:
     return out
 
 
-def detector_headings(pages: list[Page]) -> list[OutlineEntry]:
+#: whether the detected headings include the run-in ones (``--run-in``; by default as
+#: ``sections.sections_for`` builds sections: ``sections.RUN_IN_SECTIONS``)
+RUN_IN = S.RUN_IN_SECTIONS
+
+
+def detector_headings(pages: list[Page], run_in: bool | None = None) -> list[OutlineEntry]:
     """The headings sections are built from when there is no outline (as
-    ``sections.sections_for``): the detector's plus an unlisted "References" heading."""
-    found = H.detect_headings(pages)
+    ``sections.sections_for``): the detector's plus an unlisted "References" heading;
+    with ``run_in`` (default :data:`RUN_IN`) the detector's run-in headings too."""
+    found = H.detect_headings(pages, run_in=RUN_IN if run_in is None else run_in)
     return found + S.reference_headings(pages, found)
+
+
+def run_in_indexes(pages: list[Page], found: list[OutlineEntry]) -> set[int]:
+    """Indexes into ``found`` (:func:`detector_headings`) of the run-in headings: those
+    the detector finds only with its run-in headings."""
+    own = {(e.page, e.y, e.title) for e in detector_headings(pages, run_in=False)}
+    return {j for j, f in enumerate(found) if (f.page, f.y, f.title) not in own}
 
 
 _LEAD_NUMBER = re.compile(
@@ -357,7 +385,9 @@ def _parents(levels: list[int]) -> list[int | None]:
 def evaluate_hand(args: tuple) -> dict:
     """Detector vs the hand truth of one document: counts for every heading and for
     the headings on a line of their own, missed and extra titles, parent agreement."""
-    path, loader, truth = args
+    path, loader, truth, run_in = args
+    global RUN_IN
+    RUN_IN = run_in
     ex = load(str(path), loader)
     found = detector_headings(ex.pages)
     m = match_hand(truth, found)
@@ -428,7 +458,9 @@ def print_hand(summary: dict, results: list[dict], verbose: bool) -> None:
 
 
 def evaluate(args: tuple) -> dict:
-    path, loader, weights = args
+    path, loader, weights, *flags = args
+    global RUN_IN
+    RUN_IN = flags[0] if flags else S.RUN_IN_SECTIONS
     if weights is not None:
         H.WEIGHTS[:] = weights["weights"]
         H.BIAS = weights["bias"]
@@ -452,6 +484,7 @@ def evaluate(args: tuple) -> dict:
         "tp_all": {t: match(ex.outline, found, t) for t in (0, 1)},
         "walk": page_walk(ex),
         **_misses(visible, found),
+        **_run_in_counts(visible, found, run_in_indexes(ex.pages, found)),
         "secs_detect": t3 - t2,
         "secs_load": t1 - t0,
     }
@@ -486,6 +519,16 @@ def summarise(results: list[dict]) -> dict:
                 "truth": nt,
                 "detected": nf,
             }
+    # own-line headings: the run-in headings matching no outline entry left out of the
+    # detected count (an outline does not list a paragraph's run-in heading)
+    tp = sum(r["tp_vis"][0] for r in results)
+    nt = sum(r["visible"] for r in results)
+    nf = sum(r["detected"] - r.get("run_in", 0) + r.get("run_in_matched", 0) for r in results)
+    out["vis_tol0_own_line"] = {"micro": dict(zip("prf", prf(tp, nt, nf))), "tp": tp,
+                                "truth": nt, "detected": nf,
+                                "run_in": sum(r.get("run_in", 0) for r in results),
+                                "run_in_matched": sum(r.get("run_in_matched", 0)
+                                                      for r in results)}
     walks = [w for r in results for w in r["walk"]]
 
     def wstats(ws: list[dict]) -> dict:
@@ -618,6 +661,11 @@ def print_report(summary: dict, results: list[dict], verbose: bool) -> None:
                  f"{s['macro']['p']:.3f}", f"{s['macro']['r']:.3f}", f"{s['macro']['f']:.3f}",
                  f"{s['tp']}/{s['truth']} of {s['detected']}"]
             )
+    s = summary["vis_tol0_own_line"]
+    rows.append(["visible, run-in headings apart", "0", f"{s['micro']['p']:.3f}",
+                 f"{s['micro']['r']:.3f}", f"{s['micro']['f']:.3f}", "", "", "",
+                 f"{s['tp']}/{s['truth']} of {s['detected']} (+{s['run_in'] - s['run_in_matched']}"
+                 " run-in)"])
     head = ["truth", "page tol", "P micro", "R micro", "F1 micro", "P macro", "R macro", "F1 macro", "tp/truth of detected"]
     walk_rows = []
     for k, w in summary["page_walk"].items():
@@ -680,7 +728,11 @@ def main() -> None:
     ap.add_argument("--split", choices=["all", "train", "validation"], default="all")
     ap.add_argument("--truth", type=Path, default=TRUTH, help="hand-labelled headings (JSON)")
     ap.add_argument("--only", choices=["both", "outline", "hand"], default="both")
+    ap.add_argument("--run-in", choices=["sections", "on", "off"], default="sections",
+                    help="count the detector's run-in headings: as sections_for does "
+                         f"(sections.RUN_IN_SECTIONS = {S.RUN_IN_SECTIONS}), or on / off")
     a = ap.parse_args()
+    run_in = {"sections": S.RUN_IN_SECTIONS, "on": True, "off": False}[a.run_in]
     paths = outlined_pdfs(a.corpus)
     t0 = time.perf_counter()
     if a.fit:
@@ -690,10 +742,10 @@ def main() -> None:
         return
     if a.split != "all":
         paths = [p for p in paths if is_validation(p.name) == (a.split == "validation")]
-    out: dict = {}
+    out: dict = {"run_in": run_in}
     with Pool(a.workers) as pool:
         if a.only != "hand":
-            results = pool.map(evaluate, [(p, a.loader, None) for p in paths])
+            results = pool.map(evaluate, [(p, a.loader, None, run_in) for p in paths])
             summary = summarise(results)
             summary["wall_seconds"] = time.perf_counter() - t0
             print_report(summary, results, a.verbose)
@@ -708,7 +760,8 @@ def main() -> None:
             out["outline"] = summary
         if a.only != "outline" and a.truth.exists():
             docs = json.loads(a.truth.read_text())["documents"]
-            jobs = [(a.corpus / f, a.loader, t) for f, t in docs.items() if (a.corpus / f).exists()]
+            jobs = [(a.corpus / f, a.loader, t, run_in) for f, t in docs.items()
+                    if (a.corpus / f).exists()]
             hand = pool.map(evaluate_hand, jobs)
             hsum = summarise_hand(hand)
             print_hand(hsum, hand, a.verbose)

@@ -32,7 +32,9 @@ class Line:
 
     Not stored in the cache. ``block`` is the index of the enclosing :class:`Block` in
     ``Page.blocks``; ``size`` is in points; ``bold`` is true when the span flags say bold
-    or the font name carries a bold suffix (``-Bold``, ``.B``, ``Bold``...).
+    or the font name carries a bold suffix (``-Bold``, ``.B``, ``Bold``...); ``lead`` is
+    the line's run-in lead: its opening words set bold or italic before plain text on the
+    same line ("Residual Dropout." of "Residual Dropout. We apply ..."), else ''.
     """
 
     text: str
@@ -44,6 +46,7 @@ class Line:
     size: float
     bold: bool
     block: int
+    lead: str = ""
 
 
 @dataclass(slots=True)

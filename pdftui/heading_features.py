@@ -166,8 +166,23 @@ def _code_reason(r: CandidateRow, body: _Body) -> str:
     return ""
 
 
+#: lower-case words of a row of body text that make it a sentence (not a table's row)
+OPENS_TEXT_WORDS = 3
+_LOWER_WORD = re.compile(r"(?<![\w-])[a-z]{2,}(?![\w-])")
+
+
+def _mark_opens_text(rows: list[CandidateRow]) -> None:
+    """Set ``row.opens_text`` when the next row of its page is body text (features: not
+    bold, body face, not smaller) holding ``OPENS_TEXT_WORDS`` lower-case words."""
+    for r, nxt in zip(rows, rows[1:]):
+        r.opens_text = (nxt.page == r.page and not nxt.feats[0] and not nxt.feats[1]
+                        and not nxt.feats[3]
+                        and len(_LOWER_WORD.findall(nxt.text)) >= OPENS_TEXT_WORDS)
+
+
 def annotate(rows: list[CandidateRow], pages: list[Page]) -> None:
-    """Compute ``row.feats`` (aligned with FEATURE_NAMES) and hard ``row.rejected``."""
+    """Compute ``row.feats`` (aligned with FEATURE_NAMES), hard ``row.rejected`` and
+    ``row.opens_text``."""
     body = _body_style(rows, pages)
     rep = repeats(rows, pages)
     style_rows, style_num = _numbered_styles(rows)
@@ -178,4 +193,5 @@ def annotate(rows: list[CandidateRow], pages: list[Page]) -> None:
         gap = _gap_above(prev_by_page.get(r.page), r, body.pitch)
         prev_by_page[r.page] = r
         r.feats = _row_features(r, h, gap, body, style_rows, style_num)
+    _mark_opens_text(rows)
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from pdftui.document import Line, Page
 from pdftui.heading_text import NUMBER_ONLY as _NUMBER_ONLY
+from pdftui.heading_text import numbering
 
 __all__ = [
     "CONTENTS_PAGE_ROWS",
@@ -62,6 +63,13 @@ class CandidateRow:
     #: the row is on a page of a printed table of contents (CONTENTS_PAGE_ROWS rows or
     #: more ending in a number)
     contents_page: bool = False
+    #: the row's run-in lead: its opening words set bold or italic before plain text on
+    #: the row (:func:`row_lead`), else ''
+    lead: str = ""
+    #: the next row of the page is a sentence of body text (body face and size, not
+    #: bold, ``OPENS_TEXT_WORDS`` lower-case words or more): the row opens a paragraph
+    #: (:func:`pdftui.heading_features.annotate`)
+    opens_text: bool = False
     feats: list[float] = field(default_factory=list)
     rejected: str = ""
 
@@ -81,6 +89,18 @@ def _continues_row(cur: list[Line], ln: Line) -> bool:
     same_base = abs(ln.y0 - prev.y0) < 2.5 or abs(ln.y1 - prev.y1) < 2.5
     number_apart = _NUMBER_ONLY.match(" ".join(c.text for c in cur)) is not None
     return same_base and ln.x0 >= prev.x0 and (ln.block == prev.block or number_apart)
+
+
+def row_lead(lines: list[Line]) -> str:
+    """The run-in lead of a row made of ``lines``: the first line's own lead
+    (:attr:`Line.lead`), else its opening lines when they are bold and plain lines follow
+    on the row ("Disentangled attention." | "The disentangled attention ..."); else ''."""
+    if lines[0].lead:
+        return lines[0].lead
+    k = 0
+    while k < len(lines) and is_bold(lines[k]):
+        k += 1
+    return " ".join(ln.text.strip() for ln in lines[:k]) if 0 < k < len(lines) else ""
 
 
 def _row_of(pi: int, lines: list[Line]) -> CandidateRow | None:
@@ -117,12 +137,20 @@ def _row_of(pi: int, lines: list[Line]) -> CandidateRow | None:
         size=size,
         bold_frac=bold_chars / total if total else 0.0,
         tail_apart=tail_apart,
+        lead=row_lead(lines),
     )
+
+
+#: the most words of a title merged with the number above it
+TITLE_MAX_WORDS = 15
 
 
 def _merge_numbers_above(rows: list[CandidateRow]) -> list[CandidateRow]:
     """Rows with a number on its own row right above its title ("Chapter 4" / "Sets and
-    Maps") merged into one row (the number's row, with the title's style)."""
+    Maps") merged into one row (the number's row, with the title's style). A row opening
+    with its own arabic number has no number above it ("x." ending a paragraph over
+    "28. THE RATE FOR A SOURCE ..."), and a row of more than ``TITLE_MAX_WORDS`` words is
+    a paragraph's first line, no title ("APPENDIX 5" / "Let S1 be any ...")."""
     merged: list[CandidateRow] = []
     for r in rows:
         if merged:
@@ -130,6 +158,8 @@ def _merge_numbers_above(rows: list[CandidateRow]) -> list[CandidateRow]:
             if (
                 _NUMBER_ONLY.match(p.text)
                 and not _NUMBER_ONLY.match(r.text)
+                and not numbering(r.text)[0][:1].isdigit()
+                and len(r.text.split()) <= TITLE_MAX_WORDS
                 and 0 <= r.y0 - p.y1 < 2.5 * max(p.size, r.size)
                 and r.x0 < p.x1 + 200
                 and p.x0 < r.x1

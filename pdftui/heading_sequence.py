@@ -23,7 +23,8 @@ import re
 from collections import Counter, defaultdict
 from typing import TYPE_CHECKING
 
-from pdftui.heading_text import normalise_title
+from pdftui.heading_rejects import BARE_NUMBER
+from pdftui.heading_text import normalise_title, numbering, strip_number
 
 if TYPE_CHECKING:
     from pdftui.heading_rows import CandidateRow as _Row
@@ -32,6 +33,7 @@ __all__ = [
     "RESCUE_MIN_SCORE",
     "STYLE_GROUP",
     "rescue_by_style",
+    "CAPS_RUN",
     "SEQUENCE_GAP",
     "UNNUMBERED_BETWEEN",
     "assign_levels",
@@ -39,8 +41,13 @@ __all__ = [
     "drop_out_of_sequence",
     "drop_restarted_lists",
     "follows",
+    "drop_off_caps_sequence",
+    "caps_kind",
+    "is_caps_numbered",
+    "rescue_caps_sequence",
     "rescue_in_sequence",
     "rescue_loose_group",
+    "rescue_roman_gaps",
     "rescue_unnumbered_style",
 ]
 
@@ -81,7 +88,59 @@ def assign_levels(found: list[tuple[_Row, str, int]]) -> list[int]:
             levels.append(min(6, 1 + unmapped_sizes.index(r.size)))
         else:
             levels.append(1)
-    return _parts_over_numbers(found, levels)
+    levels = _subheadings_under_numbers(found, levels, set(mapped))
+    return _letters_under_romans(found, _parts_over_numbers(found, levels))
+
+
+def _subheadings_under_numbers(found: list[tuple[_Row, str, int]], levels: list[int],
+                               numbered_styles: set[tuple]) -> list[int]:
+    """Unnumbered headings between two sibling arabic numbers that follow each other
+    ("3.3" ... "3.4"), in a style no numbered heading has, sit one level below the
+    number before them: MapReduce's "Worker Failure" under "3.3 Fault Tolerance"."""
+    numbered = [(i, p) for i, (_r, label, d) in enumerate(found)
+                if d and (p := _parts(label)) is not None]
+    out = list(levels)
+    for (a, p), (b, n) in zip(numbered, numbered[1:]):
+        if b - a > 1 and follows(p, n) and len(p) == len(n):
+            for k in range(a + 1, b):
+                r, _label, d = found[k]
+                if not d and (r.font, r.size, r.bold_frac >= 0.8) not in numbered_styles:
+                    out[k] = levels[a] + 1
+    return out
+
+
+def _letters_under_romans(found: list[tuple[_Row, str, int]], levels: list[int]) -> list[int]:
+    """Lettered headings under roman ones, as an IEEE paper numbers its subsections
+    ("III. PREDICTION MODEL ..." > "A. Prediction Model for ...", "B. ..."), one level
+    below the roman heading before them: when the letters start again at "A" after two
+    roman headings or more and are set in another face or size than the roman ones.
+    Else ``levels`` unchanged."""
+    romans = [i for i, (r, label, _d) in enumerate(found) if _roman_heading(r, label)]
+    if len(romans) < 2:
+        return levels
+    roman_styles = {(found[i][0].font, found[i][0].size) for i in romans}
+    letters = [i for i, (r, label, d) in enumerate(found) if d == 1 and len(label) == 1
+               and "A" <= label <= "Z" and not _roman_heading(r, label)
+               and (r.font, r.size) not in roman_styles]
+    roman_set, letter_set = set(romans), set(letters)
+    restarts = 0
+    first = False   # the next letter is the first after a roman heading
+    for i, (_r, label, _d) in enumerate(found):
+        if i in roman_set:
+            first = True
+        elif i in letter_set:
+            restarts += first and label == "A"
+            first = False
+    if restarts < 2:
+        return levels
+    out = list(levels)
+    under = None
+    for i in range(len(found)):
+        if i in roman_set:
+            under = out[i]
+        elif i in letter_set and under is not None:
+            out[i] = under + 1
+    return out
 
 
 #: front-matter headings of a paper, set apart from its sections ("Abstract" in 14 pt
@@ -94,9 +153,16 @@ def _is_front(r: _Row) -> bool:
     return bool(_FRONT.match(normalise_title(getattr(r, "text", ""))))
 
 
+#: a part numbered in roman after the word ("PART II: THE DISCRETE CHANNEL WITH NOISE")
+_PART_WORD = re.compile(r"^part\s+[IVXLC]{1,6}\b", re.I)
+
+
 def _is_part(label: str, text: str) -> bool:
-    """A roman-numbered heading ("II. ELECTRODYNAMICAL PART")."""
-    return bool(label) and set(label) <= set("IVXLC") and (text or "").strip().startswith(label + ".")
+    """A roman-numbered heading ("II. ELECTRODYNAMICAL PART", "PART II: THE DISCRETE
+    CHANNEL WITH NOISE")."""
+    t = (text or "").strip()
+    return bool(label) and set(label) <= set("IVXLC") and (
+        t.startswith(label + ".") or bool(_PART_WORD.match(t)))
 
 
 def _parts_over_numbers(found: list[tuple[_Row, str, int]], levels: list[int]) -> list[int]:
@@ -152,6 +218,39 @@ UNNUMBERED_BETWEEN = True
 """Numbers a heading may skip and still fit its neighbours (see drop_out_of_sequence)."""
 
 
+#: unnumbered subheadings of one style that make it a style of subheadings
+SUBHEADING_GROUP = 2
+
+
+def _subheadings(found: list[tuple[_Row, str, int]]) -> set[int]:
+    """Indexes of unnumbered headings that are subheadings of a numbered section, not
+    labels: each opens a paragraph of body text (``opens_text``), reads as a title
+    (capitalised, no closing stop), its text found once, and ``SUBHEADING_GROUP`` of
+    them or more share one style (face, size, bold): MapReduce's bold "Worker Failure",
+    "Master Failure" under "3.3 Fault Tolerance". A table's "Model" over its header
+    row, a figure's labels, a recurring "Do Now!" or box labels opening alike
+    (``LABEL_OPENINGS``) are none."""
+    texts = Counter(normalise_title(r.text) for r, _l, _d in found)
+    cands = [i for i, (r, _l, d) in enumerate(found)
+             if not d and getattr(r, "opens_text", False) and r.text.strip()[:1].isupper()
+             and not r.text.rstrip().endswith((".", ":", "!", "?"))
+             and texts[normalise_title(r.text)] == 1]
+    openings = Counter(_opening(found[i][0].text) for i in cands)
+    cands = [i for i in cands if openings[_opening(found[i][0].text)] < LABEL_OPENINGS]
+    styles = Counter(_style(found[i][0]) for i in cands)
+    return {i for i in cands if styles[_style(found[i][0])] >= SUBHEADING_GROUP}
+
+
+#: unnumbered rows opening with the same two words this many times are labels of boxes
+#: ("Beamer-Template/-Color/-Font headline", "Beamer-Template frame begin"), not headings
+LABEL_OPENINGS = 3
+
+
+def _opening(text: str) -> str:
+    """A row's first two words, normalised."""
+    return " ".join(normalise_title(text).split()[:2])
+
+
 def drop_out_of_sequence(found: list[tuple[_Row, str, int]]) -> list[tuple[_Row, str, int]]:
     """Drop numbered candidates that break an otherwise consistent numbering.
 
@@ -163,7 +262,9 @@ def drop_out_of_sequence(found: list[tuple[_Row, str, int]]) -> list[tuple[_Row,
     follow each other and it does not lead into them ("21 return state action", a
     figure's labels on page 1, before "1 Introduction", "2 Preliminaries"). With at least
     four numbered headings, unnumbered ones between two consecutive numbers go too
-    (``UNNUMBERED_BETWEEN``; appendix numbers as well, "A.1" -> "A.2"), and so do those
+    (``UNNUMBERED_BETWEEN``; appendix numbers as well, "A.1" -> "A.2") unless, between
+    two arabic siblings ("3.3" -> "3.4"), they are a style of subheadings opening
+    paragraphs (:func:`_subheadings`), and so do those
     before the first number that open with a lowercase letter (a figure's labels on page
     1, a title's second line); the others before the first number (Abstract) or after
     the last (References), and letter and roman labels themselves, are left alone.
@@ -187,11 +288,17 @@ def drop_out_of_sequence(found: list[tuple[_Row, str, int]]) -> list[tuple[_Row,
         # "SuperGLUE" between them, Big Bird's run-in "Encoder" between "B.2" and "B.2.1")
         lettered = [(i, _lettered(label)) for i, (_r, label, depth) in enumerate(found)
                     if depth]
+        subheads = _subheadings(found)
         for seq in (numbered, [(i, p) for i, p in lettered if p is not None]):
             for j in range(len(seq) - 1):
                 (a, p), (b, n) = seq[j], seq[j + 1]
                 if b - a > 1 and follows(p, n):
-                    drop.update(k for k in range(a + 1, b) if not found[k][2])
+                    # between siblings ("3.3" -> "3.4"), a style of subheadings stays:
+                    # the section has no numbered children; before a first child
+                    # ("B.2" -> "B.2.1") unnumbered rows are run-in heads or labels
+                    keep = subheads if seq is numbered and len(p) == len(n) else set()
+                    drop.update(k for k in range(a + 1, b)
+                                if not found[k][2] and k not in keep)
         # before a numbered document's first number a heading opens with a capital
         # ("Abstract"): "causal transformer", "linear decoder" on page 1 label a figure
         drop.update(k for k in range(numbered[0][0])
@@ -231,9 +338,218 @@ def rescue_in_sequence(found: list[tuple[_Row, str, int]],
     return out
 
 
+#: numbered capitals rows of one style, numbered on from 1, that make a heading sequence
+#: (see :func:`rescue_caps_sequence`)
+CAPS_RUN = 4
+#: numbers the capitals sequence may skip between two of its rows (headings the row
+#: merging spoils: "x. 28. THE RATE FOR ..." opens with an equation's tail)
+CAPS_SKIP = 2
+#: the most words of a capitals heading ("APPENDIX 1" merged with its title: 20)
+CAPS_MAX_WORDS = 15
+_ARABIC_START = re.compile(r"^\d")
+#: the most words of an unnumbered capitals heading in the style of a capitals sequence
+CAPS_PLAIN_WORDS = 6
+#: an appendix numbered in arabic, its title after the number ("APPENDIX 3 THEOREMS ON
+#: ERGODIC SOURCES": a number-only row merged with the title under it)
+_APPENDIX_START = re.compile(r"^appendix\s+\d{1,2}\b\W*", re.I)
+#: the least letters of a capitals title
+_CAPS_LETTERS = 4
+
+
+def _caps_title(text: str) -> bool:
+    """Whether ``text`` (a title without its number) is in capitals: four letters or
+    more, every one upper case."""
+    letters = [c for c in text if c.isalpha()]
+    return len(letters) >= _CAPS_LETTERS and all(c.isupper() for c in letters)
+
+
+def caps_kind(r: _Row) -> str | None:
+    """The kind of numbered capitals row ``r`` is, None when none: ``""`` for a row
+    numbered in arabic, one level deep ("7. THE ENTROPY OF AN INFORMATION SOURCE"),
+    alone in its block, at most ``CAPS_MAX_WORDS`` words; ``"appendix"`` for "APPENDIX
+    n" and its title first in its block, at most ``CAPS_MAX_WORDS`` + 5 words
+    (``"appendix-bare"`` for "APPENDIX n" alone, rejected as a bare number);
+    ``"plain"`` for an unnumbered row alone in its block, at most ``CAPS_PLAIN_WORDS``
+    words, not ending in a stop or comma ("ACKNOWLEDGMENTS"). The title after the number
+    is in capitals (:func:`_caps_title`); the row is not rejected."""
+    t = r.text.strip()
+    m = _APPENDIX_START.match(t)
+    if m and r.rejected == BARE_NUMBER and not t[m.end():].strip():
+        return "appendix-bare"
+    if r.rejected:
+        return None
+    if not numbering(t)[1]:
+        ok = r.n_block_rows == 1 and len(t.split()) <= CAPS_PLAIN_WORDS \
+            and not t.endswith((".", ",", ";")) and _caps_title(t)
+        return "plain" if ok else None
+    if m:
+        ok = r.first_in_block and len(t.split()) <= CAPS_MAX_WORDS + 5 \
+            and _caps_title(t[m.end():])
+        return "appendix" if ok else None
+    if not _ARABIC_START.match(t) or r.n_block_rows != 1 or len(t.split()) > CAPS_MAX_WORDS:
+        return None
+    label, depth = numbering(t)
+    return "" if depth == 1 and label.isdigit() and _caps_title(strip_number(t)) else None
+
+
+def is_caps_numbered(r: _Row) -> bool:
+    """Whether row ``r`` may be one of a sequence of numbered capitals headings
+    (:func:`caps_kind`)."""
+    return caps_kind(r) is not None
+
+
+def _caps_run(rows: list[tuple[_Row, str, int]]) -> list[tuple[_Row, str, int]]:
+    """The longest run of ``rows`` (one style, document order) numbered on from 1 or 2,
+    each number above the one before by 1 to ``CAPS_SKIP`` + 1."""
+    best: list[tuple[_Row, str, int]] = []
+    for start, first in enumerate(rows):
+        if int(first[1]) > 2:
+            continue
+        run, last = [first], int(first[1])
+        for cand in rows[start + 1:]:
+            n = int(cand[1])
+            if 1 <= n - last <= CAPS_SKIP + 1:
+                run.append(cand)
+                last = n
+        if len(run) > len(best):
+            best = run
+    return best
+
+
+def rescue_caps_sequence(found: list[tuple[_Row, str, int]],
+                         caps: list[tuple[_Row, str, int]]) -> list[tuple[_Row, str, int]]:
+    """Add the numbered capitals rows (:func:`is_caps_numbered`, whatever their score)
+    that make a heading sequence: in one style (face, size, bold), numbers 1, 2, 3, ...
+    rising through the document (:func:`_caps_run`), ``CAPS_RUN`` rows or more. Section
+    headings set in capitals of body size or smaller, neither bold nor in another face
+    ("1. THE DISCRETE NOISELESS CHANNEL" ... "29. THE CALCULATION OF RATES" in 8 pt
+    under 10 pt text), score far under the threshold; a list's items run in sentence
+    case and start again at 1. Appendices in capitals ("APPENDIX 3 THEOREMS ON ERGODIC
+    SOURCES") need no sequence; unnumbered capitals rows in the style of a sequence of
+    numbered ones are headings too ("ACKNOWLEDGMENTS", "INTRODUCTION"). The numbering check (:func:`drop_out_of_sequence`) then
+    drops the numbered list items and equation lines found between two of them. Rows are
+    ordered by (page, order)."""
+    have = {(r.page, r.order) for r, _l, _d in found}
+    out = list(found)
+    runs = _caps_runs(caps)
+    arabic = {_style(run[0][0]) for run in runs if caps_kind(run[0][0]) == ""}
+    plain = [[c] for c in caps if caps_kind(c[0]) == "plain" and _style(c[0]) in arabic]
+    for run in runs + plain:
+        for cand in run:
+            if (cand[0].page, cand[0].order) not in have:
+                out.append(cand)
+                have.add((cand[0].page, cand[0].order))
+    out.sort(key=lambda f: (f[0].page, f[0].order))
+    return out
+
+
+def _caps_runs(cands: list[tuple[_Row, str, int]],
+               kinds: tuple[str, ...] = ("", "appendix")) -> list[list[tuple[_Row, str, int]]]:
+    """The capitals heading sequences among ``cands`` (of a kind in ``kinds``:
+    :func:`caps_kind`): per kind and style, the run of :func:`_caps_run` when it holds
+    ``CAPS_RUN`` rows or more. Appendices need one ("APPENDIX" says they are headings),
+    in any style: a bare "APPENDIX 6" in body size goes on from "APPENDIX 4 MAXIMIZING
+    ..." in capitals (a run of bare ones alone is none)."""
+    groups: dict[tuple, list[tuple[_Row, str, int]]] = defaultdict(list)
+    for cand in cands:
+        kind = caps_kind(cand[0])
+        if kind == "appendix-bare" and "appendix" in kinds:
+            groups[("appendix",)].append(cand)
+        elif kind == "appendix" and kind in kinds:
+            groups[("appendix",)].append(cand)
+        elif kind in kinds:
+            groups[(kind, *_style(cand[0]))].append(cand)
+    runs = [(key[0], _caps_run(sorted(rows, key=lambda f: (f[0].page, f[0].order))))
+            for key, rows in groups.items()]
+    return [run for kind, run in runs
+            if (kind == "" and len(run) >= CAPS_RUN)
+            or (kind == "appendix" and any(caps_kind(f[0]) == "appendix" for f in run))]
+
+
+def drop_off_caps_sequence(found: list[tuple[_Row, str, int]]) -> list[tuple[_Row, str, int]]:
+    """Drop the rows opening with an arabic number that break a sequence of capitals
+    headings (:func:`rescue_caps_sequence`) among ``found``: between two of its headings
+    numbered ``p`` and ``n``, a one-level number outside ``p < k < n`` or a deeper one not
+    under ``p`` ("4. We have", "1 and", "2 2 dx" between "20. ENTROPY OF A CONTINUOUS
+    DISTRIBUTION" and "21. ..."); after its last heading, a number not above it. A run
+    of such rows defeats :func:`drop_out_of_sequence`, which needs the neighbours of each
+    to follow each other. Headings numbered by a word ("APPENDIX 2", "PART II") stay.
+    Rows in document order."""
+    pos = lambda f: (f[0].page, f[0].order)  # noqa: E731
+    drop: set[tuple[int, int]] = set()
+    for run in _caps_runs(found, kinds=("",)):
+        members = {pos(f) for f in run}
+        bounds = [(pos(f), int(f[1])) for f in run]
+        keys = [b[0] for b in bounds]
+        for f in found:
+            parts = _parts(f[1]) if f[2] else None
+            if parts is None or pos(f) in members or not _ARABIC_START.match(f[0].text.strip()):
+                continue
+            i = bisect.bisect_left(keys, pos(f))
+            if i == 0:
+                continue
+            before = bounds[i - 1][1]
+            after = bounds[i][1] if i < len(bounds) else None
+            fits = (len(parts) > 1 and parts[0] == before) or (
+                len(parts) == 1 and before < parts[0] and (after is None or parts[0] < after))
+            if not fits:
+                drop.add(pos(f))
+    return [f for f in found if pos(f) not in drop]
+
+
 STYLE_GROUP = 3
 """Numbered rows sharing one style, each alone in its block, that make a style of
 headings (see :func:`rescue_by_style`)."""
+
+#: a section's roman number (1 to 39), not a letter ("C. Pearson Correlation", "L. Sun")
+_ROMAN_NUMBER = re.compile(r"^(X{0,3})(IX|IV|V?I{0,3})$")
+_ROMAN_VALUE = {"I": 1, "V": 5, "X": 10}
+
+
+def roman_value(label: str) -> int | None:
+    """``"IV"`` -> 4 for a roman number up to 39 (letters L, C, D, M are left to
+    appendices and initials); None otherwise."""
+    if not label or not _ROMAN_NUMBER.match(label):
+        return None
+    total = 0
+    for a, b in zip(label, label[1:] + " "):
+        v = _ROMAN_VALUE[a]
+        total += -v if b != " " and _ROMAN_VALUE[b] > v else v
+    return total
+
+
+def _roman_heading(r: _Row, label: str) -> int | None:
+    """The roman number of a heading numbered "IV." (with its stop), else None."""
+    value = roman_value(label)
+    return value if value and r.text.strip().startswith(label + ".") else None
+
+
+def rescue_roman_gaps(found: list[tuple[_Row, str, int]],
+                      near: list[tuple[_Row, str, int]]) -> list[tuple[_Row, str, int]]:
+    """Add the near misses numbered in roman ("III. PREDICTION MODEL BASED ON ...",
+    scoring .4 in small capitals of 8 pt, its title long) whose number lies between the
+    numbers of the kept roman headings around them ("II." and "V.") when set in the face
+    and size of one of those. Two kept roman headings or more are needed. Rows are
+    ordered by (page, order)."""
+    pos = lambda f: (f[0].page, f[0].order)  # noqa: E731
+    kept = sorted(((pos(f), v, (f[0].font, f[0].size)) for f in found
+                   if (v := _roman_heading(f[0], f[1])) is not None), key=lambda k: k[0])
+    if len(kept) < 2:
+        return found
+    keys = [k for k, _v, _s in kept]
+    have = {pos(f) for f in found}
+    out = list(found)
+    for cand in near:
+        value = _roman_heading(cand[0], cand[1])
+        i = bisect.bisect_left(keys, pos(cand))
+        if value is None or pos(cand) in have or not 0 < i < len(kept):
+            continue
+        (_p, before, style_b), (_n, after, style_a) = kept[i - 1], kept[i]
+        if before < value < after and (cand[0].font, cand[0].size) in (style_b, style_a):
+            out.append(cand)
+            have.add(pos(cand))
+    out.sort(key=pos)
+    return out
 
 
 def _style(r: _Row) -> tuple:

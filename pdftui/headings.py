@@ -28,10 +28,13 @@ from pdftui.document import OutlineEntry, Page
 from pdftui.heading_features import FEATURE_NAMES, annotate
 from pdftui.heading_rejects import REPEATED_ON_PAGE, is_contents_entry
 from pdftui.heading_rows import CONTENTS_PAGE_ROWS, CandidateRow, rows_of_document
+from pdftui.heading_run_in import full_lead, run_in_heads
 from pdftui.heading_sequence import (RESCUE_MIN_SCORE, assign_levels, drop_isolated_letters,
-                                     drop_out_of_sequence, drop_restarted_lists,
-                                     rescue_by_style, rescue_in_sequence, rescue_loose_group,
-                                     rescue_unnumbered_style)
+                                     drop_off_caps_sequence, drop_out_of_sequence,
+                                     drop_restarted_lists,
+                                     is_caps_numbered, rescue_by_style, rescue_caps_sequence,
+                                     rescue_in_sequence, rescue_loose_group,
+                                     rescue_roman_gaps, rescue_unnumbered_style)
 from pdftui.heading_text import (is_arxiv_stamp, is_number_only, normalise_title, numbering,
                                  split_heading, squash_title, strip_number, titles_match)
 
@@ -107,21 +110,29 @@ def _score(feats: list[float]) -> float:
     return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
 
 
+#: what opens a list item, never a heading's second line ("• Shortage of staff")
+_BULLETS = ("•", "◦", "▪", "‣", "·", "*", "-", "–", "—")
+
+
 def _wraps(head: CandidateRow, r: CandidateRow) -> bool:
     """Whether row ``r`` is the next line of the styled heading ``head`` (a heading wrapped
     onto a second line: the same style, right below it, unnumbered; in the same block, or
-    opening the next one under the heading's span, as MuPDF splits a centred heading)."""
+    opening the next one under the heading's span, as MuPDF splits a centred heading).
+    Styled: bold, another face or larger than body text, or in capitals both lines; a
+    list item's bullet opens no second line."""
+    caps = bool(head.feats[13]) and r.text.isupper()   # "III. PREDICTION MODEL" | "DATA SETS"
     return (
         head.page == r.page
         and (head.block == r.block
              or (r.first_in_block and r.x0 < head.x1 and head.x0 < r.x1))
         and r.order == head.order + 1
-        and bool(head.feats[0] or head.feats[1] or head.feats[2] > 0)
+        and bool(head.feats[0] or head.feats[1] or head.feats[2] > 0 or caps)
         and r.font == head.font
         and r.size == head.size
         and abs(r.bold_frac - head.bold_frac) < 0.2
         and len(head.text) + len(r.text) <= 200
         and not numbering(r.text)[1]
+        and not r.text.lstrip().startswith(_BULLETS)
         and not head.text.rstrip().endswith((".", ":"))
         and r.y0 - head.y1 < 0.8 * r.size
     )
@@ -135,6 +146,9 @@ _FRONT_HEADING = re.compile(r"^(abstract|summary|contents|table of contents|keyw
 LOOSE_MIN_SCORE = 0.2
 #: the least score of a numbered row that a style of numbered headings can rescue
 STYLE_MIN_SCORE = 0.5
+#: the least score of a roman-numbered row that a gap in the kept roman numbers can
+#: rescue (:func:`pdftui.heading_sequence.rescue_roman_gaps`)
+GAP_MIN_SCORE = 0.3
 
 
 def _loose(r: CandidateRow, score: float) -> bool:
@@ -192,12 +206,16 @@ class _Pools:
     """The rows sorted by their score: kept (``found``), numbered near misses that may fill
     a numbering gap (``near``), numbered rows that a style of numbered headings may rescue
     (``near_style``), unnumbered rows alone in their block under the threshold (``loose``,
-    with their score)."""
+    with their score), numbered rows scoring at least ``GAP_MIN_SCORE`` that only a gap in
+    roman numbering can rescue (``low``), and numbered capitals rows of any score that a
+    sequence of them can rescue (``caps``: :func:`pdftui.heading_sequence.is_caps_numbered`)."""
 
     found: list[Candidate] = field(default_factory=list)
     near: list[Candidate] = field(default_factory=list)
     near_style: list[Candidate] = field(default_factory=list)
     loose: list[tuple[CandidateRow, float]] = field(default_factory=list)
+    low: list[Candidate] = field(default_factory=list)
+    caps: list[Candidate] = field(default_factory=list)
 
 
 def _kept(r: CandidateRow, score: float, ocr: bool) -> bool:
@@ -211,17 +229,27 @@ def _kept(r: CandidateRow, score: float, ocr: bool) -> bool:
 
 def _file_row(r: CandidateRow, score: float, ocr: bool, pools: _Pools) -> bool:
     """File the not rejected row ``r`` (with its ``score``) into ``pools``; True when it
-    is kept as a heading (so a wrapped second line may join it)."""
+    is kept as a heading or may still be one by its number (so a wrapped second line may
+    join it: "A. Prediction Model for Multidimensional Scientific Data" | "Sets")."""
     label, depth = numbering(r.text)
     if _kept(r, score, ocr):
         pools.found.append((r, label, depth))
         return True
+    if is_caps_numbered(r):
+        pools.caps.append((r, label, depth))
+        if depth and score < GAP_MIN_SCORE:   # numbered: a wrapped second line joins it
+            return True
     if score >= RESCUE_MIN_SCORE and depth:
         pools.near.append((r, label, depth))
         pools.near_style.append((r, label, depth))
-    elif score >= STYLE_MIN_SCORE and depth:
+        return True
+    if score >= STYLE_MIN_SCORE and depth:
         pools.near_style.append((r, label, depth))
-    elif _loose(r, score):
+        return True
+    if score >= GAP_MIN_SCORE and depth:
+        pools.low.append((r, label, depth))
+        return True
+    if _loose(r, score):
         if _ABSTRACT.match(normalise_title(r.text)) and score >= 0.5:
             pools.found.append((r, "", 0))   # "ABSTRACT" centred on page 1
             return True
@@ -247,10 +275,14 @@ def _sort_rows(rows: list[CandidateRow], pages: list[Page]) -> _Pools:
             prev_kept = None
             if _repeated_numbered(r):
                 pools.near.append((r, *numbering(r.text)))
+            elif is_caps_numbered(r):   # "APPENDIX 6" going on from appendices in capitals
+                pools.caps.append((r, *numbering(r.text)))
             continue
         if prev_kept is not None and _wraps(prev_kept, r):
             prev_kept.text = join_wrapped(prev_kept.text, r.text)
             prev_kept.order = r.order
+            if r.block == prev_kept.block:   # the block holds one heading less row
+                prev_kept.n_block_rows -= 1
             continue
         kept = _file_row(r, _score(r.feats), pages[r.page].ocr, pools)
         prev_kept = r if kept else None
@@ -261,18 +293,22 @@ def _checked(pools: _Pools, rows: list[CandidateRow], pages: list[Page]) -> list
     """The kept headings after the numbering and style checks: near misses filling a
     numbering gap or in a style of headings come back; numbered list items, letters
     without siblings and numbers breaking the sequence go, and so does the first page's
-    title block."""
-    found = rescue_in_sequence(pools.found, pools.near)
+    title block. A sequence of numbered capitals rows comes back first, so that the
+    numbering check measures the rest against it."""
+    found = rescue_caps_sequence(pools.found, pools.caps)
+    found = rescue_in_sequence(found, pools.near)
     found = rescue_by_style(found, pools.near_style)
+    found = rescue_roman_gaps(found, pools.near_style + pools.low)
     found = rescue_unnumbered_style(found, pools.loose, RESCUE_MIN_SCORE)
     found = rescue_loose_group(found, pools.loose, RESCUE_MIN_SCORE)
     found = drop_restarted_lists(found)
     found = drop_isolated_letters(found, len(pages))
+    found = drop_off_caps_sequence(found)
     found = drop_out_of_sequence(found)
     return _drop_title_block(found, rows, pages)
 
 
-def detect_headings(pages: list[Page]) -> list[OutlineEntry]:
+def detect_headings(pages: list[Page], run_in: bool = True) -> list[OutlineEntry]:
     """Headings found by a scored detector over ``page.lines``.
 
     Each candidate row (lines on one baseline of a block; a number printed apart is
@@ -286,12 +322,32 @@ def detect_headings(pages: list[Page]) -> list[OutlineEntry]:
     it are dropped (:func:`drop_out_of_sequence`). A kept row directly followed by a
     same-style row of the same block (a wrapped heading) absorbs it. Levels come from
     numbering depth, else from the style's rank. ``y`` is the row's top in points.
+    With ``run_in``, run-in headings (a bold or italic lead-in opening a paragraph:
+    :mod:`pdftui.heading_run_in`) are headings too, one level below all the others.
     """
     rows = candidate_rows(pages)
     found = _checked(_sort_rows(rows, pages), rows, pages)
     levels = assign_levels(found)
-    return [
-        OutlineEntry(level=lvl, title=" ".join(r.text.split()), page=pages[r.page].number,
-                     y=r.y0, x=r.x0)
+    entries = [
+        (r.page, r.order, OutlineEntry(level=lvl, title=" ".join(r.text.split()),
+                                       page=pages[r.page].number, y=r.y0, x=r.x0))
         for (r, _, _), lvl in zip(found, levels)
+    ]
+    if run_in:
+        entries += _run_in_entries(rows, {id(f[0]) for f in found}, pages,
+                                   max(levels, default=0) + 1)
+    entries.sort(key=lambda e: (e[0], e[1]))
+    return [e for _, _, e in entries]
+
+
+def _run_in_entries(rows: list[CandidateRow], kept: set[int], pages: list[Page],
+                    level: int) -> list[tuple[int, int, OutlineEntry]]:
+    """The run-in headings (:func:`pdftui.heading_run_in.run_in_heads`) of rows not kept
+    as headings, as ``(page index, row order, entry)`` at ``level`` (below every other
+    heading: a run-in section runs to the next heading of any kind); the title is the
+    lead without its closing stop or colon."""
+    return [
+        (r.page, r.order, OutlineEntry(level=level, title=" ".join(full_lead(r).split()).rstrip(" .:—–"),
+                                       page=pages[r.page].number, y=r.y0, x=r.x0))
+        for r in run_in_heads(rows) if id(r) not in kept
     ]

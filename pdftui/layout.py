@@ -151,14 +151,50 @@ def _is_bold(font: str, flags: int) -> bool:
     return hit
 
 
+#: an italic face by its name ("Times-Italic", "NimbusRomNo9L-ReguItal", "LMRoman10-Italic")
+_ITALIC_NAME_RE = re.compile(r"italic|oblique|ital\b|-it$|-bi$|cmti|cmsl|cmbxti", re.IGNORECASE)
+
+
+def _lead_kind(font: str, flags: int) -> tuple[bool, bool]:
+    """(bold, italic) of a span by its flags and face name."""
+    return _is_bold(font, flags), bool(flags & 2) or bool(_ITALIC_NAME_RE.search(font))
+
+
+def styled_lead(spans: list[dict]) -> str:
+    """The run-in lead of a line: its opening spans set bold or italic (one kind) when
+    plain text follows them on the line ("Residual Dropout." | " We apply dropout");
+    '' when the line opens plain, is styled throughout or the lead has no two letters.
+    ``spans`` are MuPDF's span dicts (text, font, flags)."""
+    kind: tuple[bool, bool] | None = None
+    lead: list[str] = []
+    for i, s in enumerate(spans):
+        if not s["text"].strip():
+            lead.append(s["text"])
+            continue
+        k = _lead_kind(s["font"], s["flags"])
+        if kind is None:
+            if not any(k):
+                return ""
+            kind = k
+        if k != kind:
+            rest = "".join(x["text"] for x in spans[i:])
+            if any(k) or not rest.strip():
+                return ""
+            text = "".join(lead).strip()
+            return text if sum(c.isalpha() for c in text) >= 2 else ""
+        lead.append(s["text"])
+    return ""
+
+
 class RawBlock:
-    """A block under construction: bbox plus its lines (text, bbox, font, size, bold)."""
+    """A block under construction: bbox plus its lines (text, bbox, font, size, bold,
+    run-in lead: :func:`styled_lead`)."""
 
     __slots__ = ("x0", "y0", "x1", "y1", "lines", "chars")
 
     def __init__(self, x0, y0, x1, y1, lines):
         self.x0, self.y0, self.x1, self.y1 = x0, y0, x1, y1
-        self.lines = lines  # list of (raw_text, (x0,y0,x1,y1), font, size, bold)
+        self.lines = lines  # list of (raw_text, (x0,y0,x1,y1), font, size, bold, lead)
         self.chars = sum(len(t[0]) for t in lines)
 
 
@@ -184,7 +220,7 @@ def blocks_from_dict(tp, need_alnum: bool = False) -> list[RawBlock]:
                     key = (s["font"], round(s["size"], 2), _is_bold(s["font"], s["flags"]))
                     weight[key] = weight.get(key, 0) + n
             font, size, bold = max(weight, key=weight.get) if weight else ("", 0.0, False)
-            lines.append((text, tuple(ln["bbox"]), font, size, bold))
+            lines.append((text, tuple(ln["bbox"]), font, size, bold, styled_lead(spans)))
         if lines:
             x0, y0, x1, y1 = b["bbox"]
             out.append(RawBlock(x0, y0, x1, y1, lines))
@@ -210,7 +246,7 @@ def table_records(page, raw_blocks: list[RawBlock]) -> tuple[list[RawBlock], int
         if not recs:
             continue
         font, size = inside[0][2], inside[0][3]
-        rows = [RawBlock(*got[1][i], [(text, got[1][i], font, size, False)])
+        rows = [RawBlock(*got[1][i], [(text, got[1][i], font, size, False, "")])
                 for i, text in recs]
         out: list[RawBlock] = []
         for rb in raw_blocks:
@@ -233,7 +269,8 @@ def blocks_from_blocks(tp) -> list[RawBlock]:
     for x0, y0, x1, y1, text, _no, btype in tp.extractBLOCKS():
         if btype != 0 or not text.strip():
             continue
-        lines = [(t, (x0, y0, x1, y1), "", 0.0, False) for t in text.split("\n") if t.strip()]
+        lines = [(t, (x0, y0, x1, y1), "", 0.0, False, "") for t in text.split("\n")
+                 if t.strip()]
         out.append(RawBlock(x0, y0, x1, y1, lines))
     return out
 
@@ -301,7 +338,7 @@ def blocks_and_lines(raw_blocks: list[RawBlock], soft: dict[str, str], with_line
     lines: list[Line] = []
     for rb in raw_blocks:
         norm_lines = []
-        for text, bbox, font, size, bold in rb.lines:
+        for text, bbox, font, size, bold, lead in rb.lines:
             soft_end = text.rstrip().endswith("\u00ad")
             t = normalize_text(text)
             if not t:
@@ -309,7 +346,8 @@ def blocks_and_lines(raw_blocks: list[RawBlock], soft: dict[str, str], with_line
             norm_lines.append(t + ("\u00ad" if soft_end else ""))
             if with_lines:
                 lines.append(
-                    Line(t, bbox[0], bbox[1], bbox[2], bbox[3], font, float(size), bool(bold), len(blocks))
+                    Line(t, bbox[0], bbox[1], bbox[2], bbox[3], font, float(size), bool(bold),
+                         len(blocks), normalize_text(lead) if lead else "")
                 )
         btext = join_lines(norm_lines)
         if soft:
