@@ -49,9 +49,11 @@ PATHS = ("new", "earlier", "naive")
 #: the int8 copy: "new"), "plan1" / "plan2" / "plan3" (the int8 copy cutting units by
 #: that plan, :mod:`pdftui.embed.units`), and "previous" (the product before embedding
 #: streams: one run at a time on onnxruntime's default intra-op threads, not niced;
-#: "plan4" ... "plan8" units that follow the paragraphs).
+#: "plan4" ... "plan9" units that follow the paragraphs; "plan10" ... "plan12" tile pairs;
+#: any "planN" runs :data:`pdftui.embed.units` ``PLAN_N``, its ratios to naive and new
+#: printed).
 EXTRA_PATHS = ("default", "int8", "plan1", "plan2", "plan3", "plan4", "plan5", "plan6",
-               "plan7", "plan8", "previous")
+               "plan7", "plan8", "plan9", "plan10", "plan11", "plan12", "previous")
 
 
 def _cpu_s() -> float:
@@ -263,6 +265,13 @@ def report(results: dict, load0, load1, json_path: str | None) -> None:
                 for c in RATIO_COLS:
                     if c in num and c in den:
                         ratios[f"{name} {c}"] = round(num[c] / max(den[c], 1e-9), 3)
+    for name in sorted(p for p in med if p.startswith("plan") and p != "plan1"):
+        for base in ("naive", "new"):   # a plan's path against naive and the product
+            if base in med:
+                for c in RATIO_COLS:
+                    if c in med[name] and c in med[base]:
+                        ratios[f"{name}/{base} {c}"] = round(
+                            med[name][c] / max(med[base][c], 1e-9), 3)
     for k, v in ratios.items():
         print(f"{k:<30} {v}")
     print(f"load average before {load0[0]:.1f}, after {load1[0]:.1f} (1 min)")

@@ -71,6 +71,7 @@ DEFAULT_PARAPHRASES = HERE / "section_paraphrases.json"
 DEFAULT_PARAPHRASES_2 = HERE / "section_paraphrases_2.json"
 DEFAULT_PARAPHRASES_3 = HERE / "section_paraphrases_3.json"
 DEFAULT_HELDOUT = HERE / "section_heldout.json"
+DEFAULT_HELDOUT_2 = HERE / "section_heldout_2.json"
 DEFAULT_LOOKUP = HERE / "lookup_queries.json"
 BASELINES = {  # eval README: doc NDCG@10 / top-3 gold doc / page NDCG@10 (82 page queries)
     "corpus_bm25 (README)": (0.740, 0.780, 0.532),
@@ -599,7 +600,7 @@ def main(argv: list[str] | None = None) -> int:
                                              if m in ("keyword", "semantic", "hybrid")], scope)
     print_weak(cal)
     scoped = excerpts = probes = paraphrases = paraphrases_2 = paraphrases_3 = None
-    excerpts_heldout = short = titled = named = heldout = lookup = None
+    excerpts_heldout = short = titled = named = heldout = heldout_2 = lookup = None
     if not args.no_extras and not args.classes:
         pq = json.loads(Path(args.probes).read_text())["queries"]
         probes = run_probes(engine, pq, args.modes.split(","))
@@ -623,6 +624,9 @@ def main(argv: list[str] | None = None) -> int:
         heldout = section_set(engine, DEFAULT_HELDOUT, modes, "section held out",
                               "written from 16 PDFs before any ranking was run; never tuned"
                               " on")
+        heldout_2 = section_set(engine, DEFAULT_HELDOUT_2, modes, "section held out, second set",
+                                "written from 9 PDFs no other set uses, before any ranking was"
+                                " run on them; never tuned on")
         lq = json.loads(DEFAULT_LOOKUP.read_text())["queries"]
         lookup = run_lookup(engine, lq, modes)
         print_lookup(lookup, len(lq))
@@ -666,7 +670,7 @@ def main(argv: list[str] | None = None) -> int:
             {"options": opts.flat(), "results": results, "scoped": scoped,
              "probes": probes, "paraphrases": paraphrases,
              "paraphrases_2": paraphrases_2, "paraphrases_3": paraphrases_3, "titled": titled,
-             "named": named, "heldout": heldout, "lookup": lookup, "excerpt": excerpts, "excerpt_heldout": excerpts_heldout, "short": short,
+             "named": named, "heldout": heldout, "heldout_2": heldout_2, "lookup": lookup, "excerpt": excerpts, "excerpt_heldout": excerpts_heldout, "short": short,
              "goals": goal_check(results, scoped, excerpts), "weak": cal},
             indent=1, ensure_ascii=False))
     engine.close()

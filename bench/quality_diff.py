@@ -6,7 +6,7 @@ and paired per-query deltas with a bootstrap interval.
                                  [--tolerance 0.005] [--json PATH]
 
 Each file is ``bench/quality.py --json`` of one cache, run with the same code (one sitting).
-Headline figures, per mode (hybrid, semantic, keyword): doc NDCG@10, top-3, page NDCG@10
+Headline figures, per mode (hybrid, semantic, keyword; those every run has): doc NDCG@10, top-3, page NDCG@10
 and MRR@10 over every page query ("ALL"), section MRR@10 over the section queries, and
 page NDCG@10 / MRR@10 over the scoped set; section MRR@10 of the section probes, the
 paraphrase, titled, named and held-out section sets; short MRR@10; lookup MRR@10; excerpt
@@ -37,6 +37,8 @@ def headline(run: dict) -> dict[str, tuple[float, dict[str, float]]]:
     excerpt containment has no per-query values: an empty dict)."""
     out: dict[str, tuple[float, dict[str, float]]] = {}
     for mode in MODES:
+        if mode not in run["results"]:   # a run of fewer modes (--modes semantic,hybrid)
+            continue
         res = run["results"][mode]
         page_q = {q: m for q, m in res["per_query"].items() if "page_ndcg" in m}
         for key in PAGE_KEYS:
@@ -61,7 +63,7 @@ def headline(run: dict) -> dict[str, tuple[float, dict[str, float]]]:
                 ids = {q for q in per if part == "all" or _half_of(run, name, q) == half}
                 out[f"{mode} {name} {part} MRR"] = (par[part]["section_mrr"], {
                     q: m["section_mrr"] for q, m in per.items() if q in ids})
-        for name in ("paraphrases_3", "titled", "named", "heldout"):
+        for name in ("paraphrases_3", "titled", "named", "heldout", "heldout_2"):
             got = (run.get(name) or {}).get(mode)
             if got:
                 out[f"{mode} {name} MRR"] = (got["all"]["section_mrr"], {
@@ -113,7 +115,8 @@ def compare(runs: dict[str, dict], tolerance: float) -> dict:
     statistics."""
     names = list(runs)
     heads = {n: headline(r) for n, r in runs.items()}
-    base = heads[names[0]]
+    # the figures every run has (a mode one of them did not run is left out)
+    base = {f: v for f, v in heads[names[0]].items() if all(f in heads[n] for n in names)}
     table: dict[str, dict] = {}
     for fig, (b, b_q) in base.items():
         row: dict = {names[0]: round(b, 4)}

@@ -20,9 +20,11 @@ from pdftui.heading_text import NUMBER_ONLY as _NUMBER_ONLY
 from pdftui.heading_text import is_arxiv_stamp, normalise_title, numbering, strip_number
 
 __all__ = [
+    "BARE_NUMBER",
     "REPEATED_ON_PAGE",
     "Repeats",
     "is_contents_entry",
+    "is_formula_fragment",
     "reject_reason",
     "repeats",
 ]
@@ -103,6 +105,8 @@ def repeats(rows: list[CandidateRow], pages: list[Page]) -> Repeats:
 
 
 
+#: the reject reason of a heading number alone on its row ("4.1.2", "APPENDIX 6")
+BARE_NUMBER = "bare number"
 #: the reject reason of a row whose text recurs on its page (a table cell, a figure label)
 REPEATED_ON_PAGE = "repeated on the page (table cell, label)"
 
@@ -140,7 +144,7 @@ def reject_reason(r: CandidateRow, key: str, h: float, rep: Repeats) -> str:
             and rep.n_pages >= 3:
         return "repeated"
     if _NUMBER_ONLY.match(t) or _NUMBER_WORD.match(normalise_title(t)):
-        return "bare number"
+        return BARE_NUMBER
     if label and _CODE_AFTER_NUMBER.match(body_t.strip()):
         return "code or data"
     if is_contents_entry(r):
@@ -169,7 +173,7 @@ def _text_reason(r: CandidateRow, t: str, label: str, depth: int, body_t: str) -
         # table's column heads (a manual's "cd" or "if" is a heading, an arabic-numbered
         # "5 To do's" too)
         return "figure or table letters"
-    if is_math(r.font, body_t) or _DECIMAL_LABEL.match(label):
+    if is_math(r.font, body_t) or _DECIMAL_LABEL.match(label) or is_formula_fragment(t):
         return "math"
     if _THEOREM_LABEL.match(t):
         return "theorem or exercise label"
@@ -188,6 +192,47 @@ def is_math(font: str, text: str) -> bool:
     if _MATH_FACE.search(font):
         return True
     return bool(_MATH_OPERATOR.search(text)) and len(_WORD3.findall(text)) < 2
+
+
+#: names a formula writes in letters ("N W log", "2 2 dx"): functions and differentials
+_MATH_NAMES = frozenset("log ln lg exp sin cos tan lim max min sup inf det arg mod dx dy dz "
+                        "dt du dv ds dp dq".split())
+#: what only a formula writes among letters: a function of one letter or more ("P(x)",
+#: "(x;y)"), an operator between two terms ("x+y", "a=b"), a math sign
+_FORMULA_MARK = re.compile(r"\([a-zA-Z](?:[,;][a-zA-Z])*\)|\w[=+<>−]\w|[−·×≤≥∈∑∫√∝≈]")
+
+
+def _math_token(tok: str) -> bool:
+    """Whether one whitespace-separated token reads as a piece of a formula: no letters
+    ("2", "+", "(1)"), one letter with digits or marks ("W1", "p", "H;"), a name a
+    formula writes in letters ("log", "dx"), or letters run together with a function's
+    brackets or an operator ("P(x)logP(x)dx", "(x)xdx;"); a path or code ("source/format",
+    "Argv[", "{pre,post}{inst,rm}") is not."""
+    letters = [c for c in tok if c.isalpha()]
+    if len(letters) <= 1:
+        return True
+    if tok.strip(".,;:").lower() in _MATH_NAMES:
+        return True
+    return bool(_FORMULA_MARK.search(tok))
+
+
+def _formula_sign(tok: str) -> bool:
+    """Whether a token is surely a formula's: a name a formula writes ("log", "dx"), a
+    function of a letter ("P(x)"), an operator ("+", "x=y")."""
+    return tok.strip(".,;:").lower() in _MATH_NAMES or bool(_FORMULA_MARK.search(tok)) \
+        or tok in ("+", "=", "<", ">", "−", "-")
+
+
+def is_formula_fragment(text: str) -> bool:
+    """Whether ``text`` is a line of a displayed formula, not a heading: two tokens or
+    more, each a piece of a formula (:func:`_math_token`), one of them with a letter and
+    one surely a formula's (:func:`_formula_sign`): "N C W log", "Z P(x)logP(x)dx +",
+    "2 2 dx", "0 p (x)xdx;". A heading holds a word ("3.2 L2 loss", "A.2 UI"), no
+    formula sign ("2 C++") or names alone (gnuplot's command "Dx, dy, dz")."""
+    toks = text.split()
+    names = sum(t.strip(".,;:").lower() in _MATH_NAMES for t in toks)
+    return len(toks) >= 2 and all(_math_token(t) for t in toks) and names < len(toks) \
+        and any(c.isalpha() for c in text) and any(_formula_sign(t) for t in toks)
 
 
 def _has_folio(t: str, page_index: int, offset: int | None) -> bool:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from pdftui.document import Line, Page
 from pdftui.heading_text import NUMBER_ONLY as _NUMBER_ONLY
+from pdftui.heading_text import numbering
 
 __all__ = [
     "CONTENTS_PAGE_ROWS",
@@ -140,9 +141,16 @@ def _row_of(pi: int, lines: list[Line]) -> CandidateRow | None:
     )
 
 
+#: the most words of a title merged with the number above it
+TITLE_MAX_WORDS = 15
+
+
 def _merge_numbers_above(rows: list[CandidateRow]) -> list[CandidateRow]:
     """Rows with a number on its own row right above its title ("Chapter 4" / "Sets and
-    Maps") merged into one row (the number's row, with the title's style)."""
+    Maps") merged into one row (the number's row, with the title's style). A row opening
+    with its own arabic number has no number above it ("x." ending a paragraph over
+    "28. THE RATE FOR A SOURCE ..."), and a row of more than ``TITLE_MAX_WORDS`` words is
+    a paragraph's first line, no title ("APPENDIX 5" / "Let S1 be any ...")."""
     merged: list[CandidateRow] = []
     for r in rows:
         if merged:
@@ -150,6 +158,8 @@ def _merge_numbers_above(rows: list[CandidateRow]) -> list[CandidateRow]:
             if (
                 _NUMBER_ONLY.match(p.text)
                 and not _NUMBER_ONLY.match(r.text)
+                and not numbering(r.text)[0][:1].isdigit()
+                and len(r.text.split()) <= TITLE_MAX_WORDS
                 and 0 <= r.y0 - p.y1 < 2.5 * max(p.size, r.size)
                 and r.x0 < p.x1 + 200
                 and p.x0 < r.x1

@@ -3,11 +3,9 @@ sequence, and each heading's level.
 
 The heading detector (:func:`pdftui.headings.detect_headings`) keeps candidate rows by
 their look; here the numbers of the kept ones are checked against each other: a near miss
-whose number fills a gap comes back (:func:`rescue_in_sequence`, roman numbers:
-:func:`rescue_roman_gaps`), and so do rows in a style of headings (:func:`rescue_by_style`,
-:func:`rescue_unnumbered_style`, :func:`rescue_loose_group`) and numbered rows in capitals
-rising in one style (:func:`rescue_capital_sequence`); a number that breaks an otherwise
-consistent sequence goes
+whose number fills a gap comes back (:func:`rescue_in_sequence`), and so do rows in a
+style of headings (:func:`rescue_by_style`, :func:`rescue_unnumbered_style`,
+:func:`rescue_loose_group`); a number that breaks an otherwise consistent sequence goes
 (:func:`drop_out_of_sequence`), and so do numbered list items restarting inside a section
 (:func:`drop_restarted_lists`) and letters without siblings early in a document
 (:func:`drop_isolated_letters`); levels come from the numbering depth, else from the style
@@ -25,7 +23,8 @@ import re
 from collections import Counter, defaultdict
 from typing import TYPE_CHECKING
 
-from pdftui.heading_text import normalise_title
+from pdftui.heading_rejects import BARE_NUMBER
+from pdftui.heading_text import normalise_title, numbering, strip_number
 
 if TYPE_CHECKING:
     from pdftui.heading_rows import CandidateRow as _Row
@@ -34,6 +33,7 @@ __all__ = [
     "RESCUE_MIN_SCORE",
     "STYLE_GROUP",
     "rescue_by_style",
+    "CAPS_RUN",
     "SEQUENCE_GAP",
     "UNNUMBERED_BETWEEN",
     "assign_levels",
@@ -41,8 +41,11 @@ __all__ = [
     "drop_out_of_sequence",
     "drop_restarted_lists",
     "follows",
+    "drop_off_caps_sequence",
+    "caps_kind",
+    "is_caps_numbered",
+    "rescue_caps_sequence",
     "rescue_in_sequence",
-    "rescue_capital_sequence",
     "rescue_loose_group",
     "rescue_roman_gaps",
     "rescue_unnumbered_style",
@@ -150,12 +153,16 @@ def _is_front(r: _Row) -> bool:
     return bool(_FRONT.match(normalise_title(getattr(r, "text", ""))))
 
 
+#: a part numbered in roman after the word ("PART II: THE DISCRETE CHANNEL WITH NOISE")
+_PART_WORD = re.compile(r"^part\s+[IVXLC]{1,6}\b", re.I)
+
+
 def _is_part(label: str, text: str) -> bool:
-    """A roman-numbered heading ("II. ELECTRODYNAMICAL PART", "PART I: DISCRETE
-    NOISELESS SYSTEMS")."""
+    """A roman-numbered heading ("II. ELECTRODYNAMICAL PART", "PART II: THE DISCRETE
+    CHANNEL WITH NOISE")."""
     t = (text or "").strip()
     return bool(label) and set(label) <= set("IVXLC") and (
-        t.startswith(label + ".") or re.match(rf"(?i)part\s+{label}\b", t) is not None)
+        t.startswith(label + ".") or bool(_PART_WORD.match(t)))
 
 
 def _parts_over_numbers(found: list[tuple[_Row, str, int]], levels: list[int]) -> list[int]:
@@ -219,8 +226,7 @@ def _subheadings(found: list[tuple[_Row, str, int]]) -> set[int]:
     """Indexes of unnumbered headings that are subheadings of a numbered section, not
     labels: each opens a paragraph of body text (``opens_text``), reads as a title
     (capitalised, no closing stop), its text found once, and ``SUBHEADING_GROUP`` of
-    them or more share one style (face, size, bold), each worded as a title
-    (:func:`_worded`): MapReduce's bold "Worker Failure",
+    them or more share one style (face, size, bold): MapReduce's bold "Worker Failure",
     "Master Failure" under "3.3 Fault Tolerance". A table's "Model" over its header
     row, a figure's labels, a recurring "Do Now!" or box labels opening alike
     (``LABEL_OPENINGS``) are none."""
@@ -228,25 +234,11 @@ def _subheadings(found: list[tuple[_Row, str, int]]) -> set[int]:
     cands = [i for i, (r, _l, d) in enumerate(found)
              if not d and getattr(r, "opens_text", False) and r.text.strip()[:1].isupper()
              and not r.text.rstrip().endswith((".", ":", "!", "?"))
-             and texts[normalise_title(r.text)] == 1 and _worded(r.text)]
+             and texts[normalise_title(r.text)] == 1]
     openings = Counter(_opening(found[i][0].text) for i in cands)
     cands = [i for i in cands if openings[_opening(found[i][0].text)] < LABEL_OPENINGS]
     styles = Counter(_style(found[i][0]) for i in cands)
     return {i for i in cands if styles[_style(found[i][0])] >= SUBHEADING_GROUP}
-
-
-_FUNCTION = re.compile(r"\w\(\w\)")
-#: a word of three letters or more, maybe joined by hyphens or slashes ("Select/Multiselect")
-_WORD = re.compile(r"[^\W\d_]{3,}(?:[-/][^\W\d_]+)*")
-
-
-def _worded(text: str) -> bool:
-    """Half the row's tokens or more are words of three letters or more and nothing in
-    it applies a function: a title, not a formula's line ("N C W log", "Z P(x)logP(x)dx
-    +")."""
-    tokens = text.split()
-    words = sum(1 for t in tokens if _WORD.fullmatch(t.strip(",;:")))
-    return 2 * words >= len(tokens) and not _FUNCTION.search(text)
 
 
 #: unnumbered rows opening with the same two words this many times are labels of boxes
@@ -346,6 +338,165 @@ def rescue_in_sequence(found: list[tuple[_Row, str, int]],
     return out
 
 
+#: numbered capitals rows of one style, numbered on from 1, that make a heading sequence
+#: (see :func:`rescue_caps_sequence`)
+CAPS_RUN = 4
+#: numbers the capitals sequence may skip between two of its rows (headings the row
+#: merging spoils: "x. 28. THE RATE FOR ..." opens with an equation's tail)
+CAPS_SKIP = 2
+#: the most words of a capitals heading ("APPENDIX 1" merged with its title: 20)
+CAPS_MAX_WORDS = 15
+_ARABIC_START = re.compile(r"^\d")
+#: the most words of an unnumbered capitals heading in the style of a capitals sequence
+CAPS_PLAIN_WORDS = 6
+#: an appendix numbered in arabic, its title after the number ("APPENDIX 3 THEOREMS ON
+#: ERGODIC SOURCES": a number-only row merged with the title under it)
+_APPENDIX_START = re.compile(r"^appendix\s+\d{1,2}\b\W*", re.I)
+#: the least letters of a capitals title
+_CAPS_LETTERS = 4
+
+
+def _caps_title(text: str) -> bool:
+    """Whether ``text`` (a title without its number) is in capitals: four letters or
+    more, every one upper case."""
+    letters = [c for c in text if c.isalpha()]
+    return len(letters) >= _CAPS_LETTERS and all(c.isupper() for c in letters)
+
+
+def caps_kind(r: _Row) -> str | None:
+    """The kind of numbered capitals row ``r`` is, None when none: ``""`` for a row
+    numbered in arabic, one level deep ("7. THE ENTROPY OF AN INFORMATION SOURCE"),
+    alone in its block, at most ``CAPS_MAX_WORDS`` words; ``"appendix"`` for "APPENDIX
+    n" and its title first in its block, at most ``CAPS_MAX_WORDS`` + 5 words
+    (``"appendix-bare"`` for "APPENDIX n" alone, rejected as a bare number);
+    ``"plain"`` for an unnumbered row alone in its block, at most ``CAPS_PLAIN_WORDS``
+    words, not ending in a stop or comma ("ACKNOWLEDGMENTS"). The title after the number
+    is in capitals (:func:`_caps_title`); the row is not rejected."""
+    t = r.text.strip()
+    m = _APPENDIX_START.match(t)
+    if m and r.rejected == BARE_NUMBER and not t[m.end():].strip():
+        return "appendix-bare"
+    if r.rejected:
+        return None
+    if not numbering(t)[1]:
+        ok = r.n_block_rows == 1 and len(t.split()) <= CAPS_PLAIN_WORDS \
+            and not t.endswith((".", ",", ";")) and _caps_title(t)
+        return "plain" if ok else None
+    if m:
+        ok = r.first_in_block and len(t.split()) <= CAPS_MAX_WORDS + 5 \
+            and _caps_title(t[m.end():])
+        return "appendix" if ok else None
+    if not _ARABIC_START.match(t) or r.n_block_rows != 1 or len(t.split()) > CAPS_MAX_WORDS:
+        return None
+    label, depth = numbering(t)
+    return "" if depth == 1 and label.isdigit() and _caps_title(strip_number(t)) else None
+
+
+def is_caps_numbered(r: _Row) -> bool:
+    """Whether row ``r`` may be one of a sequence of numbered capitals headings
+    (:func:`caps_kind`)."""
+    return caps_kind(r) is not None
+
+
+def _caps_run(rows: list[tuple[_Row, str, int]]) -> list[tuple[_Row, str, int]]:
+    """The longest run of ``rows`` (one style, document order) numbered on from 1 or 2,
+    each number above the one before by 1 to ``CAPS_SKIP`` + 1."""
+    best: list[tuple[_Row, str, int]] = []
+    for start, first in enumerate(rows):
+        if int(first[1]) > 2:
+            continue
+        run, last = [first], int(first[1])
+        for cand in rows[start + 1:]:
+            n = int(cand[1])
+            if 1 <= n - last <= CAPS_SKIP + 1:
+                run.append(cand)
+                last = n
+        if len(run) > len(best):
+            best = run
+    return best
+
+
+def rescue_caps_sequence(found: list[tuple[_Row, str, int]],
+                         caps: list[tuple[_Row, str, int]]) -> list[tuple[_Row, str, int]]:
+    """Add the numbered capitals rows (:func:`is_caps_numbered`, whatever their score)
+    that make a heading sequence: in one style (face, size, bold), numbers 1, 2, 3, ...
+    rising through the document (:func:`_caps_run`), ``CAPS_RUN`` rows or more. Section
+    headings set in capitals of body size or smaller, neither bold nor in another face
+    ("1. THE DISCRETE NOISELESS CHANNEL" ... "29. THE CALCULATION OF RATES" in 8 pt
+    under 10 pt text), score far under the threshold; a list's items run in sentence
+    case and start again at 1. Appendices in capitals ("APPENDIX 3 THEOREMS ON ERGODIC
+    SOURCES") need no sequence; unnumbered capitals rows in the style of a sequence of
+    numbered ones are headings too ("ACKNOWLEDGMENTS", "INTRODUCTION"). The numbering check (:func:`drop_out_of_sequence`) then
+    drops the numbered list items and equation lines found between two of them. Rows are
+    ordered by (page, order)."""
+    have = {(r.page, r.order) for r, _l, _d in found}
+    out = list(found)
+    runs = _caps_runs(caps)
+    arabic = {_style(run[0][0]) for run in runs if caps_kind(run[0][0]) == ""}
+    plain = [[c] for c in caps if caps_kind(c[0]) == "plain" and _style(c[0]) in arabic]
+    for run in runs + plain:
+        for cand in run:
+            if (cand[0].page, cand[0].order) not in have:
+                out.append(cand)
+                have.add((cand[0].page, cand[0].order))
+    out.sort(key=lambda f: (f[0].page, f[0].order))
+    return out
+
+
+def _caps_runs(cands: list[tuple[_Row, str, int]],
+               kinds: tuple[str, ...] = ("", "appendix")) -> list[list[tuple[_Row, str, int]]]:
+    """The capitals heading sequences among ``cands`` (of a kind in ``kinds``:
+    :func:`caps_kind`): per kind and style, the run of :func:`_caps_run` when it holds
+    ``CAPS_RUN`` rows or more. Appendices need one ("APPENDIX" says they are headings),
+    in any style: a bare "APPENDIX 6" in body size goes on from "APPENDIX 4 MAXIMIZING
+    ..." in capitals (a run of bare ones alone is none)."""
+    groups: dict[tuple, list[tuple[_Row, str, int]]] = defaultdict(list)
+    for cand in cands:
+        kind = caps_kind(cand[0])
+        if kind == "appendix-bare" and "appendix" in kinds:
+            groups[("appendix",)].append(cand)
+        elif kind == "appendix" and kind in kinds:
+            groups[("appendix",)].append(cand)
+        elif kind in kinds:
+            groups[(kind, *_style(cand[0]))].append(cand)
+    runs = [(key[0], _caps_run(sorted(rows, key=lambda f: (f[0].page, f[0].order))))
+            for key, rows in groups.items()]
+    return [run for kind, run in runs
+            if (kind == "" and len(run) >= CAPS_RUN)
+            or (kind == "appendix" and any(caps_kind(f[0]) == "appendix" for f in run))]
+
+
+def drop_off_caps_sequence(found: list[tuple[_Row, str, int]]) -> list[tuple[_Row, str, int]]:
+    """Drop the rows opening with an arabic number that break a sequence of capitals
+    headings (:func:`rescue_caps_sequence`) among ``found``: between two of its headings
+    numbered ``p`` and ``n``, a one-level number outside ``p < k < n`` or a deeper one not
+    under ``p`` ("4. We have", "1 and", "2 2 dx" between "20. ENTROPY OF A CONTINUOUS
+    DISTRIBUTION" and "21. ..."); after its last heading, a number not above it. A run
+    of such rows defeats :func:`drop_out_of_sequence`, which needs the neighbours of each
+    to follow each other. Headings numbered by a word ("APPENDIX 2", "PART II") stay.
+    Rows in document order."""
+    pos = lambda f: (f[0].page, f[0].order)  # noqa: E731
+    drop: set[tuple[int, int]] = set()
+    for run in _caps_runs(found, kinds=("",)):
+        members = {pos(f) for f in run}
+        bounds = [(pos(f), int(f[1])) for f in run]
+        keys = [b[0] for b in bounds]
+        for f in found:
+            parts = _parts(f[1]) if f[2] else None
+            if parts is None or pos(f) in members or not _ARABIC_START.match(f[0].text.strip()):
+                continue
+            i = bisect.bisect_left(keys, pos(f))
+            if i == 0:
+                continue
+            before = bounds[i - 1][1]
+            after = bounds[i][1] if i < len(bounds) else None
+            fits = (len(parts) > 1 and parts[0] == before) or (
+                len(parts) == 1 and before < parts[0] and (after is None or parts[0] < after))
+            if not fits:
+                drop.add(pos(f))
+    return [f for f in found if pos(f) not in drop]
+
+
 STYLE_GROUP = 3
 """Numbered rows sharing one style, each alone in its block, that make a style of
 headings (see :func:`rescue_by_style`)."""
@@ -371,58 +522,6 @@ def _roman_heading(r: _Row, label: str) -> int | None:
     """The roman number of a heading numbered "IV." (with its stop), else None."""
     value = roman_value(label)
     return value if value and r.text.strip().startswith(label + ".") else None
-
-
-#: numbered capitalised rows of one style, in increasing order, that make a sequence of
-#: headings (see :func:`rescue_capital_sequence`)
-CAPITAL_SEQUENCE = 4
-
-
-def _capitalised(r: _Row, label: str) -> bool:
-    """The row's words after its number are in capitals ("1. THE DISCRETE NOISELESS
-    CHANNEL"; four letters in five, "6. EMBEDDING INTO ℓ1"), three letters or more."""
-    rest = [c for c in r.text.strip()[len(label):] if c.isalpha()]
-    return len(rest) >= 3 and sum(c.isupper() for c in rest) >= 0.8 * len(rest)
-
-
-def rescue_capital_sequence(found: list[tuple[_Row, str, int]],
-                            near: list[tuple[_Row, str, int]]) -> list[tuple[_Row, str, int]]:
-    """Add the near misses numbered "1.", "2.", ... (one arabic number) in capitals and in
-    one face and size whose numbers rise through the document, at most ``SEQUENCE_GAP``
-    apart, ``CAPITAL_SEQUENCE`` of them or more: Shannon's "1. THE DISCRETE NOISELESS
-    CHANNEL", "6. CHOICE, UNCERTAINTY AND ENTROPY" in small capitals of 8 pt score .3 to
-    .5 (smaller than the text, not bold), each alone; a list's items are not in
-    capitals. Where such a sequence is found, kept rows in another style with one arabic
-    number or one letter before words in lower case go ("4. We have", "2 2 dx", "N C W
-    log": a list item, a formula's digits and letters).
-    Rows are ordered by (page, order)."""
-    pos = lambda f: (f[0].page, f[0].order)  # noqa: E731
-    have = {pos(f) for f in found}
-    groups: dict[tuple, list[tuple[_Row, str, int]]] = defaultdict(list)
-    for f in sorted(found + near, key=pos):
-        r, label, depth = f
-        if depth == 1 and label.isdigit() and r.text.strip().startswith(label + ".") \
-                and _capitalised(r, label):
-            groups[(r.font, r.size)].append(f)
-    out = list(found)
-    styles: set[tuple] = set()
-    for rows in groups.values():
-        run: list[tuple[_Row, str, int]] = []
-        for f in rows:
-            if not run or 0 < int(f[1]) - int(run[-1][1]) <= SEQUENCE_GAP:
-                run.append(f)
-        if len(run) >= CAPITAL_SEQUENCE:
-            styles.add((run[0][0].font, run[0][0].size))
-            out.extend(f for f in run if pos(f) not in have)
-            have.update(pos(f) for f in run)
-    if styles:
-        # the sections are numbered in capitals: in another style, a number before
-        # words in lower case is a list item or a formula's ("4. We have", "2 2 dx")
-        out = [f for f in out if not (f[2] == 1 and (f[1].isdigit() or len(f[1]) == 1)
-                                      and (f[0].font, f[0].size) not in styles
-                                      and not _capitalised(f[0], f[1]))]
-    out.sort(key=pos)
-    return out
 
 
 def rescue_roman_gaps(found: list[tuple[_Row, str, int]],

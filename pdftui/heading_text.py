@@ -56,6 +56,9 @@ _NUM_ARABIC = re.compile(r"^(\d{1,2}(?:\.\d{1,2}){0,4})\.?(?=\s+\S|$)")
 _NUM_LETTER = re.compile(r"^([A-Z](?:\.\d{1,2}){0,4})\.?(?=\s+\S|$)")
 #: "§ 3." (a section sign before the number): label "§3"
 _NUM_SECTION_SIGN = re.compile(r"^§\s*(\d{1,3}(?:\.\d{1,2}){0,3})\.?(?=\s+\S|$)")
+#: a first word holding brackets or operators: a formula after a letter ("Z P(x)logP(x)dx"),
+#: not a heading's title after its letter
+_FORMULA_WORD = re.compile(r"^[^\s()\[\]{}=+<>^|]*[()\[\]{}=+<>^|]")
 _NUM_ROMAN = re.compile(r"^([IVXLC]{1,6})\.(?=\s+\S|$)")
 _NUM_WORD = re.compile(
     r"^(?:chapter|section|part|appendix|lecture|lesson|article)\s+([0-9]{1,3}|[IVXLC]{1,6}|[A-Z])\b",
@@ -88,7 +91,8 @@ def numbering(text: str) -> tuple[str, int]:
 
     "3.2 Attention" -> ("3.2", 2); "A.1 Proofs" -> ("A.1", 2); "IV. Results" -> ("IV", 1);
     "Chapter 4 Sets" -> ("4", 1); "§ 3. Theory" -> ("§3", 1). A single capital letter counts only when followed by a
-    capitalised word ("A Proofs"), since "A model" is a sentence.
+    capitalised word ("A Proofs"), since "A model" is a sentence, and not by a formula
+    ("Z P(x)logP(x)dx").
     """
     t = text.strip()
     m = _NUM_SECTION_SIGN.match(t)
@@ -108,7 +112,8 @@ def numbering(text: str) -> tuple[str, int]:
     if m:
         label = m.group(1)
         rest = t[m.end():].strip()
-        if "." in label or (rest[:1].isupper() and not rest.lower().startswith(("a ", "an ", "the "))):
+        if "." in label or (rest[:1].isupper() and not _FORMULA_WORD.match(rest)
+                            and not rest.lower().startswith(("a ", "an ", "the "))):
             return label, label.count(".") + 1
     return "", 0
 

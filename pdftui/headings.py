@@ -7,8 +7,7 @@ addresses, author lists; :mod:`pdftui.heading_rejects`), a logistic score over s
 wording features (``FEATURE_NAMES`` in :mod:`pdftui.heading_features`, fitted weights
 ``WEIGHTS`` / ``BIAS``, cut at ``THRESHOLD``) keeps the rest or not, and the numbering of
 the kept ones is checked (:mod:`pdftui.heading_sequence`: :func:`rescue_in_sequence`,
-:func:`drop_out_of_sequence`). Run-in headings, a bold or italic lead-in opening a
-paragraph, come from :mod:`pdftui.heading_run_in`. The result is a list of
+:func:`drop_out_of_sequence`). The result is a list of
 :class:`~pdftui.document.OutlineEntry`, the same shape as an outline, so
 :mod:`pdftui.sections` builds sections from either.
 
@@ -31,8 +30,9 @@ from pdftui.heading_rejects import REPEATED_ON_PAGE, is_contents_entry
 from pdftui.heading_rows import CONTENTS_PAGE_ROWS, CandidateRow, rows_of_document
 from pdftui.heading_run_in import full_lead, run_in_heads
 from pdftui.heading_sequence import (RESCUE_MIN_SCORE, assign_levels, drop_isolated_letters,
-                                     drop_out_of_sequence, drop_restarted_lists,
-                                     rescue_by_style, rescue_capital_sequence,
+                                     drop_off_caps_sequence, drop_out_of_sequence,
+                                     drop_restarted_lists,
+                                     is_caps_numbered, rescue_by_style, rescue_caps_sequence,
                                      rescue_in_sequence, rescue_loose_group,
                                      rescue_roman_gaps, rescue_unnumbered_style)
 from pdftui.heading_text import (is_arxiv_stamp, is_number_only, normalise_title, numbering,
@@ -146,10 +146,9 @@ _FRONT_HEADING = re.compile(r"^(abstract|summary|contents|table of contents|keyw
 LOOSE_MIN_SCORE = 0.2
 #: the least score of a numbered row that a style of numbered headings can rescue
 STYLE_MIN_SCORE = 0.5
-#: the least score of a numbered row that a gap in the kept roman numbers or a rising
-#: sequence of capitalised numbered rows can rescue
-#: (:func:`pdftui.heading_sequence.rescue_roman_gaps`, :func:`~pdftui.heading_sequence.rescue_capital_sequence`)
-GAP_MIN_SCORE = 0.15
+#: the least score of a roman-numbered row that a gap in the kept roman numbers can
+#: rescue (:func:`pdftui.heading_sequence.rescue_roman_gaps`)
+GAP_MIN_SCORE = 0.3
 
 
 def _loose(r: CandidateRow, score: float) -> bool:
@@ -208,13 +207,15 @@ class _Pools:
     a numbering gap (``near``), numbered rows that a style of numbered headings may rescue
     (``near_style``), unnumbered rows alone in their block under the threshold (``loose``,
     with their score), numbered rows scoring at least ``GAP_MIN_SCORE`` that only a gap in
-    roman numbering or a capitalised sequence can rescue (``low``)."""
+    roman numbering can rescue (``low``), and numbered capitals rows of any score that a
+    sequence of them can rescue (``caps``: :func:`pdftui.heading_sequence.is_caps_numbered`)."""
 
     found: list[Candidate] = field(default_factory=list)
     near: list[Candidate] = field(default_factory=list)
     near_style: list[Candidate] = field(default_factory=list)
     loose: list[tuple[CandidateRow, float]] = field(default_factory=list)
     low: list[Candidate] = field(default_factory=list)
+    caps: list[Candidate] = field(default_factory=list)
 
 
 def _kept(r: CandidateRow, score: float, ocr: bool) -> bool:
@@ -234,6 +235,10 @@ def _file_row(r: CandidateRow, score: float, ocr: bool, pools: _Pools) -> bool:
     if _kept(r, score, ocr):
         pools.found.append((r, label, depth))
         return True
+    if is_caps_numbered(r):
+        pools.caps.append((r, label, depth))
+        if depth and score < GAP_MIN_SCORE:   # numbered: a wrapped second line joins it
+            return True
     if score >= RESCUE_MIN_SCORE and depth:
         pools.near.append((r, label, depth))
         pools.near_style.append((r, label, depth))
@@ -270,6 +275,8 @@ def _sort_rows(rows: list[CandidateRow], pages: list[Page]) -> _Pools:
             prev_kept = None
             if _repeated_numbered(r):
                 pools.near.append((r, *numbering(r.text)))
+            elif is_caps_numbered(r):   # "APPENDIX 6" going on from appendices in capitals
+                pools.caps.append((r, *numbering(r.text)))
             continue
         if prev_kept is not None and _wraps(prev_kept, r):
             prev_kept.text = join_wrapped(prev_kept.text, r.text)
@@ -286,15 +293,17 @@ def _checked(pools: _Pools, rows: list[CandidateRow], pages: list[Page]) -> list
     """The kept headings after the numbering and style checks: near misses filling a
     numbering gap or in a style of headings come back; numbered list items, letters
     without siblings and numbers breaking the sequence go, and so does the first page's
-    title block."""
-    found = rescue_in_sequence(pools.found, pools.near)
+    title block. A sequence of numbered capitals rows comes back first, so that the
+    numbering check measures the rest against it."""
+    found = rescue_caps_sequence(pools.found, pools.caps)
+    found = rescue_in_sequence(found, pools.near)
     found = rescue_by_style(found, pools.near_style)
     found = rescue_roman_gaps(found, pools.near_style + pools.low)
-    found = rescue_capital_sequence(found, pools.near_style + pools.low)
     found = rescue_unnumbered_style(found, pools.loose, RESCUE_MIN_SCORE)
     found = rescue_loose_group(found, pools.loose, RESCUE_MIN_SCORE)
     found = drop_restarted_lists(found)
     found = drop_isolated_letters(found, len(pages))
+    found = drop_off_caps_sequence(found)
     found = drop_out_of_sequence(found)
     return _drop_title_block(found, rows, pages)
 

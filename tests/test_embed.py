@@ -340,6 +340,37 @@ def test_a_topic_only_in_a_long_pages_last_sentence_is_first_with_paragraph_unit
     assert (hits[0].doc, hits[0].page) == ("databases.pdf", 2), [(h.doc, h.page) for h in hits]
 
 
+def test_a_topic_only_in_a_long_pages_last_sentence_with_tile_pairs(tmp_path):
+    """The long-page case with plan 10 (tiles of half the model's length searched as pairs
+    of neighbours). Its last tile holds the sentence with about 110 tokens of the text
+    before it, and the unit searched is that tile paired with the one before (~250
+    tokens, as plan 1's last window): the page is found, but 5th of 5 documents, as with
+    plan 1 (bench/README.md "Tile pairs, plans 10-12"). The tokens embedded are the tiles'
+    alone, under 0.7x of plan 1's on the same folder."""
+    from pdftui.embed import PLAN_1, PLAN_10
+    from pdftui.index import index_folder
+    from pdftui.index.embedding import EmbedPipeline
+    from pdftui.search import SearchService
+
+    from .builders import build_long_page
+
+    query = build_long_page(tmp_path / "docs")
+    summary = index_folder(tmp_path / "docs", tmp_path / "cache",
+                           pipeline=EmbedPipeline(int8=True, plan=PLAN_10))
+    assert summary.units > 0 and not summary.notes, summary.notes
+    service = SearchService(tmp_path / "docs", cache_dir=tmp_path / "cache")
+    try:
+        hits = [(h.doc, h.page) for h in
+                service.search_sync(query, mode="semantic", top_k=5).hits]
+    finally:
+        service.close()
+    assert ("databases.pdf", 2) in hits, hits
+    plan1 = index_folder(tmp_path / "docs", tmp_path / "cache1",
+                         pipeline=EmbedPipeline(int8=True, plan=PLAN_1))
+    assert summary.tokens_embedded < 0.7 * plan1.tokens_embedded, \
+        (summary.tokens_embedded, plan1.tokens_embedded)
+
+
 def test_the_int8_copy_runs_at_the_basic_graph_level(tmp_path) -> None:
     """The int8 copy's session is opened at onnxruntime's basic graph optimisation level
     (faster on this model than fastembed's "all", bench/kernels.py) and embeds as before:

@@ -8,8 +8,12 @@ from __future__ import annotations
 import pymupdf
 import pytest
 
+import numpy as np
+
 from pdftui.embed import (PLAN_1, PLAN_2, PLAN_3, PLAN_4, PLAN_5, PLAN_6, PLAN_7, PLAN_8,
-                          PLAN_9, Embedder, split_units)
+                          PLAN_9, PLAN_10, Embedder, split_units)
+from pdftui.embed.pairs import head_tiles, pair_spans, pair_vector
+from pdftui.embed.units import tile_spans
 from pdftui.index.embedding import page_unit_head
 from pdftui.embed.model import default_tokenizer
 
@@ -265,3 +269,111 @@ def test_plan_9_starts_a_unit_at_a_heading_only_past_half_a_unit(tokenizer) -> N
     assert [text[s:e] for s, e in spans] == [text[:at].rstrip(), text[at:].rstrip()]
     assert (PLAN_9.fill, PLAN_9.tables, PLAN_9.head_min, PLAN_9.soft) == \
         (True, False, 128, True)
+
+
+# ---------------------------------------------------------------- plan 10: tile pairs
+
+
+def test_tiles_of_a_corpus_page_are_half_windows_and_pairs_are_their_unions(
+        tmp_path, tokenizer, page_text) -> None:
+    """Plan 10 cuts the page into tiles of at most 126 tokens (128 with the special
+    tokens) without overlap; its units are the pairs of neighbours, each from a tile's
+    start to the next one's end: windows of up to 252 tokens advancing by one tile."""
+    emb = Embedder(None, tmp_path, int8=False)  # tokenizer only
+    tiles = emb.tile_spans(page_text, PLAN_10)
+    assert tiles == tile_spans(page_text, tokenizer, 126)
+    assert len(tiles) == 5 and tiles[0][0] == 0 and tiles[-1][1] == len(page_text.rstrip())
+    for (_s0, e0), (s1, _e1) in zip(tiles, tiles[1:]):
+        assert e0 <= s1 and not page_text[e0:s1].strip()
+    assert all(100 <= tokens(tokenizer, page_text[s:e]) <= 126 for s, e in tiles)
+    pairs = pair_spans(tiles)
+    assert pairs == [(tiles[i][0], tiles[i + 1][1], (i, i + 1)) for i in range(4)]
+    assert emb.unit_spans(page_text, PLAN_10) == [(s, e) for s, e, _k in pairs]
+    assert all(tokens(tokenizer, page_text[s:e]) <= 254 for s, e, _k in pairs)
+    assert not emb.loaded
+
+
+def test_tile_plans_have_their_own_identity_and_are_not_the_default() -> None:
+    from pdftui.embed import DEFAULT_PLAN, PLAN_11, PLAN_12
+
+    plans = (PLAN_1, PLAN_10, PLAN_11, PLAN_12)
+    assert len({p.identity("h") for p in plans}) == 4 and DEFAULT_PLAN is PLAN_1
+    assert PLAN_10.tiles == PLAN_11.tiles == PLAN_12.tiles == 128
+    assert (PLAN_10.tile_heads, PLAN_10.weigh) == (True, False)
+    assert (PLAN_11.tile_heads, PLAN_11.weigh) == (False, True)
+    assert (PLAN_12.tile_heads, PLAN_12.weigh) == (True, True)
+
+
+def test_a_page_of_one_tile_is_its_own_unit_and_no_tile_none() -> None:
+    assert pair_spans([(3, 40)]) == [(3, 40, (0,))]
+    assert pair_spans([]) == []
+    assert pair_spans([(0, 10), (11, 20), (21, 30)]) == [(0, 20, (0, 1)), (11, 30, (1, 2))]
+
+
+def test_tiles_start_at_the_cuts(tokenizer, page_text) -> None:
+    """A cut (a section heading's offset, at a word) starts a tile; the tiles before and
+    after it still fit and leave no text out."""
+    cut = page_text.index("3.2.1\nScaled")   # the heading 3.2.1, 79 tokens in
+    plain = tile_spans(page_text, tokenizer, 126)
+    assert cut not in [s for s, _e in plain]
+    tiles = tile_spans(page_text, tokenizer, 126, cuts=[cut])
+    assert cut in [s for s, _e in tiles] and len(tiles) == len(plain) == 5
+    assert tiles[0][0] == 0 and tiles[-1][1] == len(page_text.rstrip())
+    for (_s0, e0), (s1, _e1) in zip(tiles, tiles[1:]):
+        assert e0 <= s1 and not page_text[e0:s1].strip()
+    assert all(tokens(tokenizer, page_text[s:e]) <= 126 for s, e in tiles)
+    assert tile_spans("", tokenizer, 126) == [] and tile_spans("  \n", tokenizer, 126) == []
+
+
+def test_a_pair_vector_is_the_normalised_sum_of_its_tiles() -> None:
+    a = np.array([1.0, 0.0, 0.0], dtype=np.float32)
+    b = np.array([0.0, 1.0, 0.0], dtype=np.float32)
+    v = pair_vector(np.stack([a, b]))
+    assert v.dtype == np.float32 and v.shape == (3,)
+    assert np.allclose(v, [2 ** -0.5, 2 ** -0.5, 0]) and abs(np.linalg.norm(v) - 1) < 1e-6
+    assert np.allclose(pair_vector(np.stack([b])), b)    # one tile: its own vector
+    assert np.allclose(pair_vector(np.stack([a, a])), a)
+
+
+def test_a_section_head_is_the_pair_of_its_first_two_tiles() -> None:
+    """``head_tiles``: the first two tiles starting inside the section's own text, on its
+    start page from its heading on, then on the next page while its text runs on."""
+    tiles = [(0, 100), (101, 200), (201, 300), (301, 400)]
+    nxt = [(0, 90), (91, 180)]
+    assert head_tiles(tiles, 101, 250, 400, nxt) == [(0, 1), (0, 2)]
+    assert head_tiles(tiles, 101, 60, 400, nxt) == [(0, 1)]          # a short section
+    assert head_tiles(tiles, 301, 99, 400, nxt) == [(0, 3)]          # ends with the page
+    assert head_tiles(tiles, 301, 150, 400, nxt) == [(0, 3), (1, 0)]  # runs on
+    assert head_tiles(tiles, 301, 150, 400, []) == [(0, 3)]          # the last page
+    assert head_tiles(tiles, 450, 10, 460, nxt) == []                # not found: apart
+
+
+@pytest.mark.parametrize("text", [
+    "\x00\x01\x02 control \x07\x1b[0m" * 200,
+    "漢字かな混じり文" * 800,
+    "a" * 20_000,
+    "lone \ud800 surrogate " * 300,
+], ids=["control", "cjk", "one-long-word", "surrogates"])
+def test_odd_text_never_stops_tiling_and_every_tile_fits(tokenizer, text) -> None:
+    tiles = tile_spans(text, tokenizer, 126, cuts=[len(text) // 3, len(text) // 2])
+    assert tiles and tiles == sorted(tiles)
+    for (s, e), nxt in zip(tiles, tiles[1:] + [(len(text), len(text))]):
+        assert 0 <= s < e <= nxt[0] and text[s:e].strip()
+        assert tokens(tokenizer, text[s:e].replace("\ud800", "\ufffd")) <= 126
+
+
+def test_tiles_that_ignore_headings_give_the_head_the_tile_holding_its_heading() -> None:
+    """Plan 11: a heading inside a tile; the head is that tile and the next one."""
+    tiles = [(0, 100), (101, 200), (201, 300), (301, 400)]
+    assert head_tiles(tiles, 150, 200, 400, [], holding=True) == [(0, 1), (0, 2)]
+    assert head_tiles(tiles, 150, 30, 400, [], holding=True) == [(0, 1)]
+    assert head_tiles(tiles, 350, 120, 400, [(0, 90)], holding=True) == [(0, 3), (1, 0)]
+    assert head_tiles(tiles, 101, 150, 400, [], holding=True) == [(0, 1), (0, 2)]
+
+
+def test_a_weighed_pair_counts_a_short_tile_for_less() -> None:
+    a = np.array([1.0, 0.0], dtype=np.float32)
+    b = np.array([0.0, 1.0], dtype=np.float32)
+    v = pair_vector(np.stack([a, b]), [120, 40])
+    assert np.allclose(v, np.array([3.0, 1.0]) / np.sqrt(10.0))
+    assert np.allclose(pair_vector(np.stack([a, b]), [7, 7]), pair_vector(np.stack([a, b])))

@@ -58,27 +58,6 @@ def test_demote_pin_keep_and_single():
     assert one.evidence[A][0].rank == 2
 
 
-def test_a_section_collects_from_three_listed_subsections_not_from_one():
-    s1, s2, s3, s4 = ("g.pdf", 11), ("g.pdf", 12), ("g.pdf", 13), ("g.pdf", 21)
-    par, lone, far = ("g.pdf", 10), ("g.pdf", 20), ("h.pdf", 1)
-    parent = {s1: par, s2: par, s3: par, s4: lone}.get
-    keys = [s1, far, s4, s2, s3, par, lone]
-    base = run.order(run.rrf([(Arm.SEMANTIC, keys, 1.0)]), [], keys)
-    got = run.add_subsections(base, parent, 0.2, min_children=3, depth=30)
-    assert got.scores[lone] == base.scores[lone]      # one listed subsection lifts nothing
-    # 1/66 + 0.2 x (1/61 + 1/64 + 1/65) would pass s1 (1/61): it stops just below it
-    assert base.scores[par] + 0.2 * (1 / 61 + 1 / 64 + 1 / 65) > 1 / 61
-    assert got.scores[par] < got.scores[s1] and got.scores[par] == pytest.approx(1 / 61)
-    c = got.evidence[par][-1]
-    assert (c.arm, c.rank, c.weight) == (Arm.SUBSECTIONS, 1, 0.2)
-    assert c.score == pytest.approx(got.scores[par] - base.scores[par])
-    assert run.order(got, [], keys).keys[:3] == [s1, par, far]
-    small = run.add_subsections(base, parent, 0.01, min_children=3, depth=30)
-    assert small.scores[par] == pytest.approx(1 / 66 + 0.01 * (1 / 61 + 1 / 64 + 1 / 65))
-    assert run.add_subsections(base, parent, 0.2, min_children=3, depth=4).scores[par] == \
-        base.scores[par]                              # its subsections beyond the depth
-
-
 def test_a_named_documents_sections_are_a_list_of_their_own():
     """Issue 18: the sections of a document the query names, in the run's order, gain
     ``weight x share^2 / (k + their place in that document)``; other documents' keys are
@@ -93,26 +72,6 @@ def test_a_named_documents_sections_are_a_list_of_their_own():
     c = got.evidence[p2][-1]
     assert (c.arm, c.rank, c.weight, c.k) == (Arm.NAMED, 2, pytest.approx(0.64), 60)
     assert run.add_named(base, {}, 1.0, 60) is base
-
-
-def test_a_documents_listed_sections_are_reordered_by_their_best_passage():
-    """Issue 18: among one document's listed sections, placed by their best passage's
-    share, each gains ``weight x share^2 / (k + place)``, times its factors; a document
-    with one listed section gains nothing, nor does a section with no share."""
-    a1, a2, a3, b1 = ("a.pdf", 11), ("a.pdf", 12), ("a.pdf", 13), ("b.pdf", 21)
-    base = run.order(run.rrf([(Arm.SEMANTIC, [a1, b1, a2, a3], 1.0)]), [], [])
-    base = run.demote(base, {a3}, 0.5, "opening")
-    shares = {a1: 0.2, b1: 1.0, a2: 0.9, a3: 0.5}
-    got = run.add_passages(base, shares, 1.0, 60)
-    assert got.scores[b1] == base.scores[b1]                 # alone in its document
-    assert got.scores[a2] == pytest.approx(1 / 63 + 0.81 / 61)
-    assert got.scores[a3] == pytest.approx(0.5 * (1 / 64 + 0.25 / 62))
-    assert got.scores[a1] == pytest.approx(1 / 61 + 0.04 / 63)
-    assert got.keys == [a2, a1, b1, a3]
-    c = got.evidence[a2][-1]
-    assert (c.arm, c.rank, c.k) == (Arm.PASSAGE, 1, 60) and c.weight == pytest.approx(0.81)
-    none = run.add_passages(base, {a1: 0.0, a2: 0.0}, 1.0, 60)
-    assert none.scores == base.scores
 
 
 def test_the_document_both_arms_rank_first_leads():

@@ -30,7 +30,7 @@ _HOME = {
     "resolve_model_name": "model",
     "DEFAULT_PLAN": "units", "PLAN_1": "units", "PLAN_2": "units", "PLAN_3": "units",
     "PLAN_4": "units", "PLAN_5": "units", "PLAN_6": "units", "PLAN_7": "units",
-    "PLAN_8": "units", "PLAN_9": "units",
+    "PLAN_8": "units", "PLAN_9": "units", "PLAN_10": "units", "PLAN_11": "units", "PLAN_12": "units",
     "UnitPlan": "units", "split_units": "units",
 }
 
@@ -57,6 +57,9 @@ __all__ = [
     "PLAN_7",
     "PLAN_8",
     "PLAN_9",
+    "PLAN_10",
+    "PLAN_11",
+    "PLAN_12",
     "Embedder",
     "EmbedderUnavailable",
     "UnitPlan",

@@ -31,7 +31,8 @@ from .model import (
     unsupported_message,
     weights_sha256,
 )
-from .units import PLAN_1, UnitPlan, replace_surrogates, split_units
+from .pairs import pair_spans
+from .units import PLAN_1, UnitPlan, replace_surrogates, split_units, tile_spans
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
@@ -196,17 +197,36 @@ class Embedder:
         passage prefix (for models that need one); ``max_tokens`` lowers the limit (a
         section head unit); ``plan.overlap`` picks overlapping windows or equal tiles,
         ``plan.paragraphs`` units that follow the paragraphs, each starting at the character
-        offsets ``cuts`` if any. Tokenizer only: for the default model this does not load the
-        ONNX model.
+        offsets ``cuts`` if any; ``plan.tiles`` the pairs of :meth:`tile_spans`'s
+        neighbouring tiles (:func:`pdftui.embed.pairs.pair_spans`; ``max_tokens`` unused).
+        Tokenizer only: for the default model this does not load the ONNX model.
         """
+        if plan.tiles:
+            return [(s, e) for s, e, _k in pair_spans(self.tile_spans(text, plan, cuts))]
         if not text or not text.strip():
             return []
         tok = self._units_tokenizer()
+        return split_units(text, tok, self._budget(max_tokens), overlap=plan.overlap,
+                           shared=plan.shared, plan=plan, cuts=cuts)
+
+    def tile_spans(self, text: str, plan: UnitPlan, cuts: Iterable[int] = ()
+                   ) -> list[tuple[int, int]]:
+        """Character spans of one page's tiles under a plan with ``tiles``
+        (:func:`pdftui.embed.units.tile_spans`): no overlap, each of at most ``plan.tiles``
+        tokens including the special tokens and a passage prefix, one starting at each
+        offset of ``cuts``. Tokenizer only."""
+        if not text or not text.strip():
+            return []
+        tok = self._units_tokenizer()
+        return tile_spans(text, tok, self._budget(plan.tiles), cuts)
+
+    def _budget(self, max_tokens: int | None) -> int:
+        """Text tokens a unit of at most ``max_tokens`` model tokens (None: the model's
+        limit) may hold: special tokens and a passage prefix taken off."""
+        self._units_tokenizer()
         assert self._n_special is not None and self._passage_prefix_tokens is not None
         cap = min(self.max_tokens, max_tokens or self.max_tokens)
-        budget = max(8, cap - self._n_special - self._passage_prefix_tokens)
-        return split_units(text, tok, budget, overlap=plan.overlap, shared=plan.shared,
-                           plan=plan, cuts=cuts)
+        return max(8, cap - self._n_special - self._passage_prefix_tokens)
 
     def units(self, text: str, plan: UnitPlan = PLAN_1, max_tokens: int | None = None
               ) -> list[str]:

@@ -23,10 +23,10 @@ if TYPE_CHECKING:  # pragma: no cover
 from .model import DEFAULT_MAX_TOKENS
 
 __all__ = ["DEFAULT_PLAN", "PLAN_1", "PLAN_2", "PLAN_3", "PLAN_4", "PLAN_5", "PLAN_6",
-           "PLAN_7", "PLAN_8", "PLAN_9",
+           "PLAN_7", "PLAN_8", "PLAN_9", "PLAN_10", "PLAN_11", "PLAN_12",
            "UnitPlan",
            "paragraph_spans", "replace_surrogates",
-           "split_units"]
+           "split_units", "tile_spans"]
 
 _SURROGATES = re.compile("[\ud800-\udfff]")
 
@@ -57,7 +57,15 @@ class UnitPlan:
     caption and the text around them). ``head_min`` (a number of tokens; 0: off): a
     section head that runs on past the page unit from its heading (its section crosses
     a page end) is that page unit when it holds at least ``head_min`` tokens, so it is
-    embedded once.
+    embedded once. ``tiles`` (a number of tokens, special tokens included; 0: off): a page
+    is cut into tiles of at most ``tiles`` tokens without overlap, each section heading
+    starting one (:func:`tile_spans`), and only the tiles run through the model; its units
+    are the pairs of neighbouring tiles, each vector the normalised sum of its two tiles'
+    (:mod:`pdftui.embed.pairs`), and a section head is the pair of the section's first two
+    tiles (no model run where they are page tiles). ``tile_heads`` (with ``tiles``): tiles
+    start at section headings (False: tiles ignore them, and a section head is the pair
+    from the tile holding its heading); ``weigh``: a pair's vector weighs each tile's by
+    its tokens (a short tile counts for less).
     """
 
     version: int
@@ -70,6 +78,9 @@ class UnitPlan:
     tables: bool = True
     head_min: int = 0
     soft: bool = False
+    tiles: int = 0
+    tile_heads: bool = True
+    weigh: bool = False
 
     def identity(self, weights_hash: str) -> str:
         """The ``embeddings.weights_hash`` value for vectors of these weights and this plan
@@ -105,6 +116,18 @@ PLAN_8 = UnitPlan(8, overlap=False, head_tokens=DEFAULT_MAX_TOKENS, paragraphs=T
 #: a window (else the heading stays inside a unit and its head unit is embedded apart).
 PLAN_9 = UnitPlan(9, overlap=False, head_tokens=DEFAULT_MAX_TOKENS, paragraphs=True,
                   fill=True, tables=False, head_min=DEFAULT_MAX_TOKENS // 2, soft=True)
+#: Tiles of half the model's length, embedded once, searched as pairs of neighbours: plan
+#: 1's geometry (full windows advancing by half a window) from one pass over the text;
+#: section heads are pairs of page tiles (tiles start at headings).
+PLAN_10 = UnitPlan(10, overlap=False, head_tokens=DEFAULT_MAX_TOKENS,
+                   tiles=DEFAULT_MAX_TOKENS // 2)
+#: Plan 10 whose tiles ignore headings (a section head is the pair from the tile holding
+#: its heading) and whose pairs weigh each tile by its tokens.
+PLAN_11 = UnitPlan(11, overlap=False, head_tokens=DEFAULT_MAX_TOKENS,
+                   tiles=DEFAULT_MAX_TOKENS // 2, tile_heads=False, weigh=True)
+#: Plan 10 whose pairs weigh each tile by its tokens (a heading's short tile counts less).
+PLAN_12 = UnitPlan(12, overlap=False, head_tokens=DEFAULT_MAX_TOKENS,
+                   tiles=DEFAULT_MAX_TOKENS // 2, weigh=True)
 DEFAULT_PLAN = PLAN_1
 
 
@@ -164,6 +187,38 @@ def split_units(text: str, tokenizer: Tokenizer, budget: int, *, overlap: bool =
         tokens = _spaced(n, budget, min(shared, budget // 2), find)
     else:
         tokens = _tile(n, budget, find)
+    spans = _fit(clean, tokenizer, offsets, tokens, budget)
+    return [(s, e) for s, e in spans if text[s:e].strip()] or [(0, len(text))]
+
+
+def tile_spans(text: str, tokenizer: Tokenizer, budget: int, cuts: Iterable[int] = ()
+               ) -> list[tuple[int, int]]:
+    """Character spans ``[(start, end)]`` of tiles cutting ``text`` without overlap, in
+    order: the text is parted at each character offset of ``cuts`` (a tile starts at the
+    first token starting there or after; e.g. the page's section headings), and each part
+    cut into the fewest tiles of at most ``budget`` tokens (special tokens not counted) of
+    about equal length, at whitespace or word boundaries (:func:`_tile`). ``[]`` for blank
+    text, ``[(0, len(text))]`` when it cannot be tokenized. Never raises on odd text."""
+    if not text or not text.strip():
+        return []
+    clean = replace_surrogates(text)
+    try:
+        enc = tokenizer.encode(clean, add_special_tokens=False)
+    except Exception:  # noqa: BLE001 - the tokenizer must never stop indexing
+        return [(0, len(text))]
+    offsets = enc.offsets
+    n = len(offsets)
+    if not n:
+        return [(0, len(text))]
+    find = _boundary_finder(offsets, enc.word_ids)
+    starts = [a for a, _b in offsets]
+    bounds = sorted({0, n} | {bisect.bisect_left(starts, c) for c in cuts})
+    tokens: list[tuple[int, int]] = []
+    for a, b in zip(bounds, bounds[1:]):
+        def part_find(hi: int, lo: int, step: int, a: int = a) -> int | None:
+            got = find(hi + a, lo + a, step)
+            return None if got is None else got - a
+        tokens += [(a + s, a + e) for s, e in _tile(b - a, budget, part_find)]
     spans = _fit(clean, tokenizer, offsets, tokens, budget)
     return [(s, e) for s, e in spans if text[s:e].strip()] or [(0, len(text))]
 

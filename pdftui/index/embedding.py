@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from ..cache import HEAD_UNITS, SECTION_HEAD_CHARS, SECTION_HEAD_PAGE
 from ..store.database import Cache
 from ..embed import DEFAULT_PLAN, PLAN_1, UnitPlan
+from ..embed.pairs import head_tiles, pair_spans, pair_vector
 from ..lease import Lease, embed_lease_name
 from .report import Progress, ProgressFn
 
@@ -44,6 +45,16 @@ def section_head_text(embedder, title: str, text: str, own_chars: int,
     chars = SECTION_HEAD_CHARS * (4 if plan.paragraphs else 1)
     first = embedder.units(own[:chars], plan, max_tokens=plan.head_tokens)
     return next(iter(first), "") or title
+
+
+def _head_end(parts: list, own_text: str) -> int:
+    """Where in a section's own text its head unit of tiles ``parts`` (``(key, text)``)
+    ends: after the last tile's text, found from the first's (the length of the own text
+    when not found)."""
+    pos = own_text.find(parts[0][1])
+    for _key, text in parts[1:]:
+        pos = own_text.find(text, max(pos, 0))
+    return len(own_text) if pos < 0 else min(len(own_text), pos + len(parts[-1][1]))
 
 
 #: Characters of a page unit's start that key it for :func:`page_unit_head`.
@@ -225,6 +236,7 @@ class EmbedThread(threading.Thread):
         self._rate = EmbedRate()
         self._copied: set[tuple[int, int, int]] = set()   # page units a head unit copies
         self._copies: dict = {}                            # their vectors, once embedded
+        self._tiles: dict = {}   # (content id, tile key): a tile's vector (plans with tiles)
         self.followed_s = 0.0    # seconds spent following another process's lease
         self.followed: str = ""  # whom ("pid 1234 on host")
         self.lease = Lease(cache_dir, embed_lease_name(embedder.model_id),
@@ -385,6 +397,8 @@ class EmbedThread(threading.Thread):
         import numpy as np
 
         emb, pipe = self.embedder, self.pipeline
+        if pipe.plan.tiles:
+            return self._pair_vectors(batch)
         own = {(it[0], it[2][0], it[2][1]) for it in batch if it[2][6] is None}
         fresh = [k for k, it in enumerate(batch) if it[2][6] is None
                  or ((it[0], *it[2][6]) not in self._copies
@@ -402,16 +416,39 @@ class EmbedThread(threading.Thread):
                 out[k] = self._copies[(it[0], *it[2][6])]
         return out
 
+    def _pair_vectors(self, batch: list):
+        """The vectors of a batch's units under a plan with tiles: each the normalised sum
+        of its tiles' vectors (:func:`pdftui.embed.pairs.pair_vector`); a tile is run
+        through the model once per content and run (its vector kept until the content's
+        units are all embedded), so neighbouring pairs and section heads share it."""
+        import numpy as np
+
+        emb, pipe = self.embedder, self.pipeline
+        fresh: dict = {}
+        for cid, _stamp, unit in batch:
+            for key, text, _n in unit[7]:
+                if (cid, key) not in self._tiles:
+                    fresh.setdefault((cid, key), text)
+        got = emb.embed(list(fresh.values()), sort=pipe.sort, single=pipe.single)
+        self._tiles.update(zip(fresh, got))
+        return np.stack([pair_vector(np.stack([self._tiles[(cid, t[0])] for t in unit[7]]),
+                                     [t[2] for t in unit[7]] if pipe.plan.weigh else None)
+                         for cid, _stamp, unit in batch])
+
     def _forget_copies(self, cid: int) -> None:
         """Drop the kept vectors of a content whose units are all embedded."""
         for key in [k for k in self._copied if k[0] == cid]:
             self._copied.discard(key)
             self._copies.pop(key, None)
+        for key in [k for k in self._tiles if k[0] == cid]:
+            del self._tiles[key]
 
     def _plan(self, cache: Cache, cid: int) -> list[tuple]:
         """The units of one content still to embed: ``(page, ordinal, start, end, text,
-        model tokens, same)``, ``same`` the ``(page, ordinal)`` of a page unit of the same
-        text whose vector it takes (a section head; 0 tokens), else None."""
+        model tokens, same, tiles)``, ``same`` the ``(page, ordinal)`` of a page unit of the
+        same text whose vector it takes (a section head; 0 tokens), else None; ``tiles``
+        (a plan with tiles, else None) the ``(key, text, model tokens)`` of the tiles whose
+        vectors make the unit's, its tokens those of the tiles no unit before it holds."""
         emb = self.embedder
         plan = self.pipeline.plan
         model_id, whash = emb.model_id, plan.identity(emb.weights_hash)
@@ -422,19 +459,25 @@ class EmbedThread(threading.Thread):
         if state and state[2] >= state[1] and not cache.heads_missing(cid, model_id):
             return []
         todo: list = []
-        cuts = self._heading_offsets(cache, cid) if plan.paragraphs else {}
-        for number, text in cache.page_texts(cid):
-            for i, (start, end) in enumerate(emb.unit_spans(text, plan,
-                                                            cuts=cuts.get(number, ()))):
-                todo.append((number, i, start, end, text[start:end], None))
-        todo += self._head_units(cache, cid, todo)
+        if plan.tiles:
+            todo = self._tiled_units(cache, cid)
+        else:
+            cuts = self._heading_offsets(cache, cid) if plan.paragraphs else {}
+            for number, text in cache.page_texts(cid):
+                for i, (start, end) in enumerate(emb.unit_spans(text, plan,
+                                                                cuts=cuts.get(number, ()))):
+                    todo.append((number, i, start, end, text[start:end], None))
+            todo += self._head_units(cache, cid, todo)
         have = cache.unit_keys(cid, model_id)
         if not cache.plan_embeddings(cid, model_id, whash, len(todo), len(have)):
             return []
         todo = [t for t in todo if (t[0], t[1]) not in have]
-        todo = [t if t[5] is None or t[5] not in have else (*t[:5], None) for t in todo]
-        counts = iter(emb.model_tokens([t[4] for t in todo if t[5] is None]))
-        todo = [(*t[:5], 0 if t[5] else next(counts), t[5]) for t in todo]
+        if plan.tiles:
+            todo = self._tile_costs(todo)
+        else:
+            todo = [t if t[5] is None or t[5] not in have else (*t[:5], None) for t in todo]
+            counts = iter(emb.model_tokens([t[4] for t in todo if t[5] is None]))
+            todo = [(*t[:5], 0 if t[5] else next(counts), t[5], None) for t in todo]
         self._copied.update((cid, *t[6]) for t in todo if t[6])
         self.units_before += len(have)
         self.units_total += len(todo)
@@ -461,6 +504,90 @@ class EmbedThread(threading.Thread):
             if first.strip():
                 out.append((SECTION_HEAD_PAGE, ordinal, 0, len(first), first,
                             same.get(first)))
+        return out
+
+    def _tiled_units(self, cache: Cache, cid: int) -> list[tuple]:
+        """The units of content ``cid`` under a plan with tiles, as :meth:`_plan` lists
+        them before their tokens are counted (``same`` None, then ``tiles``): each page cut
+        into tiles starting at its section headings, its units the pairs of neighbouring
+        tiles (:func:`pdftui.embed.pairs.pair_spans`), then one head unit per section."""
+        emb, plan = self.embedder, self.pipeline.plan
+        starts = self._section_offsets(cache, cid)
+        cuts: dict[int, list[int]] = {}
+        for start in starts if plan.tile_heads else ():
+            if start is not None:
+                cuts.setdefault(start[0], []).append(start[1])
+        pages: dict[int, tuple[str, list]] = {}
+        out = []
+        for number, text in cache.page_texts(cid):
+            tiles = emb.tile_spans(text, plan, cuts.get(number, ()))
+            pages[number] = (text, tiles)
+            for i, (start, end, parts) in enumerate(pair_spans(tiles)):
+                out.append((number, i, start, end, text[start:end], None,
+                            tuple(((number, k), text[slice(*tiles[k])]) for k in parts)))
+        return out + self._tiled_heads(cache, cid, pages, starts)
+
+    def _tiled_heads(self, cache: Cache, cid: int, pages: dict[int, tuple[str, list]],
+                     starts: list[tuple[int, int] | None]) -> list[tuple]:
+        """One head unit per section, as :meth:`_tiled_units` lists units: the pair of the
+        section's first two tiles (:func:`pdftui.embed.pairs.head_tiles`), page tiles
+        where its start is found (their vectors shared with the page units), else the
+        first two tiles of its own text, embedded apart."""
+        emb, plan = self.embedder, self.pipeline.plan
+        numbers = list(pages)
+        out = []
+        for (ordinal, title, text, own), start in zip(cache.section_texts(cid), starts):
+            own_text = (text if own < 0 else text[:own]) or title
+            parts: list = []
+            if start is not None and start[0] in pages:
+                page, offset = start
+                ptext, ptiles = pages[page]
+                k = numbers.index(page)
+                nxt = numbers[k + 1] if k + 1 < len(numbers) else None
+                ntext, ntiles = pages.get(nxt, ("", []))
+                for which, i in head_tiles(ptiles, offset, len(own_text), len(ptext), ntiles,
+                                           holding=not plan.tile_heads):
+                    num, src, tiles = (page, ptext, ptiles) if which == 0 else \
+                        (nxt, ntext, ntiles)
+                    parts.append(((num, i), src[slice(*tiles[i])]))
+            if not parts:
+                tiles = emb.tile_spans(own_text[:SECTION_HEAD_CHARS * 2], plan)[:2]
+                parts = [((SECTION_HEAD_PAGE, ordinal, i), own_text[slice(*span)])
+                         for i, span in enumerate(tiles)]
+            if parts:
+                first = own_text[:_head_end(parts, own_text)]
+                out.append((SECTION_HEAD_PAGE, ordinal, 0, len(first), first, None,
+                            tuple(parts)))
+        return out
+
+    def _tile_costs(self, todo: list) -> list[tuple]:
+        """``todo`` (:meth:`_tiled_units`'s units still to embed) with their model tokens
+        in place: a unit's are those of its tiles no unit before it holds (the tiles run
+        through the model once); each tile becomes ``(key, text, model tokens)``."""
+        texts = {key: text for t in todo for key, text in t[6]}
+        counts = dict(zip(texts, self.embedder.model_tokens(list(texts.values()))))
+        seen: set = set()
+        out = []
+        for t in todo:
+            new = [key for key, _text in t[6] if key not in seen]
+            seen.update(new)
+            out.append((*t[:5], sum(counts[k] for k in new), None,
+                        tuple((key, text, counts[key]) for key, text in t[6])))
+        return out
+
+    @staticmethod
+    def _section_offsets(cache: Cache, cid: int) -> list[tuple[int, int] | None]:
+        """Per section of content ``cid`` (in order), ``(page number, character offset)``
+        of its heading in that page's text (a page's text is its blocks joined by a blank
+        line), or None when its start block is not on a page of the content."""
+        texts = dict(cache.page_texts(cid))
+        out: list[tuple[int, int] | None] = []
+        for page, block in cache.section_starts(cid):
+            blocks = texts.get(page, "").split(BLOCK_SEPARATOR) if page in texts else []
+            if block < len(blocks):
+                out.append((page, sum(len(b) + len(BLOCK_SEPARATOR) for b in blocks[:block])))
+            else:
+                out.append(None)
         return out
 
     @staticmethod

@@ -73,9 +73,6 @@ class PagesConfig:
     arms_agree: bool = True
     #: A term lookup (see ``RankingConfig.short_terms``): semantic weight x this.
     short_semantic: float = 0.1
-    #: A term lookup's query terms must all be on one page: its best coverage at least
-    #: this.
-    lookup_coverage: float = 0.999
     #: A term lookup's pages holding it as a phrase are one more list, at this weight.
     phrase: float = 0.5
 
@@ -86,17 +83,6 @@ class SectionsConfig:
 
     #: Section head unit list weight.
     head_weight: float = 1.0
-    #: A section collects this x the sum of its 3 best subsections' scores ...
-    subsection_share: float = 0.2
-    #: ... when at least this many of them are among the first ``subsection_depth`` hits ...
-    subsection_min: int = 3
-    #: ... (the places looked at, at most) ...
-    subsection_depth: int = 30
-    #: ... and it is at least this deep (not a chapter); capped just below its best one.
-    subsection_level: int = 2
-    #: The places looked at: at most this share of the sections searched (3,753 in the
-    #: corpus: 30).
-    subsection_scope: float = 0.01
     #: Score factor of a section starting in its document's opening (its first
     #: HEAD_UNITS units: title, abstract, introduction's start) that is its first section
     #: or titled as a summary.
@@ -120,11 +106,6 @@ class SectionsConfig:
     title_places: int = 30
     #: ... at least this share of them (and two).
     title_share: float = 0.5
-    #: The first ``passage_places`` hits of a document reordered by their best passage
-    #: (two blocks): this x share^2 / (k + place by share).
-    passages: float = 0.1
-    #: See ``passages``.
-    passage_places: int = 10
     #: Score factor of a section titled as a reference list.
     reference: float = 0.5
 

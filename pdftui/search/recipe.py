@@ -119,9 +119,9 @@ def hybrid_pages(kw: KeywordArm, sem: SemanticArm, sig: Signals, o: RankingConfi
 def hybrid_sections(kw: KeywordArm, sem: SemanticArm, sig: Signals, o: RankingConfig,
                     depth: int) -> tuple[Run, Weights]:
     """Hybrid section search: the arms' first ``depth`` keys fused (:func:`_fuse`), a
-    named document's sections, the order; the opening's demotion, the subsections' lift,
-    the titled list, the best passages (:func:`_section_steps`); then reference lists
-    demoted; the common finish (:func:`finish`)."""
+    named document's sections, the order; the opening's demotion and the titled list
+    (:func:`_section_steps`); then reference lists demoted; the common finish
+    (:func:`finish`)."""
     f = _fuse(kw, sem, sig, o, depth)
     got = f.got
     if kw.head:
@@ -142,32 +142,18 @@ def hybrid_sections(kw: KeywordArm, sem: SemanticArm, sig: Signals, o: RankingCo
 
 def _section_steps(got: Run, f: _Fused, kw: KeywordArm, sem: SemanticArm, sig: Signals,
                    o: RankingConfig, weights: Weights) -> tuple[Run, Weights]:
-    """Hybrid sections after fusion: the opening's demotion, the subsections' lift, the
-    list of sections whose title states the query, and the best passages."""
+    """Hybrid sections after fusion: the opening's demotion and the list of sections whose
+    title states the query."""
     if o.sections.opening_weight != 1.0 and not sig.few:
         # a document's opening (abstract, introduction) tells of every part of it, so
         # it matches a query about any one part: the part itself should come first
         got = run.demote(got, [key for key in got.scores if sig.opening(key)],
                          o.sections.opening_weight, "opening")
-    # among a few documents' sections a parent's subsections fill any list's first
-    # places: the places looked at are a share of the sections searched
-    n_sec = len(sem.sections) if sem.sections is not None else 0
-    depth = min(o.sections.subsection_depth, int(n_sec * o.sections.subsection_scope))
-    if o.sections.subsection_share > 0 and not sig.few and depth >= o.sections.subsection_min:
-        got = run.order(run.add_subsections(got, sig.parent_of, o.sections.subsection_share,
-                                            o.sections.subsection_min, depth), f.kwl, f.sml)
-        weights = dataclasses.replace(weights, subsections=o.sections.subsection_share)
     if o.sections.title > 0:
         titled = sig.titled(list(got.scores)[:o.sections.title_places])
         if titled:
             got = run.add_titled(got, titled, o.sections.title, o.k)
             weights = dataclasses.replace(weights, title=o.sections.title)
-    if o.sections.passages > 0 and not sig.few and kw.ranking:
-        # a document's sections among themselves: the one holding the query's rare
-        # words together, in a paragraph or two, before those holding them scattered
-        shares = sig.passage_shares(got, o.sections.passage_places)
-        got = run.add_passages(got, shares, o.sections.passages, o.k)
-        weights = dataclasses.replace(weights, passages=o.sections.passages)
     return got, weights
 
 

@@ -16,7 +16,6 @@ Nothing here touches SQLite, numpy or Textual.
 
 from __future__ import annotations
 
-import math
 
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -36,9 +35,7 @@ class Arm(str, Enum):
     SECTION_BODY = "section_body"  # sections by their best unit's cosine (hybrid)
     SECTION_HEAD = "section_head"  # sections by their head unit's cosine (hybrid)
     HEAD = "head"                # the head field: page 1 of documents whose byline holds it
-    SUBSECTIONS = "subsections"  # a section by the fused scores of its listed subsections
     NAMED = "named"              # a section of a document the query names, by its place
-    PASSAGE = "passage"          # a section by its best passage, among its document's first
     STAND_IN = "stand_in"        # a document not embedded yet: its keyword rank stands in
     TITLE = "title"              # a section whose title holds the query's own terms
     PHRASE = "phrase"            # a term lookup's pages holding its words as a phrase
@@ -257,67 +254,6 @@ def add_named(run: Run, shares: Mapping[str, float], weight: float, k: int = K) 
     return _resorted(run, scores, ev)
 
 
-def add_passages(run: Run, shares: Mapping[Key, float], weight: float, k: int = K) -> Run:
-    """Reorder each document's listed sections by their best passage: ``shares`` ``{key:
-    share of the query's rarity mass its best passage holds}`` (the first hits of ``run``,
-    :func:`.passages.best_share`); the keys of one document (two or more listed) are
-    placed by share, best first, and each key with a share gains ``weight x share^2 /
-    (k + its place)``, times its factors. A document with one listed key gains nothing:
-    this orders a document's sections among themselves. Returns the run best first
-    (stable)."""
-    by_doc: dict[str, list[Key]] = {}
-    for key in shares:
-        if key in run.scores:
-            by_doc.setdefault(key[0], []).append(key)
-    scores = dict(run.scores)
-    ev = dict(run.evidence)
-    for keys in by_doc.values():
-        if len(keys) < 2:
-            continue
-        for r, key in enumerate(sorted(keys, key=lambda x: -shares[x]), start=1):
-            share = shares[key]
-            if share <= 0:
-                continue
-            s = rrf_score(r, k, weight * share * share)
-            scores[key] += s * math.prod(f.factor for f in run.factors.get(key, ()))
-            _add(ev, key, Contribution(Arm.PASSAGE, r, weight * share * share, s, k))
-    return _resorted(run, scores, ev)
-
-
-def add_subsections(run: Run, parent_of: Callable[[Key], Key | None], weight: float,
-                    min_children: int, depth: int, best: int = 3) -> Run:
-    """Sections whose content lives in their subsections: a section with at least
-    ``min_children`` direct subsections among the run's first ``depth`` keys adds
-    ``weight`` x the sum of the ``best`` highest of their scores, up to just below its
-    best listed subsection's score (its Contribution's rank: that subsection's place).
-    ``parent_of(key)`` is the key of the section directly enclosing a section (None for a
-    top-level one, or one whose parent may not collect). A parent whose own text is a
-    short lead-in ("14.2 Continuation-Passing Style", its matter in 14.2.1-14.2.4) is
-    shown next to the subsection that matched, just below it; it never passes it nor
-    another section (a query for "5.2 Leader election" is not answered by "5.4 Safety"
-    because 5.4.1 is "Election restriction"), and one subsection alone lifts nothing.
-    ``run`` must be in order (:func:`order`); the result is not: order it again."""
-    kids: dict[Key, list[tuple[int, float]]] = {}
-    looked = run.pairs(depth)
-    for i, (key, s) in enumerate(looked, start=1):
-        par = parent_of(key)
-        if par is not None:
-            kids.setdefault(par, []).append((i, s))
-    scores = dict(run.scores)
-    ev = dict(run.evidence)
-    for par, got in kids.items():
-        if len(got) < min_children:
-            continue
-        own = scores.get(par, 0.0)
-        top = sorted((s for _i, s in got), reverse=True)
-        cap = math.nextafter(top[0], 0.0)
-        new = min(own + weight * sum(top[:best]), cap)
-        if new > own:
-            scores[par] = new
-            _add(ev, par, Contribution(Arm.SUBSECTIONS, got[0][0], weight, new - own))
-    return run._with(scores, ev)
-
-
 def order(run: Run, first: Sequence[Key], second: Sequence[Key]) -> Run:
     """The run best first: by score, then by the better of the key's places in the
     lists ``first`` and ``second`` (the keyword and semantic lists), then by its place in
@@ -416,11 +352,8 @@ class Weights:
     field's weight before its share^2; ``section_head``: the section head list's weight;
     ``reference``: the factor of a reference-list page (page search) or section (section
     search); ``few``: the scope was searched as one document set (no gate, head field or
-    page-head blend); ``subsections``: the share of its subsections' scores a section
-    collects (:func:`add_subsections`); ``named``: the weight, before its share^2, of the
-    sections of a document the query names (:func:`add_named`); ``passages``: the weight, before its share^2, of a
-    section's best passage among its document's first hits (:func:`add_passages`);
-    ``stand_in``: the weight of the keyword ranks standing in for
+    page-head blend); ``named``: the weight, before its share^2, of the sections of a
+    document the query names (:func:`add_named`); ``stand_in``: the weight of the keyword ranks standing in for
     the semantic arm in documents not embedded yet (:func:`add_stand_in`); ``title``: the
     weight of the list of sections whose title states the query (:func:`add_titled`);
     ``phrase``: the weight of a term lookup's pages holding it as a phrase
@@ -436,9 +369,7 @@ class Weights:
     section_head: float | None = None
     reference: float | None = None
     few: bool = False
-    subsections: float | None = None
     named: float | None = None
-    passages: float | None = None
     stand_in: float | None = None
     title: float | None = None
     phrase: float | None = None

@@ -3,19 +3,17 @@
 :func:`gather` computes them for one query from its plan, its arms and the corpus view:
 plain values where they are known before fusion (the phrase list, the identifier tiers,
 a fields-only query's listing), and lookups over keys where they are asked of the fused
-run only (a section's title, parent or opening, a page's reference list, a section's best
-passage): they read the corpus view on demand, so a recipe asks only about the keys it
+run only (a section's title or opening, a page's reference list): they read the corpus view on demand, so a recipe asks only about the keys it
 places. The recipe (:mod:`.recipe`) never touches SQLite.
 """
 
 from __future__ import annotations
 
-import bisect
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from . import keyword, passages, references, restrict
+from . import keyword, references, restrict
 from .fusion import rrf_score
 from .arms import KeywordArm
 from .config import RankingConfig
@@ -24,24 +22,14 @@ from .excerpt import held_terms
 from .modes import Granularity, Mode
 from .plan import Plan, identifier_query
 from .run import Arm, Key, Run
-from .section_units import block_ranges
-from ..store.reader import read_block_texts
 
 
 def _never(_key: Key) -> bool:
     return False
 
 
-def _no_parent(_key: Key) -> Key | None:
-    return None
-
-
 def _no_titles(_keys: Sequence[Key]) -> list[Key]:
     return []
-
-
-def _no_passages(_run: Run, _n: int) -> dict[Key, float]:
-    return {}
 
 
 @dataclass(frozen=True)
@@ -61,11 +49,8 @@ class Signals:
     Lookups: ``reference_page(key)`` the page is a reference list;
     ``reference_section(key)`` the section is titled as a reference list; ``opening(key)``
     the section starts its document's opening and is its first section or a summary;
-    ``parent_of(key)`` the section directly enclosing one at least ``subsection_level``
-    deep (None); ``titled(keys)`` the keys whose title holds the query terms their
-    document's head does not; ``passage_shares(run, n)`` the share of the query's rarity
-    mass each of the first ``n`` sections' best passage holds;
-    ``keep(key)`` the restriction admits the key (None: no restriction)."""
+    ``titled(keys)`` the keys whose title holds the query terms their document's head does
+    not; ``keep(key)`` the restriction admits the key (None: no restriction)."""
 
     pending: frozenset[str] = frozenset()
     few: bool = False
@@ -81,9 +66,7 @@ class Signals:
     reference_page: Callable[[Key], bool] = _never
     reference_section: Callable[[Key], bool] = _never
     opening: Callable[[Key], bool] = _never
-    parent_of: Callable[[Key], Key | None] = _no_parent
     titled: Callable[[Sequence[Key]], list[Key]] = _no_titles
-    passage_shares: Callable[[Run, int], dict[Key, float]] = _no_passages
     keep: Callable[[Key], bool] | None = None
 
 
@@ -105,23 +88,20 @@ def gather(c: Plan, kw: KeywordArm, text: str, kwi: keyword.KeywordIndex,
         return lambda key: key[0] in by_doc and \
             key[1] in view.titled_ids(by_doc[key[0]], is_kind)
 
-    def parent_of(key: Key) -> Key | None:
-        cid = by_doc.get(key[0])
-        got = view.parents(cid).get(key[1]) if cid is not None else None
-        return (key[0], got[0]) if got is not None and got[1] >= o.sections.subsection_level \
-            else None
-
     return Signals(
         c.pending, c.few, lookup, tuple(phrase), references.citation_query(text), ident,
         tiers, listing, res.active, bool(q.text.strip()), c.top_k,
         reference_page=lambda key: key[1] in view.reference_pages(view.cid_of(key[0])),
         reference_section=titled_as(references.is_references_title),
         opening=lambda key: key[1] in view.opening(by_doc.get(key[0])),
-        parent_of=parent_of,
         titled=lambda keys: titled_keys(c, keys, view, o.sections.title_share),
-        passage_shares=lambda got, n: passage_shares(c, kw, got, n, view),
         keep=(lambda k: k[0] in by_doc and res.key_ok(by_doc[k[0]], rows, k[1]))
         if res.active else None)
+
+
+#: A page holds every term of the query when its share of the query's rarity mass is 1
+#: (to float rounding: a sum of the held terms' weights over the sum of all of them).
+ALL_HELD = 1.0 - 1e-9
 
 
 def term_lookup(c: Plan, kw: KeywordArm, o: RankingConfig) -> bool:
@@ -132,7 +112,7 @@ def term_lookup(c: Plan, kw: KeywordArm, o: RankingConfig) -> bool:
     while the page holding the term is the answer (bench/short.py). Inside a few
     documents the semantic neighbours are the document's own pages: not one."""
     return c.granularity is Granularity.PAGE and not c.few and 0 < len(c.terms) <= o.short_terms \
-        and kw.best_rarity_share >= o.pages.lookup_coverage
+        and kw.best_rarity_share >= ALL_HELD
 
 
 def phrase_keys(c: Plan, kw: KeywordArm, kwi: keyword.KeywordIndex) -> list[Key]:
@@ -170,64 +150,6 @@ def titled_keys(c: Plan, keys: Sequence[Key], view: CorpusView, share: float
         if need and len(need & held_terms(st, c.terms, title)) >= least:
             out.append(key)
     return out
-
-
-def _passage_ranges(c: Plan, got: Run, keys: list[Key], view: CorpusView) -> dict:
-    """``{(content, section id): [block range]}`` of ``keys`` (:func:`.section_units.
-    block_ranges`; a section its subsections lifted is read with theirs)."""
-    ranges: dict[tuple[int, int], list] = {}
-    for key in keys:
-        cid = c.by_doc.get(key[0])
-        if cid is None or (cid, key[1]) in ranges:
-            continue
-        whole = any(x.arm is Arm.SUBSECTIONS for x in got.evidence.get(key, ()))
-        got_r = block_ranges(view.sections(cid), key[1], whole)
-        if got_r:
-            ranges[(cid, key[1])] = got_r
-    return ranges
-
-
-def passage_shares(c: Plan, kw: KeywordArm, got: Run, n: int, view: CorpusView
-                   ) -> dict[Key, float]:
-    """``{key: share of the query's rarity mass its best passage holds}``
-    (:func:`.passages.best_share`) of the first ``n`` section keys of ``got`` whose
-    document has two or more of them, in its order: over a section's own text and, when
-    its subsections lifted it (its matter is in them), the best of theirs too, each read
-    apart (a lifted parent holds no better passage than its best subsection: the
-    subsections' cap stands). One read of the blocks per content, one tokenizer pass in
-    all."""
-    weights = keyword.term_weights(kw.ranking, c.by_doc)
-    first = got.keys[:n]
-    count: dict[str, int] = {}
-    for doc, _sid in first:
-        count[doc] = count.get(doc, 0) + 1
-    # a document's only listed section is placed first whatever it holds: not read
-    keys = [key for key in first if count[key[0]] > 1]
-    if not weights or not keys:
-        return {}
-    ranges = _passage_ranges(c, got, keys, view)
-    texts: list[str] = []
-    spans: list[tuple[tuple[int, int], int, int]] = []   # (key, first, end) in texts
-    for cid in {cid for cid, _sid in ranges}:
-        mine = [(key, r) for key, rs in ranges.items() if key[0] == cid for r in rs]
-        rows = read_block_texts(view.db, cid, min(a[0] for _k, (a, _b) in mine),
-                                max(b[0] for _k, (_a, b) in mine))
-        at = [(x.page, x.ordinal) for x in rows]   # in reading order
-        base = len(texts)
-        texts.extend(x.text for x in rows)
-        spans.extend((key, base + bisect.bisect_left(at, a),
-                      base + bisect.bisect_left(at, b)) for key, (a, b) in mine)
-    # every block once (a subsection and its lifted parent share blocks), only those
-    # some section asks for
-    want = sorted({i for _k, lo, hi in spans for i in range(lo, hi)})
-    stems = dict(zip(want, keyword.tokenize_many([texts[i] for i in want], only=c.terms)))
-    terms_of = passages.holder(c.terms)
-    held: dict[tuple[int, int], float] = {}
-    for key, lo, hi in spans:
-        share = passages.best_share([terms_of(stems[i]) for i in range(lo, hi)], c.terms,
-                                    weights, given=kw.named.get(key[0], frozenset()))
-        held[key] = max(held.get(key, 0.0), share)
-    return {(doc, sid): held.get((c.by_doc.get(doc), sid), 0.0) for doc, sid in keys}
 
 
 def identifier_tiers(kwi: keyword.KeywordIndex, terms: list[keyword.Term],

@@ -17,8 +17,7 @@ if TYPE_CHECKING:
     from ..search.hits import Hit
 
 ARM_NAMES = {"keyword": "keyword", "semantic": "semantic", "section_body": "body",
-             "section_head": "heading", "head": "byline", "subsections": "subsections",
-             "named": "named document", "passage": "passage",
+             "section_head": "heading", "head": "byline", "named": "named document",
              "stand_in": "keyword for semantic", "title": "section title", "phrase": "phrase"}
 
 
@@ -76,16 +75,12 @@ def weights_line(weights: Weights | None) -> str:
         parts.append(f"keyword for semantic {_num(_r(w.stand_in))} where not embedded yet")
     if w.section_head is not None:
         parts.append(f"heading {_num(_r(w.section_head))}")
-    if _r(w.subsections):
-        parts.append(f"subsections {_num(_r(w.subsections))} × their scores")
     if w.head is not None:
         parts.append(f"byline {_num(_r(w.head))} × share²")
     if _r(w.named):
         parts.append(f"named document {_num(_r(w.named))} × share²")
     if _r(w.title):
         parts.append(f"section title {_num(_r(w.title))}")
-    if _r(w.passages):
-        parts.append(f"passage {_num(_r(w.passages))} × share² in its document")
     if _r(w.phrase):
         parts.append(f"phrase {_num(_r(w.phrase))}")
     if w.reference is not None and _r(w.reference) < 1.0:
