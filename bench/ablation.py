@@ -7,7 +7,7 @@ Usage::
         [--sets SET,...] [--draws 1000] [--seed 0] [--partial-cache DIR] [--json PATH]
 
 For each variant of :data:`VARIANTS` (a signal off, or a constant at its neutral value: a
-list's weight 0, a score factor 1, a rule False, a parameter at the value that makes its
+list off, a score factor 1, a parameter at the value that makes its
 signal plain), every query of every set runs in hybrid mode with that configuration and is
 scored as ``bench/quality.py`` scores it; per set the table prints the mean paired
 difference variant - full (negative: the signal was worth that much), ``*`` when the
@@ -58,34 +58,31 @@ HERE = Path(__file__).resolve().parent
 #: value). A signal's parameters (windows, places, shares) have no variant of their own:
 #: with the signal off they do nothing, so its variant measures them with it.
 VARIANTS: dict[str, dict[str, Any]] = {
-    "keyword.doc_weight=0": {"keyword.doc_weight": 0.0},
+    "lists.document_order=off": {"lists.document_order": False},
     "keyword.proximity=0": {"keyword.proximity": 0.0},
-    "keyword.doc_proximity=0": {"keyword.doc_proximity": 0.0},
+    "lists.doc_proximity=off": {"lists.doc_proximity": False},
     "keyword.coverage_power=0": {"keyword.coverage_power": 0.0},
     "semantic.weight=1": {"semantic.weight": 1.0},
-    "semantic.first_unit=0": {"semantic.adapt_hi": 0.0, "semantic.first_unit": 0.0},
-    "semantic.adapt_hi=lo": {"semantic.adapt_hi": 0.1},
+    "lists.page_head=off": {"lists.page_head": False},
     "semantic.doc_context=0": {"semantic.doc_context": 0.0},
-    "semantic.stand_in=off": {"semantic.stand_in": False},
-    "pages.head=0": {"pages.head": 0.0},
+    "lists.stand_in=off": {"lists.stand_in": False},
+    "lists.head_field=off": {"lists.head_field": False},
     "pages.reference=1": {"pages.reference": 1.0},
     "pages.reference=.5": {"pages.reference": 0.5},
-    "pages.arms_agree=off": {"pages.arms_agree": False},
-    "pages.short_semantic=1": {"pages.short_semantic": 1.0},
-    "pages.phrase=0": {"pages.phrase": 0.0},
+    "lists.arms_agree=off": {"lists.arms_agree": False},
+    "lists.phrase=off": {"lists.phrase": False},
     "short_terms=0": {"short_terms": 0},
     "few_docs=0": {"few_docs": 0},
-    "sections.head_weight=0": {"sections.head_weight": 0.0},
-    "sections.opening_weight=1": {"sections.opening_weight": 1.0},
-    "sections.named_docs=off": {"sections.named_docs": False},
-    "sections.named=0": {"sections.named": 0.0},
-    "sections.named_max=off": {"sections.named_max": False},
-    "sections.title=0": {"sections.title": 0.0},
-    "sections.reference=1": {"sections.reference": 1.0},
+    "lists.section_heads=off": {"lists.section_heads": False},
+    "sections.overview=1": {"sections.overview": 1.0},
+    "lists.named_docs=off": {"lists.named_docs": False},
+    "lists.named=off": {"lists.named": False},
+    "lists.named_max=off": {"lists.named_max": False},
+    "lists.title=off": {"lists.title": False},
     # merges: one constant doing two constants' job (the verdict reads the same way)
     "keyword.proximity+doc_proximity=0": {"keyword.proximity": 0.0,
-                                          "keyword.doc_proximity": 0.0},
-    "sections.reference=pages.reference": {"sections.reference": 0.9},
+                                          "lists.doc_proximity": False},
+    "sections.name_share=field_share": {"sections.name_share": 0.5},
 }
 
 DEV = ("dev_doc", "dev_top3", "dev_page")
@@ -95,33 +92,29 @@ SECTIONS_ALL = ("dev_sections", "probes", "para1", "para2", "para3", "titled", "
 #: or last set (docs/ranking.md, git log -- bench/README.md). Page-side signals measured
 #: on "dev pages" count the three dev page figures.
 TUNED: dict[str, tuple[str, ...]] = {
-    "keyword.doc_weight=0": DEV + ("dev_sections", "probes", "para1"),
+    "lists.document_order=off": DEV + ("dev_sections", "probes", "para1"),
     "keyword.proximity=0": DEV + ("para1", "para2", "scoped"),
-    "keyword.doc_proximity=0": DEV + ("para1", "para2", "para3"),
+    "lists.doc_proximity=off": DEV + ("para1", "para2", "para3"),
     "keyword.coverage_power=0": DEV + ("dev_sections",),
     "semantic.weight=1": DEV,
-    "semantic.first_unit=0": DEV,
-    "semantic.adapt_hi=lo": DEV,
+    "lists.page_head=off": DEV,
     "semantic.doc_context=0": DEV,
-    "semantic.stand_in=off": ("partial_page", "partial_sections"),
-    "pages.head=0": DEV,
+    "lists.stand_in=off": ("partial_page", "partial_sections"),
+    "lists.head_field=off": DEV,
     "pages.reference=1": DEV,
     "pages.reference=.5": DEV,
-    "pages.arms_agree=off": DEV,
-    "pages.short_semantic=1": ("short",),
-    "pages.phrase=0": ("short",),
+    "lists.arms_agree=off": DEV,
+    "lists.phrase=off": ("short",),
     "short_terms=0": ("short",),
     "few_docs=0": ("scoped",),
-    "sections.head_weight=0": ("dev_sections",),
-    "sections.opening_weight=1": ("dev_sections", "probes", "para1", "para2", "para3"),
-    "sections.named_docs=off": ("dev_sections", "titled", "named"),
-    "sections.named=0": ("dev_sections",),
-    "sections.named_max=off": ("dev_sections", "titled"),
-    "sections.title=0": SECTIONS_ALL[:-1],
-    "sections.reference=1": ("dev_sections", "probes", "para1", "para2", "para3", "titled"),
+    "lists.section_heads=off": ("dev_sections",),
+    "sections.overview=1": ("dev_sections", "probes", "para1", "para2", "para3", "titled"),
+    "lists.named_docs=off": ("dev_sections", "titled", "named"),
+    "lists.named=off": ("dev_sections",),
+    "lists.named_max=off": ("dev_sections", "titled"),
+    "lists.title=off": SECTIONS_ALL[:-1],
     "keyword.proximity+doc_proximity=0": DEV + ("para1", "para2", "para3", "scoped"),
-    "sections.reference=pages.reference": ("dev_sections", "probes", "para1", "para2",
-                                           "para3", "titled"),
+    "sections.name_share=field_share": ("dev_sections", "titled", "named"),
 }
 
 SECTION_FILES = {"probes": "section_probes.json", "para1": "section_paraphrases.json",
@@ -136,14 +129,20 @@ PAGE_SETS = DEV + ("scoped", "short", LOOKUP, "excerpts", "excerpts_heldout", "p
 SECTION_SETS = SECTIONS_ALL + (LOOKUP, "partial_sections")
 
 
+#: The lists only section search reads, and those only page search reads.
+SECTION_LISTS = {"lists.section_heads", "lists.named_docs", "lists.named",
+                 "lists.named_max", "lists.title"}
+PAGE_LISTS = {"lists.head_field", "lists.arms_agree", "lists.phrase"}
+
+
 def reaches(changes: dict[str, Any]) -> set[str]:
     """The sets a variant can move: ``sections.*`` settings are read by section search
     only, ``pages.*`` by page search only (the head field and its share included: the
     keyword arm lists heads for pages alone); the others by both. A set a variant cannot
     move keeps the full configuration's scores, delta 0 by construction."""
-    if all(k.startswith("sections.") for k in changes):
+    if all(k.startswith("sections.") or k in SECTION_LISTS for k in changes):
         return set(SECTION_SETS)
-    if all(k.startswith("pages.") for k in changes):
+    if all(k.startswith("pages.") or k in PAGE_LISTS for k in changes):
         return set(PAGE_SETS)
     return set(PAGE_SETS) | set(SECTION_SETS)
 

@@ -1,6 +1,6 @@
 """``--set PATH=VALUE`` for the bench scripts: any setting of
 :class:`pdftui.search.config.RankingConfig` by its dotted path (``k``,
-``sections.opening_weight``), typed as its default (a bool from 1 / true / yes)."""
+``sections.overview``), typed as its default (a bool from 1 / true / yes)."""
 
 from __future__ import annotations
 

@@ -4,7 +4,7 @@ Usage::
 
     PDFTUI_CACHE_DIR=/work/cache-bench python bench/quality.py [--corpus DIR]
         [--queries FILE] [--modes keyword,semantic,hybrid] [--json PATH]
-        [--set PATH=VALUE ...]   (any pdftui.search.config.RankingConfig setting, e.g. k, sections.opening_weight)
+        [--set PATH=VALUE ...]   (any pdftui.search.config.RankingConfig setting, e.g. k, sections.overview)
 
 The corpus must already be indexed into the cache (``pdftui index``). For every mode it
 prints, per query class and overall, page NDCG@10, doc NDCG@10, gold doc in the top 3 and
@@ -565,7 +565,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="skip the scoped set, the section probes and the excerpt containment")
     ap.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE",
                     help="set any RankingConfig setting by its dotted path (repeatable), "
-                    "e.g. --set keyword.doc_weight=2")
+                    "e.g. --set semantic.weight=1.5")
     args = ap.parse_args(argv)
 
     if not Path(args.queries).is_file():

@@ -63,7 +63,7 @@ def is_summary_title(title: str | None) -> bool:
     "1 Introduction", "Overview", "Preface", "Executive summary": the word opens the title,
     after its number, or is one of its two words)? A section of the document's opening with such a
     title, or the opening's first section, is demoted in section search
-    (``Options.opening_weight``); a section that merely starts early (the second section of
+    (``sections.overview`` of the ranking configuration); a section that merely starts early (the second section of
     a short manual) is not."""
     words = _NUMBER_PREFIX.sub("", title or "").split()
     if not words:

@@ -36,7 +36,7 @@ def test_the_coverage_gate_scales_keyword_contributions_by_the_rarity_share():
     got, weights = recipe.hybrid_pages(kw, sem, Signals(few=True), CFG, depth=100)
     assert weights.coverage_power is None
     folder = Signals(few=False)
-    cfg = CFG.updated({"pages.arms_agree": False})
+    cfg = CFG.updated({"lists.arms_agree": False})
     got, weights = recipe.hybrid_pages(kw, sem, folder, cfg, depth=100)
     assert weights.coverage_power == 2.0
     assert got.scores[("a", 1)] == pytest.approx(0.25 / 61)
@@ -59,9 +59,9 @@ def test_hybrid_sections_demote_the_opening_and_a_reference_list():
                   reference_section=lambda key: key == ("a", 2))
     got, weights = recipe.hybrid_sections(kw, sem, sig, CFG, depth=100)
     assert got.scores[("a", 1)] == pytest.approx(0.75 * 3 / 61)
-    assert got.scores[("a", 2)] == pytest.approx(0.5 * 3 / 62)
+    assert got.scores[("a", 2)] == pytest.approx(0.75 * 3 / 62)   # one overview factor
     assert got.keys == [("a", 3), ("a", 1), ("a", 2)]
-    assert weights.reference == 0.5
+    assert weights.reference == 0.75
 
 
 def test_single_arm_pins_a_rare_identifier_and_keeps_what_the_restriction_admits():

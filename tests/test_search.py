@@ -64,7 +64,7 @@ def test_each_hybrid_hit_explains_its_score_by_the_arms(indexed):
     saved = e.config
     e.config = e.config.updated({"few_docs": 0})   # three documents searched as a folder: every arm runs
     try:
-        res = e.search("speaker embedding margin", "hybrid", "page", 10)
+        res = e.search("speaker embedding angular margin", "hybrid", "page", 10)
     finally:
         e.config = saved
     w = res.to_json()["fusion"]
@@ -332,7 +332,7 @@ def test_hybrid_folder_pages_carry_their_documents_semantic_context(indexed):
 def test_adaptive_first_unit_weight_follows_query_coverage(indexed):
     """Hybrid weights the page head more for a query whose rare words no page holds
     (a described query) than for one in the documents' own words; the weight stays in
-    [0, adapt_hi] and semantic-only search uses its own fixed A (without it, held-out
+    [0, 1] and semantic-only search uses its own fixed A (without it, held-out
     lookups lost .030 MRR in semantic mode)."""
     from pdftui.search.engine import Engine
 
@@ -342,7 +342,7 @@ def test_adaptive_first_unit_weight_follows_query_coverage(indexed):
     try:
         e.refresh()
         docs = [d for d in e._docs if d.reason is None]
-        hi = e.config.semantic.adapt_hi
+        hi = 1.0   # A = 1 - coverage
         own = e.rank("squeeze excitation Res2Blocks", "hybrid", "page", docs)
         described = e.rank("a listener telling people apart by their voices in noisy rooms",
                            "hybrid", "page", docs)
@@ -652,11 +652,11 @@ def test_a_query_naming_a_paper_finds_the_section_by_the_rest_of_it(consensus):
         assert got[0] == (PAXOS, "2.2 Choosing a Value")
         assert any(c.arm.value == "named" for c in res.hits[0].arms)
         assert res.weights.named == 1.0
-        e.config = e.config.updated({"sections.named": 0.0, "sections.title": 0.0})   # the title list alone lifts it too
-        e.config = e.config.updated({"sections.named_max": False})   # (and its units read without the name only)
+        e.config = e.config.updated({"lists.named": False, "lists.title": False})   # the title list alone lifts it too
+        e.config = e.config.updated({"lists.named_max": False})   # (and its units read without the name only)
         two = [(h.doc, h.section) for h in e.search(q, "hybrid", "section", 5).hits]
         assert two[:2] == [(RAFT, "3 What’s wrong with Paxos?"), (PAXOS, "2.2 Choosing a Value")]
-        e.config = e.config.updated({"sections.named_docs": False})
+        e.config = e.config.updated({"lists.named_docs": False})
         off = [(h.doc, h.section) for h in e.search(q, "hybrid", "section", 5).hits]
         assert (PAXOS, "2.2 Choosing a Value") not in off[:4]
     finally:
@@ -678,12 +678,12 @@ def test_a_section_whose_title_states_the_query_comes_first(consensus):
         assert [c.rank for c in res.hits[0].arms if c.arm.value == "title"] == [1]
         assert res.weights.title == 1.0
         assert not any(c.arm.value == "title" for h in res.hits[1:] for c in h.arms)
-        e.config = e.config.updated({"sections.title": 0.0})
+        e.config = e.config.updated({"lists.title": False})
         res = e.search("how does raft elect a leader", "hybrid", "section", 5)
         assert (res.hits[0].doc, res.hits[0].section) == (RAFT, "5.1 Raft basics")
         assert res.weights.title is None
     finally:
-        e.config = e.config.updated({"sections.title": 1.0})
+        e.config = e.config.updated({"lists.title": True})
         e.close()
 
 
@@ -691,8 +691,8 @@ def test_a_reference_list_section_rarely_wins_a_section_search(consensus):
     """A References section matches the titles of the works it lists, not the question:
     "Byzantine fault tolerance" put Paxos' and Raft's reference lists 2nd and 3rd among
     the sections (fresh-user trial: Spanner's "References" 2nd for a MapReduce question).
-    In hybrid sections a section titled as a reference list keeps ``section_ref_weight``
-    (0.5) of its score, as a factor the hit shows, unless the query asks for citations."""
+    In hybrid sections a section titled as a reference list keeps ``sections.overview``
+    (0.75) of its score, as a factor the hit shows, unless the query asks for citations."""
     from pdftui.search.engine import Engine
 
     e = Engine(*consensus)
@@ -701,11 +701,11 @@ def test_a_reference_list_section_rarely_wins_a_section_search(consensus):
         assert "References" not in [h.section for h in res.hits]
         cited = e.search("papers cited on Byzantine fault tolerance", "hybrid", "section", 5)
         assert "References" in [h.section for h in cited.hits[:3]]
-        e.config = e.config.updated({"sections.reference": 1.0})
+        e.config = e.config.updated({"sections.overview": 1.0})
         off = e.search("Byzantine fault tolerance", "hybrid", "section", 5)
         assert "References" in [h.section for h in off.hits[1:3]]
     finally:
-        e.config = e.config.updated({"sections.reference": 0.5})
+        e.config = e.config.updated({"sections.overview": 0.75})
         e.close()
 
 
@@ -758,17 +758,17 @@ def test_a_named_papers_section_comes_first_in_the_whole_corpus(corpus_engine):
     assert res.weights.named == 1.0
     q = "how does paxos choose a value"
     try:
-        e.config = e.config.updated({"sections.named": 0.0})          # the section's title states the query
+        e.config = e.config.updated({"lists.named": False})          # the section's title states the query
         res = e.search(q, "hybrid", "section", 10)
         assert (res.hits[0].doc, res.hits[0].section) == (PAXOS, "2.2 Choosing a Value")
-        e.config = e.config.updated({"sections.title": 0.0})            # none of them: second, as in session 10
-        e.config = e.config.updated({"sections.named_max": False})           # (its units read without the name only)
+        e.config = e.config.updated({"lists.title": False})            # none of them: second, as in session 10
+        e.config = e.config.updated({"lists.named_max": False})           # (its units read without the name only)
         res = e.search(q, "hybrid", "section", 10)
         got = [(h.doc, h.section) for h in res.hits[:2]]
         assert got == [(RAFT, "3 What’s wrong with Paxos?"), (PAXOS, "2.2 Choosing a Value")]
     finally:
-        e.config = e.config.updated({"sections.named": 1.0})
-        e.config = e.config.updated({"sections.title": 1.0, "sections.named_max": True})
+        e.config = e.config.updated({"lists.named": True})
+        e.config = e.config.updated({"lists.title": True, "lists.named_max": True})
 
 
 def test_a_named_papers_sections_stay_in_a_hybrid_section_search(corpus_engine):
@@ -791,14 +791,14 @@ def test_a_named_papers_sections_stay_in_a_hybrid_section_search(corpus_engine):
         assert (mr, "3.4 Locality") in got[:3]
         first = e.search(cols, "hybrid", "section", 5).hits[0]
         assert (first.doc, first.section) == beamer
-        e.config = e.config.updated({"sections.named_max": False})
+        e.config = e.config.updated({"lists.named_max": False})
         got = [(h.doc, h.section) for h in e.search(q, "hybrid", "section", 10).hits]
         assert (mr, "3.4 Locality") not in got
-        e.config = e.config.updated({"sections.named_max": True, "sections.name_df": 1.0})
+        e.config = e.config.updated({"lists.named_max": True, "sections.name_df": 1.0})
         first = e.search(cols, "hybrid", "section", 5).hits[0]
         assert first.doc == "texlive-seminar.pdf"
     finally:
-        e.config = e.config.updated({"sections.named_max": True, "sections.name_df": 0.1})
+        e.config = e.config.updated({"lists.named_max": True, "sections.name_df": 0.1})
 
 
 def test_a_paper_named_by_a_word_other_papers_say_too(corpus_engine):
@@ -848,7 +848,7 @@ def test_a_papers_opening_yields_to_the_section_a_query_describes(consensus):
         intro = next(h for h in res.hits if h.section == "1 Introduction")
         assert [f.name for f in intro.factors] == ["opening"]
         assert all(not h.factors for h in res.hits if h.section == "9.1 Understandability")
-        e.config = e.config.updated({"sections.opening_weight": 1.0})
+        e.config = e.config.updated({"sections.overview": 1.0})
         flat = [h.section for h in e.search(q, "hybrid", "section", 5).hits]
         assert flat[:2] == ["1 Introduction", "Abstract"]
     finally:
@@ -967,7 +967,7 @@ def test_documents_holding_the_query_as_a_phrase_come_before_scattered_words(tmp
     try:
         hits = e.search("label smoothing", "keyword", "page", 5).hits
         assert (hits[0].doc, hits[0].page) == (attention, 8)
-        e.config = e.config.updated({"keyword.doc_proximity": 0.0})
+        e.config = e.config.updated({"lists.doc_proximity": False})
         hits = e.search("label smoothing", "keyword", "page", 5).hits
         # after three pages of the other two (4th or, tied with a GNN page, 5th)
         assert [h.doc for h in hits].index(attention) >= 3
@@ -977,7 +977,7 @@ def test_documents_holding_the_query_as_a_phrase_come_before_scattered_words(tmp
 
 def test_a_term_lookups_pages_holding_it_as_a_phrase_are_one_more_list(consensus):
     """A term lookup (at most 3 words one page holds all of) adds the keyword arm's pages
-    holding its words adjacent and in order as a list (``phrase_list`` 0.5): each page on
+    holding its words adjacent and in order as a list (plain RRF weight 1): each page on
     it says the phrase; a longer question gets no such list."""
     import re
 
@@ -987,7 +987,7 @@ def test_a_term_lookups_pages_holding_it_as_a_phrase_are_one_more_list(consensus
     e = Engine(*consensus)
     try:
         res = e.search("state machine", "hybrid", "page", 10)
-        assert res.weights.phrase == 0.5
+        assert res.weights.phrase == 1.0
         listed = [h for h in res.hits if any(a.arm.value == "phrase" for a in h.arms)]
         assert len(listed) >= 3
         for h in listed:
@@ -996,7 +996,7 @@ def test_a_term_lookups_pages_holding_it_as_a_phrase_are_one_more_list(consensus
         long = e.search("how does the replicated state machine apply commands", "hybrid",
                         "page", 10)
         assert long.weights.phrase is None
-        e.config = e.config.updated({"pages.phrase": 0.0})
+        e.config = e.config.updated({"lists.phrase": False})
         off = e.search("state machine", "hybrid", "page", 10)
         assert off.weights.phrase is None
         assert not any(a.arm.value == "phrase" for h in off.hits for a in h.arms)
@@ -1008,8 +1008,8 @@ def test_a_term_lookup_shows_the_pages_saying_it_first_in_the_corpus(corpus_engi
     """A fresh user's term lookups over the corpus: "consistent hashing" listed the sparse
     Johnson-Lindenstrauss paper's p. 1 second (it says "consists" and "hashing", never the
     phrase) and "frame skipping" put four beamer pages (frames, skips) before the Atari
-    paper's p. 6, which the keyword arm ranks first. The phrase list puts the pages saying
-    the term first."""
+    paper's p. 6, which the keyword arm ranks first. A term lookup is the keyword arm's
+    (semantic weight 0), and the phrase list puts the pages saying the term first."""
     e = corpus_engine
     dynamo, atari = "amazon-2007-dynamo.pdf", "arxiv-1312.5602-playing-atari-deep-rl.pdf"
     try:
@@ -1017,13 +1017,11 @@ def test_a_term_lookup_shows_the_pages_saying_it_first_in_the_corpus(corpus_engi
         assert [h.doc for h in hits] == [dynamo] * 5
         first = e.search("frame skipping", "hybrid", "page", 5).hits[0]
         assert (first.doc, first.page) == (atari, 6)
-        e.config = e.config.updated({"pages.phrase": 0.0})
+        e.config = e.config.updated({"lists.phrase": False})
         hits = e.search("consistent hashing", "hybrid", "page", 5).hits
         assert hits[1].doc != dynamo
-        first = e.search("frame skipping", "hybrid", "page", 5).hits[0]
-        assert first.doc != atari
     finally:
-        e.config = e.config.updated({"pages.phrase": 0.5})
+        e.config = e.config.updated({"lists.phrase": True})
 
 
 def test_a_papers_title_or_author_finds_it_first_in_the_corpus(corpus_engine):
@@ -1069,7 +1067,7 @@ def test_a_document_not_embedded_yet_is_not_outranked_for_lack_of_vectors(indexe
     q = "speaker verification equal error rate of the TDNN"
     firsts = {}
     for on in (True, False):
-        e = Engine(folder, tmp_path / "c", config=RankingConfig().updated({"semantic.stand_in": on}))
+        e = Engine(folder, tmp_path / "c", config=RankingConfig().updated({"lists.stand_in": on}))
         try:
             res = e.search(q, mode="hybrid")
         finally:
@@ -1084,7 +1082,7 @@ def test_a_document_not_embedded_yet_is_not_outranked_for_lack_of_vectors(indexe
 
 def test_a_term_lookup_leaves_the_folder_ranking_to_the_keyword_arm(indexed):
     """A query of at most three terms that one page holds all of ("equal error rate") is a
-    term lookup: the semantic weight is x ``short_sem`` (.1) in a folder; a longer query,
+    term lookup: in a folder the keyword arm's alone (semantic weight 0); a longer query,
     one no page holds whole, and a scope of a few documents keep it."""
     from pdftui.search.engine import Engine
 
@@ -1094,14 +1092,14 @@ def test_a_term_lookup_leaves_the_folder_ranking_to_the_keyword_arm(indexed):
         e.config = e.config.updated({"few_docs": 0})   # the three papers as a folder
         lookup = e.search("equal error rate", mode="hybrid").weights
         longer = e.search("equal error rate of speaker verification", mode="hybrid").weights
-        assert e.config.short_terms == 3 and e.config.pages.short_semantic == 0.1
-        assert lookup.semantic == pytest.approx(2.0 * lookup.semantic_confidence)
-        assert lookup.semantic_confidence <= 0.1 < longer.semantic_confidence
+        assert e.config.short_terms == 3
+        assert lookup.semantic == 0.0 == lookup.semantic_confidence
+        assert longer.semantic_confidence == 1.0
         absent = e.search("equal error marmalade", mode="hybrid").weights   # no page has all
-        assert absent.semantic_confidence > 0.1
+        assert absent.semantic_confidence == 1.0
         e.config = e.config.updated({"few_docs": 3})
         scoped = e.search("equal error rate", mode="hybrid").weights
-        assert scoped.semantic_confidence > 0.1
+        assert scoped.semantic_confidence == 1.0
     finally:
         e.close()
 

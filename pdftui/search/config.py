@@ -1,10 +1,13 @@
 """The ranking configuration: every constant the search uses, each fixed by measurement
 (bench/quality.py; what each is worth: docs/ranking.md), in one frozen
-:class:`RankingConfig` nested per stage. RRF contributions are ``weight / (k + rank)``,
-ranks 1-based; weights, shares and thresholds are plain numbers.
+:class:`RankingConfig` nested per stage, and :class:`Lists`, which lists and steps run.
+RRF contributions are ``weight / (k + rank)``, ranks 1-based; every list but the
+semantic arm's fuses at weight 1 (plain RRF); weights, shares and thresholds are plain
+numbers. The weak-answer verdict's thresholds rank nothing and live in
+:mod:`.evidence`.
 
 :meth:`RankingConfig.updated` returns a copy with fields changed by dotted path
-(``{"sections.opening_weight": 0.7}``), as ``bench/quality.py --set`` passes them.
+(``{"sections.overview": 0.7}``), as ``bench/quality.py --set`` passes them.
 """
 
 from __future__ import annotations
@@ -14,24 +17,18 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import evidence, fusion
+from . import fusion
 
 
 @dataclass(frozen=True)
 class KeywordConfig:
     """The keyword arm (stage 1: per-document BM25 ranks fused across documents)."""
 
-    #: Stage 1: weight of the document list (BM25 over documents as units) next to the
-    #: page ranks.
-    doc_weight: float = 1.0
     #: A row holding two consecutive query terms within ``proximity_window`` tokens gains
-    #: this x idf.
+    #: this x idf (documents compared by BM25 count each such pair as one more term).
     proximity: float = 2.0
     #: Tokens within which two consecutive query terms count as near (``proximity``).
     proximity_window: int = 3
-    #: Documents are compared by BM25 with each near pair as one more term (its tf: the
-    #: rows holding it) x this.
-    doc_proximity: float = 0.5
     #: Hybrid: each keyword contribution x the key's coverage (share of the query's rarity
     #: mass) ** this: the keyword coverage gate.
     coverage_power: float = 2.0
@@ -43,90 +40,80 @@ class SemanticConfig:
 
     #: Hybrid: semantic list weight (pages; section units).
     weight: float = 2.0
-    #: Hybrid page cosine: first-unit weight A = this x (1 - the query's best keyword
-    #: coverage) (0 when some page holds every rare word of the query, or in a scope of a
-    #: few documents).
-    adapt_hi: float = 0.7
-    #: Semantic mode's page cosine: first-unit weight A.
+    #: Semantic mode's page cosine: first-unit weight A (hybrid: A = 1 - the query's best
+    #: keyword coverage).
     first_unit: float = 0.1
     #: Hybrid pages of a folder: a page's cosine plus this x its document's best unit
     #: cosine.
     doc_context: float = 0.25
-    #: Hybrid, documents not embedded yet: their keyword ranks stand in for the semantic
-    #: arm (:func:`.run.add_stand_in`).
-    stand_in: bool = True
 
 
 @dataclass(frozen=True)
 class PagesConfig:
-    """Hybrid page search: the lists fused besides the two arms, and the finish."""
+    """Hybrid page search: the finish."""
 
-    #: Weight of the head-field list (documents whose title / byline holds the query's
-    #: rare words), before its share^2.
-    head: float = 1.0
-    #: A document enters the head-field list when its head holds at least this share of
-    #: the query's rarity mass.
-    head_share: float = 0.5
     #: Score factor of a reference-list page for a query that does not ask for citations.
     reference: float = 0.9
-    #: A folder's pages: the document both arms rank first leads (:func:`.run.agreed_first`).
-    arms_agree: bool = True
-    #: A term lookup (see ``RankingConfig.short_terms``): semantic weight x this.
-    short_semantic: float = 0.1
-    #: A term lookup's pages holding it as a phrase are one more list, at this weight.
-    phrase: float = 0.5
 
 
 @dataclass(frozen=True)
 class SectionsConfig:
-    """Hybrid section search: the lists fused besides the two arms, and the finish."""
+    """Hybrid section search: the named document and the finish."""
 
-    #: Section head unit list weight.
-    head_weight: float = 1.0
-    #: Score factor of a section starting in its document's opening (its first
-    #: HEAD_UNITS units: title, abstract, introduction's start) that is its first section
-    #: or titled as a summary.
-    opening_weight: float = 0.75
-    #: Sections of a document the query names: its name counts as held (coverage), and
-    #: their cosines are read against the query without it.
-    named_docs: bool = True
-    #: ... and they are one more list, in their fused order, at this x share^2 / (k + place).
-    named: float = 1.0
+    #: Score factor of a section that tells of every other part: one starting in its
+    #: document's opening (its first HEAD_UNITS units) that is its first section or titled
+    #: as a summary, and a reference list (for a query that does not ask for citations).
+    overview: float = 0.75
     #: A document is named by a query term at most this share of the texts searched hold
     #: (or ``keyword_arm.NAME_MIN_DOCS``) ...
     name_df: float = 0.1
     #: ... whose head holds at least this share of the query's rarity mass.
     name_share: float = 0.2
-    #: Named sections' units: the better of the cosines with and without the naming words.
-    named_max: bool = True
-    #: Weight of the list of sections whose title holds the query terms its document's
-    #: head does not ...
-    title: float = 1.0
-    #: ... among the first this many fused places ...
-    title_places: int = 30
-    #: ... at least this share of them (and two).
-    title_share: float = 0.5
-    #: Score factor of a section titled as a reference list.
-    reference: float = 0.5
 
 
 @dataclass(frozen=True)
-class EvidenceConfig:
-    """The weak-answer verdict (:func:`.evidence.judge`)."""
+class Lists:
+    """Which lists and steps run (all on): each joins the fusion at plain RRF weight 1
+    (``1 / (k + rank)``) or is a rule without a number; turned off one at a time by
+    ``bench/ablation.py`` and the behaviour tests, never tuned."""
 
-    #: Weak answer: keyword evidence under this ...
-    keyword: float = evidence.KEYWORD_MIN
-    #: ... and semantic evidence under this ...
-    semantic: float = evidence.SEMANTIC_MIN
-    #: ... or fewer query words in the index than this share.
-    known: float = evidence.KNOWN_MIN
-    #: Keyword mode's own keyword threshold.
-    keyword_alone: float = evidence.KEYWORD_ALONE_MIN
+    #: Stage 1: the document list (BM25 over documents as units) beside each document's
+    #: own page ranks.
+    document_order: bool = True
+    #: Hybrid pages: page 1 of documents whose title / byline holds ``field_share`` of the
+    #: query's rarity mass, at share^2.
+    head_field: bool = True
+    #: Pages: a page's first unit (its head) counts in its cosine, at A = 1 - the query's
+    #: best keyword coverage in hybrid mode (0 in a scope of a few documents), at
+    #: ``semantic.first_unit`` in semantic mode.
+    page_head: bool = True
+    #: Hybrid sections: each section's head unit as a semantic list.
+    section_heads: bool = True
+    #: Hybrid, documents not embedded yet: their keyword ranks stand in for the semantic
+    #: arm (:func:`.run.add_stand_in`).
+    stand_in: bool = True
+    #: A folder's pages: the document both arms rank first leads (:func:`.run.agreed_first`).
+    arms_agree: bool = True
+    #: A term lookup's pages holding it as a phrase are one more list.
+    phrase: bool = True
+    #: Documents compared by BM25 count each near pair (``keyword.proximity``) as one
+    #: more term.
+    doc_proximity: bool = True
+    #: Sections of a document the query names: its name counts as held (coverage), and
+    #: their cosines are read against the query without it.
+    named_docs: bool = True
+    #: ... and they are one more list, in their fused order, at share^2.
+    named: bool = True
+    #: Named sections' units: the better of the cosines with and without the naming words.
+    named_max: bool = True
+    #: Sections whose title holds ``field_share`` of the query terms its document's head
+    #: does not (and two), among the first ``depth`` fused places, are one more list.
+    title: bool = True
 
 
 @dataclass(frozen=True)
 class RankingConfig:
-    """Every ranking constant, per stage."""
+    """Every ranking constant, per stage, and which lists run."""
 
     #: Stage-2 RRF constant (every list fused after stage 1).
     k: int = fusion.K
@@ -136,8 +123,12 @@ class RankingConfig:
     #: coverage gate, no page-head blend.
     few_docs: int = 3
     #: A term lookup is a query of at most this many terms some page holds all of
-    #: ("frame skipping").
+    #: ("frame skipping"): the keyword arm's alone, with the phrase list.
     short_terms: int = 3
+    #: A field states the query when it holds at least this share of it: a document's head
+    #: (title, byline) of the query's rarity mass (the head field), a section's title of
+    #: the query terms its document's head does not hold (the title list).
+    field_share: float = 0.5
     #: The keyword arm.
     keyword: KeywordConfig = field(default_factory=KeywordConfig)
     #: The semantic arm.
@@ -146,12 +137,12 @@ class RankingConfig:
     pages: PagesConfig = field(default_factory=PagesConfig)
     #: Hybrid section search.
     sections: SectionsConfig = field(default_factory=SectionsConfig)
-    #: The weak-answer verdict.
-    evidence: EvidenceConfig = field(default_factory=EvidenceConfig)
+    #: Which lists and steps run.
+    lists: Lists = field(default_factory=Lists)
 
     def updated(self, changes: Mapping[str, Any]) -> "RankingConfig":
         """A copy with each ``{dotted path: value}`` of ``changes`` set ("k",
-        "sections.opening_weight"); AttributeError names a path that does not exist."""
+        "sections.overview"); AttributeError names a path that does not exist."""
         out = self
         for path, value in changes.items():
             out = _replace(out, path.split("."), value)
@@ -169,6 +160,11 @@ class RankingConfig:
     def flat(self) -> dict[str, Any]:
         """``{dotted path: value}`` of every setting, in declaration order."""
         return dict(_walk(self, ""))
+
+    def constants(self) -> dict[str, Any]:
+        """``{dotted path: value}`` of the ranking constants: every number (the lists'
+        on / off switches are not constants)."""
+        return {p: v for p, v in self.flat().items() if not isinstance(v, bool)}
 
 
 def _names(obj) -> set[str]:

@@ -193,13 +193,12 @@ class Engine:
     def _evidence(self, mode: Mode, lists: Ranked, q: Query, hits: list[Hit]
                   ) -> evidence.Evidence:
         """The verdict on the arms' evidence (:func:`.evidence.judge`)."""
-        o = self.config
         ev = evidence.judge(lists.keyword.strength if mode is not Mode.SEMANTIC else None,
                             lists.semantic.best if mode is not Mode.KEYWORD else None,
                             evidence.known_share(q, self.kw),
-                            o.evidence.keyword_alone if mode is Mode.KEYWORD
-                            else o.evidence.keyword,
-                            o.evidence.semantic, o.evidence.known)
+                            evidence.KEYWORD_ALONE_MIN if mode is Mode.KEYWORD
+                            else evidence.KEYWORD_MIN,
+                            evidence.SEMANTIC_MIN, evidence.KNOWN_MIN)
         if not q.text.strip() and q.fields:   # only fields: the documents they matched
             ev = evidence.Evidence(ev.keyword, ev.semantic, not hits, ev.known)
         return ev
@@ -215,7 +214,7 @@ class Engine:
             fixed = re.sub(rf"(?<!\w){re.escape(word)}(?!\w)", alts[0], fixed,
                            flags=re.IGNORECASE)
         got = self.rank(fixed, Mode.KEYWORD, granularity, searchable)
-        return got.keyword.strength >= self.config.evidence.keyword
+        return got.keyword.strength >= evidence.KEYWORD_MIN
 
     def suggestions(self, q: Query, searchable: list[FolderDoc]
                     ) -> tuple[dict[str, list[str]], list[str]]:
@@ -268,7 +267,7 @@ class Engine:
             if q.has_syntax else restrict.Restriction()
         c = make_plan(q, query_terms(q, self.kw), res, granularity, mode, searchable,
                       view.lookups(searchable), o.few_docs, o.depth, top_k)
-        if mode is Mode.HYBRID and o.semantic.stand_in:
+        if mode is Mode.HYBRID and o.lists.stand_in:
             c.pending = frozenset(coverage.embedding) & c.by_doc.keys()
         kw = keyword_arm(c, self.kw, view, o) if mode is not Mode.SEMANTIC and c.terms \
             else KeywordArm()

@@ -17,6 +17,9 @@ from typing import TypeVar
 K = 60
 """The RRF constant of Cormack et al. (2009)."""
 
+PLAIN = 1.0
+"""Plain RRF's weight: every list but the semantic arm's fuses at it."""
+
 T = TypeVar("T", bound=Hashable)
 
 

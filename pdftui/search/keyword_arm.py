@@ -26,14 +26,15 @@ def keyword_arm(c: Plan, kw: keyword.KeywordIndex, view: CorpusView, o: RankingC
     rarity mass, the keyword evidence and the head-field list."""
     ranking = kw.rank(c.terms, c.contents, c.granularity.rows,
                       proximity=o.keyword.proximity, window=o.keyword.proximity_window,
-                      doc_proximity=o.keyword.doc_proximity)
+                      doc_proximity=1.0 if o.lists.doc_proximity else 0.0)
     ranking = keyword.restrict(ranking, c.res.keep_rows, c.res.drop_rows)
     scope = keyword.Scope.of(ranking, c.by_doc)
     # a scope the user narrowed to a few documents (--doc, doc:), not a small folder
     narrowed = len(c.by_doc) < sum(d.reason is None for d in view.docs)
     strength = 1.0 if evidence.rare_identifier(ranking, scope) else \
         evidence.keyword_strength(ranking, scope, o.few_docs if narrowed else 0)
-    fl = keyword.fuse_arrays(ranking, scope, doc_weight=o.keyword.doc_weight)
+    fl = keyword.fuse_arrays(ranking, scope,
+                            doc_weight=1.0 if o.lists.document_order else 0.0)
     n = len(fl) if c.mode is Mode.KEYWORD and identifier_query(c.q) else c.depth
     rows = fl.row[:n]
     names = [fl.names[i] for i in fl.doc[:n].tolist()]
@@ -42,14 +43,14 @@ def keyword_arm(c: Plan, kw: keyword.KeywordIndex, view: CorpusView, o: RankingC
         ranking.ids[rows]
     # computed for sections too: the adaptive semantic page score reads it
     named, shares = named_documents(ranking, c, view, o) \
-        if c.granularity is Granularity.SECTION and o.sections.named_docs and not c.few \
+        if c.granularity is Granularity.SECTION and o.lists.named_docs and not c.few \
         else ({}, {})
     extra = head_masks(ranking, named) if named else None
     cov = keyword.row_rarity_share(ranking, scope, extra)
     head = [x for x in head_list(ranking, c.by_doc, c.terms, view.heads,
-                                  o.pages.head_share)
+                                  o.field_share)
             if c.res.page_ok(c.by_doc[x[0][0]], x[0][1])] \
-        if c.granularity is Granularity.PAGE and o.pages.head > 0 and not c.few else []
+        if c.granularity is Granularity.PAGE and o.lists.head_field and not c.few else []
     return KeywordArm(list(zip(names, second.tolist())), fl.score[:n].tolist(),
                       cov[rows].tolist(), float(cov.max()) if len(fl) else 0.0,
                       strength, fl, ranking, head, named, shares)

@@ -18,6 +18,7 @@ from collections.abc import Collection, Sequence
 from . import run
 from .arms import KeywordArm, SemanticArm
 from .config import RankingConfig
+from .fusion import PLAIN
 from .run import Arm, Key, Run, Weights
 from .signals import Signals
 
@@ -31,8 +32,7 @@ def embedded(pending: Collection[str], keys: Sequence[Key]) -> Sequence[Key]:
 @dataclasses.dataclass(frozen=True)
 class _Fused:
     """The arms fused, before the granularity's own steps: the run, the keyword and semantic
-    lists fed to it, the semantic weight's multiplier (``pages.short_semantic`` for a term
-    lookup, else 1), the stand-in's weight and whether the coverage gate ran."""
+    lists fed to it, the semantic weight's multiplier (0 for a term lookup, else 1), the stand-in's weight and whether the coverage gate ran."""
 
     got: Run
     kwl: Sequence[Key]
@@ -43,7 +43,7 @@ class _Fused:
 
 
 #: The keyword list's RRF weight: plain RRF (the semantic lists carry their own weights).
-KEYWORD_WEIGHT = 1.0
+KEYWORD_WEIGHT = PLAIN
 
 
 def _fuse(kw: KeywordArm, sem: SemanticArm, sig: Signals, o: RankingConfig, depth: int
@@ -51,15 +51,16 @@ def _fuse(kw: KeywordArm, sem: SemanticArm, sig: Signals, o: RankingConfig, dept
     """Weighted RRF of the arms' first ``depth`` keys (the section head list too when the
     arm has one), the keyword coverage gate, the stand-in and the phrase list."""
     kwl, sml = kw.keys[:depth], embedded(sig.pending, sem.keys[:depth])
-    # two or three words some page holds are a weak reading for the embedding
-    conf = o.pages.short_semantic if sig.term_lookup else 1.0
+    # two or three words some page holds are a weak reading for the embedding: a term
+    # lookup is the keyword arm's (its semantic ranks are shown, at weight 0)
+    conf = 0.0 if sig.term_lookup else 1.0
     if sem.heads is not None:
         got = run.rrf([(Arm.KEYWORD, kwl, KEYWORD_WEIGHT),
                        (Arm.SECTION_BODY, embedded(sig.pending, sem.units),
                         o.semantic.weight),
                        (Arm.SECTION_HEAD, embedded(sig.pending, sem.heads),
-                        o.sections.head_weight)], k=o.k)
-        w_stand = o.semantic.weight + o.sections.head_weight
+                        PLAIN)], k=o.k)
+        w_stand = o.semantic.weight + PLAIN
     else:
         got = run.rrf([(Arm.KEYWORD, kwl, KEYWORD_WEIGHT),
                        (Arm.SEMANTIC, sml, o.semantic.weight * conf)], k=o.k)
@@ -71,7 +72,7 @@ def _fuse(kw: KeywordArm, sem: SemanticArm, sig: Signals, o: RankingConfig, dept
     if sig.pending:
         got = run.add_stand_in(got, kwl, sig.pending, w_stand, o.k)
     # "label smoothing": the pages saying it, not gnuplot's labels and smoothing
-    got = run.add_phrase(got, sig.phrase, o.pages.phrase, o.k)
+    got = run.add_phrase(got, sig.phrase, PLAIN, o.k)
     return _Fused(got, kwl, sml, conf, w_stand, gated)
 
 
@@ -85,12 +86,12 @@ def _weights(f: _Fused, kw: KeywordArm, sem: SemanticArm, sig: Signals, o: Ranki
         o.semantic.weight if sem.heads is not None else o.semantic.weight * f.conf,
         semantic_confidence=f.conf if sem.heads is None and ran else None,
         first_unit_weight=sem.first_unit_weight,
-        head=o.pages.head if kw.head else None,
-        section_head=o.sections.head_weight if sem.heads is not None else None,
-        reference=o.pages.reference if pages else o.sections.reference, few=sig.few,
-        named=o.sections.named if named else None,
+        head=PLAIN if kw.head else None,
+        section_head=PLAIN if sem.heads is not None else None,
+        reference=o.pages.reference if pages else o.sections.overview, few=sig.few,
+        named=PLAIN if named else None,
         stand_in=f.w_stand if sig.pending else None,
-        phrase=o.pages.phrase if sig.phrase else None)
+        phrase=PLAIN if sig.phrase else None)
 
 
 def hybrid_pages(kw: KeywordArm, sem: SemanticArm, sig: Signals, o: RankingConfig,
@@ -101,7 +102,7 @@ def hybrid_pages(kw: KeywordArm, sem: SemanticArm, sig: Signals, o: RankingConfi
     f = _fuse(kw, sem, sig, o, depth)
     got = f.got
     if kw.head:
-        got = run.add_head(got, kw.head, o.pages.head, o.k)
+        got = run.add_head(got, kw.head, PLAIN, o.k)
     weights = _weights(f, kw, sem, sig, o, True, False)
     got = run.order(got, f.kwl, f.sml)
     # the arms' own lists (their rank columns and single-arm modes) stay as ranked;
@@ -111,7 +112,7 @@ def hybrid_pages(kw: KeywordArm, sem: SemanticArm, sig: Signals, o: RankingConfi
     down = reference_keys(got, sig, o, sig.top_k if sig.top_k > 0 and last else None)
     if down:
         got = run.demote(got, down, o.pages.reference, "reference list")
-    if not sig.few and o.pages.arms_agree:
+    if not sig.few and o.lists.arms_agree:
         got = run.agreed_first(got, "both arms' first document")
     return finish(got, sig), weights
 
@@ -125,18 +126,18 @@ def hybrid_sections(kw: KeywordArm, sem: SemanticArm, sig: Signals, o: RankingCo
     f = _fuse(kw, sem, sig, o, depth)
     got = f.got
     if kw.head:
-        got = run.add_head(got, kw.head, o.pages.head, o.k)
-    named = kw.named_share if o.sections.named > 0 else {}
+        got = run.add_head(got, kw.head, PLAIN, o.k)
+    named = kw.named_share if o.lists.named else {}
     if named:
         # the name says which document, the rest of the query which of its sections
-        got = run.add_named(run.order(got, f.kwl, f.sml), named, o.sections.named, o.k)
+        got = run.add_named(run.order(got, f.kwl, f.sml), named, PLAIN, o.k)
     weights = _weights(f, kw, sem, sig, o, False, bool(named))
     got = run.order(got, f.kwl, f.sml)
     got, weights = _section_steps(got, f, kw, sem, sig, o, weights)
-    if o.sections.reference < 1.0 and not sig.citation_query:
+    if o.sections.overview < 1.0 and not sig.citation_query:
         down = {key for key in got.scores if sig.reference_section(key)}
         if down:
-            got = run.demote(got, down, o.sections.reference, "reference list")
+            got = run.demote(got, down, o.sections.overview, "reference list")
     return finish(got, sig), weights
 
 
@@ -144,16 +145,16 @@ def _section_steps(got: Run, f: _Fused, kw: KeywordArm, sem: SemanticArm, sig: S
                    o: RankingConfig, weights: Weights) -> tuple[Run, Weights]:
     """Hybrid sections after fusion: the opening's demotion and the list of sections whose
     title states the query."""
-    if o.sections.opening_weight != 1.0 and not sig.few:
+    if o.sections.overview != 1.0 and not sig.few:
         # a document's opening (abstract, introduction) tells of every part of it, so
         # it matches a query about any one part: the part itself should come first
         got = run.demote(got, [key for key in got.scores if sig.opening(key)],
-                         o.sections.opening_weight, "opening")
-    if o.sections.title > 0:
-        titled = sig.titled(list(got.scores)[:o.sections.title_places])
+                         o.sections.overview, "opening")
+    if o.lists.title:
+        titled = sig.titled(list(got.scores)[:o.depth])
         if titled:
-            got = run.add_titled(got, titled, o.sections.title, o.k)
-            weights = dataclasses.replace(weights, title=o.sections.title)
+            got = run.add_titled(got, titled, PLAIN, o.k)
+            weights = dataclasses.replace(weights, title=PLAIN)
     return got, weights
 
 

@@ -347,7 +347,7 @@ class Weights:
     ``keyword``: the keyword list's RRF weight before the coverage gate, which scales each
     keyword contribution by the key's coverage ** ``coverage_power``; ``semantic``: the
     semantic list's weight after ``semantic_confidence`` (page search: its multiplier, 1
-    but ``pages.short_semantic`` for a term lookup of a few words one page holds);
+    but 0 for a term lookup of a few words one page holds);
     ``first_unit_weight``: the page-head share A of a page's cosine; ``head``: the head
     field's weight before its share^2; ``section_head``: the section head list's weight;
     ``reference``: the factor of a reference-list page (page search) or section (section

@@ -8,6 +8,7 @@ from collections.abc import Callable
 import numpy as np
 
 from . import naming, restrict, section_semantic
+from .fusion import PLAIN
 from .arms import KeywordArm, SemanticArm
 from .config import RankingConfig
 from .corpus_view import CorpusView
@@ -20,7 +21,7 @@ def semantic_arm(c: Plan, kw: KeywordArm, m: VectorMatrix, qv: np.ndarray,
                  embed: Callable[[str], np.ndarray], view: CorpusView, o: RankingConfig
                  ) -> SemanticArm:
     """Pages by cosine (``(1 - A) x best unit + A x first unit``, A =
-    ``semantic.adapt_hi`` x (1 - the keyword arm's best coverage) in hybrid mode,
+    1 - the keyword arm's best coverage in hybrid mode,
     ``semantic.first_unit`` in semantic mode); hybrid pages of a folder
     plus ``semantic.doc_context`` x the best unit of the page's document), or sections by
     their units and head units. ``qv`` is the query vector, ``embed`` embeds the query
@@ -31,7 +32,8 @@ def semantic_arm(c: Plan, kw: KeywordArm, m: VectorMatrix, qv: np.ndarray,
     # inside one document a page head is no better than its body
     # semantic mode: a fixed A (without it, held-out lookups lost .030 MRR in that mode)
     qc = kw.best_rarity_share if c.mode is Mode.HYBRID and not c.few else 1.0
-    a = o.semantic.adapt_hi * (1.0 - qc) if c.mode is Mode.HYBRID else o.semantic.first_unit
+    a = (1.0 - qc if c.mode is Mode.HYBRID else o.semantic.first_unit) \
+        if o.lists.page_head else 0.0
     # hybrid pages of a folder: a page's document context (its best unit) counts too
     dw = o.semantic.doc_context \
         if c.mode is Mode.HYBRID and c.granularity is Granularity.PAGE and not c.few else 0.0
@@ -91,21 +93,21 @@ def section_lists(m: VectorMatrix, qv: np.ndarray, view: CorpusView, docs_of: di
             for cids, q2 in alt:
                 rows = np.flatnonzero(np.isin(m.unit_content, cids))
                 got = m.similarities_of(q2, rows)
-                sims[rows] = np.maximum(sims[rows], got) if o.sections.named_max else got
+                sims[rows] = np.maximum(sims[rows], got) if o.lists.named_max else got
         units = section_semantic.unit_list(su, sims, scope, rows_ok(res, su.sid))
     final = units
-    if o.sections.head_weight > 0:
+    if o.lists.section_heads:
         cont, ordinal, sid, sims = section_head_scores(m, qv, scope, view)
         for cids, q2 in alt:
             sims = rescore_heads(m, q2, cids, sims, scope, view.section_head_ids(m),
-                                 o.sections.named_max)
+                                 o.lists.named_max)
         ok = rows_ok(res, sid)
         if ok is not None:
             cont, ordinal, sid, sims = cont[ok], ordinal[ok], sid[ok], sims[ok]
         heads = section_semantic.head_list(cont, ordinal, sid, sims, scope)
         arm.units = units.keys(scope.names, depth)
         arm.heads = heads.keys(scope.names, depth)
-        final = section_semantic.rrf(units, heads, o.semantic.weight, o.sections.head_weight, o.k)
+        final = section_semantic.rrf(units, heads, o.semantic.weight, PLAIN, o.k)
     arm.sections, arm.scope = final, scope
     arm.keys = final.keys(scope.names, depth)
 

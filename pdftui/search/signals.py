@@ -76,7 +76,7 @@ def gather(c: Plan, kw: KeywordArm, text: str, kwi: keyword.KeywordIndex,
     is ``kw``, over the keyword index ``kwi`` and the corpus view ``view``."""
     q, res, by_doc, rows = c.q, c.res, c.by_doc, c.granularity.rows
     lookup = term_lookup(c, kw, o)
-    phrase = phrase_keys(c, kw, kwi) if c.mode is Mode.HYBRID and o.pages.phrase > 0 and \
+    phrase = phrase_keys(c, kw, kwi) if c.mode is Mode.HYBRID and o.lists.phrase and \
         len(c.terms) > 1 and lookup else []
     ident = identifier_query(q)
     tiers = identifier_tiers(kwi, c.terms, c.granularity, by_doc) \
@@ -94,7 +94,7 @@ def gather(c: Plan, kw: KeywordArm, text: str, kwi: keyword.KeywordIndex,
         reference_page=lambda key: key[1] in view.reference_pages(view.cid_of(key[0])),
         reference_section=titled_as(references.is_references_title),
         opening=lambda key: key[1] in view.opening(by_doc.get(key[0])),
-        titled=lambda keys: titled_keys(c, keys, view, o.sections.title_share),
+        titled=lambda keys: titled_keys(c, keys, view, o.field_share),
         keep=(lambda k: k[0] in by_doc and res.key_ok(by_doc[k[0]], rows, k[1]))
         if res.active else None)
 

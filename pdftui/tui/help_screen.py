@@ -26,7 +26,7 @@ def intro() -> str:
         "Each hit shows its fused rank (#), keyword rank (kw) and semantic rank (sem). Hybrid "
         f"is weighted rank fusion, a sum of w/({c.k}+rank): keyword x coverage{power}, "
         f"semantic x{c.semantic.weight:g}, reference lists "
-        f"x{c.pages.reference:g} (pages) or x{c.sections.reference:g} (sections); the hit "
+        f"x{c.pages.reference:g} (pages) or x{c.sections.overview:g} (sections); the hit "
         "detail and compare show each share. "
         "Semantic mode scores by cosine."
     )
