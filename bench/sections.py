@@ -334,13 +334,17 @@ _LEAD_NUMBER = re.compile(
     r"(?:\d{1,3}(?:\.\d{1,3})*|[A-Z](?:\.\d{1,3})*|[IVXLC]{1,6})?[.:)]?\s+", re.I)
 
 
+_NON_WORD = re.compile(r"[\W_]+")
+
+
 def title_words(title: str) -> list[str]:
     """The words of a heading without its numbering ("§ 2." "3.1" "IV." "A.6"), lower
-    case, NFKC."""
+    case, NFKC; letters of any script count (``H.normalise_title`` keeps ASCII only, which
+    left a Chinese heading without words)."""
     t = unicodedata.normalize("NFKC", title).strip()
     t = re.sub(r"^\s*§\s*\d+\.?\s*", "", t)
     stripped = _LEAD_NUMBER.sub("", t, count=1)
-    return H.normalise_title(stripped or t).split()
+    return _NON_WORD.sub(" ", (stripped or t).lower()).split()
 
 
 def words_agree(found: str, true: str) -> bool:
