@@ -28,7 +28,8 @@ For every corpus PDF with an outline (MANIFEST.tsv has_toc == yes, else get_toc 
   outward, each step adding the neighbouring page that adds most tokens, until 95% of
   the section's tokens are covered; the cost is the pages read beyond the first.
   Section mode reads the section itself: cost 0.
-* Hand truth (``bench/sections_truth.json``): headings as printed in corpus PDFs that have
+* Hand truth (``--truth``, default ``bench/sections_truth.json``, the development set;
+  ``sections_truth_2.json`` and ``sections_truth_3.json`` are held out): headings as printed in corpus PDFs that have
   no outline, labelled by hand before the detector ran on them. A detected heading matches
   a true one (one-to-one, greedy in truth order) when it is on the same page and the
   titles' words agree, numbering aside (:func:`words_agree`). Precision, recall and F1
@@ -333,13 +334,17 @@ _LEAD_NUMBER = re.compile(
     r"(?:\d{1,3}(?:\.\d{1,3})*|[A-Z](?:\.\d{1,3})*|[IVXLC]{1,6})?[.:)]?\s+", re.I)
 
 
+_NON_WORD = re.compile(r"[\W_]+")
+
+
 def title_words(title: str) -> list[str]:
     """The words of a heading without its numbering ("§ 2." "3.1" "IV." "A.6"), lower
-    case, NFKC."""
+    case, NFKC; letters of any script count (``H.normalise_title`` keeps ASCII only, which
+    left a Chinese heading without words)."""
     t = unicodedata.normalize("NFKC", title).strip()
     t = re.sub(r"^\s*§\s*\d+\.?\s*", "", t)
     stripped = _LEAD_NUMBER.sub("", t, count=1)
-    return H.normalise_title(stripped or t).split()
+    return _NON_WORD.sub(" ", (stripped or t).lower()).split()
 
 
 def words_agree(found: str, true: str) -> bool:
@@ -434,9 +439,12 @@ def summarise_hand(results: list[dict]) -> dict:
     return out
 
 
-def print_hand(summary: dict, results: list[dict], verbose: bool) -> None:
-    """The hand-truth table: per document, then pooled."""
-    print("\nHeading detector vs hand truth (bench/sections_truth.json, same page, words agree)")
+def print_hand(summary: dict, results: list[dict], verbose: bool,
+               truth: Path = TRUTH) -> None:
+    """The hand-truth table (``truth``: the file it came from): per document, then pooled."""
+    full = truth.resolve()
+    name = full.relative_to(ROOT) if full.is_relative_to(ROOT) else truth
+    print(f"\nHeading detector vs hand truth ({name}, same page, words agree)")
     print(f"{'document':55s} {'truth':>5s} {'det':>4s} {'tp':>4s} {'P':>5s} {'R':>5s}  "
           f"{'P disp':>6s} {'R disp':>6s}")
     for r in sorted(results, key=lambda r: r["file"]):
@@ -726,7 +734,9 @@ def main() -> None:
     ap.add_argument("--loader", default="auto", choices=["auto", "extract", "local"])
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--split", choices=["all", "train", "validation"], default="all")
-    ap.add_argument("--truth", type=Path, default=TRUTH, help="hand-labelled headings (JSON)")
+    ap.add_argument("--truth", type=Path, default=TRUTH,
+                    help="hand-labelled headings (JSON): sections_truth.json (development), "
+                         "sections_truth_2.json or sections_truth_3.json (held out)")
     ap.add_argument("--only", choices=["both", "outline", "hand"], default="both")
     ap.add_argument("--run-in", choices=["sections", "on", "off"], default="sections",
                     help="count the detector's run-in headings: as sections_for does "
@@ -764,7 +774,7 @@ def main() -> None:
                     if (a.corpus / f).exists()]
             hand = pool.map(evaluate_hand, jobs)
             hsum = summarise_hand(hand)
-            print_hand(hsum, hand, a.verbose)
+            print_hand(hsum, hand, a.verbose, a.truth)
             hsum["per_document"] = hand
             out["hand"] = hsum
     target = a.json or RESULTS

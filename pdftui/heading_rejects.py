@@ -113,10 +113,11 @@ REPEATED_ON_PAGE = "repeated on the page (table cell, label)"
 
 def is_contents_entry(r: CandidateRow) -> bool:
     """Whether row ``r`` is an entry of a printed table of contents: two words or more
-    ending in a page number after dot leaders, after a wide space or printed apart."""
+    ending in a page number after dot leaders, after a wide space or printed apart (on a
+    contents page, after a title that ends in a number itself)."""
     t = r.text.strip()
-    if len(t.split()) < 2 or not _TOC_LINE.search(t):
-        return False
+    if len(t.split()) < 2 or not (_TOC_LINE.search(t) or (r.tail_apart and r.contents_page)):
+        return False   # a title ending in a number: "Differences between versions 4 and 5  29"
     label, _ = numbering(t)
     if label and not _TOC_LINE.search(strip_number(t)):
         return False

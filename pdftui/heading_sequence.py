@@ -58,7 +58,8 @@ def assign_levels(found: list[tuple[_Row, str, int]]) -> list[int]:
     not filed under "2 Related Work"); unnumbered headings take the level most often seen
     with numbered headings of the same style (face, size, bold), else a rank by size (a
     size only front-matter headings such as "Abstract" are set in ranks none: they take
-    level 1 and hold no sections)."""
+    level 1 and hold no sections); in a style of capitals and mixed case headings the
+    mixed case ones one level below (:func:`_mixed_case_under_capitals`)."""
     style_depths: dict[tuple, Counter[int]] = defaultdict(Counter)
     for r, label, depth in found:
         if depth:
@@ -89,7 +90,36 @@ def assign_levels(found: list[tuple[_Row, str, int]]) -> list[int]:
         else:
             levels.append(1)
     levels = _subheadings_under_numbers(found, levels, set(mapped))
+    levels = _mixed_case_under_capitals(found, levels, set(mapped))
     return _letters_under_romans(found, _parts_over_numbers(found, levels))
+
+
+def _caps(r: _Row) -> bool:
+    """The row is set in capitals (four letters or more, none lower case)."""
+    letters = [c for c in r.text if c.isalpha()]
+    return len(letters) >= 4 and not any(c.islower() for c in letters)
+
+
+def _mixed_case_under_capitals(found: list[tuple[_Row, str, int]], levels: list[int],
+                               numbered_styles: set[tuple]) -> list[int]:
+    """Unnumbered headings of a style that sets both capitals and mixed case headings,
+    and no numbered heading, rank by case: the mixed case ones sit one level below the
+    capitals (a journal's "METHODS" over "Inclusion criteria" in one face and size).
+    Front matter headings ("ABSTRACT") do not count as capitals."""
+    by_style: dict[tuple, list[int]] = defaultdict(list)
+    for i, (r, _label, depth) in enumerate(found):
+        key = (r.font, r.size, r.bold_frac >= 0.8)
+        if not depth and key not in numbered_styles:
+            by_style[key].append(i)
+    out = list(levels)
+    for idx in by_style.values():
+        caps = [i for i in idx if _caps(found[i][0]) and not _is_front(found[i][0])]
+        mixed = [i for i in idx if not _caps(found[i][0])]
+        if caps and mixed:
+            top = min(levels[i] for i in caps)
+            for i in mixed:
+                out[i] = top + 1
+    return out
 
 
 def _subheadings_under_numbers(found: list[tuple[_Row, str, int]], levels: list[int],

@@ -15,6 +15,7 @@ __all__ = [
     "NUMBER_ONLY",
     "is_arxiv_stamp",
     "is_number_only",
+    "join_wrapped",
     "normalise_title",
     "numbering",
     "split_heading",
@@ -30,6 +31,15 @@ def normalise_title(text: str) -> str:
     """Lower-case NFKC text with every run of non-alphanumerics collapsed to one space."""
     text = unicodedata.normalize("NFKC", text).lower()
     return _NON_ALNUM.sub(" ", text).strip()
+
+
+def join_wrapped(first: str, second: str) -> str:
+    """A heading's two lines as one: a word hyphenated at the line end joined again
+    ("and reintro-" + "ducing packages" -> "and reintroducing packages")."""
+    a, b = first.rstrip(), second.strip()
+    if a.endswith("-") and a[-2:-1].isalpha() and b[:1].islower():
+        return a[:-1] + b
+    return f"{a} {b}"
 
 
 def squash_title(text: str) -> str:

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 
 from pdftui.document import OutlineEntry, Page
 from pdftui.heading_features import FEATURE_NAMES, annotate
+from pdftui.heading_openers import opener_rows, rescue_openers
 from pdftui.heading_rejects import REPEATED_ON_PAGE, is_contents_entry
 from pdftui.heading_rows import CONTENTS_PAGE_ROWS, CandidateRow, rows_of_document
 from pdftui.heading_run_in import full_lead, run_in_heads
@@ -35,8 +36,9 @@ from pdftui.heading_sequence import (RESCUE_MIN_SCORE, assign_levels, drop_isola
                                      is_caps_numbered, rescue_by_style, rescue_caps_sequence,
                                      rescue_in_sequence, rescue_loose_group,
                                      rescue_roman_gaps, rescue_unnumbered_style)
-from pdftui.heading_text import (is_arxiv_stamp, is_number_only, normalise_title, numbering,
-                                 split_heading, squash_title, strip_number, titles_match)
+from pdftui.heading_text import (is_arxiv_stamp, is_number_only, join_wrapped, normalise_title,
+                                 numbering, split_heading, squash_title, strip_number,
+                                 titles_match)
 
 __all__ = [
     "BIAS",
@@ -50,6 +52,7 @@ __all__ = [
     "is_arxiv_stamp",
     "is_contents_entry",
     "is_number_only",
+    "join_wrapped",
     "split_heading",
     "normalise_title",
     "numbering",
@@ -119,7 +122,8 @@ def _wraps(head: CandidateRow, r: CandidateRow) -> bool:
     onto a second line: the same style, right below it, unnumbered; in the same block, or
     opening the next one under the heading's span, as MuPDF splits a centred heading).
     Styled: bold, another face or larger than body text, or in capitals both lines; a
-    list item's bullet opens no second line."""
+    list item's bullet opens no second line; a heading in capitals goes on in capitals
+    ("RESULTS" over "Search results" in the same face are two headings)."""
     caps = bool(head.feats[13]) and r.text.isupper()   # "III. PREDICTION MODEL" | "DATA SETS"
     return (
         head.page == r.page
@@ -133,6 +137,7 @@ def _wraps(head: CandidateRow, r: CandidateRow) -> bool:
         and len(head.text) + len(r.text) <= 200
         and not numbering(r.text)[1]
         and not r.text.lstrip().startswith(_BULLETS)
+        and not (head.feats[13] and any(c.islower() for c in r.text))
         and not head.text.rstrip().endswith((".", ":"))
         and r.y0 - head.y1 < 0.8 * r.size
     )
@@ -192,23 +197,15 @@ def _drop_title_block(found: list[tuple[CandidateRow, str, int]], rows: list[Can
 
 
 
-def join_wrapped(first: str, second: str) -> str:
-    """A heading's two lines as one: a word hyphenated at the line end joined again
-    ("and reintro-" + "ducing packages" -> "and reintroducing packages")."""
-    a, b = first.rstrip(), second.strip()
-    if a.endswith("-") and a[-2:-1].isalpha() and b[:1].islower():
-        return a[:-1] + b
-    return f"{a} {b}"
-
-
 @dataclass(slots=True)
 class _Pools:
     """The rows sorted by their score: kept (``found``), numbered near misses that may fill
     a numbering gap (``near``), numbered rows that a style of numbered headings may rescue
     (``near_style``), unnumbered rows alone in their block under the threshold (``loose``,
     with their score), numbered rows scoring at least ``GAP_MIN_SCORE`` that only a gap in
-    roman numbering can rescue (``low``), and numbered capitals rows of any score that a
-    sequence of them can rescue (``caps``: :func:`pdftui.heading_sequence.is_caps_numbered`)."""
+    roman numbering can rescue (``low``), numbered capitals rows of any score that a
+    sequence of them can rescue (``caps``: :func:`pdftui.heading_sequence.is_caps_numbered`),
+    and the rows joined to a kept heading as its second line (``joined``, by ``id``)."""
 
     found: list[Candidate] = field(default_factory=list)
     near: list[Candidate] = field(default_factory=list)
@@ -216,6 +213,13 @@ class _Pools:
     loose: list[tuple[CandidateRow, float]] = field(default_factory=list)
     low: list[Candidate] = field(default_factory=list)
     caps: list[Candidate] = field(default_factory=list)
+    joined: set[int] = field(default_factory=set)
+
+    def filed(self) -> set[int]:
+        """The ``id`` of every row in a pool or joined to a heading."""
+        ids = {id(r) for pool in (self.found, self.near, self.near_style, self.low,
+                                  self.caps) for r, _l, _d in pool}
+        return ids | {id(r) for r, _s in self.loose} | self.joined
 
 
 def _kept(r: CandidateRow, score: float, ocr: bool) -> bool:
@@ -280,6 +284,7 @@ def _sort_rows(rows: list[CandidateRow], pages: list[Page]) -> _Pools:
             continue
         if prev_kept is not None and _wraps(prev_kept, r):
             prev_kept.text = join_wrapped(prev_kept.text, r.text)
+            pools.joined.add(id(r))
             prev_kept.order = r.order
             if r.block == prev_kept.block:   # the block holds one heading less row
                 prev_kept.n_block_rows -= 1
@@ -294,13 +299,15 @@ def _checked(pools: _Pools, rows: list[CandidateRow], pages: list[Page]) -> list
     numbering gap or in a style of headings come back; numbered list items, letters
     without siblings and numbers breaking the sequence go, and so does the first page's
     title block. A sequence of numbered capitals rows comes back first, so that the
-    numbering check measures the rest against it."""
+    numbering check measures the rest against it; block openers in the style of a heading
+    found (:mod:`pdftui.heading_openers`) come back after the other rescues."""
     found = rescue_caps_sequence(pools.found, pools.caps)
     found = rescue_in_sequence(found, pools.near)
     found = rescue_by_style(found, pools.near_style)
     found = rescue_roman_gaps(found, pools.near_style + pools.low)
     found = rescue_unnumbered_style(found, pools.loose, RESCUE_MIN_SCORE)
     found = rescue_loose_group(found, pools.loose, RESCUE_MIN_SCORE)
+    found = rescue_openers(found, opener_rows(rows, pages, pools.filed()))
     found = drop_restarted_lists(found)
     found = drop_isolated_letters(found, len(pages))
     found = drop_off_caps_sequence(found)

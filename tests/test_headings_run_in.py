@@ -152,3 +152,40 @@ def test_all_caps_numbered_headings_in_small_print_rise_in_sequence_under_their_
     assert (1, "PART II: THE DISCRETE CHANNEL WITH NOISE") in got
     assert (2, "12. EQUIVOCATION AND CHANNEL CAPACITY") in got
     assert not [t for t in titles if t in ("4. We have", "2 2 dx", "N C W log", "N W log")]
+
+
+def test_body_size_headings_opening_their_paragraphs_block_are_headings():
+    """A BMJ meta-analysis sets its headings in the face of "RESULTS" at body size, each
+    in one block with the paragraph below it: "METHODS", "Inclusion criteria", "Data
+    extraction" are headings, the mixed case ones under the capitals, and "RESULTS" is not
+    joined to "Search results" under it; the structured abstract's labels ("Background
+    Recent guidelines ...") stay run-in leads, not headings."""
+    ex = extract_document(str(corpus_pdf("helicobacter-pylori-iron-deficiency-anaemia.pdf")))
+    got = [(h.level, h.title) for h in detect_headings(ex.pages, run_in=False)]
+    at = got.index((1, "RESULTS"))
+    assert got[at + 1] == (2, "Search results")
+    assert (2, "Inclusion criteria") in got and (2, "Data extraction") in got
+    assert (1, "DISCUSSION") in got
+    assert not [t for _l, t in got if t.startswith(("Background", "Conclusions"))]
+
+
+def test_a_bold_paragraph_heading_in_the_numbered_headings_bold_is_a_heading():
+    """Synthesizer: "Comparing Synthesizers with Dynamic Convolutions", bold at body size
+    over its paragraph between "4.1" and "4.2", is a heading; its run-in paragraph heads
+    ("Dense Synthesizer Let us consider ...") are not, nor is a table's header row in the
+    same bold ("Parser Training WSJ 23 F1", Attention Is All You Need)."""
+    ex = extract_document(str(corpus_pdf("arxiv-2005.00743-synthesizer.pdf")))
+    titles = [h.title for h in detect_headings(ex.pages, run_in=False)]
+    at = titles.index("Comparing Synthesizers with Dynamic Convolutions")
+    assert titles[at - 1].startswith("4.1.") and titles[at + 1].startswith("4.2.")
+    assert not [t for t in titles if t.startswith("Dense Synthesizer")]
+    ex = extract_document(str(corpus_pdf("arxiv-1706.03762v7-attention-is-all-you-need.pdf")))
+    assert not [h for h in detect_headings(ex.pages) if h.title.startswith("Parser")]
+
+
+def test_a_contents_entry_whose_title_ends_in_a_number_is_not_a_heading():
+    """gnuplot's contents page: "Differences between versions 4 and 5  29" (the page
+    number printed apart after a title ending in "5") is an entry, not a heading."""
+    ex = extract_document(str(corpus_pdf("debian-gnuplot-manual.pdf")))
+    assert not [h for h in detect_headings(ex.pages) if h.page == 2
+                and h.title.startswith("Differences between versions")]
