@@ -263,12 +263,11 @@ def test_page_score_blend_of_best_and_first_unit():
     assert order(0.25) == [(1, 0.7), (2, 0.6)]
 
 
-def test_page_score_adds_its_documents_head():
-    """rank_pages(document_weight=w): a page scores its cosine plus w x the cosine of its
-    document's head (its first unit), so a fair page of a document whose opening is close
-    to the query passes a slightly better page of a document whose opening is not, and a
-    document's one close passage does not lift its own page twice (hand-made unit
-    vectors: content 1 one page at .6, content 2 pages at .32 and .65)."""
+def test_page_score_adds_its_documents_best_unit():
+    """rank_pages(document_weight=w): a page scores its cosine plus w x the best unit
+    cosine of its document, so a fair page of a document holding a close passage passes
+    a slightly better page of a document holding nothing closer (hand-made unit vectors:
+    content 1 one page at .6, content 2 pages at .55 and .9)."""
     import numpy as np
 
     from pdftui.search.quantized import quantize
@@ -280,18 +279,18 @@ def test_page_score_adds_its_documents_head():
     m._contents = {
         1: _Content(1, 1, *quantize(np.vstack([v(0.6)])), np.array([1], dtype=np.int32),
                     np.zeros((1, 2), dtype=np.int64), None),
-        2: _Content(2, 2, *quantize(np.vstack([v(0.32), v(0.65)])),
+        2: _Content(2, 2, *quantize(np.vstack([v(0.55), v(0.9)])),
                     np.array([1, 2], dtype=np.int32), np.zeros((2, 2), dtype=np.int64), None)}
     m._rebuild()
     order = lambda w: [(c, p, round(s, 2)) for c, p, s, _u in m.rank_pages(q, None, 0.0, w)]  # noqa: E731
-    assert order(0.0) == [(2, 2, 0.65), (1, 1, 0.6), (2, 1, 0.32)]
-    assert order(0.25) == [(1, 1, 0.75), (2, 2, 0.73), (2, 1, 0.4)]
+    assert order(0.0) == [(2, 2, 0.9), (1, 1, 0.6), (2, 1, 0.55)]
+    assert order(0.25) == [(2, 2, 1.12), (2, 1, 0.78), (1, 1, 0.75)]
 
 
 def test_hybrid_folder_pages_carry_their_documents_semantic_context(indexed):
     """Issue 18: in a folder, hybrid's semantic page list scores each page plus
-    ``semantic.doc_context`` x the cosine of its document's head (first unit); semantic
-    mode and a search of a few documents (one scope) keep the page's own score."""
+    ``sem_doc_weight`` x its document's best unit cosine; semantic mode and a search of
+    a few documents (one scope) keep the page's own score."""
     import numpy as np
 
     from pdftui.search.engine import Engine
@@ -309,11 +308,12 @@ def test_hybrid_folder_pages_carry_their_documents_semantic_context(indexed):
         plain = m.rank_pages(e.embed_query(q), {d.content_id for d in docs},
                              round(hyb.first_unit_weight, 4))
         assert e.config.semantic.doc_context == 0.25
-        heads = m.page_starts[m.content_starts]
-        doc_head = dict(zip(m.unit_content[heads].tolist(), hyb.pages.sims[heads].tolist()))
+        doc_best = {}
+        for c, best in zip(m.page_content.tolist(), hyb.pages.best_sims.tolist()):
+            doc_best[c] = max(doc_best.get(c, -1.0), best)
         live = np.isfinite(plain.score)
         want = plain.score[live] + 0.25 * np.array(
-            [doc_head[c] for c in m.page_content[live].tolist()])
+            [doc_best[c] for c in m.page_content[live].tolist()])
         assert np.allclose(hyb.pages.score[live], want)
         assert not np.allclose(hyb.pages.score[live], plain.score[live])
         # semantic mode scores the page alone (its own A), no document context

@@ -43,8 +43,8 @@ class SemanticConfig:
     #: Semantic mode's page cosine: first-unit weight A (hybrid: A = 1 - the query's best
     #: keyword coverage).
     first_unit: float = 0.1
-    #: Hybrid pages of a folder: a page's cosine plus this x the cosine of its document's
-    #: head (the document's first unit: title, byline, abstract's start).
+    #: Hybrid pages of a folder: a page's cosine plus this x its document's best unit
+    #: cosine.
     doc_context: float = 0.25
 
 

@@ -448,14 +448,11 @@ class VectorMatrix:
 
         A page scores ``(1 - A) * its best unit's cosine + A * its first unit's`` (its
         head: ~256 tokens), A = ``first_unit_weight`` in [0, 1]: 0 = the best unit, 1 = the
-        first unit only; plus ``document_weight`` x the cosine of its document's head, the
-        document's first unit (document context: a passage's score interpolated with its
-        document's, Callan, "Passage-level evidence in document retrieval", SIGIR 1994;
-        the document scored by its opening, as a reader judges a paper by its title and
-        abstract), so a page of a document about the query passes a page of the same
-        cosine in a document that only mentions it. The document's best unit in its place
-        counted a stray close passage twice (its page's own cosine and its document's): a
-        described query's first places went to single pages of unrelated documents.
+        first unit only; plus ``document_weight`` x the best unit cosine of its whole
+        document (document context: a passage's score interpolated with its document's,
+        Callan, "Passage-level evidence in document retrieval", SIGIR 1994), so a page of
+        a document that holds a close passage somewhere passes a page of the same cosine
+        in a document that does not.
 
         Returns a :class:`PageRanking`: a sequence of ``(content_id, page, score, best unit
         index inside the content)`` for every page with units (of ``contents`` when given),
@@ -474,8 +471,8 @@ class VectorMatrix:
             page_max = (1 - a) * page_max + a * sims[self.page_starts]
         page_max = page_max.astype(np.float64)
         if document_weight:
-            doc_head = sims[self.page_starts[self.content_starts]]
-            page_max = page_max + document_weight * doc_head[self.page_slot].astype(np.float64)
+            doc_best = np.maximum.reduceat(best_sims, self.content_starts)
+            page_max = page_max + document_weight * doc_best[self.page_slot].astype(np.float64)
         mask = self.content_mask(contents)
         if mask is not None:
             page_max = np.where(mask, page_max, -np.inf)

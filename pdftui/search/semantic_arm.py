@@ -22,8 +22,8 @@ def semantic_arm(c: Plan, kw: KeywordArm, m: VectorMatrix, qv: np.ndarray,
                  ) -> SemanticArm:
     """Pages by cosine (``(1 - A) x best unit + A x first unit``, A =
     1 - the keyword arm's best coverage in hybrid mode,
-    ``semantic.first_unit`` in semantic mode; hybrid pages of a folder plus
-    ``semantic.doc_context`` x the cosine of their document's first unit), or sections by
+    ``semantic.first_unit`` in semantic mode); hybrid pages of a folder
+    plus ``semantic.doc_context`` x the best unit of the page's document), or sections by
     their units and head units. ``qv`` is the query vector, ``embed`` embeds the query
     without a document's name (:func:`unnamed_queries`)."""
     docs_of = c.docs_of
@@ -34,7 +34,7 @@ def semantic_arm(c: Plan, kw: KeywordArm, m: VectorMatrix, qv: np.ndarray,
     qc = kw.best_rarity_share if c.mode is Mode.HYBRID and not c.few else 1.0
     a = (1.0 - qc if c.mode is Mode.HYBRID else o.semantic.first_unit) \
         if o.lists.page_head else 0.0
-    # hybrid pages of a folder: a page's document context (its head) counts too
+    # hybrid pages of a folder: a page's document context (its best unit) counts too
     dw = o.semantic.doc_context \
         if c.mode is Mode.HYBRID and c.granularity is Granularity.PAGE and not c.few else 0.0
     ranked = m.rank_pages(qv, c.contents, round(a, 4), dw)   # A to 4 places, as measured
