@@ -87,7 +87,7 @@ VARIANTS: dict[str, dict[str, Any]] = {
 
 DEV = ("dev_doc", "dev_top3", "dev_page")
 SECTIONS_ALL = ("dev_sections", "probes", "para1", "para2", "para3", "titled", "named",
-                "heldout", "heldout_2")
+                "heldout", "heldout_2", "short_sections")
 #: The sets each signal was tuned on: those whose figures were recorded when it was added
 #: or last set (docs/ranking.md, git log -- bench/README.md). Page-side signals measured
 #: on "dev pages" count the three dev page figures.
@@ -112,7 +112,7 @@ TUNED: dict[str, tuple[str, ...]] = {
     "lists.named_docs=off": ("dev_sections", "titled", "named"),
     "lists.named=off": ("dev_sections",),
     "lists.named_max=off": ("dev_sections", "titled"),
-    "lists.title=off": SECTIONS_ALL[:-1],
+    "lists.title=off": SECTIONS_ALL[:-2],
     "keyword.proximity+doc_proximity=0": DEV + ("para1", "para2", "para3", "scoped"),
     "sections.name_share=field_share": ("dev_sections", "titled", "named"),
 }
@@ -120,7 +120,8 @@ TUNED: dict[str, tuple[str, ...]] = {
 SECTION_FILES = {"probes": "section_probes.json", "para1": "section_paraphrases.json",
                  "para2": "section_paraphrases_2.json", "para3": "section_paraphrases_3.json",
                  "titled": "section_titled.json", "named": "section_named.json",
-                 "heldout": "section_heldout.json", "heldout_2": "section_heldout_2.json"}
+                 "heldout": "section_heldout.json", "heldout_2": "section_heldout_2.json",
+                 "short_sections": "section_short_heldout.json"}
 #: Held out, no signal tuned on it: page and section lookups (bench/lookup_queries.json).
 LOOKUP = "lookup"
 SETS = DEV + SECTIONS_ALL + ("scoped", "short", LOOKUP, "excerpts", "excerpts_heldout")

@@ -63,7 +63,8 @@ def headline(run: dict) -> dict[str, tuple[float, dict[str, float]]]:
                 ids = {q for q in per if part == "all" or _half_of(run, name, q) == half}
                 out[f"{mode} {name} {part} MRR"] = (par[part]["section_mrr"], {
                     q: m["section_mrr"] for q, m in per.items() if q in ids})
-        for name in ("paraphrases_3", "titled", "named", "heldout", "heldout_2"):
+        for name in ("paraphrases_3", "titled", "named", "heldout", "heldout_2",
+                     "short_sections"):
             got = (run.get(name) or {}).get(mode)
             if got:
                 out[f"{mode} {name} MRR"] = (got["all"]["section_mrr"], {
