@@ -69,3 +69,23 @@ def test_single_arm_pins_a_rare_identifier_and_keeps_what_the_restriction_admits
     sig = Signals(tiers={"c": 0}, keep=lambda key: key[0] != "b")
     got = recipe.single_arm(Arm.KEYWORD, kw, sem, sig, CFG)
     assert got.keys == [("c", 1), ("a", 1)]
+
+
+def test_a_term_lookup_in_section_search_is_the_keyword_arms_without_reference_lists():
+    """Two or three words one section holds ("vector clocks"): both semantic section
+    lists fuse at weight 0, so the keyword order stands, and a reference list (which
+    names works, it explains no term) is left out unless citations are asked for;
+    otherwise the unit list (weight 2) and the head list (1) join the keyword list."""
+    kw = KeywordArm([("r", 9), ("a", 1), ("b", 1)], [1.0] * 3, [1.0] * 3, 1.0)
+    sem = SemanticArm([("b", 1), ("a", 1)], first_unit_weight=None)
+    sem.units, sem.heads = [("b", 1), ("a", 1)], [("b", 1), ("a", 1)]
+    refs = dict(reference_section=lambda key: key == ("r", 9))
+    cfg = CFG.updated({"lists.arms_agree": False})
+    got, weights = recipe.hybrid_sections(kw, sem, Signals(term_lookup=True, **refs), cfg,
+                                          depth=100)
+    assert got.keys == [("a", 1), ("b", 1)] and weights.semantic == 0.0
+    got, _w = recipe.hybrid_sections(kw, sem, Signals(term_lookup=True, citation_query=True,
+                                                      **refs), cfg, depth=100)
+    assert got.keys[0] == ("r", 9)
+    got, weights = recipe.hybrid_sections(kw, sem, Signals(**refs), cfg, depth=100)
+    assert got.keys[:2] == [("b", 1), ("a", 1)] and weights.semantic == 2.0

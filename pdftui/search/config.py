@@ -122,8 +122,9 @@ class RankingConfig:
     #: A scope of at most this many documents is searched as one: no head field, no
     #: coverage gate, no page-head blend.
     few_docs: int = 3
-    #: A term lookup is a query of at most this many terms some page holds all of
-    #: ("frame skipping"): the keyword arm's alone, with the phrase list.
+    #: A term lookup is a query of at most this many terms some page (section) holds all
+    #: of ("frame skipping"): the keyword arm's alone (pages: with the phrase list;
+    #: sections: no reference list).
     short_terms: int = 3
     #: A field states the query when it holds at least this share of it: a document's head
     #: (title, byline) of the query's rarity mass (the head field), a section's title of

@@ -57,10 +57,10 @@ def _fuse(kw: KeywordArm, sem: SemanticArm, sig: Signals, o: RankingConfig, dept
     if sem.heads is not None:
         got = run.rrf([(Arm.KEYWORD, kwl, KEYWORD_WEIGHT),
                        (Arm.SECTION_BODY, embedded(sig.pending, sem.units),
-                        o.semantic.weight),
+                        o.semantic.weight * conf),
                        (Arm.SECTION_HEAD, embedded(sig.pending, sem.heads),
-                        PLAIN)], k=o.k)
-        w_stand = o.semantic.weight + PLAIN
+                        PLAIN * conf)], k=o.k)
+        w_stand = (o.semantic.weight + PLAIN) * conf
     else:
         got = run.rrf([(Arm.KEYWORD, kwl, KEYWORD_WEIGHT),
                        (Arm.SEMANTIC, sml, o.semantic.weight * conf)], k=o.k)
@@ -83,7 +83,7 @@ def _weights(f: _Fused, kw: KeywordArm, sem: SemanticArm, sig: Signals, o: Ranki
     ran = sem.first_unit_weight is not None   # the semantic arm ran
     return Weights(
         o.k, KEYWORD_WEIGHT, o.keyword.coverage_power if f.gated else None,
-        o.semantic.weight if sem.heads is not None else o.semantic.weight * f.conf,
+        o.semantic.weight * f.conf,
         semantic_confidence=f.conf if sem.heads is None and ran else None,
         first_unit_weight=sem.first_unit_weight,
         head=PLAIN if kw.head else None,
@@ -121,8 +121,8 @@ def hybrid_sections(kw: KeywordArm, sem: SemanticArm, sig: Signals, o: RankingCo
                     depth: int) -> tuple[Run, Weights]:
     """Hybrid section search: the arms' first ``depth`` keys fused (:func:`_fuse`), a
     named document's sections, the order; the opening's demotion and the titled list
-    (:func:`_section_steps`); then reference lists demoted; the common finish
-    (:func:`finish`)."""
+    (:func:`_section_steps`); then reference lists demoted (left out of a term lookup);
+    the common finish (:func:`finish`)."""
     f = _fuse(kw, sem, sig, o, depth)
     got = f.got
     if kw.head:
@@ -134,7 +134,10 @@ def hybrid_sections(kw: KeywordArm, sem: SemanticArm, sig: Signals, o: RankingCo
     weights = _weights(f, kw, sem, sig, o, False, bool(named))
     got = run.order(got, f.kwl, f.sml)
     got, weights = _section_steps(got, f, kw, sem, sig, o, weights)
-    if o.sections.overview < 1.0 and not sig.citation_query:
+    if sig.term_lookup and not sig.citation_query:
+        # a reference list names works; it does not explain a term
+        got = run.keep(got, lambda key: not sig.reference_section(key))
+    elif o.sections.overview < 1.0 and not sig.citation_query:
         down = {key for key in got.scores if sig.reference_section(key)}
         if down:
             got = run.demote(got, down, o.sections.overview, "reference list")

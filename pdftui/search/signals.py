@@ -37,8 +37,8 @@ class Signals:
     """What one query's recipe reads besides its arms.
 
     Values: ``pending`` the searched documents not embedded yet; ``few`` the scope is
-    searched as one document set; ``term_lookup`` a hybrid page query of at most
-    ``short_terms`` terms some page holds all of; ``phrase`` the keyword arm's pages
+    searched as one document set; ``term_lookup`` a hybrid query of at most
+    ``short_terms`` terms some page (section) holds all of; ``phrase`` the keyword arm's pages
     holding such a lookup as a phrase, in keyword order; ``citation_query`` the query asks
     for citations (:mod:`.references`); ``identifier`` identifiers carry the query and
     ``tiers`` ``{doc: tier}`` of a rare identifier's documents (None: none); ``listing``
@@ -77,7 +77,7 @@ def gather(c: Plan, kw: KeywordArm, text: str, kwi: keyword.KeywordIndex,
     q, res, by_doc, rows = c.q, c.res, c.by_doc, c.granularity.rows
     lookup = term_lookup(c, kw, o)
     phrase = phrase_keys(c, kw, kwi) if c.mode is Mode.HYBRID and o.lists.phrase and \
-        len(c.terms) > 1 and lookup else []
+        c.granularity is Granularity.PAGE and len(c.terms) > 1 and lookup else []
     ident = identifier_query(q)
     tiers = identifier_tiers(kwi, c.terms, c.granularity, by_doc) \
         if c.mode is not Mode.SEMANTIC and ident else None
@@ -105,13 +105,14 @@ ALL_HELD = 1.0 - 1e-9
 
 
 def term_lookup(c: Plan, kw: KeywordArm, o: RankingConfig) -> bool:
-    """Is this hybrid page query of a folder a term lookup: at most ``short_terms``
-    terms ("frame skipping", "vector clocks"), every one of them on one page? The
+    """Is this hybrid query of a folder a term lookup: at most ``short_terms`` terms
+    ("frame skipping", "vector clocks"), every one of them on one page (section)? The
     embedding of two or three words is a weak reading of them (MiniLM puts "frame
     skipping" near beamer's slide frames, "vector clocks" near Einstein's clocks),
-    while the page holding the term is the answer (bench/short.py). Inside a few
-    documents the semantic neighbours are the document's own pages: not one."""
-    return c.granularity is Granularity.PAGE and not c.few and 0 < len(c.terms) <= o.short_terms \
+    while the page or section holding the term is the answer (bench/short.py,
+    bench/section_short_heldout.json). Inside a few documents the semantic neighbours
+    are the document's own pages: not one."""
+    return not c.few and 0 < len(c.terms) <= o.short_terms \
         and kw.best_rarity_share >= ALL_HELD
 
 
