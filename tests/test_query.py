@@ -506,6 +506,22 @@ def test_typo_suggestions_and_the_typo_note(attention):
     assert none.suggestions == {} and "typo" not in (none.coverage.note or "")
 
 
+def test_an_answer_says_which_query_word_no_document_holds(attention):
+    """Fresh-user trial 14: "how does Kubernetes schedule pods onto nodes" was answered
+    as strong with no word that "kubernetes" is in no document. When the other words
+    carry a strong answer, a note names the words no document holds; a weak answer says
+    "no strong match" instead, and a query every word of which some page holds, nothing."""
+    service, _lib = attention
+    q = "scaled dot product attention heads kubernetes"
+    res = service.search_sync(q, mode="hybrid")
+    assert res.hits and not res.weak
+    assert "no document holds 'kubernetes'" in res.coverage.note
+    assert "no document holds" not in (service.search_sync(
+        "scaled dot product attention heads", mode="hybrid").coverage.note or "")
+    weak = service.search_sync("kubernetes pods", mode="hybrid")
+    assert weak.weak and "no document holds 'kubernetes'" not in (weak.coverage.note or "")
+
+
 def test_weak_answers_on_nonsense_and_not_on_real_questions(attention):
     service, _lib = attention
     from pathlib import Path

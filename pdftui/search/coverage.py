@@ -35,6 +35,7 @@ class NoteKind(Enum):
     COMMON_WORDS = "common words"
     ONLY_EXCLUDES = "only excludes"
     TYPO = "typo"
+    UNKNOWN_WORDS = "unknown words"        # an answer found though a query word is nowhere
     WEAK = "weak"                          # "no strong match: nearest pages"
     PARSER = "parser"                      # the query parser's own notes
     TRUNCATED = "truncated"                # query text or terms cut

@@ -184,6 +184,12 @@ class Engine:
                 cov.NoteKind.TYPO, "the keyword arm found nothing only because of a typo:"
                                    f" no document holds {words}"))
         ev = self._evidence(mode, lists, q, hits)
+        if unknown and hits and not ev.weak and not any(
+                n.kind is cov.NoteKind.TYPO for n in coverage.notes):
+            # the other words carried the answer: say which of the question went unread
+            coverage = coverage.add_note(cov.Note(
+                cov.NoteKind.UNKNOWN_WORDS,
+                "no document holds " + ", ".join(repr(w) for w in unknown)))
         coverage = cov.query_notes(coverage.with_(evidence=ev), q, query, text, lists.terms, ev.weak, bool(hits),
                         granularity)
         return SearchResult(text, mode, granularity, coverage,
