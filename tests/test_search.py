@@ -329,6 +329,28 @@ def test_hybrid_folder_pages_carry_their_documents_semantic_context(indexed):
         e.close()
 
 
+def test_a_longer_top_k_continues_the_list_it_does_not_reorder_it(indexed):
+    """Fresh-user trial 14: in hybrid section search "Nakamoto" was absent from the first
+    50 hits, 59th with ``--top-k 100`` and 28th with 200: arms fused to the depth of
+    ``top_k`` reordered the list. The first ``depth`` hits are now the same whatever
+    ``top_k`` (here depth 5, top_k 5 and 20), and a longer list continues them."""
+    from pdftui.search.engine import Engine
+
+    folder, cache, _service = indexed
+    e = Engine(folder, cache)
+    e.config = e.config.updated({"few_docs": 0, "depth": 5})
+    try:
+        for gran in ("page", "section"):
+            for q in ("speaker embeddings with attentive statistics pooling",
+                      "how are deep residual networks trained"):
+                short = [(h.doc, h.page, h.section) for h in e.search(q, "hybrid", gran, 5).hits]
+                long = [(h.doc, h.page, h.section) for h in e.search(q, "hybrid", gran, 20).hits]
+                assert len(long) > len(short) == 5
+                assert long[:5] == short, (gran, q)
+    finally:
+        e.close()
+
+
 def test_adaptive_first_unit_weight_follows_query_coverage(indexed):
     """Hybrid weights the page head more for a query whose rare words no page holds
     (a described query) than for one in the documents' own words; the weight stays in

@@ -31,6 +31,7 @@ from .keyword_arm import keyword_arm
 from .modes import Granularity, Mode
 from .plan import make_plan, query_terms
 from .query import FieldName, Query, parse
+from . import run
 from .run import Arm, Weights
 from .semantic import VectorMatrix
 from .semantic_arm import semantic_arm
@@ -259,8 +260,9 @@ class Engine:
              q: Query | None = None) -> Ranked:
         """One query ranked (:class:`.arms.Ranked`): the keyword arm, the semantic arm,
         their signals and the recipe of the mode and granularity (:mod:`.recipe`). Hybrid
-        fuses the first ``max(RankingConfig.depth, top_k)`` keys of each arm, so a long
-        ``top_k`` gets as many hits as the other modes. ``Ranked.coverage``: ``coverage``
+        fuses the first ``RankingConfig.depth`` keys of each arm; a longer ``top_k``
+        continues that list with the keys of a fusion of the first ``top_k``, so it gets as
+        many hits as the other modes and starts with the shorter list, whatever ``top_k``. ``Ranked.coverage``: ``coverage``
         (None: an empty one) with the notes for the user."""
         o = self.config
         view = self.view if self.view is not None else self.refresh()
@@ -287,10 +289,12 @@ class Engine:
             got = recipe.single_arm(Arm.KEYWORD, kw, sem, sig, o)
         elif mode is Mode.SEMANTIC:
             got = recipe.single_arm(Arm.SEMANTIC, kw, sem, sig, o)
-        elif granularity is Granularity.PAGE:
-            got, weights = recipe.hybrid_pages(kw, sem, sig, o, c.depth)
         else:
-            got, weights = recipe.hybrid_sections(kw, sem, sig, o, c.depth)
+            hybrid = recipe.hybrid_pages if granularity is Granularity.PAGE \
+                else recipe.hybrid_sections
+            got, weights = hybrid(kw, sem, sig, o, o.depth)
+            if c.depth > o.depth:
+                got = run.extended(got, hybrid(kw, sem, sig, o, c.depth)[0])
         if not q.text.strip() and not q.fields and q.excluded:
             coverage = coverage.only_note(cov.Note(
                 cov.NoteKind.ONLY_EXCLUDES, "the query only excludes: add words to search for"))

@@ -56,9 +56,9 @@ def _fuse(kw: KeywordArm, sem: SemanticArm, sig: Signals, o: RankingConfig, dept
     conf = 0.0 if sig.term_lookup else 1.0
     if sem.heads is not None:
         got = run.rrf([(Arm.KEYWORD, kwl, KEYWORD_WEIGHT),
-                       (Arm.SECTION_BODY, embedded(sig.pending, sem.units),
+                       (Arm.SECTION_BODY, embedded(sig.pending, sem.units[:depth]),
                         o.semantic.weight * conf),
-                       (Arm.SECTION_HEAD, embedded(sig.pending, sem.heads),
+                       (Arm.SECTION_HEAD, embedded(sig.pending, sem.heads[:depth]),
                         PLAIN * conf)], k=o.k)
         w_stand = (o.semantic.weight + PLAIN) * conf
     else:

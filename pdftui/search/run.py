@@ -325,6 +325,22 @@ def agreed_first(run: Run, name: str) -> Run:
     return run._with({key: run.scores[key] for key in [best] + keys}, factors=fac)
 
 
+def extended(first: Run, deeper: Run) -> Run:
+    """``first`` (best first) followed by the keys of ``deeper`` it lacks, in ``deeper``'s
+    order, each with ``deeper``'s score, evidence and factors: a longer list that keeps
+    the shorter one's order as its start."""
+    scores = dict(first.scores)
+    ev, fac = dict(first.evidence), dict(first.factors)
+    for key, s in deeper.scores.items():
+        if key not in scores:
+            scores[key] = s
+            if key in deeper.evidence:
+                ev[key] = deeper.evidence[key]
+            if key in deeper.factors:
+                fac[key] = deeper.factors[key]
+    return Run(scores, ev, fac)
+
+
 def keep(run: Run, ok: Callable[[Key], bool]) -> Run:
     """The run without the keys ``ok`` refuses (order kept)."""
     return run._with({key: s for key, s in run.scores.items() if ok(key)})
@@ -336,7 +352,7 @@ def listing(keys: Sequence[tuple[Key, float]]) -> Run:
 
 
 __all__ = ["Arm", "Contribution", "Factor", "Key", "Run", "Weights", "add_head",
-           "add_named", "add_stand_in", "add_subsections", "add_titled", "demote", "gate_keyword", "keep",
+           "add_named", "add_stand_in", "add_titled", "demote", "extended", "gate_keyword", "keep",
            "listing", "order", "pin", "rrf", "single"]
 
 
