@@ -351,6 +351,27 @@ def test_a_longer_top_k_continues_the_list_it_does_not_reorder_it(indexed):
         e.close()
 
 
+def test_a_hit_says_which_arms_added_to_its_score(indexed):
+    """Fresh-user trial 14: the kw / sem columns showed ranks of arms that added nothing
+    (a term lookup's semantic rank; a keyword rank beyond the lists fused) as if they had.
+    ``Hit.counted`` tells them apart (the results pane dims such a rank, the compare view
+    says "not counted")."""
+    from pdftui.search.engine import Engine
+
+    folder, cache, _service = indexed
+    e = Engine(folder, cache)
+    e.config = e.config.updated({"few_docs": 0})
+    try:
+        lookup = e.search("equal error rate", "hybrid", "page", 5).hits[0]
+        assert lookup.semantic_rank and not lookup.counted("semantic")
+        assert lookup.counted("keyword")
+        asked = e.search("speaker embeddings with attentive statistics pooling", "hybrid",
+                         "page", 5).hits[0]
+        assert asked.counted("keyword") and asked.counted("semantic")
+    finally:
+        e.close()
+
+
 def test_adaptive_first_unit_weight_follows_query_coverage(indexed):
     """Hybrid weights the page head more for a query whose rare words no page holds
     (a described query) than for one in the documents' own words; the weight stays in

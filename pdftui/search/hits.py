@@ -17,8 +17,13 @@ from .corpus_view import CorpusView
 from .coverage import Coverage
 from .excerpt import MAX_CHARS, cap, choose
 from .modes import Granularity, Mode
-from .run import Contribution, Factor, Key, Weights
+from .run import Arm, Contribution, Factor, Key, Weights
 from .semantic import VectorMatrix
+
+
+#: The lists of each arm a hybrid hit's contributions come from.
+ARM_LISTS = {"keyword": frozenset({Arm.KEYWORD}),
+             "semantic": frozenset({Arm.SEMANTIC, Arm.SECTION_BODY, Arm.SECTION_HEAD})}
 
 
 @dataclass
@@ -48,6 +53,13 @@ class Hit:
     #: The hidden text (:class:`pdftui.hidden_text.HiddenSpan`) of the hit's page (a page
     #: hit: placed in the page's text) or section (not placed): never in ``excerpt``.
     hidden_text: list[HiddenSpan] = field(default_factory=list)
+
+    def counted(self, arm: str) -> bool:
+        """Did ``arm`` ("keyword" or "semantic", whose section lists are the body and head
+        lists) add to this hybrid hit's fused score? Its rank may show though it did not:
+        beyond the lists fused, or a term lookup's semantic rank (weight 0)."""
+        arms = ARM_LISTS[arm]
+        return any(c.arm in arms and c.score > 0 for c in self.arms)
 
     def to_json(self) -> dict:
         """The hit as a JSON-ready dict (section keys only for section hits). ``arms``:

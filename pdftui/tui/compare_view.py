@@ -133,6 +133,8 @@ def rank_parts(ranks: dict[str, int | None], hybrid_hit: Hit | None, shown: int,
         r = ranks.get(mode) or arm_rank
         if r:
             part = f"{mode} #{r}"
+            if hybrid_hit is not None and not hybrid_hit.counted(mode):
+                part += " (not counted)"
             if ranks.get("hybrid"):
                 part += f" → hybrid #{ranks['hybrid']} {movement(r, ranks['hybrid'])}"
         elif hybrid_hit is not None:

@@ -110,10 +110,13 @@ def coverage_text(result: SearchResult, show_timings: bool = True, scope: str = 
     return out
 
 
-def rank_text(value) -> Text:
-    """A rank cell: the number, or a dim "-" when that arm did not find the hit."""
-    return Text(str(value), justify="right") if value else Text("-", style="dim",
-                                                                   justify="right")
+def rank_text(value, counted: bool = True) -> Text:
+    """A rank cell: the number (dim when that arm's rank added nothing to the fused score:
+    beyond the lists fused, or a term lookup's semantic rank), or a dim "-" when that
+    arm did not find the hit."""
+    if not value:
+        return Text("-", style="dim", justify="right")
+    return Text(str(value), justify="right", style="" if counted else "dim")
 
 
 
@@ -460,8 +463,10 @@ class ResultsPane(Vertical):
                  "doc": doc,
                  "page": literal(hit_where(h)),
                  "section": literal(leaf_first(hit_section(h), sec_w), style="dim"),
-                 "kw": rank_text(h.keyword_rank),
-                 "sem": rank_text(h.semantic_rank),
+                 "kw": rank_text(h.keyword_rank,
+                                 self.mode != "hybrid" or h.counted("keyword")),
+                 "sem": rank_text(h.semantic_rank,
+                                  self.mode != "hybrid" or h.counted("semantic")),
                  "score": Text(f"{score:.4f}"[1:] if isinstance(score, float) and 0 <= score < 1
                                else str(score), justify="right")}
         return [cells[c] for c in cols]

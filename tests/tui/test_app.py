@@ -1058,9 +1058,17 @@ def test_rank_parts_name_ranks_beyond_the_rows_shown():
     from pdftui.search.hits import Hit
     from pdftui.tui.compare_view import rank_parts
 
-    hy = Hit(2, "a.pdf", 1, "1", 0.03, 14, None, "")
+    from pdftui.search.run import Arm, Contribution
+
+    hy = Hit(2, "a.pdf", 1, "1", 0.03, 14, None, "",
+             arms=(Contribution(Arm.KEYWORD, 14, 1.0, 1 / 74),))
     assert rank_parts({"keyword": None, "semantic": None, "hybrid": 2}, hy, 10) == [
         "keyword #14 → hybrid #2 ▲12", "semantic: does not rank this page"]
+    # a rank that added nothing to the fused score (beyond the lists fused) says so
+    beyond = Hit(2, "a.pdf", 1, "1", 0.03, 148, 1, "",
+                 arms=(Contribution(Arm.SEMANTIC, 1, 2.0, 2 / 61),))
+    assert rank_parts({"keyword": None, "semantic": 1, "hybrid": 2}, beyond, 10) == [
+        "keyword #148 (not counted) → hybrid #2 ▲146", "semantic #1 → hybrid #2 ▼1"]
     assert rank_parts({"keyword": 3, "semantic": None, "hybrid": None}, None, 10) == [
         "keyword #3", "semantic: below #10", "hybrid: below #10"]
 
