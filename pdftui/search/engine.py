@@ -262,8 +262,9 @@ class Engine:
         their signals and the recipe of the mode and granularity (:mod:`.recipe`). Hybrid
         fuses the first ``RankingConfig.depth`` keys of each arm; a longer ``top_k``
         continues that list with the keys of a fusion of the first ``top_k``, so it gets as
-        many hits as the other modes and starts with the shorter list, whatever ``top_k``. ``Ranked.coverage``: ``coverage``
-        (None: an empty one) with the notes for the user."""
+        many hits as the other modes and starts with the shorter list, whatever ``top_k``.
+        ``Ranked.coverage``: ``coverage`` (None: an empty one) with the notes for the
+        user."""
         o = self.config
         view = self.view if self.view is not None else self.refresh()
         mode, granularity = Mode(mode), Granularity(granularity)

@@ -32,7 +32,8 @@ def embedded(pending: Collection[str], keys: Sequence[Key]) -> Sequence[Key]:
 @dataclasses.dataclass(frozen=True)
 class _Fused:
     """The arms fused, before the granularity's own steps: the run, the keyword and semantic
-    lists fed to it, the semantic weight's multiplier (0 for a term lookup, else 1), the stand-in's weight and whether the coverage gate ran."""
+    lists fed to it, the semantic weight's multiplier (0 for a term lookup, else 1), the
+    stand-in's weight and whether the coverage gate ran."""
 
     got: Run
     kwl: Sequence[Key]
