@@ -45,6 +45,12 @@ _SUMMARY_TITLE = re.compile(
     r"(?i)\b(abstract|introduction|overview|summary|preface|foreword|motivation|background|"
     r"contents|synopsis|einleitung|zusammenfassung|vorwort|überblick)\b")
 _NUMBER_PREFIX = re.compile(r"^\W*((\d+|[A-Z]|[IVXLC]+)([.:]\d+)*[.:)]?\s+)?")
+#: Titles of a closing summary, the whole title after its number ("6. Conclusions",
+#: "Concluding Remarks", "7 Conclusion and Future Work"; German "Fazit"): it restates every
+#: part of its document, as the opening does.
+_CLOSING_TITLE = re.compile(
+    r"(?i)(conclusions?|concluding remarks|(summary|discussion) and conclusions?|"
+    r"conclusions? and (future work|outlook)|fazit|schlussfolgerungen?)\W*")
 FRONT_MATTER = "(front matter)"
 #: Points of slack when matching an outline destination ``y`` to a block's top edge.
 #: LaTeX/hyperref anchors sit a few points above the heading's glyphs (baselineskip).
@@ -56,6 +62,14 @@ LAST_LINE = 6.0
 # --------------------------------------------------------------------------------------
 # build_sections
 # --------------------------------------------------------------------------------------
+
+
+def is_closing_title(title: str | None) -> bool:
+    """Is a section title, its number aside, that of a closing summary ("6. Conclusions",
+    "Concluding remarks", "Conclusion and future work")? Such a section is demoted in
+    section search as the opening's summaries are (``sections.overview``); "Discussion"
+    alone is not one (it argues a part of its own)."""
+    return bool(_CLOSING_TITLE.fullmatch(_NUMBER_PREFIX.sub("", (title or "").strip())))
 
 
 def is_summary_title(title: str | None) -> bool:

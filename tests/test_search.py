@@ -986,6 +986,52 @@ def test_a_section_that_starts_early_is_not_demoted_as_the_opening(manual):
         e.close()
 
 
+STACK = "arxiv-2309.08804-stack-and-delay-music-generation.pdf"
+
+
+@pytest.fixture(scope="module")
+def stack_delay(tmp_path_factory):
+    return shared_index(tmp_path_factory, "stack_delay", SMALL_DOCS + [STACK])
+
+
+def test_a_papers_conclusions_yield_to_the_section_a_query_describes(stack_delay):
+    """The stack-and-delay paper's "Conclusion" restates each of its experiments, so it
+    matched a query about any one of them: "shuffling the order in which time steps are
+    decoded" listed it second, above the paper's "Timesteps interleaving", below the
+    ablation that does it (held out 2 lost three queries that way). A section titled as a
+    closing summary scores ``sections.overview`` (0.75) of its fused score, as the
+    opening's summaries do."""
+    from pdftui.search.engine import Engine
+
+    q = "shuffling the order in which time steps are decoded"
+    e = Engine(*stack_delay)
+    try:
+        hits = e.search(q, "hybrid", "section", 20).hits
+        titles = [h.section for h in hits]
+        assert titles[0] == "Ablation - permuting decoded time steps"
+        assert titles.index("Timesteps interleaving") < titles.index("Conclusion")
+        last = next(h for h in hits if h.section == "Conclusion")
+        assert [f.name for f in last.factors] == ["conclusions"]
+        e.config = e.config.updated({"sections.overview": 1.0})
+        flat = [h.section for h in e.search(q, "hybrid", "section", 5).hits]
+        assert flat[1] == "Conclusion"
+    finally:
+        e.close()
+
+
+def test_closing_summary_titles_are_told_from_other_sections():
+    """The titles of a closing summary (demoted like the opening's): the whole title,
+    its number aside; "Discussion" argues a part of its own and is not one."""
+    from pdftui.sections import is_closing_title
+
+    for t in ("Conclusion", "6. Conclusions", "CONCLUSIONS", "7 Conclusion and Future Work",
+              "Concluding Remarks", "V. Summary and Conclusions", "Fazit"):
+        assert is_closing_title(t), t
+    for t in ("Discussion", "5 Discussion and Future Work", "4.2 Conclusions drawn from the "
+              "ablation of the encoder", "Abstract", "", None):
+        assert not is_closing_title(t), t
+
+
 def test_summary_titles_are_told_from_other_sections():
     """The titles whose sections tell of their whole document."""
     from pdftui.sections import is_summary_title

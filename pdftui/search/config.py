@@ -62,7 +62,8 @@ class SectionsConfig:
 
     #: Score factor of a section that tells of every other part: one starting in its
     #: document's opening (its first HEAD_UNITS units) that is its first section or titled
-    #: as a summary, and a reference list (for a query that does not ask for citations).
+    #: as a summary, one titled as a closing summary ("Conclusions"), and a reference list
+    #: (for a query that does not ask for citations).
     overview: float = 0.75
     #: A document is named by a query term at most this share of the texts searched hold
     #: (or ``keyword_arm.NAME_MIN_DOCS``) ...

@@ -147,13 +147,16 @@ def hybrid_sections(kw: KeywordArm, sem: SemanticArm, sig: Signals, o: RankingCo
 
 def _section_steps(got: Run, f: _Fused, kw: KeywordArm, sem: SemanticArm, sig: Signals,
                    o: RankingConfig, weights: Weights) -> tuple[Run, Weights]:
-    """Hybrid sections after fusion: the opening's demotion and the list of sections whose
-    title states the query."""
+    """Hybrid sections after fusion: the demotion of the opening and the conclusions, and
+    the list of sections whose title states the query."""
     if o.sections.overview != 1.0 and not sig.few:
-        # a document's opening (abstract, introduction) tells of every part of it, so
-        # it matches a query about any one part: the part itself should come first
+        # a document's opening (abstract, introduction) and its conclusions tell of every
+        # part of it, so they match a query about any one part: the part should come first
         got = run.demote(got, [key for key in got.scores if sig.opening(key)],
                          o.sections.overview, "opening")
+        got = run.demote(got, [key for key in got.scores
+                               if sig.closing(key) and not sig.opening(key)],
+                         o.sections.overview, "conclusions")
     if o.lists.title:
         titled = sig.titled(list(got.scores)[:o.depth])
         if titled:

@@ -22,6 +22,7 @@ from .excerpt import held_terms
 from .modes import Granularity, Mode
 from .plan import Plan, identifier_query
 from .run import Arm, Key, Run
+from ..sections import is_closing_title
 
 
 def _never(_key: Key) -> bool:
@@ -49,6 +50,7 @@ class Signals:
     Lookups: ``reference_page(key)`` the page is a reference list;
     ``reference_section(key)`` the section is titled as a reference list; ``opening(key)``
     the section starts its document's opening and is its first section or a summary;
+    ``closing(key)`` the section is titled as a closing summary ("Conclusions");
     ``titled(keys)`` the keys whose title holds the query terms their document's head does
     not; ``keep(key)`` the restriction admits the key (None: no restriction)."""
 
@@ -66,6 +68,7 @@ class Signals:
     reference_page: Callable[[Key], bool] = _never
     reference_section: Callable[[Key], bool] = _never
     opening: Callable[[Key], bool] = _never
+    closing: Callable[[Key], bool] = _never
     titled: Callable[[Sequence[Key]], list[Key]] = _no_titles
     keep: Callable[[Key], bool] | None = None
 
@@ -94,6 +97,7 @@ def gather(c: Plan, kw: KeywordArm, text: str, kwi: keyword.KeywordIndex,
         reference_page=lambda key: key[1] in view.reference_pages(view.cid_of(key[0])),
         reference_section=titled_as(references.is_references_title),
         opening=lambda key: key[1] in view.opening(by_doc.get(key[0])),
+        closing=titled_as(is_closing_title),
         titled=lambda keys: titled_keys(c, keys, view, o.field_share),
         keep=(lambda k: k[0] in by_doc and res.key_ok(by_doc[k[0]], rows, k[1]))
         if res.active else None)
