@@ -24,7 +24,8 @@ excerpt sets.
 
 Sets (``--sets``): dev_doc, dev_top3, dev_page (doc NDCG@10, gold document in the top 3,
 page NDCG@10 of the 82 dev page queries), dev_sections (strict section MRR@10), probes,
-para1, para2, para3, titled, named (section MRR@10 of bench/section_*.json), scoped (page
+para1, para2, para3, titled, named, heldout, heldout_2, heldout_3, short_sections (section
+MRR@10 of bench/section_*.json; heldout_3 in no TUNED), scoped (page
 NDCG@10 inside one document), short (MRR@10 of bench/short_queries.json), lookup (MRR@10
 of the page or section of bench/lookup_queries.json, held out: in no TUNED), excerpts,
 excerpts_heldout (containment), and with ``--partial-cache`` partial_page / partial_sections
@@ -87,7 +88,7 @@ VARIANTS: dict[str, dict[str, Any]] = {
 
 DEV = ("dev_doc", "dev_top3", "dev_page")
 SECTIONS_ALL = ("dev_sections", "probes", "para1", "para2", "para3", "titled", "named",
-                "heldout", "heldout_2", "short_sections")
+                "heldout", "heldout_2", "heldout_3", "short_sections")
 #: The sets each signal was tuned on: those whose figures were recorded when it was added
 #: or last set (docs/ranking.md, git log -- bench/README.md). Page-side signals measured
 #: on "dev pages" count the three dev page figures.
@@ -112,7 +113,7 @@ TUNED: dict[str, tuple[str, ...]] = {
     "lists.named_docs=off": ("dev_sections", "titled", "named"),
     "lists.named=off": ("dev_sections",),
     "lists.named_max=off": ("dev_sections", "titled"),
-    "lists.title=off": SECTIONS_ALL[:-2],
+    "lists.title=off": SECTIONS_ALL[:SECTIONS_ALL.index("heldout") + 1],
     "keyword.proximity+doc_proximity=0": DEV + ("para1", "para2", "para3", "scoped"),
     "sections.name_share=field_share": ("dev_sections", "titled", "named"),
 }
@@ -121,6 +122,7 @@ SECTION_FILES = {"probes": "section_probes.json", "para1": "section_paraphrases.
                  "para2": "section_paraphrases_2.json", "para3": "section_paraphrases_3.json",
                  "titled": "section_titled.json", "named": "section_named.json",
                  "heldout": "section_heldout.json", "heldout_2": "section_heldout_2.json",
+                 "heldout_3": "section_heldout_3.json",
                  "short_sections": "section_short_heldout.json"}
 #: Held out, no signal tuned on it: page and section lookups (bench/lookup_queries.json).
 LOOKUP = "lookup"

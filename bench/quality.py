@@ -72,6 +72,7 @@ DEFAULT_PARAPHRASES_2 = HERE / "section_paraphrases_2.json"
 DEFAULT_PARAPHRASES_3 = HERE / "section_paraphrases_3.json"
 DEFAULT_HELDOUT = HERE / "section_heldout.json"
 DEFAULT_HELDOUT_2 = HERE / "section_heldout_2.json"
+DEFAULT_HELDOUT_3 = HERE / "section_heldout_3.json"
 DEFAULT_SHORT_SECTIONS = HERE / "section_short_heldout.json"
 DEFAULT_LOOKUP = HERE / "lookup_queries.json"
 BASELINES = {  # eval README: doc NDCG@10 / top-3 gold doc / page NDCG@10 (82 page queries)
@@ -602,7 +603,7 @@ def main(argv: list[str] | None = None) -> int:
     print_weak(cal)
     scoped = excerpts = probes = paraphrases = paraphrases_2 = paraphrases_3 = None
     excerpts_heldout = short = titled = named = heldout = heldout_2 = lookup = None
-    short_sections = None
+    heldout_3 = short_sections = None
     if not args.no_extras and not args.classes:
         pq = json.loads(Path(args.probes).read_text())["queries"]
         probes = run_probes(engine, pq, args.modes.split(","))
@@ -629,6 +630,9 @@ def main(argv: list[str] | None = None) -> int:
         heldout_2 = section_set(engine, DEFAULT_HELDOUT_2, modes, "section held out, second set",
                                 "written from 9 PDFs no other set uses, before any ranking was"
                                 " run on them; never tuned on")
+        heldout_3 = section_set(engine, DEFAULT_HELDOUT_3, modes, "section held out, third set",
+                                "reader / parent / child, written from 13 PDFs (8 no other set"
+                                " labels) before any ranking was run on them; never tuned on")
         short_sections = section_set(engine, DEFAULT_SHORT_SECTIONS, modes,
                                      "short section lookups, held out",
                                      "two or three words, written from 14+ PDFs' outlines"
@@ -676,7 +680,7 @@ def main(argv: list[str] | None = None) -> int:
             {"options": opts.flat(), "results": results, "scoped": scoped,
              "probes": probes, "paraphrases": paraphrases,
              "paraphrases_2": paraphrases_2, "paraphrases_3": paraphrases_3, "titled": titled,
-             "named": named, "heldout": heldout, "heldout_2": heldout_2, "short_sections": short_sections, "lookup": lookup, "excerpt": excerpts, "excerpt_heldout": excerpts_heldout, "short": short,
+             "named": named, "heldout": heldout, "heldout_2": heldout_2, "heldout_3": heldout_3, "short_sections": short_sections, "lookup": lookup, "excerpt": excerpts, "excerpt_heldout": excerpts_heldout, "short": short,
              "goals": goal_check(results, scoped, excerpts), "weak": cal},
             indent=1, ensure_ascii=False))
     engine.close()

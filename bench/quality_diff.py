@@ -64,7 +64,7 @@ def headline(run: dict) -> dict[str, tuple[float, dict[str, float]]]:
                 out[f"{mode} {name} {part} MRR"] = (par[part]["section_mrr"], {
                     q: m["section_mrr"] for q, m in per.items() if q in ids})
         for name in ("paraphrases_3", "titled", "named", "heldout", "heldout_2",
-                     "short_sections"):
+                     "heldout_3", "short_sections"):
             got = (run.get(name) or {}).get(mode)
             if got:
                 out[f"{mode} {name} MRR"] = (got["all"]["section_mrr"], {
