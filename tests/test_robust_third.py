@@ -233,7 +233,8 @@ def test_a_search_while_two_indexers_stored_nothing_gives_the_indexing_answer(
 def test_a_document_without_headings_is_searched_page_by_page_in_section_mode(tmp_path):
     """A PDF with no outline and no heading: section search finds its word (it found
     nothing while page search did), the hit names the page as its section, and the
-    coverage says the document was searched page by page."""
+    coverage names the document searched page by page (a fresh user could not tell which
+    one the note meant)."""
     import json
 
     from .harness import cli
@@ -249,7 +250,8 @@ def test_a_document_without_headings_is_searched_page_by_page_in_section_mode(tm
     out = json.loads(r.out)
     assert [(h["doc"], h["section"], h["page"]) for h in out["hits"]] == \
         [("plain.pdf", "page 1", 1)]
-    assert "1 document without headings: searched page by page" in out["coverage"]["note"]
+    assert "1 document without headings, searched page by page: plain.pdf" in \
+        out["coverage"]["note"]
     r = cli("read", folder, "plain.pdf", "--sections", "--cache-dir", cache, "--data-dir",
             data, "--json", timeout=60)
     assert [s["title"] for s in json.loads(r.out)] == ["page 1", "page 2"]

@@ -368,6 +368,17 @@ def test_a_hit_says_which_arms_added_to_its_score(indexed):
         asked = e.search("speaker embeddings with attentive statistics pooling", "hybrid",
                          "page", 5).hits[0]
         assert asked.counted("keyword") and asked.counted("semantic")
+        # the JSON form says the same, and `pdftui search`'s table puts such a rank in
+        # parentheses (a fresh user's piped output showed "2285" as if it had counted)
+        from pdftui.cli.searching import _rank_cell
+        from pdftui.search.hits import counted_in
+
+        for h in (lookup, asked):
+            for arm in ("keyword", "semantic"):
+                assert counted_in(h.to_json(), arm) == h.counted(arm)
+        assert str(_rank_cell(lookup.to_json(), "semantic", True)) == \
+            f"({lookup.semantic_rank})"
+        assert _rank_cell(lookup.to_json(), "keyword", True) == str(lookup.keyword_rank)
     finally:
         e.close()
 

@@ -391,16 +391,35 @@ def _hits_table(data: dict, folds: list):
 
     pattern = terms_pattern(data.get("query") or "")
     table = Table(show_lines=True, expand=True)
-    for col, kw in (("#", {"justify": "right", "width": 3}), ("kw", {"justify": "right", "width": 4}),
-                    ("sem", {"justify": "right", "width": 4}),
+    # a rank that added nothing shows in parentheses: "(1657)" takes 6 columns
+    for col, kw in (("#", {"justify": "right", "width": 3}), ("kw", {"justify": "right", "width": 6}),
+                    ("sem", {"justify": "right", "width": 6}),
                     # a file name longer than the column folds onto the next line, never cut
                     ("document / excerpt", {"ratio": 1, "overflow": "fold"})):
         table.add_column(col, **kw)
+    hybrid = data.get("mode") == "hybrid"
     for shown, fold in enumerate(folds, 1):
         h = data["hits"][fold.hit]
-        table.add_row(str(shown), str(h.get("keyword_rank") or "-"),
-                      str(h.get("semantic_rank") or "-"), _hit_cell(h, fold.versions, pattern))
+        table.add_row(str(shown), _rank_cell(h, "keyword", hybrid),
+                      _rank_cell(h, "semantic", hybrid), _hit_cell(h, fold.versions, pattern))
     return table
+
+
+def _rank_cell(h: dict, arm: str, hybrid: bool):
+    """A hit's rank in ``arm`` ("-" where the arm did not find it); in hybrid mode a rank
+    that added nothing to the fused score (:func:`~pdftui.search.hits.counted_in`: beyond
+    the lists fused, or a term lookup's semantic rank) in parentheses and dim, so piped
+    output tells it apart too."""
+    from rich.text import Text
+
+    from ..search.hits import counted_in
+
+    rank = h.get(f"{arm}_rank")
+    if not rank:
+        return "-"
+    if hybrid and not counted_in(h, arm):
+        return Text(f"({rank})", style="dim")
+    return str(rank)
 
 
 def _hit_cell(h: dict, versions, pattern):

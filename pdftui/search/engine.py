@@ -330,13 +330,23 @@ class Engine:
         return HitMaker(self.view, self.kw, self._matrix).hits(ranked, granularity, top_k)
 
 
+#: The documents a "without headings" note names; beyond them it says how many more.
+NAMED_PAGED = 2
+
+
 def _pages_as_sections(view, searchable, coverage: cov.Coverage) -> cov.Coverage:
-    """``coverage`` with a note naming how many ``searchable`` documents have no headings
-    and were searched with their pages as sections (:func:`pdftui.sections.page_sections`)."""
+    """``coverage`` with a note saying which ``searchable`` documents have no headings
+    and were searched with their pages as sections (:func:`pdftui.sections.page_sections`):
+    "1 document without headings, searched page by page: cebaf.pdf" (the first
+    :data:`NAMED_PAGED` by name, then "and N more")."""
     paged = view.page_sectioned()
-    n = sum(1 for d in searchable if d.content_id in paged) if paged else 0
-    if not n:
+    docs = sorted(d.doc for d in searchable if d.content_id in paged) if paged else []
+    if not docs:
         return coverage
+    n = len(docs)
+    named = ", ".join(docs[:NAMED_PAGED]) + (
+        f" and {n - NAMED_PAGED} more" if n > NAMED_PAGED else "")
     return coverage.add_note(cov.Note(
         cov.NoteKind.PAGES_AS_SECTIONS,
-        f"{n} document{'s' if n != 1 else ''} without headings: searched page by page"))
+        f"{n} document{'s' if n != 1 else ''} without headings, searched page by page: "
+        f"{named}"))

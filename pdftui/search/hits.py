@@ -81,6 +81,17 @@ class Hit:
         return d
 
 
+
+def counted_in(hit: dict, arm: str) -> bool:
+    """:meth:`Hit.counted` of a hit as :meth:`Hit.to_json` gives it (a hit without
+    ``arms``, of keyword or semantic mode, counts its own arm)."""
+    arms = hit.get("arms")
+    if not arms:
+        return True
+    names = {a.value for a in ARM_LISTS[arm]}
+    return any(c.get("arm") in names and (c.get("score") or 0) > 0 for c in arms)
+
+
 @dataclass
 class SearchResult:
     """Hits plus coverage (:class:`.coverage.Coverage`: what was searched, the notes; None
