@@ -9,6 +9,7 @@ Units: ``y`` in PDF points from the top of the page.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 
@@ -84,6 +85,20 @@ def _in_band(r: CandidateRow, h: float) -> bool:
     return r.y0 < 0.1 * h or r.y1 > 0.9 * h
 
 
+#: what a repeat key leaves out: all but letters and digits of any script
+_NOT_WORD = re.compile(r"[\W_]+")
+#: numbers (arabic or roman) that a running header's page or chapter number changes
+_KEY_NUMBER = re.compile(r"\b[0-9ivxlc]+\b")
+
+
+def repeat_key(text: str) -> str:
+    """The key under which a row's text repeats: lower-case NFKC, letters of any script
+    (a Chinese row keeps its characters, not only its Latin words: "2∙10 多Agent 学习"
+    is not "Agent" repeated on its page), numbers and punctuation left out."""
+    text = unicodedata.normalize("NFKC", text).lower()
+    return " ".join(_KEY_NUMBER.sub("", _NOT_WORD.sub(" ", text)).split())
+
+
 def repeats(rows: list[CandidateRow], pages: list[Page]) -> Repeats:
     """Running headers and footers: the same digit-free text in the top/bottom band on >= 3
     pages (or on >= 2 pages of a short document); and texts repeated anywhere."""
@@ -91,7 +106,7 @@ def repeats(rows: list[CandidateRow], pages: list[Page]) -> Repeats:
     anywhere: dict[str, set[int]] = defaultdict(set)
     keys: list[str] = []
     for r in rows:
-        key = re.sub(r"\b[0-9ivxlc]+\b", "", normalise_title(r.text)).strip()
+        key = repeat_key(r.text)
         keys.append(key)
         if _in_band(r, pages[r.page].height or 792.0):
             band[key].add(r.page)
