@@ -25,8 +25,11 @@ __all__ = [
     "REPEATED_ON_PAGE",
     "Repeats",
     "is_contents_entry",
+    "AUTHOR_LIST",
     "is_formula_fragment",
+    "lead_reason",
     "reject_reason",
+    "repeat_key",
     "repeats",
 ]
 
@@ -170,6 +173,26 @@ def reject_reason(r: CandidateRow, key: str, h: float, rep: Repeats) -> str:
     return ""
 
 
+#: the reject reason that a row's text after its run-in lead may give alone: the
+#: paragraph's citations ("[20, 17]", "(col. 1, 2)") read as an author list's numbers
+AUTHOR_LIST = "author list/affiliation"
+
+
+def lead_reason(r: CandidateRow, lead: str) -> str:
+    """Why the run-in lead ``lead`` opening row ``r`` is never a heading: the row's own
+    reject reason, unless the row is rejected as an author list (``AUTHOR_LIST``), which
+    the paragraph after the lead may make it ("Implementation details. As standard
+    practice [20, 17], we"): then the reason the lead's text alone gives
+    (:func:`_text_reason`), '' when the lead may be a heading. A URL or a year after a
+    lead is a reference's or a field's ("Retinopathy Analysis. Springer ..., 2023, doi:
+    ...", "Correspondence: ...@gmail.com")."""
+    if r.rejected != AUTHOR_LIST:
+        return r.rejected
+    t = lead.strip()
+    label, depth = numbering(t)
+    return _text_reason(r, t, label, depth, strip_number(t) if label else t)
+
+
 def _text_reason(r: CandidateRow, t: str, label: str, depth: int, body_t: str) -> str:
     """Why the text ``t`` of row ``r`` (numbering ``label`` of ``depth``, ``body_t`` the
     text after it) is never a heading, or ''."""
@@ -196,7 +219,7 @@ def _text_reason(r: CandidateRow, t: str, label: str, depth: int, body_t: str) -
     if (t.count(",") >= 3 and depth < 2) or re.search(r"[∗†‡§¶]|\*\s*,|\d\s*,\s*\d", body_t):
         # a numbered heading may list things ("5.9 Moving, removing, renaming, ...");
         # an affiliation is numbered by a footnote digit, never "5.9"
-        return "author list/affiliation"
+        return AUTHOR_LIST
     return ""
 
 

@@ -29,7 +29,7 @@ from pdftui.heading_features import FEATURE_NAMES, annotate
 from pdftui.heading_openers import opener_rows, rescue_openers
 from pdftui.heading_rejects import REPEATED_ON_PAGE, is_contents_entry
 from pdftui.heading_rows import CONTENTS_PAGE_ROWS, CandidateRow, rows_of_document
-from pdftui.heading_run_in import full_lead, run_in_heads
+from pdftui.heading_run_in import run_in_heads
 from pdftui.heading_sequence import (RESCUE_MIN_SCORE, assign_levels, drop_isolated_letters,
                                      drop_off_caps_sequence, drop_out_of_sequence,
                                      drop_restarted_lists,
@@ -341,20 +341,22 @@ def detect_headings(pages: list[Page], run_in: bool = True) -> list[OutlineEntry
         for (r, _, _), lvl in zip(found, levels)
     ]
     if run_in:
+        faces = frozenset(r.font for r, _l, _d in found)
         entries += _run_in_entries(rows, {id(f[0]) for f in found}, pages,
-                                   max(levels, default=0) + 1)
+                                   max(levels, default=0) + 1, faces)
     entries.sort(key=lambda e: (e[0], e[1]))
     return [e for _, _, e in entries]
 
 
 def _run_in_entries(rows: list[CandidateRow], kept: set[int], pages: list[Page],
-                    level: int) -> list[tuple[int, int, OutlineEntry]]:
-    """The run-in headings (:func:`pdftui.heading_run_in.run_in_heads`) of rows not kept
-    as headings, as ``(page index, row order, entry)`` at ``level`` (below every other
-    heading: a run-in section runs to the next heading of any kind); the title is the
-    lead without its closing stop or colon."""
+                    level: int, faces: frozenset[str]) -> list[tuple[int, int, OutlineEntry]]:
+    """The run-in headings (:func:`pdftui.heading_run_in.run_in_heads`; a lead set apart
+    by its face alone counts in ``faces``, the faces of the kept headings) of rows not
+    kept as headings, as ``(page index, row order, entry)`` at ``level`` (below every
+    other heading: a run-in section runs to the next heading of any kind); the title is
+    the lead without its closing stop or colon."""
     return [
-        (r.page, r.order, OutlineEntry(level=level, title=" ".join(full_lead(r).split()).rstrip(" .:—–"),
+        (r.page, r.order, OutlineEntry(level=level, title=" ".join(lead.split()).rstrip(" .:—–"),
                                        page=pages[r.page].number, y=r.y0, x=r.x0))
-        for r in run_in_heads(rows) if id(r) not in kept
+        for r, lead in run_in_heads(rows, faces) if id(r) not in kept
     ]

@@ -189,3 +189,43 @@ def test_a_contents_entry_whose_title_ends_in_a_number_is_not_a_heading():
     ex = extract_document(str(corpus_pdf("debian-gnuplot-manual.pdf")))
     assert not [h for h in detect_headings(ex.pages) if h.page == 2
                 and h.title.startswith("Differences between versions")]
+
+
+def test_structured_abstract_labels_in_the_headings_face_are_run_in_headings():
+    """A BMJ paper sets its structured abstract's labels in the face of its headings
+    ("METHODS"), neither bold nor italic, and its paragraphs run on in one block under
+    "ABSTRACT": "Background", "Methods", "Results", "Conclusions" open paragraphs (after
+    a heading, after a paragraph's short last line) and are run-in headings, and so are
+    the back matter's "Acknowledgements", "Funding". PeerJ's bold "Methods." opens a
+    paragraph after one that fills the column; "How to cite this article" labels a
+    field."""
+    ex = extract_document(str(corpus_pdf("helicobacter-pylori-iron-deficiency-anaemia.pdf")))
+    got = [(h.page, h.title) for h in detect_headings(ex.pages, run_in=True)]
+    for title in ("Background", "Methods", "Results", "Conclusions"):
+        assert (1, title) in got
+    assert (6, "Acknowledgements") in got and (6, "Funding") in got
+    assert not [t for _p, t in got if t.startswith(("Background Recent", "Iron deficiency"))]
+    ex = extract_document(str(corpus_pdf("peerjcs-2017-118.pdf")))
+    got = [(h.page, h.title) for h in detect_headings(ex.pages, run_in=True)]
+    for title in ("Background", "Methods", "Results", "Discussion"):
+        assert (1, title) in got
+    assert not [t for _p, t in got if t.startswith("How to cite")]
+
+
+def test_run_in_leads_with_an_italic_word_citations_or_a_number_first_are_run_in_headings():
+    """ResNet's bold "Identity *vs.* Projection Shortcuts." holds an italic word, its
+    "50-layer ResNet:" opens with a number fused with a word; Group Normalization's
+    "Group-wise computation." is followed by an italic term, its "Implementation
+    details." by a paragraph citing "[20, 17]" (no author list), and four leads opening
+    "Results of" are headings that share their first words, not a repeated label."""
+    ex = extract_document(str(corpus_pdf("arxiv-1512.03385-resnet.pdf")))
+    titles = [h.title for h in detect_headings(ex.pages, run_in=True)]
+    assert "Identity vs. Projection Shortcuts" in titles
+    assert "50-layer ResNet" in titles and "101-layer and 152-layer ResNets" in titles
+    assert "Right" not in titles   # a caption's panel label
+    ex = extract_document(str(corpus_pdf("arxiv-1803.08494-group-normalization.pdf")))
+    titles = [h.title for h in detect_headings(ex.pages, run_in=True)]
+    for title in ("Group-wise computation", "Implementation details", "Results of C4 backbone",
+                  "Results of FPN backbone", "Results of 32-frame inputs",
+                  "Results of 64-frame inputs"):
+        assert title in titles
