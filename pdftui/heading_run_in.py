@@ -72,6 +72,9 @@ _WORD_NUMBER = re.compile(r"^[^\W\d_]+\s+\d+[a-z]?[.:]?$")
 #: "3D reconstruction."); a number alone ("1.", "2)") numbers a list item, and a
 #: footnote's mark before a capital ("1Our code ...") opens no heading
 _NUMBER_WORD = re.compile(r"^\d+(?:-[^\W\d_]|[A-Z](?![a-z]))")
+#: a paragraph of one short sentence after a back-matter heading ("Competing interests
+#: None.", "Patient consent Obtained.", "Funding Not applicable.")
+_SHORT_ANSWER = re.compile(r"^\s*[A-Z][a-z]+(?:\s+[a-z]+){0,2}\.\s*$")
 #: a row above a paragraph's first row in its block ends this many sizes short of the
 #: block's right edge (a paragraph's last line, a heading set in the paragraph's block)
 SHORT_LINE = 3.0
@@ -90,11 +93,10 @@ def _closed(lead: str, rest: str) -> bool:
 def lead_of(row: CandidateRow, faces: frozenset[str] = frozenset()) -> str:
     """The row's run-in lead: its bold or italic lead, else its face lead
     (:attr:`CandidateRow.face_lead`) when set in one of ``faces`` (the faces of the
-    document's headings) and not in the face of the row's own text; else ''."""
+    document's headings other than its body text's); else ''."""
     if row.lead:
         return row.lead
-    face = row.face_lead_font
-    return row.face_lead if row.face_lead and face in faces and face != row.font else ""
+    return row.face_lead if row.face_lead and row.face_lead_font in faces else ""
 
 
 def full_lead(row: CandidateRow, lead: str | None = None) -> str:
@@ -118,7 +120,8 @@ def is_run_in_lead(row: CandidateRow, after: str = "", lead: str | None = None,
     field's: :data:`_FIELD_LABEL`), no year in it (a
     reference's authors), not ending on "of" or "and", closed (:func:`_closed`) and
     followed by a sentence (``SENTENCE_WORDS`` lower-case words in the rest of the row and
-    ``after``, the text of the block's next row). The row opens a paragraph (``opens``,
+    ``after``, the text of the block's next row; or a paragraph of one short sentence,
+    "Competing interests None."). The row opens a paragraph (``opens``,
     by default: it is its block's first)."""
     raw = row.lead if lead is None else lead
     full = full_lead(row, raw)
@@ -133,7 +136,8 @@ def is_run_in_lead(row: CandidateRow, after: str = "", lead: str | None = None,
     if sum(c.isalpha() for c in full) < 3 or _OPEN_END.search(full) \
             or not _closed(full + (" " if raw.endswith(" ") else ""), rest):
         return False
-    return len(_LOWER_WORD.findall(f"{rest} {after}")) >= SENTENCE_WORDS
+    return len(_LOWER_WORD.findall(f"{rest} {after}")) >= SENTENCE_WORDS \
+        or (not after and _SHORT_ANSWER.match(rest) is not None)
 
 
 def _right_edges(rows: list[CandidateRow]) -> dict[tuple[int, int], float]:

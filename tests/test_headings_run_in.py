@@ -229,3 +229,28 @@ def test_run_in_leads_with_an_italic_word_citations_or_a_number_first_are_run_in
                   "Results of FPN backbone", "Results of 32-frame inputs",
                   "Results of 64-frame inputs"):
         assert title in titles
+
+
+def test_subheadings_before_a_next_sibling_a_recurring_title_and_a_one_word_answer():
+    """ResNet's appendices A and B each hold "PASCAL VOC" and "MS COCO" (the two "MS
+    COCO" on one page, one over its paragraph's block): bold subheadings before the next
+    lettered appendix, found once in their section, are headings; Synthesizer's bold
+    subheadings after "5.2" and before "6. Conclusion" too. A BMJ paper's "Competing
+    interests None." heads a paragraph of one short sentence. GPT-2's table of
+    translations ("English reference" | "GPT-2 French translation", recurring side by
+    side) holds no heading."""
+    ex = extract_document(str(corpus_pdf("arxiv-1512.03385-resnet.pdf")))
+    got = [(h.page, h.title) for h in detect_headings(ex.pages, run_in=False)]
+    assert got.count((10, "MS COCO")) == 2 and (10, "PASCAL VOC") in got
+    assert (11, "PASCAL VOC") in got and (11, "ImageNet Detection") in got
+    ex = extract_document(str(corpus_pdf("arxiv-2005.00743-synthesizer.pdf")))
+    titles = [h.title for h in detect_headings(ex.pages, run_in=False)]
+    at = titles.index("Synthetic Attention is competitive even without Dot Product Attention")
+    assert titles[at - 1].startswith("5.2.") and titles[-1] != titles[at]
+    ex = extract_document(str(corpus_pdf("helicobacter-pylori-iron-deficiency-anaemia.pdf")))
+    titles = [h.title for h in detect_headings(ex.pages, run_in=True)]
+    assert "Competing interests" in titles and "Patient consent" in titles
+    ex = extract_document(str(corpus_pdf(
+        "openai-2019-gpt2-language-models-unsupervised-multitask.pdf")))
+    assert not [h for h in detect_headings(ex.pages) if h.title.endswith(("reference",
+                                                                          "translation"))]
