@@ -182,7 +182,8 @@ def run_in_heads(rows: list[CandidateRow],
     a row rejected by its text only when the lead itself is: :func:`lead_reason`), when
     two rows of the document or more open so (one bold phrase is emphasis) or the lead is
     "Abstract."; a lead opening ``RUN_IN_REPEATS`` rows or more (its words before a
-    bracket, numbers aside) labels them and is left out."""
+    bracket, numbers aside) labels them and is left out, and so are a description list's
+    terms (:func:`_list_terms`)."""
     right = _right_edges(rows)
     cands: list[tuple[CandidateRow, str]] = []
     for i, r in enumerate(rows):
@@ -198,9 +199,44 @@ def run_in_heads(rows: list[CandidateRow],
         if is_run_in_lead(r, after, lead,
                           opens_paragraph(rows, i, right[(r.page, r.block)], stopped)):
             cands.append((r, full_lead(r, lead)))
+    styled = len(cands)   # paragraphs a styled lead opens, a description list's too
+    terms = _list_terms(rows, [r for r, _lead in cands])
+    cands = [(r, lead) for r, lead in cands if id(r) not in terms]
     per_key = Counter(_label_key(lead) for _r, lead in cands)
     return [(r, lead) for r, lead in cands if per_key[_label_key(lead)] < RUN_IN_REPEATS
-            and (len(cands) >= 2 or _ABSTRACT.match(normalise_title(lead)))]
+            and (styled >= 2 or _ABSTRACT.match(normalise_title(lead)))]
+
+
+#: the most sizes between the tops of two neighbouring items of a description list
+LIST_ITEM_GAP = 3.0
+
+
+def _hanging(rows: list[CandidateRow], i: int) -> bool:
+    """Whether the row right below ``rows[i]`` (on its page, within a line's height,
+    under it) starts an em or more to the right of it: a hanging indent."""
+    r = rows[i]
+    nxt = rows[i + 1] if i + 1 < len(rows) else None
+    return nxt is not None and nxt.page == r.page and 0 <= nxt.y0 - r.y1 < r.size \
+        and nxt.x0 < r.x1 and nxt.x0 - r.x0 >= max(r.size, 1.0)
+
+
+def _list_terms(rows: list[CandidateRow], cands: list[CandidateRow]) -> set[int]:
+    """The ``id`` of the ``cands`` (rows opening with a run-in lead, in reading order)
+    that are the terms of a description list, not headings: the item's next line hangs
+    indented under the term ("Modification Any procedure that ..." over "cable law -
+    for example ..."), and the leads next to such a term in the list (the same page and
+    left edge, at most ``LIST_ITEM_GAP`` sizes above or below: "Work Any work being
+    distributed under this License.", one line long)."""
+    index = {id(r): i for i, r in enumerate(rows)}
+    hanging = [_hanging(rows, index[id(r)]) for r in cands]
+    out: set[int] = set()
+    for k, r in enumerate(cands):
+        near = [j for j in (k - 1, k + 1) if 0 <= j < len(cands)
+                and cands[j].page == r.page and abs(cands[j].x0 - r.x0) <= 1.0
+                and abs(cands[j].y0 - r.y0) <= LIST_ITEM_GAP * max(r.size, 1.0)]
+        if hanging[k] or any(hanging[j] for j in near):
+            out.add(id(r))
+    return out
 
 
 def _label_key(lead: str) -> str:

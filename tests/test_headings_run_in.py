@@ -254,3 +254,17 @@ def test_subheadings_before_a_next_sibling_a_recurring_title_and_a_one_word_answ
         "openai-2019-gpt2-language-models-unsupervised-multitask.pdf")))
     assert not [h for h in detect_headings(ex.pages) if h.title.endswith(("reference",
                                                                           "translation"))]
+
+
+def test_a_description_lists_terms_are_not_run_in_headings():
+    """The LPPL's definitions ("Modification Any procedure that produces ..." over
+    "cable law - for example ...", its next line hanging indented; "Work Any work being
+    distributed under this License." one line above "Derived Work ...") are a
+    description list's terms, not headings; its run-in "Defining What Constitutes the
+    Work" is one."""
+    ex = extract_document(str(corpus_pdf("texlive-lppl-license.pdf")))
+    titles = [h.title for h in detect_headings(ex.pages, run_in=True)]
+    for term in ("Work", "Derived Work", "Modification", "Modify", "Distribution",
+                 "Compiled Work", "Current Maintainer", "Base Interpreter"):
+        assert term not in titles
+    assert "Defining What Constitutes the Work" in titles
