@@ -143,11 +143,19 @@ def is_contents_entry(r: CandidateRow) -> bool:
         re.search(r"\S\s{3,}\d{1,4}\s*$", r.text) is not None
 
 
-def reject_reason(r: CandidateRow, key: str, h: float, rep: Repeats) -> str:
-    """Why row ``r`` (its repeat key ``key``, on a page ``h`` points high) is never a
-    heading in this corpus, or '' when it may be one: by its text
-    (:func:`_text_reason`), by where it recurs (running headers, text repeated on its
-    page) or as a contents entry."""
+#: a row set this much larger than body text is set as a heading: after its number, a
+#: command's name is its title ("8 \\arrayrulecolor" in 14.5 pt over 10 pt), not a
+#: listing's line ("35 \\else")
+TITLE_SIZE = 1.15
+
+
+def reject_reason(r: CandidateRow, key: str, h: float, rep: Repeats,
+                  body_size: float = 0.0) -> str:
+    """Why row ``r`` (its repeat key ``key``, on a page ``h`` points high; body text set
+    in ``body_size`` points, 0 when unknown) is never a heading in this corpus, or ''
+    when it may be one: by its text (:func:`_text_reason`), by where it recurs (running
+    headers, text repeated on its page), as a line of code or data after a number (not
+    when set ``TITLE_SIZE`` times larger than body text) or as a contents entry."""
     t = r.text.strip()
     label, depth = numbering(t)
     body_t = strip_number(t) if label else t
@@ -164,7 +172,8 @@ def reject_reason(r: CandidateRow, key: str, h: float, rep: Repeats) -> str:
         return "repeated"
     if _NUMBER_ONLY.match(t) or _NUMBER_WORD.match(normalise_title(t)):
         return BARE_NUMBER
-    if label and _CODE_AFTER_NUMBER.match(body_t.strip()):
+    if label and _CODE_AFTER_NUMBER.match(body_t.strip()) \
+            and not (body_size and r.size >= TITLE_SIZE * body_size):
         return "code or data"
     if is_contents_entry(r):
         return "table-of-contents line"

@@ -25,7 +25,7 @@ from collections import Counter
 
 from pdftui.heading_rejects import lead_reason
 from pdftui.heading_rows import CandidateRow
-from pdftui.heading_text import normalise_title
+from pdftui.heading_text import ABSTRACT_WORDS, normalise_title
 
 __all__ = ["RUN_IN_MAX_WORDS", "RUN_IN_REPEATS", "SHORT_LINE", "full_lead", "is_run_in_lead",
            "opens_paragraph", "run_in_heads"]
@@ -52,7 +52,7 @@ _FIELD_LABEL = re.compile(
 #: a word of lower-case letters (two or more): what a sentence after the lead is made of
 _LOWER_WORD = re.compile(r"(?<![\w-])[a-z]{2,}(?![\w-])")
 #: the abstract's own lead ("Abstract." opening the first paragraph)
-_ABSTRACT = re.compile(r"^(abstract|summary)$")
+_ABSTRACT = re.compile(rf"^({ABSTRACT_WORDS})$")
 #: lower-case words after the lead that make it a sentence, not a table's header row
 SENTENCE_WORDS = 3
 #: a lead this many times in a document labels a block ("MODEL ANSWER (CORRECT):")

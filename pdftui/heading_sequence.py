@@ -24,7 +24,7 @@ from collections import Counter, defaultdict
 from typing import TYPE_CHECKING
 
 from pdftui.heading_rejects import BARE_NUMBER
-from pdftui.heading_text import normalise_title, numbering, strip_number
+from pdftui.heading_text import ABSTRACT_WORDS, normalise_title, numbering, strip_number
 
 if TYPE_CHECKING:
     from pdftui.heading_rows import CandidateRow as _Row
@@ -175,7 +175,7 @@ def _letters_under_romans(found: list[tuple[_Row, str, int]], levels: list[int])
 
 #: front-matter headings of a paper, set apart from its sections ("Abstract" in 14 pt
 #: over sections in 11 pt)
-_FRONT = re.compile(r"^(abstract|summary|author summary|keywords|index terms)$")
+_FRONT = re.compile(rf"^({ABSTRACT_WORDS}|author summary|keywords|index terms)$")
 
 
 def _is_front(r: _Row) -> bool:

@@ -12,6 +12,7 @@ import unicodedata
 from difflib import SequenceMatcher
 
 __all__ = [
+    "ABSTRACT_WORDS",
     "NUMBER_ONLY",
     "is_arxiv_stamp",
     "is_number_only",
@@ -89,6 +90,10 @@ _NUMBER_ONLY = re.compile(
     rf"^\s*(?:§\s*(?=\d))?(?:(?:chapter|section|part|appendix)\s+)?(?:{_NUMS}*|[A-Z](?:\.\d{{1,2}})*|[IVXLC]{{1,6}})\.?\s*$",
     re.I,
 )
+#: an abstract's label, in English and in the other languages papers print one in
+#: (normalised: :func:`normalise_title`; "Zusammenfassung" over a German abstract)
+ABSTRACT_WORDS = ("abstract|summary|zusammenfassung|kurzfassung|resumen|riassunto|sommario|"
+                  "samenvatting|sammanfattning|streszczenie")
 #: a heading number and nothing else ("4.1.2", "Chapter IV")
 NUMBER_ONLY = _NUMBER_ONLY
 #: the arXiv stamp printed sideways in a preprint's margin ("arXiv:2302.13971v1 [cs.CL] 27 Feb

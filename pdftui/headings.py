@@ -37,9 +37,9 @@ from pdftui.heading_sequence import (RESCUE_MIN_SCORE, assign_levels, drop_isola
                                      is_caps_numbered, rescue_by_style, rescue_caps_sequence,
                                      rescue_in_sequence, rescue_loose_group,
                                      rescue_roman_gaps, rescue_unnumbered_style)
-from pdftui.heading_text import (is_arxiv_stamp, is_number_only, join_wrapped, normalise_title,
-                                 numbering, split_heading, squash_title, strip_number,
-                                 titles_match)
+from pdftui.heading_text import (ABSTRACT_WORDS, is_arxiv_stamp, is_number_only,
+                                 join_wrapped, normalise_title, numbering, split_heading,
+                                 squash_title, strip_number, titles_match)
 
 __all__ = [
     "BIAS",
@@ -144,9 +144,9 @@ def _wraps(head: CandidateRow, r: CandidateRow) -> bool:
     )
 
 
-_ABSTRACT = re.compile(r"^(abstract|summary)$")
+_ABSTRACT = re.compile(rf"^({ABSTRACT_WORDS})$")
 #: headings of a first page that are not its title block
-_FRONT_HEADING = re.compile(r"^(abstract|summary|contents|table of contents|keywords|"
+_FRONT_HEADING = re.compile(rf"^({ABSTRACT_WORDS}|contents|table of contents|keywords|"
                             r"index terms|preface|foreword|introduction)$")
 #: the least score of an unnumbered row that a style of kept headings can rescue
 LOOSE_MIN_SCORE = 0.2

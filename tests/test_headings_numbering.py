@@ -11,6 +11,7 @@ from pdftui.extract import extract_document
 from pdftui.heading_rejects import repeat_key
 from pdftui.heading_text import is_number_only, numbering, strip_number
 from pdftui.headings import detect_headings
+from pdftui.sections import reference_headings
 from tests.conftest import corpus_pdf
 
 ZH_SURVEY = "cn-2003-machine-learning-strategies-survey-zh.pdf"
@@ -57,3 +58,27 @@ def test_chinese_survey_numbered_with_a_bullet_operator_has_its_subsections():
     assert [s.split()[0] for s in subs] == [
         "2∙1", "2∙2", "2∙3", "2∙3∙1", "2∙3∙2", "2∙4", "2∙5", "2∙6", "2∙7", "2∙8", "2∙9",
         "2∙10"]
+
+
+def test_a_numbered_heading_whose_title_is_a_command_name_and_a_german_abstract():
+    """colortbl's German manual numbers sections titled by a command ("8 \\\\arrayrulecolor"
+    in 14.5 pt over 10 pt body text): a heading, not a listing's line ("35 \\\\else");
+    its abstract is headed "Zusammenfassung"."""
+    ex = extract_document(str(corpus_pdf("texlive-colortbl-de.pdf")))
+    got = [(h.page, h.title) for h in detect_headings(ex.pages, run_in=False)]
+    assert (7, "8 \\arrayrulecolor") in got and (8, "9 \\doublerulesepcolor") in got
+    assert (1, "Zusammenfassung") in got
+
+
+def test_subheadings_over_a_code_listing_and_a_chinese_reference_list():
+    """asymptote's literate LaTeX source heads code listings with bold subheadings
+    ("Macros" over "68 \\\\def\\\\csarg ..."; "Allocations" under "4.1 Allocations"): they
+    open a listing as others open a paragraph. The Chinese survey's reference list,
+    "参考文献：", starts a section."""
+    ex = extract_document(str(corpus_pdf("debian-asymptote-asy-latex.pdf")))
+    got = [(h.page, h.title) for h in detect_headings(ex.pages, run_in=False)]
+    assert (3, "Allocations") in got and (4, "Macros") in got
+    assert (4, "Ensuring attachfile2 is loaded if [attach] is requested") in got
+    ex = extract_document(str(corpus_pdf(ZH_SURVEY)))
+    refs = reference_headings(ex.pages, detect_headings(ex.pages))
+    assert [(e.page, e.title) for e in refs][:1] == [(8, "参考文献:")]
