@@ -113,9 +113,9 @@ def numbering(text: str) -> tuple[str, int]:
 
     "3.2 Attention" -> ("3.2", 2); "A.1 Proofs" -> ("A.1", 2); "IV. Results" -> ("IV", 1);
     "Chapter 4 Sets" -> ("4", 1); "§ 3. Theory" -> ("§3", 1); "2∙3 归纳学习" -> ("2.3", 2)
-    (numbers separated by a mid-height dot, :data:`_SEP`). A single capital letter counts only when followed by a
-    capitalised word ("A Proofs"), since "A model" is a sentence, and not by a formula
-    ("Z P(x)logP(x)dx").
+    (numbers separated by a mid-height dot, :data:`_SEP`). A single capital letter counts
+    only when followed by a capitalised word ("A Proofs"), since "A model" is a sentence,
+    and not by a formula ("Z P(x)logP(x)dx").
     """
     t = text.strip()
     m = _NUM_SECTION_SIGN.match(t)

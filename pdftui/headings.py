@@ -394,7 +394,8 @@ def _run_in_entries(rows: list[CandidateRow], kept: set[int], pages: list[Page],
     other heading: a run-in section runs to the next heading of any kind); the title is
     the lead without its closing stop or colon."""
     return [
-        (r.page, r.order, OutlineEntry(level=level, title=" ".join(lead.split()).rstrip(" .:—–"),
+        (r.page, r.order, OutlineEntry(level=level,
+                                       title=" ".join(lead.split()).rstrip(" .:—–"),
                                        page=pages[r.page].number, y=r.y0, x=r.x0))
         for r, lead in run_in_heads(rows, faces) if id(r) not in kept
     ]
