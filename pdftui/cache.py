@@ -15,7 +15,7 @@ from pathlib import Path
 from .errors import CacheError
 
 #: Bump when extraction output changes: contents extracted by an older version are redone.
-EXTRACTOR_VERSION = 29  # 7, 9, 10: numbering; 8: floats; 11, 12: heading column; 13: number block;
+EXTRACTOR_VERSION = 30  # 7, 9, 10: numbering; 8: floats; 11, 12: heading column; 13: number block;
 #   14: page labels built by pdftui (bounded), hashes of the bytes extracted; 15: annotations;
 #   16: OCR of scanned pages; 17: ruled table rows as records, numbered OCR headings;
 #   18: bookmarks sharing a point or pointing at no block placed by their titles;
@@ -41,6 +41,9 @@ EXTRACTOR_VERSION = 29  # 7, 9, 10: numbering; 8: floats; 11, 12: heading column
 #       heading found ("Inclusion criteria" under "METHODS"), a capitals heading never
 #       joined to a mixed case row below it, mixed case headings one level under the
 #       capitals of their style, contents entries ending in a number on contents pages
+#   30: detector: CJK numbering ("1∙1", "2·3"), repeats keyed by letters of any script,
+#       run-in leads in the headings' face or opening mid-block, subheadings before an
+#       ancestor's next sibling or appendix, description-list terms never run-in heads
 #: ``units.page`` of a section's head unit (``units.ordinal`` = ``sections.ordinal``): the
 #: first embedding unit of the section's own text, from its heading. Page units are >= 1.
 SECTION_HEAD_PAGE = 0

@@ -34,7 +34,11 @@ class Line:
     ``Page.blocks``; ``size`` is in points; ``bold`` is true when the span flags say bold
     or the font name carries a bold suffix (``-Bold``, ``.B``, ``Bold``...); ``lead`` is
     the line's run-in lead: its opening words set bold or italic before plain text on the
-    same line ("Residual Dropout." of "Residual Dropout. We apply ..."), else ''.
+    same line ("Residual Dropout." of "Residual Dropout. We apply ..."), else ''; ``lead_bold``
+    whether that lead is set bold (else italic); ``face_lead``
+    its opening words set in another face than the plain text after them, neither bold
+    nor italic ("Background" of "Background Recent guidelines ...", in the face of the
+    journal's headings), and ``face_lead_font`` that face, else ''.
     """
 
     text: str
@@ -47,6 +51,9 @@ class Line:
     bold: bool
     block: int
     lead: str = ""
+    lead_bold: bool = False
+    face_lead: str = ""
+    face_lead_font: str = ""
 
 
 @dataclass(slots=True)

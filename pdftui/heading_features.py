@@ -173,11 +173,14 @@ _LOWER_WORD = re.compile(r"(?<![\w-])[a-z]{2,}(?![\w-])")
 
 def _mark_opens_text(rows: list[CandidateRow]) -> None:
     """Set ``row.opens_text`` when the next row of its page is body text (features: not
-    bold, body face, not smaller) holding ``OPENS_TEXT_WORDS`` lower-case words."""
+    bold, body face, not smaller) holding ``OPENS_TEXT_WORDS`` lower-case words, or a
+    line of a code listing (a monospaced face, not bold: a literate program's
+    "Macros" over "68 \\def\\csarg#1#2{...}")."""
     for r, nxt in zip(rows, rows[1:]):
-        r.opens_text = (nxt.page == r.page and not nxt.feats[0] and not nxt.feats[1]
-                        and not nxt.feats[3]
-                        and len(_LOWER_WORD.findall(nxt.text)) >= OPENS_TEXT_WORDS)
+        prose = not nxt.feats[0] and not nxt.feats[1] and not nxt.feats[3] \
+            and len(_LOWER_WORD.findall(nxt.text)) >= OPENS_TEXT_WORDS
+        listing = bool(_MONOSPACE.search(nxt.font)) and nxt.bold_frac < 0.5
+        r.opens_text = nxt.page == r.page and (prose or listing)
 
 
 def annotate(rows: list[CandidateRow], pages: list[Page]) -> None:
@@ -189,7 +192,8 @@ def annotate(rows: list[CandidateRow], pages: list[Page]) -> None:
     prev_by_page: dict[int, CandidateRow] = {}
     for r, key in zip(rows, rep.keys):
         h = pages[r.page].height or 792.0
-        r.rejected = reject_reason(r, key, h, rep) or _code_reason(r, body) or r.rejected
+        r.rejected = reject_reason(r, key, h, rep, body.size) or _code_reason(r, body) \
+            or r.rejected
         gap = _gap_above(prev_by_page.get(r.page), r, body.pitch)
         prev_by_page[r.page] = r
         r.feats = _row_features(r, h, gap, body, style_rows, style_num)

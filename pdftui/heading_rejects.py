@@ -9,6 +9,7 @@ Units: ``y`` in PDF points from the top of the page.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 
@@ -24,8 +25,11 @@ __all__ = [
     "REPEATED_ON_PAGE",
     "Repeats",
     "is_contents_entry",
+    "AUTHOR_LIST",
     "is_formula_fragment",
+    "lead_reason",
     "reject_reason",
+    "repeat_key",
     "repeats",
 ]
 
@@ -84,6 +88,20 @@ def _in_band(r: CandidateRow, h: float) -> bool:
     return r.y0 < 0.1 * h or r.y1 > 0.9 * h
 
 
+#: what a repeat key leaves out: all but letters and digits of any script
+_NOT_WORD = re.compile(r"[\W_]+")
+#: numbers (arabic or roman) that a running header's page or chapter number changes
+_KEY_NUMBER = re.compile(r"\b[0-9ivxlc]+\b")
+
+
+def repeat_key(text: str) -> str:
+    """The key under which a row's text repeats: lower-case NFKC, letters of any script
+    (a Chinese row keeps its characters, not only its Latin words: "2∙10 多Agent 学习"
+    is not "Agent" repeated on its page), numbers and punctuation left out."""
+    text = unicodedata.normalize("NFKC", text).lower()
+    return " ".join(_KEY_NUMBER.sub("", _NOT_WORD.sub(" ", text)).split())
+
+
 def repeats(rows: list[CandidateRow], pages: list[Page]) -> Repeats:
     """Running headers and footers: the same digit-free text in the top/bottom band on >= 3
     pages (or on >= 2 pages of a short document); and texts repeated anywhere."""
@@ -91,7 +109,7 @@ def repeats(rows: list[CandidateRow], pages: list[Page]) -> Repeats:
     anywhere: dict[str, set[int]] = defaultdict(set)
     keys: list[str] = []
     for r in rows:
-        key = re.sub(r"\b[0-9ivxlc]+\b", "", normalise_title(r.text)).strip()
+        key = repeat_key(r.text)
         keys.append(key)
         if _in_band(r, pages[r.page].height or 792.0):
             band[key].add(r.page)
@@ -125,11 +143,19 @@ def is_contents_entry(r: CandidateRow) -> bool:
         re.search(r"\S\s{3,}\d{1,4}\s*$", r.text) is not None
 
 
-def reject_reason(r: CandidateRow, key: str, h: float, rep: Repeats) -> str:
-    """Why row ``r`` (its repeat key ``key``, on a page ``h`` points high) is never a
-    heading in this corpus, or '' when it may be one: by its text
-    (:func:`_text_reason`), by where it recurs (running headers, text repeated on its
-    page) or as a contents entry."""
+#: a row set this much larger than body text is set as a heading: after its number, a
+#: command's name is its title ("8 \\arrayrulecolor" in 14.5 pt over 10 pt), not a
+#: listing's line ("35 \\else")
+TITLE_SIZE = 1.15
+
+
+def reject_reason(r: CandidateRow, key: str, h: float, rep: Repeats,
+                  body_size: float = 0.0) -> str:
+    """Why row ``r`` (its repeat key ``key``, on a page ``h`` points high; body text set
+    in ``body_size`` points, 0 when unknown) is never a heading in this corpus, or ''
+    when it may be one: by its text (:func:`_text_reason`), by where it recurs (running
+    headers, text repeated on its page), as a line of code or data after a number (not
+    when set ``TITLE_SIZE`` times larger than body text) or as a contents entry."""
     t = r.text.strip()
     label, depth = numbering(t)
     body_t = strip_number(t) if label else t
@@ -146,13 +172,34 @@ def reject_reason(r: CandidateRow, key: str, h: float, rep: Repeats) -> str:
         return "repeated"
     if _NUMBER_ONLY.match(t) or _NUMBER_WORD.match(normalise_title(t)):
         return BARE_NUMBER
-    if label and _CODE_AFTER_NUMBER.match(body_t.strip()):
+    if label and _CODE_AFTER_NUMBER.match(body_t.strip()) \
+            and not (body_size and r.size >= TITLE_SIZE * body_size):
         return "code or data"
     if is_contents_entry(r):
         return "table-of-contents line"
     if rep.page_dups[(r.page, key or t)] > 1:
         return REPEATED_ON_PAGE
     return ""
+
+
+#: the reject reason that a row's text after its run-in lead may give alone: the
+#: paragraph's citations ("[20, 17]", "(col. 1, 2)") read as an author list's numbers
+AUTHOR_LIST = "author list/affiliation"
+
+
+def lead_reason(r: CandidateRow, lead: str) -> str:
+    """Why the run-in lead ``lead`` opening row ``r`` is never a heading: the row's own
+    reject reason, unless the row is rejected as an author list (``AUTHOR_LIST``), which
+    the paragraph after the lead may make it ("Implementation details. As standard
+    practice [20, 17], we"): then the reason the lead's text alone gives
+    (:func:`_text_reason`), '' when the lead may be a heading. A URL or a year after a
+    lead is a reference's or a field's ("Retinopathy Analysis. Springer ..., 2023, doi:
+    ...", "Correspondence: ...@gmail.com")."""
+    if r.rejected != AUTHOR_LIST:
+        return r.rejected
+    t = lead.strip()
+    label, depth = numbering(t)
+    return _text_reason(r, t, label, depth, strip_number(t) if label else t)
 
 
 def _text_reason(r: CandidateRow, t: str, label: str, depth: int, body_t: str) -> str:
@@ -181,7 +228,7 @@ def _text_reason(r: CandidateRow, t: str, label: str, depth: int, body_t: str) -
     if (t.count(",") >= 3 and depth < 2) or re.search(r"[∗†‡§¶]|\*\s*,|\d\s*,\s*\d", body_t):
         # a numbered heading may list things ("5.9 Moving, removing, renaming, ...");
         # an affiliation is numbered by a footnote digit, never "5.9"
-        return "author list/affiliation"
+        return AUTHOR_LIST
     return ""
 
 

@@ -66,6 +66,14 @@ class CandidateRow:
     #: the row's run-in lead: its opening words set bold or italic before plain text on
     #: the row (:func:`row_lead`), else ''
     lead: str = ""
+    #: the lead is set bold (else italic, or there is none)
+    lead_bold: bool = False
+    #: the row's opening words set in another face than the plain text after them,
+    #: neither bold nor italic ("Background" of "Background Recent guidelines ..."), and
+    #: that face (without its subset prefix); a run-in lead only in a face of the
+    #: document's headings (:mod:`pdftui.heading_run_in`)
+    face_lead: str = ""
+    face_lead_font: str = ""
     #: the next row of the page is a sentence of body text (body face and size, not
     #: bold, ``OPENS_TEXT_WORDS`` lower-case words or more): the row opens a paragraph
     #: (:func:`pdftui.heading_features.annotate`)
@@ -138,6 +146,9 @@ def _row_of(pi: int, lines: list[Line]) -> CandidateRow | None:
         bold_frac=bold_chars / total if total else 0.0,
         tail_apart=tail_apart,
         lead=row_lead(lines),
+        lead_bold=lines[0].lead_bold if lines[0].lead else is_bold(lines[0]),
+        face_lead=lines[0].face_lead,
+        face_lead_font=font_key(lines[0].face_lead_font) if lines[0].face_lead else "",
     )
 
 

@@ -24,7 +24,7 @@ from collections import Counter, defaultdict
 from typing import TYPE_CHECKING
 
 from pdftui.heading_rejects import BARE_NUMBER
-from pdftui.heading_text import normalise_title, numbering, strip_number
+from pdftui.heading_text import ABSTRACT_WORDS, normalise_title, numbering, strip_number
 
 if TYPE_CHECKING:
     from pdftui.heading_rows import CandidateRow as _Row
@@ -175,7 +175,7 @@ def _letters_under_romans(found: list[tuple[_Row, str, int]], levels: list[int])
 
 #: front-matter headings of a paper, set apart from its sections ("Abstract" in 14 pt
 #: over sections in 11 pt)
-_FRONT = re.compile(r"^(abstract|summary|author summary|keywords|index terms)$")
+_FRONT = re.compile(rf"^({ABSTRACT_WORDS}|author summary|keywords|index terms)$")
 
 
 def _is_front(r: _Row) -> bool:
@@ -250,21 +250,34 @@ UNNUMBERED_BETWEEN = True
 
 #: unnumbered subheadings of one style that make it a style of subheadings
 SUBHEADING_GROUP = 2
+#: the most times a subheading's title is found in a document (once per section: a
+#: dataset's name under two appendices); a label recurs more
+SUBHEADING_REPEATS = 2
+
+
+def _once(found: list[tuple[_Row, str, int]], subheads: set[int], a: int, b: int) -> set[int]:
+    """The ``subheads`` between indexes ``a`` and ``b`` of ``found`` whose text is found
+    once there: a section's subheading titles differ ("PASCAL VOC", "MS COCO" under
+    appendix A and again under B), a label recurs."""
+    texts = Counter(normalise_title(found[k][0].text) for k in range(a + 1, b))
+    return {k for k in range(a + 1, b)
+            if k in subheads and texts[normalise_title(found[k][0].text)] == 1}
 
 
 def _subheadings(found: list[tuple[_Row, str, int]]) -> set[int]:
-    """Indexes of unnumbered headings that are subheadings of a numbered section, not
+    """Indexes of unnumbered headings that may be subheadings of a numbered section, not
     labels: each opens a paragraph of body text (``opens_text``), reads as a title
-    (capitalised, no closing stop), its text found once, and ``SUBHEADING_GROUP`` of
-    them or more share one style (face, size, bold): MapReduce's bold "Worker Failure",
-    "Master Failure" under "3.3 Fault Tolerance". A table's "Model" over its header
-    row, a figure's labels, a recurring "Do Now!" or box labels opening alike
+    (capitalised, no closing stop), its text found at most ``SUBHEADING_REPEATS`` times
+    (and once in its section: :func:`_once`), and ``SUBHEADING_GROUP`` of them or more
+    share one style (face, size, bold): MapReduce's bold "Worker Failure", "Master
+    Failure" under "3.3 Fault Tolerance". A table's "Model" over its header row, a
+    figure's labels, a recurring "Do Now!" or box labels opening alike
     (``LABEL_OPENINGS``) are none."""
     texts = Counter(normalise_title(r.text) for r, _l, _d in found)
     cands = [i for i, (r, _l, d) in enumerate(found)
              if not d and getattr(r, "opens_text", False) and r.text.strip()[:1].isupper()
              and not r.text.rstrip().endswith((".", ":", "!", "?"))
-             and texts[normalise_title(r.text)] == 1]
+             and texts[normalise_title(r.text)] <= SUBHEADING_REPEATS]
     openings = Counter(_opening(found[i][0].text) for i in cands)
     cands = [i for i in cands if openings[_opening(found[i][0].text)] < LABEL_OPENINGS]
     styles = Counter(_style(found[i][0]) for i in cands)
@@ -292,9 +305,10 @@ def drop_out_of_sequence(found: list[tuple[_Row, str, int]]) -> list[tuple[_Row,
     follow each other and it does not lead into them ("21 return state action", a
     figure's labels on page 1, before "1 Introduction", "2 Preliminaries"). With at least
     four numbered headings, unnumbered ones between two consecutive numbers go too
-    (``UNNUMBERED_BETWEEN``; appendix numbers as well, "A.1" -> "A.2") unless, between
-    two arabic siblings ("3.3" -> "3.4"), they are a style of subheadings opening
-    paragraphs (:func:`_subheadings`), and so do those
+    (``UNNUMBERED_BETWEEN``; appendix numbers as well, "A.1" -> "A.2") unless, before
+    the next sibling of the section or of an ancestor ("3.3" -> "3.4", "5.2" -> "6",
+    "A" -> "B"), they are a style of subheadings opening paragraphs
+    (:func:`_subheadings`), and so do those
     before the first number that open with a lowercase letter (a figure's labels on page
     1, a title's second line); the others before the first number (Abstract) or after
     the last (References), and letter and roman labels themselves, are left alone.
@@ -323,10 +337,11 @@ def drop_out_of_sequence(found: list[tuple[_Row, str, int]]) -> list[tuple[_Row,
             for j in range(len(seq) - 1):
                 (a, p), (b, n) = seq[j], seq[j + 1]
                 if b - a > 1 and follows(p, n):
-                    # between siblings ("3.3" -> "3.4"), a style of subheadings stays:
-                    # the section has no numbered children; before a first child
+                    # before the next sibling of the section or of an ancestor ("3.3" ->
+                    # "3.4", "5.2" -> "6", appendix "A" -> "B"), a style of subheadings
+                    # stays: the section has no numbered children; before a first child
                     # ("B.2" -> "B.2.1") unnumbered rows are run-in heads or labels
-                    keep = subheads if seq is numbered and len(p) == len(n) else set()
+                    keep = _once(found, subheads, a, b) if len(n) <= len(p) else set()
                     drop.update(k for k in range(a + 1, b)
                                 if not found[k][2] and k not in keep)
         # before a numbered document's first number a heading opens with a capital

@@ -12,6 +12,7 @@ import unicodedata
 from difflib import SequenceMatcher
 
 __all__ = [
+    "ABSTRACT_WORDS",
     "NUMBER_ONLY",
     "is_arxiv_stamp",
     "is_number_only",
@@ -62,7 +63,14 @@ def titles_match(a: str, b: str, threshold: float = 0.8) -> bool:
 
 
 # Numbering patterns. Depth is the number of dotted components ("3.2" -> 2).
-_NUM_ARABIC = re.compile(r"^(\d{1,2}(?:\.\d{1,2}){0,4})\.?(?=\s+\S|$)")
+#: what separates the numbers of a heading's numbering: a full stop, or a dot set at
+#: mid-height as Chinese and Japanese typesetting numbers sections ("1∙1", "2·3",
+#: "2・3"; a full-width "２．３" is "2.3" after NFKC). Between two digits at a row's
+#: start it separates numbers, it multiplies nothing.
+_SEP = "[.\u00b7\u2219\u30fb\uff0e]"
+_SEPS = re.compile(_SEP)
+_NUMS = rf"\d{{1,2}}(?:{_SEP}\d{{1,2}})"
+_NUM_ARABIC = re.compile(rf"^({_NUMS}{{0,4}})\.?(?=\s+\S|$)")
 _NUM_LETTER = re.compile(r"^([A-Z](?:\.\d{1,2}){0,4})\.?(?=\s+\S|$)")
 #: "§ 3." (a section sign before the number): label "§3"
 _NUM_SECTION_SIGN = re.compile(r"^§\s*(\d{1,3}(?:\.\d{1,2}){0,3})\.?(?=\s+\S|$)")
@@ -75,13 +83,17 @@ _NUM_WORD = re.compile(
     re.I,
 )
 _NUMBER_PREFIX = re.compile(
-    r"^\s*(?:§\s*(?=\d))?(?:(?:chapter|section|part|appendix)\s+)?(?:\d{1,2}(?:\.\d{1,2})*|[A-Z](?:\.\d{1,2})*|[IVXLC]{1,6})\.?\s+",
+    rf"^\s*(?:§\s*(?=\d))?(?:(?:chapter|section|part|appendix)\s+)?(?:{_NUMS}*|[A-Z](?:\.\d{{1,2}})*|[IVXLC]{{1,6}})\.?\s+",
     re.I,
 )
 _NUMBER_ONLY = re.compile(
-    r"^\s*(?:§\s*(?=\d))?(?:(?:chapter|section|part|appendix)\s+)?(?:\d{1,2}(?:\.\d{1,2})*|[A-Z](?:\.\d{1,2})*|[IVXLC]{1,6})\.?\s*$",
+    rf"^\s*(?:§\s*(?=\d))?(?:(?:chapter|section|part|appendix)\s+)?(?:{_NUMS}*|[A-Z](?:\.\d{{1,2}})*|[IVXLC]{{1,6}})\.?\s*$",
     re.I,
 )
+#: an abstract's label, in English and in the other languages papers print one in
+#: (normalised: :func:`normalise_title`; "Zusammenfassung" over a German abstract)
+ABSTRACT_WORDS = ("abstract|summary|zusammenfassung|kurzfassung|resumen|riassunto|sommario|"
+                  "samenvatting|sammanfattning|streszczenie")
 #: a heading number and nothing else ("4.1.2", "Chapter IV")
 NUMBER_ONLY = _NUMBER_ONLY
 #: the arXiv stamp printed sideways in a preprint's margin ("arXiv:2302.13971v1 [cs.CL] 27 Feb
@@ -100,9 +112,10 @@ def numbering(text: str) -> tuple[str, int]:
     """(numbering label, depth) of a heading-like line, ('', 0) when unnumbered.
 
     "3.2 Attention" -> ("3.2", 2); "A.1 Proofs" -> ("A.1", 2); "IV. Results" -> ("IV", 1);
-    "Chapter 4 Sets" -> ("4", 1); "§ 3. Theory" -> ("§3", 1). A single capital letter counts only when followed by a
-    capitalised word ("A Proofs"), since "A model" is a sentence, and not by a formula
-    ("Z P(x)logP(x)dx").
+    "Chapter 4 Sets" -> ("4", 1); "§ 3. Theory" -> ("§3", 1); "2∙3 归纳学习" -> ("2.3", 2)
+    (numbers separated by a mid-height dot, :data:`_SEP`). A single capital letter counts
+    only when followed by a capitalised word ("A Proofs"), since "A model" is a sentence,
+    and not by a formula ("Z P(x)logP(x)dx").
     """
     t = text.strip()
     m = _NUM_SECTION_SIGN.match(t)
@@ -113,7 +126,7 @@ def numbering(text: str) -> tuple[str, int]:
         return m.group(1), 1
     m = _NUM_ARABIC.match(t)
     if m:
-        label = m.group(1)
+        label = _SEPS.sub(".", unicodedata.normalize("NFKC", m.group(1)))
         return label, label.count(".") + 1
     m = _NUM_ROMAN.match(t)
     if m:

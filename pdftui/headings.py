@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 
 from pdftui.document import OutlineEntry, Page
@@ -29,16 +30,16 @@ from pdftui.heading_features import FEATURE_NAMES, annotate
 from pdftui.heading_openers import opener_rows, rescue_openers
 from pdftui.heading_rejects import REPEATED_ON_PAGE, is_contents_entry
 from pdftui.heading_rows import CONTENTS_PAGE_ROWS, CandidateRow, rows_of_document
-from pdftui.heading_run_in import full_lead, run_in_heads
+from pdftui.heading_run_in import run_in_heads
 from pdftui.heading_sequence import (RESCUE_MIN_SCORE, assign_levels, drop_isolated_letters,
                                      drop_off_caps_sequence, drop_out_of_sequence,
                                      drop_restarted_lists,
                                      is_caps_numbered, rescue_by_style, rescue_caps_sequence,
                                      rescue_in_sequence, rescue_loose_group,
                                      rescue_roman_gaps, rescue_unnumbered_style)
-from pdftui.heading_text import (is_arxiv_stamp, is_number_only, join_wrapped, normalise_title,
-                                 numbering, split_heading, squash_title, strip_number,
-                                 titles_match)
+from pdftui.heading_text import (ABSTRACT_WORDS, is_arxiv_stamp, is_number_only,
+                                 join_wrapped, normalise_title, numbering, split_heading,
+                                 squash_title, strip_number, titles_match)
 
 __all__ = [
     "BIAS",
@@ -143,9 +144,9 @@ def _wraps(head: CandidateRow, r: CandidateRow) -> bool:
     )
 
 
-_ABSTRACT = re.compile(r"^(abstract|summary)$")
+_ABSTRACT = re.compile(rf"^({ABSTRACT_WORDS})$")
 #: headings of a first page that are not its title block
-_FRONT_HEADING = re.compile(r"^(abstract|summary|contents|table of contents|keywords|"
+_FRONT_HEADING = re.compile(rf"^({ABSTRACT_WORDS}|contents|table of contents|keywords|"
                             r"index terms|preface|foreword|introduction)$")
 #: the least score of an unnumbered row that a style of kept headings can rescue
 LOOSE_MIN_SCORE = 0.2
@@ -269,13 +270,38 @@ def _repeated_numbered(r: CandidateRow) -> bool:
         and _score(r.feats) >= RESCUE_MIN_SCORE
 
 
+#: the most times a heading's text is found on its page (two appendices' "MS COCO")
+RECURRING_HEADING = 2
+
+
+def _recurring_headings(rows: list[CandidateRow]) -> set[int]:
+    """The ``id`` of rejected rows that are headings all the same: rejected only for
+    their text recurring on the page, at most ``RECURRING_HEADING`` times, kept by their
+    score (``THRESHOLD``), opening a paragraph of body text (``opens_text``: a figure's
+    label opens none) and with no other recurring row on their baseline (a table's cells
+    recur side by side: GPT-2's "English reference" | "GPT-2 French translation"): two
+    appendices' "MS COCO" on one page."""
+    recurring = [r for r in rows if r.rejected == REPEATED_ON_PAGE]
+    texts = Counter((r.page, normalise_title(r.text)) for r in recurring)
+    out = set()
+    for r in recurring:
+        if texts[(r.page, normalise_title(r.text))] <= RECURRING_HEADING and r.opens_text \
+                and _score(r.feats) >= THRESHOLD \
+                and not any(q is not r and q.page == r.page and abs(q.y0 - r.y0) < 2.0
+                            for q in recurring):
+            out.add(id(r))
+    return out
+
+
 def _sort_rows(rows: list[CandidateRow], pages: list[Page]) -> _Pools:
-    """The rows in reading order filed into :class:`_Pools`; a kept row directly followed
-    by its wrapped second line (:func:`_wraps`) absorbs it."""
+    """The rows in reading order filed into :class:`_Pools` (the rejected ones left out
+    but for headings whose text recurs on their page: :func:`_recurring_headings`); a
+    kept row directly followed by its wrapped second line (:func:`_wraps`) absorbs it."""
     pools = _Pools()
     prev_kept: CandidateRow | None = None
+    recurring = _recurring_headings(rows)
     for r in rows:
-        if r.rejected:
+        if r.rejected and id(r) not in recurring:
             prev_kept = None
             if _repeated_numbered(r):
                 pools.near.append((r, *numbering(r.text)))
@@ -286,6 +312,9 @@ def _sort_rows(rows: list[CandidateRow], pages: list[Page]) -> _Pools:
             prev_kept.text = join_wrapped(prev_kept.text, r.text)
             pools.joined.add(id(r))
             prev_kept.order = r.order
+            # a third line is measured from the second ("A Derivations of Post-Norm" |
+            # "Transformer and Pre-Norm" | "Transformer")
+            prev_kept.x1, prev_kept.y1 = max(prev_kept.x1, r.x1), max(prev_kept.y1, r.y1)
             if r.block == prev_kept.block:   # the block holds one heading less row
                 prev_kept.n_block_rows -= 1
             continue
@@ -341,20 +370,32 @@ def detect_headings(pages: list[Page], run_in: bool = True) -> list[OutlineEntry
         for (r, _, _), lvl in zip(found, levels)
     ]
     if run_in:
+        faces = frozenset(r.font for r, _l, _d in found) - {_body_face(rows)}
         entries += _run_in_entries(rows, {id(f[0]) for f in found}, pages,
-                                   max(levels, default=0) + 1)
+                                   max(levels, default=0) + 1, faces)
     entries.sort(key=lambda e: (e[0], e[1]))
     return [e for _, _, e in entries]
 
 
+def _body_face(rows: list[CandidateRow]) -> str:
+    """The face most of the rows' characters are set in (body text)."""
+    chars: Counter[str] = Counter()
+    for r in rows:
+        chars[r.font] += len(r.text)
+    return chars.most_common(1)[0][0] if chars else ""
+
+
 def _run_in_entries(rows: list[CandidateRow], kept: set[int], pages: list[Page],
-                    level: int) -> list[tuple[int, int, OutlineEntry]]:
-    """The run-in headings (:func:`pdftui.heading_run_in.run_in_heads`) of rows not kept
-    as headings, as ``(page index, row order, entry)`` at ``level`` (below every other
-    heading: a run-in section runs to the next heading of any kind); the title is the
-    lead without its closing stop or colon."""
+                    level: int, faces: frozenset[str]) -> list[tuple[int, int, OutlineEntry]]:
+    """The run-in headings (:func:`pdftui.heading_run_in.run_in_heads`; a lead set apart
+    by its face alone counts in ``faces``, the faces of the kept headings other than the
+    body text's) of rows not
+    kept as headings, as ``(page index, row order, entry)`` at ``level`` (below every
+    other heading: a run-in section runs to the next heading of any kind); the title is
+    the lead without its closing stop or colon."""
     return [
-        (r.page, r.order, OutlineEntry(level=level, title=" ".join(full_lead(r).split()).rstrip(" .:—–"),
+        (r.page, r.order, OutlineEntry(level=level,
+                                       title=" ".join(lead.split()).rstrip(" .:—–"),
                                        page=pages[r.page].number, y=r.y0, x=r.x0))
-        for r in run_in_heads(rows) if id(r) not in kept
+        for r, lead in run_in_heads(rows, faces) if id(r) not in kept
     ]

@@ -161,10 +161,13 @@ def _lead_kind(font: str, flags: int) -> tuple[bool, bool]:
 
 
 def styled_lead(spans: list[dict]) -> str:
-    """The run-in lead of a line: its opening spans set bold or italic (one kind) when
-    plain text follows them on the line ("Residual Dropout." | " We apply dropout");
-    '' when the line opens plain, is styled throughout or the lead has no two letters.
-    ``spans`` are MuPDF's span dicts (text, font, flags)."""
+    """The run-in lead of a line: its opening spans set bold (an italic word inside them
+    too: "Identity *vs.* Projection Shortcuts.") or italic when text neither bold nor of
+    the lead's kind follows them on the line, plain text among it ("Residual Dropout." |
+    " We apply dropout";
+    a bold lead before an emphasised word: "Group-wise computation." | " *Group
+    convolutions* have been"); '' when the line opens plain, is styled throughout or the
+    lead has no two letters. ``spans`` are MuPDF's span dicts (text, font, flags)."""
     kind: tuple[bool, bool] | None = None
     lead: list[str] = []
     for i, s in enumerate(spans):
@@ -176,9 +179,13 @@ def styled_lead(spans: list[dict]) -> str:
             if not any(k):
                 return ""
             kind = k
+        if kind[0] and k[0]:   # a bold lead goes on in bold, italic or not
+            lead.append(s["text"])
+            continue
         if k != kind:
-            rest = "".join(x["text"] for x in spans[i:])
-            if any(k) or not rest.strip():
+            plain = any(x["text"].strip() and not any(_lead_kind(x["font"], x["flags"]))
+                        for x in spans[i:])
+            if k[0] or (any(k) and not kind[0]) or not plain:
                 return ""
             text = "".join(lead).strip()
             return text if sum(c.isalpha() for c in text) >= 2 else ""
@@ -186,15 +193,53 @@ def styled_lead(spans: list[dict]) -> str:
     return ""
 
 
+def _opens_bold(spans: list[dict]) -> bool:
+    """Whether the first span of a line holding text is bold (a lead set bold, not
+    italic)."""
+    first = next((s for s in spans if s["text"].strip()), None)
+    return first is not None and _is_bold(first["font"], first["flags"])
+
+
+def face_lead(spans: list[dict]) -> tuple[str, str]:
+    """``(lead, face)``: the opening spans of a line set in one face, neither bold nor
+    italic, when plain text in another face follows them on the line ("Background" in
+    the face of a journal's headings | " Recent guidelines ..."); ``('', '')`` when the
+    line opens bold or italic (:func:`styled_lead`), is in one face throughout or the lead
+    has no two letters. Whether such a lead heads its paragraph depends on its face being
+    a face of the document's headings (:mod:`pdftui.heading_run_in`)."""
+    face = None
+    lead: list[str] = []
+    for i, s in enumerate(spans):
+        if not s["text"].strip():
+            lead.append(s["text"])
+            continue
+        styled = any(_lead_kind(s["font"], s["flags"]))
+        if face is None:
+            if styled:
+                return "", ""
+            face = s["font"]
+        if s["font"] != face:
+            text = "".join(lead).strip()
+            if styled:
+                return "", ""
+            ok = sum(c.isalpha() for c in text) >= 2 and \
+                "".join(x["text"] for x in spans[i:]).strip()
+            return (text, face) if ok else ("", "")
+        lead.append(s["text"])
+    return "", ""
+
+
 class RawBlock:
     """A block under construction: bbox plus its lines (text, bbox, font, size, bold,
-    run-in lead: :func:`styled_lead`)."""
+    run-in lead: :func:`styled_lead`, then whether the line opens bold and its face lead
+    and that face: :func:`face_lead`)."""
 
     __slots__ = ("x0", "y0", "x1", "y1", "lines", "chars")
 
     def __init__(self, x0, y0, x1, y1, lines):
         self.x0, self.y0, self.x1, self.y1 = x0, y0, x1, y1
-        self.lines = lines  # list of (raw_text, (x0,y0,x1,y1), font, size, bold, lead)
+        self.lines = lines  # list of (raw_text, (x0,y0,x1,y1), font, size, bold, lead,
+        #                       (opens bold, face lead, its face))
         self.chars = sum(len(t[0]) for t in lines)
 
 
@@ -220,7 +265,8 @@ def blocks_from_dict(tp, need_alnum: bool = False) -> list[RawBlock]:
                     key = (s["font"], round(s["size"], 2), _is_bold(s["font"], s["flags"]))
                     weight[key] = weight.get(key, 0) + n
             font, size, bold = max(weight, key=weight.get) if weight else ("", 0.0, False)
-            lines.append((text, tuple(ln["bbox"]), font, size, bold, styled_lead(spans)))
+            lines.append((text, tuple(ln["bbox"]), font, size, bold, styled_lead(spans),
+                          (_opens_bold(spans), *face_lead(spans))))
         if lines:
             x0, y0, x1, y1 = b["bbox"]
             out.append(RawBlock(x0, y0, x1, y1, lines))
@@ -246,7 +292,7 @@ def table_records(page, raw_blocks: list[RawBlock]) -> tuple[list[RawBlock], int
         if not recs:
             continue
         font, size = inside[0][2], inside[0][3]
-        rows = [RawBlock(*got[1][i], [(text, got[1][i], font, size, False, "")])
+        rows = [RawBlock(*got[1][i], [(text, got[1][i], font, size, False, "", (False, "", ""))])
                 for i, text in recs]
         out: list[RawBlock] = []
         for rb in raw_blocks:
@@ -269,7 +315,8 @@ def blocks_from_blocks(tp) -> list[RawBlock]:
     for x0, y0, x1, y1, text, _no, btype in tp.extractBLOCKS():
         if btype != 0 or not text.strip():
             continue
-        lines = [(t, (x0, y0, x1, y1), "", 0.0, False, "") for t in text.split("\n")
+        lines = [(t, (x0, y0, x1, y1), "", 0.0, False, "", (False, "", ""))
+                 for t in text.split("\n")
                  if t.strip()]
         out.append(RawBlock(x0, y0, x1, y1, lines))
     return out
@@ -338,7 +385,7 @@ def blocks_and_lines(raw_blocks: list[RawBlock], soft: dict[str, str], with_line
     lines: list[Line] = []
     for rb in raw_blocks:
         norm_lines = []
-        for text, bbox, font, size, bold, lead in rb.lines:
+        for text, bbox, font, size, bold, lead, (lead_bold, flead, fface) in rb.lines:
             soft_end = text.rstrip().endswith("\u00ad")
             t = normalize_text(text)
             if not t:
@@ -347,7 +394,9 @@ def blocks_and_lines(raw_blocks: list[RawBlock], soft: dict[str, str], with_line
             if with_lines:
                 lines.append(
                     Line(t, bbox[0], bbox[1], bbox[2], bbox[3], font, float(size), bool(bold),
-                         len(blocks), normalize_text(lead) if lead else "")
+                         len(blocks), normalize_text(lead) if lead else "",
+                         bool(lead) and lead_bold,
+                         normalize_text(flead) if flead else "", fface if flead else "")
                 )
         btext = join_lines(norm_lines)
         if soft:

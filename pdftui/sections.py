@@ -426,29 +426,40 @@ def _titled_on(page: Page | None, title: str) -> bool:
 #: A block that is only this heading, over a reference list, starts the reference list.
 _REFERENCES_TITLE = re.compile(r"^(references|bibliography|literature cited|works cited|"
                                r"references and notes)$")
+#: the heading of a Chinese or Japanese reference list ("参考文献：", "參考文獻"), its
+#: spaces and closing colon aside
+_REFERENCES_CJK = re.compile(r"^(参考文献|參考文獻|引用文献)[:：]?$")
 _YEAR = re.compile(r"\b(1[89]|20)\d\d[a-z]?\b")
+
+
+def _references_title(text: str) -> bool:
+    """Whether ``text`` is only a reference list's heading ("References", "参考文献：")."""
+    return bool(_REFERENCES_TITLE.match(normalise_title(text))
+                or _REFERENCES_CJK.match("".join(text.split())))
 
 
 def reference_headings(pages: list[Page], headings: list[OutlineEntry]
                        ) -> list[OutlineEntry]:
     """The unlisted "References" headings of a document: each block after page 1 that is
-    only such a title (:data:`_REFERENCES_TITLE`) with a year in the text after it on its
+    only such a title (:func:`_references_title`; one a page, but for a Chinese
+    journal's page holding two articles' "参考文献：") with a year in the text after it on its
     page, when no entry of ``headings`` has such a title on that page or next to it. Each is at the body's
     top level (the smallest level of the entries after page 1), so the last section ends
     where its reference list starts: an outline or a heading detector often leaves the
     list out, and the conclusion ran on over it."""
     top = min((e.level for e in headings if e.page > 1), default=1)
     listed = {e.page + d for e in headings for d in (-1, 0, 1)
-              if _REFERENCES_TITLE.match(normalise_title(strip_number(e.title)))}
+              if _references_title(strip_number(e.title))}
     out = []
     for page in pages[1:]:
         if page.number in listed:
             continue
         for i, b in enumerate(page.blocks):
             after = " ".join(x.text for x in page.blocks[i + 1: i + 4])
-            if _REFERENCES_TITLE.match(normalise_title(b.text)) and _YEAR.search(after):
+            if _references_title(b.text) and _YEAR.search(after):
                 out.append(OutlineEntry(top, " ".join(b.text.split()), page.number, b.y0))
-                break
+                if _REFERENCES_CJK.match("".join(b.text.split())) is None:
+                    break   # a journal's page may end one article's list, open another's
     return out
 
 

@@ -189,3 +189,82 @@ def test_a_contents_entry_whose_title_ends_in_a_number_is_not_a_heading():
     ex = extract_document(str(corpus_pdf("debian-gnuplot-manual.pdf")))
     assert not [h for h in detect_headings(ex.pages) if h.page == 2
                 and h.title.startswith("Differences between versions")]
+
+
+def test_structured_abstract_labels_in_the_headings_face_are_run_in_headings():
+    """A BMJ paper sets its structured abstract's labels in the face of its headings
+    ("METHODS"), neither bold nor italic, and its paragraphs run on in one block under
+    "ABSTRACT": "Background", "Methods", "Results", "Conclusions" open paragraphs (after
+    a heading, after a paragraph's short last line) and are run-in headings, and so are
+    the back matter's "Acknowledgements", "Funding". PeerJ's bold "Methods." opens a
+    paragraph after one that fills the column; "How to cite this article" labels a
+    field."""
+    ex = extract_document(str(corpus_pdf("helicobacter-pylori-iron-deficiency-anaemia.pdf")))
+    got = [(h.page, h.title) for h in detect_headings(ex.pages, run_in=True)]
+    for title in ("Background", "Methods", "Results", "Conclusions"):
+        assert (1, title) in got
+    assert (6, "Acknowledgements") in got and (6, "Funding") in got
+    assert not [t for _p, t in got if t.startswith(("Background Recent", "Iron deficiency"))]
+    ex = extract_document(str(corpus_pdf("peerjcs-2017-118.pdf")))
+    got = [(h.page, h.title) for h in detect_headings(ex.pages, run_in=True)]
+    for title in ("Background", "Methods", "Results", "Discussion"):
+        assert (1, title) in got
+    assert not [t for _p, t in got if t.startswith("How to cite")]
+
+
+def test_run_in_leads_with_an_italic_word_citations_or_a_number_first_are_run_in_headings():
+    """ResNet's bold "Identity *vs.* Projection Shortcuts." holds an italic word, its
+    "50-layer ResNet:" opens with a number fused with a word; Group Normalization's
+    "Group-wise computation." is followed by an italic term, its "Implementation
+    details." by a paragraph citing "[20, 17]" (no author list), and four leads opening
+    "Results of" are headings that share their first words, not a repeated label."""
+    ex = extract_document(str(corpus_pdf("arxiv-1512.03385-resnet.pdf")))
+    titles = [h.title for h in detect_headings(ex.pages, run_in=True)]
+    assert "Identity vs. Projection Shortcuts" in titles
+    assert "50-layer ResNet" in titles and "101-layer and 152-layer ResNets" in titles
+    assert "Right" not in titles   # a caption's panel label
+    ex = extract_document(str(corpus_pdf("arxiv-1803.08494-group-normalization.pdf")))
+    titles = [h.title for h in detect_headings(ex.pages, run_in=True)]
+    for title in ("Group-wise computation", "Implementation details", "Results of C4 backbone",
+                  "Results of FPN backbone", "Results of 32-frame inputs",
+                  "Results of 64-frame inputs"):
+        assert title in titles
+
+
+def test_subheadings_before_a_next_sibling_a_recurring_title_and_a_one_word_answer():
+    """ResNet's appendices A and B each hold "PASCAL VOC" and "MS COCO" (the two "MS
+    COCO" on one page, one over its paragraph's block): bold subheadings before the next
+    lettered appendix, found once in their section, are headings; Synthesizer's bold
+    subheadings after "5.2" and before "6. Conclusion" too. A BMJ paper's "Competing
+    interests None." heads a paragraph of one short sentence. GPT-2's table of
+    translations ("English reference" | "GPT-2 French translation", recurring side by
+    side) holds no heading."""
+    ex = extract_document(str(corpus_pdf("arxiv-1512.03385-resnet.pdf")))
+    got = [(h.page, h.title) for h in detect_headings(ex.pages, run_in=False)]
+    assert got.count((10, "MS COCO")) == 2 and (10, "PASCAL VOC") in got
+    assert (11, "PASCAL VOC") in got and (11, "ImageNet Detection") in got
+    ex = extract_document(str(corpus_pdf("arxiv-2005.00743-synthesizer.pdf")))
+    titles = [h.title for h in detect_headings(ex.pages, run_in=False)]
+    at = titles.index("Synthetic Attention is competitive even without Dot Product Attention")
+    assert titles[at - 1].startswith("5.2.") and titles[-1] != titles[at]
+    ex = extract_document(str(corpus_pdf("helicobacter-pylori-iron-deficiency-anaemia.pdf")))
+    titles = [h.title for h in detect_headings(ex.pages, run_in=True)]
+    assert "Competing interests" in titles and "Patient consent" in titles
+    ex = extract_document(str(corpus_pdf(
+        "openai-2019-gpt2-language-models-unsupervised-multitask.pdf")))
+    assert not [h for h in detect_headings(ex.pages) if h.title.endswith(("reference",
+                                                                          "translation"))]
+
+
+def test_a_description_lists_terms_are_not_run_in_headings():
+    """The LPPL's definitions ("Modification Any procedure that produces ..." over
+    "cable law - for example ...", its next line hanging indented; "Work Any work being
+    distributed under this License." one line above "Derived Work ...") are a
+    description list's terms, not headings; its run-in "Defining What Constitutes the
+    Work" is one."""
+    ex = extract_document(str(corpus_pdf("texlive-lppl-license.pdf")))
+    titles = [h.title for h in detect_headings(ex.pages, run_in=True)]
+    for term in ("Work", "Derived Work", "Modification", "Modify", "Distribution",
+                 "Compiled Work", "Current Maintainer", "Base Interpreter"):
+        assert term not in titles
+    assert "Defining What Constitutes the Work" in titles
