@@ -259,6 +259,9 @@ def _start_of(pages: list[Page], pi: int, entry: OutlineEntry,
     if b >= len(pages[pi].blocks) and pi + 1 < len(pages):
         # destination below the last block: the heading is at the top of the next page
         return pi + 1, 0, located
+    turned = _turned_over(pages, pi, b, entry)
+    if turned is not None:
+        return pi + 1, turned, located
     if b < len(pages[pi].blocks) and split_at_heading(pages[pi], b, entry.title):
         # the heading's line sat inside a block after the end of the previous
         # section: that block is now two, the heading starts the second
@@ -273,6 +276,34 @@ def _start_of(pages: list[Page], pi: int, entry: OutlineEntry,
         # ("4.1.2" | "Paxos Leader Leases") belongs to this section, not the last one
         b -= 1
     return pi, b, located
+
+
+def _turned_over(pages: list[Page], pi: int, b: int, entry: OutlineEntry) -> int | None:
+    """The block of the next page where outline ``entry`` starts when its destination is
+    at the foot of ``pages[pi]`` (on or below the last line of its lowest text) and block
+    ``b`` there does not start with its title: an anchor set before a page break (LaTeX
+    places it at the foot of the page the heading did not fit on) points at the heading
+    printed on the next page. None when the title starts no block of the next page, or
+    the destination's page prints it."""
+    if pi + 1 >= len(pages) or entry.y is None:
+        return None
+    title_sq = squash_title(entry.title)
+    blocks = pages[pi].blocks
+    # at the page's foot: on or below the last line of its lowest text (a page number,
+    # under 20 characters, aside)
+    foot = max((blk.y1 for blk in blocks if len(blk.text.strip()) >= 20), default=None)
+    if foot is None or entry.y < foot - LAST_LINE:
+        return None
+    if b < len(blocks) and _block_matches_title(blocks[b].text, title_sq):
+        return None
+    if _titled_on(pages[pi], entry.title):
+        return None
+    nxt = pages[pi + 1].blocks
+    at = next((i for i, blk in enumerate(nxt)
+               if _block_matches_title(blk.text, title_sq, strict=True)), None)
+    if at is None:
+        return None
+    return at - 1 if at and is_number_only(nxt[at - 1].text) else at
 
 
 def _locate_all(pages: list[Page], headings: list[OutlineEntry]) -> list[_Start]:
