@@ -225,16 +225,41 @@ def _front_matter_title(pages: list[Page], upto_page: int) -> str:
     for page in pages[:1]:
         if page.number > upto_page:
             break
-        best: tuple[float, str] | None = None
-        for ln in page.lines[:40]:
+        lines = page.lines[:40]
+        best: int | None = None
+        for i, ln in enumerate(lines):
             t = ln.text.strip()
             if 3 <= len(t) <= 150 and sum(c.isalpha() for c in t) >= 3 \
                     and not is_arxiv_stamp(t):
-                if best is None or ln.size > best[0] + 0.5:
-                    best = (ln.size, t)
+                if best is None or ln.size > lines[best].size + 0.5:
+                    best = i
         if best is not None:
-            return best[1]
+            return _title_lines(lines, best)
     return FRONT_MATTER
+
+
+#: A title set over more lines than this is read as its first ones.
+TITLE_LINES = 3
+
+
+def _title_lines(lines: list, i: int) -> str:
+    """The title starting at line ``i``: it and the lines right after it in the same
+    size, just below it (a title set over two or three lines: "TRAIN SHORT, TEST LONG:
+    ATTENTION WITH LINEAR" | "BIASES ENABLES INPUT LENGTH EXTRAPOLATION"), at most
+    :data:`TITLE_LINES` lines."""
+    got = [lines[i]]
+    for ln in lines[i + 1:i + TITLE_LINES]:
+        last = got[-1]
+        below = 0 <= ln.y0 - last.y1 <= last.size
+        if abs(ln.size - last.size) > 0.5 or not below or not ln.text.strip():
+            break
+        got.append(ln)
+    out = got[0].text.strip()
+    for ln in got[1:]:
+        # a word broken at the line's end keeps its hyphen, without a space ("DIS-" |
+        # "ENTANGLED"); a compound's own hyphen reads the same
+        out += ("" if out.endswith("-") else " ") + ln.text.strip()
+    return out
 
 
 #: A position in a document: (page index into ``pages``, block index on that page).

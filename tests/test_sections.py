@@ -270,6 +270,20 @@ def test_an_outline_anchor_at_the_foot_of_a_page_points_at_the_next_pages_headin
         assert by_title(secs, title).start_page == page, title
 
 
+@pytest.mark.parametrize("name, title", [
+    ("arxiv-2108.12409-alibi-train-short-test-long.pdf",
+     "TRAIN SHORT, TEST LONG: ATTENTION WITH LINEAR BIASES ENABLES INPUT LENGTH "
+     "EXTRAPOLATION"),
+    ("arxiv-2006.03654-deberta.pdf",
+     "DEBERTA: DECODING-ENHANCED BERT WITH DIS-ENTANGLED ATTENTION"),
+    ("arxiv-1512.03385-resnet.pdf", "Deep Residual Learning for Image Recognition"),
+])
+def test_a_title_set_over_several_lines_names_the_front_matter_whole(name, title):
+    """Fresh-user trial 15: the section list named ALiBi's front matter by the first line
+    of its two-line title, "TRAIN SHORT, TEST LONG: ATTENTION WITH LINEAR"."""
+    assert sections_for(extract_document(str(CORPUS / name)))[0].title == title
+
+
 def test_heading_grouped_with_the_paragraph_above_starts_its_section():
     """GFS has no outline; MuPDF puts "2.5" | "Chunk Size" in the block that ends 2.4.
     The block is split at the heading, so 2.5 starts at its heading and 2.4 ends before."""
