@@ -225,16 +225,41 @@ def _front_matter_title(pages: list[Page], upto_page: int) -> str:
     for page in pages[:1]:
         if page.number > upto_page:
             break
-        best: tuple[float, str] | None = None
-        for ln in page.lines[:40]:
+        lines = page.lines[:40]
+        best: int | None = None
+        for i, ln in enumerate(lines):
             t = ln.text.strip()
             if 3 <= len(t) <= 150 and sum(c.isalpha() for c in t) >= 3 \
                     and not is_arxiv_stamp(t):
-                if best is None or ln.size > best[0] + 0.5:
-                    best = (ln.size, t)
+                if best is None or ln.size > lines[best].size + 0.5:
+                    best = i
         if best is not None:
-            return best[1]
+            return _title_lines(lines, best)
     return FRONT_MATTER
+
+
+#: A title set over more lines than this is read as its first ones.
+TITLE_LINES = 3
+
+
+def _title_lines(lines: list, i: int) -> str:
+    """The title starting at line ``i``: it and the lines right after it in the same
+    size, just below it (a title set over two or three lines: "TRAIN SHORT, TEST LONG:
+    ATTENTION WITH LINEAR" | "BIASES ENABLES INPUT LENGTH EXTRAPOLATION"), at most
+    :data:`TITLE_LINES` lines."""
+    got = [lines[i]]
+    for ln in lines[i + 1:i + TITLE_LINES]:
+        last = got[-1]
+        below = 0 <= ln.y0 - last.y1 <= last.size
+        if abs(ln.size - last.size) > 0.5 or not below or not ln.text.strip():
+            break
+        got.append(ln)
+    out = got[0].text.strip()
+    for ln in got[1:]:
+        # a word broken at the line's end keeps its hyphen, without a space ("DIS-" |
+        # "ENTANGLED"); a compound's own hyphen reads the same
+        out += ("" if out.endswith("-") else " ") + ln.text.strip()
+    return out
 
 
 #: A position in a document: (page index into ``pages``, block index on that page).
@@ -259,6 +284,9 @@ def _start_of(pages: list[Page], pi: int, entry: OutlineEntry,
     if b >= len(pages[pi].blocks) and pi + 1 < len(pages):
         # destination below the last block: the heading is at the top of the next page
         return pi + 1, 0, located
+    turned = _turned_over(pages, pi, b, entry)
+    if turned is not None:
+        return pi + 1, turned, located
     if b < len(pages[pi].blocks) and split_at_heading(pages[pi], b, entry.title):
         # the heading's line sat inside a block after the end of the previous
         # section: that block is now two, the heading starts the second
@@ -273,6 +301,34 @@ def _start_of(pages: list[Page], pi: int, entry: OutlineEntry,
         # ("4.1.2" | "Paxos Leader Leases") belongs to this section, not the last one
         b -= 1
     return pi, b, located
+
+
+def _turned_over(pages: list[Page], pi: int, b: int, entry: OutlineEntry) -> int | None:
+    """The block of the next page where outline ``entry`` starts when its destination is
+    at the foot of ``pages[pi]`` (on or below the last line of its lowest text) and block
+    ``b`` there does not start with its title: an anchor set before a page break (LaTeX
+    places it at the foot of the page the heading did not fit on) points at the heading
+    printed on the next page. None when the title starts no block of the next page, or
+    the destination's page prints it."""
+    if pi + 1 >= len(pages) or entry.y is None:
+        return None
+    title_sq = squash_title(entry.title)
+    blocks = pages[pi].blocks
+    # at the page's foot: on or below the last line of its lowest text (a page number,
+    # under 20 characters, aside)
+    foot = max((blk.y1 for blk in blocks if len(blk.text.strip()) >= 20), default=None)
+    if foot is None or entry.y < foot - LAST_LINE:
+        return None
+    if b < len(blocks) and _block_matches_title(blocks[b].text, title_sq):
+        return None
+    if _titled_on(pages[pi], entry.title):
+        return None
+    nxt = pages[pi + 1].blocks
+    at = next((i for i, blk in enumerate(nxt)
+               if _block_matches_title(blk.text, title_sq, strict=True)), None)
+    if at is None:
+        return None
+    return at - 1 if at and is_number_only(nxt[at - 1].text) else at
 
 
 def _locate_all(pages: list[Page], headings: list[OutlineEntry]) -> list[_Start]:

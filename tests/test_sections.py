@@ -253,6 +253,37 @@ def test_own_text_stops_at_the_first_subsection():
     assert nxt.own_text == nxt.text
 
 
+def test_an_outline_anchor_at_the_foot_of_a_page_points_at_the_next_pages_heading():
+    """vLLM's outline puts "7.3 Comparing Recomputation and Swapping" at the foot of
+    p. 12 (LaTeX set the anchor before the page break); the heading is printed on p. 13.
+    The section started on p. 12's last paragraph, which belongs to 7.2 and answers
+    "which block size is best" (fresh-user trial 15: 7.2 was 63rd for that question)."""
+    ex = extract_document(str(CORPUS / "arxiv-2309.06180-pagedattention-vllm.pdf"))
+    secs = sections_for(ex)
+    swap = by_title(secs, "7.3 Comparing Recomputation and Swapping")
+    assert swap.start_page == 13 and swap.text.startswith("7.3")
+    block = by_title(secs, "7.2 Impact of Block Size")
+    assert "default block size as 16" in block.text
+    for title, page in (("2.1 Transformer-Based Large Language Models", 3),
+                        ("3 Memory Challenges in LLM Serving", 4),
+                        ("6.1 Experimental Setup", 10)):
+        assert by_title(secs, title).start_page == page, title
+
+
+@pytest.mark.parametrize("name, title", [
+    ("arxiv-2108.12409-alibi-train-short-test-long.pdf",
+     "TRAIN SHORT, TEST LONG: ATTENTION WITH LINEAR BIASES ENABLES INPUT LENGTH "
+     "EXTRAPOLATION"),
+    ("arxiv-2006.03654-deberta.pdf",
+     "DEBERTA: DECODING-ENHANCED BERT WITH DIS-ENTANGLED ATTENTION"),
+    ("arxiv-1512.03385-resnet.pdf", "Deep Residual Learning for Image Recognition"),
+])
+def test_a_title_set_over_several_lines_names_the_front_matter_whole(name, title):
+    """Fresh-user trial 15: the section list named ALiBi's front matter by the first line
+    of its two-line title, "TRAIN SHORT, TEST LONG: ATTENTION WITH LINEAR"."""
+    assert sections_for(extract_document(str(CORPUS / name)))[0].title == title
+
+
 def test_heading_grouped_with_the_paragraph_above_starts_its_section():
     """GFS has no outline; MuPDF puts "2.5" | "Chunk Size" in the block that ends 2.4.
     The block is split at the heading, so 2.5 starts at its heading and 2.4 ends before."""
