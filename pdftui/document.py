@@ -257,6 +257,9 @@ class Extraction:
     #: True when hidden text was left out of the page text (``PDFTUI_HIDDEN_TEXT=skip``):
     #: its runs are still in each page's ``hidden``, with no block.
     hidden_skipped: bool = False
+    #: True when ``title`` was read from the document (its info dictionary or its first
+    #: page), False when its file name stands in.
+    title_read: bool = False
 
 
 @dataclass(slots=True, frozen=True)

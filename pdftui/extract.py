@@ -414,7 +414,8 @@ def _extract_open(doc, p: Path, stem: str, page_timeout_s: float, heartbeat: str
         metadata = read_metadata(doc, p.name, title)
     except Exception:  # noqa: BLE001 - metadata must not lose the document
         metadata = None
-    return Extraction(title=title, page_count=n, pages=pages, outline=outline,
+    return Extraction(title=title, title_read=title != stem, page_count=n, pages=pages,
+                      outline=outline,
                       outline_dropped=dropped, sections=[], skip_reason=None,
                       text_quality=quality, notes=notes, metadata=metadata,
                       ocr_missing=budget.pending, ocr_results=budget.results,

@@ -385,22 +385,23 @@ def _text_between(pages: list[Page], a: Pos, b: Pos) -> tuple[str, int, int]:
 
 
 def _front_section(pages: list[Page], first: Pos, levels: list[int],
-                   source: str) -> Section | None:
+                   source: str, title: str | None = None) -> Section | None:
     """The leading section of the text before the first heading at ``first`` (None when
-    there is none)."""
+    there is none), titled ``title`` or :func:`_front_matter_title`."""
     if first <= (0, 0):
         return None
     text, pe, be = _text_between(pages, (0, 0), first)
     if not text.strip():
         return None
-    title = _front_matter_title(pages, pages[first[0]].number)
+    title = " ".join(title.split()) if title and title.strip() else \
+        _front_matter_title(pages, pages[first[0]].number)
     return Section(ordinal=0, level=min(levels) if levels else 1, title=title, path=title,
                    start_page=pages[0].number, start_block=0, end_page=pages[pe].number,
                    end_block=be, text=text, source=source)
 
 
 def build_sections(
-    pages: list[Page], headings: list[OutlineEntry], source: str
+    pages: list[Page], headings: list[OutlineEntry], source: str, title: str | None = None
 ) -> list[Section]:
     """Turn ``headings`` into sections over ``pages``.
 
@@ -415,7 +416,8 @@ def build_sections(
     where the next heading with level ``<=`` its own starts, or at the end of the
     document; its own text (``own_chars``) stops at the next heading of any level.
     Text before the first heading becomes a leading section (ordinal 0) titled
-    with the first page's largest short line, or "(front matter)".
+    ``title`` (the document's, when it was read from the document), else with the first
+    page's largest short line, or "(front matter)".
 
     Cost: O(blocks + headings * blocks_on_their_page) plus the joined text, which for
     nested sections repeats the children's text (depth x document size).
@@ -426,7 +428,7 @@ def build_sections(
     end_pos = (len(pages) - 1, len(pages[-1].blocks))
     starts = [(q.page, q.block) for q in located]
     ends, paths, levels = _nest(located, end_pos)
-    front = _front_section(pages, starts[0] if starts else end_pos, levels, source)
+    front = _front_section(pages, starts[0] if starts else end_pos, levels, source, title)
     sections: list[Section] = [front] if front is not None else []
     for k, q in enumerate(located):
         text, pe, be = _text_between(pages, starts[k], ends[k])
@@ -531,20 +533,26 @@ def sections_for(extraction: Extraction) -> list[Section]:
     """Sections from the outline when it has >= 2 usable entries (or 1 and the detector
     finds nothing), else from :func:`detect_headings` (run-in headings as
     :data:`RUN_IN_SECTIONS` says); ``source`` says which. Either way an unlisted reference
-    list gets its own section (:func:`reference_headings`). A document with neither gets
-    one section per page (:func:`page_sections`)."""
+    list gets its own section (:func:`reference_headings`), and the text before the first
+    heading is named by the document's title (``extraction.title`` when
+    ``extraction.title_read``). A document with neither gets one section per page
+    (:func:`page_sections`)."""
     if extraction.skip_reason is not None or not extraction.pages:
         return []
     pages = extraction.pages
+    # the text before the first heading is named by the document's title when it has one
+    title = extraction.title if extraction.title_read else None
     outline = _usable_outline(extraction)
     if len(outline) >= 2:
-        return build_sections(pages, outline + reference_headings(pages, outline), "outline")
+        return build_sections(pages, outline + reference_headings(pages, outline), "outline",
+                              title)
     detected = detect_headings(pages, run_in=RUN_IN_SECTIONS)
     if detected:
         return build_sections(pages, detected + reference_headings(pages, detected),
-                              "detected")
+                              "detected", title)
     if outline:
-        return build_sections(pages, outline + reference_headings(pages, outline), "outline")
+        return build_sections(pages, outline + reference_headings(pages, outline), "outline",
+                              title)
     return page_sections(pages)
 
 

@@ -277,10 +277,16 @@ def test_an_outline_anchor_at_the_foot_of_a_page_points_at_the_next_pages_headin
     ("arxiv-2006.03654-deberta.pdf",
      "DEBERTA: DECODING-ENHANCED BERT WITH DIS-ENTANGLED ATTENTION"),
     ("arxiv-1512.03385-resnet.pdf", "Deep Residual Learning for Image Recognition"),
+    ("aiopen-2020-gnn-review-of-methods-and-applications.pdf",
+     "Graph neural networks: A review of methods and applications"),
+    ("jcap-2008-0807.3577-apparent-average-acceleration-universe.pdf",
+     "Apparent and average accelerations of the Universe"),
 ])
-def test_a_title_set_over_several_lines_names_the_front_matter_whole(name, title):
+def test_the_front_matter_is_named_by_the_documents_title(name, title):
     """Fresh-user trial 15: the section list named ALiBi's front matter by the first line
-    of its two-line title, "TRAIN SHORT, TEST LONG: ATTENTION WITH LINEAR"."""
+    of its two-line title, "TRAIN SHORT, TEST LONG: ATTENTION WITH LINEAR", the GNN
+    review's by its journal ("AI Open") and the JCAP paper's by its page stamp: the
+    document's title (:mod:`pdftui.title`) names it when one was read from the document."""
     assert sections_for(extract_document(str(CORPUS / name)))[0].title == title
 
 
