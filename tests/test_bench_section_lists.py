@@ -20,5 +20,8 @@ def test_a_rank_scores_its_reciprocal_within_ten_and_nothing_beyond():
 def test_every_section_set_is_read_with_its_labelled_sections():
     sets = section_lists.section_sets()
     assert {"dev_sections", "heldout", "heldout_2", "heldout_3"} <= set(sets)
-    assert len(sets["dev_sections"]) == 12
-    assert all(q["sections"] for qs in sets.values() for q in qs)
+    assert len(sets["dev_sections"]) == 12 and len(sets["heldout_3"]) == 30
+    labels = [s for qs in sets.values() for q in qs for s in q["sections"]]
+    assert min(len(q["sections"]) for qs in sets.values() for q in qs) == 1
+    assert all(s["doc"].endswith(".pdf") and s["title"].strip() and int(s["start_page"]) >= 1
+               for s in labels)
