@@ -15,7 +15,7 @@ from pathlib import Path
 from .errors import CacheError
 
 #: Bump when extraction output changes: contents extracted by an older version are redone.
-EXTRACTOR_VERSION = 32  # 7, 9, 10: numbering; 8: floats; 11, 12: heading column; 13: number block;
+EXTRACTOR_VERSION = 33  # 7, 9, 10: numbering; 8: floats; 11, 12: heading column; 13: number block;
 #   14: page labels built by pdftui (bounded), hashes of the bytes extracted; 15: annotations;
 #   16: OCR of scanned pages; 17: ruled table rows as records, numbered OCR headings;
 #   18: bookmarks sharing a point or pointing at no block placed by their titles;
@@ -49,6 +49,8 @@ EXTRACTOR_VERSION = 32  # 7, 9, 10: numbering; 8: floats; 11, 12: heading column
 #   32: sections: the front matter named by the document's title when it was read from
 #       the document (its info dictionary or first page), not by the first page's
 #       largest line (a journal's name, "AI Open"; a page stamp)
+#   33: the front matter's fallback title joined as a paragraph's lines are (a word
+#       broken at a line's end mended)
 #: ``units.page`` of a section's head unit (``units.ordinal`` = ``sections.ordinal``): the
 #: first embedding unit of the section's own text, from its heading. Page units are >= 1.
 SECTION_HEAD_PAGE = 0

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 
 from pdftui.document import Block, Extraction, OutlineEntry, Page, Section, innermost
+from pdftui.page_text import join_lines
 from pdftui.headings import (
     detect_headings,
     is_arxiv_stamp,
@@ -246,7 +247,8 @@ def _title_lines(lines: list, i: int) -> str:
     """The title starting at line ``i``: it and the lines right after it in the same
     size, just below it (a title set over two or three lines: "TRAIN SHORT, TEST LONG:
     ATTENTION WITH LINEAR" | "BIASES ENABLES INPUT LENGTH EXTRAPOLATION"), at most
-    :data:`TITLE_LINES` lines."""
+    :data:`TITLE_LINES` lines, joined as a paragraph's lines are
+    (:func:`pdftui.page_text.join_lines`)."""
     got = [lines[i]]
     for ln in lines[i + 1:i + TITLE_LINES]:
         last = got[-1]
@@ -254,12 +256,7 @@ def _title_lines(lines: list, i: int) -> str:
         if abs(ln.size - last.size) > 0.5 or not below or not ln.text.strip():
             break
         got.append(ln)
-    out = got[0].text.strip()
-    for ln in got[1:]:
-        # a word broken at the line's end keeps its hyphen, without a space ("DIS-" |
-        # "ENTANGLED"); a compound's own hyphen reads the same
-        out += ("" if out.endswith("-") else " ") + ln.text.strip()
-    return out
+    return join_lines([ln.text for ln in got])
 
 
 #: A position in a document: (page index into ``pages``, block index on that page).
